@@ -1,0 +1,90 @@
+"""One check of one model file: load, run the rules, collect the verdicts.
+
+This is the pipeline of ``sonnx-check`` without any printing: ONNX file ->
+loader -> model -> rules -> verdicts. The command line and the tests both
+call :func:`check_file`.
+"""
+
+from __future__ import annotations
+
+import gc
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from .loader import load_model
+from .model.graph import Model
+from .rules import CheckConfig, run_rules
+from .verdict import Severity, Status, Verdict
+
+
+@dataclass
+class ModelReport:
+    """What one model's check established: its verdicts, or the error that stopped it."""
+
+    path: str
+    model: Model | None = None
+    verdicts: list[Verdict] = field(default_factory=list)
+    error: SonnxError | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """2 if unusable; else 1 if an error-severity rule is violated; else 2 if a verdict is UNKNOWN; else 0.
+
+        An established violation decides the model's outcome even when another
+        rule is UNKNOWN (the model does not conform either way); an UNKNOWN
+        alone is never a pass.
+        """
+        if self.error is not None:
+            return EXIT_UNUSABLE
+        if any(v.fails for v in self.verdicts):
+            return EXIT_VIOLATED
+        if any(v.status is Status.UNKNOWN for v in self.verdicts):
+            return EXIT_UNUSABLE
+        return EXIT_OK
+
+    @property
+    def outcome(self) -> str:
+        """One word for the whole model: PROVED, VIOLATED, UNKNOWN, or ERROR (unreadable)."""
+        if self.error is not None:
+            return "ERROR"
+        code = self.exit_code
+        return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
+
+    def counts(self) -> dict[str, int]:
+        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved."""
+        return {
+            "errors": sum(1 for v in self.verdicts if v.fails),
+            "warnings": sum(
+                1 for v in self.verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
+            ),
+            "unknown": sum(1 for v in self.verdicts if v.status is Status.UNKNOWN),
+            "proved": sum(1 for v in self.verdicts if v.status is Status.PROVED),
+        }
+
+
+def check_file(
+    path: str,
+    config: CheckConfig | None = None,
+    read_weights: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> ModelReport:
+    """Load ``path`` and run the rules of ``config.profile`` on it.
+
+    A :class:`SonnxError` while loading is kept in the report (exit 2); it is
+    never raised to the caller.
+    """
+    report = ModelReport(path)
+    say = progress or (lambda _msg: None)
+    say(f"loading {path}" + ("" if read_weights else " (structure only, weights not read)"))
+    try:
+        model = load_model(path, read_weights=read_weights)
+    except SonnxError as exc:
+        report.error = exc
+        return report
+    report.model = model
+    if freeze_gc:
+        gc.freeze()
+    say(f"loaded {len(model.graph.operations)} operations in the main graph")
+    report.verdicts = run_rules(model, config, progress)
+    return report

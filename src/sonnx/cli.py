@@ -1,0 +1,176 @@
+"""The command line: ``sonnx-check`` and ``sonnx`` (with subcommands).
+
+Exit codes (the same for every subcommand that checks something):
+
+* 0: every rule of the selected profile holds (warnings may be printed);
+* 1: a rule of error severity is violated; the witness is printed;
+* 2: an input is unusable, an option is wrong, a verdict is UNKNOWN, or the
+  tool itself failed. Never a pass.
+
+Every error reaches the user as one line on stderr; no traceback escapes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence, TextIO
+
+from . import __version__
+from .check import ModelReport, check_file
+from .errors import EXIT_UNUSABLE, SonnxError, UsageError
+from .progress import Progress
+from .report import json_report, text_report
+from .rules import PROFILE_SONNX, PROFILES, RULES, CheckConfig
+
+PROG_CHECK = "sonnx-check"
+
+
+def _parse_operator_set(text: str) -> frozenset[tuple[str, str]]:
+    """``Add,Relu,com.acme:Fused`` (or ``@file`` with one per line) as (domain, operator) pairs."""
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as fh:
+                items = [line.strip() for line in fh if line.strip() and not line.startswith("#")]
+        except OSError as exc:
+            raise UsageError(f"--operators: cannot read {text[1:]}: {exc.strerror or exc}") from None
+    else:
+        items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UsageError("--operators: the operator set is empty")
+    pairs = set()
+    for item in items:
+        domain, _, name = item.rpartition(":")
+        domain = "" if domain in ("", "ai.onnx") else domain
+        if not name:
+            raise UsageError(f"--operators: {item!r} names no operator")
+        pairs.add((domain, name))
+    return frozenset(pairs)
+
+
+def add_check_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``sonnx-check`` (shared with ``sonnx check``)."""
+    p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s) to check")
+    p.add_argument("--json", action="store_true", help="print the report as schema-versioned JSON")
+    p.add_argument(
+        "--profile", choices=PROFILES, default=PROFILE_SONNX, help="rule set: sonnx (default) or sonnx-strict"
+    )
+    p.add_argument(
+        "--operators",
+        metavar="LIST|@FILE",
+        help="operator set of the sonnx-strict profile: comma-separated [domain:]Operator, or @file",
+    )
+    p.add_argument(
+        "--structure-only",
+        action="store_true",
+        help="do not read weights (external data is still checked for safety and size)",
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+    g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
+
+
+def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
+    """Check every model named in ``args``; print the report; return the exit code."""
+    allowed = _parse_operator_set(args.operators) if args.operators else None
+    if allowed is not None and args.profile != "sonnx-strict":
+        raise UsageError("--operators only applies with --profile sonnx-strict")
+    config = CheckConfig(profile=args.profile, allowed_operators=allowed)
+    show = args.progress if args.progress is not None else stderr.isatty()
+    progress = Progress(prog, show, stderr)
+    reports: list[ModelReport] = []
+    for path in args.models:
+        reports.append(
+            check_file(path, config, read_weights=not args.structure_only, progress=progress, freeze_gc=True)
+        )
+    progress("done")
+    code = max(r.exit_code for r in reports)
+    titles = {r.id: r.title for r in RULES}
+    if args.json:
+        stdout.write(json_report(reports, args.profile, code))
+    else:
+        stdout.write(text_report(reports, titles, args.profile))
+    for r in reports:
+        if r.error is not None:
+            stderr.write(f"{prog}: {r.path}: {r.error.one_line()}\n")
+    return code
+
+
+def run_rules_listing(_args: argparse.Namespace, stdout: TextIO, _stderr: TextIO, _prog: str) -> int:
+    """Print the rule table: ID, severity, profile, title, statement."""
+    for r in RULES:
+        stdout.write(f"{r.id:<22} {r.severity.value:<8} {r.profile:<13} {r.title}\n")
+        stdout.write(f"{'':<22} {r.statement}\n")
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2 (no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see --help)")
+
+
+def _guarded(fn: object, args: argparse.Namespace, prog: str, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        return fn(args, stdout, stderr, prog)  # type: ignore[operator]
+    except SonnxError as exc:
+        stderr.write(f"{prog}: error: {exc.one_line()}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except RecursionError:
+        stderr.write(f"{prog}: internal error: recursion limit exceeded (a tool defect; please report it)\n")
+        return EXIT_UNUSABLE
+    except Exception as exc:
+        stderr.write(f"{prog}: internal error: {type(exc).__name__}: {exc} (a tool defect; please report it)\n")
+        return EXIT_UNUSABLE
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None, prog: str, stderr: TextIO):  # type: ignore[no-untyped-def]
+    try:
+        return parser.parse_args(argv)
+    except UsageError as exc:
+        stderr.write(f"{prog}: error: {exc.one_line()}\n")
+        return None
+
+
+def check_main(
+    argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Entry point of ``sonnx-check``."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    parser = _Parser(prog=PROG_CHECK, description="Check ONNX models against the SONNX graph rules.")
+    parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
+    add_check_arguments(parser)
+    args = _parse(parser, argv, PROG_CHECK, err)
+    if args is None:
+        return EXIT_UNUSABLE
+    return _guarded(run_check, args, PROG_CHECK, out, err)
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of ``sonnx`` (subcommands)."""
+    out, err = stdout or sys.stdout, stderr or sys.stderr
+    parser = _Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
+    parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    p_check = sub.add_parser("check", help="check models against the SONNX rules (same as sonnx-check)")
+    add_check_arguments(p_check)
+    p_check.set_defaults(func=run_check, prog="sonnx check")
+    p_rules = sub.add_parser("rules", help="list the rules and their statements")
+    p_rules.set_defaults(func=run_rules_listing, prog="sonnx rules")
+    args = _parse(parser, argv, "sonnx", err)
+    if args is None:
+        return EXIT_UNUSABLE
+    return _guarded(args.func, args, args.prog, out, err)
+
+
+def _console_check() -> None:
+    sys.exit(check_main())
+
+
+def _console_main() -> None:
+    sys.exit(main())

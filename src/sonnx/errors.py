@@ -1,0 +1,58 @@
+"""The one error hierarchy of sonnx.
+
+Every failure that can reach a user is a :class:`SonnxError`. The command line
+turns it into a single line on stderr and a defined exit code; nothing else
+escapes as a traceback. Internal defects (a ``TypeError`` inside a rule, say)
+are caught at the command-line boundary and reported as :class:`ToolError`.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_VIOLATED = 1
+EXIT_UNUSABLE = 2
+
+
+class SonnxError(Exception):
+    """Root of every error sonnx reports to a user.
+
+    ``exit_code`` is the process exit status the command line uses for it.
+    """
+
+    exit_code: int = EXIT_UNUSABLE
+
+    def one_line(self) -> str:
+        """The message folded to one line, as the CLI prints it."""
+        return " ".join(str(self).split())
+
+
+class UsageError(SonnxError):
+    """The command line or an API call was given arguments it cannot use."""
+
+
+class InputError(SonnxError):
+    """The model file cannot be used as input (missing, unreadable, not ONNX)."""
+
+
+class ModelFormatError(InputError):
+    """The bytes are not a well-formed ONNX model (not protobuf, truncated, invalid fields)."""
+
+
+class UnsupportedModelError(InputError):
+    """The model is well formed but uses an IR version or opset this tool does not know."""
+
+
+class ExternalDataError(InputError):
+    """A tensor's external data is missing, unreadable, or outside the model's folder."""
+
+
+class UnsafePathError(ExternalDataError):
+    """An external-data location is absolute, climbs with ``..``, or links outside the model's folder."""
+
+
+class ToolError(SonnxError):
+    """sonnx itself failed (an internal defect, or two engines that disagree).
+
+    The verdicts cannot be trusted, so the exit code is the same as for an
+    unusable input: never a pass.
+    """

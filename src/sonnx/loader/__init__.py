@@ -1,0 +1,22 @@
+"""Reading ONNX files into :class:`sonnx.model.Model` values.
+
+Public API:
+
+* :func:`load_model` -- the only entry point the rest of sonnx needs;
+* :class:`AttributeRef` -- the value of a reference to a function's formal
+  attribute, found only in the bodies kept in ``Model.functions``
+  (attribute type ``"REF"``);
+* :mod:`sonnx.loader.wire` -- a minimal protobuf encoder that writes test
+  models too deep for ``onnx.helper`` (nested ``If`` bodies).
+
+The loader never recurses on the nesting depth of graphs (see
+:mod:`sonnx.loader.proto` for how deep files are decoded) and turns every
+failure into a one-line :class:`~sonnx.errors.SonnxError`.
+"""
+
+from __future__ import annotations
+
+from .attributes import REF, AttributeRef
+from .load import load_model
+
+__all__ = ["REF", "AttributeRef", "load_model"]

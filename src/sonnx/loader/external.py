@@ -1,0 +1,240 @@
+"""External tensor data: location checks at load time, byte reading on demand.
+
+ONNX lets a tensor keep its bytes in a separate file (``data_location =
+EXTERNAL``), named by a ``location`` entry relative to the model file's
+folder, with optional ``offset`` and ``length``. A location is a path taken
+from an untrusted file, so before anything is opened it must be:
+
+* relative (no leading ``/`` or ``\\``, no drive letter),
+* free of ``..`` components, and
+* inside the model's folder once every symbolic link is resolved (both the
+  data path and the folder are resolved with :func:`os.path.realpath`).
+
+Otherwise :class:`~sonnx.errors.UnsafePathError` is raised. A missing file or
+a byte range past its end raises :class:`~sonnx.errors.ExternalDataError`.
+These checks only ``stat`` files. When weights are requested
+(``read_weights=True``) the loader also opens each file once to prove it is
+readable and checks that it holds as many bytes as the tensor needs; the
+bytes themselves are still read only when a value's ``read()`` is called.
+
+Reading never goes through ``onnx``'s own external-data loader: the reader
+opens the already checked path, reads the checked range, and decodes a copy
+of the tensor whose ``raw_data`` it fills itself.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any, Dict, Iterable, Tuple
+
+import ml_dtypes
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from ..errors import ExternalDataError, ModelFormatError, UnsafePathError
+from ..model.graph import ExternalLocation
+
+
+def _bits_per_element() -> Dict[int, int]:
+    """Storage bits of one element for every fixed-width ONNX data type (STRING excluded)."""
+    table: Dict[int, int] = {}
+    for _, number in onnx.TensorProto.DataType.items():
+        try:
+            dt = np.dtype(helper.tensor_dtype_to_np_dtype(number))
+        except Exception:
+            continue  # UNDEFINED, or a type this numpy cannot represent
+        if dt.kind in ("O", "U", "S"):
+            continue
+        bits = dt.itemsize * 8
+        if dt.kind not in ("c", "b"):
+            # Sub-byte types (int4, float4, float6, int2...) report itemsize 1.
+            for info in (ml_dtypes.finfo, ml_dtypes.iinfo):
+                try:
+                    bits = int(info(dt).bits)
+                    break
+                except Exception:
+                    continue
+        table[int(number)] = bits
+    return table
+
+
+_BITS = _bits_per_element()
+
+
+def expected_nbytes(data_type: int, dims: Tuple[int, ...]) -> int | None:
+    """Bytes ``raw_data`` must hold for this type and shape, or None when not fixed (strings)."""
+    bits = _BITS.get(data_type)
+    if bits is None or any(d < 0 for d in dims):
+        return None
+    count = math.prod(dims)
+    return (count * bits + 7) // 8
+
+
+def _is_unsafe_form(location: str) -> str | None:
+    """Why ``location`` is unsafe by its form alone (absolute, drive, ``..``), or None."""
+    if "\x00" in location:
+        return "contains a NUL character"
+    if PurePosixPath(location).is_absolute() or location.startswith(("/", "\\")):
+        return "is absolute"
+    win = PureWindowsPath(location)
+    if win.drive or win.is_absolute():
+        return "names a drive"
+    parts = location.replace("\\", "/").split("/")
+    if ".." in parts:
+        return "climbs out with '..'"
+    return None
+
+
+class ExternalData:
+    """Checks and reads the external data of one model file.
+
+    ``model_path`` is the path of the model as given; the base folder is its
+    folder, resolved. ``display`` is how messages name the model file.
+    ``check_contents`` is True when weights are requested: each data file is
+    then also opened once and its size checked against the number of bytes
+    the tensor needs.
+    """
+
+    def __init__(self, model_path: str, display: str, check_contents: bool) -> None:
+        self.model_path = display
+        self.base = os.path.realpath(os.path.dirname(os.path.abspath(model_path)))
+        self.check_contents = check_contents
+        self._readable: Dict[str, int] = {}
+
+    def _fail(self, cls: type[ExternalDataError], tensor: str, detail: str) -> ExternalDataError:
+        return cls(f"{self.model_path}: tensor {tensor!r}: {detail}")
+
+    def locate(
+        self, tensor: str, entries: Iterable[Tuple[str, str]], data_type: int, dims: Tuple[int, ...]
+    ) -> ExternalLocation:
+        """Check the external-data entries of tensor ``tensor`` and return where its bytes are."""
+        keys: Dict[str, str] = {}
+        for k, v in entries:
+            keys[k] = v
+        location = keys.get("location")
+        if not location:
+            raise self._fail(ExternalDataError, tensor, "external data has no 'location' entry")
+        why = _is_unsafe_form(location)
+        if why is not None:
+            raise self._fail(UnsafePathError, tensor, f"external data location {location!r} {why}")
+        offset = self._number(tensor, keys, "offset")
+        if offset is None:
+            offset = 0
+        length = self._number(tensor, keys, "length")
+        resolved = os.path.realpath(os.path.join(self.base, location))
+        if os.path.commonpath([resolved, self.base]) != self.base:
+            raise self._fail(
+                UnsafePathError, tensor, f"external data location {location!r} resolves outside the model's folder"
+            )
+        try:
+            st = os.stat(resolved)
+        except FileNotFoundError:
+            raise self._fail(ExternalDataError, tensor, f"external data file {location!r} does not exist") from None
+        except OSError as e:
+            raise self._fail(ExternalDataError, tensor, f"external data file {location!r}: {e.strerror}") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise self._fail(ExternalDataError, tensor, f"external data location {location!r} is not a regular file")
+        size = st.st_size
+        end = offset + (length if length is not None else 0)
+        if offset > size or end > size:
+            raise self._fail(
+                ExternalDataError,
+                tensor,
+                f"external data range [{offset}, {end}) is past the end of {location!r} ({size} bytes)",
+            )
+        if self.check_contents:
+            self._check_contents(tensor, location, resolved, offset, length, data_type, dims)
+        return ExternalLocation(resolved, offset, length)
+
+    def _number(self, tensor: str, keys: Dict[str, str], key: str) -> int | None:
+        """The non-negative integer entry ``key``, or None when absent."""
+        raw = keys.get(key)
+        if raw is None:
+            return None
+        try:
+            value = int(raw)
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise self._fail(ExternalDataError, tensor, f"external data {key} {raw!r} is not a non-negative integer")
+        return value
+
+    def _check_contents(
+        self,
+        tensor: str,
+        location: str,
+        resolved: str,
+        offset: int,
+        length: int | None,
+        data_type: int,
+        dims: Tuple[int, ...],
+    ) -> None:
+        """Open the file once (readability) and check the range holds the tensor's bytes.
+
+        With a ``length`` entry the range must be exactly the size the tensor's
+        type and shape need. Without one, the tensor takes the bytes it needs
+        from ``offset`` on, and the file must hold at least that many.
+        """
+        if resolved not in self._readable:
+            try:
+                with open(resolved, "rb") as fh:
+                    self._readable[resolved] = os.fstat(fh.fileno()).st_size
+            except OSError as e:
+                raise self._fail(
+                    ExternalDataError, tensor, f"external data file {location!r} cannot be read: {e.strerror}"
+                ) from None
+        size = self._readable[resolved]
+        need = expected_nbytes(data_type, dims)
+        available = length if length is not None else size - offset
+        if need is not None and available != need:
+            if length is None and available > need:
+                return
+            raise self._fail(
+                ExternalDataError,
+                tensor,
+                f"external data in {location!r} holds {available} bytes at offset {offset}"
+                f" but the tensor needs {need}",
+            )
+
+
+def read_external(model_path: str, base: str, tensor_bytes: bytes, where: ExternalLocation, name: str) -> Any:
+    """Read the bytes of an external tensor from its checked location and decode them with onnx.
+
+    ``tensor_bytes`` is the serialized ``TensorProto`` (with its external-data
+    entries); the copy that is decoded gets the bytes as ``raw_data``. The
+    path is resolved again first, so a link swapped in after loading is
+    still refused.
+    """
+    if os.path.realpath(where.path) != where.path or os.path.commonpath([where.path, base]) != base:
+        raise UnsafePathError(f"{model_path}: tensor {name!r}: external data path {where.path!r} changed since loading")
+    t = onnx.TensorProto.FromString(tensor_bytes)
+    need = expected_nbytes(int(t.data_type), tuple(int(d) for d in t.dims))
+    count = where.length if where.length is not None else need
+    try:
+        with open(where.path, "rb") as fh:
+            fh.seek(where.offset)
+            data = fh.read() if count is None else fh.read(count)
+    except OSError as e:
+        raise ExternalDataError(f"{model_path}: tensor {name!r}: cannot read external data: {e.strerror}") from None
+    if count is not None and len(data) != count:
+        raise ExternalDataError(
+            f"{model_path}: tensor {name!r}: external data file {where.path!r} holds {len(data)} bytes"
+            f" at offset {where.offset}, expected {count}"
+        )
+    del t.external_data[:]
+    t.data_location = onnx.TensorProto.DEFAULT
+    t.raw_data = data
+    return decode_tensor(model_path, t, name)
+
+
+def decode_tensor(model_path: str, t: Any, name: str) -> Any:
+    """``onnx.numpy_helper.to_array`` with its failures turned into :class:`ModelFormatError`."""
+    try:
+        return numpy_helper.to_array(t)
+    except Exception as e:
+        detail = " ".join(str(e).split()) or type(e).__name__
+        raise ModelFormatError(f"{model_path}: tensor {name!r}: value cannot be decoded: {detail}") from None

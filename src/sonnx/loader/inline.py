@@ -1,0 +1,388 @@
+"""Inlining of model-local functions (ONNX ``ModelProto.functions``).
+
+The SONNX graph spec says a graph with function nodes must be convertible to
+an equivalent graph without them, by expansion at the place of use. This
+module does that expansion on the converted :class:`~sonnx.model.Graph`
+values, without recursion:
+
+1. the call graph among local functions is built (a call anywhere in a
+   function's body, nested graphs included, is an edge), and every recursive
+   chain is listed (:mod:`.cycles`); calls of functions on a chain are left in
+   place as opaque operations;
+2. the other functions get an *expanded template*, in callee-first order: the
+   body with every call of an already expanded function replaced by that
+   function's template;
+3. every call in the main graph (and in every graph nested in it) is replaced
+   by a copy of its template in which the formal inputs and outputs become
+   the actual ones (an omitted optional input ``""`` stays ``""``), every other
+   name becomes a fresh name ``<call>/<function>/<name>`` unique in the model,
+   and every attribute reference is resolved from the call's attributes, then
+   the function's defaults, or dropped.
+
+Details that matter for faithfulness:
+
+* a body name that is neither a formal input nor a formal output is local to
+  the function, even when the caller has a tensor of that name (a function
+  does not see its caller's scope), so it is renamed like any other;
+* a formal output that is also a formal input (or repeats an earlier output)
+  has no operation of the body computing it; the copy gets an ``Identity``
+  operation from the actual input to the actual output;
+* an omitted actual output (``""`` or missing) gets a fresh name, since the
+  body still computes it;
+* expansion is bounded by :data:`MAX_INLINED_OPERATIONS` (nested calls can
+  grow exponentially); a model past the bound is refused as unsupported.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any, Callable, Dict, List, NamedTuple, Set, Tuple
+
+from ..errors import UnsupportedModelError
+from ..model.graph import Attribute, Function, Graph, Operation, Tensor
+from .attributes import REF
+from .cycles import elementary_cycles
+
+FnKey = Tuple[str, str, str]
+"""(domain, name, overload) of a local function; the overload is ``""`` when unused."""
+
+MAX_INLINED_OPERATIONS = 10_000_000
+"""Most operations inlining may produce; more (exponential expansion) is refused as unsupported."""
+
+
+def qualified_name(key: FnKey) -> str:
+    """How a function is named in recursive chains: ``domain.name``, plus ``:overload`` when given."""
+    domain, name, overload = key
+    text = f"{domain}.{name}" if domain else name
+    return f"{text}:{overload}" if overload else text
+
+
+class LocalFunction(NamedTuple):
+    """A model-local function as converted, with its ONNX key and attribute defaults."""
+
+    key: FnKey
+    function: Function
+    defaults: Tuple[Attribute, ...]
+
+
+class _Template(NamedTuple):
+    name: str
+    body: Graph
+    formal_inputs: Tuple[str, ...]
+    defaults: Dict[str, Attribute]
+    size: int
+
+
+def _tree(root: Graph) -> List[Tuple[Graph, List[int]]]:
+    """``root`` and the graphs nested in it, each after all graphs nested in it (shared ones once),
+    with the indices of the operations that hold nested graphs (only those need looking into)."""
+    out: List[Tuple[Graph, List[int]]] = []
+    entered: Set[int] = set()
+    stack: List[Tuple[Graph, List[int] | None]] = [(root, None)]
+    while stack:
+        g, holders = stack.pop()
+        if holders is not None:
+            out.append((g, holders))
+            continue
+        if id(g) in entered:
+            continue
+        entered.add(id(g))
+        ops = g.operations
+        holders = [i for i, op in enumerate(ops) if op[5] and ops[i].subgraphs]
+        stack.append((g, holders))
+        for i in holders:
+            for _, sub in ops[i].subgraphs:
+                if id(sub) not in entered:
+                    stack.append((sub, None))
+    return out
+
+
+def _post_order(root: Graph) -> List[Graph]:
+    """``root`` and the graphs nested in it, each after all graphs nested in it (shared ones once)."""
+    return [g for g, _ in _tree(root)]
+
+
+def _names_in(root: Graph) -> Set[str]:
+    """Every tensor name used anywhere in ``root`` or below."""
+    names: Set[str] = set()
+    for g in _post_order(root):
+        names.update(g.inputs)
+        names.update(g.outputs)
+        names.update(g.tensors)
+        for op in g.operations:
+            names.update(op.input_mapping)
+            names.update(op.output_mapping)
+    names.discard("")
+    return names
+
+
+def _with_new_subgraphs(attrs: Tuple[Attribute, ...], new: Dict[int, Graph]) -> Tuple[Attribute, ...]:
+    """``attrs`` with nested graphs replaced by their rebuilt versions (the same tuple if none changed)."""
+    out: List[Attribute] = []
+    changed = False
+    for a in attrs:
+        if a.type == "GRAPH" and isinstance(a.value, Graph):
+            g = new.get(id(a.value), a.value)
+            if g is not a.value:
+                a, changed = Attribute(a.name, a.type, g), True
+        elif a.type == "GRAPHS":
+            gs = tuple(new.get(id(x), x) for x in a.value)
+            if any(x is not y for x, y in zip(gs, a.value, strict=True)):
+                a, changed = Attribute(a.name, a.type, gs), True
+        out.append(a)
+    return tuple(out) if changed else attrs
+
+
+class Inliner:
+    """Finds recursive chains among local functions and inlines the calls of the others."""
+
+    def __init__(
+        self, path: str, functions: List[LocalFunction], overloads: Dict[int, Dict[int, str]] | None
+    ) -> None:
+        self.path = path
+        self.functions = {f.key: f for f in functions}
+        self.overloads = overloads or {}
+        self.templates: Dict[FnKey, _Template] = {}
+        self.operator_names: Set[str] = set()
+        """Names of the functions that have a template: a cheap first filter for calls."""
+        self.produced = 0
+        self.call_cycles: Tuple[Tuple[str, ...], ...] = ()
+        self._prepare()
+
+    # -- call graph and templates ------------------------------------------------
+
+    def _calls_in(self, g: Graph) -> List[Tuple[int, FnKey]]:
+        """(index, key) of every operation of ``g`` (this level only) that calls a local function."""
+        table = self.overloads.get(id(g))
+        found = []
+        for i, op in enumerate(g.operations):
+            key = (op.domain, op.operator, table.get(i, "") if table else "")
+            if key in self.functions:
+                found.append((i, key))
+        return found
+
+    def _prepare(self) -> None:
+        edges: Dict[FnKey, Set[FnKey]] = {}
+        for key, fn in self.functions.items():
+            roots = [fn.function.body]
+            for a in fn.defaults:
+                if a.type == "GRAPH" and isinstance(a.value, Graph):
+                    roots.append(a.value)
+                elif a.type == "GRAPHS":
+                    roots.extend(a.value)
+            callees: Set[FnKey] = set()
+            for root in roots:
+                for g in _post_order(root):
+                    callees.update(k for _, k in self._calls_in(g))
+            edges[key] = callees
+        names = {k: qualified_name(k) for k in self.functions}
+        self.call_cycles, recursive = elementary_cycles(names, edges, self.path)
+
+        # Callee-first order over the functions that are not on a cycle.
+        ordered: List[FnKey] = []
+        visited: Set[FnKey] = set()
+        for start in sorted(self.functions, key=lambda k: (names[k], k)):
+            if start in recursive or start in visited:
+                continue
+            visited.add(start)
+            stack: List[Tuple[FnKey, List[FnKey]]] = [(start, sorted(edges[start] - recursive))]
+            while stack:
+                key, todo = stack[-1]
+                if todo:
+                    nxt = todo.pop()
+                    if nxt not in visited:
+                        visited.add(nxt)
+                        stack.append((nxt, sorted(edges[nxt] - recursive)))
+                    continue
+                stack.pop()
+                ordered.append(key)
+        for key in ordered:
+            self._make_template(self.functions[key])
+
+    def _make_template(self, fn: LocalFunction) -> None:
+        body = fn.function.body
+        used = _names_in(body)
+        expanded = self.expand(body, used)
+        defaults: Dict[str, Attribute] = {}
+        for a in fn.defaults:
+            if a.type == "GRAPH" and isinstance(a.value, Graph):
+                a = Attribute(a.name, a.type, self.expand(a.value, used))
+            elif a.type == "GRAPHS":
+                a = Attribute(a.name, a.type, tuple(self.expand(x, used) for x in a.value))
+            defaults.setdefault(a.name, a)
+        size = sum(len(g.operations) for g in _post_order(expanded)) + len(body.outputs)
+        self.templates[fn.key] = _Template(fn.function.name, expanded, body.inputs, defaults, size)
+        self.operator_names.add(fn.key[1])
+
+    # -- expansion -----------------------------------------------------------------
+
+    def expand(self, root: Graph, used: Set[str] | None = None) -> Graph:
+        """``root`` with every call of an expandable local function inlined, at every depth.
+
+        ``used`` holds the names already taken in the tree ``root`` belongs to;
+        it is computed from ``root`` when first needed, and fresh names are
+        added to it.
+        """
+        if not self.templates:
+            return root
+        names: List[Set[str]] = [] if used is None else [used]
+
+        def taken() -> Set[str]:
+            if not names:
+                names.append(_names_in(root))
+            return names[0]
+
+        new: Dict[int, Graph] = {}
+        for g, holders in _tree(root):
+            new[id(g)] = self._expand_level(g, holders, new, taken)
+        return new[id(root)]
+
+    def _expand_level(
+        self, g: Graph, holders: List[int], new: Dict[int, Graph], taken: Callable[[], Set[str]]
+    ) -> Graph:
+        """``g`` with its calls inlined and its nested graphs replaced by their expanded versions.
+
+        Only the operations that may change are visited one by one: calls
+        (found by operator name first, a set lookup per operation) and
+        holders of nested graphs. An unchanged level is returned as is.
+        """
+        ops = g.operations
+        operators = self.operator_names
+        table = self.overloads.get(id(g))
+        templates = self.templates
+        hits: Dict[int, _Template] = {}
+        for i in [i for i, op in enumerate(ops) if op[0] in operators]:
+            op = ops[i]
+            tmpl = templates.get((op[1], op[0], table.get(i, "") if table else ""))
+            if tmpl is not None:
+                hits[i] = tmpl
+        replaced: Dict[int, Operation] = {}
+        for i in holders:
+            op = ops[i]
+            attrs = _with_new_subgraphs(op.attributes, new)
+            if attrs is not op.attributes:
+                replaced[i] = op._replace(attributes=attrs)
+        if not hits and not replaced:
+            return g
+        out: List[Operation] = []
+        extra: Dict[str, Tensor] = {}
+        start = 0
+        for i in sorted(set(hits) | set(replaced)):
+            out.extend(ops[start:i])
+            start = i + 1
+            cur = replaced.get(i, ops[i])
+            tmpl = hits.get(i)
+            if tmpl is None:
+                out.append(cur)
+                continue
+            produced, tensors = self._instantiate(tmpl, cur, taken())
+            out.extend(produced)
+            for nm, t in tensors.items():
+                extra.setdefault(nm, t)
+        out.extend(ops[start:])
+        tensors = dict(g.tensors)
+        for nm, t in extra.items():
+            tensors.setdefault(nm, t)
+        return Graph(g.name, g.inputs, g.outputs, MappingProxyType(tensors), tuple(out), g.redeclared, g.metadata)
+
+    def _instantiate(
+        self, tmpl: _Template, call: Operation, used: Set[str]
+    ) -> Tuple[List[Operation], Dict[str, Tensor]]:
+        """The operations and declared tensors that replace ``call``."""
+        self.produced += tmpl.size
+        if self.produced > MAX_INLINED_OPERATIONS:
+            raise UnsupportedModelError(
+                f"{self.path}: inlining model-local functions would produce more than"
+                f" {MAX_INLINED_OPERATIONS} operations"
+            )
+        body = tmpl.body
+        actual_in, actual_out = call.input_mapping, call.output_mapping
+        prefix = call.name or next((o for o in actual_out if o), "") or "call"
+        base = f"{prefix}/{tmpl.name}/"
+
+        mapping: Dict[str, str] = {}
+        for k, formal in enumerate(tmpl.formal_inputs):
+            if formal not in mapping:
+                mapping[formal] = actual_in[k] if k < len(actual_in) else ""
+        passthrough: List[Tuple[str, str]] = []
+        for k, formal in enumerate(body.outputs):
+            actual = actual_out[k] if k < len(actual_out) else ""
+            if formal in mapping:
+                # An output that is an input (or a repeated output) passes a value through.
+                if actual:
+                    passthrough.append((mapping[formal], actual))
+            elif actual:
+                mapping[formal] = actual
+        formals = set(mapping)
+
+        def rename(x: str) -> str:
+            if not x:
+                return x
+            r = mapping.get(x)
+            if r is None:
+                r = base + x
+                if r in used:
+                    k = 1
+                    while f"{r}~{k}" in used:
+                        k += 1
+                    r = f"{r}~{k}"
+                used.add(r)
+                mapping[x] = r
+            return r
+
+        bindings: Dict[str, Attribute] = {}
+        for a in call.attributes:
+            bindings.setdefault(a.name, a)
+        for name, a in tmpl.defaults.items():
+            bindings.setdefault(name, a)
+
+        new: Dict[int, Graph] = {}
+        produced: List[Operation] = []
+        for g in _post_order(body):
+            ops = [
+                Operation(
+                    op.operator,
+                    op.domain,
+                    base + op.name if op.name else "",
+                    tuple(map(rename, op.input_mapping)),
+                    tuple(map(rename, op.output_mapping)),
+                    _bind(op.attributes, bindings, new) if op.attributes else (),
+                )
+                for op in g.operations
+            ]
+            if g is body:
+                produced = ops
+                continue
+            new[id(g)] = Graph(
+                g.name,
+                tuple(map(rename, g.inputs)),
+                tuple(map(rename, g.outputs)),
+                MappingProxyType({rename(n): t._replace(name=rename(n)) for n, t in g.tensors.items()}),
+                tuple(ops),
+                tuple((rename(n), role) for n, role in g.redeclared),
+                g.metadata,
+            )
+        for source, target in passthrough:
+            produced.append(Operation("Identity", "", base + "passthrough", (source,), (target,)))
+        tensors = {
+            rename(n): t._replace(name=rename(n)) for n, t in body.tensors.items() if n not in formals
+        }
+        return produced, tensors
+
+
+def _bind(attrs: Tuple[Attribute, ...], bindings: Dict[str, Attribute], new: Dict[int, Graph]) -> Tuple[Any, ...]:
+    """Attributes of a copied operation: references resolved, nested graphs replaced by their copies."""
+    out: List[Attribute] = []
+    for a in attrs:
+        if a.type == REF:
+            bound = bindings.get(a.value.name)
+            if bound is None:
+                continue  # neither the call nor a default gives it: the attribute is absent
+            out.append(Attribute(a.name, bound.type, bound.value))
+        elif a.type == "GRAPH" and isinstance(a.value, Graph):
+            out.append(Attribute(a.name, a.type, new[id(a.value)]))
+        elif a.type == "GRAPHS":
+            out.append(Attribute(a.name, a.type, tuple(new[id(x)] for x in a.value)))
+        else:
+            out.append(a)
+    return tuple(out)

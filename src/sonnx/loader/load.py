@@ -1,0 +1,183 @@
+"""``load_model``: from an ONNX file to an immutable :class:`sonnx.model.Model`.
+
+Order of the checks, each failing with a one-line :class:`~sonnx.errors.SonnxError`:
+
+1. the path names a non-empty regular file (:class:`InputError`);
+2. the bytes decode as a protobuf ``ModelProto`` that has a graph
+   (:class:`ModelFormatError`);
+3. the IR version and the ``ai.onnx`` opset are ones the installed ``onnx``
+   knows (:class:`UnsupportedModelError`);
+4. graphs, functions and initial values convert, external data locations are
+   safe and present (:class:`ModelFormatError`, :class:`ExternalDataError`,
+   :class:`UnsafePathError`);
+5. local functions are inlined, recursive chains recorded.
+
+Not read: ``training_info`` (training algorithms are outside the SONNX
+profile) and ``configuration`` (device placement).
+
+Garbage collection is paused (process-wide) while the model is built: the conversion
+allocates millions of tuples and none of them forms a reference cycle, so
+the collector's passes would only cost time (about half of the total on a
+million-operation graph).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import stat
+from types import MappingProxyType
+from typing import Any, Dict, Tuple, Union
+
+import onnx
+from google.protobuf.message import DecodeError
+
+from ..errors import InputError, ModelFormatError, SonnxError, ToolError, UnsupportedModelError
+from ..model.graph import Model
+from .attributes import normalise_domain
+from .convert import GraphConverter
+from .external import ExternalData
+from .functions import collect_functions, opset_map
+from .inline import Inliner
+from .proto import ModelProto, decode_detail, text
+from .values import ValueFactory
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _one_line(text_: str) -> str:
+    return " ".join(text_.split())
+
+
+def _display(path: str) -> str:
+    """The path as shown in messages: as given, or quoted when it holds unprintable characters."""
+    return path if path.isprintable() else repr(path)
+
+
+def load_model(path: PathLike, *, read_weights: bool = True) -> Model:
+    """Load the ONNX model at ``path``.
+
+    With ``read_weights=False`` no weight byte is read (values read on
+    demand; ``Model.weights_loaded`` is False). With ``read_weights=True``
+    values are still read on demand, but every external data file is opened
+    once and checked to hold the bytes its tensors need.
+
+    Every failure is a :class:`~sonnx.errors.SonnxError` with a one-line
+    message naming the file: an input problem as an ``InputError`` subclass,
+    an unexpected internal failure as a ``ToolError``.
+    """
+    if isinstance(path, os.PathLike):
+        path = os.fspath(path)
+    if not isinstance(path, str):
+        raise InputError(f"model path must be a str or os.PathLike, not {type(path).__name__}")
+    display = _display(path)
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load(path, display, read_weights)
+    except SonnxError as e:
+        if "\n" in str(e) or "\r" in str(e):
+            raise type(e)(_one_line(str(e))) from None
+        raise
+    except DecodeError as e:
+        raise ModelFormatError(f"{display}: not a well-formed ONNX model: {decode_detail(e)}") from None
+    except UnicodeDecodeError as e:
+        raise ModelFormatError(f"{display}: text that is not valid UTF-8: {_one_line(str(e))}") from None
+    except OSError as e:
+        raise InputError(f"{display}: {e.strerror or _one_line(str(e))}") from None
+    except MemoryError:
+        raise InputError(f"{display}: not enough memory to load the model") from None
+    except Exception as e:
+        raise ToolError(f"{display}: internal error while loading: {type(e).__name__}: {_one_line(str(e))}") from e
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _read_file(path: str, display: str) -> bytes:
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError(f"{display}: no such file") from None
+    except PermissionError:
+        raise InputError(f"{display}: permission denied") from None
+    except ValueError:
+        raise InputError(f"{display}: not a valid path") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{display}: is a directory, not a model file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{display}: not a regular file")
+    if st.st_size == 0:
+        raise InputError(f"{display}: empty file")
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if not data:
+        raise InputError(f"{display}: empty file")
+    return data
+
+
+def _header(m: Any, display: str) -> Tuple[int, Dict[str, int], Dict[str, str]]:
+    """IR version, opset imports and metadata, checked."""
+    ir = int(m.ir_version)
+    if not m.HasField("ir_version") or ir == 0:
+        raise UnsupportedModelError(f"{display}: the model has no IR version (ir_version is missing or 0)")
+    if ir < 0:
+        raise UnsupportedModelError(f"{display}: IR version {ir} is not a valid IR version")
+    if ir > onnx.IR_VERSION:
+        raise UnsupportedModelError(
+            f"{display}: IR version {ir} is newer than this tool knows (up to {onnx.IR_VERSION})"
+        )
+    opsets = opset_map(m.opset_import, display, "the model")
+    if not opsets:
+        if ir >= 3:
+            raise UnsupportedModelError(f"{display}: the model imports no operator set (opset_import is empty)")
+        opsets = {"": 1}  # before IR 3 there was no opset_import: operators were version 1
+    meta: Dict[str, str] = {
+        "producer_name": m.producer_name,
+        "producer_version": m.producer_version,
+        "domain": m.domain,
+        "model_version": str(int(m.model_version)),
+        "doc_string": text(m.doc_string),
+    }
+    standard = set(meta)
+    for entry in m.metadata_props:
+        # A property named like a standard field is kept apart rather than hiding it;
+        # a repeated property keeps its last value.
+        key = f"metadata_props:{entry.key}" if entry.key in standard else entry.key
+        meta[key] = entry.value
+    return ir, opsets, meta
+
+
+def _load(path: str, display: str, read_weights: bool) -> Model:
+    data = _read_file(path, display)
+    try:
+        m = ModelProto.FromString(data)
+    except DecodeError as e:
+        raise ModelFormatError(f"{display}: not a well-formed ONNX model: {decode_detail(e)}") from None
+    del data
+    if not m.HasField("graph"):
+        raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
+    ir, opsets, meta = _header(m, display)
+
+    calls = {(normalise_domain(fp.domain), fp.name) for fp in m.functions}
+    values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights))
+    converter = GraphConverter(display, ir, values, calls)
+    functions = collect_functions(m.functions, converter, display)
+    graph = converter.convert_graph(m.graph)
+    del m  # the protobuf arena is released here; only converted values remain
+
+    cycles: Tuple[Tuple[str, ...], ...] = ()
+    if functions:
+        inliner = Inliner(display, functions, converter.overloads)
+        graph = inliner.expand(graph)
+        cycles = inliner.call_cycles
+    return Model(
+        graph=graph,
+        ir_version=ir,
+        opset_imports=MappingProxyType(opsets),
+        functions=tuple(f.function for f in functions),
+        call_cycles=cycles,
+        source=path,
+        weights_loaded=read_weights,
+        metadata=MappingProxyType(meta),
+    )

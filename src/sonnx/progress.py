@@ -1,0 +1,29 @@
+"""Progress lines on stderr for long work.
+
+A safety engineer checking a million-node model should see what the tool is
+doing. Lines go to stderr so that stdout stays the report (and valid JSON with
+``--json``). Each line carries the time elapsed since the tool started.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+class Progress:
+    """Prints ``prog: [  1.2 s] message`` lines to a stream when enabled."""
+
+    def __init__(self, prog: str, enabled: bool, stream: TextIO | None = None) -> None:
+        self.prog = prog
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self._start = time.perf_counter()
+
+    def __call__(self, message: str) -> None:
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self._start
+        self.stream.write(f"{self.prog}: [{elapsed:7.1f} s] {message}\n")
+        self.stream.flush()

@@ -1,0 +1,71 @@
+"""What a rule is, and what a rule's check may look at.
+
+A rule is one small unit (spec/graph.rst, "Verification rules"): a stable ID,
+its statement, the severity of a violation, the profile it belongs to, and a
+direct check that returns a :class:`~sonnx.verdict.Verdict` with a witness on
+failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Tuple
+
+from ..model.graph import Graph, Model
+from ..verdict import Severity, Verdict
+
+PROFILE_SONNX = "sonnx"
+PROFILE_STRICT = "sonnx-strict"
+PROFILES = (PROFILE_SONNX, PROFILE_STRICT)
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Options of a check run.
+
+    ``profile`` selects the rule set: ``sonnx`` is the SONNX graph profile,
+    ``sonnx-strict`` adds the strict rules. ``allowed_operators`` is the
+    operator set of the strict profile, as ``(domain, operator)`` pairs with
+    the default domain written ``""``; None means the built-in SONNX list.
+    """
+
+    profile: str = PROFILE_SONNX
+    allowed_operators: frozenset[Tuple[str, str]] | None = None
+
+
+@dataclass
+class CheckContext:
+    """The model under check, the options, and analyses shared between rules.
+
+    ``cache`` lets one rule reuse what another computed on the same graph
+    (producer maps, a topological order), keyed by ``(name, id(graph))``.
+    """
+
+    model: Model
+    config: CheckConfig = field(default_factory=CheckConfig)
+    cache: dict[object, object] = field(default_factory=dict)
+
+    def graphs(self) -> Iterator[Tuple[str, Graph]]:
+        """Every graph of the model, main graph first, with its scope path (rules apply in each)."""
+        return self.model.graph.nested()
+
+
+CheckFn = Callable[[CheckContext], Verdict]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One verification rule of the SONNX graph profile.
+
+    ``rationale`` is non-normative. ``spec`` names the spec section that
+    states the rule (``spec/graph.rst`` anchors use the rule ID).
+    """
+
+    id: str
+    title: str
+    statement: str
+    severity: Severity
+    profile: str
+    check: CheckFn
+    rationale: str = ""
+    spec: str = "spec/graph.rst"

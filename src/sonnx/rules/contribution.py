@@ -1,0 +1,61 @@
+"""GRAPH-R1-TRANSITIVE: every operation contributes to some graph output.
+
+Seed statement (informal specification V2, rationale of restriction R1): each
+node of the graph shall contribute to the function of the graph (no dead node).
+
+Transitive reading: an operation contributes when it assigns a graph output or
+a required input (explicit or implicit) of a contributing operation. In an
+acyclic graph this rule fails exactly when GRAPH-R1 does, but it lists every
+operation that would become dead once the dead ones are removed; operations
+that only feed a cycle cut off from the outputs are caught here and not by R1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.structure import Offenders, brief, dead_ops, live_ops, op_ref, scopes, topology
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_SONNX, CheckContext, Rule
+
+ID = "GRAPH-R1-TRANSITIVE"
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found = Offenders()
+    for sc in scopes(ctx):
+        g = sc.graph
+        if topology(ctx, g).acyclic and not dead_ops(ctx, g).size:
+            continue  # following consumers from any operation must end at a graph output
+        ops = g.operations
+        idle = np.flatnonzero(~live_ops(ctx, g))
+        found.add(int(idle.size), (op_ref(sc.path, j, ops[j]) for j in idle.tolist()))
+    if not found.count:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f['operation']} (#{f['index']} in {f['scope']})" for f in found.listed]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"{found.count} operation(s) contribute to no graph output: {brief(shown, total=found.count)}",
+            {"count": found.count, "non_contributing": found.listed},
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="Every operation contributes to an output",
+    statement=(
+        "In every graph of the model, each operation assigns a graph output or a required input of an operation "
+        "that does, transitively."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "This is the rationale of R1 taken literally: each node shall contribute to the function of the graph. "
+        "Witness: every operation from which no graph output can be reached."
+    ),
+)

@@ -1,0 +1,61 @@
+"""GRAPH-R1: no dead operation (every operation has an output that something uses).
+
+Seed statement (informal specification V2, final restriction list, R1): a
+graph shall not contain nodes with no connected outputs; rationale: each node
+of the graph shall contribute to the function of the graph (no dead node).
+
+Node-level reading: an operation is dead when no tensor of its output mapping
+is a required input of an operation of the same graph (explicit, or implicit
+through a nested graph) nor a graph output. An operation with no output at all
+is dead. The example graph of the seed (its ``Sub`` result is never read)
+violates this rule. The stricter per-output form is GRAPH-R1-OUTPUTS and the
+transitive form (contribution to some graph output) is GRAPH-R1-TRANSITIVE.
+"""
+
+from __future__ import annotations
+
+from ..model.structure import Offenders, brief, dead_ops, op_ref, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_SONNX, CheckContext, Rule
+
+ID = "GRAPH-R1"
+SEVERITY = Severity.ERROR
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found = Offenders()
+    for sc in scopes(ctx):
+        ops = sc.graph.operations
+        dead = dead_ops(ctx, sc.graph)
+        found.add(
+            int(dead.size),
+            ({**op_ref(sc.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]} for j in dead.tolist()),
+        )
+    if not found.count:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f['operation']} (#{f['index']} in {f['scope']})" for f in found.listed]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"{found.count} dead operation(s), none of whose outputs is used: {brief(shown, total=found.count)}",
+            {"count": found.count, "dead": found.listed},
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="No dead operation",
+    statement=(
+        "In every graph of the model, each operation has at least one tensor in its output mapping that is a "
+        "required input of some operation of that graph (explicitly or through a nested graph) or a graph output."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "Each node shall contribute to the function of the graph; a node whose results nobody reads is at best "
+        "useless and often the sign of a mistake. Witness: the dead operations and their outputs."
+    ),
+)

@@ -1,0 +1,110 @@
+"""GRAPH-IF-BRANCHES: the two branches of an ``If`` agree with each other and with the ``If``.
+
+Seed statement (informal specification V2, "Control-flow operators"): the
+then_branch and the else_branch must produce the same number and types of
+outputs, and those are mapped to the outputs of the ``If`` node.
+
+Checked for every ``If`` of the default domain, in every graph: both branch
+attributes are present and hold a graph; both branches have as many outputs as
+each other and as the ``If``'s output mapping; and at each position where both
+branches declare a type, the types agree in kind (tensor, sequence...) and in
+element type when both element types are known. Shapes may differ (ONNX
+allows branches of different shapes).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from ..model.graph import Graph, Operation, TensorType
+from ..model.structure import brief, first, op_ref, operations_of, operator_kinds, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_SONNX, CheckContext, Rule
+
+ID = "GRAPH-IF-BRANCHES"
+SEVERITY = Severity.ERROR
+BRANCHES = ("then_branch", "else_branch")
+IF_KINDS = frozenset({("", "If"), ("ai.onnx", "If")})
+
+
+def _show(t: TensorType) -> str:
+    inner = f"<{_show(t.element)}>" if t.element is not None else ""
+    return f"{t.kind}({t.elem_type}){inner}"
+
+
+def type_conflict(a: TensorType | None, b: TensorType | None) -> bool:
+    """True when both types are declared and differ in kind or in a known element type (at any depth)."""
+    while a is not None and b is not None:
+        if a.kind != b.kind or (a.elem_type and b.elem_type and a.elem_type != b.elem_type):
+            return True
+        a, b = a.element, b.element
+    return False
+
+
+def problems(op: Operation) -> List[Dict[str, Any]]:
+    """What is wrong with one ``If`` operation (empty when nothing is)."""
+    branches: Dict[str, Graph] = {}
+    found: List[Dict[str, Any]] = []
+    for name in BRANCHES:
+        a = op.attribute(name)
+        if a is None or a.type != "GRAPH" or not isinstance(a.value, Graph):
+            found.append({"problem": f"attribute {name} is missing or is not a graph"})
+        else:
+            branches[name] = a.value
+    if found:
+        return found
+    then, other = branches["then_branch"], branches["else_branch"]
+    counts = {"then_branch": len(then.outputs), "else_branch": len(other.outputs), "if": len(op.output_mapping)}
+    if len(set(counts.values())) > 1:
+        found.append({"problem": "output counts differ", "counts": counts})
+    for k, (x, y) in enumerate(zip(then.outputs, other.outputs, strict=False)):
+        tx, ty = then.tensor(x).type, other.tensor(y).type
+        if type_conflict(tx, ty):
+            assert tx is not None and ty is not None
+            found.append(
+                {
+                    "problem": "output types differ",
+                    "position": k,
+                    "then_branch": {"tensor": x, "type": _show(tx)},
+                    "else_branch": {"tensor": y, "type": _show(ty)},
+                }
+            )
+    return found
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found: List[Dict[str, Any]] = []
+    for sc in scopes(ctx):
+        ops = sc.graph.operations
+        kinds = IF_KINDS & operator_kinds(ctx, sc.graph)
+        if kinds:
+            for j in operations_of(sc.graph, kinds):
+                found.extend({**op_ref(sc.path, j, ops[j]), **p} for p in problems(ops[j]))
+    if not found:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f['operation']} in {f['scope']}: {f['problem']}" for f in found]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"{len(found)} If branch mismatch(es): {brief(shown, 3)}", {"count": len(found), "mismatches": first(found)}
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="If branches agree",
+    statement=(
+        "Every If operation has a then_branch and an else_branch graph with as many outputs as each other and "
+        "as the If's output mapping, of the same kind and element type wherever both branches declare them."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "The outputs of the If are those of whichever branch runs, so both branches must deliver the same "
+        "number and types of values. Witness: each If with the mismatch (missing branch, counts, or the two "
+        "disagreeing output types)."
+    ),
+)

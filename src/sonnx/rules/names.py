@@ -1,0 +1,100 @@
+"""GRAPH-NAMES: tensor names are unique within a graph, node names within the model.
+
+Seed statement (informal specification V2, "Tensors"): tensors are uniquely
+identified within a graph.
+
+Tensor names: every name the source file declared twice in the same role (two
+initializers, two graph inputs, two graph outputs, two value_info entries of
+one name, as recorded in ``Graph.redeclared``) is a violation, and so is a name
+listed twice among the graph inputs. A name that is both a graph input and an
+initializer is not a conflict: from IR version 4 on the initializer is the
+default value of that input (before IR 4 every initializer had to be listed as
+an input). Names that clash *across* roles or scopes, such as an operation
+assigning a graph input or a nested graph redefining an outer name, are single
+assignment faults and are reported by GRAPH-C1.
+
+Node names: the non-empty names of operations are unique across the whole
+model, nested graphs included (an empty name is allowed and not compared).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import chain
+from operator import itemgetter
+from typing import Any, Dict, List
+
+from ..model.structure import brief, first, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_SONNX, CheckContext, Rule
+
+ID = "GRAPH-NAMES"
+SEVERITY = Severity.ERROR
+_NAME = itemgetter(2)
+
+
+def tensor_problems(ctx: CheckContext) -> List[Dict[str, Any]]:
+    found: List[Dict[str, Any]] = []
+    for sc in scopes(ctx):
+        seen = set()
+        for name, role in sc.graph.redeclared:
+            seen.add((name, role))
+            found.append(
+                {"kind": "tensor", "name": name, "scope": sc.path, "problem": f"declared more than once as {role}"}
+            )
+        counts = Counter(sc.graph.inputs)
+        for name in sorted(n for n, c in counts.items() if c > 1 and (n, "input") not in seen):
+            found.append(
+                {"kind": "tensor", "name": name, "scope": sc.path, "problem": "listed more than once as a graph input"}
+            )
+    return found
+
+
+def node_problems(ctx: CheckContext) -> List[Dict[str, Any]]:
+    all_scopes = scopes(ctx)
+    names = list(chain.from_iterable(filter(None, map(_NAME, sc.graph.operations)) for sc in all_scopes))
+    if len(set(names)) == len(names):
+        return []
+    dups = {n for n, c in Counter(names).items() if c > 1}
+    where: Dict[str, List[Dict[str, Any]]] = {n: [] for n in sorted(dups)}
+    for sc in all_scopes:
+        for j, op in enumerate(sc.graph.operations):
+            if op.name in dups:
+                where[op.name].append({"scope": sc.path, "index": j, "operation": op.label})
+    return [
+        {"kind": "node", "name": n, "problem": f"{len(w)} operations share this name", "locations": first(w)}
+        for n, w in where.items()
+    ]
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found = tensor_problems(ctx) + node_problems(ctx)
+    if not found:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f['kind']} {f['name']!r}: {f['problem']}" for f in found]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"{len(found)} duplicated name(s): {brief(shown, 3)}", {"count": len(found), "duplicates": first(found)}
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="Unique names",
+    statement=(
+        "Within each graph no tensor name is declared twice in the same role (initializer, graph input, graph "
+        "output, value_info), and the non-empty operation names are unique across the whole model, nested "
+        "graphs included. A graph input that is also an initializer is allowed."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "Tensors are identified by their names; two declarations of one name make the model ambiguous (which "
+        "type, which value?), and duplicated node names make reports and traceability ambiguous. Witness: each "
+        "duplicated name with where it occurs."
+    ),
+)

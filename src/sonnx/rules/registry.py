@@ -1,0 +1,93 @@
+"""The one table of rules, and the one loop that runs them.
+
+Every rule module exports a ``RULE``; this module lists them in report order.
+:func:`run_rules` runs those of the selected profile. A rule that raises is
+not a pass: its verdict becomes UNKNOWN with the reason, so a defect in a check
+can never hide a violation.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Tuple
+
+from ..errors import SonnxError
+from ..model.graph import Model
+from ..verdict import Verdict
+from . import (
+    acyclic,
+    completeness,
+    contribution,
+    dead_nodes,
+    deterministic,
+    functions,
+    if_branches,
+    input_usage,
+    names,
+    single_assignment,
+    strict_attributes,
+    strict_operators,
+    strict_opset,
+    strict_shapes,
+    strict_sparse,
+    unused_outputs,
+)
+from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule
+
+RULES: Tuple[Rule, ...] = (
+    acyclic.RULE,
+    single_assignment.RULE,
+    input_usage.RULE,
+    completeness.RULE,
+    dead_nodes.RULE,
+    unused_outputs.RULE,
+    contribution.RULE,
+    deterministic.RULE,
+    functions.RULE,
+    if_branches.RULE,
+    names.RULE,
+    strict_operators.RULE,
+    strict_attributes.RULE,
+    strict_shapes.RULE,
+    strict_sparse.RULE,
+    strict_opset.RULE,
+)
+
+
+def rules_for(profile: str) -> Tuple[Rule, ...]:
+    """The rules that apply under ``profile`` (the strict profile includes the base one)."""
+    if profile == PROFILE_STRICT:
+        return RULES
+    return tuple(r for r in RULES if r.profile == profile)
+
+
+def rule_by_id(rule_id: str) -> Rule:
+    for r in RULES:
+        if r.id == rule_id:
+            return r
+    raise KeyError(rule_id)
+
+
+def run_rules(
+    model: Model,
+    config: CheckConfig | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list[Verdict]:
+    """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order."""
+    cfg = config or CheckConfig()
+    ctx = CheckContext(model, cfg)
+    verdicts: list[Verdict] = []
+    for rule in rules_for(cfg.profile):
+        if progress is not None:
+            progress(f"checking {rule.id}")
+        try:
+            v = rule.check(ctx)
+        except SonnxError as exc:
+            v = Verdict.unknown(rule.id, exc.one_line(), rule.severity)
+        except RecursionError:
+            v = Verdict.unknown(rule.id, "the check exceeded Python's recursion limit (a tool defect)", rule.severity)
+        except Exception as exc:
+            v = Verdict.unknown(rule.id, f"internal error in the check: {type(exc).__name__}: {exc}", rule.severity)
+        if v.rule_id != rule.id:
+            v = Verdict.unknown(rule.id, f"the check answered for {v.rule_id!r} (a tool defect)", rule.severity)
+        verdicts.append(v)
+    return verdicts

@@ -1,0 +1,90 @@
+"""STRICT-ATTRIBUTES (strict profile): no attribute is left to its default value.
+
+Strict-profile restriction: an attribute that the ONNX schema gives a default
+value must be written out in the model, so the meaning of an operation does
+not depend on defaults that changed between opset versions or that a reader
+has to look up.
+
+For each operation, the schema is the one that the model's opset version for
+the operation's domain selects (``onnx.defs.get_schema`` with that version as
+the maximum). Every attribute that schema declares as optional with a default
+value must be given. When no schema can be found (unknown domain or operator,
+no opset import, an opset newer than the known schemas) the verdict cannot be
+established for that operation: UNKNOWN, unless some operation violates.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Tuple
+
+import onnx
+
+from ..model.structure import brief, first, op_ref, operations_of, operator_kinds, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_STRICT, CheckContext, Rule
+from .determinism import opset_version, schema_at
+
+ID = "STRICT-ATTRIBUTES"
+SEVERITY = Severity.ERROR
+
+
+def defaulted_attributes(schema: Any) -> Tuple[str, ...]:
+    """The attributes of ``schema`` that are optional and have a default value, sorted."""
+    undefined = onnx.AttributeProto.UNDEFINED
+    return tuple(
+        sorted(n for n, a in schema.attributes.items() if not a.required and a.default_value.type != undefined)
+    )
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found: List[Dict[str, Any]] = []
+    unknown: Dict[str, int] = {}
+    for sc in scopes(ctx):
+        wanted: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+        for domain, operator in operator_kinds(ctx, sc.graph):
+            version = opset_version(ctx.model.opset_imports, domain)
+            schema, why = schema_at(domain, operator, version)
+            if schema is None:
+                unknown[why] = unknown.get(why, 0) + sum(
+                    1 for op in sc.graph.operations if op.domain == domain and op.operator == operator
+                )
+            elif defaulted_attributes(schema):
+                wanted[(domain, operator)] = defaulted_attributes(schema)
+        ops = sc.graph.operations
+        for j in operations_of(sc.graph, set(wanted)) if wanted else ():
+            op = ops[j]
+            given = {a.name for a in op.attributes}
+            missing = [n for n in wanted[(op.domain, op.operator)] if n not in given]
+            if missing:
+                found.append({**op_ref(sc.path, j, op), "missing": missing})
+    if found:
+        shown = [f"{f['operation']} lacks {', '.join(f['missing'])}" for f in found]
+        return Verdict.violated(
+            ID,
+            Witness(
+                f"{len(found)} operation(s) leave attributes to their defaults: {brief(shown, 3)}",
+                {"count": len(found), "operations": first(found), "unknown_count": sum(unknown.values())},
+            ),
+            SEVERITY,
+        )
+    if unknown:
+        reasons = [f"{why} ({n} operation(s))" for why, n in sorted(unknown.items())]
+        return Verdict.unknown(ID, f"no operator schema for some operations: {brief(reasons, 3)}", SEVERITY)
+    return Verdict.proved(ID, SEVERITY)
+
+
+RULE = Rule(
+    id=ID,
+    title="Attributes given explicitly",
+    statement=(
+        "Every operation gives every attribute that its ONNX schema (at the model's opset version) declares "
+        "optional with a default value; operations without a known schema leave the verdict unknown."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_STRICT,
+    check=check,
+    rationale=(
+        "Defaults are implicit meaning: they differ between opset versions and are easy to misread. Witness: "
+        "each operation with the attributes it leaves to their defaults."
+    ),
+)

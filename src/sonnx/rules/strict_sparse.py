@@ -1,0 +1,70 @@
+"""STRICT-SPARSE (strict profile): no sparse tensor anywhere in the model.
+
+Strict-profile restriction: only dense tensors are used, so every value has a
+single, simple layout. Checked in every graph: no initializer is sparse, no
+declared type is (or contains) a ``sparse_tensor``, and no operation has an
+attribute of type ``SPARSE_TENSOR`` or ``SPARSE_TENSORS`` (such as the
+``sparse_value`` of a ``Constant``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from ..model.graph import TensorType
+from ..model.structure import attribute_ops, brief, first, op_ref, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_STRICT, CheckContext, Rule
+
+ID = "STRICT-SPARSE"
+SEVERITY = Severity.ERROR
+
+
+def has_sparse(t: TensorType | None) -> bool:
+    """True when ``t`` is a sparse tensor type or holds one (in a sequence or an optional)."""
+    while t is not None:
+        if t.kind == "sparse_tensor":
+            return True
+        t = t.element
+    return False
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found: List[Dict[str, Any]] = []
+    for sc in scopes(ctx):
+        g = sc.graph
+        for name, t in g.tensors.items():  # declaration order: stable, and no sort of a large table
+            if t.initial_value is not None and t.initial_value.sparse:
+                found.append({"scope": sc.path, "tensor": name, "problem": "sparse initializer"})
+            elif has_sparse(t.type):
+                found.append({"scope": sc.path, "tensor": name, "problem": "declared type holds a sparse tensor"})
+        ops = g.operations
+        for j in attribute_ops(ctx, g):
+            for a in ops[j].attributes:
+                if a.type in ("SPARSE_TENSOR", "SPARSE_TENSORS"):
+                    found.append({**op_ref(sc.path, j, ops[j]), "attribute": a.name, "problem": f"{a.type} attribute"})
+    if not found:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f.get('tensor') or f.get('operation')}: {f['problem']}" for f in found]
+    return Verdict.violated(
+        ID,
+        Witness(f"{len(found)} sparse tensor(s): {brief(shown, 3)}", {"count": len(found), "sparse": first(found)}),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="No sparse tensors",
+    statement=(
+        "No graph of the model has a sparse initializer, a declared type that is or holds a sparse tensor, or "
+        "an operation attribute of type SPARSE_TENSOR or SPARSE_TENSORS."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_STRICT,
+    check=check,
+    rationale=(
+        "Sparse layouts add index arithmetic and decoding paths that the operator specifications do not cover. "
+        "Witness: each sparse initializer, type or attribute."
+    ),
+)

@@ -1,0 +1,90 @@
+"""GRAPH-R1-OUTPUTS: every output an operation produces is used (warning).
+
+Seed statement (informal specification V2, first form of restriction R1):
+each operation output must be used in the input mapping of at least one
+operation or be mapped to some graph output.
+
+Per-output reading of R1: each non-empty entry of an output mapping must be a
+required input of some operation of the same graph (explicit or implicit) or a
+graph output. An unread secondary output, such as the mask of a ``Dropout``,
+violates it. It is a warning: the operation may still be needed for its other
+outputs (the node-level rule is GRAPH-R1).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Iterator, List, Tuple
+
+import numpy as np
+
+from ..model.structure import GraphIndex, Offenders, brief, dead_ops, index, op_ref, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_SONNX, CheckContext, Rule
+
+ID = "GRAPH-R1-OUTPUTS"
+SEVERITY = Severity.WARNING
+
+
+def unused_entries(ix: GraphIndex, dead: np.ndarray) -> Tuple[int, Iterator[Tuple[int, int, str]]]:
+    """How many non-empty output entries are unused, and (operation, position, tensor) for each, in order.
+
+    The entries are produced lazily: a witness only needs the first few.
+    """
+    outs = ix.outs
+    single = dead[ix.out_len[dead] == 1]  # an operation with one output and no user: that output is unused
+    if ix.empty_outputs:
+        single = np.array([j for j in single.tolist() if outs[j][0]], np.intp)
+    wide = ix.out_len >= 2
+    found: List[Tuple[int, int, str]] = []
+    if wide.any():
+        occ = np.flatnonzero(ix.code >= 0)
+        pick = wide[ix.code[occ]]
+        if ix.multi:  # a tensor assigned twice: any occurrence of it counts for every producer
+            firsts = np.array([e[0][0] for e in ix.multi.values()], np.intp)
+            pick |= np.isin(ix.code[occ], firsts)
+        used = set(ix.names_of(occ[pick]))
+        used.update(ix.graph.outputs)
+        for j in np.flatnonzero(wide).tolist():
+            found.extend((j, k, nm) for k, nm in enumerate(outs[j]) if nm and nm not in used)
+    return len(single) + len(found), heapq.merge(((j, 0, outs[j][0]) for j in single.tolist()), found)
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found = Offenders()
+    for sc in scopes(ctx):
+        ops = sc.graph.operations
+        count, entries = unused_entries(index(ctx, sc.graph), dead_ops(ctx, sc.graph))
+        found.add(
+            count,
+            ({**op_ref(sc.path, j, ops[j]), "output": pos, "tensor": nm} for j, pos, nm in entries),
+        )
+    if not found.count:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f['tensor']!r} of {f['operation']} (in {f['scope']})" for f in found.listed]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"{found.count} operation output(s) never used: {brief(shown, total=found.count)}",
+            {"count": found.count, "unused": found.listed},
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="Every operation output is used",
+    statement=(
+        "In every graph of the model, each non-empty entry of an operation's output mapping is a required input "
+        "of some operation of that graph (explicitly or through a nested graph) or a graph output."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "The first wording of restriction R1 asks every output to be used; an unread secondary output (a "
+        "Dropout mask, an unused Split part) is reported as a warning. Witness: (operation, output position, "
+        "tensor) for each unused output."
+    ),
+)

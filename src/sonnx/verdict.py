@@ -1,0 +1,99 @@
+"""Verdicts: the one result type of every check.
+
+A verdict is PROVED, VIOLATED with a witness, or UNKNOWN with a reason. A
+check that could not establish its property returns UNKNOWN; it never returns
+PROVED by default. Severity says what a violation means for the exit code:
+an ``error`` violation fails the check, a ``warning`` is reported only.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+JSONValue = Any
+
+
+class Status(enum.Enum):
+    """The three values a verdict can take."""
+
+    PROVED = "PROVED"
+    VIOLATED = "VIOLATED"
+    UNKNOWN = "UNKNOWN"
+
+
+class Severity(enum.Enum):
+    """How a violation of a rule counts toward the exit code."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Evidence for a violation.
+
+    ``summary`` is one human line; ``data`` is the same evidence as JSON-ready
+    values (lists of operations, tensors, chains) in a stable order, so that a
+    reviewer or another tool can re-check it against the model.
+    """
+
+    summary: str
+    data: Mapping[str, JSONValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one rule on one model.
+
+    Build it with :meth:`proved`, :meth:`violated` or :meth:`unknown`, which
+    keep the invariant that only a VIOLATED verdict has a witness and only an
+    UNKNOWN verdict has a reason.
+    """
+
+    rule_id: str
+    status: Status
+    severity: Severity = Severity.ERROR
+    witness: Witness | None = None
+    reason: str | None = None
+    engine: str = "direct"
+
+    def __post_init__(self) -> None:
+        if (self.status is Status.VIOLATED) != (self.witness is not None):
+            raise ValueError("a verdict has a witness exactly when it is VIOLATED")
+        if (self.status is Status.UNKNOWN) != (self.reason is not None):
+            raise ValueError("a verdict has a reason exactly when it is UNKNOWN")
+
+    @classmethod
+    def proved(cls, rule_id: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
+        return cls(rule_id, Status.PROVED, severity, engine=engine)
+
+    @classmethod
+    def violated(
+        cls, rule_id: str, witness: Witness, severity: Severity = Severity.ERROR, engine: str = "direct"
+    ) -> Verdict:
+        return cls(rule_id, Status.VIOLATED, severity, witness=witness, engine=engine)
+
+    @classmethod
+    def unknown(cls, rule_id: str, reason: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
+        return cls(rule_id, Status.UNKNOWN, severity, reason=reason, engine=engine)
+
+    @property
+    def fails(self) -> bool:
+        """True when this verdict alone makes the check exit with 1."""
+        return self.status is Status.VIOLATED and self.severity is Severity.ERROR
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """A JSON-ready dict with a fixed key order."""
+        out: dict[str, JSONValue] = {
+            "rule": self.rule_id,
+            "status": self.status.value,
+            "severity": self.severity.value,
+            "engine": self.engine,
+        }
+        if self.witness is not None:
+            out["witness"] = {"summary": self.witness.summary, **dict(self.witness.data)}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        return out

@@ -1,0 +1,103 @@
+"""The command line, through its entry functions (exit codes, text, JSON, errors)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from sonnx.cli import check_main, main
+from sonnx.rules import RULES
+
+EX = Path(__file__).resolve().parents[2] / "examples"
+
+
+def call(fn, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    out, err = io.StringIO(), io.StringIO()
+    code = fn(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_conforming_model_exits_0_and_lists_every_rule() -> None:
+    code, out, err = call(check_main, str(EX / "cnn_block.onnx"))
+    assert code == 0, out + err
+    for rule in RULES:
+        if rule.profile == "sonnx":
+            assert rule.id in out
+    assert "result: PROVED" in out
+
+
+def test_violation_exits_1_with_witness() -> None:
+    code, out, _ = call(check_main, str(EX / "seed001_example.onnx"))
+    assert code == 1
+    assert "VIOLATED  GRAPH-R1 " in out
+    assert "witness:" in out and "sub" in out.lower()
+
+
+def test_json_is_schema_versioned_and_stable() -> None:
+    code1, out1, _ = call(check_main, "--json", str(EX / "acyclic_cycle.onnx"), str(EX / "cnn_block.onnx"))
+    code2, out2, _ = call(check_main, "--json", str(EX / "acyclic_cycle.onnx"), str(EX / "cnn_block.onnx"))
+    assert code1 == code2 == 1
+    assert out1 == out2
+    doc = json.loads(out1)
+    assert doc["schema_version"] == 1
+    assert [m["path"] for m in doc["models"]] == [str(EX / "acyclic_cycle.onnx"), str(EX / "cnn_block.onnx")]
+    first = doc["models"][0]
+    assert first["outcome"] == "VIOLATED"
+    rules = [v["rule"] for v in first["verdicts"]]
+    assert rules == [r.id for r in RULES if r.profile == "sonnx"]
+    cyc = next(v for v in first["verdicts"] if v["rule"] == "GRAPH-ACYCLIC")
+    assert cyc["status"] == "VIOLATED" and "witness" in cyc
+
+
+def test_sonnx_check_subcommand_is_the_same_as_sonnx_check() -> None:
+    a = call(check_main, "--json", str(EX / "c2_unused_input.onnx"))
+    b = call(main, "check", "--json", str(EX / "c2_unused_input.onnx"))
+    assert a == b
+
+
+def test_strict_profile_and_operator_set() -> None:
+    code, out, _ = call(check_main, "--profile", "sonnx-strict", str(EX / "strict_default_attribute.onnx"))
+    assert code == 1 and "STRICT-ATTRIBUTES" in out
+    code, out, _ = call(
+        check_main, "--profile", "sonnx-strict", "--operators", "Relu,Add", str(EX / "cnn_block.onnx")
+    )
+    assert code == 1 and "VIOLATED  STRICT-OPERATORS" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--profile", "nope", "x.onnx"],
+        ["--operators", "Add", "x.onnx"],
+        ["--no-such-option", "x.onnx"],
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(argv: list[str]) -> None:
+    code, out, err = call(check_main, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("sonnx-check: error:")
+
+
+def test_unreadable_model_among_others_exits_2_and_reports_each(tmp_path: Path) -> None:
+    code, out, err = call(check_main, str(tmp_path / "missing.onnx"), str(EX / "cnn_block.onnx"))
+    assert code == 2
+    assert "ERROR" in out and "result: PROVED" in out
+    assert err.count("\n") == 1 and "missing.onnx" in err
+
+
+def test_progress_goes_to_stderr_only() -> None:
+    code, out, err = call(check_main, "--progress", "--json", str(EX / "cnn_block.onnx"))
+    assert code == 0
+    json.loads(out)
+    assert "checking GRAPH-ACYCLIC" in err
+
+
+def test_rules_listing() -> None:
+    code, out, _ = call(main, "rules")
+    assert code == 0
+    assert all(r.id in out for r in RULES)

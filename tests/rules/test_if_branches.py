@@ -1,0 +1,77 @@
+"""GRAPH-IF-BRANCHES: output counts and declared types of If branches."""
+
+from __future__ import annotations
+
+from rulekit import data, model, run
+
+from sonnx.model.graph import Graph, Tensor, TensorType, make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.verdict import Status
+
+ID = "GRAPH-IF-BRANCHES"
+F32 = TensorType("tensor", 1, (2, 3))
+
+
+def branch(name: str, outs: list[str], types: dict[str, TensorType] | None = None) -> Graph:
+    ops = [op("Identity", ["x"], [o]) for o in outs]
+    return make_graph(name, [], outs, ops, {n: Tensor(n, t) for n, t in (types or {}).items()})
+
+
+def main(then_g: Graph, else_g: Graph, outs: list[str] = ["y"]) -> Graph:  # noqa: B006
+    return make_graph(
+        "main", ["c", "x"], outs, [op("If", ["c"], outs, name="s", then_branch=then_g, else_branch=else_g)]
+    )
+
+
+def test_matching_branches_pass() -> None:
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": TensorType("tensor", 1, (5,))}))
+    assert run(ID, model(g)).status is Status.PROVED  # shapes may differ
+
+
+def test_undeclared_types_are_not_compared() -> None:
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"]))
+    assert run(ID, model(g)).status is Status.PROVED
+
+
+def test_output_count_mismatch() -> None:
+    v = run(ID, model(main(branch("t", ["a"]), branch("e", ["b", "b2"]))))
+    assert v.status is Status.VIOLATED
+    (f,) = data(v)["mismatches"]
+    assert f["operation"] == "If:s" and f["scope"] == "main" and f["index"] == 0
+    assert f["counts"] == {"then_branch": 1, "else_branch": 2, "if": 1}
+
+
+def test_branches_agree_but_not_with_the_if() -> None:
+    (f,) = data(run(ID, model(main(branch("t", ["a"]), branch("e", ["b"]), ["y", "z"]))))["mismatches"]
+    assert f["counts"] == {"then_branch": 1, "else_branch": 1, "if": 2}
+
+
+def test_element_type_mismatch() -> None:
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": TensorType("tensor", 7, (2, 3))}))
+    (f,) = data(run(ID, model(g)))["mismatches"]
+    assert f["problem"] == "output types differ" and f["position"] == 0
+    assert f["then_branch"] == {"tensor": "a", "type": "tensor(1)"} and f["else_branch"]["type"] == "tensor(7)"
+
+
+def test_kind_mismatch_inside_a_sequence() -> None:
+    seq_f = TensorType("sequence", 0, None, TensorType("tensor", 1))
+    seq_i = TensorType("sequence", 0, None, TensorType("tensor", 7))
+    g = main(branch("t", ["a"], {"a": seq_f}), branch("e", ["b"], {"b": seq_i}))
+    assert run(ID, model(g)).status is Status.VIOLATED
+    g = main(branch("t", ["a"], {"a": seq_f}), branch("e", ["b"], {"b": F32}))
+    assert run(ID, model(g)).status is Status.VIOLATED
+
+
+def test_missing_branch() -> None:
+    g = make_graph("main", ["c", "x"], ["y"], [op("If", ["c"], ["y"], then_branch=branch("t", ["a"]))])
+    (f,) = data(run(ID, model(g)))["mismatches"]
+    assert f["problem"] == "attribute else_branch is missing or is not a graph"
+    g = make_graph("main", ["c"], ["y"], [op("If", ["c"], ["y"])])
+    assert data(run(ID, model(g)))["count"] == 2
+
+
+def test_mismatch_in_a_nested_if() -> None:
+    inner = op("If", ["c"], ["t"], name="inner", then_branch=branch("t2", ["a"]), else_branch=branch("e2", []))
+    then_g = make_graph("t", [], ["t"], [inner])
+    (f,) = data(run(ID, model(main(then_g, branch("e", ["b"])))))["mismatches"]
+    assert f["scope"] == "main/If:s.then_branch" and f["operation"] == "If:inner"

@@ -1,0 +1,105 @@
+"""The shared analyses of :mod:`sonnx.model.structure`, against plain reimplementations."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from rulekit import model
+
+from sonnx.model import structure as S
+from sonnx.model.graph import make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.rules.base import CheckContext
+
+
+def nested_model() -> CheckContext:
+    inner = make_graph("inner", [], ["i"], [op("Relu", ["x"], ["i"])])
+    other = make_graph("other", [], ["o"], [op("Relu", ["x"], ["o"])])
+    loop_body = make_graph(
+        "body", ["k", "c"], ["c"], [op("If", ["c"], ["u"], name="deep", then_branch=inner, else_branch=other)]
+    )
+    ops = [
+        op("Loop", ["", "c"], ["l"], name="L", body=loop_body),
+        op("Scan", ["x"], ["s"], name="S", body=make_graph("sb", ["a"], ["b"], [op("Neg", ["a"], ["b"])])),
+    ]
+    return CheckContext(model(make_graph("main", ["c", "x"], ["l", "s"], ops)))
+
+
+def test_scopes_follow_graph_nested() -> None:
+    ctx = nested_model()
+    mine = [(s.path, s.graph) for s in S.scopes(ctx)]
+    theirs = list(ctx.graphs())
+    assert [p for p, _ in mine] == [p for p, _ in theirs]
+    assert all(a is b for (_, a), (_, b) in zip(mine, theirs, strict=True))
+    parents = [s.parent for s in S.scopes(ctx)]
+    assert parents == [-1, 0, 1, 1, 0]
+
+
+def test_outer_definers_point_at_the_nearest_scope() -> None:
+    ctx = nested_model()
+    outer = S.outer_definers(ctx)
+    assert outer[0] == {}
+    assert outer[2] == {"x": 0}  # inner reads main's x
+    assert outer[1] == {"c": 0, "x": 0}  # the loop body input c shadows main's c; x is captured
+
+
+def test_index_codes() -> None:
+    g = make_graph("g", ["x"], ["y"], [op("Add", ["x", "w"], ["a"]), op("Mul", ["a", "", "ghost"], ["y"])], None)
+    from rulekit import init, tensors
+
+    g = make_graph("g", ["x"], ["y"], g.operations, tensors(init("w")))
+    ix = S.index(CheckContext(model(g)), g)
+    assert ix.code.tolist() == [S.GRAPH_INPUT, S.INITIALIZED, 0, S.EMPTY, S.NO_PRODUCER]
+    assert ix.names_of(np.arange(5)) == ["x", "w", "a", "", "ghost"]
+    assert (ix.e_src.tolist(), ix.e_dst.tolist()) == ([0], [1])
+
+
+edges_st = st.integers(2, 30).flatmap(
+    lambda n: st.tuples(st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=4 * n))
+)
+
+
+def csr(n: int, edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    src = np.array([a for a, _ in edges], np.intp)
+    dst = np.array([b for _, b in edges], np.intp)
+    order = np.argsort(src, kind="stable")
+    ptr = np.zeros(n + 1, np.intp)
+    np.cumsum(np.bincount(src, minlength=n), out=ptr[1:])
+    return ptr, dst[order]
+
+
+@given(edges_st, st.sampled_from([1, 2, 64]))
+def test_property_peel_and_reach_agree_with_networkx(case: tuple[int, list[tuple[int, int]]], batch: int) -> None:
+    n, edges = case
+    old = S._BATCH
+    S._BATCH = batch  # exercise both the NumPy and the loop path
+    try:
+        ptr, vals = csr(n, edges)
+        indeg = np.bincount(np.array([b for _, b in edges], np.intp), minlength=n)
+        done = S.peel(n, ptr, vals, indeg)
+        dg: nx.MultiDiGraph[int] = nx.MultiDiGraph()
+        dg.add_nodes_from(range(n))
+        dg.add_edges_from(edges)
+        on_cycle = {v for c in nx.simple_cycles(nx.DiGraph(dg)) for v in c}
+        after = set(on_cycle)
+        for v in on_cycle:
+            after |= nx.descendants(dg, v)
+        assert {v for v in range(n) if not done[v]} == after
+        start = np.array([0, n - 1], np.intp)
+        seen = S.reach(n, ptr, vals, start)
+        expected = {0, n - 1} | nx.descendants(dg, 0) | nx.descendants(dg, n - 1)
+        assert set(np.flatnonzero(seen).tolist()) == expected
+    finally:
+        S._BATCH = old
+
+
+def test_brief_and_offenders() -> None:
+    assert S.brief(["a", "b"]) == "a, b"
+    assert S.brief(["a", "b", "c"], 2) == "a, b (and 1 more)"
+    assert S.brief(["a"], 5, total=10) == "a (and 9 more)"
+    o = S.Offenders()
+    o.add(150, ({"k": i} for i in range(150)))
+    o.add(3, ({"k": i} for i in range(3)))
+    assert o.count == 153 and len(o.listed) == S.LIMIT
