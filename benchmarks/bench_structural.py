@@ -81,7 +81,12 @@ def main() -> None:
     ap.add_argument("--kinds", default="chain,dag")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--out", default=str(HERE / "out"))
+    ap.add_argument("--generate", nargs=3, metavar=("KIND", "N", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.generate:
+        kind, n, path = args.generate
+        build(kind, int(n), Path(path))
+        return
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     print("| model | ops | sonnx-check s | onnx.checker s | ratio | sonnx GB | checker GB | ratio | "
@@ -91,8 +96,10 @@ def main() -> None:
         for n in (int(s) for s in args.sizes.split(",")):
             path = out_dir / f"{kind}{n}.onnx"
             if not path.exists():
+                # In a child process: a large parent would inflate every later child's peak RSS
+                # (a forked child's ru_maxrss counts the parent's pages it shared before exec).
                 print(f"generating {path} ...", file=sys.stderr, flush=True)
-                build(kind, n, path)
+                subprocess.run([sys.executable, __file__, "--generate", kind, str(n), str(path)], check=True)
             runs = {"sonnx": [], "checker": [], "checker_path": []}
             codes = set()
             for _ in range(args.repeat):

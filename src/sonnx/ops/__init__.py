@@ -1,0 +1,16 @@
+"""NumPy kernels of the SONNX operator set, one module per operator.
+
+Registration is explicit: every module exports ``KERNELS``, listed here; no
+module scanning. :data:`REGISTRY` is the table the executor uses.
+"""
+
+from __future__ import annotations
+
+from . import add, relu
+from .base import Kernel, KernelError, KernelRegistry, UnsupportedOperatorError, call_kernel
+
+MODULES = (add, relu)
+
+REGISTRY = KernelRegistry(k for m in MODULES for k in m.KERNELS)
+
+__all__ = ["REGISTRY", "Kernel", "KernelError", "KernelRegistry", "UnsupportedOperatorError", "call_kernel"]

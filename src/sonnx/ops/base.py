@@ -1,0 +1,159 @@
+"""The kernel framework: one NumPy function per operator, registered explicitly.
+
+A :class:`Kernel` says which operator it implements and for which schema
+versions (``since_versions``, as data: the ``since_version`` of every ONNX
+schema version the function is correct for). The registry picks the kernel
+for an operation from the model's opset: ONNX defines the schema in force for
+opset *v* as the one with the largest ``since_version`` not above *v*, and the
+registry demands a kernel that declares exactly that version. An operator
+version nobody declared is refused, never approximated by a neighbour.
+
+:func:`call_kernel` is the one place a kernel is called: it fills attribute
+defaults from the schema, and checks what comes back (one array per output the
+operation asks for), so that a wrong kernel fails loudly instead of feeding a
+wrong value to the next operation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import onnx
+from onnx import defs
+
+from ..errors import SonnxError
+from ..model.graph import Attribute, InitialValue, Operation
+
+KernelFn = Callable[..., Any]
+
+
+class UnsupportedOperatorError(SonnxError):
+    """No kernel implements this operator version (the executor cannot run the model)."""
+
+
+class KernelError(SonnxError):
+    """A kernel refused its inputs (a precondition of the operator) or returned malformed outputs."""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A NumPy implementation of one operator for the listed schema versions.
+
+    ``fn(*inputs, **attributes)`` returns one array or a tuple of arrays. An
+    omitted optional input is passed as None. With ``needs_scope`` the kernel
+    also receives ``scope=`` (control flow: running nested graphs).
+    """
+
+    operator: str
+    since_versions: Tuple[int, ...]
+    fn: KernelFn
+    domain: str = ""
+    needs_scope: bool = False
+
+
+class KernelRegistry:
+    """The table of kernels, keyed by (domain, operator, since_version)."""
+
+    def __init__(self, kernels: Iterable[Kernel]) -> None:
+        self._table: dict[Tuple[str, str, int], Kernel] = {}
+        for k in kernels:
+            for v in k.since_versions:
+                key = (k.domain, k.operator, v)
+                if key in self._table:
+                    raise ValueError(f"two kernels registered for {k.domain or 'ai.onnx'}::{k.operator}-{v}")
+                self._table[key] = k
+
+    def schema(self, domain: str, operator: str, opset_version: int) -> defs.OpSchema:
+        """The ONNX schema in force for ``operator`` at ``opset_version``."""
+        try:
+            return defs.get_schema(operator, opset_version, domain)
+        except defs.SchemaError:
+            raise UnsupportedOperatorError(
+                f"{domain or 'ai.onnx'}::{operator} has no schema at opset {opset_version}"
+            ) from None
+
+    def lookup(self, domain: str, operator: str, opset_version: int) -> Tuple[Kernel, defs.OpSchema]:
+        """The kernel and schema for ``operator`` under ``opset_version`` of its domain."""
+        schema = self.schema(domain, operator, opset_version)
+        kernel = self._table.get((domain, operator, schema.since_version))
+        if kernel is None:
+            raise UnsupportedOperatorError(
+                f"no kernel for {domain or 'ai.onnx'}::{operator}-{schema.since_version} (opset {opset_version})"
+            )
+        return kernel, schema
+
+    def entries(self) -> list[Tuple[str, str, int]]:
+        """Every (domain, operator, since_version) with a kernel, sorted."""
+        return sorted(self._table)
+
+    def operators(self) -> list[Tuple[str, str]]:
+        """Every (domain, operator) with at least one kernel, sorted."""
+        return sorted({(d, o) for d, o, _ in self._table})
+
+
+def attribute_value(attr: Attribute) -> Any:
+    """The Python value a kernel receives for an attribute (tensors as arrays, lists as lists)."""
+    v = attr.value
+    if isinstance(v, InitialValue):
+        return v.read()
+    if attr.type in ("INTS", "FLOATS", "STRINGS"):
+        return list(v)
+    if attr.type == "TENSORS":
+        return [t.read() if isinstance(t, InitialValue) else t for t in v]
+    return v
+
+
+def attributes_with_defaults(operation: Operation, schema: defs.OpSchema) -> dict[str, Any]:
+    """The operation's attributes, with the schema's default for every one it leaves out."""
+    out: dict[str, Any] = {}
+    for name, spec in schema.attributes.items():
+        default = spec.default_value
+        if default is not None and default.name:
+            out[name] = onnx.helper.get_attribute_value(default)
+            if isinstance(out[name], bytes):
+                out[name] = out[name].decode("utf-8")
+    for a in operation.attributes:
+        out[a.name] = attribute_value(a)
+    return out
+
+
+def _as_array(value: Any) -> Any:
+    if isinstance(value, np.ndarray) or isinstance(value, list) or value is None:
+        return value
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    return value
+
+
+def call_kernel(
+    kernel: Kernel,
+    operation: Operation,
+    inputs: Sequence[Optional[Any]],
+    attributes: Mapping[str, Any],
+    scope: Any = None,
+) -> Tuple[Any, ...]:
+    """Run ``kernel`` and return exactly one value per entry of the operation's output mapping.
+
+    A kernel may compute more optional outputs than the operation names
+    (MaxPool's indices, say); the extra ones are dropped. Fewer is an error.
+    """
+    kwargs = dict(attributes)
+    if kernel.needs_scope:
+        kwargs["scope"] = scope
+    try:
+        result = kernel.fn(*inputs, **kwargs)
+    except SonnxError:
+        raise
+    except (ValueError, IndexError, TypeError) as exc:
+        raise KernelError(f"{operation.label}: {type(exc).__name__}: {exc}") from None
+    results = result if isinstance(result, tuple) else (result,)
+    want = len(operation.output_mapping)
+    if len(results) < want:
+        raise KernelError(f"{operation.label}: the kernel gave {len(results)} outputs, the operation names {want}")
+    out = tuple(_as_array(r) for r in results[:want])
+    for k, (name, value) in enumerate(zip(operation.output_mapping, out, strict=True)):
+        if name and not isinstance(value, (np.ndarray, list)) and value is not None:
+            raise KernelError(f"{operation.label}: output {k} is a {type(value).__name__}, not an array")
+    return out
