@@ -18,7 +18,11 @@ from typing import Sequence, TextIO
 
 from . import __version__
 from .check import ModelReport, check_file
+from .cli_run import add_run_arguments, run_run
 from .errors import EXIT_UNUSABLE, SonnxError, UsageError
+from .inputs import load_inputs
+from .orders import TITLE as ORDERS_TITLE
+from .orders import check_orders
 from .progress import Progress
 from .report import json_report, text_report
 from .rules import PROFILE_SONNX, PROFILES, RULES, CheckConfig
@@ -65,6 +69,15 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="do not read weights (external data is still checked for safety and size)",
     )
+    p.add_argument(
+        "--orders",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also execute N distinct seeded random schedules and compare the outputs bit for bit",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs and schedules (default 0)")
+    p.add_argument("--inputs", metavar="FILE.npz", help="input values for --orders, keyed by graph-input name")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
@@ -78,14 +91,22 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     config = CheckConfig(profile=args.profile, allowed_operators=allowed)
     show = args.progress if args.progress is not None else stderr.isatty()
     progress = Progress(prog, show, stderr)
+    if args.orders < 0:
+        raise UsageError("--orders must be at least 0")
     reports: list[ModelReport] = []
     for path in args.models:
         reports.append(
             check_file(path, config, read_weights=not args.structure_only, progress=progress, freeze_gc=True)
         )
+        if args.orders and reports[-1].model is not None:
+            progress(f"running {args.orders} schedules")
+            model = reports[-1].model
+            feeds = load_inputs(model, args.inputs, [], args.seed)
+            reports[-1].verdicts.append(check_orders(model, args.orders, args.seed, feeds))
     progress("done")
     code = max(r.exit_code for r in reports)
     titles = {r.id: r.title for r in RULES}
+    titles["EXEC-ORDERS"] = ORDERS_TITLE
     if args.json:
         stdout.write(json_report(reports, args.profile, code))
     else:
@@ -160,6 +181,9 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     p_check = sub.add_parser("check", help="check models against the SONNX rules (same as sonnx-check)")
     add_check_arguments(p_check)
     p_check.set_defaults(func=run_check, prog="sonnx check")
+    p_run = sub.add_parser("run", help="execute a model with the NumPy executor")
+    add_run_arguments(p_run)
+    p_run.set_defaults(func=run_run, prog="sonnx run")
     p_rules = sub.add_parser("rules", help="list the rules and their statements")
     p_rules.set_defaults(func=run_rules_listing, prog="sonnx rules")
     args = _parse(parser, argv, "sonnx", err)

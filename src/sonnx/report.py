@@ -56,6 +56,8 @@ def verdict_lines(v: Verdict, title: str) -> list[str]:
             lines.append(f"              {key}: {_format_item(value)}")
     if v.reason is not None:
         lines.append(f"            reason: {v.reason}")
+    for key, value in v.details.items():
+        lines.append(f"            {key}: {_format_item(value)}")
     return lines
 
 

@@ -58,6 +58,8 @@ class Verdict:
     witness: Witness | None = None
     reason: str | None = None
     engine: str = "direct"
+    details: Mapping[str, JSONValue] = field(default_factory=dict)
+    """What the check did, for any status (schedules run, solver mode...): JSON-ready, stable order."""
 
     def __post_init__(self) -> None:
         if (self.status is Status.VIOLATED) != (self.witness is not None):
@@ -96,4 +98,6 @@ class Verdict:
             out["witness"] = {"summary": self.witness.summary, **dict(self.witness.data)}
         if self.reason is not None:
             out["reason"] = self.reason
+        if self.details:
+            out["details"] = dict(self.details)
         return out

@@ -222,6 +222,7 @@ def run(
     interpretation: Interpretation[V],
     scheduler: Scheduler,
     nested_scheduler: Callable[[], Scheduler] = FileOrder,
+    keep: frozenset[str] | None = None,
 ) -> State[V]:
     """Fire executable operations, as ``scheduler`` chooses, until none is executable.
 
@@ -232,19 +233,30 @@ def run(
     ``executable(graph, s)`` until that set is empty, but it keeps a count of
     missing inputs per operation so that a run costs time linear in the
     graph's size. ``state`` itself is not changed.
+
+    With ``keep`` (the executor's memory mode), a value is dropped from the
+    state as soon as every operation that requires it has fired, unless its
+    name is in ``keep``; the values of the names in ``keep`` are the same as
+    without it. [The states in between are then not those of the
+    definition: they lack values nobody will read again.]
     """
     ops = graph.operations
     values = dict(state.values)
     fired = set(state.fired)
     waiting: dict[str, list[int]] = {}
+    readers: dict[str, int] = {}
     missing = [0] * len(ops)
     for i, o in enumerate(ops):
         if i in fired:
             continue
-        for n in o.required_inputs:
+        required = o.required_inputs
+        for n in required:
             if n not in values:
                 missing[i] += 1
                 waiting.setdefault(n, []).append(i)
+        if keep is not None:
+            for n in required:
+                readers[n] = readers.get(n, 0) + 1
         if missing[i] == 0:
             scheduler.push(i)
     while len(scheduler):
@@ -260,6 +272,14 @@ def run(
                 missing[j] -= 1
                 if missing[j] == 0 and j not in fired:
                     scheduler.push(j)
+        if keep is not None:
+            for n in o.required_inputs:
+                readers[n] -= 1
+                if readers[n] == 0 and n not in keep:
+                    values.pop(n, None)
+            for n in before:
+                if n not in keep and readers.get(n, 0) == 0:
+                    values.pop(n, None)
     return State(values, frozenset(fired))
 
 

@@ -9,12 +9,10 @@ trailing dimensions). Without ``broadcast`` the shapes must be equal.
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 
-def legacy_align(a: np.ndarray, b: np.ndarray, broadcast: int, axis: Optional[int]) -> np.ndarray:
+def legacy_align(a: np.ndarray, b: np.ndarray, broadcast: int, axis: int | None) -> np.ndarray:
     """``b`` reshaped so that NumPy broadcasting reproduces the pre-opset-7 rule against ``a``."""
     if not broadcast:
         if a.shape != b.shape:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from ._broadcast import legacy_align
@@ -16,7 +14,7 @@ def add(a: np.ndarray, b: np.ndarray, **_attrs: object) -> np.ndarray:
 
 
 def add_legacy(
-    a: np.ndarray, b: np.ndarray, broadcast: int = 0, axis: Optional[int] = None, **_attrs: object
+    a: np.ndarray, b: np.ndarray, broadcast: int = 0, axis: int | None = None, **_attrs: object
 ) -> np.ndarray:
     """Opsets 1 and 6: B broadcast to A only when ``broadcast`` is set, aligned at ``axis``."""
     return np.add(a, legacy_align(a, b, broadcast, axis)).astype(a.dtype, copy=False)

@@ -17,7 +17,7 @@ wrong value to the next operation.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple
 
 import numpy as np
 import onnx
@@ -130,7 +130,7 @@ def _as_array(value: Any) -> Any:
 def call_kernel(
     kernel: Kernel,
     operation: Operation,
-    inputs: Sequence[Optional[Any]],
+    inputs: Sequence[Any | None],
     attributes: Mapping[str, Any],
     scope: Any = None,
 ) -> Tuple[Any, ...]:
