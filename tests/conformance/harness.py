@@ -1,60 +1,110 @@
 """Run ONNX backend node test cases through the whole pipeline: loader, model, executor, kernels.
 
-The cases come from the installed onnx package
-(``onnx.backend.test.case.node.collect_testcases``): each is a one-node model
-with input and expected output arrays. Running them through
-:func:`sonnx.loader.load_model` and :func:`sonnx.executor.execute` tests what
-a user runs, not a kernel in isolation.
+The cases come from the installed onnx package. It generates them when its
+case modules are imported, into module-level lists, honouring a filter set by
+whoever imported first; :func:`all_node_cases` therefore (re-)executes every
+case module once with fresh lists and restores the package's own afterwards,
+so the result is the complete set whatever else ran in the process.
+
+A case is run when every operator in its graph has a sonnx kernel: through
+:func:`sonnx.loader.load_model` and :func:`sonnx.executor.execute`, i.e. what a
+user runs, not a kernel in isolation.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
+import pkgutil
+import sys
+import warnings
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
-from onnx.backend.test.case.node import collect_testcases
+import onnx
+import onnx.backend.test.case.node as node_pkg
+from onnx import numpy_helper
 from onnx.backend.test.case.test_case import TestCase
 
 from sonnx.executor import execute
 from sonnx.loader import load_model
+from sonnx.ops import REGISTRY, KernelRegistry
 
 
 class NodeCase(NamedTuple):
     """One data set of one backend test case."""
 
     case_id: str
+    operators: frozenset[str]
     case: TestCase
     data_set: int
 
 
 @functools.cache
-def _cases_of(op_type: str) -> tuple[TestCase, ...]:
-    return tuple(c for c in collect_testcases(op_type) if c.kind == "node")
+def all_node_cases() -> tuple[TestCase, ...]:
+    """Every node test case the installed onnx generates, sorted by name."""
+    saved = (node_pkg._TargetOpType, node_pkg._NodeTestCases, node_pkg._existing_names)
+    fresh: list[TestCase] = []
+    node_pkg._TargetOpType = None
+    node_pkg._NodeTestCases = fresh
+    node_pkg._existing_names = {}
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            for info in sorted(pkgutil.iter_modules(node_pkg.__path__), key=lambda m: m.name):
+                name = f"{node_pkg.__name__}.{info.name}"
+                if name in sys.modules:
+                    importlib.reload(sys.modules[name])
+                else:
+                    importlib.import_module(name)
+    finally:
+        node_pkg._TargetOpType, node_pkg._NodeTestCases, node_pkg._existing_names = saved
+    return tuple(sorted((c for c in fresh if c.kind == "node"), key=lambda c: c.name))
 
 
-def node_cases(op_types: list[str]) -> Iterator[NodeCase]:
-    """Every (case, data set) of the given operators, in a stable order."""
-    for op in sorted(op_types):
-        for case in sorted(_cases_of(op), key=lambda c: c.name):
-            for k in range(len(case.data_sets)):
-                suffix = f"#{k}" if len(case.data_sets) > 1 else ""
-                yield NodeCase(f"{case.name}{suffix}", case, k)
+def _operators(case: TestCase) -> frozenset[str]:
+    """Operators of the case's main graph (domain-qualified when not the default domain)."""
+    assert case.model is not None
+    return frozenset(
+        n.op_type if n.domain in ("", "ai.onnx") else f"{n.domain}::{n.op_type}" for n in case.model.graph.node
+    )
 
 
-def run_case(nc: NodeCase, tmp: Path) -> None:
+def node_cases(supported: set[str]) -> list[NodeCase]:
+    """Every (case, data set) whose graph uses only operators in ``supported``."""
+    out: list[NodeCase] = []
+    for case in all_node_cases():
+        ops = _operators(case)
+        if not ops or not ops <= supported:
+            continue
+        assert case.data_sets is not None
+        for k in range(len(case.data_sets)):
+            suffix = f"#{k}" if len(case.data_sets) > 1 else ""
+            out.append(NodeCase(f"{case.name}{suffix}", ops, case, k))
+    return out
+
+
+def _value(v: Any) -> Any:
+    """Some generators store TensorProto (for types NumPy lacks) instead of arrays."""
+    if isinstance(v, onnx.TensorProto):
+        return numpy_helper.to_array(v)
+    if isinstance(v, list):
+        return [_value(x) for x in v]
+    return v
+
+
+def run_case(nc: NodeCase, tmp: Path, registry: KernelRegistry = REGISTRY) -> None:
     """Execute one case with sonnx and compare with its expected outputs; AssertionError on a difference."""
+    assert nc.case.model is not None and nc.case.data_sets is not None
     path = tmp / f"{nc.case.name}.onnx"
     path.write_bytes(nc.case.model.SerializeToString())
     model = load_model(path)
     inputs, expected = nc.case.data_sets[nc.data_set]
-    feeds: dict[str, Any] = {}
-    for name, value in zip(model.graph.inputs, inputs, strict=False):
-        feeds[name] = value
-    got = execute(model, feeds)
+    feeds = dict(zip(model.graph.inputs, map(_value, inputs), strict=False))
+    got = execute(model, feeds, registry=registry)
     for name, want in zip(model.graph.outputs, expected, strict=True):
-        compare(name, got[name], want, nc.case.rtol, nc.case.atol)
+        compare(name, got[name], _value(want), nc.case.rtol, nc.case.atol)
 
 
 def compare(name: str, got: Any, want: Any, rtol: float, atol: float) -> None:

@@ -6,10 +6,10 @@ module scanning. :data:`REGISTRY` is the table the executor uses.
 
 from __future__ import annotations
 
-from . import add, if_op, loop, relu, scan
+from . import add, catalog_nn, catalog_tensor, if_op, loop, relu, scan
 from .base import Kernel, KernelError, KernelRegistry, UnsupportedOperatorError, call_kernel
 
-MODULES = (add, relu, if_op, loop, scan)
+MODULES = (add, relu, if_op, loop, scan, *catalog_tensor.MODULES, *catalog_nn.MODULES)
 
 REGISTRY = KernelRegistry(k for m in MODULES for k in m.KERNELS)
 

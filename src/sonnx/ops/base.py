@@ -43,7 +43,9 @@ class Kernel:
 
     ``fn(*inputs, **attributes)`` returns one array or a tuple of arrays. An
     omitted optional input is passed as None. With ``needs_scope`` the kernel
-    also receives ``scope=`` (control flow: running nested graphs).
+    also receives ``scope=`` (control flow: running nested graphs). With
+    ``output_count_as`` it receives the number of outputs the operation names
+    under that keyword (Split before opset 18 cuts into that many parts).
     """
 
     operator: str
@@ -51,6 +53,7 @@ class Kernel:
     fn: KernelFn
     domain: str = ""
     needs_scope: bool = False
+    output_count_as: str | None = None
 
 
 class KernelRegistry:
@@ -142,6 +145,8 @@ def call_kernel(
     kwargs = dict(attributes)
     if kernel.needs_scope:
         kwargs["scope"] = scope
+    if kernel.output_count_as is not None:
+        kwargs[kernel.output_count_as] = len(operation.output_mapping)
     try:
         result = kernel.fn(*inputs, **kwargs)
     except SonnxError:

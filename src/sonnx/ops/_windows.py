@@ -1,0 +1,171 @@
+"""Shared geometry of sliding-window operators (Conv, AveragePool, MaxPool).
+
+The operators place a window of ``kernel_shape`` elements, spread by
+``dilations``, at every ``strides`` step of the padded input. This module
+resolves the attributes into one :class:`WindowGeometry` (padding before and
+after each spatial axis, output extent) following the ONNX operator text:
+
+* explicit padding (``auto_pad`` NOTSET): ``out = floor((in + pad_begin +
+  pad_end - extent) / stride) + 1``, or ``ceil`` when ``ceil_mode`` is set, in
+  which case a window that would start in the end padding is dropped;
+* ``VALID``: no padding, ``out = floor((in - extent) / stride) + 1``;
+* ``SAME_UPPER`` / ``SAME_LOWER``: ``out = ceil(in / stride)``, the total
+  padding ``(out - 1) * stride + extent - in`` (at least 0) split evenly, the
+  odd element at the end (UPPER) or the beginning (LOWER);
+
+with ``extent = (kernel - 1) * dilation + 1``. In ceil mode the last window can
+reach past the padded input: ``overhang`` counts those elements, which belong
+neither to the input nor to the padding.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Iterator, Sequence, Tuple
+
+import numpy as np
+
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+
+
+@dataclass(frozen=True)
+class WindowGeometry:
+    """Where the windows of one operation lie, per spatial axis."""
+
+    kernel: Tuple[int, ...]
+    strides: Tuple[int, ...]
+    dilations: Tuple[int, ...]
+    pad_begin: Tuple[int, ...]
+    pad_end: Tuple[int, ...]
+    overhang: Tuple[int, ...]
+    out: Tuple[int, ...]
+
+    def offsets(self) -> Iterator[Tuple[int, ...]]:
+        """Every kernel offset, in row-major order."""
+        return itertools.product(*(range(k) for k in self.kernel))
+
+    def window_slices(self, offset: Sequence[int]) -> Tuple[slice, ...]:
+        """Slices of the padded spatial axes picking, for every output position, the element at ``offset``."""
+        return tuple(
+            slice(o * d, o * d + (n - 1) * s + 1, s)
+            for o, d, s, n in zip(offset, self.dilations, self.strides, self.out, strict=True)
+        )
+
+
+def _per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> Tuple[int, ...]:
+    if value is None or len(value) == 0:
+        return (default,) * rank
+    out = tuple(int(v) for v in value)
+    if len(out) != rank:
+        raise ValueError(f"{name} has {len(out)} values for {rank} spatial axes")
+    return out
+
+
+def resolve_geometry(
+    spatial: Sequence[int],
+    kernel_shape: Sequence[int],
+    strides: Sequence[int] | None,
+    dilations: Sequence[int] | None,
+    pads: Sequence[int] | None,
+    auto_pad: str | bytes,
+    ceil_mode: bool = False,
+) -> WindowGeometry:
+    """The window geometry for an input of spatial shape ``spatial`` (see the module text)."""
+    if isinstance(auto_pad, bytes):
+        auto_pad = auto_pad.decode("utf-8")
+    rank = len(spatial)
+    kernel = _per_axis("kernel_shape", kernel_shape, rank, 1)
+    stride = _per_axis("strides", strides, rank, 1)
+    dilation = _per_axis("dilations", dilations, rank, 1)
+    if any(k < 1 for k in kernel) or any(s < 1 for s in stride) or any(d < 1 for d in dilation):
+        raise ValueError("kernel_shape, strides and dilations must be positive")
+    if auto_pad not in AUTO_PADS:
+        raise ValueError(f"auto_pad must be one of {AUTO_PADS}, not {auto_pad!r}")
+    explicit = (0,) * (2 * rank) if pads is None or len(pads) == 0 else tuple(int(p) for p in pads)
+    if len(explicit) != 2 * rank:
+        raise ValueError(f"pads has {len(explicit)} values for {rank} spatial axes (want {2 * rank})")
+    if any(p < 0 for p in explicit):
+        raise ValueError("pads must not be negative")
+    if auto_pad != "NOTSET" and any(explicit):
+        raise ValueError(f"pads cannot be used together with auto_pad={auto_pad}")
+    extent = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilation, strict=True))
+    begin: list[int] = []
+    end: list[int] = []
+    out: list[int] = []
+    overhang: list[int] = []
+    for i, n in enumerate(spatial):
+        s, e = stride[i], extent[i]
+        if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            o = -(-n // s)
+            total = max((o - 1) * s + e - n, 0)
+            small, large = total // 2, total - total // 2
+            b, a = (small, large) if auto_pad == "SAME_UPPER" else (large, small)
+        else:
+            b, a = (0, 0) if auto_pad == "VALID" else (explicit[i], explicit[rank + i])
+            span = n + b + a - e
+            if span < 0:
+                raise ValueError(f"the window (extent {e}) is larger than the padded axis {i} ({n + b + a})")
+            if ceil_mode and auto_pad == "NOTSET":
+                o = -(-span // s) + 1
+                if (o - 1) * s >= n + b:
+                    o -= 1  # a window starting in the end padding is ignored
+            else:
+                o = span // s + 1
+        begin.append(b)
+        end.append(a)
+        out.append(o)
+        overhang.append(max((o - 1) * s + e - (n + b + a), 0))
+    return WindowGeometry(kernel, stride, dilation, tuple(begin), tuple(end), tuple(overhang), tuple(out))
+
+
+def window_counts(geo: WindowGeometry, spatial: Sequence[int], include_pad: bool) -> np.ndarray:
+    """How many counted elements each window covers, shaped like the output's spatial axes.
+
+    The counted region is a box, so the count is the product of one 1-D count per axis.
+    """
+    total = np.ones((1,) * len(spatial), dtype=np.int64)
+    for i, n in enumerate(spatial):
+        starts = np.arange(geo.out[i], dtype=np.int64) * geo.strides[i]
+        pos = starts[:, None] + np.arange(geo.kernel[i], dtype=np.int64)[None, :] * geo.dilations[i]
+        lo, hi = (
+            (0, n + geo.pad_begin[i] + geo.pad_end[i])
+            if include_pad
+            else (
+                geo.pad_begin[i],
+                geo.pad_begin[i] + n,
+            )
+        )
+        per_axis = ((pos >= lo) & (pos < hi)).sum(axis=1)
+        shape = [1] * len(spatial)
+        shape[i] = geo.out[i]
+        total = total * per_axis.reshape(shape)
+    return total
+
+
+def pad_spatial(x: np.ndarray, before: Sequence[int], after: Sequence[int], value: object) -> np.ndarray:
+    """``x`` with its trailing ``len(before)`` axes padded by ``value`` (no copy when nothing is added)."""
+    lead = x.ndim - len(before)
+    if not any(before) and not any(after):
+        return x
+    shape = x.shape[:lead] + tuple(n + b + a for n, b, a in zip(x.shape[lead:], before, after, strict=True))
+    out = np.full(shape, value, dtype=x.dtype)
+    inner = (slice(None),) * lead + tuple(slice(b, b + n) for b, n in zip(before, x.shape[lead:], strict=True))
+    out[inner] = x
+    return out
+
+
+def accumulation_dtype(dtype: np.dtype) -> np.dtype:
+    """The type sums are carried in: float32 for narrower floats, the type itself otherwise."""
+    if dtype.kind == "f" and dtype.itemsize < 4:
+        return np.dtype(np.float32)
+    if dtype.kind == "V" or dtype.name == "bfloat16":
+        return np.dtype(np.float32)
+    return dtype
+
+
+def check_spatial_input(x: np.ndarray, name: str = "X") -> int:
+    """The number of spatial axes of an N x C x D1 x ... input; at least one."""
+    if x.ndim < 3:
+        raise ValueError(f"{name} must have shape N x C x D1 x ... (rank >= 3), not rank {x.ndim}")
+    return x.ndim - 2

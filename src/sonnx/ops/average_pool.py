@@ -1,0 +1,60 @@
+"""AveragePool: the mean of every pooling window.
+
+Versions 1, 7, 10, 11, 19 and 22 differ in the attributes they define
+(``count_include_pad`` from 7, ``ceil_mode`` from 10, ``dilations`` from 19);
+an attribute a version lacks takes the value that reproduces that version's
+behaviour (padding not counted, floor mode, no dilation), so one function
+serves every version. The divisor of a window is the number of its elements
+inside the input, or, with ``count_include_pad``, inside the input or the
+explicit/automatic padding; elements reached only because of ``ceil_mode``
+(past the end padding) are never counted.
+
+Interpretation: only the version-22 text says that in ceil mode a window that
+would start in the end padding is dropped; the earlier texts give the ceil
+formula alone. The rule is applied to every version (as onnx's reference
+implementation and PyTorch, whose semantics the text cites, do); the texts
+disagree only on such all-padding windows.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ._windows import accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry, window_counts
+from .base import Kernel
+
+
+def average_pool(
+    x: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str = "NOTSET",
+    ceil_mode: int = 0,
+    count_include_pad: int = 0,
+    dilations: Sequence[int] | None = None,
+    pads: Sequence[int] | None = None,
+    strides: Sequence[int] | None = None,
+    **_attrs: object,
+) -> np.ndarray:
+    """AveragePool-1, -7, -10, -11, -19, -22."""
+    nsp = check_spatial_input(x)
+    if kernel_shape is None or len(kernel_shape) != nsp:
+        raise ValueError(f"kernel_shape must give {nsp} sizes")
+    geo = resolve_geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
+    counts = window_counts(geo, x.shape[2:], bool(count_include_pad))
+    if np.any(counts == 0):
+        raise ValueError("a pooling window covers no counted element (its average is undefined)")
+    acc = accumulation_dtype(x.dtype)
+    after = tuple(a + o for a, o in zip(geo.pad_end, geo.overhang, strict=True))
+    xp = pad_spatial(x.astype(acc, copy=False), geo.pad_begin, after, 0)
+    lead = (slice(None), slice(None))
+    total = np.zeros(x.shape[:2] + geo.out, dtype=acc)
+    for off in geo.offsets():
+        total += xp[lead + geo.window_slices(off)]
+    total /= counts.astype(acc)
+    return total.astype(x.dtype, copy=False)
+
+
+KERNELS = (Kernel("AveragePool", (1, 7, 10, 11, 19, 22), average_pool),)

@@ -1,0 +1,78 @@
+"""Conv: N-D convolution (cross-correlation) with groups, strides, dilations and padding.
+
+``Y[n, m, o] = B[m] + sum_{c, k} X_pad[n, g*Cg + c, o*stride + k*dilation] * W[m, c, k]``
+where ``g = m // (M / group)`` and ``Cg = C / group``. The three schema versions
+(1, 11, 22) differ only in the element types they admit.
+
+Computation: the padded input is gathered once per kernel offset into a column
+tensor (im2col) and contracted with the weights by one batched matmul per
+group (for depthwise convolution, one small matmul per channel, still a
+single NumPy call).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ._windows import accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry
+from .base import Kernel
+
+
+def conv(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None = None,
+    *,
+    auto_pad: str = "NOTSET",
+    dilations: Sequence[int] | None = None,
+    group: int = 1,
+    kernel_shape: Sequence[int] | None = None,
+    pads: Sequence[int] | None = None,
+    strides: Sequence[int] | None = None,
+    **_attrs: object,
+) -> np.ndarray:
+    """Conv-1, -11, -22."""
+    nsp = check_spatial_input(x)
+    if w.ndim != x.ndim:
+        raise ValueError(f"W has rank {w.ndim}, X has rank {x.ndim}")
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    group = int(group)
+    if group < 1 or c % group or m % group:
+        raise ValueError(f"group={group} must divide the input channels ({c}) and the feature maps ({m})")
+    if cg * group != c:
+        raise ValueError(f"W has {cg} channels per group; X has {c} channels in {group} groups")
+    if kernel_shape is not None and len(kernel_shape) and tuple(kernel_shape) != tuple(w.shape[2:]):
+        raise ValueError(f"kernel_shape {list(kernel_shape)} differs from W's spatial shape {list(w.shape[2:])}")
+    if b is not None and b.shape != (m,):
+        raise ValueError(f"B has shape {b.shape}, want ({m},)")
+    geo = resolve_geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
+    acc = accumulation_dtype(x.dtype)
+    xa = x.astype(acc, copy=False)
+    wa = w.astype(acc, copy=False)
+    xp = pad_spatial(xa, geo.pad_begin, geo.pad_end, 0)
+    mg = m // group
+    lead = (slice(None), slice(None))
+    spatial_ones = (1,) * nsp
+    ksize = int(np.prod(geo.kernel))
+    npos = int(np.prod(geo.out))
+    if ksize == 1 and xp.shape[2:] == geo.out:
+        cols = xp.reshape(n, c, npos)
+    else:
+        buf = np.empty((n, c, ksize, *geo.out), dtype=acc)
+        for i, off in enumerate(geo.offsets()):
+            buf[:, :, i] = xp[lead + geo.window_slices(off)]
+        cols = buf.reshape(n, c * ksize, npos)
+    if group == 1:
+        y = np.matmul(wa.reshape(m, cg * ksize), cols)
+    else:
+        y = np.matmul(wa.reshape(group, mg, cg * ksize), cols.reshape(n, group, cg * ksize, npos))
+    y = y.reshape(n, m, *geo.out)
+    if b is not None:
+        y += b.astype(acc, copy=False).reshape(m, *spatial_ones)
+    return y.astype(x.dtype, copy=False)
+
+
+KERNELS = (Kernel("Conv", (1, 11, 22), conv),)

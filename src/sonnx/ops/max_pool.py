@@ -1,0 +1,140 @@
+"""MaxPool: the largest element of every pooling window, and (from version 8) where it is.
+
+Versions: 1 (one output), 8 (``Indices`` output and ``storage_order``), 10
+(``ceil_mode``, ``dilations``), 11, 12 (8-bit integer types), 22. Attributes a
+version lacks take the values reproducing its behaviour (floor mode, no
+dilation). As for AveragePool, the version-22 rule that in ceil mode a window
+starting in the end padding is dropped is applied to every version.
+
+``Indices`` holds, for each output element, the position of the chosen input
+element in the flattened input tensor: ``(n * C + c) * prod(D) + s`` where
+``s`` is the row-major flattening of the spatial position, or the column-major
+one (first spatial axis fastest) when ``storage_order`` is 1. Within a window
+the first maximum in row-major window order is chosen. Padding never wins; a
+window holding padding only has no defined maximum and is refused. A NaN in a
+window makes its maximum NaN (the index is then the first NaN's).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+import numpy as np
+
+from ._windows import WindowGeometry, check_spatial_input, pad_spatial, resolve_geometry, window_counts
+from .base import Kernel
+
+
+def _lowest(dtype: np.dtype) -> object:
+    if dtype.kind in "iu":
+        return np.iinfo(dtype).min
+    if dtype.kind == "b":
+        return False
+    return -np.inf
+
+
+def _pool(
+    x: np.ndarray,
+    kernel_shape: Sequence[int],
+    auto_pad: str,
+    ceil_mode: int,
+    dilations: Sequence[int] | None,
+    pads: Sequence[int] | None,
+    strides: Sequence[int] | None,
+    want_indices: bool,
+) -> Tuple[np.ndarray, np.ndarray | None, WindowGeometry]:
+    nsp = check_spatial_input(x)
+    if kernel_shape is None or len(kernel_shape) != nsp:
+        raise ValueError(f"kernel_shape must give {nsp} sizes")
+    geo = resolve_geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
+    if np.any(window_counts(geo, x.shape[2:], False) == 0):
+        raise ValueError("a pooling window covers padding only (its maximum is undefined)")
+    after = tuple(a + o for a, o in zip(geo.pad_end, geo.overhang, strict=True))
+    xp = pad_spatial(x, geo.pad_begin, after, _lowest(x.dtype))
+    lead = (slice(None), slice(None))
+    taps = [xp[lead + geo.window_slices(off)] for off in geo.offsets()]
+    best = taps[0].copy()
+    for tap in taps[1:]:
+        np.maximum(best, tap, out=best)
+    if not want_indices:
+        return best, None, geo
+    # The winner is the first offset (row-major) holding the maximum: walk the offsets backwards so the
+    # earliest match is written last. A NaN in a window propagates to the maximum; its first NaN wins.
+    which = np.zeros(best.shape, dtype=np.int64)
+    nan_best = np.isnan(best) if best.dtype.kind == "f" and np.isnan(best).any() else None
+    hit = np.empty(best.shape, dtype=bool)
+    for i in range(len(taps) - 1, -1, -1):
+        np.equal(taps[i], best, out=hit)
+        if nan_best is not None:
+            hit |= nan_best & np.isnan(taps[i])
+        np.copyto(which, i, where=hit)
+    return best, which, geo
+
+
+def _flat_indices(which: np.ndarray, geo: WindowGeometry, shape: Tuple[int, ...], storage_order: int) -> np.ndarray:
+    """Turn the winning kernel offset of each output element into its index in the flattened input."""
+    n, c = shape[:2]
+    spatial = shape[2:]
+    nsp = len(spatial)
+    offsets = np.unravel_index(which, geo.kernel)
+    size = int(np.prod(spatial))
+    flat = (np.arange(n, dtype=np.int64)[:, None] * c + np.arange(c, dtype=np.int64)[None, :]) * size
+    index = flat.reshape(n, c, *(1,) * nsp)
+    if storage_order:
+        weights = [int(np.prod(spatial[:i])) for i in range(nsp)]
+    else:
+        weights = [int(np.prod(spatial[i + 1 :])) for i in range(nsp)]
+    for i in range(nsp):
+        shape_i = [1] * (2 + nsp)
+        shape_i[2 + i] = geo.out[i]
+        start = (np.arange(geo.out[i], dtype=np.int64) * geo.strides[i] - geo.pad_begin[i]).reshape(shape_i)
+        pos = start + offsets[i].astype(np.int64) * geo.dilations[i]
+        index = index + pos * weights[i]
+    return np.asarray(index, dtype=np.int64)
+
+
+def max_pool_v1(
+    x: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str = "NOTSET",
+    pads: Sequence[int] | None = None,
+    strides: Sequence[int] | None = None,
+    **_attrs: object,
+) -> np.ndarray:
+    """MaxPool-1: the pooled values only."""
+    y, _, _ = _pool(x, kernel_shape, auto_pad, 0, None, pads, strides, False)
+    return y
+
+
+def max_pool(
+    x: np.ndarray,
+    *,
+    kernel_shape: Sequence[int],
+    auto_pad: str = "NOTSET",
+    ceil_mode: int = 0,
+    dilations: Sequence[int] | None = None,
+    pads: Sequence[int] | None = None,
+    storage_order: int = 0,
+    strides: Sequence[int] | None = None,
+    output_count: int = 2,
+    **_attrs: object,
+) -> np.ndarray | Tuple[np.ndarray, np.ndarray]:
+    """MaxPool-8 on: the pooled values and the flattened indices of the chosen elements.
+
+    ``output_count`` (how many outputs the operation names, passed by
+    ``call_kernel``) spares computing ``Indices`` when only ``Y`` is asked for.
+    """
+    if storage_order not in (0, 1):
+        raise ValueError(f"storage_order must be 0 or 1, not {storage_order}")
+    want_indices = output_count >= 2
+    y, which, geo = _pool(x, kernel_shape, auto_pad, ceil_mode, dilations, pads, strides, want_indices)
+    if which is None:
+        return y
+    return y, _flat_indices(which, geo, x.shape, storage_order)
+
+
+KERNELS = (
+    Kernel("MaxPool", (1,), max_pool_v1),
+    Kernel("MaxPool", (8, 10, 11, 12, 22), max_pool, output_count_as="output_count"),
+)

@@ -1,0 +1,63 @@
+"""Softmax: exp(x) / sum(exp(x)), computed after subtracting the maximum (same value, no overflow).
+
+Softmax-1 and -11 view the input as a 2-D matrix, the dimensions before
+``axis`` forming the rows and those from ``axis`` the columns, and normalise
+each row: the sum runs over the whole flattened trailing part. Softmax-13
+normalises along ``axis`` alone. The two agree only when ``axis`` is the last
+dimension.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .base import Kernel
+
+
+def _normalised(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+
+
+def _check_axis(x: np.ndarray, axis: int, allow_negative: bool) -> int:
+    rank = max(x.ndim, 1)
+    if axis < 0 and not allow_negative:
+        raise ValueError(f"Softmax-1: negative axis {axis}")
+    if not -rank <= axis < rank:
+        raise ValueError(f"Softmax: axis {axis} outside rank {x.ndim}")
+    return axis + rank if axis < 0 else axis
+
+
+def _coerced(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.ones_like(x)
+    rows = int(np.prod(x.shape[:axis], dtype=np.int64))
+    matrix = x.reshape(rows, -1) if x.size else x.reshape(rows, int(np.prod(x.shape[axis:], dtype=np.int64)))
+    return _normalised(matrix, 1).reshape(x.shape)
+
+
+def softmax_1(x: np.ndarray, axis: int = 1, **_attrs: Any) -> np.ndarray:
+    """Opset 1: 2-D coercion at a non-negative ``axis`` (default 1)."""
+    return _coerced(x, _check_axis(x, axis, allow_negative=False))
+
+
+def softmax_11(x: np.ndarray, axis: int = 1, **_attrs: Any) -> np.ndarray:
+    """Opset 11: 2-D coercion at ``axis`` (default 1, negative counting from the back)."""
+    return _coerced(x, _check_axis(x, axis, allow_negative=True))
+
+
+def softmax(x: np.ndarray, axis: int = -1, **_attrs: Any) -> np.ndarray:
+    """Opset 13: along ``axis`` only (default -1)."""
+    if x.ndim == 0:
+        return np.ones_like(x)
+    return _normalised(x, _check_axis(x, axis, allow_negative=True))
+
+
+KERNELS = (
+    Kernel("Softmax", (1,), softmax_1),
+    Kernel("Softmax", (11,), softmax_11),
+    Kernel("Softmax", (13,), softmax),
+)

@@ -1,0 +1,17 @@
+"""Tanh: hyperbolic tangent, element-wise."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .base import Kernel
+
+
+def tanh_(x: np.ndarray, **_attrs: Any) -> np.ndarray:
+    """Versions differ only in the types they admit (and version 1's ignored ``consumed_inputs``)."""
+    return np.tanh(x)
+
+
+KERNELS = (Kernel("Tanh", (1, 6, 13), tanh_),)
