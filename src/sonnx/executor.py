@@ -11,12 +11,13 @@ use, so that peak memory stays near the largest set of live tensors.
 from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from onnx import helper as onnx_helper
 
 from .errors import SonnxError
-from .model.graph import Graph, Model, Operation, Tensor, TensorType
+from .model.graph import Model, Operation, Tensor, TensorType
 from .model.semantics import FileOrder, Scheduler, Scope, initial_state, outputs_of, run
 from .ops import REGISTRY, KernelRegistry, call_kernel
 from .ops.base import attributes_with_defaults
@@ -52,8 +53,26 @@ class NumpyInterpretation:
         return call_kernel(kernel, operation, args, attrs, scope)
 
 
-def _initial_values(graph: Graph, interpretation: NumpyInterpretation) -> dict[str, Any]:
-    return {n: interpretation.initial_value(graph.tensors[n]) for n in graph.initialized}
+_INITIAL_VALUES: WeakKeyDictionary[Model, dict[str, Any]] = WeakKeyDictionary()
+
+
+def _initial_values(model: Model, interpretation: NumpyInterpretation) -> dict[str, Any]:
+    """The main graph's initializers as arrays, read once per model and then shared read-only.
+
+    Read-only, so that a kernel writing into its input by mistake fails
+    loudly instead of changing the weights of every later run.
+    """
+    cached = _INITIAL_VALUES.get(model)
+    if cached is None:
+        cached = {}
+        g = model.graph
+        for n in g.initialized:
+            value = interpretation.initial_value(g.tensors[n])
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            cached[n] = value
+        _INITIAL_VALUES[model] = cached
+    return cached
 
 
 def execute(
@@ -70,7 +89,7 @@ def execute(
     """
     g = model.graph
     interp = NumpyInterpretation(model, registry)
-    initial = _initial_values(g, interp)
+    initial = _initial_values(model, interp)
     missing = [n for n in g.inputs if n not in inputs and n not in initial]
     if missing:
         raise ExecutionError(f"no value given for graph input(s): {', '.join(missing)}")
