@@ -62,20 +62,29 @@ def main() -> None:
     ap.add_argument("--ref-repeat", type=int, default=1)
     ap.add_argument("--models", default="resnet50_like,vgg_like,mobilenet_like")
     ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--build", nargs=3, metavar=("MODEL", "SIZE", "PATH"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
     import numpy as np
-    import onnx
 
-    from benchmarks.cnn_models import MODELS
+    if args.build:
+        import onnx
+
+        from benchmarks.cnn_models import MODELS
+
+        name, size, path = args.build[0], int(args.build[1]), args.build[2]
+        onnx.save(MODELS[name](size=size), path)
+        x = np.random.default_rng(0).standard_normal((1, 3, size, size)).astype(np.float32)
+        np.save(path + ".input.npy", x)
+        return
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.models.split(","):
             path = os.path.join(tmp, f"{name}.onnx")
-            onnx.save(MODELS[name](size=args.size), path)
-            x = np.random.default_rng(0).standard_normal((1, 3, args.size, args.size)).astype(np.float32)
-            np.save(path + ".input.npy", x)
+            # Built in a child: a parent holding the weights would inflate every child's peak RSS
+            # (a forked child's ru_maxrss counts the parent's pages it shared before exec).
+            subprocess.run([sys.executable, __file__, "--build", name, str(args.size), path], check=True)
             res: dict[str, dict[str, float]] = {}
             outs: dict[str, np.ndarray] = {}
             for tool in args.tools.split(","):

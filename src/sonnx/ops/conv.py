@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ._windows import accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry
+from ._windows import WindowGeometry, accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry
 from .base import Kernel
 
 
@@ -58,6 +58,8 @@ def conv(
     spatial_ones = (1,) * nsp
     ksize = int(np.prod(geo.kernel))
     npos = int(np.prod(geo.out))
+    if group == c and cg == 1:
+        return _depthwise(xp, wa, b, geo, mg, acc).astype(x.dtype, copy=False)
     if ksize == 1 and xp.shape[2:] == geo.out:
         cols = xp.reshape(n, c, npos)
     else:
@@ -73,6 +75,29 @@ def conv(
     if b is not None:
         y += b.astype(acc, copy=False).reshape(m, *spatial_ones)
     return y.astype(x.dtype, copy=False)
+
+
+def _depthwise(
+    xp: np.ndarray, wa: np.ndarray, b: np.ndarray | None, geo: WindowGeometry, mg: int, acc: np.dtype
+) -> np.ndarray:
+    """One filter per input channel (times ``mg``): a multiply-accumulate per kernel offset.
+
+    A per-channel matmul would be ``C`` tiny products; here each kernel offset
+    is one broadcast multiply over the whole tensor, which is what NumPy does well.
+    """
+    n, c = xp.shape[:2]
+    m = wa.shape[0]
+    if mg > 1:
+        xp = np.repeat(xp, mg, axis=1)
+    spatial_ones = (1,) * len(geo.out)
+    lead = (slice(None), slice(None))
+    y = np.zeros((n, m, *geo.out), dtype=acc)
+    taps = wa.reshape(m, -1)
+    for i, off in enumerate(geo.offsets()):
+        y += taps[:, i].reshape(m, *spatial_ones) * xp[lead + geo.window_slices(off)]
+    if b is not None:
+        y += b.astype(acc, copy=False).reshape(m, *spatial_ones)
+    return y
 
 
 KERNELS = (Kernel("Conv", (1, 11, 22), conv),)
