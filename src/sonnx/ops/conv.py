@@ -85,7 +85,7 @@ def _depthwise(
     A per-channel matmul would be ``C`` tiny products; here each kernel offset
     is one broadcast multiply over the whole tensor, which is what NumPy does well.
     """
-    n, c = xp.shape[:2]
+    n = xp.shape[0]
     m = wa.shape[0]
     if mg > 1:
         xp = np.repeat(xp, mg, axis=1)
