@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sonnx-installed
 
-.PHONY: help venv example test lint typecheck pytest fuzz bench examples clean
+.PHONY: help venv example test lint typecheck pytest docs fuzz bench examples clean
 
 help:
 	@echo "make example   check a shipped example model with sonnx-check"
@@ -34,7 +34,10 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-test: lint typecheck pytest
+docs: $(STAMP)
+	$(BIN)/python -m sphinx -W -b html docs docs/_build/html
+
+test: lint typecheck pytest docs
 
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests -k "hypothesis or property or fuzz"

@@ -1,0 +1,398 @@
+"""Build-time generation of the documentation pages that come from the code.
+
+At ``config-inited`` (before the builder starts and before any source is read) this extension writes
+``docs/_generated/``:
+
+* ``catalogue.rst``: the requirement catalogue, one sphinx-needs ``rule`` per
+  entry of :data:`sonnx.rules.RULES` and one ``thm`` per theorem of
+  ``proofs/registry.py``, with the traceability of :mod:`sonnx.traceability`;
+* ``rules.rst``: the table of rules;
+* ``proofs.rst``: the theorems, proved again during this build, with every
+  obligation's outcome (a FAILED theorem is also a build warning, so ``-W``
+  stops the build rather than publish it quietly);
+* ``conformance.rst``: the operators of :data:`sonnx.ops.REGISTRY` with their
+  schema versions, and the recorded conformance deviations;
+* ``cli.rst``: the ``--help`` text of every command, from the real parsers;
+* ``tutorial/*.txt``: real ``sonnx-check`` output on the shipped examples;
+* ``export/traceability.json`` and ``export/proofs.json``: machine-readable
+  exports, copied to the root of the HTML output (``html_extra_path``), next
+  to sphinx-needs' ``needs.json``.
+
+Generation is deterministic for a given tree: no timestamps, sorted inputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Sequence, Tuple
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+LOG = logging.getLogger(__name__)
+
+DOCS = Path(__file__).resolve().parents[1]
+ROOT = DOCS.parent
+OUT = DOCS / "_generated"
+
+TUTORIAL_RUNS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+    ("cnn_block", ("examples/cnn_block.onnx",)),
+    ("seed001_example", ("examples/seed001_example.onnx",)),
+    ("acyclic_cycle", ("examples/acyclic_cycle.onnx",)),
+    ("acyclic_cycle_json", ("examples/acyclic_cycle.onnx", "--json")),
+    ("c1_two_producers", ("examples/c1_two_producers.onnx",)),
+    ("strict_default_attribute", ("examples/strict_default_attribute.onnx", "--profile", "sonnx-strict")),
+)
+"""(output name, sonnx-check arguments) of the outputs the tutorial shows."""
+
+_SPECIAL = "\\*`|_[]"
+
+
+def esc(text: str) -> str:
+    """Escape inline reStructuredText markup so ``text`` renders literally."""
+    return "".join("\\" + c if c in _SPECIAL else c for c in " ".join(text.split()))
+
+
+def indent(text: str, n: int) -> str:
+    pad = " " * n
+    return "\n".join(pad + line if line.strip() else "" for line in text.splitlines())
+
+
+def title(text: str, char: str = "=") -> str:
+    return f"{text}\n{char * len(text)}\n"
+
+
+def literal(text: str, n: int = 0) -> str:
+    """A literal block (``::``) holding ``text`` verbatim, indented by ``n``."""
+    return indent("::", n) + "\n\n" + indent(text.rstrip("\n"), n + 3) + "\n"
+
+
+def list_table(header: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequence[int] | None = None) -> str:
+    lines = [".. list-table::", "   :header-rows: 1"]
+    if widths:
+        lines.append("   :widths: " + " ".join(str(w) for w in widths))
+    lines.append("")
+    for row in [list(header), *[list(r) for r in rows]]:
+        for k, cell in enumerate(row):
+            lines.append(("   * - " if k == 0 else "     - ") + (cell or "\\-"))
+    return "\n".join(lines) + "\n"
+
+
+def write(rel: str, text: str) -> None:
+    path = OUT / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- proofs
+
+
+def run_proofs() -> List[Dict[str, Any]]:
+    """Run every theorem module's ``check()`` and keep its printed report."""
+    from proofs import _kit
+    from proofs.registry import MODULES
+
+    results: List[Dict[str, Any]] = []
+    for name in MODULES:
+        mod = importlib.import_module(f"proofs.{name}")
+        res = mod.check()
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            _kit.report(res, mod.THEOREM)
+        results.append(
+            {
+                "id": mod.ID,
+                "title": mod.TITLE,
+                "module": f"proofs/{name}.py",
+                "supports": list(mod.SUPPORTS),
+                "statement": mod.THEOREM.strip(),
+                "result": "PROVED" if res.proved else "FAILED",
+                "outcomes": [{"name": o.name, "ok": o.ok, "detail": o.detail} for o in res.outcomes],
+                "report": buf.getvalue(),
+            }
+        )
+        if not res.proved:
+            LOG.warning("theorem %s (%s) FAILED; see the proof results page", mod.ID, mod.TITLE)
+    return results
+
+
+def need_id(theorem_id: str) -> str:
+    return "THM-" + theorem_id.upper().replace("_", "-")
+
+
+def proofs_page(results: List[Dict[str, Any]]) -> str:
+    parts = [".. _proof-results:\n", title("Proof results")]
+    parts.append(
+        "Every theorem of ``proofs/`` was run again while this page was built; the verdict below is the one "
+        "obtained then (z3 with a fixed seed and resource limit; ``unknown`` counts as FAILED). "
+        "The statement is the module's ``THEOREM`` text: it says exactly what is machine-checked, what is "
+        "bounded, and which step is cited or meta-level. The same data is exported as "
+        "`proofs.json <proofs.json>`_.\n"
+    )
+    parts.append(
+        list_table(
+            ["Theorem", "Module", "Supports", "Result"],
+            (
+                [f":need:`{need_id(r['id'])}`", f"``{r['module']}``", ", ".join(f":ref:`{s}`" for s in r["supports"]),
+                 f"**{r['result']}**"]
+                for r in results
+            ),
+            [30, 25, 30, 15],
+        )
+    )
+    for r in results:
+        parts.append("\n" + title(f"{r['title']} ({r['id']})", "-"))
+        parts.append(f"Result: **{r['result']}**. Run ``python {r['module']}`` to reproduce.\n")
+        parts.append("Output of the run:\n")
+        parts.append(literal(r["report"]))
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- catalogue and rules
+
+
+def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
+    by_id = {r["id"]: r for r in results}
+    parts = [".. _catalogue:\n", title("Requirement catalogue")]
+    parts.append(
+        "Generated at build time from the rule registry (``sonnx.rules.RULES``) by "
+        "``sonnx.traceability``; nothing here is written by hand. Each rule links to its spec entry, its "
+        "direct check, its SMT encoding, the tests that quote its ID and the theorems that support it. "
+        "Machine-readable exports: `traceability.json <traceability.json>`_ (the matrix) and "
+        "`needs.json <needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
+    )
+    if trace["problems"]:
+        parts.append(".. warning::\n\n" + indent("\n".join(f"* {esc(p)}" for p in trace["problems"]), 3) + "\n")
+    parts.append(
+        list_table(
+            ["Rule", "Check", "SMT encoding", "Tests", "Theorems"],
+            (
+                [
+                    f":need:`{row['id']}`",
+                    f"``{row['check_module']}``",
+                    f"``{row['smt_module']}``" if row["smt_module"] else esc(row["smt_note"]),
+                    str(len(row["tests"])),
+                    ", ".join(f":need:`{need_id(t['id'])}`" for t in row["theorems"]) or "none",
+                ]
+                for row in trace["rules"]
+            ),
+            [26, 26, 24, 8, 16],
+        )
+    )
+    if trace["smt_only"]:
+        parts.append(
+            "Rule IDs that only the SMT engine reports (declared in ``src/sonnx/smt`` but not in the registry, "
+            "so not in this catalogue): " + ", ".join(f"``{i}``" for i in trace["smt_only"]) + ".\n"
+        )
+    parts.append("\n" + title("Rules", "-"))
+    for row in trace["rules"]:
+        spec = row["spec"]
+        links = ", ".join(need_id(t["id"]) for t in row["theorems"])
+        parts.append(f".. rule:: {esc(row['title'])}")
+        parts.append(f"   :id: {row['id']}")
+        parts.append(f"   :severity: {row['severity']}")
+        parts.append(f"   :profile: {row['profile']}")
+        parts.append(f"   :check: {row['check_module']}")
+        parts.append(f"   :smt: {row['smt_module'] or row['smt_note']}")
+        parts.append(f"   :tests: {', '.join(row['tests']) or 'none'}")
+        parts.append(f"   :spec: {spec['file'] + ':' + str(spec['line']) if spec else 'missing'}")
+        if links:
+            parts.append(f"   :links: {links}")
+        parts.append("")
+        parts.append(f"   {esc(row['statement'])}")
+        parts.append("")
+        if row["rationale"]:
+            parts.append(f"   *Rationale (non-normative):* {esc(row['rationale'])}")
+            parts.append("")
+        parts.append(f"   * Spec: :ref:`{row['id']}` (``{spec['file']}``, line {spec['line']})" if spec else
+                     "   * Spec: **missing**")
+        parts.append(f"   * Check: ``{row['check_file']}`` (``{row['check_module']}``)")
+        smt = f"``{row['smt_module']}`` ({esc(row['smt_note'])})" if row["smt_module"] else esc(row["smt_note"])
+        parts.append(f"   * SMT encoding: {smt}")
+        tests = ", ".join(f"``{t}``" for t in row["tests"]) or "**none**"
+        parts.append(f"   * Tests: {tests}")
+        if row["listing_tests"]:
+            parts.append("   * Also listed by: " + ", ".join(f"``{t}``" for t in row["listing_tests"]))
+        thms = ", ".join(
+            f":need:`{need_id(t['id'])}` ({by_id[t['id']]['result'] if t['id'] in by_id else 'not run'})"
+            for t in row["theorems"]
+        )
+        parts.append(f"   * Theorems: {thms or 'none'}")
+        parts.append("")
+    parts.append("\n" + title("Theorems", "-"))
+    for r in results:
+        parts.append(f".. thm:: {esc(r['title'])}")
+        parts.append(f"   :id: {need_id(r['id'])}")
+        parts.append(f"   :module: {r['module']}")
+        parts.append(f"   :result: {r['result']}")
+        parts.append("")
+        parts.append(f"   Supports {', '.join(f':ref:`{s}`' for s in r['supports'])}. "
+                     f"Result of this build: **{r['result']}** (:ref:`proof-results`).")
+        parts.append("")
+        parts.append(literal(r["statement"], 3))
+    return "\n".join(parts)
+
+
+def rules_page(trace: Dict[str, Any]) -> str:
+    parts = [".. _rules-table:\n", title("Table of rules")]
+    parts.append("Generated from ``sonnx.rules.RULES``, in report order (the order of ``sonnx rules``).\n")
+    parts.append(
+        list_table(
+            ["ID", "Severity", "Profile", "Title", "Statement"],
+            (
+                [f":ref:`{r['id']}`", r["severity"], r["profile"], esc(r["title"]), esc(r["statement"])]
+                for r in trace["rules"]
+            ),
+            [18, 8, 10, 16, 48],
+        )
+    )
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- conformance
+
+
+def conformance_page() -> str:
+    from sonnx.ops import REGISTRY
+
+    parts = [".. _conformance:\n", title("Operator conformance")]
+    parts.append(
+        "Generated from ``sonnx.ops.REGISTRY`` (the NumPy kernels of the executor) and from the deviation "
+        "lists of the conformance tests. A kernel declares the ONNX schema versions (``since_version``) it "
+        "implements; an operator version no kernel declares is refused, never approximated.\n"
+    )
+    versions: Dict[Tuple[str, str], List[int]] = {}
+    for domain, op, since in REGISTRY.entries():
+        versions.setdefault((domain, op), []).append(since)
+    parts.append(f"{len(versions)} operators, {len(REGISTRY.entries())} schema versions.\n")
+    parts.append(
+        list_table(
+            ["Domain", "Operator", "Schema versions (since_version)"],
+            ([d or "ai.onnx", op, ", ".join(str(v) for v in sorted(vs))] for (d, op), vs in sorted(versions.items())),
+            [20, 30, 50],
+        )
+    )
+    parts.append("\n" + title("Deviations", "-"))
+    parts.append(
+        "Backend node test cases that sonnx knowingly does not reproduce (strict expected failures: a case "
+        "that starts passing fails the suite until it is removed from its list), and cases the kernels "
+        "deliberately refuse.\n"
+    )
+    sources = (
+        ("tests.conformance.deviations", "DEVIATIONS"),
+        ("tests.ops.deviations_tensor", "DEVIATIONS"),
+        ("tests.ops.deviations_nn", "DEVIATIONS"),
+        ("tests.ops.deviations_tensor", "REFUSALS"),
+        ("tests.ops.deviations_tensor", "REFUSAL_RULES"),
+    )
+    for module, name in sources:
+        path = ROOT / (module.replace(".", "/") + ".py")
+        if not path.is_file():
+            continue
+        data = getattr(importlib.import_module(module), name, None)
+        if data is None:
+            parts.append(f"``{module}.{name}``: not defined in this version.\n")
+            continue
+        if not data:
+            parts.append(f"``{module}.{name}``: empty, no deviation recorded.\n")
+            continue
+        parts.append(f"``{module}.{name}``:\n")
+        if isinstance(data, dict):
+            rows = [
+                [esc(str(k)), esc(v if isinstance(v, str) else " / ".join(map(str, v)))]
+                for k, v in sorted(data.items())
+            ]
+        else:
+            rows = [[esc(str(item[0])), esc(" / ".join(map(str, item[1:])))] for item in data]
+        parts.append(list_table(["Case", "Reason"], rows, [40, 60]))
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _capture(fn: Any, argv: List[str]) -> str:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            fn(argv, out, err)
+        except SystemExit:
+            pass
+    return out.getvalue() + err.getvalue()
+
+
+def cli_page() -> str:
+    from sonnx import cli
+
+    os.environ["COLUMNS"] = "100"
+    parts = [".. _cli-reference:\n", title("Command-line reference")]
+    parts.append(
+        "The help texts below are produced during the build by the argument parsers of ``sonnx.cli`` "
+        "(the same code the commands run). Exit codes of every checking command: 0 every rule of the profile "
+        "holds (warnings may be printed), 1 a rule of error severity is violated, 2 unusable input, wrong "
+        "option, UNKNOWN verdict or tool failure (never a pass).\n"
+    )
+    commands = (
+        ("sonnx-check", cli.check_main, ["--help"]),
+        ("sonnx", cli.main, ["--help"]),
+        ("sonnx check", cli.main, ["check", "--help"]),
+        ("sonnx run", cli.main, ["run", "--help"]),
+        ("sonnx rules", cli.main, ["rules", "--help"]),
+    )
+    for name, fn, argv in commands:
+        parts.append("\n" + title(f"``{name}``", "-"))
+        parts.append(literal(_capture(fn, argv)))
+    parts.append("\n" + title("``sonnx rules`` output", "-"))
+    parts.append(literal(_capture(cli.main, ["rules"])))
+    return "\n".join(parts)
+
+
+def tutorial_outputs() -> None:
+    from sonnx import cli
+
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for name, argv in TUTORIAL_RUNS:
+            out, err = io.StringIO(), io.StringIO()
+            code = cli.check_main(["-q", *argv], out, err)
+            text = f"$ sonnx-check {' '.join(argv)}\n{out.getvalue()}{err.getvalue()}(exit code {code})\n"
+            write(f"tutorial/{name}.txt", text)
+    finally:
+        os.chdir(here)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def generate(app: Sphinx, config: Any = None) -> None:
+    from sonnx import traceability
+
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    (OUT / "export").mkdir(parents=True)
+    trace = traceability.matrix(ROOT)
+    for p in trace["problems"]:
+        LOG.warning("traceability: %s", p)
+    results = run_proofs()
+    write("catalogue.rst", catalogue_page(trace, results))
+    write("rules.rst", rules_page(trace))
+    write("proofs.rst", proofs_page(results))
+    write("conformance.rst", conformance_page())
+    write("cli.rst", cli_page())
+    tutorial_outputs()
+    write("export/traceability.json", json.dumps(trace, indent=2, sort_keys=True) + "\n")
+    export = [{k: v for k, v in r.items() if k != "report"} for r in results]
+    write("export/proofs.json", json.dumps(export, indent=2, sort_keys=True) + "\n")
+
+
+def setup(app: Sphinx) -> Dict[str, Any]:
+    # config-inited: before the HTML builder checks html_extra_path and before any source is read.
+    app.connect("config-inited", generate)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

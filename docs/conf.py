@@ -1,0 +1,53 @@
+"""Sphinx configuration of the sonnx documentation.
+
+Build: ``python -m sphinx -W -b html docs docs/_build/html`` (warnings are errors).
+The catalogue, tables, CLI reference and example outputs are generated at build
+time from the code by the local extension ``_ext/sonnx_docs.py``, into
+``docs/_generated/`` (not kept in version control).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(DOCS / "_ext"))
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
+
+import sonnx  # noqa: E402
+
+project = "sonnx"
+author = "the sonnx authors"
+copyright = "the sonnx authors"
+version = release = sonnx.__version__
+
+extensions = ["sphinx_needs", "sonnx_docs"]
+
+exclude_patterns = ["_build", ".gitignore"]
+html_theme = "alabaster"
+html_extra_path = ["_generated/export"]
+html_static_path: list[str] = []
+nitpicky = False
+
+# sphinx-needs: one need per rule (type "rule") and per theorem (type "thm"); the rule links to the
+# theorems that support it. needs.json (the machine-readable export) is written next to the HTML.
+needs_types = [
+    {"directive": "rule", "title": "Rule", "prefix": "", "color": "#BFD8D2", "style": "node"},
+    {"directive": "thm", "title": "Theorem", "prefix": "THM-", "color": "#DCB239", "style": "node"},
+]
+needs_fields = {
+    "severity": {"description": "severity of a violation (error or warning)", "nullable": True},
+    "profile": {"description": "profile the rule belongs to", "nullable": True},
+    "check": {"description": "module implementing the direct check", "nullable": True},
+    "smt": {"description": "module of the SMT encoding, or 'no SMT encoding yet'", "nullable": True},
+    "tests": {"description": "test files quoting the rule ID", "nullable": True},
+    "spec": {"description": "spec page and line of the rule's anchor", "nullable": True},
+    "module": {"description": "theorem module under proofs/", "nullable": True},
+    "result": {"description": "PROVED or FAILED, as obtained during this build", "nullable": True},
+}
+needs_id_regex = r"^[A-Z][A-Z0-9_-]{3,}$"
+needs_id_required = True
+needs_build_json = True

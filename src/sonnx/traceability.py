@@ -1,0 +1,256 @@
+"""The traceability matrix: every rule, from its spec entry to its check, tests and theorems.
+
+Built from the sources, never maintained by hand:
+
+* **rules**: :data:`sonnx.rules.RULES`, the table the checker runs;
+* **spec entries**: an anchor ``.. _RULE-ID:`` in a page ``spec/*.rst``. Every
+  such anchor whose name looks like a rule ID (upper-case words joined by
+  ``-``, e.g. ``GRAPH-R1-OUTPUTS``) is a spec rule;
+* **check**: the module of ``rule.check`` (``rule.check.__module__``);
+* **SMT encoding**: a module of ``src/sonnx/smt/`` that declares
+  ``ID = "RULE-ID"`` (or ``ID_<suffix> = "RULE-ID"``, for a module encoding
+  several rules) at top level, or failing that, whose file name is the
+  rule module's file name. None when there is none yet; the matrix then says
+  "no SMT encoding yet" instead of failing;
+* **tests**: the files ``tests/**/test_*.py`` that contain the rule ID as a
+  complete quoted string literal (``"GRAPH-R1"`` matches neither
+  ``GRAPH-R1-OUTPUTS`` nor a comment mentioning GRAPH-R1 without quotes).
+  Files that merely enumerate the registry (:data:`LISTING_TESTS`) are shown
+  but do not count as exercising a rule; ``tests/spec`` is not searched;
+* **theorems**: the modules listed in ``proofs/registry.py`` (``MODULES``),
+  each supporting the rule IDs of its ``SUPPORTS`` constant.
+
+Spec anchors, SMT modules and theorem modules are read with :mod:`ast` and
+regular expressions: nothing is imported from ``proofs/`` or ``sonnx.smt``,
+so a module being written does not break the matrix, and no proof runs.
+The files are found from the repository root (a source checkout).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+from .rules import RULES, Rule
+
+SCHEMA = "sonnx-traceability/1"
+
+RULE_ANCHOR = re.compile(r"^\.\. _([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+):\s*$")
+"""A spec anchor that names a rule (lower-case anchors such as ``spec-graph`` are page labels)."""
+
+LISTING_TESTS: Tuple[str, ...] = ("tests/rules/test_registry.py",)
+"""Test files that list every registry entry; they do not count as tests of a particular rule."""
+
+NO_SMT = "no SMT encoding yet"
+
+
+def default_root() -> Path:
+    """The repository root of this source checkout (``src/sonnx/traceability.py`` is two levels below)."""
+    return Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class SpecEntry:
+    file: str
+    line: int
+    anchor: str
+
+
+@dataclass(frozen=True)
+class TheoremRef:
+    id: str
+    title: str
+    module: str
+
+
+@dataclass
+class RuleTrace:
+    """One row of the matrix."""
+
+    id: str
+    title: str
+    severity: str
+    profile: str
+    statement: str
+    rationale: str
+    spec: SpecEntry | None
+    check_module: str
+    check_file: str
+    smt_module: str | None
+    smt_note: str
+    tests: List[str] = field(default_factory=list)
+    listing_tests: List[str] = field(default_factory=list)
+    theorems: List[TheoremRef] = field(default_factory=list)
+
+
+def spec_entries(root: Path) -> Dict[str, SpecEntry]:
+    """Every rule anchor of ``spec/*.rst``, by rule ID (the first one, if an ID is anchored twice)."""
+    found: Dict[str, SpecEntry] = {}
+    for page in sorted((root / "spec").glob("*.rst")):
+        for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+            m = RULE_ANCHOR.match(line)
+            if m and m.group(1) not in found:
+                found[m.group(1)] = SpecEntry(page.relative_to(root).as_posix(), n, m.group(1))
+    return found
+
+
+def duplicate_anchors(root: Path) -> List[str]:
+    """Rule IDs anchored more than once in ``spec/`` (each must have exactly one spec entry)."""
+    seen: Dict[str, int] = {}
+    for page in sorted((root / "spec").glob("*.rst")):
+        for line in page.read_text(encoding="utf-8").splitlines():
+            m = RULE_ANCHOR.match(line)
+            if m:
+                seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+    return sorted(k for k, v in seen.items() if v > 1)
+
+
+def _constants(path: Path) -> Dict[str, Any]:
+    """Top-level ``NAME = <literal>`` assignments of a Python file (unparsable files give nothing)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return {}
+    out: Dict[str, Any] = {}
+    for node in tree.body:
+        targets: List[ast.expr] = []
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            targets, value = list(node.targets), node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        for t in targets:
+            if isinstance(t, ast.Name) and value is not None:
+                try:
+                    out[t.id] = ast.literal_eval(value)
+                except ValueError:
+                    continue
+    return out
+
+
+def smt_modules(root: Path) -> Dict[str, str]:
+    """Rule ID -> module, for every module of ``src/sonnx/smt`` declaring ``ID`` or ``ID_*`` constants."""
+    found: Dict[str, str] = {}
+    smt = root / "src" / "sonnx" / "smt"
+    for f in sorted(smt.glob("*.py")) if smt.is_dir() else []:
+        for name, value in _constants(f).items():
+            if (name == "ID" or name.startswith("ID_")) and isinstance(value, str):
+                found.setdefault(value, f"sonnx.smt.{f.stem}")
+    return found
+
+
+def _smt_for(root: Path, rule: Rule, by_id: Dict[str, str]) -> Tuple[str | None, str]:
+    if rule.id in by_id:
+        return by_id[rule.id], f"declares the rule ID {rule.id!r}"
+    stem = rule.check.__module__.rsplit(".", 1)[-1]
+    if (root / "src" / "sonnx" / "smt" / f"{stem}.py").is_file():
+        return f"sonnx.smt.{stem}", "same module name as the check"
+    return None, NO_SMT
+
+
+def scan_tests(root: Path) -> Dict[str, str]:
+    """Every test file outside ``tests/spec``, path -> text."""
+    out: Dict[str, str] = {}
+    for f in sorted((root / "tests").rglob("test_*.py")):
+        rel = f.relative_to(root).as_posix()
+        if rel.startswith("tests/spec/"):
+            continue
+        out[rel] = f.read_text(encoding="utf-8", errors="replace")
+    return out
+
+
+def _mentions(text: str, rule_id: str) -> bool:
+    return re.search(r"""(["'])""" + re.escape(rule_id) + r"\1", text) is not None
+
+
+def theorem_modules(root: Path) -> List[Tuple[TheoremRef, Tuple[str, ...]]]:
+    """(theorem, supported rule IDs) for every module named in ``proofs/registry.py``."""
+    names = _constants(root / "proofs" / "registry.py").get("MODULES", ())
+    out: List[Tuple[TheoremRef, Tuple[str, ...]]] = []
+    for name in names:
+        path = root / "proofs" / f"{name}.py"
+        c = _constants(path)
+        ref = TheoremRef(str(c.get("ID", name)), str(c.get("TITLE", "")), f"proofs/{name}.py")
+        out.append((ref, tuple(c.get("SUPPORTS", ()))))
+    return out
+
+
+def build(root: Path | None = None) -> List[RuleTrace]:
+    """The matrix: one :class:`RuleTrace` per registry rule, in registry order."""
+    base = root or default_root()
+    if not (base / "spec").is_dir():
+        raise FileNotFoundError(f"{base} is not a sonnx source checkout (no spec/ directory)")
+    specs = spec_entries(base)
+    smt = smt_modules(base)
+    tests = scan_tests(base)
+    theorems = theorem_modules(base)
+    rows: List[RuleTrace] = []
+    for rule in RULES:
+        mod = rule.check.__module__
+        smt_mod, note = _smt_for(base, rule, smt)
+        mentioning = [p for p, text in tests.items() if _mentions(text, rule.id)]
+        rows.append(
+            RuleTrace(
+                id=rule.id,
+                title=rule.title,
+                severity=rule.severity.value,
+                profile=rule.profile,
+                statement=rule.statement,
+                rationale=rule.rationale,
+                spec=specs.get(rule.id),
+                check_module=mod,
+                check_file="src/" + mod.replace(".", "/") + ".py",
+                smt_module=smt_mod,
+                smt_note=note,
+                tests=[p for p in mentioning if p not in LISTING_TESTS],
+                listing_tests=[p for p in mentioning if p in LISTING_TESTS],
+                theorems=[ref for ref, sup in theorems if rule.id in sup],
+            )
+        )
+    return rows
+
+
+def problems(root: Path | None = None) -> List[str]:
+    """Every traceability gap; empty when spec, registry, tests and theorems agree."""
+    base = root or default_root()
+    rows = build(base)
+    specs = spec_entries(base)
+    registered = {r.id for r in rows}
+    out: List[str] = []
+    for r in rows:
+        if r.spec is None:
+            out.append(f"{r.id}: in the registry but has no spec entry (.. _{r.id}: in spec/*.rst)")
+        if not r.tests:
+            out.append(f"{r.id}: no test file quotes the rule ID")
+    for rid in sorted(set(specs) - registered):
+        out.append(f"{rid}: spec rule with no check in the registry")
+    for rid in duplicate_anchors(base):
+        out.append(f"{rid}: anchored more than once in spec/")
+    for ref, sup in theorem_modules(base):
+        for rid in sup:
+            if rid not in registered:
+                out.append(f"theorem {ref.id}: supports {rid}, which is not a registry rule")
+    return out
+
+
+def matrix(root: Path | None = None) -> Dict[str, Any]:
+    """The matrix as JSON-ready data (for the docs' export and the evidence bundle).
+
+    ``smt_only`` lists rule IDs that an SMT module declares but the registry
+    does not have (findings of the SMT engine alone); they are shown, not
+    counted as problems, since the registry is the rule table of record.
+    """
+    base = root or default_root()
+    rows = build(base)
+    return {
+        "schema": SCHEMA,
+        "rules": [asdict(r) for r in rows],
+        "theorems": [
+            {**asdict(ref), "supports": list(sup)} for ref, sup in theorem_modules(base)
+        ],
+        "problems": problems(base),
+        "smt_only": sorted(set(smt_modules(base)) - {r.id for r in rows}),
+    }
