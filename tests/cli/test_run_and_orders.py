@@ -105,7 +105,7 @@ ORDER_DEPENDENT = {"c1_two_producers.onnx": "VIOLATED"}
 def test_orders_on_every_example_gives_a_verdict() -> None:
     assert EXAMPLES
     for path in EXAMPLES:
-        code, out, err = call(check_main, "--json", "--orders", "3", str(path))
+        _code, out, err = call(check_main, "--json", "--orders", "3", str(path))
         assert "Traceback" not in err and "internal error" not in err, (path.name, err)
         verdict = json.loads(out)["models"][0]["verdicts"][-1]
         assert verdict["rule"] == "EXEC-ORDERS"
