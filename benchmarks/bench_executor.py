@@ -21,14 +21,14 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = ("sonnx", "reference", "ort-1thread", "ort-default")
+TOOLS = ("sonnx", "sonnx-1thread", "reference", "ort-1thread", "ort-default")
 
 CHILD = r"""
 import json, resource, statistics, sys, time
 import numpy as np
 path, tool, repeat, out_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 x = np.load(path + ".input.npy")
-if tool == "sonnx":
+if tool in ("sonnx", "sonnx-1thread"):
     from sonnx.loader import load_model
     from sonnx.executor import execute
     model = load_model(path)
@@ -91,9 +91,12 @@ def main() -> None:
                 rep = args.ref_repeat if tool == "reference" else args.repeat
                 out_path = os.path.join(tmp, f"{name}.{tool}.npy")
                 print(f"{name}: {tool} ...", file=sys.stderr, flush=True)
+                env = dict(os.environ)
+                if tool == "sonnx-1thread":  # NumPy's BLAS on one thread, like ort-1thread
+                    env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
                 proc = subprocess.run(
                     [sys.executable, "-c", CHILD, path, tool, str(rep), out_path],
-                    capture_output=True, text=True, check=False,
+                    capture_output=True, text=True, check=False, env=env,
                 )
                 if proc.returncode != 0:
                     print(proc.stderr[-2000:], file=sys.stderr)
@@ -104,9 +107,9 @@ def main() -> None:
                 outs) else float("nan")
             rows.append((name, res, diff))
     print(f"input 1x3x{args.size}x{args.size}; median seconds per run (peak RSS GB)\n")
-    print("| model | sonnx | ReferenceEvaluator | ort 1 thread | ort default | Reference / sonnx | "
-          "sonnx / ort-1t | max abs diff sonnx vs ort |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | sonnx | sonnx 1 thread | ReferenceEvaluator | ort 1 thread | ort default | Reference / sonnx | "
+          "sonnx / ort-1t | sonnx-1t / ort-1t | max abs diff sonnx vs ort |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, res, diff in rows:
         def cell(t: str, res: dict[str, dict[str, float]] = res) -> str:
             r = res.get(t)
@@ -115,8 +118,9 @@ def main() -> None:
         def ratio(a: str, b: str, res: dict[str, dict[str, float]] = res) -> str:
             return f"{res[a]['median'] / res[b]['median']:.1f}x" if a in res and b in res else "-"
 
-        print(f"| {name} | {cell('sonnx')} | {cell('reference')} | {cell('ort-1thread')} | {cell('ort-default')} | "
-              f"{ratio('reference', 'sonnx')} | {ratio('sonnx', 'ort-1thread')} | {diff:.2e} |")
+        print(f"| {name} | {cell('sonnx')} | {cell('sonnx-1thread')} | {cell('reference')} | {cell('ort-1thread')} | "
+              f"{cell('ort-default')} | {ratio('reference', 'sonnx')} | {ratio('sonnx', 'ort-1thread')} | "
+              f"{ratio('sonnx-1thread', 'ort-1thread')} | {diff:.2e} |")
 
 
 if __name__ == "__main__":

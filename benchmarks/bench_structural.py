@@ -26,7 +26,7 @@ from onnx import TensorProto, helper
 
 HERE = Path(__file__).resolve().parent
 
-SONNX_CMD = [sys.executable, "-m", "sonnx", "check", "--structure-only", "--quiet", "--json"]
+SONNX_CMD = [sys.executable, "-m", "sonnx", "check", "--engine", "direct", "--structure-only", "--quiet", "--json"]
 CHECKER_SNIPPET = "import onnx,sys; m=onnx.load(sys.argv[1]); onnx.checker.check_model(m)"
 CHECKER_PATH_SNIPPET = "import onnx,sys; onnx.checker.check_model(sys.argv[1])"
 

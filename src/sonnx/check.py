@@ -8,10 +8,10 @@ call :func:`check_file`.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
 
-from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError, UsageError
 from .loader import load_model
 from .model.graph import Model
 from .rules import CheckConfig, run_rules
@@ -26,6 +26,16 @@ class ModelReport:
     model: Model | None = None
     verdicts: list[Verdict] = field(default_factory=list)
     error: SonnxError | None = None
+    smt: dict[str, Any] | None = None
+    """Solver parameters and mode of the SMT engine, when it ran (for the report)."""
+    disagreements: list[str] = field(default_factory=list)
+    """Rules on which the two engines disagree: a tool error (exit 2)."""
+    findings: list[Verdict] = field(default_factory=list)
+    """Verdicts of rules outside the rule table (GRAPH-DETERMINISM, decided by the SMT engine only)."""
+
+    def all_verdicts(self) -> list[Verdict]:
+        """The verdicts of the rule table, then the extra findings."""
+        return [*self.verdicts, *self.findings]
 
     @property
     def exit_code(self) -> int:
@@ -35,11 +45,11 @@ class ModelReport:
         rule is UNKNOWN (the model does not conform either way); an UNKNOWN
         alone is never a pass.
         """
-        if self.error is not None:
+        if self.error is not None or self.disagreements:
             return EXIT_UNUSABLE
-        if any(v.fails for v in self.verdicts):
+        if any(v.fails for v in self.all_verdicts()):
             return EXIT_VIOLATED
-        if any(v.status is Status.UNKNOWN for v in self.verdicts):
+        if any(v.status is Status.UNKNOWN for v in self.all_verdicts()):
             return EXIT_UNUSABLE
         return EXIT_OK
 
@@ -53,13 +63,14 @@ class ModelReport:
 
     def counts(self) -> dict[str, int]:
         """How many verdicts of each kind: errors violated, warnings violated, unknown, proved."""
+        verdicts = self.all_verdicts()
         return {
-            "errors": sum(1 for v in self.verdicts if v.fails),
+            "errors": sum(1 for v in verdicts if v.fails),
             "warnings": sum(
-                1 for v in self.verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
+                1 for v in verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
             ),
-            "unknown": sum(1 for v in self.verdicts if v.status is Status.UNKNOWN),
-            "proved": sum(1 for v in self.verdicts if v.status is Status.PROVED),
+            "unknown": sum(1 for v in verdicts if v.status is Status.UNKNOWN),
+            "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
         }
 
 
@@ -91,4 +102,46 @@ def check_file(
         gc.freeze()
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
     report.verdicts = run_rules(model, config, progress)
+    cfg = config or CheckConfig()
+    engine = cfg.engine
+    if engine == "auto" and cfg.smt_dir:
+        engine = "both"  # exporting obligations asks for the SMT engine explicitly
+    if engine == "auto":
+        size = sum(len(g.operations) for _, g in model.graph.nested())
+        if size <= SMT_AUTO_LIMIT:
+            engine = "both"
+        else:
+            engine = "direct"
+            report.smt = {
+                "skipped": f"the model has {size} operations, above the automatic SMT limit of {SMT_AUTO_LIMIT}; "
+                "verdicts are the direct engine's alone (use --engine both or smt to run the SMT proofs)"
+            }
+            say(report.smt["skipped"])
+    if engine in ("smt", "both"):
+        _run_smt(report, model, replace(cfg, engine=engine), say)
     return report
+
+
+SMT_AUTO_LIMIT = 50_000
+"""Operations (all graphs together) up to which ``--engine auto`` (the command line's default) runs both
+engines. Above it the SMT engine costs minutes and gigabytes (benchmarks/README.md: 381 s and 12 GB at 1M),
+so it runs only when asked for explicitly."""
+
+
+def _run_smt(report: ModelReport, model: Model, cfg: CheckConfig, say: Callable[[str], None]) -> None:
+    """Add the SMT engine's verdicts (``--engine smt|both``) and export its obligations if asked."""
+    from .agreement import combine, smt_only
+    from .smt import run_smt, write_obligations
+
+    run = run_smt(model, progress=say)
+    report.smt = run.parameters
+    if cfg.engine == "smt":
+        report.verdicts, report.findings = smt_only(report.verdicts, run.verdicts)
+    else:
+        report.verdicts, report.findings, report.disagreements = combine(report.verdicts, run.verdicts)
+    if cfg.smt_dir:
+        try:
+            written = write_obligations(run.obligations, cfg.smt_dir, report.path)
+        except OSError as exc:
+            raise UsageError(f"--smt-dir: cannot write {cfg.smt_dir}: {exc.strerror or exc}") from None
+        report.smt["exported"] = [str(p) for p in written]

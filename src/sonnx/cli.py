@@ -70,6 +70,18 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         help="do not read weights (external data is still checked for safety and size)",
     )
     p.add_argument(
+        "--engine",
+        choices=("auto", "direct", "smt", "both"),
+        default="auto",
+        help="decision procedure: direct algorithms, SMT proofs (z3), or both with an agreement check; "
+        "auto (default) is both up to 50,000 operations and direct above, saying so in the report",
+    )
+    p.add_argument(
+        "--smt-dir",
+        metavar="DIR",
+        help="write every SMT proof obligation to DIR as a standalone .smt2 file (expected answer in its header)",
+    )
+    p.add_argument(
         "--orders",
         type=int,
         default=0,
@@ -88,7 +100,9 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     allowed = _parse_operator_set(args.operators) if args.operators else None
     if allowed is not None and args.profile != "sonnx-strict":
         raise UsageError("--operators only applies with --profile sonnx-strict")
-    config = CheckConfig(profile=args.profile, allowed_operators=allowed)
+    config = CheckConfig(profile=args.profile, allowed_operators=allowed, engine=args.engine, smt_dir=args.smt_dir)
+    if args.smt_dir and args.engine == "direct":
+        raise UsageError("--smt-dir needs --engine smt or both")
     show = args.progress if args.progress is not None else stderr.isatty()
     progress = Progress(prog, show, stderr)
     if args.orders < 0:
@@ -114,6 +128,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     for r in reports:
         if r.error is not None:
             stderr.write(f"{prog}: {r.path}: {r.error.one_line()}\n")
+        for d in r.disagreements:
+            stderr.write(f"{prog}: {r.path}: tool error: {d}\n")
     return code
 
 

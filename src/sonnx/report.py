@@ -16,6 +16,8 @@ from .model.graph import Model
 from .verdict import Status, Verdict
 
 JSON_SCHEMA_VERSION = 1
+FINDING_TITLES = {"GRAPH-DETERMINISM": "Graph determinism (SMT engine)"}
+"""Titles of findings outside the rule table."""
 MAX_TEXT_ITEMS = 8
 
 
@@ -81,6 +83,10 @@ def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile:
         )
         for v in r.verdicts:
             out.extend(verdict_lines(v, titles.get(v.rule_id, "")))
+        for v in r.findings:
+            out.extend(verdict_lines(v, FINDING_TITLES.get(v.rule_id, "")))
+        if r.smt is not None and "skipped" in r.smt:
+            out.append(f"  note: SMT engine not run: {r.smt['skipped']}")
         c = r.counts()
         out.append(
             f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
@@ -101,6 +107,8 @@ def json_report(reports: Iterable[ModelReport], profile: str, exit_code: int) ->
             entry["model"] = model_summary(r.model)
             entry["verdicts"] = [v.to_json() for v in r.verdicts]
             entry["counts"] = r.counts()
+        if r.smt is not None:
+            entry["smt"] = {**r.smt, "findings": [v.to_json() for v in r.findings]}
         models.append(entry)
     doc = {
         "schema_version": JSON_SCHEMA_VERSION,

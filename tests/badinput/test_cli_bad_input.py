@@ -89,7 +89,7 @@ def test_100k_operation_cycle_exits_1_with_the_whole_cycle(tmp_path: Path) -> No
 def test_million_operation_graph_is_checked(tmp_path: Path) -> None:
     p = tmp_path / "million.onnx"
     p.write_bytes(chain_model(1_000_000, loop_back=False))
-    code, out, err = run_cli("--structure-only", str(p))
+    code, out, err = run_cli("--structure-only", "--engine", "direct", str(p))
     assert_no_traceback(out, err)
     assert code == 0, out
     assert "1000000 operations" in out

@@ -1,0 +1,68 @@
+"""Agreement between the direct engine and the SMT engine.
+
+The two engines are independent decision procedures for the same rules. For
+each rule both decide, :func:`combine` gives one verdict:
+
+* same status: the direct verdict (its witness), with engine ``direct+smt/...``;
+* PROVED against VIOLATED, or PROVED against UNKNOWN: UNKNOWN with reason
+  ``engines disagree: direct says X, smt says Y`` -- a tool error, never a
+  pass; disagreements are also returned so that the check exits with 2;
+* VIOLATED against UNKNOWN: the established violation is kept, with its
+  witness (the model does not conform either way; the check exits with 1);
+* both UNKNOWN: UNKNOWN with both reasons.
+
+Rules only the direct engine decides keep its verdict. Rules only the SMT
+engine decides (GRAPH-DETERMINISM) are returned apart, as extra findings: the
+verdict list stays aligned with the rule table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Sequence, Tuple
+
+from .verdict import Status, Verdict
+
+
+def _disagree(d: Verdict, s: Verdict) -> Verdict:
+    why = f"engines disagree: direct says {d.status.value}, smt says {s.status.value}"
+    extra = [r for r in (d.reason and f"direct: {d.reason}", s.reason and f"smt: {s.reason}") if r]
+    if extra:
+        why += " (" + "; ".join(extra) + ")"
+    return Verdict.unknown(d.rule_id, why, d.severity, engine="direct+smt")
+
+
+def agree(d: Verdict, s: Verdict) -> Tuple[Verdict, str | None]:
+    """The combined verdict of one rule, and the disagreement (None when the engines agree)."""
+    if d.status is s.status:
+        if d.status is Status.UNKNOWN:
+            return Verdict.unknown(d.rule_id, f"direct: {d.reason}; smt: {s.reason}", d.severity, "direct+smt"), None
+        return replace(d, engine=f"direct+{s.engine}"), None
+    if Status.VIOLATED in (d.status, s.status) and Status.UNKNOWN in (d.status, s.status):
+        return (d if d.status is Status.VIOLATED else replace(s, severity=d.severity)), None
+    v = _disagree(d, s)
+    return v, f"{d.rule_id}: {v.reason}"
+
+
+def combine(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> Tuple[List[Verdict], List[Verdict], List[str]]:
+    """``--engine both``: (verdicts aligned with ``direct``, SMT-only findings, disagreements)."""
+    by_id: Dict[str, Verdict] = {v.rule_id: v for v in smt}
+    out: List[Verdict] = []
+    disagreements: List[str] = []
+    for d in direct:
+        s = by_id.pop(d.rule_id, None)
+        if s is None:
+            out.append(d)
+            continue
+        v, why = agree(d, s)
+        out.append(v)
+        if why is not None:
+            disagreements.append(why)
+    return out, list(by_id.values()), disagreements
+
+
+def smt_only(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> Tuple[List[Verdict], List[Verdict]]:
+    """``--engine smt``: SMT verdicts, direct ones for rules without an encoding; and the SMT-only findings."""
+    by_id: Dict[str, Verdict] = {v.rule_id: v for v in smt}
+    out = [by_id.pop(d.rule_id, d) for d in direct]
+    return out, list(by_id.values())

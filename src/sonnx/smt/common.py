@@ -1,0 +1,58 @@
+"""Shared pieces of the rule encodings: result type, verdict helpers, naming."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List
+
+from ..model.graph import Operation
+from ..verdict import Severity, Verdict, Witness
+from .smtlib import Obligation
+from .solver import Answer
+
+ENGINE = "smt"
+
+
+@dataclass
+class RuleResult:
+    verdict: Verdict
+    obligations: List[Obligation] = field(default_factory=list)
+
+
+def proved(rule_id: str, mode: str, severity: Severity = Severity.ERROR) -> Verdict:
+    return Verdict.proved(rule_id, severity, engine=f"{ENGINE}/{mode}")
+
+
+def violated(
+    rule_id: str, summary: str, data: Dict[str, Any], mode: str, severity: Severity = Severity.ERROR
+) -> Verdict:
+    return Verdict.violated(rule_id, Witness(summary, {**data, "mode": mode}), severity, engine=ENGINE)
+
+
+def unknown(rule_id: str, reason: str, mode: str, severity: Severity = Severity.ERROR) -> Verdict:
+    return Verdict.unknown(rule_id, f"{reason} [smt/{mode}]", severity, engine=ENGINE)
+
+
+def record(ob: Obligation, answer: Answer) -> None:
+    """Keep z3's answer in the obligation (it becomes the expected answer of the exported file)."""
+    ob.answer = answer.result
+
+
+def op_ref(path: str, j: int, op: Operation) -> Dict[str, Any]:
+    return {"scope": path, "index": j, "operation": op.label}
+
+
+def or_all(terms: List[str]) -> str:
+    if not terms:
+        return "false"
+    if len(terms) == 1:
+        return terms[0]
+    return "(or " + " ".join(terms) + ")"
+
+
+def and_all(terms: List[str]) -> str:
+    if not terms:
+        return "true"
+    if len(terms) == 1:
+        return terms[0]
+    return "(and " + " ".join(terms) + ")"

@@ -1,0 +1,429 @@
+"""GRAPH-R2 and GRAPH-DETERMINISM as SMT: two separate findings.
+
+Classification of each operation (deterministic, nondeterministic, unknown)
+reads the direct engine's table :mod:`sonnx.rules.determinism` as *data*
+only; the conditions of conditional entries (Dropout ``is_test`` and
+``training_mode``, TopK ``sorted``) are evaluated here, independently of the
+direct rule.
+
+GRAPH-R2 (syntactic): one Boolean ``n`` per operation of a kind the table
+flags (operations of deterministic kinds have ``n`` false and are left out),
+asserted from the classification; an unknown operation is left
+unconstrained. Obligation ``r2.certain`` (unknown ones forced false): some
+``n`` holds; satisfiable = VIOLATED, the model lists the offenders. Otherwise
+``r2.possible`` (unknown ones free): satisfiable = UNKNOWN, unsatisfiable =
+PROVED.
+
+GRAPH-DETERMINISM (semantic): two runs of each graph on equal inputs.
+Values are an uninterpreted sort; each deterministic operation is an
+uninterpreted function per output (so equal arguments give equal results by
+congruence); each nondeterministic operation, or a control-flow operation
+whose nested graph is not deterministic, gives a fresh value in each run.
+Only tensors in the forward cone of such sources get two copies (the others
+are the same term in both runs). Obligation: some graph output differs
+between the runs. Unsatisfiable = deterministic. Satisfiable = the model
+shows which output differs; following differing inputs back gives the
+nondeterministic operation and its path to that output. Nested graphs are
+decided first (bottom up); unknown-determinism operations are sources only in
+a second check, whose satisfiability gives UNKNOWN. A random operation that
+feeds only a dead node breaks R2 but not graph determinism.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence, Tuple
+
+import numpy as np
+import z3
+
+from ..model.graph import InitialValue, Model, Operation
+from ..model.structure import brief, first
+from ..rules import determinism as table
+from ..verdict import Status, Verdict
+from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
+from .facts import ScopeFacts
+from .smtlib import Obligation
+from .solver import SolverSettings, solve
+
+ID_R2 = "GRAPH-R2"
+ID_SEM = "GRAPH-DETERMINISM"
+DET, NONDET, UNK = "det", "nondet", "unknown"
+
+
+class Classifier:
+    """Per-operation determinism class, from the table data and the model."""
+
+    def __init__(self, model: Model, facts: Sequence[ScopeFacts]) -> None:
+        self.model = model
+        self.facts = facts
+        self.kinds: Dict[Tuple[str, str], Tuple[List[table.Entry | None], str]] = {}
+
+    def entries(self, domain: str, operator: str) -> Tuple[List[table.Entry | None], str]:
+        key = (domain, operator)
+        if key not in self.kinds:
+            d = table.normal_domain(domain)
+            if d not in table.KNOWN_DOMAINS:
+                self.kinds[key] = (
+                    [],
+                    f"{domain}::{operator}: domain {domain!r} is not one whose operators sonnx knows",
+                )
+            else:
+                version = table.opset_version(self.model.opset_imports, d)
+                if version is None:
+                    vs = table.schema_versions(d, operator)
+                    why = "" if vs else f"{d or 'ai.onnx'}::{operator}: not an operator onnx defines"
+                else:
+                    schema, why = table.schema_at(d, operator, version)
+                    vs = [] if schema is None else [schema.since_version]
+                self.kinds[key] = ([table.entry_for(d, operator, v) for v in vs], why)
+        return self.kinds[key]
+
+    def flagged(self, op: Operation) -> bool:
+        es, _ = self.entries(op.domain, op.operator)
+        return not es or any(e is not None and e.condition != table.NEVER for e in es)
+
+    def classify(self, f: ScopeFacts, op: Operation) -> Tuple[str, str]:
+        es, why = self.entries(op.domain, op.operator)
+        if not es:
+            return UNK, why
+        results = [self._entry(f, op, e) for e in es]
+        if len({k for k, _ in results}) == 1:
+            return results[0]
+        return UNK, "the model imports no opset for this domain and the versions disagree"
+
+    def _entry(self, f: ScopeFacts, op: Operation, e: table.Entry | None) -> Tuple[str, str]:
+        if e is None or e.condition == table.NEVER:
+            return DET, ""
+        if e.condition == table.ALWAYS:
+            return NONDET, e.reason
+        if e.condition == table.IS_TEST_UNSET:
+            a = op.attribute("is_test")
+            if a is not None and a.type == "INT" and a.value != 0:
+                return DET, ""
+            return NONDET, e.reason
+        if e.condition == table.TOPK_UNSORTED:
+            a = op.attribute("sorted")
+            return (NONDET, e.reason) if a is not None and a.type == "INT" and a.value == 0 else (DET, "")
+        if e.condition == table.TRAINING_MODE_NOT_FALSE:
+            m = op.input_mapping
+            if len(m) < 3 or not m[2]:
+                return DET, ""
+            return self._false(f, m[2])
+        return UNK, f"unknown table condition {e.condition!r}"
+
+    def _false(self, f: ScopeFacts, name: str) -> Tuple[str, str]:
+        cur = f
+        if not cur.defines(name):
+            if name not in cur.outer:
+                return NONDET, f"training_mode {name!r} is defined nowhere"
+            cur = self.facts[cur.outer[name]]
+        if len(cur.entries.get(name, ())) > 1:
+            return NONDET, f"training_mode {name!r} is assigned more than once"
+        if name in cur.inputs_set:
+            return NONDET, f"training_mode {name!r} is a graph input"
+        ps = cur.producers(name)
+        if ps:
+            p = cur.graph.operations[ps[0]]
+            v = p.attribute("value")
+            if p.operator != "Constant" or p.domain != "" or v is None or v.type != "TENSOR":
+                return NONDET, f"training_mode {name!r} is computed by {p.label}"
+            return self._read(v.value, False)
+        iv = cur.graph.tensor(name).initial_value
+        if iv is None:
+            return NONDET, f"training_mode {name!r} has no value"
+        return self._read(iv, True)
+
+    def _read(self, value: InitialValue, initializer: bool) -> Tuple[str, str]:
+        if not self.model.weights_loaded and (initializer or value.external is not None):
+            return UNK, "training_mode: the model was loaded without its weights"
+        try:
+            arr = np.asarray(value.read())
+        except Exception as exc:
+            return UNK, f"training_mode could not be read ({type(exc).__name__})"
+        if arr.size != 1:
+            return NONDET, "training_mode is not a single value"
+        return (DET, "") if not bool(arr.reshape(-1)[0]) else (NONDET, "training_mode is true")
+
+
+def classify_all(cl: Classifier) -> Dict[Tuple[int, int], Tuple[str, str]]:
+    """Class of every operation of a flagged kind: (scope, op) -> (class, reason)."""
+    out: Dict[Tuple[int, int], Tuple[str, str]] = {}
+    for f in cl.facts:
+        kinds = {(op.domain, op.operator) for op in f.graph.operations}
+        flagged = {k for k in kinds if cl.flagged(Operation(k[1], k[0], "", (), ()))}
+        if not flagged:
+            continue
+        for j, op in enumerate(f.graph.operations):
+            if (op.domain, op.operator) in flagged:
+                out[(f.index, j)] = cl.classify(f, op)
+    return out
+
+
+def prove_r2(
+    facts: Sequence[ScopeFacts], classes: Dict[Tuple[int, int], Tuple[str, str]], settings: SolverSettings, mode: str
+) -> RuleResult:
+    decl = [f"(declare-fun n{s}_{j} () Bool)" for (s, j) in classes]
+    facts_det = [f"(assert (not n{s}_{j}))" for (s, j), (c, _) in classes.items() if c == DET]
+    facts_nd = [f"(assert n{s}_{j})" for (s, j), (c, _) in classes.items() if c == NONDET]
+    unk_false = [f"(assert (not n{s}_{j}))" for (s, j), (c, _) in classes.items() if c == UNK]
+    goal = f"(assert {or_all([f'n{s}_{j}' for (s, j) in classes])})"
+    certain = Obligation(
+        ID_R2,
+        "r2.certain",
+        "QF_UF",
+        decl + facts_det + facts_nd + unk_false + [goal],
+        "unsat",
+        mode,
+        "some operation certainly applies a nondeterministic operator",
+    )
+    ans = solve(certain.script(), settings)
+    record(certain, ans)
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID_R2, ans.reason, mode), [certain])
+    if ans.result == "sat":
+        m = ans.solver.model()
+        bad: List[Dict[str, Any]] = []
+        for (s, j), (_, reason) in classes.items():
+            if z3.is_true(m.eval(z3.Bool(f"n{s}_{j}"), model_completion=True)):
+                f = facts[s]
+                bad.append({**op_ref(f.path, j, f.graph.operations[j]), "reason": reason})
+        n_unknown = sum(1 for c, _ in classes.values() if c == UNK)
+        shown = [f"{b['operation']} in {b['scope']}" for b in bad]
+        return RuleResult(
+            violated(
+                ID_R2,
+                f"{len(bad)} nondeterministic operation(s): {brief(shown)}; {bad[0]['reason']}",
+                {"count": len(bad), "nondeterministic": first(bad), "unknown_count": n_unknown},
+                mode,
+            ),
+            [certain],
+        )
+    possible = Obligation(
+        ID_R2,
+        "r2.possible",
+        "QF_UF",
+        decl + facts_det + facts_nd + [goal],
+        "unsat",
+        mode,
+        "some operation may apply a nondeterministic operator (unknown ones unconstrained)",
+    )
+    ans2 = solve(possible.script(), settings)
+    record(possible, ans2)
+    if ans2.result == "unsat":
+        return RuleResult(proved(ID_R2, mode), [certain, possible])
+    if ans2.result == "unknown":
+        return RuleResult(unknown(ID_R2, ans2.reason, mode), [certain, possible])
+    reasons = list(dict.fromkeys(r for c, r in classes.values() if c == UNK))
+    n = sum(1 for c, _ in classes.values() if c == UNK)
+    return RuleResult(
+        unknown(ID_R2, f"determinism of {n} operation(s) not established: {brief(reasons, 3)}", mode),
+        [certain, possible],
+    )
+
+
+# -- semantic graph determinism ------------------------------------------------------
+
+
+class _Scope:
+    """Outcome for one graph: status and, if not deterministic, the witness."""
+
+    def __init__(self, status: str, witness: Dict[str, Any] | None = None, reason: str = "") -> None:
+        self.status = status
+        self.witness = witness
+        self.reason = reason
+
+
+def _semantic_obligation(f: ScopeFacts, sources: Dict[int, str]) -> Tuple[Obligation, Dict[str, Tuple[str, str]]]:
+    """Two-run obligation for scope ``f``; returns it and, per cone tensor, its two constants."""
+    s = f.index
+    cone: set[str] = set()
+    in_cone_ops: set[int] = set()
+    succ = f.successors()
+    stack = list(sources)
+    seen_ops = set(stack)
+    while stack:
+        j = stack.pop()
+        in_cone_ops.add(j)
+        for o in f.outs[j]:
+            if o:
+                cone.add(o)
+        for k, _ in succ[j]:
+            if k not in seen_ops:
+                seen_ops.add(k)
+                stack.append(k)
+    body = ["(declare-sort V 0)"]
+    single: Dict[str, str] = {}
+    pair: Dict[str, Tuple[str, str]] = {}
+
+    def term(t: str, run: int) -> str:
+        if t in cone:
+            return pair[t][run]
+        v = single.get(t)
+        if v is None:
+            v = single[t] = f"x{s}_{len(single)}"
+            body.append(f"(declare-fun {v} () V)")
+        return v
+
+    for t in sorted(cone):
+        k = len(pair)
+        pair[t] = (f"a{s}_{k}", f"b{s}_{k}")
+        body.append(f"(declare-fun a{s}_{k} () V)")
+        body.append(f"(declare-fun b{s}_{k} () V)")
+    for j in sorted(in_cone_ops):
+        if j in sources:
+            continue  # fresh values in each run: no constraint
+        args = list(f.req[j])
+        for q, o in enumerate(f.outs[j]):
+            if not o:
+                continue
+            fn = f"F{s}_{j}_{q}"
+            if args:
+                body.append(f"(declare-fun {fn} ({' '.join('V' for _ in args)}) V)")
+            else:
+                body.append(f"(declare-fun {fn} () V)")
+            for run in (0, 1):
+                call = f"({fn} {' '.join(term(a, run) for a in args)})" if args else fn
+                body.append(f"(assert (= {term(o, run)} {call}))")
+    diffs = [f"(not (= {pair[o][0]} {pair[o][1]}))" for o in dict.fromkeys(f.graph.outputs) if o in cone]
+    body.append(f"(assert {or_all(diffs)})")
+    ob = Obligation(
+        ID_SEM,
+        f"determinism.scope{s}",
+        "QF_UF",
+        body,
+        "unsat",
+        "search",
+        f"two runs of graph {f.path} on equal inputs give different values to some graph output",
+    )
+    return ob, pair
+
+
+def _path(f: ScopeFacts, m: Any, pair: Dict[str, Tuple[str, str]], sources: Dict[int, str], out: str) -> Dict[str, Any]:
+    ops = f.graph.operations
+
+    def differs(t: str) -> bool:
+        if t not in pair:
+            return False
+        a, b = (m.eval(z3.Const(v, z3.DeclareSort("V")), model_completion=True) for v in pair[t])
+        return not a.eq(b)
+
+    steps: List[Dict[str, Any]] = []
+    cur = out
+    while True:
+        p = f.producers(cur)[0]
+        steps.append({"tensor": cur, **op_ref(f.path, p, ops[p])})
+        if p in sources:
+            break
+        nxt = next((t for t in f.req[p] if differs(t)), None)
+        if nxt is None or len(steps) > f.n:
+            break
+        cur = nxt
+    steps.reverse()
+    src = steps[0]
+    return {
+        "scope": f.path,
+        "output": out,
+        "source": {k: src[k] for k in ("scope", "index", "operation")},
+        "source_reason": sources.get(src["index"], ""),
+        "path": steps,
+    }
+
+
+def _check_scope(
+    f: ScopeFacts, sources: Dict[int, str], settings: SolverSettings, obs: List[Obligation], export: bool
+) -> Tuple[str, Dict[str, Any] | None, str]:
+    if not sources and not export:
+        return "det", None, ""  # empty cone: the obligation is the empty disjunction, false
+    ob, pair = _semantic_obligation(f, sources)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    obs.append(ob)
+    if ans.result == "unknown":
+        return "unknown", None, ans.reason
+    if ans.result == "unsat":
+        return "det", None, ""
+    m = ans.solver.model()
+    for o in dict.fromkeys(f.graph.outputs):
+        if o in pair:
+            a, b = (m.eval(z3.Const(v, z3.DeclareSort("V")), model_completion=True) for v in pair[o])
+            if not a.eq(b):
+                return "nondet", _path(f, m, pair, sources, o), ""
+    return "unknown", None, "the model of the violation shows no differing output (a tool defect)"
+
+
+def prove_semantic(
+    facts: Sequence[ScopeFacts],
+    classes: Dict[Tuple[int, int], Tuple[str, str]],
+    structure: Dict[str, Verdict],
+    settings: SolverSettings,
+) -> RuleResult:
+    for rid in ("GRAPH-ACYCLIC", "GRAPH-C1"):
+        v = structure.get(rid)
+        if v is None or v.status is not Status.PROVED:
+            return RuleResult(
+                unknown(
+                    ID_SEM,
+                    f"graph determinism is stated for graphs where {rid} holds, and the SMT engine did not prove it",
+                    "search",
+                )
+            )
+    children: Dict[int, List[Tuple[int, int]]] = {}
+    by_graph = {id(f.graph): f.index for f in facts}
+    for f in facts:
+        for j, op in enumerate(f.graph.operations):
+            if op.attributes:
+                for _, g in op.subgraphs:
+                    if id(g) in by_graph:
+                        children.setdefault(by_graph[id(g)], []).append((f.index, j))
+    result: Dict[int, Tuple[str, Dict[str, Any] | None, str]] = {}
+    obs: List[Obligation] = []
+    body_class: Dict[Tuple[int, int], Tuple[str, str]] = {}
+    for f in reversed(list(facts)):  # nested graphs before the graphs holding them
+        certain: Dict[int, str] = {}
+        maybe: Dict[int, str] = {}
+        for j in range(f.n):
+            c, r = classes.get((f.index, j), (DET, ""))
+            bc, br = body_class.get((f.index, j), (DET, ""))
+            if NONDET in (c, bc):
+                certain[j] = r if c == NONDET else br
+            elif UNK in (c, bc):
+                maybe[j] = r if c == UNK else br
+        st, wit, why = _check_scope(f, certain, settings, obs, export=f.index == 0)
+        if st == "det" and maybe:
+            st2, wit2, why2 = _check_scope(f, {**certain, **maybe}, settings, obs, export=False)
+            st, wit, why = (
+                ("unknown", wit2, why2 or "an operation of unknown determinism may reach an output")
+                if st2 == "nondet"
+                else (st2, wit2, why2)
+            )
+        result[f.index] = (st, wit, why)
+        if f.parent >= 0 and st != "det":
+            for holder in children.get(f.index, []):
+                prev = body_class.get(holder, (DET, ""))
+                new = (
+                    (NONDET, f"nested graph {f.path} is not deterministic")
+                    if st == "nondet"
+                    else (UNK, f"determinism of nested graph {f.path} not established")
+                )
+                if prev[0] != NONDET:
+                    body_class[holder] = new
+    st, wit, why = result[0]
+    if st == "det":
+        return RuleResult(proved(ID_SEM, "search"), obs)
+    if st == "unknown":
+        return RuleResult(unknown(ID_SEM, why, "search"), obs)
+    assert wit is not None
+    src = wit["source"]
+    nested = [result[i][1] for i in sorted(result) if i != 0 and result[i][0] == "nondet"]
+    data = {**wit, "nested": first([n for n in nested if n is not None], 10)}
+    return RuleResult(
+        violated(
+            ID_SEM,
+            f"graph output {wit['output']!r} can differ between two runs on equal inputs: "
+            f"{src['operation']} (#{src['index']} in {src['scope']}) reaches it through "
+            f"{len(wit['path'])} step(s)",
+            data,
+            "search",
+        ),
+        obs,
+    )

@@ -1,0 +1,90 @@
+"""Least fixpoints as the unique solution of capped min/max equations.
+
+Definedness (GRAPH-C3) and contribution (GRAPH-R1-TRANSITIVE) are least
+fixpoints. Both are written as integer equations whose solution is unique,
+so any model z3 returns *is* the least fixpoint:
+
+* firing time of an operation ``f = 1 + max(h of its inputs)`` (``1`` with no
+  input to wait for), capped at ``INF``; time of a tensor ``h = min(f of its
+  producers)`` (``INF`` with none; ``0`` when seeded);
+* distance to an output ``d = 0`` for an operation assigning a graph output,
+  else ``1 + min(d of its consumers)``, capped at ``INF``.
+
+Every step adds 1, so a finite value needs a strictly decreasing chain of
+justifications ending at a seed: a cycle cannot support itself, and the
+values reached are exactly those of the least fixpoint (``INF`` = never).
+Here also the untrusted producers of certificate values (Dijkstra-style
+propagation); z3 checks them against the equations.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from typing import Dict, List, Sequence, Tuple
+
+
+def nested(op: str, terms: Sequence[str]) -> str:
+    """max (op ``>=``) or min (op ``<=``) of terms as nested ite."""
+    acc = terms[0]
+    for t in terms[1:]:
+        acc = f"(ite ({op} {acc} {t}) {acc} {t})"
+    return acc
+
+
+def firing_times(
+    n: int, req: Sequence[Tuple[str, ...]], producers: Dict[str, List[int]], seeded: frozenset[str], inf: int
+) -> Tuple[List[int], Dict[str, int]]:
+    """Least firing time of each operation and least time of each tensor (untrusted certificate)."""
+    waiting: Dict[str, List[int]] = {}
+    missing = [0] * n
+    h: Dict[str, int] = {}
+    f = [inf] * n
+    for j, names in enumerate(req):
+        for t in set(names):
+            if t not in seeded:
+                missing[j] += 1
+                waiting.setdefault(t, []).append(j)
+    worst = [0] * n
+    heap = [(1, j) for j in range(n) if missing[j] == 0]
+    heapq.heapify(heap)
+    outs: Dict[int, List[str]] = {}
+    for t, ps in producers.items():
+        for p in ps:
+            outs.setdefault(p, []).append(t)
+    while heap:
+        time, j = heapq.heappop(heap)
+        if f[j] != inf:
+            continue
+        f[j] = time
+        for t in outs.get(j, ()):
+            if t in h or t in seeded:
+                continue
+            h[t] = time
+            for k in waiting.get(t, ()):
+                missing[k] -= 1
+                worst[k] = max(worst[k], time)
+                if missing[k] == 0:
+                    heapq.heappush(heap, (min(worst[k] + 1, inf), k))
+    return f, h
+
+
+def distances(n: int, succ: Sequence[Sequence[Tuple[int, str]]], sources: Sequence[int], inf: int) -> List[int]:
+    """Distance from each operation to an operation assigning a graph output (untrusted certificate)."""
+    pred: List[List[int]] = [[] for _ in range(n)]
+    for a, lst in enumerate(succ):
+        for b, _ in lst:
+            pred[b].append(a)
+    d = [inf] * n
+    q: deque[int] = deque()
+    for s in sources:
+        if d[s] != 0:
+            d[s] = 0
+            q.append(s)
+    while q:
+        b = q.popleft()
+        for a in pred[b]:
+            if d[a] == inf:
+                d[a] = d[b] + 1
+                q.append(a)
+    return d

@@ -1,0 +1,74 @@
+"""Proof obligations as standalone SMT-LIB2 scripts, and their export.
+
+An :class:`Obligation` is the exact text the SMT engine gives to z3; the
+export writes the same text, with a comment header stating which rule it
+proves, how to read the answer and the answer z3 gave (the expected answer
+for a second solver). Only standard SMT-LIB2 is used (``QF_IDL``,
+``QF_LIA``, ``QF_UF``), so cvc5 or any other solver can re-check the files.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Sequence
+
+
+@dataclass
+class Obligation:
+    """One proof obligation: an SMT-LIB2 script and how its answer reads."""
+
+    rule_id: str
+    name: str
+    logic: str
+    body: List[str]
+    holds_when: str
+    """``sat`` or ``unsat``: the answer under which the rule's property holds."""
+    mode: str
+    """``search`` (the solver finds the proof) or ``certificate`` (it validates one)."""
+    meaning: str
+    answer: str = ""
+    notes: List[str] = field(default_factory=list)
+
+    def script(self) -> str:
+        """The script z3 parses (no header, no check-sat: the engine calls check itself)."""
+        return "\n".join(self.body) + "\n"
+
+    def render(self) -> str:
+        """The standalone file: comment header, logic, body, ``(check-sat)``."""
+        expected = self.answer or "not solved"
+        head = [
+            f"; sonnx proof obligation {self.name}",
+            f"; rule: {self.rule_id}",
+            f"; mode: {self.mode}",
+            f"; meaning: {self.meaning}",
+            f"; the property holds when the answer is: {self.holds_when}",
+            f"; expected answer: {expected}",
+        ]
+        head.extend(f"; {n}" for n in self.notes)
+        return "\n".join([*head, f"(set-logic {self.logic})", *self.body, "(check-sat)", "(exit)"]) + "\n"
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def write_obligations(obligations: Sequence[Obligation], directory: str | Path, model_path: str) -> List[Path]:
+    """Write every obligation of one model as ``<model stem>.<name>.smt2``; returns the paths."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    stem = _SAFE.sub("_", Path(model_path).stem) or "model"
+    out: List[Path] = []
+    for ob in obligations:
+        p = d / f"{stem}.{_SAFE.sub('_', ob.name)}.smt2"
+        p.write_text(ob.render(), encoding="utf-8")
+        out.append(p)
+    return out
+
+
+def expected_answer(text: str) -> str:
+    """The expected answer recorded in an exported file's header."""
+    m = re.search(r"^; expected answer: (\S+)", text, re.M)
+    if m is None:
+        raise ValueError("no expected answer in the header")
+    return m.group(1)

@@ -1,0 +1,170 @@
+"""The one solver factory of the SMT engine, and the one place that reads z3's answer.
+
+Every obligation is solved by :func:`solve`: a fresh z3 solver with fixed
+seeds and a deterministic resource limit (``rlimit``, counted in z3's own
+steps, so the same input gives the same answer on any machine; no wall-clock
+timeout). The answer is one of ``sat``, ``unsat`` or ``unknown``; z3's
+``unknown``, an exhausted rlimit and any exception raised by z3 all come back
+as ``unknown`` with a reason, which the rule encodings turn into an UNKNOWN
+verdict. Nothing here ever turns "could not decide" into a pass.
+
+:func:`settings_report` gives the parameters for the JSON report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Sequence
+
+import z3
+
+SEED = 0
+DEFAULT_RLIMIT = 2_000_000_000
+"""Resource limit per obligation (z3 steps). Generous: the 1M-node benchmark stays far below it."""
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """Parameters shared by every obligation of a run."""
+
+    seed: int = SEED
+    rlimit: int = DEFAULT_RLIMIT
+    search_limit: int = 1_000
+    """Models with more operations (all scopes together) than this are proved in certificate mode."""
+
+
+@dataclass
+class Answer:
+    """What the solver said about one obligation."""
+
+    result: str
+    """``sat``, ``unsat`` or ``unknown``."""
+    reason: str = ""
+    solver: Any = None
+    core: List[str] | None = None
+
+
+def make_solver(settings: SolverSettings, difference_logic: bool = False) -> z3.Solver:
+    """A fresh solver with fixed seeds and rlimit.
+
+    ``difference_logic`` selects z3's Bellman-Ford arithmetic (``arith.solver=1``)
+    on a simple solver (no auto-configuration, which would ignore it): the only
+    set-up that scales to a million rank constraints. The other obligations use
+    the default arithmetic.
+    """
+    s = z3.SimpleSolver()
+    s.set("random_seed", settings.seed)
+    s.set("rlimit", settings.rlimit)
+    if difference_logic:
+        s.set("arith.solver", 1)
+    return s
+
+
+def _global_params(settings: SolverSettings) -> None:
+    z3.set_param("smt.random_seed", settings.seed)
+    z3.set_param("sat.random_seed", settings.seed)
+
+
+def solve(
+    text: str,
+    settings: SolverSettings,
+    difference_logic: bool = False,
+    assumptions: Sequence[str] = (),
+) -> Answer:
+    """Parse the SMT-LIB script ``text`` and check it; never raises.
+
+    ``assumptions`` names Boolean constants of the script to assume; on
+    ``unsat`` the answer's ``core`` lists those the refutation needed.
+    """
+    try:
+        _global_params(settings)
+        s = make_solver(settings, difference_logic)
+        s.from_string(text)
+        lits = [z3.Bool(a) for a in assumptions]
+        r = s.check(*lits)
+    except z3.Z3Exception as exc:
+        return Answer("unknown", f"z3 raised an exception: {exc}")
+    except MemoryError:
+        return Answer("unknown", "z3 ran out of memory")
+    except Exception as exc:  # any failure of the solver is "not established", never a pass
+        return Answer("unknown", f"solver failure: {type(exc).__name__}: {exc}")
+    if r == z3.sat:
+        return Answer("sat", solver=s)
+    if r == z3.unsat:
+        core = [str(c) for c in s.unsat_core()] if assumptions else None
+        return Answer("unsat", solver=s, core=core)
+    why = s.reason_unknown()
+    if "canceled" in why or "resource" in why or "rlimit" in why:
+        why = f"z3 exhausted its resource limit (rlimit={settings.rlimit}): {why}"
+    return Answer("unknown", f"z3 answered unknown: {why}")
+
+
+class Session:
+    """One parsed script checked repeatedly under changing assumptions (witness enumeration)."""
+
+    def __init__(self, text: str, settings: SolverSettings, difference_logic: bool = False) -> None:
+        self.settings = settings
+        self.error = ""
+        self.solver: Any = None
+        self._lits: Dict[str, Any] = {}
+        try:
+            _global_params(settings)
+            self.solver = make_solver(settings, difference_logic)
+            self.solver.from_string(text)
+        except Exception as exc:  # a script z3 cannot take is "not established"
+            self.error = f"z3 raised an exception: {exc}"
+
+    def check(self, assumptions: Sequence[str]) -> Answer:
+        if self.error:
+            return Answer("unknown", self.error)
+        try:
+            for a in assumptions:
+                if a not in self._lits:
+                    self._lits[a] = z3.Bool(a)
+            lits = [self._lits[a] for a in assumptions]
+            r = self.solver.check(*lits)
+        except Exception as exc:
+            return Answer("unknown", f"z3 raised an exception: {exc}")
+        if r == z3.sat:
+            return Answer("sat", solver=self.solver)
+        if r == z3.unsat:
+            return Answer("unsat", solver=self.solver, core=[str(c) for c in self.solver.unsat_core()])
+        return Answer("unknown", f"z3 answered unknown: {self.solver.reason_unknown()}")
+
+
+def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> Dict[str, Any]:
+    """Values of the named ``Int`` (or ``Bool``) constants in the model of a ``sat`` answer.
+
+    Each constant is evaluated in the model (``model_completion``: a constant the formula leaves free
+    gets a default value, which is then as good as any). A value that is not a numeral or a truth
+    value is returned as None, and the callers treat None as "not shown by the model".
+    """
+    m = answer.solver.model()
+    make = z3.Bool if sort == "Bool" else z3.Int
+    out: Dict[str, Any] = {}
+    for n in names:
+        v = m.eval(make(n), model_completion=True)
+        if z3.is_int_value(v):
+            out[n] = v.as_long()
+        elif z3.is_true(v):
+            out[n] = True
+        elif z3.is_false(v):
+            out[n] = False
+        else:
+            out[n] = None
+    return out
+
+
+def settings_report(settings: SolverSettings) -> Dict[str, Any]:
+    """The solver parameters as a JSON-ready dict (for the report)."""
+    return {
+        "solver": "z3",
+        "version": z3.get_version_string(),
+        "random_seed": settings.seed,
+        "smt.random_seed": settings.seed,
+        "sat.random_seed": settings.seed,
+        "rlimit": settings.rlimit,
+        "timeout": None,
+        "rank_obligations": "SimpleSolver with arith.solver=1 (difference logic)",
+        "search_limit_operations": settings.search_limit,
+    }

@@ -1,0 +1,55 @@
+"""Helpers for the SMT engine tests: small models, both engines, comparison."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Tuple
+
+import numpy as np
+
+from sonnx.model.graph import Graph, InitialValue, Model, Operation, Tensor, make_graph
+from sonnx.rules import run_rules
+from sonnx.smt import SolverSettings, run_smt
+from sonnx.smt.engine import SEMANTIC_ONLY
+from sonnx.verdict import Verdict
+
+COMPARED = ("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C2", "GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE", "GRAPH-R2")
+
+
+def const(v: Any) -> InitialValue:
+    arr = np.asarray(v)
+    return InitialValue(1, tuple(arr.shape), False, None, lambda: arr)
+
+
+def model(graph: Graph, opset: int = 17) -> Model:
+    return Model(graph, 8, {"": opset})
+
+
+def g(inputs: List[str], outputs: List[str], ops: List[Operation], inits: Dict[str, Any] | None = None) -> Graph:
+    tensors = {n: Tensor(n, None, const(v)) for n, v in (inits or {}).items()}
+    return make_graph("g", inputs, outputs, ops, tensors)
+
+
+def smt(m: Model, mode: str = "search", **kw: Any) -> Dict[str, Verdict]:
+    return {v.rule_id: v for v in run_smt(m, SolverSettings(**kw), mode=mode).verdicts}
+
+
+def direct(m: Model) -> Dict[str, Verdict]:
+    return {v.rule_id: v for v in run_rules(m)}
+
+
+def disagreements(m: Model) -> Tuple[List[str], Dict[str, Verdict], Dict[str, Verdict]]:
+    """Rules on which the engines disagree (search and certificate mode); the search verdicts; the direct ones."""
+    d = direct(m)
+    out: List[str] = []
+    first: Dict[str, Verdict] = {}
+    for mode in ("search", "certificate"):
+        s = smt(m, mode)
+        for rid in COMPARED:
+            if d[rid].status is not s[rid].status:
+                out.append(
+                    f"{mode} {rid}: direct {d[rid].status.value} ({d[rid].reason}), "
+                    f"smt {s[rid].status.value} ({s[rid].reason})"
+                )
+        assert set(s) == set(COMPARED) | set(SEMANTIC_ONLY)
+        first = first or s
+    return out, first, d

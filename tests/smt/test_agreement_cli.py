@@ -1,0 +1,90 @@
+"""Agreement of the two engines, and the command-line options --engine and --smt-dir."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import sonnx.smt as smt_pkg
+from sonnx.agreement import combine, smt_only
+from sonnx.cli import check_main
+from sonnx.smt.engine import SmtRun
+from sonnx.verdict import Status, Verdict, Witness
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def call(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = check_main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_combine_rules() -> None:
+    w = Witness("w", {})
+    direct = [Verdict.proved("A"), Verdict.violated("B", w), Verdict.proved("C"), Verdict.violated("D", w)]
+    smt = [
+        Verdict.proved("A", engine="smt/search"),
+        Verdict.proved("B", engine="smt/search"),
+        Verdict.unknown("C", "rlimit", engine="smt"),
+        Verdict.unknown("D", "rlimit", engine="smt"),
+        Verdict.proved("X", engine="smt/search"),
+    ]
+    out, extra, dis = combine(direct, smt)
+    assert [v.rule_id for v in out] == ["A", "B", "C", "D"]
+    assert out[0].status is Status.PROVED and out[0].engine == "direct+smt/search"
+    assert out[1].status is Status.UNKNOWN and (out[1].reason or "").startswith(
+        "engines disagree: direct says VIOLATED, smt says PROVED"
+    )
+    assert out[2].status is Status.UNKNOWN  # PROVED by one engine only is not a pass
+    assert out[3].status is Status.VIOLATED
+    assert [v.rule_id for v in extra] == ["X"]
+    assert [d.split(":")[0] for d in dis] == ["B", "C"]
+    only, extra2 = smt_only(direct, smt)
+    assert [v.engine for v in only] == ["smt/search", "smt/search", "smt", "smt"] and len(extra2) == 1
+
+
+def test_default_engine_is_both_and_reports_solver_parameters() -> None:
+    code, out, _ = call("--json", str(EXAMPLES / "seed001_example.onnx"))
+    assert code == 1
+    m = json.loads(out)["models"][0]
+    assert m["smt"]["rlimit"] > 0 and m["smt"]["random_seed"] == 0 and m["smt"]["mode"] == "search"
+    engines = {v["rule"]: v["engine"] for v in m["verdicts"]}
+    assert engines["GRAPH-ACYCLIC"] == "direct+smt/search"
+    assert [f["rule"] for f in m["smt"]["findings"]] == ["GRAPH-DETERMINISM"]
+
+
+def test_engine_direct_runs_no_solver() -> None:
+    code, out, _ = call("--json", "--engine", "direct", str(EXAMPLES / "cnn_block.onnx"))
+    m = json.loads(out)["models"][0]
+    assert code == 0 and "smt" not in m
+    assert {v["engine"] for v in m["verdicts"]} == {"direct"}
+
+
+def test_engine_smt_gives_smt_verdicts() -> None:
+    code, out, _ = call("--json", "--engine", "smt", str(EXAMPLES / "acyclic_cycle.onnx"))
+    m = json.loads(out)["models"][0]
+    assert code == 1
+    cyc = next(v for v in m["verdicts"] if v["rule"] == "GRAPH-ACYCLIC")
+    assert cyc["engine"] == "smt" and cyc["status"] == "VIOLATED" and cyc["witness"]["mode"] == "search"
+
+
+def test_disagreement_is_a_tool_error_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = smt_pkg.run_smt
+
+    def lying(model, settings=None, mode=None, progress=None):  # type: ignore[no-untyped-def]
+        run = real(model, settings, mode, progress)
+        flipped = [
+            Verdict.violated(v.rule_id, Witness("invented", {}), engine="smt") if v.rule_id == "GRAPH-C2" else v
+            for v in run.verdicts
+        ]
+        return SmtRun(flipped, run.obligations, run.parameters, run.mode)
+
+    monkeypatch.setattr(smt_pkg, "run_smt", lying)
+    code, out, err = call(str(EXAMPLES / "cnn_block.onnx"))
+    assert code == 2
+    assert "engines disagree: direct says PROVED, smt says VIOLATED" in out
+    assert "tool error" in err

@@ -1,0 +1,204 @@
+"""Per-rule positive and negative cases of the SMT encodings, with witnesses, in both modes."""
+
+from __future__ import annotations
+
+import pytest
+
+from sonnx.model.graph import Attribute, Operation, make_operation
+from sonnx.verdict import Status
+
+from .smtkit import const, g, model, smt
+
+MODES = ("search", "certificate")
+
+
+def op(kind: str, ins: tuple[str, ...], outs: tuple[str, ...], name: str = "") -> Operation:
+    return Operation(kind, "", name, ins, outs)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_acyclic_proved_for_an_unsorted_dag(mode: str) -> None:
+    m = model(g(["x"], ["z"], [op("Relu", ("y",), ("z",)), op("Neg", ("x",), ("y",))]))
+    v = smt(m, mode)["GRAPH-ACYCLIC"]
+    assert v.status is Status.PROVED and v.engine == f"smt/{mode}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cycle_witness_is_the_shortest_cycle_not_the_whole_graph(mode: str) -> None:
+    # a long cycle a0 -> a1 -> ... -> a9 -> a0, with a chord a5 -> a3 making a cycle of 3
+    ops = [op("Add", (f"t{(i - 1) % 10}", "x"), (f"t{i}",), f"a{i}") for i in range(10)]
+    ops[3] = op("Add", ("t2", "t5"), ("t3",), "a3")
+    ops[0] = op("Add", ("t9", "x"), ("t0",), "a0")
+    m = model(g(["x"], ["t9"], ops))
+    v = smt(m, mode)["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    data = v.witness.data
+    assert data["length"] == 3 and data["mode"] == mode
+    assert sorted(s["operation"] for s in data["cycle"]) == ["Add:a3", "Add:a4", "Add:a5"]
+    # each step's tensor is an output of that step's operation read by the next one
+    steps = data["cycle"]
+    for a, b in zip(steps, steps[1:] + steps[:1], strict=True):
+        assert a["tensor"] in ops[a["index"]].output_mapping
+        assert a["tensor"] in ops[b["index"]].input_mapping
+
+
+def test_self_loop_is_a_cycle_of_one() -> None:
+    m = model(g(["x"], ["y"], [op("Add", ("x", "y"), ("y",), "self")]))
+    v = smt(m)["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["length"] == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_single_assignment(mode: str) -> None:
+    ok = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",))]))
+    assert smt(ok, mode)["GRAPH-C1"].status is Status.PROVED
+    two = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",), "r"), op("Neg", ("x",), ("y",), "n")]))
+    v = smt(two, mode)["GRAPH-C1"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    (found,) = v.witness.data["violations"]
+    assert found["tensor"] == "y" and found["kind"] == "assigned more than once"
+    assert [p["operation"] for p in found["producers"]] == ["Relu:r", "Neg:n"]
+    assigns_input = model(g(["x"], ["x"], [op("Relu", ("x",), ("x",))]))
+    assert smt(assigns_input, mode)["GRAPH-C1"].witness.data["violations"][0]["kind"] == "assigns a graph input"  # type: ignore[union-attr]
+
+
+def test_input_with_default_value_is_not_a_double_assignment() -> None:
+    m = model(g(["x", "w"], ["y"], [op("Add", ("x", "w"), ("y",))], {"w": 1.0}))
+    assert smt(m)["GRAPH-C1"].status is Status.PROVED
+
+
+def test_shadowing_across_scopes() -> None:
+    then_g = g([], ["h"], [op("Identity", ("x",), ("h",))])
+    else_g = g([], ["h2"], [op("Identity", ("x",), ("h2",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    ok = model(g(["x", "c"], ["y"], [if_op]))
+    assert smt(ok)["GRAPH-C1"].status is Status.PROVED  # siblings may reuse names; no outer clash
+    then_bad = g([], ["x2"], [op("Identity", ("x",), ("x2",))])
+    if_bad = make_operation("If", ["c"], ["x2"], name="if", then_branch=then_bad, else_branch=else_g)
+    bad = model(g(["x", "c"], ["x2"], [if_bad]))
+    v = smt(bad)["GRAPH-C1"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    kinds = {f["kind"] for f in v.witness.data["violations"]}
+    assert "shadows an outer name" in kinds
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_input_usage(mode: str) -> None:
+    ok = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",))]))
+    assert smt(ok, mode)["GRAPH-C2"].status is Status.PROVED
+    bad = model(g(["x", "spare"], ["y", "spare"], [op("Relu", ("x",), ("y",))]))
+    v = smt(bad, mode)["GRAPH-C2"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["unused"] == [{"scope": "g", "input": "spare", "position": 1}]
+
+
+def test_loop_body_imposed_inputs_are_exempt() -> None:
+    body = g(["i", "cond", "v"], ["cond", "w"], [op("Relu", ("v",), ("w",))])
+    loop = make_operation("Loop", ["n", "", "x"], ["y"], name="loop", body=body)
+    m = model(g(["n", "x"], ["y"], [loop]))
+    assert smt(m)["GRAPH-C2"].status is Status.PROVED
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_completeness(mode: str) -> None:
+    ok = model(g(["x"], ["z"], [op("Relu", ("x",), ("y",)), op("Neg", ("y",), ("z",))]))
+    assert smt(ok, mode)["GRAPH-C3"].status is Status.PROVED
+    bad = model(g(["x"], ["z", "y"], [op("Relu", ("x",), ("y",)), op("Neg", ("ghost",), ("z",), "neg")]))
+    v = smt(bad, mode)["GRAPH-C3"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    d = v.witness.data
+    assert d["undefined"] == [{"scope": "g", "output": "z"}]
+    assert d["root"] == "ghost" and d["ends"] == "no producer"
+
+
+def test_completeness_cycle_does_not_support_itself() -> None:
+    m = model(g(["x"], ["b"], [op("Add", ("x", "b"), ("a",)), op("Neg", ("a",), ("b",))]))
+    v = smt(m)["GRAPH-C3"]
+    assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["ends"] == "cycle"
+
+
+def test_captured_outer_value_is_defined_in_a_branch() -> None:
+    then_g = g([], ["h"], [op("Identity", ("x",), ("h",))])
+    else_g = g([], ["k"], [op("Identity", ("ghost",), ("k",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    v = smt(model(g(["x", "c"], ["y"], [if_op])))["GRAPH-C3"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["undefined"][0]["output"] in ("k", "y")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dead_nodes_and_transitive(mode: str) -> None:
+    m = model(
+        g(
+            ["x"],
+            ["y"],
+            [op("Relu", ("x",), ("y",)), op("Abs", ("x",), ("a",), "abs"), op("Neg", ("a",), ("n",), "neg")],
+        )
+    )
+    s = smt(m, mode)
+    r1, r1t = s["GRAPH-R1"], s["GRAPH-R1-TRANSITIVE"]
+    assert r1.status is Status.VIOLATED and r1.witness is not None
+    assert [d["operation"] for d in r1.witness.data["dead"]] == ["Neg:neg"]
+    assert r1t.status is Status.VIOLATED and r1t.witness is not None
+    assert [d["operation"] for d in r1t.witness.data["non_contributing"]] == ["Abs:abs", "Neg:neg"]
+    ok = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",))]))
+    assert smt(ok, mode)["GRAPH-R1"].status is Status.PROVED
+    assert smt(ok, mode)["GRAPH-R1-TRANSITIVE"].status is Status.PROVED
+
+
+def test_cycle_cut_off_from_outputs_is_caught_only_transitively() -> None:
+    m = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",)), op("Add", ("x", "b"), ("a",)), op("Neg", ("a",), ("b",))]))
+    s = smt(m)
+    assert s["GRAPH-R1"].status is Status.PROVED
+    assert s["GRAPH-R1-TRANSITIVE"].status is Status.VIOLATED
+
+
+def test_r2_and_graph_determinism_are_separate_findings() -> None:
+    # a random operation feeding only a dead node: R2 fails, the graph is still deterministic
+    ops = [
+        op("Relu", ("x",), ("y",)),
+        op("RandomUniformLike", ("x",), ("r",), "rnd"),
+        op("Neg", ("r",), ("d",), "dead"),
+    ]
+    s = smt(model(g(["x"], ["y"], ops)))
+    assert s["GRAPH-R2"].status is Status.VIOLATED
+    assert s["GRAPH-DETERMINISM"].status is Status.PROVED
+    # the same random value reaching an output: both fail; the witness names the op and its path
+    ops2 = [
+        op("RandomUniformLike", ("x",), ("r",), "rnd"),
+        op("Neg", ("r",), ("n",), "neg"),
+        op("Add", ("n", "x"), ("y",), "add"),
+    ]
+    s2 = smt(model(g(["x"], ["y"], ops2)))
+    assert s2["GRAPH-R2"].status is Status.VIOLATED
+    v = s2["GRAPH-DETERMINISM"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    d = v.witness.data
+    assert d["source"]["operation"] == "RandomUniformLike:rnd" and d["output"] == "y"
+    assert [s["operation"] for s in d["path"]] == ["RandomUniformLike:rnd", "Neg:neg", "Add:add"]
+
+
+def test_dropout_training_mode_false_constant_is_deterministic() -> None:
+    ops = [op("Constant", (), ("t",), "c"), op("Dropout", ("x", "", "t"), ("y",), "drop")]
+    ops[0] = Operation("Constant", "", "c", (), ("t",), (Attribute("value", "TENSOR", const(False)),))
+    s = smt(model(g(["x"], ["y"], ops)))
+    assert s["GRAPH-R2"].status is Status.PROVED
+    ops[0] = Operation("Constant", "", "c", (), ("t",), (Attribute("value", "TENSOR", const(True)),))
+    assert smt(model(g(["x"], ["y"], ops)))["GRAPH-R2"].status is Status.VIOLATED
+
+
+def test_unknown_operator_makes_r2_and_determinism_unknown() -> None:
+    m = model(g(["x"], ["y"], [Operation("Mystery", "com.acme", "m", ("x",), ("y",))]))
+    s = smt(m)
+    assert s["GRAPH-R2"].status is Status.UNKNOWN
+    assert s["GRAPH-DETERMINISM"].status is Status.UNKNOWN
+
+
+def test_nondeterministic_branch_makes_the_if_a_source() -> None:
+    then_g = g([], ["h"], [op("RandomNormalLike", ("x",), ("h",), "rn")])
+    else_g = g([], ["k"], [op("Identity", ("x",), ("k",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    v = smt(model(g(["x", "c"], ["y"], [if_op])))["GRAPH-DETERMINISM"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["source"]["operation"] == "If:if"
+    assert v.witness.data["nested"][0]["source"]["operation"] == "RandomNormalLike:rn"

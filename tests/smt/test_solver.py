@@ -1,0 +1,44 @@
+"""The solver factory: fixed parameters, and every non-answer becomes UNKNOWN."""
+
+from __future__ import annotations
+
+from sonnx.model.graph import Operation
+from sonnx.smt import SolverSettings, settings_report, solve
+from sonnx.verdict import Status
+
+from .smtkit import g, model, smt
+
+
+def test_rlimit_exhaustion_is_unknown_not_a_pass() -> None:
+    m = model(g(["x"], ["y"], [Operation("Relu", "", "", ("x",), ("y",))]))
+    verdicts = smt(m, rlimit=1)
+    # obligations that need any solving run out of resources; z3 may still refute a formula its
+    # simplifier reduces to false at once (then the answer is a genuine unsat, not a guess)
+    for rid in ("GRAPH-ACYCLIC", "GRAPH-C3", "GRAPH-R1-TRANSITIVE"):
+        assert verdicts[rid].status is Status.UNKNOWN, verdicts[rid]
+    assert "resource limit" in (verdicts["GRAPH-ACYCLIC"].reason or "")
+
+
+def test_solve_reports_sat_unsat_unknown_and_exceptions() -> None:
+    st = SolverSettings()
+    assert solve("(declare-fun a () Int)(assert (< a 1))", st).result == "sat"
+    assert solve("(declare-fun a () Int)(assert (< a a))", st).result == "unsat"
+    bad = solve("(assert (< undeclared 1))", st)
+    assert bad.result == "unknown" and "exception" in bad.reason
+    assert solve("(declare-fun a () Int)(assert (> (* a a) 2))", SolverSettings(rlimit=1)).result == "unknown"
+
+
+def test_parameters_are_fixed_and_reported() -> None:
+    p = settings_report(SolverSettings(seed=7, rlimit=123))
+    assert p["random_seed"] == p["smt.random_seed"] == p["sat.random_seed"] == 7
+    assert p["rlimit"] == 123 and p["timeout"] is None and p["solver"] == "z3"
+
+
+def test_assumption_core_is_returned() -> None:
+    a = solve(
+        "(declare-fun a () Int)(declare-fun g1 () Bool)(declare-fun g2 () Bool)"
+        "(assert (=> g1 (< a 0)))(assert (=> g2 (> a 0)))",
+        SolverSettings(),
+        assumptions=["g1", "g2"],
+    )
+    assert a.result == "unsat" and sorted(a.core or []) == ["g1", "g2"]
