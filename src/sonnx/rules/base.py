@@ -9,10 +9,11 @@ failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Tuple
+from typing import Any, Callable, Iterator, Tuple
 
 from ..model.graph import Graph, Model
-from ..verdict import Severity, Verdict
+from ..model.structure import Offenders, brief
+from ..verdict import Severity, Verdict, Witness
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"
@@ -56,6 +57,31 @@ class CheckContext:
 
 
 CheckFn = Callable[[CheckContext], Verdict]
+
+
+def offenders_verdict(
+    found: Offenders,
+    rule_id: str,
+    severity: Severity,
+    what: str,
+    key: str,
+    show: Callable[[dict[str, Any]], str],
+    keep: int | None = None,
+) -> Verdict:
+    """PROVED when ``found`` is empty, else VIOLATED with the usual witness layout.
+
+    The summary reads ``<count> <what>: <first few shown>``; the data holds
+    ``count`` (every offender) and ``key`` (the first :data:`LIMIT` listed).
+    """
+    if not found.count:
+        return Verdict.proved(rule_id, severity)
+    shown = [show(f) for f in found.listed]
+    head = brief(shown, total=found.count) if keep is None else brief(shown, keep, found.count)
+    return Verdict.violated(
+        rule_id,
+        Witness(f"{found.count} {what}: {head}", {"count": found.count, key: found.listed}),
+        severity,
+    )
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.structure import Offenders, brief, dead_ops, live_ops, op_ref, scopes, topology
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.structure import Offenders, dead_ops, live_ops, op_ref, scopes, topology
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-R1-TRANSITIVE"
 SEVERITY = Severity.ERROR
@@ -31,16 +31,13 @@ def check(ctx: CheckContext) -> Verdict:
         ops = g.operations
         idle = np.flatnonzero(~live_ops(ctx, g))
         found.add(int(idle.size), (op_ref(sc.path, j, ops[j]) for j in idle.tolist()))
-    if not found.count:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['operation']} (#{f['index']} in {f['scope']})" for f in found.listed]
-    return Verdict.violated(
+    return offenders_verdict(
+        found,
         ID,
-        Witness(
-            f"{found.count} operation(s) contribute to no graph output: {brief(shown, total=found.count)}",
-            {"count": found.count, "non_contributing": found.listed},
-        ),
         SEVERITY,
+        "operation(s) contribute to no graph output",
+        "non_contributing",
+        lambda f: f"{f['operation']} (#{f['index']} in {f['scope']})",
     )
 
 

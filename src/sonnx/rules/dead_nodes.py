@@ -14,9 +14,9 @@ transitive form (contribution to some graph output) is GRAPH-R1-TRANSITIVE.
 
 from __future__ import annotations
 
-from ..model.structure import Offenders, brief, dead_ops, op_ref, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.structure import Offenders, dead_ops, op_ref, scopes
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-R1"
 SEVERITY = Severity.ERROR
@@ -31,16 +31,13 @@ def check(ctx: CheckContext) -> Verdict:
             int(dead.size),
             ({**op_ref(sc.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]} for j in dead.tolist()),
         )
-    if not found.count:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['operation']} (#{f['index']} in {f['scope']})" for f in found.listed]
-    return Verdict.violated(
+    return offenders_verdict(
+        found,
         ID,
-        Witness(
-            f"{found.count} dead operation(s), none of whose outputs is used: {brief(shown, total=found.count)}",
-            {"count": found.count, "dead": found.listed},
-        ),
         SEVERITY,
+        "dead operation(s), none of whose outputs is used",
+        "dead",
+        lambda f: f"{f['operation']} (#{f['index']} in {f['scope']})",
     )
 
 

@@ -17,9 +17,9 @@ from itertools import chain
 from typing import Dict
 
 from ..model.graph import Graph
-from ..model.structure import Offenders, brief, index, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_STRICT, CheckContext, Rule
+from ..model.structure import Offenders, index, scopes
+from ..verdict import Severity, Verdict
+from .base import PROFILE_STRICT, CheckContext, Rule, offenders_verdict
 
 ID = "STRICT-SHAPES"
 SEVERITY = Severity.ERROR
@@ -58,16 +58,14 @@ def check(ctx: CheckContext) -> Verdict:
         found.add(
             len(bad), ({"scope": sc.path, "tensor": nm, "role": roles[nm], "problem": problem(g, nm)} for nm in bad)
         )
-    if not found.count:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['tensor']!r} ({f['problem']})" for f in found.listed]
-    return Verdict.violated(
+    return offenders_verdict(
+        found,
         ID,
-        Witness(
-            f"{found.count} tensor(s) without a static type: {brief(shown, 3, found.count)}",
-            {"count": found.count, "tensors": found.listed},
-        ),
         SEVERITY,
+        "tensor(s) without a static type",
+        "tensors",
+        lambda f: f"{f['tensor']!r} ({f['problem']})",
+        keep=3,
     )
 
 

@@ -18,9 +18,9 @@ from typing import Iterator, List, Tuple
 
 import numpy as np
 
-from ..model.structure import GraphIndex, Offenders, brief, dead_ops, index, op_ref, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.structure import GraphIndex, Offenders, dead_ops, index, op_ref, scopes
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-R1-OUTPUTS"
 SEVERITY = Severity.WARNING
@@ -59,16 +59,13 @@ def check(ctx: CheckContext) -> Verdict:
             count,
             ({**op_ref(sc.path, j, ops[j]), "output": pos, "tensor": nm} for j, pos, nm in entries),
         )
-    if not found.count:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['tensor']!r} of {f['operation']} (in {f['scope']})" for f in found.listed]
-    return Verdict.violated(
+    return offenders_verdict(
+        found,
         ID,
-        Witness(
-            f"{found.count} operation output(s) never used: {brief(shown, total=found.count)}",
-            {"count": found.count, "unused": found.listed},
-        ),
         SEVERITY,
+        "operation output(s) never used",
+        "unused",
+        lambda f: f"{f['tensor']!r} of {f['operation']} (in {f['scope']})",
     )
 
 
