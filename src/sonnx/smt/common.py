@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 from ..model.graph import Operation
 from ..verdict import Severity, Verdict, Witness
 from .smtlib import Obligation
-from .solver import Answer
+from .solver import Answer, SolverSettings, solve
 
 ENGINE = "smt"
 
@@ -36,6 +36,25 @@ def unknown(rule_id: str, reason: str, mode: str, severity: Severity = Severity.
 def record(ob: Obligation, answer: Answer) -> None:
     """Keep z3's answer in the obligation (it becomes the expected answer of the exported file)."""
     ob.answer = answer.result
+
+
+def settle(
+    rule_id: str, ob: Obligation, settings: SolverSettings, mode: str, proof: str = "unsat"
+) -> tuple[Answer, RuleResult | None]:
+    """Solve ``ob`` and record the answer; the rule's result when that answer settles it alone.
+
+    ``proof`` is the answer that proves the rule (``unsat`` for "no violation
+    exists", ``sat`` for "this certificate is consistent"); ``unknown`` gives
+    UNKNOWN. Any other answer returns None: the caller reads its witness from
+    the answer.
+    """
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == proof:
+        return ans, RuleResult(proved(rule_id, mode), [ob])
+    if ans.result == "unknown":
+        return ans, RuleResult(unknown(rule_id, ans.reason, mode), [ob])
+    return ans, None
 
 
 def op_ref(path: str, j: int, op: Operation) -> Dict[str, Any]:

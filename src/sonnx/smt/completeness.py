@@ -19,11 +19,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, or_all, proved, record, unknown, violated
+from .common import RuleResult, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import firing_times, nested
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values, solve
+from .solver import SolverSettings, model_values
 
 ID = "GRAPH-C3"
 LOGIC = "QF_LIA"
@@ -100,12 +100,9 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
         "search",
         "with the least firing times (unique solution of the equations), some graph output is never defined",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    ans, settled = settle(ID, ob, settings, "search")
+    if settled is not None:
+        return settled
     vals = model_values(ans, [v for _, _, v in enc.outputs])
     found = [(f, o) for f, o, v in enc.outputs if vals.get(v) == enc.inf]
     if not found:
@@ -182,12 +179,9 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
         "certificate",
         "the given firing times solve the definedness equations and every graph output gets a finite time",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    _, settled = settle(ID, ob, settings, "certificate", proof="sat")
+    if settled is not None:
+        return settled
     res = _search(facts, settings)
     res.obligations.insert(0, ob)
     return res

@@ -18,11 +18,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, and_all, op_ref, or_all, proved, record, unknown, violated
+from .common import RuleResult, and_all, op_ref, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import distances, nested
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values, solve
+from .solver import SolverSettings, model_values
 
 ID = "GRAPH-R1"
 ID_T = "GRAPH-R1-TRANSITIVE"
@@ -55,12 +55,9 @@ def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -
         mode,
         "some operation has no output that is a required input of its graph or a graph output",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, mode), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    ans, settled = settle(ID, ob, settings, mode)
+    if settled is not None:
+        return settled
     vals = model_values(ans, [v for _, _, vs in uvars for v in vs], "Bool")
     found: List[Dict[str, Any]] = []
     for f, j, vs in uvars:
@@ -126,12 +123,9 @@ def _search_t(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResu
         "search",
         "with the distances to a graph output (unique solution of the equations), some operation reaches no output",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID_T, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID_T, ans.reason, "search"), [ob])
+    ans, settled = settle(ID_T, ob, settings, "search")
+    if settled is not None:
+        return settled
     vals = model_values(ans, [v for _, _, v in dvars])
     found = [op_ref(f.path, j, f.graph.operations[j]) for f, j, v in dvars if vals.get(v) == inf]
     if not found:
@@ -165,12 +159,9 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
         "certificate",
         "the given distances solve the contribution equations and every operation reaches a graph output",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "sat":
-        return RuleResult(proved(ID_T, "certificate"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID_T, ans.reason, "certificate"), [ob])
+    _, settled = settle(ID_T, ob, settings, "certificate", proof="sat")
+    if settled is not None:
+        return settled
     res = _search_t(facts, settings)
     res.obligations.insert(0, ob)
     return res

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, or_all, proved, record, unknown, violated
+from .common import RuleResult, or_all, settle, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values, solve
+from .solver import SolverSettings, model_values
 
 ID = "GRAPH-C2"
 LOGIC = "QF_UF"
@@ -65,12 +65,9 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
         mode,
         "some graph input (Loop-imposed ones excepted) is required by no operation of its graph",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, mode), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    ans, settled = settle(ID, ob, settings, mode)
+    if settled is not None:
+        return settled
     vals = model_values(ans, list(where), "Bool")
     found: List[Dict[str, Any]] = [
         {"scope": f.path, "input": nm, "position": k} for v, (f, nm, k) in where.items() if vals.get(v) is False

@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, op_ref, proved, record, unknown, violated
+from .common import RuleResult, op_ref, proved, record, settle, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, solve
@@ -113,12 +113,9 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
         mode,
         "every name defined in a graph (or visible from an enclosing graph) has exactly one producer",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "sat":
-        return RuleResult(proved(ID, mode), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    _, settled = settle(ID, ob, settings, mode, proof="sat")
+    if settled is not None:
+        return settled
     gbody, guards = _encode(facts, guarded=True)
     session = Session("\n".join(gbody), settings)
     live = list(guards)
