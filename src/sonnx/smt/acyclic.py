@@ -33,7 +33,13 @@ ID = "GRAPH-ACYCLIC"
 LOGIC = "QF_IDL"
 
 
-def _rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[Tuple[int, int], int] | None) -> List[str]:
+def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[Tuple[int, int], int] | None) -> List[str]:
+    """SMT-LIB lines of the rank obligation over ``(scope, edges)`` pairs (also used for fused partitions).
+
+    With ``values`` None, one integer rank ``r<scope>_<node>`` is declared per
+    node on an edge and ``rank(a) < rank(b)`` asserted per edge ``(a, b, tensor)``;
+    with ``values``, the given ranks are written in place (certificate check).
+    """
     body: List[str] = []
     for s, edges in per_scope:
         used = sorted({e[0] for e in edges} | {e[1] for e in edges})
@@ -51,7 +57,7 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Tuple[Obligation, List[Tup
         ID,
         "acyclic.search",
         LOGIC,
-        _rank_body(per_scope, None),
+        rank_body(per_scope, None),
         "sat",
         "search",
         "a strict rank over the operations of every graph exists (rank of producer < rank of consumer)",
@@ -64,7 +70,7 @@ def _cycle_obligation(s: int, cyc: List[Edge], name: str) -> Obligation:
         ID,
         name,
         LOGIC,
-        _rank_body([(s, cyc)], None),
+        rank_body([(s, cyc)], None),
         "sat",
         "certificate",
         f"the claimed cycle of scope {s}: its edges alone admit no strict ranking",
@@ -92,7 +98,7 @@ def _diagnose(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Tuple[Li
         cyc = shortest_cycle(core)
         if cyc is None:
             return found, f"the unsat core of scope {f.path} contains no cycle (a tool defect)"
-        check = solve("\n".join(_rank_body([(f.index, cyc)], None)), settings, difference_logic=True)
+        check = solve("\n".join(rank_body([(f.index, cyc)], None)), settings, difference_logic=True)
         if check.result != "unsat":
             return found, f"the minimised cycle of scope {f.path} was not refuted on its own ({check.result})"
         found.append((f, cyc))
@@ -164,7 +170,7 @@ def _certificate(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleR
             ID,
             "acyclic.certificate",
             LOGIC,
-            _rank_body(per_scope, values),
+            rank_body(per_scope, values),
             "sat",
             "certificate",
             "the given ranks are a strict ranking of every dependency edge of every graph",
