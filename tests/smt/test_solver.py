@@ -42,3 +42,21 @@ def test_assumption_core_is_returned() -> None:
         assumptions=["g1", "g2"],
     )
     assert a.result == "unsat" and sorted(a.core or []) == ["g1", "g2"]
+
+
+def test_every_obligation_gets_its_own_z3_context() -> None:
+    """Terms of one obligation are freed with its answer: nothing is left in z3's main context.
+
+    (A run of a 100k-operation model used to leave millions of terms in the main
+    context, and every later check in the same process paid for them.)
+    """
+    import z3
+
+    from sonnx.smt.solver import model_values
+
+    st = SolverSettings()
+    a = solve("(declare-fun a () Int)(assert (= a 7))", st)
+    b = solve("(declare-fun a () Int)(assert (= a 9))", st)
+    assert a.ctx is not None and b.ctx is not None
+    assert a.ctx is not b.ctx and a.ctx is not z3.main_ctx() and b.ctx is not z3.main_ctx()
+    assert model_values(a, ["a"]) == {"a": 7} and model_values(b, ["a"]) == {"a": 9}

@@ -184,7 +184,7 @@ def prove_r2(
         m = ans.solver.model()
         bad: List[Dict[str, Any]] = []
         for (s, j), (_, reason) in classes.items():
-            if z3.is_true(m.eval(z3.Bool(f"n{s}_{j}"), model_completion=True)):
+            if z3.is_true(m.eval(z3.Bool(f"n{s}_{j}", m.ctx), model_completion=True)):
                 f = facts[s]
                 bad.append({**op_ref(f.path, j, f.graph.operations[j]), "reason": reason})
         n_unknown = sum(1 for c, _ in classes.values() if c == UNK)
@@ -304,7 +304,7 @@ def _path(f: ScopeFacts, m: Any, pair: Dict[str, Tuple[str, str]], sources: Dict
     def differs(t: str) -> bool:
         if t not in pair:
             return False
-        a, b = (m.eval(z3.Const(v, z3.DeclareSort("V")), model_completion=True) for v in pair[t])
+        a, b = (m.eval(z3.Const(v, z3.DeclareSort("V", m.ctx)), model_completion=True) for v in pair[t])
         return not a.eq(b)
 
     steps: List[Dict[str, Any]] = []
@@ -345,7 +345,7 @@ def _check_scope(
     m = ans.solver.model()
     for o in dict.fromkeys(f.graph.outputs):
         if o in pair:
-            a, b = (m.eval(z3.Const(v, z3.DeclareSort("V")), model_completion=True) for v in pair[o])
+            a, b = (m.eval(z3.Const(v, z3.DeclareSort("V", m.ctx)), model_completion=True) for v in pair[o])
             if not a.eq(b):
                 return "nondet", _path(f, m, pair, sources, o), ""
     return "unknown", None, "the model of the violation shows no differing output (a tool defect)"
