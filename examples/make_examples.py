@@ -169,6 +169,17 @@ def r2_random() -> onnx.ModelProto:
     return _model(g)
 
 
+def r2_random_dead() -> onnx.ModelProto:
+    """A random generator whose value feeds only a dead operation: R2 is broken, the outputs are deterministic."""
+    nodes = [
+        helper.make_node("RandomNormalLike", ["x"], ["noise"], name="noise", seed=7.0),
+        helper.make_node("Add", ["x", "noise"], ["unused"], name="dead_add"),
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+    ]
+    g = helper.make_graph(nodes, "random_dead", [_vi("x", [4])], [_vi("y", [4])])
+    return _model(g)
+
+
 def r2_dropout_training() -> onnx.ModelProto:
     """Dropout whose training_mode is a graph input: its result can be random."""
     ratio = numpy_helper.from_array(np.array(0.5, dtype=np.float32), "ratio")
@@ -238,6 +249,7 @@ EXAMPLES: dict[str, Callable[[], onnx.ModelProto]] = {
     "r1_unused_output": r1_unused_output,
     "r1_dead_chain": r1_dead_chain,
     "r2_random": r2_random,
+    "r2_random_dead": r2_random_dead,
     "r2_dropout_training": r2_dropout_training,
     "functions_recursion": functions_recursion,
     "if_branches_mismatch": if_branches_mismatch,

@@ -11,9 +11,11 @@ each rule both decide, :func:`combine` gives one verdict:
   witness (the model does not conform either way; the check exits with 1);
 * both UNKNOWN: UNKNOWN with both reasons.
 
-Rules only the direct engine decides keep its verdict. Rules only the SMT
-engine decides (GRAPH-DETERMINISM) are returned apart, as extra findings: the
-verdict list stays aligned with the rule table.
+Rules only the direct engine decides keep its verdict. A verdict of the SMT
+engine for a rule outside the selected rule table is returned apart, as an
+extra finding, so that the verdict list stays aligned with the table. (Every
+rule the SMT engine proves now has a direct check too, GRAPH-DETERMINISM
+included; the mechanism remains for a future SMT-only property.)
 """
 
 from __future__ import annotations

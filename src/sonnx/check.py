@@ -31,7 +31,9 @@ class ModelReport:
     disagreements: list[str] = field(default_factory=list)
     """Rules on which the two engines disagree: a tool error (exit 2)."""
     findings: list[Verdict] = field(default_factory=list)
-    """Verdicts of rules outside the rule table (GRAPH-DETERMINISM, decided by the SMT engine only)."""
+    """SMT verdicts of rules outside the selected rule table (see :mod:`sonnx.agreement`)."""
+    obligations: list[Any] = field(default_factory=list)
+    """The SMT engine's proof obligations (``smt.smtlib.Obligation``, each with z3's answer), when it ran."""
 
     def all_verdicts(self) -> list[Verdict]:
         """The verdicts of the rule table, then the extra findings."""
@@ -135,6 +137,7 @@ def _run_smt(report: ModelReport, model: Model, cfg: CheckConfig, say: Callable[
 
     run = run_smt(model, progress=say)
     report.smt = run.parameters
+    report.obligations = list(run.obligations)
     if cfg.engine == "smt":
         report.verdicts, report.findings = smt_only(report.verdicts, run.verdicts)
     else:

@@ -16,8 +16,6 @@ from .model.graph import Model
 from .verdict import Status, Verdict
 
 JSON_SCHEMA_VERSION = 1
-FINDING_TITLES = {"GRAPH-DETERMINISM": "Graph determinism (SMT engine)"}
-"""Titles of findings outside the rule table."""
 MAX_TEXT_ITEMS = 8
 
 
@@ -84,7 +82,7 @@ def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile:
         for v in r.verdicts:
             out.extend(verdict_lines(v, titles.get(v.rule_id, "")))
         for v in r.findings:
-            out.extend(verdict_lines(v, FINDING_TITLES.get(v.rule_id, "")))
+            out.extend(verdict_lines(v, titles.get(v.rule_id, "")))
         if r.smt is not None and "skipped" in r.smt:
             out.append(f"  note: SMT engine not run: {r.smt['skipped']}")
         c = r.counts()

@@ -95,6 +95,7 @@ NOT_EXECUTABLE = {
     "c3_incomplete.onnx",
     "functions_recursion.onnx",
     "r2_random.onnx",
+    "r2_random_dead.onnx",
 }
 
 

@@ -27,7 +27,17 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 
 from ..model.graph import InitialValue, Operation
-from ..model.structure import brief, first, index, op_ref, operations_of, operator_kinds, outer_definers, scopes
+from ..model.structure import (
+    brief,
+    cached,
+    first,
+    index,
+    op_ref,
+    operations_of,
+    operator_kinds,
+    outer_definers,
+    scopes,
+)
 from ..verdict import Severity, Verdict, Witness
 from . import determinism as table
 from .base import PROFILE_SONNX, CheckContext, Rule
@@ -127,27 +137,45 @@ def _combine(outcomes: List[Outcome]) -> Outcome:
     return UNKNOWN, f"the model imports no opset for this domain and the versions disagree ({reasons})"
 
 
+def operation_classes(ctx: CheckContext) -> Dict[Tuple[int, int], Outcome]:
+    """Class of every operation that is not plainly deterministic, keyed by (scope index, operation index).
+
+    Operations absent from the result are deterministic. Shared with
+    GRAPH-DETERMINISM, which asks which of these reach a graph output.
+    """
+
+    def build() -> Dict[Tuple[int, int], Outcome]:
+        out: Dict[Tuple[int, int], Outcome] = {}
+        by_kind: Dict[Tuple[str, str], Tuple[List[table.Entry | None], str]] = {}
+        for i, sc in enumerate(scopes(ctx)):
+            flagged = set()
+            for kind in operator_kinds(ctx, sc.graph):
+                if kind not in by_kind:
+                    by_kind[kind] = _kind_entries(ctx, *kind)
+                entries, _ = by_kind[kind]
+                if not entries or any(e is not None and e.condition != table.NEVER for e in entries):
+                    flagged.add(kind)
+            if not flagged:
+                continue
+            ops = sc.graph.operations
+            for j in operations_of(sc.graph, flagged):
+                op = ops[j]
+                entries, why = by_kind[(op.domain, op.operator)]
+                outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, i, op, e) for e in entries])
+                if outcome[0] != DET:
+                    out[(i, j)] = outcome
+        return out
+
+    return cached(ctx.cache, ("rules.r2.classes",), build)
+
+
 def check(ctx: CheckContext) -> Verdict:
     bad: List[Dict[str, Any]] = []
     unknown: List[Dict[str, Any]] = []
-    by_kind: Dict[Tuple[str, str], Tuple[List[table.Entry | None], str]] = {}
-    for i, sc in enumerate(scopes(ctx)):
-        flagged = set()
-        for kind in operator_kinds(ctx, sc.graph):
-            if kind not in by_kind:
-                by_kind[kind] = _kind_entries(ctx, *kind)
-            entries, _ = by_kind[kind]
-            if not entries or any(e is not None and e.condition != table.NEVER for e in entries):
-                flagged.add(kind)
-        if not flagged:
-            continue
-        ops = sc.graph.operations
-        for j in operations_of(sc.graph, flagged):
-            op = ops[j]
-            entries, why = by_kind[(op.domain, op.operator)]
-            status, reason = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, i, op, e) for e in entries])
-            if status != DET:
-                (bad if status == NONDET else unknown).append({**op_ref(sc.path, j, op), "reason": reason})
+    all_scopes = scopes(ctx)
+    for (i, j), (status, reason) in operation_classes(ctx).items():
+        sc = all_scopes[i]
+        (bad if status == NONDET else unknown).append({**op_ref(sc.path, j, sc.graph.operations[j]), "reason": reason})
     if bad:
         shown = [f"{f['operation']} in {f['scope']}" for f in bad]
         return Verdict.violated(

@@ -1,8 +1,9 @@
 """Run every SMT encoding on a model: one verdict per rule, engine ``smt``.
 
 The rule IDs are those of the direct engine (GRAPH-ACYCLIC, GRAPH-C1,
-GRAPH-C2, GRAPH-C3, GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2), plus
-GRAPH-DETERMINISM, the semantic property that only this engine decides.
+GRAPH-C2, GRAPH-C3, GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2 and
+GRAPH-DETERMINISM; the direct engine decides the last by reachability, this
+one by two-run congruence).
 
 Mode: ``search`` (the solver finds the proof) for models of at most
 ``settings.search_limit`` operations (all graphs together; 1,000 by

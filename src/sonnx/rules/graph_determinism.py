@@ -1,0 +1,162 @@
+"""GRAPH-DETERMINISM: two runs of the model on equal inputs give equal outputs.
+
+This is the semantic property behind restriction R2 (issue 3, spec anchor
+``GRAPH-DETERMINISM``). R2 is syntactic: no nondeterministic operator may
+appear at all. Graph determinism asks only whether a nondeterministic value
+can *reach* a graph output: a random operator that feeds nothing but a dead
+node breaks R2 and leaves the graph deterministic. The two are reported
+separately.
+
+Direct check (the SMT engine proves the same property by two-run congruence,
+:mod:`sonnx.smt.determinism`): the operations that GRAPH-R2 classifies as
+nondeterministic are *sources*; a control-flow operation whose nested graph
+is not deterministic is a source of its own graph (nested graphs are decided
+first, bottom up). The graph is deterministic when no source reaches an
+operation assigning a graph output along dependency edges (implicit inputs
+of nested graphs included). Operations whose determinism is unknown are
+sources of a second search; reaching an output that way gives UNKNOWN.
+
+The property is stated for graphs that satisfy GRAPH-ACYCLIC and GRAPH-C1
+(without them, "the value of an output" is not a function of the schedule);
+when either fails, the verdict is UNKNOWN with that reason.
+
+Witness: the output that can differ, the source operation with its reason,
+and the path of (operation, tensor) steps from the source to the output.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Dict, List, Tuple
+
+from ..model.structure import index, op_ref, scopes
+from ..verdict import Severity, Status, Verdict, Witness
+from . import acyclic, single_assignment
+from .base import PROFILE_SONNX, CheckContext, Rule
+from .deterministic import NONDET, UNKNOWN, operation_classes
+
+ID = "GRAPH-DETERMINISM"
+SEVERITY = Severity.ERROR
+
+
+def _reach(ctx: CheckContext, scope: int, sources: Dict[int, str]) -> Dict[str, Any] | None:
+    """The path from some source to a graph output of ``scope`` (None when no source reaches one)."""
+    sc = scopes(ctx)[scope]
+    ix = index(ctx, sc.graph)
+    ptr, dst, occ = ix.succ()
+    targets = set(ix.output_producers().tolist())
+    parent: Dict[int, Tuple[int, int]] = {}
+    queue = deque(sorted(sources))
+    seen = set(queue)
+    hit = -1
+    while queue:
+        j = queue.popleft()
+        if j in targets:
+            hit = j
+            break
+        for k in range(int(ptr[j]), int(ptr[j + 1])):
+            c = int(dst[k])
+            if c not in seen:
+                seen.add(c)
+                parent[c] = (j, int(occ[k]))
+                queue.append(c)
+    if hit < 0:
+        return None
+    ops = sc.graph.operations
+    output = next(o for o in sc.graph.outputs if hit in ix.producers(o))
+    steps: List[Dict[str, Any]] = [{"tensor": output, **op_ref(sc.path, hit, ops[hit])}]
+    cur = hit
+    while cur in parent:
+        prev, k = parent[cur]
+        (tensor,) = ix.names_of([k])
+        steps.append({"tensor": tensor, **op_ref(sc.path, prev, ops[prev])})
+        cur = prev
+    steps.reverse()
+    src = steps[0]
+    return {
+        "scope": sc.path,
+        "output": output,
+        "source": {k: src[k] for k in ("scope", "index", "operation")},
+        "source_reason": sources[cur],
+        "path": steps,
+    }
+
+
+def check(ctx: CheckContext) -> Verdict:
+    for rule in (acyclic.RULE, single_assignment.RULE):
+        if rule.check(ctx).status is not Status.PROVED:
+            return Verdict.unknown(
+                ID, f"graph determinism is stated for graphs where {rule.id} holds, and it does not", SEVERITY
+            )
+    all_scopes = scopes(ctx)
+    classes = operation_classes(ctx)
+    holder: Dict[int, Tuple[int, int]] = {}
+    for i, sc in enumerate(all_scopes):
+        if sc.parent >= 0:
+            parent_graph = all_scopes[sc.parent].graph
+            j = next(j for j, op in enumerate(parent_graph.operations) for _, g in op.subgraphs if g is sc.graph)
+            holder[i] = (sc.parent, j)
+    body: Dict[Tuple[int, int], Tuple[str, str]] = {}
+    result: Dict[int, Tuple[str, Dict[str, Any] | None]] = {}
+    for i in reversed(range(len(all_scopes))):  # pre-order reversed: nested graphs first
+        certain: Dict[int, str] = {}
+        maybe: Dict[int, str] = {}
+        for (s, j), (status, reason) in [*classes.items(), *body.items()]:
+            if s == i:
+                (certain if status == NONDET else maybe).setdefault(j, reason)
+        for j in certain:
+            maybe.pop(j, None)
+        path = _reach(ctx, i, certain) if certain else None
+        if path is not None:
+            result[i] = (NONDET, path)
+        elif maybe and (path := _reach(ctx, i, {**certain, **maybe})) is not None:
+            result[i] = (UNKNOWN, path)
+        else:
+            continue
+        if i in holder:
+            kind = result[i][0]
+            what = "is not deterministic" if kind == NONDET else "has operations of unknown determinism"
+            prev = body.get(holder[i])
+            if prev is None or prev[0] != NONDET:
+                body[holder[i]] = (kind, f"nested graph {all_scopes[i].path} {what}")
+    main = result.get(0)
+    if main is None:
+        return Verdict.proved(ID, SEVERITY)
+    kind, path = main
+    assert path is not None
+    if kind == UNKNOWN:
+        return Verdict.unknown(
+            ID,
+            f"{path['source']['operation']}, of unknown determinism ({path['source_reason']}), "
+            f"reaches graph output {path['output']!r}",
+            SEVERITY,
+        )
+    src = path["source"]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"graph output {path['output']!r} can differ between two runs on equal inputs: {src['operation']} "
+            f"(#{src['index']} in {src['scope']}) reaches it through {len(path['path'])} step(s)",
+            path,
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="Graph determinism",
+    statement=(
+        "Two runs of the model on equal inputs give equal values to every graph output: no value produced by a "
+        "nondeterministic operation (as classified by GRAPH-R2), or by a control-flow operation whose nested graph "
+        "is not deterministic, reaches a graph output."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "R2 forbids nondeterministic operators anywhere; this is the property R2 is there to secure. Reporting it "
+        "apart tells a reviewer whether an R2 violation can actually change an output (a random operator feeding "
+        "only dead operations cannot). Witness: the output, the source operation and the path between them."
+    ),
+)
