@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Dict, List, Tuple
 
+import numpy as np
+
 from ..model.structure import index, op_ref, scopes
 from ..verdict import Severity, Status, Verdict, Witness
 from . import acyclic, single_assignment
@@ -68,7 +70,7 @@ def _reach(ctx: CheckContext, scope: int, sources: Dict[int, str]) -> Dict[str, 
     cur = hit
     while cur in parent:
         prev, k = parent[cur]
-        (tensor,) = ix.names_of([k])
+        (tensor,) = ix.names_of(np.array([k], np.intp))
         steps.append({"tensor": tensor, **op_ref(sc.path, prev, ops[prev])})
         cur = prev
     steps.reverse()

@@ -7,13 +7,12 @@ and :func:`solve` (the one solver factory), :func:`write_obligations`
 
 from __future__ import annotations
 
-from .engine import RULE_IDS, SEMANTIC_ONLY, SmtRun, run_smt
+from .engine import RULE_IDS, SmtRun, run_smt
 from .smtlib import Obligation, expected_answer, write_obligations
 from .solver import SolverSettings, settings_report, solve
 
 __all__ = [
     "RULE_IDS",
-    "SEMANTIC_ONLY",
     "Obligation",
     "SmtRun",
     "SolverSettings",

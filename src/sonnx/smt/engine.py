@@ -44,10 +44,6 @@ RULE_IDS = (
 )
 """Rules the SMT engine decides, in report order."""
 
-SEMANTIC_ONLY = (determinism.ID_SEM,)
-"""Rules only the SMT engine decides (no direct counterpart to agree with)."""
-
-
 @dataclass
 class SmtRun:
     verdicts: List[Verdict]
