@@ -32,9 +32,12 @@ from sonnx.loader import load_model
 t0 = time.perf_counter()
 m = load_model(sys.argv[2], read_weights=False)
 t1 = time.perf_counter()
+steps = []
+def note(msg):
+    steps.append((time.perf_counter(), msg.split()[-2] if msg.startswith("smt: proving") else msg))
 if sys.argv[1] == "smt":
     from sonnx.smt import run_smt
-    run = run_smt(m)
+    run = run_smt(m, progress=note)
     bad = [v for v in run.verdicts if v.status.value != "PROVED"]
     mode = run.mode
 else:
@@ -44,22 +47,24 @@ else:
         and v.status.value != "PROVED"]
     mode = "-"
 t2 = time.perf_counter()
-print(f"{t1 - t0:.2f} {t2 - t1:.2f} {mode} {len(bad)}")
+marks = [(t1, "facts")] + steps + [(t2, "end")]
+per_rule = ",".join(f"{a[1]}={b[0] - a[0]:.1f}" for a, b in zip(marks, marks[1:]))
+print(f"{t1 - t0:.2f} {t2 - t1:.2f} {mode} {len(bad)} {per_rule or '-'}")
 """
 
 
-def measure(engine: str, path: Path) -> tuple[float, float, float, str, str]:
-    """Run one engine in a child: (total wall s, rules s, peak RSS GB, mode, non-proved count)."""
+def measure(engine: str, path: Path) -> tuple[float, float, float, str, str, str]:
+    """Run one engine in a child: (total wall s, rules s, peak RSS GB, mode, non-proved count, per-rule s)."""
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", CHILD, engine, str(path)], stdout=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     assert proc.stdout is not None
     out = proc.stdout.read().split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 4:
+    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 5:
         raise SystemExit(f"{engine} failed on {path}")
-    _load, rules, mode, bad = out
-    return wall, float(rules), usage.ru_maxrss / 1e6, mode, bad
+    _load, rules, mode, bad, per_rule = out
+    return wall, float(rules), usage.ru_maxrss / 1e6, mode, bad, per_rule
 
 
 def main() -> None:
@@ -75,8 +80,10 @@ def main() -> None:
         if not path.exists():
             build("dag", n, path)
         for engine in ("direct", "smt"):
-            wall, rules, rss, mode, bad = measure(engine, path)
+            wall, rules, rss, mode, bad, per_rule = measure(engine, path)
             rows.append(f"| {n:,} | {engine} | {mode} | {rules:.1f} | {wall:.1f} | {rss:.2f} | {bad} |")
+            if engine == "smt":
+                print(f"{n:,} smt per step (s): {per_rule.replace(',', ', ')}", flush=True)
     print("| operations | engine | mode | rules (s) | total incl. load (s) | peak RSS (GB) | not proved |")
     print("|---:|---|---|---:|---:|---:|---:|")
     print("\n".join(rows))

@@ -1,7 +1,8 @@
 """The list of theorems: one module per theorem, in the order of issue 5 (a)-(e).
 
 Every module defines ``ID``, ``TITLE``, ``SUPPORTS`` (the spec rule IDs the
-theorem justifies), ``THEOREM`` (the exact statement proved, including what is
+theorem justifies; empty for a rewrite theorem, whose ``PASS`` names the
+``sonnx rewrite`` pass it proves sound instead), ``THEOREM`` (the exact statement proved, including what is
 only bounded or meta-level) and ``check()`` returning a result whose
 ``proved`` is true only when every obligation was discharged.
 
@@ -15,7 +16,21 @@ import importlib
 from dataclasses import dataclass
 from typing import Tuple
 
-MODULES: Tuple[str, ...] = ("confluence", "termination", "order_independence", "acyclicity", "inlining")
+MODULES: Tuple[str, ...] = (
+    "confluence",
+    "termination",
+    "order_independence",
+    "acyclicity",
+    "inlining",
+    "rewrite_dropout",
+    "rewrite_flatten",
+    "rewrite_constant",
+    "rewrite_identity",
+    "rewrite_shape",
+    "rewrite_pad_nop",
+    "rewrite_pad_pool",
+    "rewrite_pad_conv",
+)
 
 
 @dataclass(frozen=True)
@@ -25,6 +40,7 @@ class Theorem:
     module: str
     supports: Tuple[str, ...]
     statement: str
+    rewrite_pass: str = ""
 
 
 def theorems() -> Tuple[Theorem, ...]:
@@ -32,5 +48,14 @@ def theorems() -> Tuple[Theorem, ...]:
     out = []
     for name in MODULES:
         mod = importlib.import_module(f"proofs.{name}")
-        out.append(Theorem(mod.ID, mod.TITLE, f"proofs/{name}.py", tuple(mod.SUPPORTS), mod.THEOREM.strip()))
+        out.append(
+            Theorem(
+                mod.ID,
+                mod.TITLE,
+                f"proofs/{name}.py",
+                tuple(mod.SUPPORTS),
+                mod.THEOREM.strip(),
+                getattr(mod, "PASS", ""),
+            )
+        )
     return tuple(out)

@@ -111,6 +111,7 @@ def run_proofs() -> List[Dict[str, Any]]:
                 "title": mod.TITLE,
                 "module": f"proofs/{name}.py",
                 "supports": list(mod.SUPPORTS),
+                "pass": getattr(mod, "PASS", ""),
                 "statement": mod.THEOREM.strip(),
                 "result": "PROVED" if res.proved else "FAILED",
                 "outcomes": [{"name": o.name, "ok": o.ok, "detail": o.detail} for o in res.outcomes],
@@ -120,6 +121,13 @@ def run_proofs() -> List[Dict[str, Any]]:
         if not res.proved:
             LOG.warning("theorem %s (%s) FAILED; see the proof results page", mod.ID, mod.TITLE)
     return results
+
+
+def _justifies(r: Dict[str, Any]) -> str:
+    """The rules a theorem supports, or the rewrite pass it proves sound."""
+    if r["supports"]:
+        return ", ".join(f":ref:`{s}`" for s in r["supports"])
+    return f"pass ``{r['pass']}`` of ``sonnx rewrite`` (:doc:`/rewrite`)"
 
 
 def need_id(theorem_id: str) -> str:
@@ -137,10 +145,9 @@ def proofs_page(results: List[Dict[str, Any]]) -> str:
     )
     parts.append(
         list_table(
-            ["Theorem", "Module", "Supports", "Result"],
+            ["Theorem", "Module", "Justifies", "Result"],
             (
-                [f":need:`{need_id(r['id'])}`", f"``{r['module']}``", ", ".join(f":ref:`{s}`" for s in r["supports"]),
-                 f"**{r['result']}**"]
+                [f":need:`{need_id(r['id'])}`", f"``{r['module']}``", _justifies(r), f"**{r['result']}**"]
                 for r in results
             ),
             [30, 25, 30, 15],
@@ -232,7 +239,7 @@ def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
         parts.append(f"   :module: {r['module']}")
         parts.append(f"   :result: {r['result']}")
         parts.append("")
-        parts.append(f"   Supports {', '.join(f':ref:`{s}`' for s in r['supports'])}. "
+        parts.append(f"   Justifies {_justifies(r)}. "
                      f"Result of this build: **{r['result']}** (:ref:`proof-results`).")
         parts.append("")
         parts.append(literal(r["statement"], 3))
@@ -343,6 +350,11 @@ def cli_page() -> str:
         ("sonnx", cli.main, ["--help"]),
         ("sonnx check", cli.main, ["check", "--help"]),
         ("sonnx run", cli.main, ["run", "--help"]),
+        ("sonnx crosscheck", cli.main, ["crosscheck", "--help"]),
+        ("sonnx evidence verify", cli.main, ["evidence", "verify", "--help"]),
+        ("sonnx rewrite", cli.main, ["rewrite", "--help"]),
+        ("sonnx equiv", cli.main, ["equiv", "--help"]),
+        ("sonnx partition", cli.main, ["partition", "--help"]),
         ("sonnx rules", cli.main, ["rules", "--help"]),
     )
     for name, fn, argv in commands:

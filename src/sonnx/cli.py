@@ -18,6 +18,9 @@ from typing import Sequence, TextIO
 
 from . import __version__
 from .check import ModelReport, check_file
+from .cli_crosscheck import TITLES as CROSSCHECK_TITLES
+from .cli_crosscheck import CheckExtras, add_check_options, add_crosscheck_arguments, run_crosscheck
+from .cli_evidence import add_evidence_arguments, run_evidence
 from .cli_run import add_run_arguments, run_run
 from .errors import EXIT_UNUSABLE, SonnxError, UsageError
 from .inputs import load_inputs
@@ -90,6 +93,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs and schedules (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values for --orders, keyed by graph-input name")
+    add_check_options(p)  # --cross-check, --atol/--rtol/--ulp, --evidence (cli_crosscheck.py)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
@@ -107,6 +111,7 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     progress = Progress(prog, show, stderr)
     if args.orders < 0:
         raise UsageError("--orders must be at least 0")
+    extras = CheckExtras.from_args(args)
     reports: list[ModelReport] = []
     for path in args.models:
         reports.append(
@@ -117,10 +122,13 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
             model = reports[-1].model
             feeds = load_inputs(model, args.inputs, [], args.seed)
             reports[-1].verdicts.append(check_orders(model, args.orders, args.seed, feeds))
-    progress("done")
+        extras.after_model(reports[-1], progress)
     code = max(r.exit_code for r in reports)
+    extras.finish(reports, code, progress)
+    progress("done")
     titles = {r.id: r.title for r in RULES}
     titles["EXEC-ORDERS"] = ORDERS_TITLE
+    titles.update(CROSSCHECK_TITLES)
     if args.json:
         stdout.write(json_report(reports, args.profile, code))
     else:
@@ -200,8 +208,27 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     p_run = sub.add_parser("run", help="execute a model with the NumPy executor")
     add_run_arguments(p_run)
     p_run.set_defaults(func=run_run, prog="sonnx run")
+    p_cross = sub.add_parser("crosscheck", help="compare the NumPy executor with onnx's reference and onnxruntime")
+    add_crosscheck_arguments(p_cross)
+    p_cross.set_defaults(func=run_crosscheck, prog="sonnx crosscheck")
+    p_evidence = sub.add_parser("evidence", help="work with evidence bundles (verify)")
+    add_evidence_arguments(p_evidence, _Parser)
+    p_evidence.set_defaults(func=run_evidence, prog="sonnx evidence")
     p_rules = sub.add_parser("rules", help="list the rules and their statements")
     p_rules.set_defaults(func=run_rules_listing, prog="sonnx rules")
+    from .cli_partition import add_partition_arguments, run_partition
+
+    p_part = sub.add_parser("partition", help="partition a model across execution providers, or verify a partition")
+    add_partition_arguments(p_part)
+    p_part.set_defaults(func=run_partition, prog="sonnx partition")
+    from .cli_rewrite import add_equiv_arguments, add_rewrite_arguments, run_equiv, run_rewrite
+
+    p_rewrite = sub.add_parser("rewrite", help="apply verified graph rewrites, validated against the input")
+    add_rewrite_arguments(p_rewrite)
+    p_rewrite.set_defaults(func=run_rewrite, prog="sonnx rewrite")
+    p_equiv = sub.add_parser("equiv", help="compare two models: structure, numbers, and both check verdicts")
+    add_equiv_arguments(p_equiv)
+    p_equiv.set_defaults(func=run_equiv, prog="sonnx equiv")
     args = _parse(parser, argv, "sonnx", err)
     if args is None:
         return EXIT_UNUSABLE

@@ -10,7 +10,7 @@ use, so that peak memory stays near the largest set of live tensors.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -113,18 +113,22 @@ def numpy_dtype(elem_type: int) -> np.dtype[Any]:
         raise ExecutionError(f"element type {elem_type} has no NumPy equivalent") from None
 
 
-def random_inputs(model: Model, seed: int, symbolic_dim: int = 1) -> dict[str, np.ndarray]:
+def random_inputs(
+    model: Model, seed: int, symbolic_dim: int = 1, skip: Collection[str] = ()
+) -> dict[str, np.ndarray]:
     """Seeded random values for every graph input without an initial value, from its declared type.
 
     Floats are standard normal, integers in [-10, 10] (unsigned in [0, 10]),
     booleans fair coins; a symbolic or unknown dimension takes ``symbolic_dim``.
+    Inputs named in ``skip`` (values the caller already has) are not drawn, so
+    they need no declared shape.
     """
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
     g = model.graph
     for name in g.inputs:
         t = g.tensor(name)
-        if t.initial_value is not None:
+        if t.initial_value is not None or name in skip:
             continue
         out[name] = random_array(name, t.type, rng, symbolic_dim)
     return out

@@ -54,6 +54,6 @@ def load_inputs(model: Model, npz: str | None, npy: Sequence[str], seed: int) ->
     unknown = sorted(set(given) - names)
     if unknown:
         raise UsageError(f"not graph inputs of the model: {', '.join(unknown)}")
-    drawn = random_inputs(model, seed)
+    drawn = random_inputs(model, seed, skip=frozenset(given))
     drawn.update(given)
     return drawn

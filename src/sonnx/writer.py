@@ -211,6 +211,12 @@ def to_proto(model: Model) -> ModelProto:
     return mp
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def save_model(model: Model, path: str) -> None:
     """Write ``model`` to ``path`` as ONNX, atomically (nothing is left behind on failure)."""
     data = to_proto(model).SerializeToString()
@@ -222,6 +228,7 @@ def save_model(model: Model, path: str) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; give it a normal file's mode
         os.replace(tmp, path)
     except OSError as exc:
         try:

@@ -16,6 +16,7 @@ from proofs import _kit, order_independence  # noqa: E402
 from proofs.registry import MODULES, theorems  # noqa: E402
 
 from sonnx.model import make_graph, make_operation  # noqa: E402
+from sonnx.rewrite.driver import PASS_NAMES  # noqa: E402
 from sonnx.rules import RULES  # noqa: E402
 from sonnx.traceability import theorem_modules  # noqa: E402
 
@@ -42,8 +43,10 @@ def test_registry_describes_every_module_consistently() -> None:
     assert [t.module for t in listed] == [f"proofs/{m}.py" for m in MODULES]
     rule_ids = {r.id for r in RULES}
     for t in listed:
-        assert t.supports, t.id
+        # a theorem justifies graph rules, or (rewrite theorems) exactly one pass of sonnx rewrite
+        assert bool(t.supports) != bool(t.rewrite_pass), t.id
         assert set(t.supports) <= rule_ids, t.id
+        assert not t.rewrite_pass or t.rewrite_pass in PASS_NAMES, t.id
         assert t.statement and t.title
     # The traceability matrix reads the same data without importing the modules.
     static = [(ref.id, ref.title, ref.module, sup) for ref, sup in theorem_modules(ROOT)]

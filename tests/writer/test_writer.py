@@ -102,3 +102,14 @@ def test_failed_write_leaves_nothing(tmp_path: Path) -> None:
     with pytest.raises(WriteError, match="cannot write"):
         save_model(model, str(missing))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_written_file_has_a_normal_files_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    out = tmp_path / "m.onnx"
+    save_model(load_model(ROOT / "examples" / "cnn_block.onnx"), str(out))
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask

@@ -1,0 +1,122 @@
+"""Rewrite theorem: Flatten(axis) equals Reshape to [prod(d[:a]), prod(d[a:])] (allowzero when a product is 0).
+
+Run ``python proofs/rewrite_flatten.py``: prints PROVED or FAILED and exits 0 or 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List
+
+import z3
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
+from proofs.rewrite_common import refute
+
+ID = "rewrite-flatten"
+TITLE = "Flatten to Reshape, for every rank and axis"
+SUPPORTS: tuple[str, ...] = ()
+"""A rewrite theorem justifies a pass, not a graph rule."""
+PASS = "flatten"
+THEOREM = """
+Pass `flatten` (src/sonnx/rewrite/flatten.py). A shape of symbolic rank
+r >= 0 is a function d from axes to sizes >= 0. P(k) = d(0) * ... * d(k-1)
+and S(k) = d(k) * ... * d(r-1) are given by their recursive definitions
+(P(0) = 1, P(k+1) = P(k) d(k); S(r) = 1, S(k) = d(k) S(k+1)), stated as
+hypotheses at the instances used. Machine-checked, for every r, d and axis:
+(1) the axis normalisation a' = a + r (a < 0), a' = a otherwise, maps every
+a in [-r, r] into [0, r]; (2) induction step and base of
+Q(k) := P(k) S(k) = P(r) for 0 <= k <= r (downward induction from k = r; the
+induction-schema instance of N is the axiom used), so the Reshape target
+[P(a'), S(a')] holds exactly the input's element count, and the seed's
+special case a = 0 gives [1, P(r)]; (3) row-major indexing: for
+0 <= i < P, 0 <= j < S the flat index i S + j lies in [0, P S) and
+determines (i, j), so Flatten and Reshape (both row-major re-indexings of the
+same element sequence) give the same element at every (i, j); (4) Reshape
+with allowzero = 1 returns exactly the requested shape, and with
+allowzero = 0 it does so whenever no requested entry is 0.
+Counterexample found for the seed's formula applied as is: a zero-sized
+axis, d = [2, 0, 3], a = 2, requests [0, 3]; Reshape (allowzero = 0, the
+default) reads the 0 as "copy input dimension 0" and targets [2, 3], which
+does not hold the 0 elements. The pass sets allowzero = 1 (opset >= 14)
+when a product is 0 and refuses it before opset 14.
+"""
+
+
+def check() -> Result:
+    r, a, k, i, j = z3.Ints("r a k i j")
+    d = z3.Function("d", z3.IntSort(), z3.IntSort())
+    P = z3.Function("P", z3.IntSort(), z3.IntSort())
+    S = z3.Function("S", z3.IntSort(), z3.IntSort())
+    PR = P(r)
+    norm = z3.If(a < 0, a + r, a)
+    def Q(m: z3.ArithRef) -> z3.BoolRef:
+        return P(m) * S(m) == PR
+
+    step = z3.Implies(
+        z3.And(0 <= k, k < r, d(k) >= 0, P(k + 1) == P(k) * d(k), S(k) == d(k) * S(k + 1), Q(k + 1)), Q(k)
+    )
+    base = z3.Implies(S(r) == 1, Q(r))
+    rows, cols = z3.Ints("rows cols")
+    index = z3.And(rows >= 0, cols >= 0, 0 <= i, i < rows, 0 <= j, j < cols)
+    i2, j2 = z3.Ints("i2 j2")
+    index2 = z3.And(0 <= i2, i2 < rows, 0 <= j2, j2 < cols)
+    # Reshape's resolution of a requested dimension q at position p (no -1 is ever requested here).
+    q0, q1, in0, in1, az = z3.Ints("q0 q1 in0 in1 allowzero")
+
+    def resolved(q: z3.ArithRef, dim_in: z3.ArithRef) -> z3.ArithRef:
+        return z3.If(z3.And(az == 0, q == 0), dim_in, q)
+
+    obs: List[Obligation] = [
+        Obligation(
+            "axis normalisation maps [-r, r] into [0, r]",
+            z3.Implies(z3.And(r >= 0, -r <= a, a <= r), z3.And(0 <= norm, norm <= r)),
+        ),
+        Obligation("induction base: Q(r), P(r) S(r) = P(r)", base),
+        Obligation("induction step: Q(k + 1) => Q(k) for 0 <= k < r", step),
+        Obligation(
+            "seed special case a = 0: [P(0), S(0)] = [1, P(r)]",
+            z3.Implies(z3.And(P(0) == 1, Q(0)), z3.And(P(0) == 1, S(0) == PR)),
+        ),
+        Obligation(
+            "row-major: 0 <= i S + j < P S", z3.Implies(index, z3.And(0 <= i * cols + j, i * cols + j < rows * cols))
+        ),
+        Obligation(
+            "row-major: the flat index determines (i, j)",
+            z3.Implies(z3.And(index, index2, i * cols + j == i2 * cols + j2), z3.And(i == i2, j == j2)),
+        ),
+        Obligation(
+            "Reshape targets the requested [P, S] with allowzero = 1, or when neither is 0",
+            z3.Implies(
+                z3.And(q0 >= 0, q1 >= 0, z3.Or(az == 1, z3.And(q0 != 0, q1 != 0))),
+                z3.And(resolved(q0, in0) == q0, resolved(q1, in1) == q1),
+            ),
+        ),
+    ]
+    # Counterexample on the concrete rank-3 shape [2, 0, 3], axis 2, allowzero = 0.
+    dims = [2, 0, 3]
+    p2 = dims[0] * dims[1]
+    s2 = dims[2]
+    extra: List[Outcome] = [
+        satisfiable("non-vacuous: rank 4, axis -1", [r == 4, a == -1, P(0) == 1, S(r) == 1]),
+        refute(
+            "allowzero = 0 with a zero-sized axis: [2, 0, 3], axis 2 requests [0, 3], Reshape targets [2, 3]",
+            [
+                q0 == p2,
+                q1 == s2,
+                in0 == dims[0],
+                in1 == dims[1],
+                az == 0,
+                resolved(q0, in0) * resolved(q1, in1) != p2 * s2,
+            ],
+        ),
+    ]
+    return run_obligations(TITLE, obs, extra)
+
+
+if __name__ == "__main__":
+    main(check, THEOREM)

@@ -1,0 +1,66 @@
+"""Rewrite theorem: Identity removal is sound.
+
+Run ``python proofs/rewrite_identity.py``: prints PROVED or FAILED and exits 0 or 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List
+
+import z3
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
+from proofs.rewrite_common import refute, rewiring_obligations
+
+ID = "rewrite-identity"
+TITLE = "Identity removal is sound"
+SUPPORTS: tuple[str, ...] = ()
+"""A rewrite theorem justifies a pass, not a graph rule."""
+PASS = "identity"
+THEOREM = """
+Pass `identity` (src/sonnx/rewrite/identity.py). Identity's output equals
+its input as a value of any type (tensor, sequence, optional): for every
+value v of an uninterpreted sort, Identity(v) = v. Machine-checked: with that
+semantics, redirecting the readers of y to x gives every reader the same
+value, and keeps GRAPH-C3, GRAPH-C1 and GRAPH-R1 (rewiring lemma, general
+over an uninterpreted sort of names). When y is a graph output the pass
+instead renames x to y at its producer (the output keeps its name); that is
+the same lemma with the roles of the names swapped. Counterexample found for
+the unrestricted rewiring of a graph output: if y is a graph output and x a
+graph input, deleting the Identity leaves no tensor called y, so the
+interface changes; the pass refuses that case.
+"""
+
+
+def check() -> Result:
+    V = z3.DeclareSort("Value")
+    ident = z3.Function("Identity", V, V)
+    v = z3.Const("v", V)
+    semantics = z3.ForAll([v], ident(v) == v)
+    x = z3.Const("x", V)
+    obs: List[Obligation] = [
+        Obligation("Identity semantics gives val(y) = val(x)", z3.Implies(semantics, ident(x) == x)),
+        *rewiring_obligations(),
+    ]
+    N = z3.DeclareSort("Name")
+    is_input = z3.Function("is_graph_input", N, z3.BoolSort())
+    is_output = z3.Function("is_graph_output", N, z3.BoolSort())
+    produced = z3.Function("produced_after", N, z3.BoolSort())
+    xn, yn = z3.Consts("xn yn", N)
+    extra: List[Outcome] = [
+        satisfiable("Identity semantics is consistent", [semantics]),
+        refute(
+            "graph output y fed by graph input x: after deletion y has no producer",
+            [is_output(yn), is_input(xn), xn != yn, z3.Not(produced(yn))],
+        ),
+    ]
+    return run_obligations(TITLE, obs, extra)
+
+
+if __name__ == "__main__":
+    main(check, THEOREM)

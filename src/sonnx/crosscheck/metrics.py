@@ -1,0 +1,335 @@
+"""Error figures between two arrays that should hold the same tensor.
+
+A cross-check (and an equivalence check after a rewrite) must not stop at
+"equal" or "not equal": a safety engineer needs the size of a difference to
+judge it. :func:`compare_arrays` gives, for one output:
+
+* the largest absolute error ``|actual - expected|``;
+* the largest relative error ``|actual - expected| / |expected|`` (infinite
+  when the expected value is zero and the actual one is not);
+* the largest ULP distance, counted on the dtype's integer representation
+  (float16, float32, float64; None for integers and booleans, which are
+  compared exactly and whose absolute error already counts units);
+* how many elements lie outside the tolerance, and the indices of the worst.
+
+Tolerance policy (:class:`Tolerance`): a floating-point element is within
+tolerance when it equals the expected value, or ``|a - e| <= atol + rtol *
+|e|``, or its ULP distance is at most ``ulp``. Two NaNs in the same place are
+equal; NaN against a number is always outside, and so is an infinity against
+anything but the same infinity. Integers and booleans are
+compared exactly. Defaults depend on the dtype (:data:`DEFAULT_TOLERANCES`);
+every field of a :class:`Tolerance` that is not None overrides the default.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import UsageError
+
+WORST_COUNT = 5
+"""How many worst elements a comparison lists by default."""
+
+
+@dataclass(frozen=True)
+class ResolvedTolerance:
+    """The concrete tolerance used for one dtype (no field left to a default)."""
+
+    atol: float
+    rtol: float
+    ulp: int
+    exact: bool
+    """True for integer and boolean dtypes: only equal values are within tolerance."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "exact": self.exact}
+
+
+DEFAULT_TOLERANCES: dict[str, ResolvedTolerance] = {
+    "float16": ResolvedTolerance(atol=1e-3, rtol=1e-3, ulp=2, exact=False),
+    "float32": ResolvedTolerance(atol=1e-5, rtol=1e-4, ulp=4, exact=False),
+    "float64": ResolvedTolerance(atol=1e-12, rtol=1e-10, ulp=4, exact=False),
+}
+"""Default tolerance per floating-point dtype. The float32 figures allow the
+reassociation of sums that optimised kernels (im2col, blocked GEMM) perform;
+float64 is held far tighter. Any other dtype is compared exactly."""
+
+EXACT = ResolvedTolerance(atol=0.0, rtol=0.0, ulp=0, exact=True)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """A tolerance policy: per-dtype defaults, with optional overrides.
+
+    ``atol``, ``rtol`` and ``ulp`` replace the dtype's default when given.
+    Overrides apply to floating-point dtypes only: integers and booleans are
+    always compared exactly.
+    """
+
+    atol: float | None = None
+    rtol: float | None = None
+    ulp: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("atol", "rtol"):
+            value = getattr(self, name)
+            if value is not None and (not math.isfinite(value) or value < 0):
+                raise UsageError(f"tolerance {name} must be a finite number >= 0, got {value}")
+        if self.ulp is not None and self.ulp < 0:
+            raise UsageError(f"tolerance ulp must be >= 0, got {self.ulp}")
+
+    def for_dtype(self, dtype: np.dtype[Any] | type) -> ResolvedTolerance:
+        """The concrete tolerance for elements of ``dtype``."""
+        base = DEFAULT_TOLERANCES.get(np.dtype(dtype).name)
+        if base is None:
+            return EXACT
+        return ResolvedTolerance(
+            atol=base.atol if self.atol is None else float(self.atol),
+            rtol=base.rtol if self.rtol is None else float(self.rtol),
+            ulp=base.ulp if self.ulp is None else int(self.ulp),
+            exact=False,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The overrides (None where the dtype default applies)."""
+        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp}
+
+
+def _json_float(x: float | None) -> float | str | None:
+    """A float for JSON: non-finite values as the strings ``inf``, ``-inf``, ``nan``."""
+    if x is None:
+        return None
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return float(x)
+
+
+def _json_scalar(x: Any) -> Any:
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    return _json_float(float(x))
+
+
+@dataclass(frozen=True)
+class WorstElement:
+    """One element of the comparison, among the worst."""
+
+    index: tuple[int, ...]
+    expected: Any
+    actual: Any
+    abs_error: float
+    ulp: int | None
+    within: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": list(self.index),
+            "expected": _json_scalar(self.expected),
+            "actual": _json_scalar(self.actual),
+            "abs_error": _json_float(self.abs_error),
+            "ulp": self.ulp,
+            "within": self.within,
+        }
+
+
+@dataclass(frozen=True)
+class OutputComparison:
+    """The figures of one compared output.
+
+    When the dtypes or shapes differ, ``mismatch`` says how and the error
+    figures are None: the arrays cannot be compared element by element, and
+    the comparison is outside tolerance.
+    """
+
+    expected_dtype: str
+    actual_dtype: str
+    expected_shape: tuple[int, ...]
+    actual_shape: tuple[int, ...]
+    tolerance: ResolvedTolerance
+    mismatch: str | None = None
+    elements: int = 0
+    max_abs: float | None = None
+    max_rel: float | None = None
+    max_ulp: int | None = None
+    outside: int = 0
+    nan_mismatches: int = 0
+    """Elements where exactly one side is NaN (counted in ``outside``)."""
+    worst: list[WorstElement] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the arrays are comparable and every element is within tolerance."""
+        return self.mismatch is None and self.outside == 0
+
+    def summary(self) -> str:
+        """One line: the figures, or the mismatch."""
+        if self.mismatch is not None:
+            return f"not comparable: {self.mismatch}"
+        ulp = "n/a" if self.max_ulp is None else str(self.max_ulp)
+        return (
+            f"max abs {_fmt(self.max_abs)}, max rel {_fmt(self.max_rel)}, max ulp {ulp}, "
+            f"{self.outside}/{self.elements} outside tolerance"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready figures with a fixed key order."""
+        return {
+            "ok": self.ok,
+            "mismatch": self.mismatch,
+            "expected": {"dtype": self.expected_dtype, "shape": list(self.expected_shape)},
+            "actual": {"dtype": self.actual_dtype, "shape": list(self.actual_shape)},
+            "tolerance": self.tolerance.to_json(),
+            "elements": self.elements,
+            "max_abs": _json_float(self.max_abs),
+            "max_rel": _json_float(self.max_rel),
+            "max_ulp": self.max_ulp,
+            "outside": self.outside,
+            "nan_mismatches": self.nan_mismatches,
+            "worst": [w.to_json() for w in self.worst],
+        }
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:.3g}"
+
+
+_FLOAT_BITS = {
+    "float16": (np.int16, 0x7FFF),
+    "float32": (np.int32, 0x7FFFFFFF),
+    "float64": (np.int64, 0x7FFFFFFFFFFFFFFF),
+}
+
+
+def _ordered_bits(x: np.ndarray) -> np.ndarray:
+    """IEEE floats mapped monotonically to int64: x < y iff map(x) < map(y); +0 and -0 both map to 0."""
+    int_type, magnitude_mask = _FLOAT_BITS[x.dtype.name]
+    bits = x.view(int_type).astype(np.int64)
+    magnitude = bits & magnitude_mask
+    return np.where(bits < 0, -magnitude, magnitude)
+
+
+def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
+    """Element-wise ULP distance of two float arrays of one dtype (uint64; NaN positions are meaningless)."""
+    a = _ordered_bits(np.ascontiguousarray(expected))
+    b = _ordered_bits(np.ascontiguousarray(actual))
+    same_sign = (a >= 0) == (b >= 0)
+    # Same sign: the difference fits in int64. Opposite signs: |a| + |b| fits in uint64.
+    diff_same = np.abs(np.where(same_sign, a - np.where(same_sign, b, 0), 0)).astype(np.uint64)
+    diff_cross = np.abs(a).astype(np.uint64) + np.abs(b).astype(np.uint64)
+    return np.where(same_sign, diff_same, diff_cross)
+
+
+def compare_arrays(
+    expected: Any, actual: Any, tolerance: Tolerance | None = None, worst: int = WORST_COUNT
+) -> OutputComparison:
+    """Compare ``actual`` against ``expected`` element by element; see the module docstring."""
+    e = np.asarray(expected)
+    a = np.asarray(actual)
+    tol = (tolerance or Tolerance()).for_dtype(e.dtype)
+    head: dict[str, Any] = {
+        "expected_dtype": e.dtype.name,
+        "actual_dtype": a.dtype.name,
+        "expected_shape": tuple(int(d) for d in e.shape),
+        "actual_shape": tuple(int(d) for d in a.shape),
+        "tolerance": tol,
+    }
+    if e.dtype != a.dtype:
+        return OutputComparison(**head, mismatch=f"dtype {e.dtype.name} expected, {a.dtype.name} obtained")
+    if e.shape != a.shape:
+        return OutputComparison(**head, mismatch=f"shape {list(e.shape)} expected, {list(a.shape)} obtained")
+    if e.dtype.kind not in "biuf":
+        return OutputComparison(**head, mismatch=f"dtype {e.dtype.name} cannot be compared numerically")
+    if e.size == 0:
+        return OutputComparison(**head, elements=0, max_abs=0.0, max_rel=0.0, max_ulp=0)
+    return _compare_values(e, a, tol, head, worst)
+
+
+def _compare_values(
+    e: np.ndarray, a: np.ndarray, tol: ResolvedTolerance, head: dict[str, Any], worst: int
+) -> OutputComparison:
+    is_float = e.dtype.kind == "f"
+    ef = e.astype(np.float64)
+    af = a.astype(np.float64)
+    if is_float:
+        e_nan, a_nan = np.isnan(ef), np.isnan(af)
+        equal = (ef == af) | (e_nan & a_nan)
+        nan_mismatch = e_nan ^ a_nan
+    else:
+        equal = e == a
+        nan_mismatch = np.zeros(e.shape, dtype=bool)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        abs_err = np.where(equal, 0.0, np.abs(af - ef))
+        rel_err = np.where(equal, 0.0, abs_err / np.abs(ef))
+    abs_err = np.where(nan_mismatch, np.nan, abs_err)
+    rel_err = np.where(nan_mismatch, np.nan, rel_err)
+    ulps: np.ndarray | None = None
+    if is_float and e.dtype.name in _FLOAT_BITS:
+        ulps = np.where(equal | nan_mismatch, np.uint64(0), ulp_distance(e, a))
+    if tol.exact:
+        within = equal
+    else:
+        finite = np.isfinite(ef) & np.isfinite(af)
+        with np.errstate(invalid="ignore", over="ignore"):
+            close = abs_err <= tol.atol + tol.rtol * np.abs(ef)
+        if ulps is not None:
+            close |= ulps <= np.uint64(tol.ulp)
+        # An infinity is only ever within tolerance of the same infinity (then it is equal).
+        within = equal | (close & finite)
+    valid = ~nan_mismatch
+    max_abs = float(np.max(abs_err[valid])) if valid.any() else None
+    max_rel = float(np.max(rel_err[valid])) if valid.any() else None
+    max_ulp = int(np.max(ulps[valid])) if ulps is not None and valid.any() else None
+    outside = int(np.count_nonzero(~within))
+    return OutputComparison(
+        **head,
+        elements=int(e.size),
+        max_abs=max_abs,
+        max_rel=max_rel,
+        max_ulp=max_ulp,
+        outside=outside,
+        nan_mismatches=int(np.count_nonzero(nan_mismatch)),
+        worst=_worst(e, a, abs_err, ulps, within, nan_mismatch, worst),
+    )
+
+
+def _worst(
+    e: np.ndarray,
+    a: np.ndarray,
+    abs_err: np.ndarray,
+    ulps: np.ndarray | None,
+    within: np.ndarray,
+    nan_mismatch: np.ndarray,
+    count: int,
+) -> list[WorstElement]:
+    """The ``count`` worst elements: outside tolerance first, NaN mismatches first, then by error."""
+    if count <= 0:
+        return []
+    flat_err = np.nan_to_num(abs_err.ravel(), nan=np.inf, posinf=np.inf)
+    flat_idx = np.arange(e.size)
+    # lexsort: last key is primary. Ties are broken by the flat index, so the order is deterministic.
+    order = np.lexsort((flat_idx, -flat_err, ~nan_mismatch.ravel(), within.ravel()))
+    picked = [int(i) for i in order[:count] if flat_err[i] > 0 or not within.ravel()[i]]
+    out = []
+    for i in picked:
+        idx = tuple(int(x) for x in np.unravel_index(i, e.shape))
+        out.append(
+            WorstElement(
+                index=idx,
+                expected=e.ravel()[i].item(),
+                actual=a.ravel()[i].item(),
+                abs_error=float(abs_err.ravel()[i]),
+                ulp=None if ulps is None or nan_mismatch.ravel()[i] else int(ulps.ravel()[i]),
+                within=bool(within.ravel()[i]),
+            )
+        )
+    return out

@@ -1,0 +1,311 @@
+"""One cross-check: the NumPy executor against each requested oracle, on the same inputs.
+
+The inputs are drawn once (seeded, from the declared types and shapes) or read
+from an ``.npz`` file; every runtime receives the same arrays, whose SHA-256
+digests are kept in the report. Each output of each oracle gets the figures
+of :mod:`.metrics` (the oracle's value is the expected one, the executor's the
+actual one).
+
+Outcome per oracle:
+
+* ``AGREE``: it ran and every output is within tolerance;
+* ``DIFFER``: some output is outside tolerance or not comparable, and no known
+  oracle defect explains it (exit 1);
+* ``KNOWN-DEVIATION``: the reference evaluator differs on a model that uses an
+  operator for which it is known to be wrong (:data:`KNOWN_REFERENCE_DEFECTS`),
+  and another oracle that ran agrees with the executor on every such output.
+  The figures are reported in full; only the exit code does not fail. Without
+  a corroborating oracle the difference stays ``DIFFER``;
+* ``UNKNOWN``: the oracle is not installed, refuses the model or fails (exit 2:
+  agreement was not established).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import onnx
+
+from .. import __version__
+from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError, UsageError
+from ..executor import ExecutionError, execute
+from ..inputs import load_inputs
+from ..loader import load_model
+from ..model.graph import Model
+from .metrics import OutputComparison, Tolerance, compare_arrays
+from .oracles import ORACLES, RUNNERS, OracleRun
+
+SCHEMA = "sonnx-crosscheck/1"
+
+
+@dataclass(frozen=True)
+class KnownDefect:
+    """An operator version range on which an oracle is known to compute wrong results."""
+
+    oracle: str
+    domain: str
+    operators: tuple[str, ...]
+    first: int
+    last: int
+    why: str
+
+
+KNOWN_REFERENCE_DEFECTS: tuple[KnownDefect, ...] = (
+    KnownDefect(
+        "reference",
+        "",
+        ("Softmax", "LogSoftmax", "Hardmax"),
+        1,
+        12,
+        "before opset 13 these operators coerce the input to 2-D at `axis` (default 1) and normalise over "
+        "all trailing dimensions together; onnx's reference evaluator normalises over `axis` alone",
+    ),
+    KnownDefect(
+        "reference",
+        "",
+        ("BatchNormalization",),
+        9,
+        13,
+        "onnx's reference evaluator fills in a default `momentum` and then takes the training path, "
+        "whereas an inference-mode BatchNormalization normalises with the given mean and variance",
+    ),
+)
+"""Measured defects of the oracles (/work/shared/notes/measurements.md); docs/evidence.rst explains them."""
+
+
+def parse_oracles(text: str, option: str = "--cross-check") -> tuple[str, ...]:
+    """``reference,onnxruntime`` as a tuple of known oracle names (order kept, duplicates dropped)."""
+    names: list[str] = []
+    for item in text.split(","):
+        name = item.strip()
+        if not name:
+            continue
+        if name not in ORACLES:
+            raise UsageError(f"{option}: unknown oracle {name!r} (known: {', '.join(ORACLES)})")
+        if name not in names:
+            names.append(name)
+    if not names:
+        raise UsageError(f"{option}: name at least one oracle (reference, onnxruntime)")
+    return tuple(names)
+
+
+def array_digest(value: np.ndarray) -> dict[str, Any]:
+    """dtype, shape and SHA-256 of the array's C-order bytes: enough to re-identify an input."""
+    arr = np.ascontiguousarray(value)
+    return {
+        "dtype": arr.dtype.name,
+        "shape": [int(d) for d in arr.shape],
+        "sha256": hashlib.sha256(arr.tobytes()).hexdigest(),
+    }
+
+
+@dataclass
+class OracleResult:
+    """One oracle's run and its comparison with the executor."""
+
+    run: OracleRun
+    comparisons: dict[str, OutputComparison] = field(default_factory=dict)
+    outcome: str = "UNKNOWN"
+    known_defects: list[KnownDefect] = field(default_factory=list)
+    missing_outputs: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.run
+        return {
+            "oracle": r.name,
+            "outcome": self.outcome,
+            "status": r.status,
+            "version": r.version,
+            "message": r.message,
+            "settings": r.settings,
+            "notes": list(r.notes),
+            "known_defects": [
+                {"operators": list(d.operators), "opsets": [d.first, d.last], "why": d.why} for d in self.known_defects
+            ],
+            "missing_outputs": list(self.missing_outputs),
+            "outputs": [{"name": n, **c.to_json()} for n, c in self.comparisons.items()],
+        }
+
+
+@dataclass
+class CrossCheckReport:
+    """Everything one cross-check established, JSON-ready through :meth:`to_json`."""
+
+    path: str
+    seed: int
+    inputs_file: str | None
+    tolerance: Tolerance
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    subject_error: str | None = None
+    results: list[OracleResult] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """1 if an oracle differs; else 2 if the executor failed or an oracle is UNKNOWN; else 0."""
+        if self.subject_error is not None:
+            return EXIT_UNUSABLE
+        if any(r.outcome == "DIFFER" for r in self.results):
+            return EXIT_VIOLATED
+        if any(r.outcome == "UNKNOWN" for r in self.results):
+            return EXIT_UNUSABLE
+        return EXIT_OK
+
+    @property
+    def outcome(self) -> str:
+        return {EXIT_OK: "AGREE", EXIT_VIOLATED: "DIFFER"}.get(self.exit_code, "UNKNOWN")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "model": self.path,
+            "outcome": self.outcome,
+            "exit_code": self.exit_code,
+            "subject": {
+                "name": "numpy",
+                "version": f"sonnx {__version__}",
+                "status": "failed" if self.subject_error else "ran",
+                "message": self.subject_error,
+            },
+            "seed": self.seed,
+            "inputs_file": self.inputs_file,
+            "inputs": self.inputs,
+            "tolerance_overrides": self.tolerance.to_json(),
+            "oracles": [r.to_json() for r in self.results],
+        }
+
+
+def _defects_in(model: Model, oracle: str) -> list[KnownDefect]:
+    """The known defects of ``oracle`` that the model's operations (any graph) can trigger."""
+    used = {(op.domain, op.operator) for _, g in model.graph.nested() for op in g.operations}
+    out = []
+    for d in KNOWN_REFERENCE_DEFECTS:
+        version = model.opset_imports.get(d.domain)
+        if d.oracle != oracle or version is None or not d.first <= version <= d.last:
+            continue
+        if any((d.domain, name) in used for name in d.operators):
+            out.append(d)
+    return out
+
+
+def _compare(run: OracleRun, ours: Mapping[str, np.ndarray], tolerance: Tolerance) -> OracleResult:
+    result = OracleResult(run)
+    if not run.ran:
+        return result
+    for name, actual in ours.items():
+        if name not in run.outputs:
+            result.missing_outputs.append(name)
+            continue
+        expected = run.outputs[name]
+        if not isinstance(expected, np.ndarray):
+            expected = np.asarray(expected)
+        result.comparisons[name] = compare_arrays(expected, actual, tolerance)
+    ok = not result.missing_outputs and all(c.ok for c in result.comparisons.values())
+    result.outcome = "AGREE" if ok else "DIFFER"
+    return result
+
+
+def _settle_known_defects(results: Sequence[OracleResult], model: Model) -> None:
+    """Turn a reference DIFFER into KNOWN-DEVIATION when a known defect applies and another oracle agrees."""
+    for r in results:
+        if r.outcome != "DIFFER" or r.missing_outputs:
+            continue
+        defects = _defects_in(model, r.run.name)
+        if not defects:
+            continue
+        r.known_defects = defects
+        differing = [n for n, c in r.comparisons.items() if not c.ok]
+        others = [o for o in results if o is not r and o.run.ran]
+        if any(all(n in o.comparisons and o.comparisons[n].ok for n in differing) for o in others):
+            r.outcome = "KNOWN-DEVIATION"
+
+
+def cross_check(
+    path: str,
+    oracles: Sequence[str] = ORACLES,
+    seed: int = 0,
+    inputs_file: str | None = None,
+    tolerance: Tolerance | None = None,
+    model: Model | None = None,
+) -> CrossCheckReport:
+    """Run the executor and each oracle on ``path`` with the same inputs; compare every output.
+
+    An unreadable model or input file raises a :class:`SonnxError` (exit 2);
+    anything an oracle does wrong is kept in the report instead.
+    """
+    tol = tolerance or Tolerance()
+    report = CrossCheckReport(path, seed, inputs_file, tol)
+    if model is None:
+        model = load_model(path)
+    try:
+        feeds = load_inputs(model, inputs_file, [], seed)
+    except ExecutionError as exc:  # an input without a declared type or shape: give its value with --inputs
+        report.subject_error = f"no inputs: {exc.one_line()}"
+        return report
+    report.inputs = {name: array_digest(np.asarray(v)) for name, v in sorted(feeds.items())}
+    try:
+        ours = execute(model, feeds)
+    except SonnxError as exc:
+        report.subject_error = exc.one_line()
+    except Exception as exc:  # a kernel defect: the executor's result is not established
+        report.subject_error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    if report.subject_error is not None:
+        return report
+    proto, load_error = _load_proto(path)
+    for name in oracles:
+        if proto is None:
+            run = OracleRun(name, "cannot load model", message=load_error)
+        else:
+            run = RUNNERS[name](proto, feeds)
+        report.results.append(_compare(run, ours, tol))
+    _settle_known_defects(report.results, model)
+    return report
+
+
+def _load_proto(path: str) -> tuple[onnx.ModelProto | None, str]:
+    """The model as onnx reads it, external data included (the oracles run the file, not our model)."""
+    try:
+        return onnx.load(path), ""
+    except Exception as exc:
+        return None, f"onnx cannot read the file: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+
+
+def text_lines(report: CrossCheckReport) -> list[str]:
+    """The cross-check as readable lines (used by ``sonnx crosscheck`` and the HTML report)."""
+    lines = [
+        f"cross-check: {report.path} (seed {report.seed}"
+        + (f", inputs from {report.inputs_file}" if report.inputs_file else ", random inputs")
+        + ")"
+    ]
+    if report.subject_error is not None:
+        lines.append(f"  numpy executor FAILED: {report.subject_error}")
+    for r in report.results:
+        head = f"  {r.outcome:<15} {r.run.name}"
+        if r.run.version:
+            head += f" ({r.run.version})"
+        lines.append(head)
+        if r.run.message:
+            lines.append(f"      {r.run.status}: {r.run.message}")
+        for note in r.run.notes:
+            lines.append(f"      note: {note}")
+        for d in r.known_defects:
+            lines.append(
+                f"      known defect of {r.run.name} ({'/'.join(d.operators)} opset {d.first}-{d.last}): {d.why}"
+            )
+        for name in r.missing_outputs:
+            lines.append(f"      output {name}: not produced by {r.run.name}")
+        for name, c in r.comparisons.items():
+            mark = "ok " if c.ok else "OUT"
+            lines.append(f"      {mark} {name}: {c.summary()}")
+            if not c.ok:
+                for w in c.worst:
+                    lines.append(
+                        f"          at {list(w.index)}: {r.run.name} {w.expected!r}, numpy executor {w.actual!r}"
+                        f" (abs {w.abs_error:.3g}, ulp {w.ulp})"
+                    )
+    known = sum(1 for r in report.results if r.outcome == "KNOWN-DEVIATION")
+    extra = f"; {known} oracle(s) differ where they are known to be wrong, figures above" if known else ""
+    lines.append(f"result: {report.outcome} (exit {report.exit_code}{extra})")
+    return lines

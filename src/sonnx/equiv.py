@@ -1,0 +1,261 @@
+"""``sonnx equiv``: is model B (an optimizer's output, say) equivalent to model A?
+
+The report has three parts:
+
+* a **structural diff**: operations added and removed (counted per operator),
+  operations present in both by node name whose operator, attributes or
+  mappings changed, and how each output of A is matched in B (by name, else
+  by position);
+* **numeric equivalence**: both models run on the NumPy executor on the
+  seeded input sets of :mod:`sonnx.rewrite.validate` (normal, signed with
+  zeros of both signs, extremes), each output compared with the cross-check
+  figures (:func:`sonnx.crosscheck.metrics.compare_arrays`: max abs, max rel,
+  max ULP, elements outside the tolerance, worst indices), and flagged
+  bit-exact when the bytes are equal;
+* both models' ``sonnx-check`` verdicts (SONNX profile, direct engine);
+* as evidence only, intermediate tensors both models compute under the same
+  name (by default those read by the operations writing the outputs: a
+  saturated Softmax output can be bit-exact while its logits differ), and
+  the number of NaN elements (NaN against NaN counts as equal).
+
+Verdict and exit code: 0 equivalent (every compared output within the
+tolerance on every set), 1 not equivalent (the figures say where), 2 when
+the comparison cannot be made (a model cannot be loaded or run on the
+normal set, or the inputs differ so the same values cannot be fed).
+Equivalence here is evidence on the seeded inputs, not a proof.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Sequence, Tuple
+
+from .check import check_file
+from .crosscheck.metrics import Tolerance
+from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from .loader import load_model
+from .model.graph import Model, Operation
+from .rewrite.validate import INTERMEDIATES, SETS, SetResult, compare_models, shared_intermediates, with_outputs
+from .rules import CheckConfig
+
+SCHEMA_VERSION = 1
+
+
+class EquivError(SonnxError):
+    """The two models cannot be compared (exit 2)."""
+
+
+@dataclass
+class StructuralDiff:
+    added: Dict[str, int] = field(default_factory=dict)
+    removed: Dict[str, int] = field(default_factory=dict)
+    changed: List[Dict[str, Any]] = field(default_factory=list)
+    operations: Tuple[int, int] = (0, 0)
+    output_map: Dict[str, str] = field(default_factory=dict)
+    output_match: Dict[str, str] = field(default_factory=dict)
+    """How each output of A was matched: ``name`` or ``position``."""
+    unmatched: List[str] = field(default_factory=list)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "operations": {"a": self.operations[0], "b": self.operations[1]},
+            "added": dict(sorted(self.added.items())),
+            "removed": dict(sorted(self.removed.items())),
+            "changed": self.changed,
+            "outputs": [{"a": k, "b": v, "matched_by": self.output_match[k]} for k, v in self.output_map.items()]
+            + [{"a": k, "b": None, "matched_by": None} for k in self.unmatched],
+        }
+
+
+def _kind(op: Operation) -> str:
+    return f"{op.domain}:{op.operator}" if op.domain not in ("", "ai.onnx") else op.operator
+
+
+def _attrs(op: Operation) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for a in op.attributes:
+        if a.type in ("GRAPH", "GRAPHS", "TENSOR", "TENSORS", "SPARSE_TENSOR"):
+            out[a.name] = f"<{a.type.lower()}>"
+        else:
+            out[a.name] = list(a.value) if isinstance(a.value, tuple) else a.value
+    return out
+
+
+def structural_diff(a: Model, b: Model) -> StructuralDiff:
+    """Operations added, removed and changed from ``a`` to ``b``, and the matching of outputs."""
+    ga, gb = a.graph, b.graph
+    ca = Counter(_kind(op) for op in ga.operations)
+    cb = Counter(_kind(op) for op in gb.operations)
+    d = StructuralDiff(operations=(len(ga.operations), len(gb.operations)))
+    d.added = {k: cb[k] - ca.get(k, 0) for k in cb if cb[k] > ca.get(k, 0)}
+    d.removed = {k: ca[k] - cb.get(k, 0) for k in ca if ca[k] > cb.get(k, 0)}
+    by_name = {op.name: op for op in gb.operations if op.name}
+    for op in ga.operations:
+        other = by_name.get(op.name) if op.name else None
+        if other is None:
+            continue
+        what = []
+        if _kind(op) != _kind(other):
+            what.append(f"operator {_kind(op)} -> {_kind(other)}")
+        if _attrs(op) != _attrs(other):
+            what.append("attributes")
+        if op.input_mapping != other.input_mapping:
+            what.append("inputs")
+        if op.output_mapping != other.output_mapping:
+            what.append("outputs")
+        if what:
+            d.changed.append(
+                {
+                    "name": op.name,
+                    "operator": _kind(op),
+                    "changes": what,
+                    "attributes_a": _attrs(op),
+                    "attributes_b": _attrs(other),
+                }
+            )
+    outs_b = list(gb.outputs)
+    for k, name in enumerate(ga.outputs):
+        if name in gb.outputs:
+            d.output_map[name], d.output_match[name] = name, "name"
+        elif len(ga.outputs) == len(gb.outputs) and gb.outputs[k] not in ga.outputs:
+            d.output_map[name], d.output_match[name] = outs_b[k], "position"
+        else:
+            d.unmatched.append(name)
+    return d
+
+
+def _free_inputs(m: Model) -> List[str]:
+    g = m.graph
+    return [n for n in g.inputs if g.tensor(n).initial_value is None]
+
+
+@dataclass
+class EquivReport:
+    a: str
+    b: str
+    diff: StructuralDiff
+    sets: List[SetResult]
+    checks: Dict[str, Dict[str, Any]]
+    problem: str | None = None
+    """Why the models are not equivalent before any number is compared (interfaces differ)."""
+
+    @property
+    def exit_code(self) -> int:
+        if self.problem is not None:
+            return EXIT_VIOLATED
+        return EXIT_OK if self.sets and all(s.ok for s in self.sets) else EXIT_VIOLATED
+
+    @property
+    def intermediates_outside(self) -> List[str]:
+        """``set/name`` of every intermediate comparison outside the tolerance (evidence, not the verdict)."""
+        return [f"{r.name}/{n}" for r in self.sets for n, c in r.outputs.items() if n in r.informative and not c.ok]
+
+    @property
+    def verdict(self) -> str:
+        return "EQUIVALENT" if self.exit_code == EXIT_OK else "NOT EQUIVALENT"
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": "sonnx equiv",
+            "a": self.a,
+            "b": self.b,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "problem": self.problem,
+            "intermediates_outside_tolerance": self.intermediates_outside,
+            "structure": self.diff.to_json(),
+            "numeric": [s.to_json() for s in self.sets],
+            "checks": self.checks,
+        }
+
+
+def _check(path: str) -> Dict[str, Any]:
+    rep = check_file(path, CheckConfig())
+    return {
+        "outcome": rep.outcome,
+        "exit_code": rep.exit_code,
+        "violated": sorted(v.rule_id for v in rep.all_verdicts() if v.fails),
+        "warnings": sorted(v.rule_id for v in rep.all_verdicts() if v.status.name == "VIOLATED" and not v.fails),
+        "unknown": sorted(v.rule_id for v in rep.all_verdicts() if v.status.name == "UNKNOWN"),
+        "error": rep.error.one_line() if rep.error is not None else None,
+    }
+
+
+def equivalence(
+    path_a: str,
+    path_b: str,
+    seed: int = 0,
+    tolerance: Tolerance | None = None,
+    sets: Sequence[str] = SETS,
+    intermediates: str = "last",
+) -> EquivReport:
+    """Compare the model at ``path_b`` with the one at ``path_a`` (see the module text)."""
+    unknown = sorted(set(sets) - set(SETS))
+    if unknown or not sets:
+        raise EquivError(f"--sets: unknown or empty input set(s) {unknown}; known: {', '.join(SETS)}")
+    if intermediates not in INTERMEDIATES:
+        raise EquivError(f"--intermediates must be one of {', '.join(INTERMEDIATES)}, not {intermediates!r}")
+    a, b = load_model(path_a), load_model(path_b)
+    diff = structural_diff(a, b)
+    checks = {"a": _check(path_a), "b": _check(path_b)}
+    report = EquivReport(path_a, path_b, diff, [], checks)
+    fa, fb = _free_inputs(a), _free_inputs(b)
+    if sorted(fa) != sorted(fb):
+        report.problem = f"the models take different inputs: {sorted(fa)} and {sorted(fb)}"
+        return report
+    if diff.unmatched:
+        report.problem = f"output(s) of the first model without a counterpart: {', '.join(diff.unmatched)}"
+        return report
+    common = shared_intermediates(a, b, tuple(diff.output_map), intermediates)
+    mapping = {**diff.output_map, **{n: n for n in common}}
+    a_ext, b_ext = with_outputs(a, common), with_outputs(b, common)
+    results = compare_models(
+        a_ext, b_ext, mapping, seed, tolerance or Tolerance(), frozenset(common), frozenset(common)
+    )
+    normal = next((r for r in results if r.name == "normal"), None)
+    if normal is not None and normal.refused is not None and normal.refused.startswith("neither"):
+        raise EquivError(f"cannot compare: {normal.refused}")
+    report.sets = [r for r in results if r.name in sets]
+    return report
+
+
+def text(report: EquivReport) -> str:
+    from .rewrite.validate import summarize
+
+    d = report.diff
+    lines = [f"{report.verdict}: {report.b} against {report.a}"]
+    lines.append(f"structure: {d.operations[0]} -> {d.operations[1]} operations")
+    if d.removed:
+        lines.append("  removed: " + ", ".join(f"{k} x{v}" for k, v in sorted(d.removed.items())))
+    if d.added:
+        lines.append("  added: " + ", ".join(f"{k} x{v}" for k, v in sorted(d.added.items())))
+    for c in d.changed[:20]:
+        lines.append(f"  changed: {c['name']} ({c['operator']}): {', '.join(c['changes'])}")
+    if len(d.changed) > 20:
+        lines.append(f"  ... {len(d.changed) - 20} more changed operations (see --json)")
+    for k, v in d.output_map.items():
+        lines.append(f"  output {k} -> {v} (by {d.output_match[k]})")
+    for k in d.unmatched:
+        lines.append(f"  output {k} -> (none)")
+    if report.problem:
+        lines.append(f"not comparable numerically: {report.problem}")
+    else:
+        lines.append("numeric (NumPy executor, seeded input sets):")
+        lines.append(summarize(report.sets))
+        if report.intermediates_outside:
+            lead = (
+                "note: the verdict is on the graph outputs, but intermediate tensor(s) are outside the tolerance"
+                if report.exit_code == EXIT_OK
+                else "also outside the tolerance, intermediate tensor(s)"
+            )
+            lines.append(f"{lead}: {', '.join(report.intermediates_outside)}")
+    for side in ("a", "b"):
+        c = report.checks[side]
+        extra = f"; violated {', '.join(c['violated'])}" if c["violated"] else ""
+        lines.append(f"sonnx-check {side}: {c['outcome']}{extra}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["EXIT_UNUSABLE", "EquivError", "EquivReport", "equivalence", "structural_diff", "text"]

@@ -1,0 +1,382 @@
+"""Writing the evidence bundle of one check: a self-contained directory a reviewer can re-verify.
+
+Layout (every path relative to the bundle)::
+
+    manifest.json        hashes of everything below, versions, platform, options, z3 parameters
+    model/<file>         a byte copy of the checked model, and of its external data files
+    inputs/<file>        a copy of the --inputs .npz file, when one was given
+    verdicts.json        the JSON report of the check: every verdict with its witness
+    smt/answers.json     each SMT-LIB obligation: rule, logic, meaning, z3's answer, file
+    smt/NNN-<name>.smt2  the obligations as standalone SMT-LIB2 files
+    execution.json       the order-independence result and its seed
+    crosscheck.json      the cross-check figures, seed and input digests
+    traceability.json    the spec version and the traceability matrix
+    report.html          a human-readable report (graph picture, error charts)
+
+Reproducible: the same model and options give the same bytes (fixed key
+order, no timestamp unless asked for, the command line rebuilt from the
+parsed options). Atomic: the bundle is written into a temporary sibling
+directory and renamed into place, so a half-written bundle never exists
+under the requested name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import onnx
+
+from .. import __version__
+from ..check import ModelReport
+from ..crosscheck.metrics import Tolerance
+from ..crosscheck.oracles import import_onnxruntime
+from ..crosscheck.run import CrossCheckReport
+from ..errors import SonnxError, UsageError
+from ..report import json_report
+
+SCHEMA = "sonnx-evidence/1"
+MANIFEST = "manifest.json"
+MODEL_DIR = "model"
+SMT_DIR = "smt"
+
+
+class EvidenceError(SonnxError):
+    """The evidence bundle cannot be written (destination in use, unwritable, model file gone)."""
+
+
+def sha256_file(path: str | Path) -> str:
+    """SHA-256 of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def dump_json(data: Any) -> str:
+    """The bundle's one JSON style: two-space indent, keys in insertion order, UTF-8, final newline."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def check_destination(directory: str) -> None:
+    """Refuse a destination that exists and is not an empty directory (checked before the check runs)."""
+    p = Path(directory)
+    if p.exists() and (not p.is_dir() or any(p.iterdir())):
+        raise UsageError(f"--evidence: {directory} exists and is not an empty directory")
+    parent = p.resolve().parent
+    if not parent.is_dir():
+        raise UsageError(f"--evidence: the folder {parent} does not exist")
+
+
+@dataclass(frozen=True)
+class BundleOptions:
+    """The options of the check that the bundle records (and that ``verify`` replays)."""
+
+    profile: str
+    operators: list[str] | None
+    engine: str
+    structure_only: bool
+    seed: int
+    orders: int
+    inputs: str | None
+    cross_check: list[str]
+    tolerance: dict[str, Any]
+    timestamp: bool = False
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace, oracles: Iterable[str], tolerance: Tolerance) -> BundleOptions:
+        operators = None
+        if args.operators:
+            from ..cli import _parse_operator_set
+
+            operators = sorted(f"{d}:{n}" if d else n for d, n in _parse_operator_set(args.operators))
+        return cls(
+            profile=args.profile,
+            operators=operators,
+            engine=args.engine,
+            structure_only=bool(args.structure_only),
+            seed=args.seed,
+            orders=args.orders,
+            inputs=args.inputs,
+            cross_check=list(oracles),
+            tolerance=tolerance.to_json(),
+            timestamp=bool(getattr(args, "evidence_timestamp", False)),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "profile": self.profile,
+            "operators": self.operators,
+            "engine": self.engine,
+            "structure_only": self.structure_only,
+            "seed": self.seed,
+            "orders": self.orders,
+            "inputs": None if self.inputs is None else Path(self.inputs).name,
+            "cross_check": self.cross_check,
+            "tolerance": self.tolerance,
+        }
+
+    def command_line(self, model: str) -> list[str]:
+        """The ``sonnx-check`` command line rebuilt from the options (the bundle's own path left out)."""
+        cmd = ["sonnx-check", "--profile", self.profile, "--engine", self.engine]
+        if self.operators:
+            cmd += ["--operators", ",".join(self.operators)]
+        if self.structure_only:
+            cmd.append("--structure-only")
+        cmd += ["--seed", str(self.seed)]
+        if self.orders:
+            cmd += ["--orders", str(self.orders)]
+        if self.inputs:
+            cmd += ["--inputs", self.inputs]
+        if self.cross_check:
+            cmd += ["--cross-check", ",".join(self.cross_check)]
+        for key in ("atol", "rtol", "ulp"):
+            if self.tolerance.get(key) is not None:
+                cmd += [f"--{key}", str(self.tolerance[key])]
+        cmd += ["--evidence", "<bundle>"]
+        if self.timestamp:
+            cmd.append("--evidence-timestamp")
+        return [*cmd, model]
+
+
+def versions() -> dict[str, str | None]:
+    """Versions of the tool and of everything whose answers the bundle records."""
+    import z3
+
+    ort = import_onnxruntime()
+    try:
+        import cvc5
+
+        cvc5_version: str | None = str(getattr(cvc5, "__version__", "installed"))
+    except Exception:
+        cvc5_version = None
+    return {
+        "sonnx": __version__,
+        "python": platform.python_version(),
+        "onnx": onnx.__version__,
+        "numpy": np.__version__,
+        "z3": z3.get_version_string(),
+        "onnxruntime": None if ort is None else str(getattr(ort, "__version__", "installed")),
+        "onnx_reference": onnx.__version__,
+        "cvc5": cvc5_version,
+    }
+
+
+def platform_facts() -> dict[str, str]:
+    return {
+        "system": platform.system(),
+        "release": platform.release(),
+        "machine": platform.machine(),
+        "python_implementation": platform.python_implementation(),
+    }
+
+
+def spec_version() -> str | None:
+    """The ``:Spec version:`` field of spec/graph.rst in this source tree, if the tree has it."""
+    from ..traceability import default_root
+
+    spec = default_root() / "spec" / "graph.rst"
+    try:
+        m = re.search(r"^:Spec version:\s*(\S+)", spec.read_text(encoding="utf-8"), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def external_locations(model_path: str) -> list[str]:
+    """Relative locations of every external data file the model's tensors name (sorted, unique)."""
+    proto = onnx.load(model_path, load_external_data=False)
+    found: set[str] = set()
+
+    def tensor(t: onnx.TensorProto) -> None:
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            for e in t.external_data:
+                if e.key == "location":
+                    found.add(e.value)
+
+    def graph(g: onnx.GraphProto) -> None:
+        for t in g.initializer:
+            tensor(t)
+        for s in g.sparse_initializer:
+            tensor(s.values)
+            tensor(s.indices)
+        nodes(g.node)
+
+    def nodes(ns: Iterable[onnx.NodeProto]) -> None:
+        for n in ns:
+            for a in n.attribute:
+                if a.HasField("t"):
+                    tensor(a.t)
+                for t in a.tensors:
+                    tensor(t)
+                if a.HasField("g"):
+                    graph(a.g)
+                for g in a.graphs:
+                    graph(g)
+
+    graph(proto.graph)
+    for f in proto.functions:
+        nodes(f.node)
+    for loc in found:
+        if os.path.isabs(loc) or ".." in Path(loc).parts:
+            raise EvidenceError(f"external data location {loc!r} leaves the model's folder")
+    return sorted(found)
+
+
+def _matrix() -> dict[str, Any]:
+    """The traceability matrix of this source tree; an error entry when the tree is not there (installed copy)."""
+    from ..traceability import default_root, matrix
+
+    if not (default_root() / "spec").is_dir():
+        return {"error": f"no source tree at {default_root()}: the matrix cannot be built"}
+    try:
+        return matrix()
+    except (OSError, ValueError, SyntaxError) as exc:
+        return {"error": f"the matrix cannot be built: {type(exc).__name__}: {exc}"}
+
+
+def _obligation_files(obligations: list[Any]) -> list[tuple[str, Any]]:
+    safe = re.compile(r"[^A-Za-z0-9_.-]+")
+    return [(f"{SMT_DIR}/{k:03d}-{safe.sub('_', ob.name)}.smt2", ob) for k, ob in enumerate(obligations, 1)]
+
+
+def obligation_entry(file: str, ob: Any) -> dict[str, Any]:
+    return {
+        "file": file,
+        "rule": ob.rule_id,
+        "name": ob.name,
+        "logic": ob.logic,
+        "mode": ob.mode,
+        "meaning": ob.meaning,
+        "holds_when": ob.holds_when,
+        "answer": ob.answer or "not solved",
+    }
+
+
+def build_files(
+    report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None
+) -> dict[str, str | bytes]:
+    """Every generated file of the bundle (not the model copy, not the manifest), by relative path."""
+    files: dict[str, str | bytes] = {}
+    code = report.exit_code
+    files["verdicts.json"] = json_report([report], options.profile, code)
+    entries = []
+    for name, ob in _obligation_files(report.obligations):
+        files[name] = ob.render()
+        entries.append(obligation_entry(name, ob))
+    files[f"{SMT_DIR}/answers.json"] = dump_json(
+        {"solver": report.smt, "obligations": entries} if report.smt else {"solver": None, "obligations": entries}
+    )
+    orders = next((v for v in report.verdicts if v.rule_id == "EXEC-ORDERS"), None)
+    files["execution.json"] = dump_json(
+        {
+            "seed": options.seed,
+            "inputs": options.to_json()["inputs"],
+            "orders": {"requested": options.orders, "verdict": None if orders is None else orders.to_json()},
+        }
+    )
+    files["crosscheck.json"] = dump_json(
+        {"requested": options.cross_check, "report": None if crosscheck is None else crosscheck.to_json()}
+    )
+    files["traceability.json"] = dump_json({"spec_version": spec_version(), "matrix": _matrix()})
+    from .html import render_html
+
+    files["report.html"] = render_html(report, options, crosscheck)
+    return files
+
+
+def write_bundle(
+    directory: str, report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None = None
+) -> Path:
+    """Write the bundle of ``report`` to ``directory`` atomically; returns the final path.
+
+    A model that could not be loaded still gets a bundle (its error is the
+    verdict); a model file that vanished since the check is an error.
+    """
+    check_destination(directory)
+    dest = Path(directory)
+    model_path = Path(report.path)
+    if not model_path.is_file():
+        why = report.error.one_line() if report.error is not None else "it cannot be read any more"
+        raise EvidenceError(f"--evidence: no bundle without a model file to copy: {why}")
+    parent = dest.resolve().parent
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=parent))
+    try:
+        _write_into(tmp, report, options, crosscheck)
+        os.chmod(tmp, 0o755)
+        if dest.exists():
+            dest.rmdir()  # empty, checked above
+        os.replace(tmp, dest)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
+
+
+def _write_into(root: Path, report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None) -> None:
+    model_path = Path(report.path)
+    copies: dict[str, Path] = {f"{MODEL_DIR}/{model_path.name}": model_path}
+    externals = []
+    if report.error is None:
+        for loc in external_locations(str(model_path)):
+            src = model_path.parent / loc
+            rel = f"{MODEL_DIR}/{Path(loc).as_posix()}"
+            if rel in copies:
+                raise EvidenceError(f"external data file {loc!r} has the model's own name")
+            copies[rel] = src
+            externals.append((loc, rel))
+    if options.inputs:
+        copies[f"inputs/{Path(options.inputs).name}"] = Path(options.inputs)
+    hashes: dict[str, str] = {}
+    for rel, src in copies.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, target)
+        hashes[rel] = sha256_file(target)
+    for rel, content in build_files(report, options, crosscheck).items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        target.write_bytes(data)
+        hashes[rel] = hashlib.sha256(data).hexdigest()
+    model_rel = f"{MODEL_DIR}/{model_path.name}"
+    manifest = {
+        "schema": SCHEMA,
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if options.timestamp else None,
+        "tool": {"name": "sonnx", "version": __version__},
+        "versions": versions(),
+        "platform": platform_facts(),
+        "command_line": options.command_line(report.path),
+        "options": options.to_json(),
+        "z3": report.smt,
+        "spec_version": spec_version(),
+        "model": {
+            "source": report.path,
+            "file": model_rel,
+            "sha256": hashes[model_rel],
+            "size": (root / model_rel).stat().st_size,
+            "loaded": report.error is None,
+            "external_data": [
+                {"location": loc, "file": rel, "sha256": hashes[rel], "size": (root / rel).stat().st_size}
+                for loc, rel in externals
+            ],
+        },
+        "result": {"outcome": report.outcome, "exit_code": report.exit_code, "counts": report.counts()},
+        "files": {rel: hashes[rel] for rel in sorted(hashes)},
+    }
+    (root / MANIFEST).write_text(dump_json(manifest), encoding="utf-8")

@@ -1,0 +1,223 @@
+"""Running a partitioned model, and writing it as ONNX with one node per subgraph.
+
+*Execution equivalence* (``PARTITION-EXEC``): each subgraph runs as a model
+of its own on the NumPy executor, in a topological order of the fused
+graph; the values at its declared outputs are handed to the subgraphs that
+declare them as inputs. The graph outputs must have the same dtype, shape
+and bytes as when the whole model runs on the same inputs. This is a test on
+the given inputs, not a proof for all inputs; the details say which inputs.
+
+*Fused model*: the main graph holds one operation per subgraph, operator
+``<subgraph id>`` in domain :data:`DOMAIN`; the model's local functions hold
+one function per subgraph whose body is the subgraph's operations. Constant
+initializers stay initializers of the main graph and are passed to the call
+as extra inputs after the declared inputs (ONNX functions cannot hold
+initializers, and turning weights into ``Constant`` nodes would copy a
+weight shared by two subgraphs). The file is written by
+:func:`sonnx.writer.save_model`; the loader inlines the calls back, so
+``sonnx-check`` and the executor see the original operations.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Mapping
+
+import numpy as np
+
+from ..errors import SonnxError, ToolError
+from ..executor import execute
+from ..model.graph import Function, Model, Operation, Tensor, freeze_mapping, make_graph
+from ..verdict import Severity, Status, Verdict, Witness
+from .schema import Partition
+from .structure import NodeIndex
+from .verify import _members, fused_edges, sub_model
+
+DOMAIN = "sonnx.partition"
+DOMAIN_VERSION = 1
+EXEC = "PARTITION-EXEC"
+MIN_IR_FOR_FUNCTIONS = 8
+
+
+def fused_order(ix: NodeIndex, partition: Partition) -> List[int]:
+    """Subgraph indices in a topological order of the fused graph (ties by position in the list).
+
+    The partition must cover the nodes exactly once and be acyclic once fused
+    (check it first); otherwise a :class:`ToolError` is raised.
+    """
+    subs = partition.subgraphs
+    part_of = [-1] * len(ix)
+    for s, sg in enumerate(subs):
+        for j in _members(ix, sg):
+            if part_of[j] != -1:
+                raise ToolError(f"node {ix.keys[j]!r} is in two subgraphs; check the partition first")
+            part_of[j] = s
+    if -1 in part_of:
+        raise ToolError("some node is in no subgraph; check the partition first")
+    succ: Dict[int, List[int]] = {s: [] for s in range(len(subs))}
+    indeg = [0] * len(subs)
+    for a, b, _ in fused_edges(ix, part_of):
+        succ[a].append(b)
+        indeg[b] += 1
+    ready = [s for s in range(len(subs)) if indeg[s] == 0]
+    order: List[int] = []
+    while ready:
+        ready.sort()
+        s = ready.pop(0)
+        order.append(s)
+        for t in succ[s]:
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
+    if len(order) != len(subs):
+        raise ToolError("the fused graph has a cycle; check the partition first")
+    return order
+
+
+def execute_partitioned(model: Model, partition: Partition, feeds: Mapping[str, Any]) -> Dict[str, Any]:
+    """Run each subgraph as its own model, passing boundary values; return the graph outputs by name."""
+    ix = NodeIndex(model)
+    g = model.graph
+    env: Dict[str, Any] = {}
+    for n in g.initialized:
+        value = g.tensors[n].initial_value
+        assert value is not None
+        env[n] = value.read()
+    env.update(feeds)
+    for s in fused_order(ix, partition):
+        sg = partition.subgraphs[s]
+        sub = sub_model(model, ix, sg)
+        missing = [n for n in sg.inputs if n not in env]
+        if missing:
+            raise ToolError(f"subgraph {sg.id}: no value for input(s) {', '.join(missing)} at its turn")
+        env.update(execute(sub, {n: env[n] for n in sg.inputs}))
+    return {o: env[o] for o in g.outputs}
+
+
+def same_bytes(a: Any, b: Any) -> bool:
+    """Bit-identical: same dtype, same shape, same bytes."""
+    x, y = np.asarray(a), np.asarray(b)
+    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+
+
+def first_difference(whole: Mapping[str, Any], other: Mapping[str, Any]) -> str | None:
+    """The first output (in the whole model's order) whose bytes differ in ``other``, or None."""
+    return next((name for name, ref in whole.items() if not same_bytes(ref, other[name])), None)
+
+
+def exec_verdict(model: Model, partition: Partition, feeds: Mapping[str, Any], what: str) -> Verdict:
+    """PARTITION-EXEC: the partitioned run gives the whole model's outputs bit for bit on ``feeds``."""
+    try:
+        whole = execute(model, feeds)
+        parts = execute_partitioned(model, partition, feeds)
+    except SonnxError as exc:
+        return Verdict.unknown(EXEC, f"could not execute: {exc.one_line()}", engine="executor")
+    name = first_difference(whole, parts)
+    if name is not None:
+        return Verdict.violated(
+            EXEC,
+            Witness(
+                f"output {name!r} differs between the whole model and the partitioned run",
+                {"output": name, "inputs": what},
+            ),
+            Severity.ERROR,
+            engine="executor",
+        )
+    details = {"inputs": what, "outputs_compared": sorted(whole), "subgraphs_run": len(partition.subgraphs)}
+    return Verdict(EXEC, Status.PROVED, engine="executor", details=details)
+
+
+def fused_model(model: Model, partition: Partition) -> Model:
+    """The model with each subgraph fused into one call of a model-local function (see module doc)."""
+    ix = NodeIndex(model)
+    g = model.graph
+    order = fused_order(ix, partition)
+    calls: List[Operation] = []
+    functions: List[Function] = []
+    boundary: set[str] = set()
+    for s in order:
+        sg = partition.subgraphs[s]
+        formal = list(sg.boundary_inputs)
+        calls.append(Operation(sg.id, DOMAIN, sg.id, tuple(formal), tuple(sg.outputs)))
+        boundary.update(sg.outputs)
+        members = sorted(_members(ix, sg), key=lambda j: j)
+        ops = [g.operations[j] for j in members]
+        body_tensors: Dict[str, Tensor] = {}
+        for n in set(formal) | {o for op in ops for o in op.output_mapping if o}:
+            t = g.tensors.get(n)
+            if t is not None and t.type is not None:
+                body_tensors[n] = Tensor(n, t.type, None)
+        body = make_graph(sg.id, formal, list(sg.outputs), ops, body_tensors)
+        functions.append(Function(DOMAIN, sg.id, body, opset_imports=freeze_mapping(dict(model.opset_imports))))
+    keep = set(g.inputs) | set(g.outputs) | boundary
+    tensors = {n: t for n, t in g.tensors.items() if n in keep or t.initial_value is not None}
+    main = make_graph(g.name, list(g.inputs), list(g.outputs), calls, tensors)
+    imports = dict(model.opset_imports)
+    imports[DOMAIN] = DOMAIN_VERSION
+    return Model(
+        graph=main,
+        ir_version=max(model.ir_version, MIN_IR_FOR_FUNCTIONS),
+        opset_imports=freeze_mapping(imports),
+        functions=tuple(functions),
+        source=model.source,
+        weights_loaded=model.weights_loaded,
+        metadata=model.metadata,
+    )
+
+
+def write_fused(model: Model, partition: Partition, path: str) -> None:
+    """Build the fused model and write it with :func:`sonnx.writer.save_model`."""
+    from ..writer import save_model
+
+    save_model(fused_model(model, partition), path)
+
+
+FUSED = "PARTITION-FUSED"
+
+
+def fused_verdict(model: Model, partition: Partition, path: str, feeds: Mapping[str, Any] | None, what: str) -> Verdict:
+    """PARTITION-FUSED: write the fused model to ``path``; it passes ``onnx.checker``, the SONNX rules
+    (after the loader inlines the calls) and, with ``feeds``, gives the whole model's outputs bit for bit."""
+    import onnx
+
+    from ..loader import load_model
+    from ..rules import CheckConfig, run_rules
+
+    write_fused(model, partition, path)
+    try:
+        onnx.checker.check_model(path)
+    except Exception as exc:  # onnx.checker raises ValidationError and others
+        return Verdict.violated(
+            FUSED,
+            Witness(f"onnx.checker refuses the fused model: {' '.join(str(exc).split())}", {"file": path}),
+            Severity.ERROR,
+            engine="executor",
+        )
+    fused = load_model(path)
+    bad = [v for v in run_rules(fused, CheckConfig()) if v.fails]
+    if bad:
+        v = bad[0]
+        return Verdict.violated(
+            FUSED,
+            Witness(f"the fused model violates {v.rule_id}: {v.witness.summary if v.witness else ''}", {"file": path}),
+            Severity.ERROR,
+            engine="executor",
+        )
+    details: Dict[str, Any] = {"file": path, "onnx_checker": "passed", "sonnx_rules": "passed"}
+    if feeds is not None:
+        try:
+            whole, got = execute(model, feeds), execute(fused, feeds)
+        except SonnxError as exc:
+            return Verdict.unknown(FUSED, f"could not execute: {exc.one_line()}", engine="executor")
+        name = first_difference(whole, got)
+        if name is not None:
+            return Verdict.violated(
+                FUSED,
+                Witness(
+                    f"output {name!r} of the fused model differs from the whole model's",
+                    {"output": name, "inputs": what},
+                ),
+                Severity.ERROR,
+                engine="executor",
+            )
+        details["executed"] = what
+    return Verdict(FUSED, Status.PROVED, engine="executor", details=details)

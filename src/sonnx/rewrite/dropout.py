@@ -1,0 +1,56 @@
+"""Dropout removal (inference only): readers of Dropout's output read its input.
+
+Theorem ``rewrite_dropout``: in inference mode Dropout is the identity on
+its data output. The seed's claim ("Dropout has no effect in inference")
+needs the model to be in inference mode, which the model itself decides:
+
+* opsets 1 and 6: attribute ``is_test`` must be 1 (its default 0 is training);
+* opsets 7 and 10: the mode belongs to the runtime; inference is assumed;
+* opset 12 on: input ``training_mode`` absent, or a constant initializer that
+  is false (a graph input could be fed ``true``: refused);
+* the optional ``mask`` output is not read by anything and is not a graph
+  output (the removal would leave its readers without a producer).
+"""
+
+from __future__ import annotations
+
+from typing import Tuple
+
+from ..model.graph import Model, Operation
+from .base import Pass, ai_onnx_opset, bypass, captured_names, constant_array, readers
+
+
+class DropoutRemoval(Pass):
+    name = "dropout"
+    title = "Dropout removal (inference)"
+    operators = ("Dropout",)
+    theorem = "rewrite_dropout"
+
+    def requires(self, model: Model, op: Operation) -> str | None:
+        g = model.graph
+        if op.domain not in ("", "ai.onnx") or not op.output_mapping or not op.output_mapping[0]:
+            return "not a standard Dropout with a data output"
+        if not op.input_mapping or not op.input_mapping[0]:
+            return "Dropout without its data input"
+        opset = ai_onnx_opset(model)
+        if opset < 7:
+            a = op.attribute("is_test")
+            if a is None or int(a.value) != 1:
+                return "is_test is not 1: the Dropout runs in training mode (opsets 1-6)"
+        if opset >= 12 and len(op.input_mapping) > 2 and op.input_mapping[2]:
+            mode = constant_array(g, op.input_mapping[2])
+            if mode is None:
+                return f"training_mode {op.input_mapping[2]!r} is not a constant initializer (it could be true)"
+            if mode.size != 1 or bool(mode.reshape(())):
+                return "training_mode is true: the Dropout drops elements at random"
+        if len(op.output_mapping) > 1 and op.output_mapping[1]:
+            mask = op.output_mapping[1]
+            if readers(g, mask) or mask in g.outputs or mask in captured_names(g):
+                return f"the mask output {mask!r} is used"
+        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
+        return result if isinstance(result, str) else None
+
+    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
+        assert not isinstance(result, str)
+        return result
