@@ -5,12 +5,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sonnx-installed
 
-.PHONY: help venv example test lint typecheck pytest docs fuzz bench examples clean
+.PHONY: help venv example test lint typecheck pytest docs fuzz fuzz-smt bench examples clean
 
 help:
 	@echo "make example   check a shipped example model with sonnx-check"
 	@echo "make test      lint, type-check and run the whole test suite (what CI runs)"
 	@echo "make fuzz      long Hypothesis campaign (not in CI)"
+	@echo "make fuzz-smt  the engines' differential campaign alone, 10,000 examples per generator (not in CI)"
 	@echo "make bench     structural-check benchmark against onnx.checker (not in CI)"
 	@echo "make examples  regenerate examples/*.onnx"
 
@@ -41,6 +42,10 @@ test: lint typecheck pytest docs
 
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests -k "hypothesis or property or fuzz"
+
+fuzz-smt: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q --hypothesis-show-statistics \
+		tests/smt/test_property_differential.py tests/smt/test_property_functions.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_structural.py

@@ -24,7 +24,7 @@ author = "the sonnx authors"
 copyright = "the sonnx authors"
 version = release = sonnx.__version__
 
-extensions = ["sphinx_needs", "sonnx_docs", "evidence_docs"]
+extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs"]
 
 exclude_patterns = ["_build", ".gitignore"]
 html_theme = "alabaster"

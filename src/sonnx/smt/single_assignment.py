@@ -9,6 +9,11 @@ outer constant (``p_inner = p_outer``): one name, one assignment, across
 scopes. The script is satisfiable exactly when single assignment holds; its
 model is the producer map.
 
+Certificate mode: the untrusted producer map (each name's first definition)
+is written in place of the unknowns, one ground conjunction per name; z3
+evaluates them (satisfiable = the map is a solution = PROVED), else the rule
+is decided by the search obligation.
+
 Witness: each name's equations are guarded by an assumption literal; unsat
 cores name the conflicting names one after the other (each found name is
 dropped and the check repeated), up to a bound.
@@ -19,7 +24,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, op_ref, proved, record, settle, unknown, violated
+from .common import RuleResult, and_all, op_ref, proved, record, settle, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, solve
@@ -40,11 +45,10 @@ def _encode(
     for f in facts:
         names = sorted(set(f.entries) | f.inputs_set | f.initialized)
         for k, nm in enumerate(names):
-            v = f"p{f.index}_{k}"
+            # certificate: the given producer (the first definition's id) is written in place of the unknown
+            v = str(next_id) if cert else f"p{f.index}_{k}"
             var[(f.index, nm)] = v
-            if cert:
-                body.append(f"(define-fun {v} () Int {next_id})")
-            else:
+            if not cert:
                 body.append(f"(declare-fun {v} () Int)")
             eqs: List[str] = []
             if nm in f.inputs_set or nm in f.initialized:
@@ -61,6 +65,8 @@ def _encode(
                 guards[g] = (f.index, nm)
                 body.append(f"(declare-fun {g} () Bool)")
                 body.append(f"(assert (=> {g} (and {' '.join(eqs)} true)))")
+            elif cert:
+                body.append(f"(assert {and_all(eqs)})")
             else:
                 body.extend(f"(assert {e})" for e in eqs)
     return body, guards
