@@ -336,8 +336,9 @@ def verify_bundle(directory: str, progress: Callable[[str], None] | None = None)
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             v.differences.append(f"{what}: malformed content ({type(exc).__name__}: {exc})")
     result = manifest.get("result") or {}
-    v.notes.append(
-        f"the bundle records the check's result {result.get('outcome')} (exit {result.get('exit_code')}); "
-        "verifying the bundle confirms that result, it does not change it"
-    )
+    recorded = f"the bundle records the check's result {result.get('outcome')} (exit {result.get('exit_code')})"
+    if v.differences:
+        v.notes.append(f"{recorded}; the differences above mean the bundle does not establish it")
+    else:
+        v.notes.append(f"{recorded}; verifying the bundle confirms that result, it does not change it")
     return v
