@@ -103,7 +103,7 @@ def test_bundle_content(cnn_bundle: Path) -> None:
     execution = json.loads((cnn_bundle / "execution.json").read_text())
     assert execution["seed"] == 0 and execution["orders"]["verdict"]["status"] == "PROVED"
     trace = json.loads((cnn_bundle / "traceability.json").read_text())
-    assert trace["spec_version"] == bundle_mod.spec_version() == "0.2.0" and trace["spec_version"] and trace["matrix"]["rules"]
+    assert trace["spec_version"] == bundle_mod.spec_version() == "0.2.0" and trace["matrix"]["rules"]
     html = (cnn_bundle / "report.html").read_text()
     assert html.count("<svg") == 2 and "Cross-checks" in html and "onnxruntime" in html
 
@@ -187,6 +187,19 @@ def test_forged_verdict_with_consistent_hashes_fails(cnn_bundle: Path, tmp_path:
     rehash(d, "verdicts.json")
     code, out = verify(d)
     assert code == 1 and "verdict GRAPH-C2: recorded VIOLATED, re-run gives PROVED" in out
+
+
+def test_executor_run_is_recorded_and_a_forged_output_digest_fails(cnn_bundle: Path, tmp_path: Path) -> None:
+    run = json.loads((cnn_bundle / "execution.json").read_text())["run"]
+    assert run["ran"] is True and set(run["outputs"]) == {"probabilities"}
+    assert run["outputs"]["probabilities"]["shape"] == [1, 10]
+    d = copy_of(cnn_bundle, tmp_path)
+    doc = json.loads((d / "execution.json").read_text())
+    doc["run"]["outputs"]["probabilities"]["sha256"] = "0" * 64
+    (d / "execution.json").write_text(json.dumps(doc, indent=2) + "\n")
+    rehash(d, "execution.json")
+    code, out = verify(d)
+    assert code == 1 and "executor run: output 'probabilities' differs from the recorded digest" in out
 
 
 def test_forged_smt_answer_with_consistent_hashes_fails(cnn_bundle: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ Layout (every path relative to the bundle)::
     verdicts.json        the JSON report of the check: every verdict with its witness
     smt/answers.json     each SMT-LIB obligation: rule, logic, meaning, z3's answer, file
     smt/NNN-<name>.smt2  the obligations as standalone SMT-LIB2 files
-    execution.json       the order-independence result and its seed
+    execution.json       the executor's run on the seeded inputs (digests), the order-independence result
     crosscheck.json      the cross-check figures, seed and input digests
     traceability.json    the spec version and the traceability matrix
     report.html          a human-readable report (graph picture, error charts)
@@ -280,10 +280,14 @@ def build_files(
         {"solver": report.smt, "obligations": entries} if report.smt else {"solver": None, "obligations": entries}
     )
     orders = next((v for v in report.verdicts if v.rule_id == "EXEC-ORDERS"), None)
+    from .execution import run_record
+
+    inputs_file = options.inputs
     files["execution.json"] = dump_json(
         {
             "seed": options.seed,
             "inputs": options.to_json()["inputs"],
+            "run": run_record(report.model, inputs_file, options.seed),
             "orders": {"requested": options.orders, "verdict": None if orders is None else orders.to_json()},
         }
     )

@@ -15,7 +15,10 @@ Steps, each listing every difference it finds:
    regenerated obligations must equal the bundled files byte for byte. With
    ``--orders`` recorded, the order-independence check is re-run with the
    recorded seed and must give the same verdict.
-4. **Cross-checks.** The recorded cross-check verdicts must match
+4. **Execution.** The bundled model is run again on the NumPy executor with
+   the recorded seed or inputs file; every input and output digest (dtype,
+   shape, SHA-256) must equal the recorded one.
+5. **Cross-checks.** The recorded cross-check verdicts must match
    ``crosscheck.json``; the seeded inputs are drawn again and their digests
    must match the recorded ones (the runtimes themselves are not re-run:
    their versions may have changed since).
@@ -273,7 +276,23 @@ def check_verdicts(root: Path, manifest: dict[str, Any], v: Verification, say: C
         if not p.is_file() or p.read_text(encoding="utf-8") != ob.render():
             v.differences.append(f"{rel}: differs from the obligation the SMT engine generates for the model")
     v.counts["verdicts re-derived"] = len(fresh) + len(report.findings)
+    check_execution(root, opts, report.model, v)
     check_crosscheck(root, manifest, entry, report.model, v)
+
+
+def check_execution(root: Path, opts: dict[str, Any], model: Any, v: Verification) -> None:
+    """Replay the recorded executor run on the bundled model and compare the digests."""
+    from .execution import compare_runs, run_record
+
+    recorded = _read_json(root, "execution.json").get("run")
+    if recorded is None:
+        v.differences.append("execution.json: no executor run recorded")
+        return
+    inputs = opts.get("inputs")
+    fresh = run_record(model, str(root / "inputs" / inputs) if inputs else None, int(opts.get("seed", 0)))
+    v.differences.extend(compare_runs(recorded, fresh))
+    if recorded.get("ran"):
+        v.counts["executor outputs replayed"] = len(recorded.get("outputs") or {})
 
 
 def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any], model: Any, v: Verification) -> None:

@@ -1,0 +1,65 @@
+"""The executor run recorded in every evidence bundle, and its replay by ``sonnx evidence verify``.
+
+The bundle keeps what the NumPy executor computes for the model on the
+seeded inputs (or the ``--inputs`` file): the SHA-256 of every input and
+output array with its dtype and shape. The executor is deterministic, so a
+replay on the bundled model copy must give the same bytes; any difference is
+a verification failure. A model that cannot run (an operator without a
+kernel, weights not read, an input without a declared shape) is recorded with
+the reason, and the replay must fail for the same reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import SonnxError
+from ..model.graph import Model
+
+
+def _digest(value: Any) -> dict[str, Any]:
+    arr = np.ascontiguousarray(np.asarray(value))
+    return {"dtype": arr.dtype.str, "shape": list(arr.shape), "sha256": hashlib.sha256(arr.tobytes()).hexdigest()}
+
+
+def run_record(model: Model | None, inputs_file: str | None, seed: int) -> dict[str, Any]:
+    """What the executor gives on the recorded inputs: digests of inputs and outputs, or why it did not run."""
+    from ..executor import execute
+    from ..inputs import load_inputs
+
+    if model is None:
+        return {"ran": False, "reason": "the model could not be loaded"}
+    if not model.weights_loaded:
+        return {"ran": False, "reason": "the model was checked for structure only; its weights were not read"}
+    try:
+        feeds = load_inputs(model, inputs_file, [], seed)
+        outputs: Mapping[str, Any] = execute(model, feeds)
+    except SonnxError as exc:
+        return {"ran": False, "reason": exc.one_line()}
+    return {
+        "ran": True,
+        "seed": seed,
+        "inputs": {n: _digest(v) for n, v in sorted(feeds.items())},
+        "outputs": {n: _digest(v) for n, v in outputs.items()},
+    }
+
+
+def compare_runs(recorded: Mapping[str, Any], fresh: Mapping[str, Any]) -> list[str]:
+    """Differences between a recorded run and a replay, one line each (empty when they agree)."""
+    if recorded.get("ran") != fresh.get("ran"):
+        return [f"executor run: recorded ran={recorded.get('ran')}, replay ran={fresh.get('ran')} "
+                f"({fresh.get('reason') or recorded.get('reason') or ''})"]
+    if not fresh.get("ran"):
+        if recorded.get("reason") != fresh.get("reason"):
+            return [f"executor run: recorded reason {recorded.get('reason')!r}, replay {fresh.get('reason')!r}"]
+        return []
+    out: list[str] = []
+    for kind in ("inputs", "outputs"):
+        rec, new = recorded.get(kind) or {}, fresh.get(kind) or {}
+        for name in sorted(set(rec) | set(new)):
+            if rec.get(name) != new.get(name):
+                out.append(f"executor run: {kind[:-1]} {name!r} differs from the recorded digest")
+    return out
