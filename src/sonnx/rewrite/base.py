@@ -76,6 +76,31 @@ class Pass:
         raise NotImplementedError
 
 
+class BypassPass(Pass):
+    """A pass that removes an operation by wiring its first output to its first input's tensor.
+
+    Subclasses state their own precondition in :meth:`precondition`; the
+    bypass itself (which refuses, for instance, to leave a graph input unread)
+    is the last condition of :meth:`requires` and the whole transformation.
+    """
+
+    def precondition(self, model: Model, op: Operation) -> str | None:
+        """The pass's own condition, checked before the bypass (None when it holds)."""
+        raise NotImplementedError
+
+    def requires(self, model: Model, op: Operation) -> str | None:
+        why = self.precondition(model, op)
+        if why is not None:
+            return why
+        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
+        return result if isinstance(result, str) else None
+
+    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
+        assert not isinstance(result, str)
+        return result
+
+
 # ----------------------------------------------------------------------------------------- graph helpers
 
 

@@ -14,19 +14,17 @@ needs the model to be in inference mode, which the model itself decides:
 
 from __future__ import annotations
 
-from typing import Tuple
-
 from ..model.graph import Model, Operation
-from .base import Pass, ai_onnx_opset, bypass, captured_names, constant_array, readers
+from .base import BypassPass, ai_onnx_opset, captured_names, constant_array, readers
 
 
-class DropoutRemoval(Pass):
+class DropoutRemoval(BypassPass):
     name = "dropout"
     title = "Dropout removal (inference)"
     operators = ("Dropout",)
     theorem = "rewrite_dropout"
 
-    def requires(self, model: Model, op: Operation) -> str | None:
+    def precondition(self, model: Model, op: Operation) -> str | None:
         g = model.graph
         if op.domain not in ("", "ai.onnx") or not op.output_mapping or not op.output_mapping[0]:
             return "not a standard Dropout with a data output"
@@ -47,10 +45,4 @@ class DropoutRemoval(Pass):
             mask = op.output_mapping[1]
             if readers(g, mask) or mask in g.outputs or mask in captured_names(g):
                 return f"the mask output {mask!r} is used"
-        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
-        return result if isinstance(result, str) else None
-
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
-        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
-        assert not isinstance(result, str)
-        return result
+        return None

@@ -8,27 +8,19 @@ of the main graph (which then writes the output name directly).
 
 from __future__ import annotations
 
-from typing import Tuple
-
 from ..model.graph import Model, Operation
-from .base import Pass, bypass
+from .base import BypassPass
 
 
-class IdentityRemoval(Pass):
+class IdentityRemoval(BypassPass):
     name = "identity"
     title = "Identity removal"
     operators = ("Identity",)
     theorem = "rewrite_identity"
 
-    def requires(self, model: Model, op: Operation) -> str | None:
+    def precondition(self, model: Model, op: Operation) -> str | None:
         if op.domain not in ("", "ai.onnx") or len(op.output_mapping) != 1 or not op.output_mapping[0]:
             return "not a standard Identity with one output"
         if len(op.input_mapping) != 1 or not op.input_mapping[0]:
             return "Identity without its input"
-        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
-        return result if isinstance(result, str) else None
-
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
-        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
-        assert not isinstance(result, str)
-        return result
+        return None

@@ -12,20 +12,18 @@ Precondition: the pads (and axes, when given) are constants, all 0.
 
 from __future__ import annotations
 
-from typing import Tuple
-
 from ..model.graph import Model, Operation
 from ._pad import pad_params
-from .base import Pass, bypass
+from .base import BypassPass
 
 
-class PadRemoval(Pass):
+class PadRemoval(BypassPass):
     name = "pad-nop"
     title = "Removal of a Pad that does nothing"
     operators = ("Pad",)
     theorem = "rewrite_pad_nop"
 
-    def requires(self, model: Model, op: Operation) -> str | None:
+    def precondition(self, model: Model, op: Operation) -> str | None:
         if op.domain not in ("", "ai.onnx"):
             return "not a standard Pad"
         p = pad_params(model, op)
@@ -33,10 +31,4 @@ class PadRemoval(Pass):
             return p
         if not p.is_nop:
             return f"pads are not all 0 (begin {list(p.begin)}, end {list(p.end)})"
-        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
-        return result if isinstance(result, str) else None
-
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
-        result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
-        assert not isinstance(result, str)
-        return result
+        return None
