@@ -20,4 +20,11 @@ settings.register_profile(
     "ci", max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("fuzz", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+if os.environ.get("HYPOTHESIS_MAX_EXAMPLES"):
+    # a campaign in chunks (make fuzz-smt-chunk): the fuzz profile with another example count
+    settings.register_profile(
+        "chunk",
+        parent=settings.get_profile("fuzz"),
+        max_examples=int(os.environ["HYPOTHESIS_MAX_EXAMPLES"]),
+    )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
