@@ -44,12 +44,12 @@ def _format_item(value: Any, nested: bool = False) -> str:
     return str(value)
 
 
-def verdict_lines(v: Verdict, title: str) -> list[str]:
-    """The text lines of one verdict: status, rule, title, then the witness or reason."""
+def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
+    """The text lines of one verdict: status, rule (in a column ``width`` wide), title, then witness or reason."""
     tag = v.status.value
     if v.status is Status.VIOLATED and v.severity.value == "warning":
         tag = "WARNING"
-    lines = [f"  {tag:<9} {v.rule_id:<22} {title}"]
+    lines = [f"  {tag:<9} {v.rule_id:<{width}} {title}"]
     if v.witness is not None:
         lines.append(f"            witness: {v.witness.summary}")
         for key, value in v.witness.data.items():
@@ -79,10 +79,9 @@ def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile:
             f"{s['nested_graphs']} nested graphs; profile {profile}"
             + ("" if s["weights_loaded"] else "; weights not read")
         )
-        for v in r.verdicts:
-            out.extend(verdict_lines(v, titles.get(v.rule_id, "")))
-        for v in r.findings:
-            out.extend(verdict_lines(v, titles.get(v.rule_id, "")))
+        width = max([22, *(len(v.rule_id) for v in r.all_verdicts())])
+        for v in r.all_verdicts():
+            out.extend(verdict_lines(v, titles.get(v.rule_id, ""), width))
         if r.smt is not None and "skipped" in r.smt:
             out.append(f"  note: SMT engine not run: {r.smt['skipped']}")
         c = r.counts()
