@@ -23,6 +23,7 @@ class Obligation:
     name: str
     logic: str
     body: List[str]
+    """The script's lines; joined into :attr:`text` when the obligation is made (then emptied)."""
     holds_when: str
     """``sat`` or ``unsat``: the answer under which the rule's property holds."""
     mode: str
@@ -31,9 +32,14 @@ class Obligation:
     answer: str = ""
     notes: List[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # One string instead of a list of a million short ones: a fifth of the memory, kept for export.
+        self.text = "\n".join(self.body) + "\n" if self.body else ""
+        self.body = []
+
     def script(self) -> str:
         """The script z3 parses (no header, no check-sat: the engine calls check itself)."""
-        return "\n".join(self.body) + "\n"
+        return self.text
 
     def render(self) -> str:
         """The standalone file: comment header, logic, body, ``(check-sat)``."""
@@ -47,7 +53,7 @@ class Obligation:
             f"; expected answer: {expected}",
         ]
         head.extend(f"; {n}" for n in self.notes)
-        return "\n".join([*head, f"(set-logic {self.logic})", *self.body, "(check-sat)", "(exit)"]) + "\n"
+        return "\n".join([*head, f"(set-logic {self.logic})"]) + "\n" + self.text + "(check-sat)\n(exit)\n"
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
