@@ -31,6 +31,7 @@ from .model.graph import Model
 from .partition import DEFAULT_DEVICE, Partition, Provider, load_partition, make_partition, save_partition
 from .partition.fused import EXEC, FUSED, exec_verdict, fused_verdict
 from .partition.verify import ACYCLIC, COVER, INPUTS, OUTPUTS, TITLES, PartitionReport, check_partition
+from .progress import Progress
 from .verdict import Status, Verdict
 
 TITLES_ALL = {
@@ -81,6 +82,9 @@ def add_partition_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs for --execute (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values for --execute, keyed by graph-input name")
     p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+    g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
 
 
 def _extra_verdicts(args: argparse.Namespace, model: Model, partition: Partition, report: PartitionReport) -> None:
@@ -126,16 +130,22 @@ def run_partition(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog
     if args.inputs and not args.execute:
         raise UsageError("--inputs gives values for --execute; add --execute")
     providers = [parse_provider(t) for t in args.provider]
+    say = Progress(prog, args.progress if args.progress is not None else stderr.isatty(), stderr)
+    say(f"loading {args.files[0]}")
     model = load_model(args.files[0])
     if args.check:
         partition = load_partition(args.files[1])
         name = args.files[1]
     else:
+        say(f"partitioning {len(model.graph.operations)} operations for {len(providers)} provider(s)")
         partition = make_partition(model, providers, args.default)
         partition = Partition(partition.subgraphs, os.path.basename(args.files[0]))
         name = args.output or "<stdout>"
-    report = check_partition(model, partition, model_name=args.files[0], partition_name=name)
+    report = check_partition(model, partition, model_name=args.files[0], partition_name=name, progress=say)
+    if args.execute or args.fused:
+        say("executing the partitioned model" + (" and writing the fused model" if args.fused else ""))
     _extra_verdicts(args, model, partition, report)
+    say("done")
     if args.check or args.output:
         if args.output:
             save_partition(partition, args.output)

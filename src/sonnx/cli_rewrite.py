@@ -23,6 +23,7 @@ from .equiv import text as equiv_text
 from .errors import EXIT_OK, EXIT_VIOLATED, InputError
 from .loader import load_model
 from .model.graph import Model
+from .progress import Progress
 from .rewrite import PASS_NAMES, rewrite_model, select
 from .rewrite.validate import SETS, summarize
 
@@ -40,6 +41,7 @@ def add_rewrite_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the validation inputs (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _progress_options(p)
     p.add_argument(
         "--infer-shapes",
         action="store_true",
@@ -69,12 +71,22 @@ def _load_with_inferred_shapes(path: str) -> Model:
         os.unlink(tmp)
 
 
-def run_rewrite(args: argparse.Namespace, stdout: TextIO, _stderr: TextIO, _prog: str) -> int:
+def _progress_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+    g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
+
+
+def _progress(args: argparse.Namespace, prog: str, stderr: TextIO) -> Progress:
+    return Progress(prog, args.progress if args.progress is not None else stderr.isatty(), stderr)
+
+
+def run_rewrite(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     from .writer import save_model
 
     passes = select(args.passes)
     model = _load_with_inferred_shapes(args.input) if args.infer_shapes else load_model(args.input)
-    result = rewrite_model(model, passes, seed=args.seed)
+    result = rewrite_model(model, passes, seed=args.seed, progress=_progress(args, prog, stderr))
     written = False
     if result.ok:
         save_model(result.model, args.output)
@@ -117,6 +129,7 @@ def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("a", metavar="A.onnx", help="the reference model")
     p.add_argument("b", metavar="B.onnx", help="the model to compare with it (an optimizer's output, say)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    _progress_options(p)
     p.add_argument("--seed", type=int, default=0, help="seed of the input sets (default 0)")
     p.add_argument("--atol", type=float, default=None, help="absolute tolerance (default: per dtype)")
     p.add_argument("--rtol", type=float, default=None, help="relative tolerance (default: per dtype)")
@@ -133,10 +146,18 @@ def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run_equiv(args: argparse.Namespace, stdout: TextIO, _stderr: TextIO, _prog: str) -> int:
+def run_equiv(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     tol = Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp)
     sets = [s.strip() for s in args.sets.split(",") if s.strip()]
-    report = equivalence(args.a, args.b, seed=args.seed, tolerance=tol, sets=sets, intermediates=args.intermediates)
+    report = equivalence(
+        args.a,
+        args.b,
+        seed=args.seed,
+        tolerance=tol,
+        sets=sets,
+        intermediates=args.intermediates,
+        progress=_progress(args, prog, stderr),
+    )
     if args.json:
         stdout.write(json.dumps(report.to_json(), indent=2, default=str) + "\n")
     else:

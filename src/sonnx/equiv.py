@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from .check import check_file
 from .crosscheck.metrics import Tolerance
@@ -190,15 +190,19 @@ def equivalence(
     tolerance: Tolerance | None = None,
     sets: Sequence[str] = SETS,
     intermediates: str = "last",
+    progress: Callable[[str], None] | None = None,
 ) -> EquivReport:
     """Compare the model at ``path_b`` with the one at ``path_a`` (see the module text)."""
+    say = progress or (lambda _m: None)
     unknown = sorted(set(sets) - set(SETS))
     if unknown or not sets:
         raise EquivError(f"--sets: unknown or empty input set(s) {unknown}; known: {', '.join(SETS)}")
     if intermediates not in INTERMEDIATES:
         raise EquivError(f"--intermediates must be one of {', '.join(INTERMEDIATES)}, not {intermediates!r}")
+    say(f"loading {path_a} and {path_b}")
     a, b = load_model(path_a), load_model(path_b)
     diff = structural_diff(a, b)
+    say("sonnx-check on both models")
     checks = {"a": _check(path_a), "b": _check(path_b)}
     report = EquivReport(path_a, path_b, diff, [], checks)
     fa, fb = _free_inputs(a), _free_inputs(b)
@@ -210,6 +214,7 @@ def equivalence(
         return report
     common = shared_intermediates(a, b, tuple(diff.output_map), intermediates)
     mapping = {**diff.output_map, **{n: n for n in common}}
+    say(f"running both models on the input sets {', '.join(sets)}")
     a_ext, b_ext = with_outputs(a, common), with_outputs(b, common)
     results = compare_models(
         a_ext, b_ext, mapping, seed, tolerance or Tolerance(), frozenset(common), frozenset(common)

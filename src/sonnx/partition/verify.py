@@ -31,7 +31,7 @@ when one is UNKNOWN, else 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..model.graph import Model, Tensor, make_graph
@@ -281,12 +281,17 @@ def sub_model(model: Model, ix: NodeIndex, sg: Subgraph) -> Model:
     )
 
 
-def rules_verdict(model: Model, ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> Verdict:
+def rules_verdict(
+    model: Model, ix: NodeIndex, subgraphs: Sequence[Subgraph], say: Callable[[str], None] | None = None
+) -> Verdict:
     """PARTITION-RULES: run the SONNX rules on every subgraph taken as a graph of its own."""
     failed: List[Dict[str, Any]] = []
     warnings: List[Dict[str, Any]] = []
     unknown: List[str] = []
-    for sg in subgraphs:
+    step = max(1, len(subgraphs) // 10)
+    for k, sg in enumerate(subgraphs):
+        if say is not None and k % step == 0:
+            say(f"SONNX rules on subgraph {k + 1} of {len(subgraphs)}")
         for v in run_rules(sub_model(model, ix, sg), CheckConfig()):
             if v.status is Status.VIOLATED:
                 entry = {"subgraph": sg.id, "rule": v.rule_id, "summary": v.witness.summary if v.witness else ""}
@@ -313,8 +318,11 @@ def check_partition(
     settings: SolverSettings | None = None,
     model_name: str = "",
     partition_name: str = "",
+    progress: Callable[[str], None] | None = None,
 ) -> PartitionReport:
     """Every verdict on ``partition`` of ``model`` (the model must be nameable, see :class:`NodeIndex`)."""
+    say = progress or (lambda _m: None)
+    say(f"checking {len(partition.subgraphs)} subgraph(s): cover and boundaries")
     ix = NodeIndex(model)
     subs = partition.subgraphs
     report = PartitionReport(model_name or model.source, partition_name or "<partition>")
@@ -322,6 +330,7 @@ def check_partition(
     report.verdicts.append(cover)
     report.verdicts.extend(boundary_verdicts(ix, subs))
     if cover.status is Status.PROVED:
+        say("proving the fused graph acyclic (z3)")
         part_of = [w[0] for w in where]
         edges = fused_edges(ix, part_of)
         report.verdicts.append(acyclic_verdict(edges, [s.id for s in subs], settings or SolverSettings()))
@@ -329,5 +338,5 @@ def check_partition(
         report.verdicts.append(
             Verdict.unknown(ACYCLIC, "not decided: the subgraphs do not partition the nodes", engine="smt")
         )
-    report.verdicts.append(rules_verdict(model, ix, subs))
+    report.verdicts.append(rules_verdict(model, ix, subs, say))
     return report

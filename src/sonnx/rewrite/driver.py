@@ -14,7 +14,7 @@ write the output.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..model.graph import Model
 from ..verdict import Severity, Status
@@ -100,8 +100,12 @@ def conformance_problems(model: Model) -> List[str]:
     return out
 
 
-def rewrite_model(model: Model, passes: Sequence[Pass] = PASSES, seed: int = 0) -> RewriteResult:
+def rewrite_model(
+    model: Model, passes: Sequence[Pass] = PASSES, seed: int = 0, progress: Callable[[str], None] | None = None
+) -> RewriteResult:
     """Apply ``passes`` until none applies, checking each application; then validate the result."""
+    say = progress or (lambda _m: None)
+    say("checking that the input model conforms")
     if not model.weights_loaded:
         raise RewriteError("the model was loaded without its weights; a rewrite needs them")
     problems = conformance_problems(model)
@@ -115,9 +119,9 @@ def rewrite_model(model: Model, passes: Sequence[Pass] = PASSES, seed: int = 0) 
     result = RewriteResult(model, model)
     refused: Dict[Tuple[str, str], Refusal] = {}
     budget = (len(model.graph.operations) + 1) * (len(passes) + 1)
-    progress = True
-    while progress and budget > 0:
-        progress = False
+    changed = True
+    while changed and budget > 0:
+        changed = False
         for p in passes:
             for op in current.graph.operations:
                 if op.operator not in p.operators:
@@ -135,11 +139,12 @@ def rewrite_model(model: Model, passes: Sequence[Pass] = PASSES, seed: int = 0) 
                 status = ensures(current, status, candidate, p.name)
                 refused.pop(key, None)
                 result.applications.append(Application(p.name, op.label, detail))
+                say(f"applied {p.name} to {op.label} ({len(result.applications)} so far); rules re-checked")
                 current = candidate
-                progress = True
+                changed = True
                 budget -= 1
                 break
-            if progress:
+            if changed:
                 break
     if budget <= 0:
         raise RewriteError("the passes did not reach a fixed point within the step budget (a defect)")
@@ -147,6 +152,7 @@ def rewrite_model(model: Model, passes: Sequence[Pass] = PASSES, seed: int = 0) 
     result.refusals = list(refused.values())
     # The inputs of the operations writing the outputs are compared too, bit-exact like the outputs:
     # a saturated Softmax (probabilities exactly 0 or 1) would hide a difference in the logits.
+    say("translation validation: running both models on the seeded input sets")
     last = shared_intermediates(model, current, model.graph.outputs, "last")
     names = {n: n for n in (*model.graph.outputs, *last)}
     result.validation = compare_models(
