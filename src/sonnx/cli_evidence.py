@@ -18,6 +18,7 @@ def add_evidence_arguments(p: argparse.ArgumentParser, parser_class: type[argpar
     sub.required = True
     v = sub.add_parser("verify", help="re-hash, re-solve and re-derive everything an evidence bundle records")
     v.add_argument("bundle", metavar="DIR", help="the bundle directory")
+    v.set_defaults(prog="sonnx evidence verify")
     g = v.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
