@@ -60,3 +60,19 @@ def test_every_obligation_gets_its_own_z3_context() -> None:
     assert a.ctx is not None and b.ctx is not None
     assert a.ctx is not b.ctx and a.ctx is not z3.main_ctx() and b.ctx is not z3.main_ctx()
     assert model_values(a, ["a"]) == {"a": 7} and model_values(b, ["a"]) == {"a": 9}
+
+
+def test_short_form_of_a_capped_step_is_equivalent_for_finite_values() -> None:
+    """The certificate's short equation ``v = m + 1`` says the same as the capped one whenever v < INF."""
+    import z3
+
+    from sonnx.smt.fixpoint import capped_step
+
+    v, m, inf = z3.Ints("v m inf")
+    capped = v == z3.If(m >= inf, inf, m + 1)
+    s = z3.Solver()
+    s.add(v < inf, z3.Not(capped == (v == m + 1)))
+    assert s.check() == z3.unsat
+    assert capped_step("7", "h", 100) == "(= 7 (+ h 1))"
+    assert capped_step("100", "h", 100) == "(= 100 (ite (>= h 100) 100 (+ h 1)))"
+    assert capped_step("d3", "h", 100).startswith("(= d3 (ite")

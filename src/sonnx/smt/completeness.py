@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 from ..model.structure import LIMIT, brief, first
 from .common import RuleResult, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
-from .fixpoint import firing_times, nested
+from .fixpoint import capped_step, firing_times, nested
 from .smtlib import Obligation
 from .solver import SolverSettings, model_values
 
@@ -191,7 +191,7 @@ def _certificate_body(facts: Sequence[ScopeFacts]) -> List[str]:
                 body.append(f"(assert (= {ftime[j]} 1))")
             else:
                 m = nested(">=", hs)
-                body.append(f"(assert (= {ftime[j]} (ite (>= {m} {inf}) {inf} (+ {m} 1))))")
+                body.append(f"(assert {capped_step(str(ftime[j]), m, inf)})")
         outputs.extend(f"(= {h(o)} {inf})" for o in dict.fromkeys(f.graph.outputs) if o not in seeded)
     body.append(f"(assert (not {or_all(outputs)}))")
     return body

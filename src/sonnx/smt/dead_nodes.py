@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 from ..model.structure import brief, first
 from .common import RuleResult, and_all, op_ref, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
-from .fixpoint import distances, nested
+from .fixpoint import capped_step, distances, nested
 from .smtlib import Obligation
 from .solver import SolverSettings, model_values
 
@@ -105,7 +105,7 @@ def _transitive_body(
                     body.append(f"(assert (= {v} {inf}))")
                 else:
                     m = nested("<=", nxt)
-                    body.append(f"(assert (= {v} (ite (>= {m} {inf}) {inf} (+ {m} 1))))")
+                    body.append(f"(assert {capped_step(v, m, inf)})")
             dvars.append((f, j, v))
     return body, dvars
 

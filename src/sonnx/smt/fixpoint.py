@@ -32,6 +32,19 @@ def nested(op: str, terms: Sequence[str]) -> str:
     return acc
 
 
+def capped_step(value: str, m: str, inf: int) -> str:
+    """The equation ``value = (m >= INF ? INF : m + 1)``; for a numeral ``value`` below INF, its short form.
+
+    When ``value`` is a certificate's numeral v < INF, the capped equation
+    holds exactly when ``v = m + 1`` (v < INF forces m < INF, so the cap is
+    not taken), and the short form is written: a third of the text, and
+    z3's parser is the cost at scale. Otherwise the capped form is written.
+    """
+    if value.isdigit() and int(value) < inf:
+        return f"(= {value} (+ {m} 1))"
+    return f"(= {value} (ite (>= {m} {inf}) {inf} (+ {m} 1)))"
+
+
 def firing_times(
     n: int, req: Sequence[Tuple[str, ...]], producers: Dict[str, List[int]], seeded: frozenset[str], inf: int
 ) -> Tuple[List[int], Dict[str, int]]:
