@@ -37,6 +37,7 @@ class ScopeFacts:
     outer: Dict[str, int] = field(default_factory=dict)
     """Names this scope defines or captures that an enclosing scope defines -> nearest such scope."""
     _succ: List[List[Tuple[int, str]]] | None = None
+    _edges: List[Tuple[int, int, str]] | None = None
 
     @property
     def n(self) -> int:
@@ -53,7 +54,9 @@ class ScopeFacts:
         return list(dict.fromkeys(j for j, _ in self.entries.get(name, ())))
 
     def edges(self) -> List[Tuple[int, int, str]]:
-        """Dependency edges (producer, consumer, tensor), one per producer of each required input."""
+        """Dependency edges (producer, consumer, tensor), one per producer of each required input (cached)."""
+        if self._edges is not None:
+            return self._edges
         out: List[Tuple[int, int, str]] = []
         entries = self.entries
         for j, names in enumerate(self.req):
@@ -64,6 +67,7 @@ class ScopeFacts:
                         out.append((e[0][0], j, t))
                     else:
                         out.extend((p, j, t) for p in dict.fromkeys(p for p, _ in e))
+        self._edges = out
         return out
 
     def successors(self) -> List[List[Tuple[int, str]]]:
