@@ -5,6 +5,9 @@ assigns, with the fact the model gives (the tensor is a required input of an
 operation of the same graph, or a graph output), and the assertion that some
 operation has every output unused (an operation without outputs is dead).
 Unsatisfiable means no dead operation; a model lists all of them.
+Certificate mode writes the usage facts in place (``true``/``false``) in the
+assertion that no operation is dead: satisfiable = PROVED; otherwise the
+search obligation gives the witness.
 
 GRAPH-R1-TRANSITIVE (violation search): the distance-to-output equations of
 :mod:`.fixpoint` (unique solution: the least fixpoint of "contributes") and
@@ -28,14 +31,55 @@ ID = "GRAPH-R1"
 ID_T = "GRAPH-R1-TRANSITIVE"
 
 
+def _used_names(f: ScopeFacts) -> set[str]:
+    used: set[str] = set(f.graph.outputs)
+    for names in f.req:
+        used.update(names)
+    return used
+
+
+def _certificate_r1(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Tuple[RuleResult | None, Obligation]:
+    """Certificate mode: the usage facts written in place; satisfiable = no operation is dead = PROVED.
+
+    The result is None when the obligation is not satisfiable (some operation
+    is dead): the search obligation then finds the witness.
+    """
+    terms: List[str] = []
+    for f in facts:
+        used = _used_names(f)
+        for outs in f.outs:
+            facts_of = list(dict.fromkeys("true" if o in used else "false" for o in outs if o))
+            terms.append(f"(not {or_all(facts_of)})")
+    ob = Obligation(
+        ID,
+        "r1.certificate",
+        "QF_UF",
+        [f"(assert (not {or_all(terms)}))"],
+        "sat",
+        "certificate",
+        "with each output's usage written in place, no operation has every output unused",
+    )
+    _, settled = settle(ID, ob, settings, "certificate", proof="sat")
+    return settled, ob
+
+
 def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+    if mode == "certificate":
+        settled, cert = _certificate_r1(facts, settings)
+        if settled is not None:
+            return settled
+        res = _search_r1(facts, settings, mode)
+        res.obligations.insert(0, cert)
+        return res
+    return _search_r1(facts, settings, mode)
+
+
+def _search_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
     body: List[str] = []
     dead_terms: List[str] = []
     uvars: List[Tuple[ScopeFacts, int, List[str]]] = []
     for f in facts:
-        used: set[str] = set(f.graph.outputs)
-        for names in f.req:
-            used.update(names)
+        used = _used_names(f)
         tid: Dict[str, str] = {}
         for t in f.entries:
             v = tid[t] = f"u{f.index}_{len(tid)}"
