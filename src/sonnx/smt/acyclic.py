@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
 from .certify import Edge, cycle, ranks, shortest_cycle
-from .common import RuleResult, proved, record, unknown, violated
+from .common import RuleResult, distinct, proved, record, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings, model_values, solve
@@ -48,7 +48,7 @@ def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[Tuple[in
             body.extend(f"(assert (< r{s}_{a} r{s}_{b}))" for a, b, _ in reversed(edges))
         else:  # certificate: the given ranks are written in place; z3 only evaluates each edge constraint
             body.extend(f"(assert (< {values[(s, a)]} {values[(s, b)]}))" for a, b, _ in reversed(edges))
-    return body
+    return body if values is None else distinct(body)
 
 
 def search_obligation(facts: Sequence[ScopeFacts]) -> Tuple[Obligation, List[Tuple[int, List[Edge]]]]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List
+from typing import Any, Dict, Iterable, List
 
 from ..model.graph import Operation
 from ..verdict import Severity, Verdict, Witness
@@ -55,6 +55,19 @@ def settle(
     if ans.result == "unknown":
         return ans, RuleResult(unknown(rule_id, ans.reason, mode), [ob])
     return ans, None
+
+
+def distinct(items: Iterable[str]) -> List[str]:
+    """``items`` without repetitions, first occurrences in order.
+
+    Used on certificate obligations only: there every assertion is ground (the
+    certificate's numbers are written in place), and asserting a formula twice
+    says nothing more than asserting it once, so dropping repeats leaves the
+    obligation equivalent. At a million operations most firing-time, distance
+    and rank assertions repeat (measured: 979 distinct distance equations out
+    of 100,000 on a random DAG), and z3's parser pays for every byte.
+    """
+    return list(dict.fromkeys(items))
 
 
 def op_ref(path: str, j: int, op: Operation) -> Dict[str, Any]:

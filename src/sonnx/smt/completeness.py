@@ -12,7 +12,8 @@ Certificate mode: the times from an untrusted propagation are written in
 place of the firing-time constants, and each tensor's time is replaced by its
 defining term (the minimum of its producers' times, ``0`` when seeded,
 ``INF`` with no producer), so the script is one ground equation per
-operation plus "no output is INF": z3 evaluates every equation, and
+operation plus "no output is INF" (repeated ground assertions written once,
+see :func:`.common.distinct`): z3 evaluates every equation, and
 satisfiable means the certificate is the solution (the equations have only
 one) and the rule holds. Otherwise the rule is decided in search mode.
 [Substituting the tensor equations is what keeps the script near 60 bytes per
@@ -24,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, or_all, settle, unknown, violated
+from .common import RuleResult, distinct, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import capped_step, firing_times, nested
 from .smtlib import Obligation
@@ -193,8 +194,8 @@ def _certificate_body(facts: Sequence[ScopeFacts]) -> List[str]:
                 m = nested(">=", hs)
                 body.append(f"(assert {capped_step(str(ftime[j]), m, inf)})")
         outputs.extend(f"(= {h(o)} {inf})" for o in dict.fromkeys(f.graph.outputs) if o not in seeded)
-    body.append(f"(assert (not {or_all(outputs)}))")
-    return body
+    body.append(f"(assert (not {or_all(distinct(outputs))}))")
+    return distinct(body)
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:

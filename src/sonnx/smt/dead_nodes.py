@@ -13,7 +13,8 @@ GRAPH-R1-TRANSITIVE (violation search): the distance-to-output equations of
 :mod:`.fixpoint` (unique solution: the least fixpoint of "contributes") and
 the assertion that some operation has distance ``INF``. Certificate mode
 asserts the distances of an untrusted backward breadth-first search with
-"no INF" (satisfiable = proved), else falls back to search.
+"no INF" (satisfiable = proved; repeated ground assertions written once, see
+:func:`.common.distinct`), else falls back to search.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, and_all, op_ref, or_all, settle, unknown, violated
+from .common import RuleResult, and_all, distinct, op_ref, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import capped_step, distances, nested
 from .smtlib import Obligation
@@ -193,12 +194,12 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
         return _search_t(facts, settings)
     inf = total_operations(facts) + 1
     body, dvars = _transitive_body(facts, inf, cert=True)
-    body.append(f"(assert (not {or_all([f'(= {v} {inf})' for _, _, v in dvars])}))")
+    body.append(f"(assert (not {or_all(distinct([f'(= {v} {inf})' for _, _, v in dvars]))}))")
     ob = Obligation(
         ID_T,
         "r1t.certificate",
         "QF_LIA",
-        body,
+        distinct(body),
         "sat",
         "certificate",
         "the given distances solve the contribution equations and every operation reaches a graph output",
