@@ -22,7 +22,7 @@ operation: z3's parser costs about 1 s per MB, measured.]
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
 from .common import RuleResult, distinct, or_all, settle, unknown, violated
@@ -162,38 +162,44 @@ def _chain(ans: Any, enc: _Enc, f: ScopeFacts, name: str) -> Tuple[List[Dict[str
     return steps, "cycle"
 
 
-def _tensor_time(
-    seeded: frozenset[str], prods: Dict[str, List[int]], ftime: List[int], inf: int
-) -> Callable[[str], str]:
-    """A tensor's time as its defining term over the given firing times: 0 if seeded, else min over producers."""
-
-    def h(t: str) -> str:
-        if t in seeded:
-            return "0"
-        ps = prods.get(t)
-        return nested("<=", [str(ftime[p]) for p in ps]) if ps else str(inf)
-
-    return h
+def _tensor_terms(
+    entries: Dict[str, List[Tuple[int, int]]], ftime: List[int], inf: int
+) -> Dict[str, str]:
+    """Each assigned tensor's time as its defining term over the given firing times: min over its producers."""
+    out: Dict[str, str] = {}
+    for t, e in entries.items():
+        if len(e) == 1:
+            out[t] = str(ftime[e[0][0]])
+        else:
+            out[t] = nested("<=", [str(ftime[p]) for p in dict.fromkeys(p for p, _ in e)])
+    return out
 
 
 def _certificate_body(facts: Sequence[ScopeFacts]) -> List[str]:
-    """Ground firing-time equations with the untrusted times in place, then "no graph output is INF"."""
+    """Ground firing-time equations with the untrusted times in place, then "no graph output is INF".
+
+    A seeded tensor's time is 0 and is left out of the maximum (it never
+    delays an operation); a tensor no operation assigns has time INF.
+    """
     inf = total_operations(facts) + 1
+    never = str(inf)
     body: List[str] = []
     outputs: List[str] = []
     for f in facts:
         seeded = f.seeded()
         prods = {t: f.producers(t) for t in f.entries}
         ftime, _ = firing_times(f.n, f.req, prods, seeded, inf)
-        h = _tensor_time(seeded, prods, ftime, inf)
+        h = _tensor_terms(f.entries, ftime, inf)
         for j, names in enumerate(f.req):
-            hs = list(dict.fromkeys(h(t) for t in names if t not in seeded))
+            hs = [h.get(t, never) for t in names if t not in seeded]
+            if len(hs) > 1:
+                hs = list(dict.fromkeys(hs))
             if not hs:
                 body.append(f"(assert (= {ftime[j]} 1))")
             else:
                 m = nested(">=", hs)
                 body.append(f"(assert {capped_step(str(ftime[j]), m, inf)})")
-        outputs.extend(f"(= {h(o)} {inf})" for o in dict.fromkeys(f.graph.outputs) if o not in seeded)
+        outputs.extend(f"(= {h.get(o, never)} {inf})" for o in dict.fromkeys(f.graph.outputs) if o not in seeded)
     body.append(f"(assert (not {or_all(distinct(outputs))}))")
     return distinct(body)
 
