@@ -76,3 +76,25 @@ def test_short_form_of_a_capped_step_is_equivalent_for_finite_values() -> None:
     assert capped_step("7", "h", 100) == "(= 7 (+ h 1))"
     assert capped_step("100", "h", 100) == "(= 100 (ite (>= h 100) 100 (+ h 1)))"
     assert capped_step("d3", "h", 100).startswith("(= d3 (ite")
+
+
+def test_single_producer_firing_times_equal_the_general_algorithm() -> None:
+    """The one-pass timing used when every tensor has one producer gives the heap algorithm's times."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from sonnx.smt.fixpoint import firing_times, heap_times
+
+    @given(st.integers(1, 12).flatmap(lambda n: st.tuples(
+        st.just(n),
+        st.lists(st.lists(st.sampled_from([f"t{i}" for i in range(n)] + ["x", "ghost"]), max_size=3),
+                 min_size=n, max_size=n),
+    )))
+    def check(case: tuple[int, list[list[str]]]) -> None:
+        n, reqs = case
+        req = [tuple(r) for r in reqs]
+        producers = {f"t{j}": [j] for j in range(n)}  # operation j assigns t<j>; 'ghost' is never assigned
+        seeded = frozenset({"x"})
+        assert firing_times(n, req, producers, seeded, n + 1) == heap_times(n, req, producers, seeded, n + 1)
+
+    check()

@@ -58,7 +58,7 @@ class _Enc:
             self.tid.append({})
             seeded = f.seeded()
             s = f.index
-            prods = {t: f.producers(t) for t in f.entries}
+            prods = f.producer_lists()
             for names in f.req:
                 for t in names:
                     self.hvar(s, t, seeded)
@@ -187,7 +187,7 @@ def _certificate_body(facts: Sequence[ScopeFacts]) -> List[str]:
     outputs: List[str] = []
     for f in facts:
         seeded = f.seeded()
-        prods = {t: f.producers(t) for t in f.entries}
+        prods = f.producer_lists()
         ftime, _ = firing_times(f.n, f.req, prods, seeded, inf)
         h = _tensor_terms(f.entries, ftime, inf)
         for j, names in enumerate(f.req):

@@ -38,6 +38,7 @@ class ScopeFacts:
     """Names this scope defines or captures that an enclosing scope defines -> nearest such scope."""
     _succ: List[List[Tuple[int, str]]] | None = None
     _edges: List[Tuple[int, int, str]] | None = None
+    _prods: Dict[str, List[int]] | None = None
 
     @property
     def n(self) -> int:
@@ -52,6 +53,14 @@ class ScopeFacts:
 
     def producers(self, name: str) -> List[int]:
         return list(dict.fromkeys(j for j, _ in self.entries.get(name, ())))
+
+    def producer_lists(self) -> Dict[str, List[int]]:
+        """:meth:`producers` of every assigned name (cached)."""
+        if self._prods is None:
+            self._prods = {
+                t: [e[0][0]] if len(e) == 1 else list(dict.fromkeys(p for p, _ in e)) for t, e in self.entries.items()
+            }
+        return self._prods
 
     def edges(self) -> List[Tuple[int, int, str]]:
         """Dependency edges (producer, consumer, tensor), one per producer of each required input (cached)."""

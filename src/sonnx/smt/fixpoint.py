@@ -48,7 +48,23 @@ def capped_step(value: str, m: str, inf: int) -> str:
 def firing_times(
     n: int, req: Sequence[Tuple[str, ...]], producers: Dict[str, List[int]], seeded: frozenset[str], inf: int
 ) -> Tuple[List[int], Dict[str, int]]:
-    """Least firing time of each operation and least time of each tensor (untrusted certificate)."""
+    """Least firing time of each operation and least time of each tensor (untrusted certificate).
+
+    When every tensor has one producer, a tensor's time is its producer's and
+    the operations can be timed in any order that respects the dependencies
+    (Kahn's algorithm, :func:`_single_producer_times`); otherwise the least
+    time of a tensor is the earliest of its producers, and operations are
+    timed in increasing time order (a heap).
+    """
+    if all(len(ps) == 1 for ps in producers.values()):
+        return _single_producer_times(n, req, producers, seeded, inf)
+    return heap_times(n, req, producers, seeded, inf)
+
+
+def heap_times(
+    n: int, req: Sequence[Tuple[str, ...]], producers: Dict[str, List[int]], seeded: frozenset[str], inf: int
+) -> Tuple[List[int], Dict[str, int]]:
+    """:func:`firing_times` for any producers: operations timed in increasing time order."""
     waiting: Dict[str, List[int]] = {}
     missing = [0] * n
     h: Dict[str, int] = {}
@@ -79,6 +95,37 @@ def firing_times(
                 worst[k] = max(worst[k], time)
                 if missing[k] == 0:
                     heapq.heappush(heap, (min(worst[k] + 1, inf), k))
+    return f, h
+
+
+def _single_producer_times(
+    n: int, req: Sequence[Tuple[str, ...]], producers: Dict[str, List[int]], seeded: frozenset[str], inf: int
+) -> Tuple[List[int], Dict[str, int]]:
+    """:func:`firing_times` when no tensor has two producers: one pass in dependency order."""
+    prod = {t: ps[0] for t, ps in producers.items() if t not in seeded}
+    consumers: List[List[int]] = [[] for _ in range(n)]
+    missing = [0] * n
+    for j, names in enumerate(req):
+        deps = {prod.get(t, -1) for t in names if t not in seeded}
+        if -1 in deps:  # an input nothing defines: this operation never fires
+            deps.discard(-1)
+            missing[j] = n + 1
+        for p in deps:
+            consumers[p].append(j)
+        missing[j] += len(deps)
+    f = [inf] * n
+    worst = [0] * n
+    queue = deque(j for j in range(n) if missing[j] == 0)
+    while queue:
+        j = queue.popleft()
+        f[j] = time = worst[j] + 1
+        for k in consumers[j]:
+            if worst[k] < time:
+                worst[k] = time
+            missing[k] -= 1
+            if missing[k] == 0:
+                queue.append(k)
+    h = {t: f[p] for t, p in prod.items() if f[p] != inf}
     return f, h
 
 
