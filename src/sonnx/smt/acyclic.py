@@ -47,7 +47,8 @@ def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[Tuple[in
             body.extend(f"(declare-fun r{s}_{j} () Int)" for j in used)
             body.extend(f"(assert (< r{s}_{a} r{s}_{b}))" for a, b, _ in reversed(edges))
         else:  # certificate: the given ranks are written in place; z3 only evaluates each edge constraint
-            body.extend(f"(assert (< {values[(s, a)]} {values[(s, b)]}))" for a, b, _ in reversed(edges))
+            pairs = dict.fromkeys((values[(s, a)], values[(s, b)]) for a, b, _ in reversed(edges))
+            body.extend(f"(assert (< {ra} {rb}))" for ra, rb in pairs)
     return body if values is None else distinct(body)
 
 

@@ -140,12 +140,19 @@ def _transitive_body(
             name = [f"d{s}_{j}" for j in range(f.n)]
         else:  # certificate: the given distances are written in place of the unknowns
             name = [str(x) for x in dist]
+        seen: set[Tuple[str, Tuple[str, ...]]] = set()
         for j in range(f.n):
             v = name[j]
             if j in src:
                 body.append(f"(assert (= {v} 0))")
             else:
                 nxt = list(dict.fromkeys(name[k] for k, _ in succ[j]))
+                if cert:  # ground: an equation already written for the same numbers would repeat it
+                    key = (v, tuple(nxt))
+                    if key in seen:
+                        dvars.append((f, j, v))
+                        continue
+                    seen.add(key)
                 if not nxt:
                     body.append(f"(assert (= {v} {inf}))")
                 else:
