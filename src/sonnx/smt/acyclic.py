@@ -33,21 +33,23 @@ ID = "GRAPH-ACYCLIC"
 LOGIC = "QF_IDL"
 
 
-def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[Tuple[int, int], int] | None) -> List[str]:
+def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[int, List[int]] | None) -> List[str]:
     """SMT-LIB lines of the rank obligation over ``(scope, edges)`` pairs (also used for fused partitions).
 
     With ``values`` None, one integer rank ``r<scope>_<node>`` is declared per
     node on an edge and ``rank(a) < rank(b)`` asserted per edge ``(a, b, tensor)``;
-    with ``values``, the given ranks are written in place (certificate check).
+    with ``values`` (scope -> rank of each node), the given ranks are written
+    in place (certificate check), each distinct pair of ranks once.
     """
     body: List[str] = []
     for s, edges in per_scope:
-        used = sorted({e[0] for e in edges} | {e[1] for e in edges})
         if values is None:
+            used = sorted({e[0] for e in edges} | {e[1] for e in edges})
             body.extend(f"(declare-fun r{s}_{j} () Int)" for j in used)
             body.extend(f"(assert (< r{s}_{a} r{s}_{b}))" for a, b, _ in reversed(edges))
         else:  # certificate: the given ranks are written in place; z3 only evaluates each edge constraint
-            pairs = dict.fromkeys((values[(s, a)], values[(s, b)]) for a, b, _ in reversed(edges))
+            r = values[s]
+            pairs = dict.fromkeys((r[a], r[b]) for a, b, _ in reversed(edges))
             body.extend(f"(assert (< {ra} {rb}))" for ra, rb in pairs)
     return body if values is None else distinct(body)
 
@@ -155,7 +157,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
 
 def _certificate(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
     per_scope = [(f.index, f.edges()) for f in facts]
-    values: Dict[Tuple[int, int], int] = {}
+    values: Dict[int, List[int]] = {}
     cyclic: List[Tuple[ScopeFacts, List[Edge]]] = []
     for f, (s, edges) in zip(facts, per_scope, strict=True):
         r = ranks(f.n, edges)
@@ -165,7 +167,7 @@ def _certificate(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleR
                 return _search(facts, settings)
             cyclic.append((f, c))
         else:
-            values.update(((s, j), v) for j, v in enumerate(r))
+            values[s] = r
     if not cyclic:
         ob = Obligation(
             ID,

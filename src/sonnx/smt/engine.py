@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List
 
 from ..model.graph import Model
+from ..model.structure import gc_paused
 from ..verdict import Severity, Verdict
 from . import acyclic, completeness, dead_nodes, determinism, input_usage, single_assignment
 from .common import RuleResult, unknown
@@ -62,7 +63,23 @@ def run_smt(
     mode: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> SmtRun:
-    """Prove every rule of :data:`RULE_IDS` on ``model`` with z3."""
+    """Prove every rule of :data:`RULE_IDS` on ``model`` with z3.
+
+    The cyclic garbage collector is paused meanwhile: the encodings build
+    millions of tuples and strings, none in a reference cycle, and each
+    collection would rescan the whole model (measured at a million
+    operations: all proofs 60.8 s with the collector, 54.9 s without).
+    """
+    with gc_paused():
+        return _run_smt(model, settings, mode, progress)
+
+
+def _run_smt(
+    model: Model,
+    settings: SolverSettings | None,
+    mode: str | None,
+    progress: Callable[[str], None] | None,
+) -> SmtRun:
     st = settings or SolverSettings()
     say = progress or (lambda _m: None)
     facts = model_facts(model)
