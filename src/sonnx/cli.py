@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from . import __version__
 from .check import ModelReport, check_file
@@ -195,6 +195,42 @@ def check_main(
     return _guarded(run_check, args, PROG_CHECK, out, err)
 
 
+def _no_arguments(_p: argparse.ArgumentParser) -> None:
+    return None
+
+
+def _subcommands() -> list[tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[..., int]]]:
+    """Every subcommand of ``sonnx``: name, help, its argument set-up, the function that runs it."""
+    from .cli_partition import add_partition_arguments, run_partition
+    from .cli_rewrite import add_equiv_arguments, add_rewrite_arguments, run_equiv, run_rewrite
+
+    return [
+        ("check", "check models against the SONNX rules (same as sonnx-check)", add_check_arguments, run_check),
+        ("run", "execute a model with the NumPy executor", add_run_arguments, run_run),
+        (
+            "crosscheck",
+            "compare the NumPy executor with onnx's reference and onnxruntime",
+            add_crosscheck_arguments,
+            run_crosscheck,
+        ),
+        (
+            "evidence",
+            "work with evidence bundles (verify)",
+            lambda p: add_evidence_arguments(p, _Parser),
+            run_evidence,
+        ),
+        ("rules", "list the rules and their statements", _no_arguments, run_rules_listing),
+        (
+            "partition",
+            "partition a model across execution providers, or verify a partition",
+            add_partition_arguments,
+            run_partition,
+        ),
+        ("rewrite", "apply verified graph rewrites, validated against the input", add_rewrite_arguments, run_rewrite),
+        ("equiv", "compare two models: structure, numbers, and both check verdicts", add_equiv_arguments, run_equiv),
+    ]
+
+
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Entry point of ``sonnx`` (subcommands)."""
     out, err = stdout or sys.stdout, stderr or sys.stderr
@@ -202,33 +238,10 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    p_check = sub.add_parser("check", help="check models against the SONNX rules (same as sonnx-check)")
-    add_check_arguments(p_check)
-    p_check.set_defaults(func=run_check, prog="sonnx check")
-    p_run = sub.add_parser("run", help="execute a model with the NumPy executor")
-    add_run_arguments(p_run)
-    p_run.set_defaults(func=run_run, prog="sonnx run")
-    p_cross = sub.add_parser("crosscheck", help="compare the NumPy executor with onnx's reference and onnxruntime")
-    add_crosscheck_arguments(p_cross)
-    p_cross.set_defaults(func=run_crosscheck, prog="sonnx crosscheck")
-    p_evidence = sub.add_parser("evidence", help="work with evidence bundles (verify)")
-    add_evidence_arguments(p_evidence, _Parser)
-    p_evidence.set_defaults(func=run_evidence, prog="sonnx evidence")
-    p_rules = sub.add_parser("rules", help="list the rules and their statements")
-    p_rules.set_defaults(func=run_rules_listing, prog="sonnx rules")
-    from .cli_partition import add_partition_arguments, run_partition
-
-    p_part = sub.add_parser("partition", help="partition a model across execution providers, or verify a partition")
-    add_partition_arguments(p_part)
-    p_part.set_defaults(func=run_partition, prog="sonnx partition")
-    from .cli_rewrite import add_equiv_arguments, add_rewrite_arguments, run_equiv, run_rewrite
-
-    p_rewrite = sub.add_parser("rewrite", help="apply verified graph rewrites, validated against the input")
-    add_rewrite_arguments(p_rewrite)
-    p_rewrite.set_defaults(func=run_rewrite, prog="sonnx rewrite")
-    p_equiv = sub.add_parser("equiv", help="compare two models: structure, numbers, and both check verdicts")
-    add_equiv_arguments(p_equiv)
-    p_equiv.set_defaults(func=run_equiv, prog="sonnx equiv")
+    for name, help_text, add_arguments, run in _subcommands():
+        p = sub.add_parser(name, help=help_text)
+        add_arguments(p)
+        p.set_defaults(func=run, prog=f"sonnx {name}")
     args = _parse(parser, argv, "sonnx", err)
     if args is None:
         return EXIT_UNUSABLE

@@ -30,11 +30,12 @@ def _run(path: Path, feeds: dict) -> dict:
     return execute(load(path), feeds)
 
 
-def test_maxpool_zero_fill_counterexample(tmp_path: Path) -> None:
+def _pad_then_pool(tmp_path: Path, pool: str) -> tuple[Path, Path]:
+    """A zero Pad of one on each spatial side feeding a 2x2 ``pool``, and the naive fusion into the pool's pads."""
     pad = helper.make_node("Pad", ["x", "p"], ["t"])
     orig = build(
         tmp_path,
-        [pad, helper.make_node("MaxPool", ["t"], ["y"], kernel_shape=[2, 2])],
+        [pad, helper.make_node(pool, ["t"], ["y"], kernel_shape=[2, 2])],
         [vi("x", [1, 1, 4, 4])],
         [vi("y", None)],
         [init("p", [0, 0, 1, 1, 0, 0, 1, 1])],
@@ -42,11 +43,16 @@ def test_maxpool_zero_fill_counterexample(tmp_path: Path) -> None:
     )
     naive = build(
         tmp_path,
-        [helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
+        [helper.make_node(pool, ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
         [vi("x", [1, 1, 4, 4])],
         [vi("y", None)],
         name="b.onnx",
     )
+    return orig, naive
+
+
+def test_maxpool_zero_fill_counterexample(tmp_path: Path) -> None:
+    orig, naive = _pad_then_pool(tmp_path, "MaxPool")
     a, b = _run(orig, X_NEG)["y"], _run(naive, X_NEG)["y"]
     assert a.shape == b.shape and a[0, 0, 0, 0] == 0.0 and b[0, 0, 0, 0] == -1.0
     m = load(orig)
@@ -54,22 +60,7 @@ def test_maxpool_zero_fill_counterexample(tmp_path: Path) -> None:
 
 
 def test_average_pool_count_exclude_pad_counterexample(tmp_path: Path) -> None:
-    pad = helper.make_node("Pad", ["x", "p"], ["t"])
-    orig = build(
-        tmp_path,
-        [pad, helper.make_node("AveragePool", ["t"], ["y"], kernel_shape=[2, 2])],
-        [vi("x", [1, 1, 4, 4])],
-        [vi("y", None)],
-        [init("p", [0, 0, 1, 1, 0, 0, 1, 1])],
-        name="a.onnx",
-    )
-    naive = build(
-        tmp_path,
-        [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], pads=[1, 1, 1, 1])],
-        [vi("x", [1, 1, 4, 4])],
-        [vi("y", None)],
-        name="b.onnx",
-    )
+    orig, naive = _pad_then_pool(tmp_path, "AveragePool")
     a, b = _run(orig, X_NEG)["y"], _run(naive, X_NEG)["y"]
     assert a.shape == b.shape and a[0, 0, 0, 0] == -0.25 and b[0, 0, 0, 0] == -1.0
     # The pass fuses it, but with count_include_pad = 1 (the corrected precondition): same values.

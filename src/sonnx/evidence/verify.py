@@ -139,24 +139,14 @@ def _z3_answer(text: str, solver_params: dict[str, Any]) -> str:
 
 def cvc5_answer(text: str) -> str | None:
     """cvc5's answer to an SMT-LIB2 script, or None when cvc5 is not installed."""
+    from ..smt.smtlib import cvc5_answers
+
     try:
-        import cvc5
+        import cvc5  # noqa: F401
     except Exception:
         return None
     try:
-        tm = cvc5.TermManager()
-        solver = cvc5.Solver(tm)
-        sm = cvc5.SymbolManager(tm)
-        parser = cvc5.InputParser(solver, sm)
-        parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "obligation")
-        answers = []
-        while True:
-            cmd = parser.nextCommand()
-            if cmd.isNull():
-                break
-            out = cmd.invoke(solver, sm).strip()
-            if out:
-                answers.append(out)
+        answers = cvc5_answers(text)
         return answers[-1] if answers else "no answer"
     except Exception as exc:  # a parse error is an answer too: it is not the recorded one
         return f"error ({' '.join(str(exc).split())[:200]})"

@@ -18,7 +18,7 @@ edge/wrap padding an empty axis, is undefined and refused.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -149,44 +149,33 @@ def pad_v11(
     )
 
 
-def pad_v18(
-    data: np.ndarray,
-    pads: np.ndarray,
-    constant_value: np.ndarray | None = None,
-    axes: np.ndarray | None = None,
-    *,
-    mode: Any = "constant",
-    **_attrs: object,
-) -> np.ndarray:
-    """Pad-18: adds the ``axes`` input."""
-    return _pad_axes(
-        data,
-        _axes_from_input(axes, data.ndim),
-        _pads_from_input(pads),
-        _mode_name(mode),
-        _fill_from_input(constant_value, data),
-        _MODES_BEFORE_19,
-    )
+def _pad_with_axes(modes: Any, doc: str) -> Callable[..., np.ndarray]:
+    """The kernel of the Pad versions with the ``axes`` input (18 on), for the modes they define."""
+
+    def kernel(
+        data: np.ndarray,
+        pads: np.ndarray,
+        constant_value: np.ndarray | None = None,
+        axes: np.ndarray | None = None,
+        *,
+        mode: Any = "constant",
+        **_attrs: object,
+    ) -> np.ndarray:
+        return _pad_axes(
+            data,
+            _axes_from_input(axes, data.ndim),
+            _pads_from_input(pads),
+            _mode_name(mode),
+            _fill_from_input(constant_value, data),
+            modes,
+        )
+
+    kernel.__doc__ = doc
+    return kernel
 
 
-def pad_v19(
-    data: np.ndarray,
-    pads: np.ndarray,
-    constant_value: np.ndarray | None = None,
-    axes: np.ndarray | None = None,
-    *,
-    mode: Any = "constant",
-    **_attrs: object,
-) -> np.ndarray:
-    """Pad-19 on: adds mode ``wrap``."""
-    return _pad_axes(
-        data,
-        _axes_from_input(axes, data.ndim),
-        _pads_from_input(pads),
-        _mode_name(mode),
-        _fill_from_input(constant_value, data),
-        _MODES_FROM_19,
-    )
+pad_v18 = _pad_with_axes(_MODES_BEFORE_19, "Pad-18: adds the ``axes`` input.")
+pad_v19 = _pad_with_axes(_MODES_FROM_19, "Pad-19 on: adds mode ``wrap``.")
 
 
 KERNELS = (

@@ -18,6 +18,7 @@ removed (that is part of every pass's precondition).
 from __future__ import annotations
 
 import dataclasses
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Mapping, Tuple
 
@@ -55,7 +56,7 @@ class Refusal:
     reason: str
 
 
-class Pass:
+class Pass(ABC):
     """A rewrite pass: ``operators`` it looks at, ``requires``, ``transform``; ``ensures`` is shared.
 
     ``theorem`` names the proof module (``proofs/<theorem>.py``) whose
@@ -67,13 +68,13 @@ class Pass:
     operators: Tuple[str, ...] = ()
     theorem: str = ""
 
+    @abstractmethod
     def requires(self, model: Model, op: Operation) -> str | None:
         """None when the pass may rewrite ``op`` in ``model``, else why not (one line)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
         """The rewritten model and a one-line description; only called when ``requires`` holds."""
-        raise NotImplementedError
 
 
 class BypassPass(Pass):
@@ -84,9 +85,9 @@ class BypassPass(Pass):
     is the last condition of :meth:`requires` and the whole transformation.
     """
 
+    @abstractmethod
     def precondition(self, model: Model, op: Operation) -> str | None:
         """The pass's own condition, checked before the bypass (None when it holds)."""
-        raise NotImplementedError
 
     def requires(self, model: Model, op: Operation) -> str | None:
         why = self.precondition(model, op)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List
+from typing import Any, Callable, Dict, Iterable, List
 
 from ..model.graph import Operation
 from ..verdict import Severity, Verdict, Witness
@@ -55,6 +55,19 @@ def settle(
     if ans.result == "unknown":
         return ans, RuleResult(unknown(rule_id, ans.reason, mode), [ob])
     return ans, None
+
+
+def certificate_or_search(
+    rule_id: str, ob: Obligation, settings: SolverSettings, search: Callable[[], RuleResult]
+) -> RuleResult:
+    """Settle a certificate obligation (``sat`` proves the rule, ``unknown`` is UNKNOWN); when z3 refutes the
+    certificate, decide by ``search``, keeping the certificate's obligation first among the obligations."""
+    _, settled = settle(rule_id, ob, settings, "certificate", proof="sat")
+    if settled is not None:
+        return settled
+    res = search()
+    res.obligations.insert(0, ob)
+    return res
 
 
 def distinct(items: Iterable[str]) -> List[str]:

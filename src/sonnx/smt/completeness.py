@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, distinct, or_all, settle, unknown, violated
+from .common import RuleResult, certificate_or_search, distinct, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import capped_step, firing_times, nested
 from .smtlib import Obligation
@@ -217,9 +217,4 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
         "certificate",
         "the given firing times solve the definedness equations and every graph output gets a finite time",
     )
-    _, settled = settle(ID, ob, settings, "certificate", proof="sat")
-    if settled is not None:
-        return settled
-    res = _search(facts, settings)
-    res.obligations.insert(0, ob)
-    return res
+    return certificate_or_search(ID, ob, settings, lambda: _search(facts, settings))

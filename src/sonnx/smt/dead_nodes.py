@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, and_all, distinct, op_ref, or_all, settle, unknown, violated
+from .common import RuleResult, and_all, certificate_or_search, distinct, op_ref, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import capped_step, distances, nested
 from .smtlib import Obligation
@@ -39,11 +39,11 @@ def _used_names(f: ScopeFacts) -> set[str]:
     return used
 
 
-def _certificate_r1(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Tuple[RuleResult | None, Obligation]:
+def _certificate_r1(facts: Sequence[ScopeFacts]) -> Obligation:
     """Certificate mode: the usage facts written in place; satisfiable = no operation is dead = PROVED.
 
-    The result is None when the obligation is not satisfiable (some operation
-    is dead): the search obligation then finds the witness.
+    When it is not satisfiable (some operation is dead), the search
+    obligation finds the witness.
     """
     terms: List[str] = []
     for f in facts:
@@ -51,7 +51,7 @@ def _certificate_r1(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Tu
         for outs in f.outs:
             facts_of = list(dict.fromkeys("true" if o in used else "false" for o in outs if o))
             terms.append(f"(not {or_all(facts_of)})")
-    ob = Obligation(
+    return Obligation(
         ID,
         "r1.certificate",
         "QF_UF",
@@ -60,18 +60,11 @@ def _certificate_r1(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Tu
         "certificate",
         "with each output's usage written in place, no operation has every output unused",
     )
-    _, settled = settle(ID, ob, settings, "certificate", proof="sat")
-    return settled, ob
 
 
 def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
     if mode == "certificate":
-        settled, cert = _certificate_r1(facts, settings)
-        if settled is not None:
-            return settled
-        res = _search_r1(facts, settings, mode)
-        res.obligations.insert(0, cert)
-        return res
+        return certificate_or_search(ID, _certificate_r1(facts), settings, lambda: _search_r1(facts, settings, mode))
     return _search_r1(facts, settings, mode)
 
 
@@ -211,9 +204,4 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
         "certificate",
         "the given distances solve the contribution equations and every operation reaches a graph output",
     )
-    _, settled = settle(ID_T, ob, settings, "certificate", proof="sat")
-    if settled is not None:
-        return settled
-    res = _search_t(facts, settings)
-    res.obligations.insert(0, ob)
-    return res
+    return certificate_or_search(ID_T, ob, settings, lambda: _search_t(facts, settings))

@@ -78,3 +78,26 @@ def expected_answer(text: str) -> str:
     if m is None:
         raise ValueError("no expected answer in the header")
     return m.group(1)
+
+
+def cvc5_answers(text: str) -> List[str]:
+    """What cvc5 prints for each command of an SMT-LIB2 script (the second solver of the exported files).
+
+    Raises ImportError when cvc5 is not installed and cvc5's own exceptions
+    when it cannot take the script; callers decide what that means.
+    """
+    import cvc5
+
+    tm = cvc5.TermManager()
+    solver = cvc5.Solver(tm)
+    sm = cvc5.SymbolManager(tm)
+    parser = cvc5.InputParser(solver, sm)
+    parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "obligation")
+    answers: List[str] = []
+    while True:
+        cmd = parser.nextCommand()
+        if cmd.isNull():
+            return answers
+        out = cmd.invoke(solver, sm).strip()
+        if out:
+            answers.append(out)
