@@ -1,24 +1,44 @@
-# Every target creates .venv (python3 -m venv) and installs sonnx into it when missing,
-# so a fresh machine with only python3 needs nothing else.
+# Every target creates its virtual environment (python3 -m venv) and installs sonnx into it when
+# missing, so a fresh machine with only python3 needs nothing else.
+#
+# The development venv (.venv) is installed from the lock file requirements/dev.lock: every direct
+# and transitive dependency at an exact version, with hashes (uv pip compile; see `make lock`).
+# pyproject.toml keeps loose ranges for people who install sonnx as a library.
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sonnx-installed
+LOCK   := requirements/dev.lock
+# The tool that writes the lock, pinned: `make lock` installs it into its own venv.
+UV_VERSION := 0.13.9
+TOOLS  := .venv-tools
+LATEST := .venv-latest
 
-.PHONY: help venv example test lint typecheck pytest docs fuzz fuzz-smt bench examples clean
+.PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
+        bench examples clean
 
 help:
-	@echo "make example   check a shipped example model with sonnx-check"
-	@echo "make test      lint, type-check and run the whole test suite (what CI runs)"
-	@echo "make fuzz      long Hypothesis campaign (not in CI)"
-	@echo "make fuzz-smt  the engines' differential campaign alone, 10,000 examples per generator (not in CI)"
-	@echo "make bench     structural-check benchmark against onnx.checker (not in CI)"
-	@echo "make examples  regenerate examples/*.onnx"
+	@echo "make example         check a shipped example model with sonnx-check"
+	@echo "make test            lint, type-check, the whole test suite and the docs build (what CI runs)"
+	@echo "make venv            create .venv and install sonnx from the lock file"
+	@echo "make lint            ruff over src, tests, examples, benchmarks and proofs"
+	@echo "make typecheck       mypy over src/sonnx"
+	@echo "make pytest          the test suite alone"
+	@echo "make docs            build the Sphinx site (warnings are errors) into docs/_build/html"
+	@echo "make lock            refresh requirements/dev.lock to the newest releases (uv $(UV_VERSION))"
+	@echo "make test-latest     the whole of 'make test' against the newest releases, in $(LATEST) (not in CI)"
+	@echo "make fuzz            long Hypothesis campaign (not in CI)"
+	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
+	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
+	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
+	@echo "make examples        regenerate examples/*.onnx"
+	@echo "make clean           remove the venvs, build outputs and caches"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(BIN)/python -m pip check --disable-pip-version-check
 	@touch $(STAMP)
 
 venv: $(STAMP)
@@ -40,18 +60,44 @@ docs: $(STAMP)
 
 test: lint typecheck pytest docs
 
+# The lock: pyproject.toml's runtime and dev dependencies plus the build back end, resolved for every
+# platform and Python version sonnx supports (--universal), with the hashes of every file.
+lock:
+	@test -x $(TOOLS)/bin/uv || ($(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/python -m pip install --quiet uv==$(UV_VERSION))
+	$(TOOLS)/bin/uv pip compile pyproject.toml requirements/build.in --extra dev --universal --generate-hashes \
+		--upgrade --quiet -o $(LOCK)
+	@echo "wrote $(LOCK); run 'make test' before committing it"
+
+# Drift detection: the newest release of every dependency the ranges admit, in a venv of its own.
+test-latest:
+	rm -rf $(LATEST)
+	$(PYTHON) -m venv $(LATEST)
+	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip setuptools wheel
+	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[dev]'
+	$(LATEST)/bin/python -m pip freeze --exclude-editable > $(LATEST)/versions.txt
+	@touch $(LATEST)/.sonnx-installed
+	@echo "newest releases in $(LATEST)/versions.txt; differences from $(LOCK):"
+	@$(LATEST)/bin/python requirements/compare.py $(LOCK) $(LATEST)/versions.txt
+	$(MAKE) --no-print-directory test VENV=$(LATEST)
+
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q tests -k "hypothesis or property or fuzz"
 
-fuzz-smt: $(STAMP)
-	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q --hypothesis-show-statistics \
-		tests/smt/test_property_differential.py tests/smt/test_property_functions.py
+SMT_CAMPAIGN := tests/smt/test_property_differential.py tests/smt/test_property_functions.py
 
+fuzz-smt: $(STAMP)
+	HYPOTHESIS_PROFILE=fuzz $(BIN)/python -m pytest -q --hypothesis-show-statistics $(SMT_CAMPAIGN)
+
+N ?= 1000
+fuzz-smt-chunk: $(STAMP)
+	HYPOTHESIS_PROFILE=chunk HYPOTHESIS_MAX_EXAMPLES=$(N) $(BIN)/python -m pytest -q --hypothesis-show-statistics $(SMT_CAMPAIGN)
+
+BENCH ?=
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_structural.py
+	$(BIN)/python benchmarks/run.py $(BENCH)
 
 examples: $(STAMP)
 	$(BIN)/python examples/make_examples.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) $(LATEST) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -75,7 +75,7 @@ def main(argv: List[str] | None = None) -> int:
                 f"removed {dict(sorted(rep.diff.removed.items()))}; added {dict(sorted(rep.diff.added.items()))}; "
                 f"outputs: {figures(decided)}; intermediates {sorted({n for n, _ in extra})}: {figures(extra)}"
             )
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
     sys.stdout.write(f"summary (onnxruntime {ort.__version__}, {stamp}):\n" + "\n".join(summary) + "\n")
     if args.json:
         doc = {"onnxruntime": ort.__version__, "date": stamp, "size": args.size, "reports": reports}

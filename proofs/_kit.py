@@ -10,6 +10,7 @@ quantifier reasoning) both make the theorem FAILED.
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, List, Sequence
@@ -53,34 +54,64 @@ class Result:
         return bool(self.outcomes) and all(o.ok for o in self.outcomes)
 
 
-def solver() -> z3.Solver:
-    """A fresh solver with the fixed seed and resource limit."""
-    s = z3.Solver()
+def solver(ctx: z3.Context) -> z3.Solver:
+    """A solver in ``ctx`` with the fixed seed and resource limit."""
+    s = z3.Solver(ctx=ctx)
     s.set("random_seed", SEED)
     s.set("rlimit", RLIMIT)
     return s
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What z3 said about a set of formulas: ``sat``, ``unsat`` or ``unknown``, with the model or the reason."""
+
+    status: str
+    model: str = ""
+    constants: tuple[tuple[str, str], ...] = ()
+    reason: str = ""
+
+
+def solve(formulas: Sequence[z3.BoolRef]) -> Answer:
+    """Decide the conjunction of ``formulas`` in a z3 context of its own.
+
+    The formulas are built wherever the theorem module built them (z3's main
+    context); they are translated into a fresh :class:`z3.Context` and solved
+    there. z3's search depends on everything a context has seen (term ids,
+    learned lemmas, caches), so a shared context would make an answer depend
+    on which obligations ran before it: a fresh context per query makes each
+    answer a function of the query alone (seed and rlimit fixed).
+    """
+    ctx = z3.Context()
+    s = solver(ctx)
+    for f in formulas:
+        s.add(f.translate(ctx))
+    answer = s.check()
+    if answer == z3.sat:
+        m = s.model()
+        consts = tuple(sorted((d.name(), str(m[d])) for d in m.decls() if d.arity() == 0))
+        return Answer("sat", model=str(m), constants=consts)
+    if answer == z3.unsat:
+        return Answer("unsat")
+    return Answer("unknown", reason=s.reason_unknown())
+
+
 def discharge(ob: Obligation) -> Outcome:
     """Check that ``ob.formula`` is valid: unsat of its negation; anything else is a failure."""
-    s = solver()
-    s.add(z3.Not(ob.formula))
-    answer = s.check()
-    if answer == z3.unsat:
+    a = solve([z3.Not(ob.formula)])
+    if a.status == "unsat":
         return Outcome(ob.name, True, "valid (negation unsat)")
-    if answer == z3.sat:
-        return Outcome(ob.name, False, f"counterexample: {s.model()}")
-    return Outcome(ob.name, False, f"unknown ({s.reason_unknown()})")
+    if a.status == "sat":
+        return Outcome(ob.name, False, f"counterexample: {a.model}")
+    return Outcome(ob.name, False, f"unknown ({a.reason})")
 
 
 def satisfiable(name: str, formulas: Sequence[z3.BoolRef]) -> Outcome:
     """Sanity check: the hypotheses together are satisfiable (so a proof is not vacuous)."""
-    s = solver()
-    s.add(*formulas)
-    answer = s.check()
-    if answer == z3.sat:
+    a = solve(formulas)
+    if a.status == "sat":
         return Outcome(name, True, "hypotheses satisfiable (not vacuous)")
-    return Outcome(name, False, f"hypotheses not shown satisfiable: {answer}")
+    return Outcome(name, False, f"hypotheses not shown satisfiable: {a.status}")
 
 
 def run_obligations(theorem: str, obligations: Sequence[Obligation], extra: Sequence[Outcome] = ()) -> Result:
@@ -101,5 +132,15 @@ def report(result: Result, statement: str) -> int:
     return 0 if result.proved else 1
 
 
+def outcomes_record(result: Result) -> list[dict[str, object]]:
+    """The outcomes as plain data (for ``--json`` and for comparing runs)."""
+    return [{"name": o.name, "ok": o.ok, "detail": o.detail} for o in result.outcomes]
+
+
 def main(check: Callable[[], Result], statement: str) -> None:
-    sys.exit(report(check(), statement))
+    """Run the theorem; ``--json`` prints its outcomes as JSON instead of the report (exit code alike)."""
+    result = check()
+    if sys.argv[1:] == ["--json"]:
+        print(json.dumps({"theorem": result.theorem, "proved": result.proved, "outcomes": outcomes_record(result)}))
+        sys.exit(0 if result.proved else 1)
+    sys.exit(report(result, statement))

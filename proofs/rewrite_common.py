@@ -25,19 +25,16 @@ import z3
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from proofs._kit import Obligation, Outcome, solver
+from proofs._kit import Obligation, Outcome, solve
 
 
 def refute(name: str, formulas: Sequence[z3.BoolRef]) -> Outcome:
     """``ok`` when z3 finds a model of ``formulas`` (the counterexample exists); the model is the detail."""
-    s = solver()
-    s.add(*formulas)
-    answer = s.check()
-    if answer == z3.sat:
-        m = s.model()
-        shown = ", ".join(sorted(f"{d.name()} = {m[d]}" for d in m.decls() if d.arity() == 0))
+    a = solve(formulas)
+    if a.status == "sat":
+        shown = ", ".join(f"{k} = {v}" for k, v in a.constants)
         return Outcome(name, True, f"counterexample found: {shown}")
-    return Outcome(name, False, f"no counterexample found ({answer})")
+    return Outcome(name, False, f"no counterexample found ({a.status})")
 
 
 def rewiring_obligations() -> List[Obligation]:

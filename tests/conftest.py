@@ -21,7 +21,7 @@ settings.register_profile(
 )
 settings.register_profile("fuzz", max_examples=10_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 if os.environ.get("HYPOTHESIS_MAX_EXAMPLES"):
-    # a campaign in chunks (make fuzz-smt-chunk): the fuzz profile with another example count
+    # a campaign in chunks (make fuzz-smt-chunk N=...): the fuzz profile with another example count
     settings.register_profile(
         "chunk",
         parent=settings.get_profile("fuzz"),

@@ -31,7 +31,7 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -361,7 +361,7 @@ def _write_into(root: Path, report: ModelReport, options: BundleOptions, crossch
     model_rel = f"{MODEL_DIR}/{model_path.name}"
     manifest = {
         "schema": SCHEMA,
-        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if options.timestamp else None,
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if options.timestamp else None,
         "tool": {"name": "sonnx", "version": __version__},
         "versions": versions(),
         "platform": platform_facts(),
