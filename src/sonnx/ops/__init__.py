@@ -1,16 +1,19 @@
-"""NumPy kernels of the SONNX operator set, one module per operator.
+"""NumPy kernels of the ONNX operators, one module ``op_<operator>.py`` per operator.
 
-Registration is explicit: every module exports ``KERNELS``, listed here; no
-module scanning. :data:`REGISTRY` is the table the executor uses.
+Registration is explicit: every operator module exports ``KERNELS``, and each
+catalog lists its modules by name, once; no module scanning. :data:`REGISTRY`
+is the table the executor uses.
 """
 
 from __future__ import annotations
 
-from . import add, catalog_nn, catalog_tensor, if_op, loop, relu, scan
+from . import catalog_control, catalog_nn, catalog_tensor
 from .base import Kernel, KernelError, KernelRegistry, UnsupportedOperatorError, call_kernel
 
-MODULES = (add, relu, if_op, loop, scan, *catalog_tensor.MODULES, *catalog_nn.MODULES)
+CATALOGS = (catalog_tensor, catalog_nn, catalog_control)
+
+MODULES = tuple(m for c in CATALOGS for m in c.MODULES)
 
 REGISTRY = KernelRegistry(k for m in MODULES for k in m.KERNELS)
 
-__all__ = ["REGISTRY", "Kernel", "KernelError", "KernelRegistry", "UnsupportedOperatorError", "call_kernel"]
+__all__ = ["CATALOGS", "REGISTRY", "Kernel", "KernelError", "KernelRegistry", "UnsupportedOperatorError", "call_kernel"]

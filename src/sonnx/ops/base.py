@@ -16,7 +16,9 @@ wrong value to the next operation.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple
 
 import numpy as np
@@ -162,3 +164,13 @@ def call_kernel(
         if name and not isinstance(value, (np.ndarray, list)) and value is not None:
             raise KernelError(f"{operation.label}: output {k} is a {type(value).__name__}, not an array")
     return out
+
+
+def operator_modules(package: str, names: Sequence[str]) -> Tuple[ModuleType, ...]:
+    """The operator modules ``package.<name>`` for each listed name, imported in that order.
+
+    A catalog lists each of its operator modules once, by name, and registers
+    exactly those (no scanning of the package); a test checks that every
+    ``op_*.py`` file is listed in exactly one catalog.
+    """
+    return tuple(importlib.import_module(f"{package}.{name}") for name in names)

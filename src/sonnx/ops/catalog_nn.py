@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from . import (
-    average_pool,
-    batch_normalization,
-    conv,
-    global_average_pool,
-    global_max_pool,
-    lrn,
-    max_pool,
-    pad,
+from .base import operator_modules
+
+NAMES = (
+    "op_average_pool",
+    "op_batch_normalization",
+    "op_conv",
+    "op_global_average_pool",
+    "op_global_max_pool",
+    "op_lrn",
+    "op_max_pool",
+    "op_pad",
 )
 
-MODULES = (
-    average_pool,
-    batch_normalization,
-    conv,
-    global_average_pool,
-    global_max_pool,
-    lrn,
-    max_pool,
-    pad,
-)
+MODULES = operator_modules(__package__, NAMES)

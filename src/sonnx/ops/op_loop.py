@@ -15,7 +15,7 @@ import numpy as np
 
 from ..model.graph import Graph
 from .base import Kernel
-from .if_op import condition
+from .op_if import condition
 
 
 def _empty_scan(body: Graph, name: str) -> np.ndarray:

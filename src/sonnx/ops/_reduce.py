@@ -1,6 +1,11 @@
-"""ReduceSum: the sum over the given axes (all of them by default).
+"""What the Reduce* operators share: axis handling and one kernel factory for every version.
 
-Also home of the axis handling the ReduceMean and ReduceMax kernels share.
+Every reduction has the same version history shape: versions 1 and 11 (and
+13 for most) take ``axes`` as an attribute, and a later version (13 or 18)
+takes it as an optional input together with ``noop_with_empty_axes``.
+Version 1 did not define negative axes, so it refuses them. Only the
+reducer itself (a NumPy function of the array, the selected axes and
+``keepdims``) differs between operators.
 """
 
 from __future__ import annotations
@@ -56,31 +61,30 @@ def reduce_with(
     return np.asarray(reducer(x, selected, bool(keepdims)))
 
 
-def _sum(x: np.ndarray, axes: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:
-    return np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+def reduction_kernels(
+    operator: str, reducer: Reducer, attribute_versions: tuple[int, ...], input_versions: tuple[int, ...]
+) -> tuple[Kernel, ...]:
+    """The kernels of one Reduce* operator: ``axes`` as attribute in ``attribute_versions``, as input after.
 
+    Version 1, when listed, refuses negative axes; the others count them from the back.
+    """
 
-def reduce_sum_1(x: np.ndarray, axes: Sequence[int] | None = None, keepdims: int = 1, **_attrs: Any) -> np.ndarray:
-    """Opset 1: as 11, with non-negative axes only."""
-    return reduce_sum_attribute(x, non_negative(axes, "ReduceSum"), keepdims)
+    def by_attribute(x: np.ndarray, axes: Sequence[int] | None = None, keepdims: int = 1, **_: Any) -> np.ndarray:
+        return reduce_with(reducer, x, axes, keepdims, 0)
 
+    def version_1(x: np.ndarray, axes: Sequence[int] | None = None, keepdims: int = 1, **_: Any) -> np.ndarray:
+        return by_attribute(x, non_negative(axes, operator), keepdims)
 
-def reduce_sum_attribute(
-    x: np.ndarray, axes: Sequence[int] | None = None, keepdims: int = 1, **_attrs: Any
-) -> np.ndarray:
-    """Opsets 1 and 11: ``axes`` is an attribute (negative values counting from the back)."""
-    return reduce_with(_sum, x, axes, keepdims, 0)
+    def by_input(
+        x: np.ndarray, axes: np.ndarray | None = None, keepdims: int = 1, noop_with_empty_axes: int = 0, **_: Any
+    ) -> np.ndarray:
+        return reduce_with(reducer, x, axes_from_input(axes), keepdims, noop_with_empty_axes)
 
-
-def reduce_sum(
-    x: np.ndarray, axes: np.ndarray | None = None, keepdims: int = 1, noop_with_empty_axes: int = 0, **_attrs: Any
-) -> np.ndarray:
-    """Opset 13 on: ``axes`` is an optional input; ``noop_with_empty_axes`` makes empty axes the identity."""
-    return reduce_with(_sum, x, axes_from_input(axes), keepdims, noop_with_empty_axes)
-
-
-KERNELS = (
-    Kernel("ReduceSum", (1,), reduce_sum_1),
-    Kernel("ReduceSum", (11,), reduce_sum_attribute),
-    Kernel("ReduceSum", (13,), reduce_sum),
-)
+    kernels = []
+    if 1 in attribute_versions:
+        kernels.append(Kernel(operator, (1,), version_1))
+    later = tuple(v for v in attribute_versions if v != 1)
+    if later:
+        kernels.append(Kernel(operator, later, by_attribute))
+    kernels.append(Kernel(operator, input_versions, by_input))
+    return tuple(kernels)
