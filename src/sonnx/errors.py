@@ -50,6 +50,10 @@ class UnsafePathError(ExternalDataError):
     """An external-data location is absolute, climbs with ``..``, or links outside the model's folder."""
 
 
+class ExecutionError(SonnxError):
+    """The model cannot be executed as asked (missing or ill-typed input, unsupported operator...)."""
+
+
 class ToolError(SonnxError):
     """sonnx itself failed (an internal defect, or two engines that disagree).
 

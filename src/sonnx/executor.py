@@ -14,17 +14,15 @@ from typing import Any, Collection, Mapping, Sequence
 from weakref import WeakKeyDictionary
 
 import numpy as np
-from onnx import helper as onnx_helper
+from onnx import TensorProto
 
-from .errors import SonnxError
+from .errors import ExecutionError
 from .model.graph import Model, Operation, Tensor, TensorType
 from .model.semantics import FileOrder, Scheduler, Scope, initial_state, outputs_of, run
-from .ops import REGISTRY, KernelRegistry, call_kernel
+from .ops import REGISTRY, KernelRegistry, UnsupportedOperatorError, call_kernel
 from .ops.base import attributes_with_defaults
-
-
-class ExecutionError(SonnxError):
-    """The model cannot be executed as asked (missing input, bad shape, unsupported operator...)."""
+from .ops.values import numpy_dtype
+from .signature import check_inputs
 
 
 class NumpyInterpretation:
@@ -51,6 +49,41 @@ class NumpyInterpretation:
             attrs = attributes_with_defaults(operation, schema)
             self._attrs[key] = attrs
         return call_kernel(kernel, operation, args, attrs, scope)
+
+
+def unsupported_operators(model: Model, registry: KernelRegistry = REGISTRY) -> list[str]:
+    """Every operator version used anywhere in the model (nested bodies too) that has no kernel, once each.
+
+    Each entry reads ``domain::Operator-since_version (opset N)``, or says why no version applies; sorted.
+    """
+    found: dict[tuple[str, str], str] = {}
+    for _path, graph in model.graph.nested():
+        for op in graph.operations:
+            key = (op.domain, op.operator)
+            if key in found:
+                continue
+            domain = op.domain or "ai.onnx"
+            version = model.opset_imports.get(op.domain)
+            if version is None:
+                found[key] = f"{domain}::{op.operator} (the model imports no opset for {domain})"
+                continue
+            try:
+                since = registry.schema(op.domain, op.operator, version).since_version
+            except UnsupportedOperatorError:
+                found[key] = f"{domain}::{op.operator} (no schema at opset {version})"
+                continue
+            if (op.domain, op.operator, since) not in registry:
+                found[key] = f"{domain}::{op.operator}-{since} (opset {version})"
+    return sorted(found.values())
+
+
+def check_supported(model: Model, registry: KernelRegistry = REGISTRY) -> None:
+    """Refuse, before any work, a model that uses operators without a kernel: all of them in one message."""
+    missing = unsupported_operators(model, registry)
+    if missing:
+        raise UnsupportedOperatorError(
+            f"{len(missing)} operator(s) without a kernel: {'; '.join(missing)}"
+        )
 
 
 _INITIAL_VALUES: WeakKeyDictionary[Model, dict[str, Any]] = WeakKeyDictionary()
@@ -88,6 +121,7 @@ def execute(
     :class:`ExecutionError`.
     """
     g = model.graph
+    check_supported(model, registry)
     interp = NumpyInterpretation(model, registry)
     initial = _initial_values(model, interp)
     missing = [n for n in g.inputs if n not in inputs and n not in initial]
@@ -96,6 +130,9 @@ def execute(
     unknown = sorted(set(inputs) - set(g.inputs))
     if unknown:
         raise ExecutionError(f"not graph inputs of the model: {', '.join(unknown)}")
+    # a NumPy scalar stands for the 0-d array of its type
+    inputs = {k: np.asarray(v) if isinstance(v, np.generic) else v for k, v in inputs.items()}
+    check_inputs(model, inputs)
     state = initial_state(g, dict(inputs), initial)
     final = run(g, state, interp, scheduler if scheduler is not None else FileOrder(), keep=frozenset(g.outputs))
     try:
@@ -103,14 +140,6 @@ def execute(
     except KeyError as exc:
         raise ExecutionError(f"execution ended without a value for {exc.args[0]}") from None
     return dict(zip(g.outputs, values, strict=True))
-
-
-def numpy_dtype(elem_type: int) -> np.dtype[Any]:
-    """The NumPy dtype of an ONNX element type (TensorProto.DataType)."""
-    try:
-        return np.dtype(onnx_helper.tensor_dtype_to_np_dtype(elem_type))
-    except (KeyError, TypeError, ValueError):
-        raise ExecutionError(f"element type {elem_type} has no NumPy equivalent") from None
 
 
 def random_inputs(
@@ -134,18 +163,50 @@ def random_inputs(
     return out
 
 
+_FLOAT_TYPES = frozenset(
+    {
+        TensorProto.FLOAT16,
+        TensorProto.BFLOAT16,
+        TensorProto.FLOAT8E4M3FN,
+        TensorProto.FLOAT8E4M3FNUZ,
+        TensorProto.FLOAT8E5M2,
+        TensorProto.FLOAT8E5M2FNUZ,
+        TensorProto.FLOAT4E2M1,
+    }
+)
+"""Floating element types that NumPy lacks or ranks apart (drawn in float32, then rounded to the type)."""
+
+_SMALL_INT_RANGES = {TensorProto.INT4: (-8, 7), TensorProto.UINT4: (0, 15)}
+"""Sub-byte integer types: their whole range."""
+
+
 def random_array(name: str, ttype: TensorType | None, rng: np.random.Generator, symbolic_dim: int) -> np.ndarray:
-    """One random array of the declared type ``ttype``."""
+    """One random array of the declared type ``ttype``.
+
+    Floats are standard normal (complex: both parts), integers in [-10, 10]
+    (unsigned in [0, 10]; 4-bit integers over their whole range), booleans
+    fair coins, strings short lowercase words.
+    """
     if ttype is None or ttype.kind != "tensor" or ttype.elem_type == 0 or ttype.shape is None:
         raise ExecutionError(f"input {name!r} has no declared tensor type and shape; give its value")
     shape = tuple(d if isinstance(d, int) and d >= 0 else symbolic_dim for d in ttype.shape)
-    dtype = numpy_dtype(ttype.elem_type)
-    if dtype == np.bool_:
-        return rng.random(shape) < 0.5
-    if np.issubdtype(dtype, np.floating):
-        return rng.standard_normal(shape).astype(dtype)
-    if np.issubdtype(dtype, np.unsignedinteger):
-        return rng.integers(0, 11, size=shape).astype(dtype)
-    if np.issubdtype(dtype, np.integer):
-        return rng.integers(-10, 11, size=shape).astype(dtype)
+    et = ttype.elem_type
+    dtype = numpy_dtype(et)
+    if et == TensorProto.BOOL:
+        return np.asarray(rng.random(shape) < 0.5)
+    if et in _SMALL_INT_RANGES:
+        low, high = _SMALL_INT_RANGES[et]
+        return np.asarray(rng.integers(low, high + 1, size=shape)).astype(dtype)
+    if et == TensorProto.STRING:
+        letters = np.array(list("abcdefghijklmnopqrstuvwxyz"), dtype=object)
+        words = ["".join(letters[rng.integers(0, 26, size=int(n))]) for n in rng.integers(1, 8, size=shape).flat]
+        return np.array(words, dtype=object).reshape(shape)
+    if et in _FLOAT_TYPES or dtype.kind == "f":
+        return np.asarray(rng.standard_normal(shape), dtype=np.float32).astype(dtype)
+    if dtype.kind == "c":
+        return np.asarray(rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    if dtype.kind == "u":
+        return np.asarray(rng.integers(0, 11, size=shape)).astype(dtype)
+    if dtype.kind == "i":
+        return np.asarray(rng.integers(-10, 11, size=shape)).astype(dtype)
     raise ExecutionError(f"input {name!r}: cannot draw random values of type {dtype}")

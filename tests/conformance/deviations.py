@@ -47,10 +47,10 @@ _SEQUENCES = (
 )
 
 REFUSALS: dict[str, tuple[str, str]] = {
-    "test_if_opt": ("no kernel for ai.onnx::SequenceConstruct", _SEQUENCES),
-    "test_if_seq": ("no kernel for ai.onnx::SequenceConstruct", _SEQUENCES),
-    "test_loop13_seq": ("no kernel for ai.onnx::SequenceInsert", _SEQUENCES),
-    "test_loop16_seq_none": ("no kernel for ai.onnx::OptionalHasElement", _SEQUENCES),
+    "test_if_opt": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
+    "test_if_seq": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
+    "test_loop13_seq": ("without a kernel: .*SequenceInsert", _SEQUENCES),
+    "test_loop16_seq_none": ("without a kernel: .*OptionalHasElement", _SEQUENCES),
     "test_training_dropout_default": ("inference only", _TRAINING),
     "test_training_dropout_default_mask": ("inference only", _TRAINING),
     "test_training_dropout": ("inference only", _TRAINING),

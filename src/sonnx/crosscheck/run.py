@@ -30,8 +30,8 @@ import numpy as np
 import onnx
 
 from .. import __version__
-from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError, UsageError
-from ..executor import ExecutionError, execute
+from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, SonnxError, UsageError
+from ..executor import execute
 from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.graph import Model

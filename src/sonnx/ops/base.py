@@ -27,6 +27,7 @@ from onnx import defs
 
 from ..errors import SonnxError
 from ..model.graph import Attribute, InitialValue, Operation
+from .values import is_value
 
 KernelFn = Callable[..., Any]
 
@@ -89,6 +90,10 @@ class KernelRegistry:
             )
         return kernel, schema
 
+    def __contains__(self, key: object) -> bool:
+        """Whether ``(domain, operator, since_version)`` has a kernel."""
+        return key in self._table
+
     def entries(self) -> list[Tuple[str, str, int]]:
         """Every (domain, operator, since_version) with a kernel, sorted."""
         return sorted(self._table)
@@ -124,9 +129,8 @@ def attributes_with_defaults(operation: Operation, schema: defs.OpSchema) -> dic
     return out
 
 
-def _as_array(value: Any) -> Any:
-    if isinstance(value, np.ndarray) or isinstance(value, list) or value is None:
-        return value
+def _as_value(value: Any) -> Any:
+    """A NumPy scalar a kernel returned, as the 0-d array it stands for; anything else unchanged."""
     if isinstance(value, np.generic):
         return np.asarray(value)
     return value
@@ -159,10 +163,12 @@ def call_kernel(
     want = len(operation.output_mapping)
     if len(results) < want:
         raise KernelError(f"{operation.label}: the kernel gave {len(results)} outputs, the operation names {want}")
-    out = tuple(_as_array(r) for r in results[:want])
+    out = tuple(_as_value(r) for r in results[:want])
     for k, (name, value) in enumerate(zip(operation.output_mapping, out, strict=True)):
-        if name and not isinstance(value, (np.ndarray, list)) and value is not None:
-            raise KernelError(f"{operation.label}: output {k} is a {type(value).__name__}, not an array")
+        if name and not is_value(value):
+            raise KernelError(
+                f"{operation.label}: output {k} is a {type(value).__name__}, not a tensor, sequence, map or optional"
+            )
     return out
 
 

@@ -16,12 +16,11 @@ import numpy as np
 from ..model.graph import Graph
 from .base import Kernel
 from .op_if import condition
+from .values import numpy_dtype
 
 
 def _empty_scan(body: Graph, name: str) -> np.ndarray:
     """A zero-iteration scan output: shape (0, *declared element shape) and the declared type."""
-    from ..executor import numpy_dtype
-
     t = body.tensor(name).type
     if t is None or t.kind != "tensor" or t.elem_type == 0:
         raise ValueError(f"the loop ran no iteration and scan output {name!r} has no declared type")

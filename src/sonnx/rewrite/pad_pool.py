@@ -37,6 +37,7 @@ import numpy as np
 
 from ..model.graph import Attribute, Model, Operation
 from ..ops._windows import resolve_geometry, window_counts
+from ..ops.values import numpy_dtype
 from ._pad import Fusion, find_fusion, fused_model, is_positive_zero
 from .base import Pass, ai_onnx_opset, captured_names, declared_elem_type, readers, static_shape
 
@@ -53,8 +54,6 @@ def _lowest_fill(fill: object, elem_type: int) -> bool:
     if v.dtype.kind == "f":
         return bool(np.isneginf(v))
     if v.dtype.kind in "iu":
-        from ..executor import numpy_dtype
-
         if elem_type == 0:
             return False
         dt = numpy_dtype(elem_type)

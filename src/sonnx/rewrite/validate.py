@@ -27,9 +27,10 @@ import numpy as np
 
 from ..crosscheck.metrics import OutputComparison, Tolerance, compare_arrays
 from ..errors import SonnxError
-from ..executor import execute, numpy_dtype, random_inputs
+from ..executor import execute, random_inputs
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
+from ..ops.values import numpy_dtype
 
 SETS = ("normal", "signed", "extreme")
 
