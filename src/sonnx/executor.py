@@ -176,7 +176,7 @@ _FLOAT_TYPES = frozenset(
 )
 """Floating element types that NumPy lacks or ranks apart (drawn in float32, then rounded to the type)."""
 
-_SMALL_INT_RANGES = {TensorProto.INT4: (-8, 7), TensorProto.UINT4: (0, 15)}
+_SMALL_INT_RANGES: dict[int, tuple[int, int]] = {TensorProto.INT4: (-8, 7), TensorProto.UINT4: (0, 15)}
 """Sub-byte integer types: their whole range."""
 
 
