@@ -18,7 +18,6 @@ import importlib
 import pkgutil
 import sys
 import warnings
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -27,8 +26,7 @@ import onnx.backend.test.case.node as node_pkg
 from onnx import numpy_helper
 from onnx.backend.test.case.test_case import TestCase
 
-from sonnx.executor import execute
-from sonnx.loader import load_model
+from sonnx.backend import SonnxBackend
 from sonnx.ops import REGISTRY, KernelRegistry
 
 
@@ -94,25 +92,38 @@ def _value(v: Any) -> Any:
     return v
 
 
-def run_case(nc: NodeCase, tmp: Path, registry: KernelRegistry = REGISTRY) -> None:
-    """Execute one case with sonnx and compare with its expected outputs; AssertionError on a difference."""
+def run_case(nc: NodeCase, registry: KernelRegistry = REGISTRY) -> None:
+    """Execute one case through :class:`sonnx.backend.SonnxBackend` and compare with its expected outputs.
+
+    The backend loads the case's model as a file (the loader), refuses it if an
+    operator has no kernel, and runs the executor; AssertionError on a difference.
+    """
     assert nc.case.model is not None and nc.case.data_sets is not None
-    path = tmp / f"{nc.case.name}.onnx"
-    path.write_bytes(nc.case.model.SerializeToString())
-    model = load_model(path)
+    rep = SonnxBackend.prepare(nc.case.model, registry=registry)
     inputs, expected = nc.case.data_sets[nc.data_set]
-    feeds = dict(zip(model.graph.inputs, map(_value, inputs), strict=False))
-    got = execute(model, feeds, registry=registry)
-    for name, want in zip(model.graph.outputs, expected, strict=True):
-        compare(name, got[name], _value(want), nc.case.rtol, nc.case.atol)
+    got = rep.run([_value(x) for x in inputs])
+    assert len(got) == len(expected), f"{len(got)} outputs, expected {len(expected)}"
+    for name, g, want in zip(rep.model.graph.outputs, got, expected, strict=True):
+        compare(name, g, _value(want), nc.case.rtol, nc.case.atol)
 
 
 def compare(name: str, got: Any, want: Any, rtol: float, atol: float) -> None:
-    """Exact for integers, booleans and strings; within the case's tolerance for floats; same dtype and shape."""
+    """Exact for integers, booleans and strings; within the case's tolerance for floats; same dtype and shape.
+
+    Sequences compare element by element, maps key by key; an empty optional is None on both sides.
+    """
+    if want is None:
+        assert got is None, f"{name}: expected an empty optional, got {type(got).__name__}"
+        return
     if isinstance(want, list):
         assert isinstance(got, list) and len(got) == len(want), f"{name}: sequence length"
         for k, (g, w) in enumerate(zip(got, want, strict=True)):
             compare(f"{name}[{k}]", g, w, rtol, atol)
+        return
+    if isinstance(want, dict):
+        assert isinstance(got, dict) and sorted(got) == sorted(want), f"{name}: map keys"
+        for k in want:
+            compare(f"{name}[{k!r}]", got[k], want[k], rtol, atol)
         return
     got = np.asarray(got)
     want = np.asarray(want)
@@ -120,5 +131,9 @@ def compare(name: str, got: Any, want: Any, rtol: float, atol: float) -> None:
     assert got.dtype == want.dtype, f"{name}: dtype {got.dtype} != expected {want.dtype}"
     if np.issubdtype(want.dtype, np.floating) or np.issubdtype(want.dtype, np.complexfloating):
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
+    elif want.dtype.kind == "V" and want.dtype.itemsize <= 2:
+        # ml_dtypes types (bfloat16, float8, 4-bit): compare through float32, NaN equal to NaN
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol, atol=atol,
+                                   err_msg=name)
     else:
         np.testing.assert_array_equal(got, want, err_msg=name)

@@ -8,7 +8,6 @@ through the loader and the executor. It passes, or is a listed deviation
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -45,16 +44,16 @@ def _param(nc: NodeCase) -> object:
 
 
 @pytest.mark.parametrize("nc", [_param(nc) for nc in PLAIN])
-def test_backend_node_case(nc: NodeCase, tmp_path: Path) -> None:
-    run_case(nc, tmp_path)
+def test_backend_node_case(nc: NodeCase) -> None:
+    run_case(nc)
 
 
 @pytest.mark.parametrize("nc", REFUSED, ids=[nc.case_id for nc in REFUSED])
-def test_backend_node_case_is_refused(nc: NodeCase, tmp_path: Path) -> None:
+def test_backend_node_case_is_refused(nc: NodeCase) -> None:
     found = refusal(nc.case_id)
     assert found is not None
     with pytest.raises(SonnxError, match=found[0]):
-        run_case(nc, tmp_path)
+        run_case(nc)
 
 
 def test_every_operator_with_a_kernel_has_cases() -> None:
@@ -81,7 +80,7 @@ def test_every_schema_version_has_a_kernel(operator: str) -> None:
     assert declared == versions
 
 
-def test_the_harness_detects_a_wrong_kernel(tmp_path: Path) -> None:
+def test_the_harness_detects_a_wrong_kernel() -> None:
     """A Conv off by a little fails its cases: the comparison is not vacuous."""
     good = REGISTRY.lookup("", "Conv", 22)[0].fn
 
@@ -94,4 +93,4 @@ def test_the_harness_detects_a_wrong_kernel(tmp_path: Path) -> None:
     assert conv_cases
     for nc in conv_cases:
         with pytest.raises(AssertionError):
-            run_case(nc, tmp_path, broken)
+            run_case(nc, broken)
