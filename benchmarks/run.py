@@ -28,6 +28,7 @@ BENCHMARKS: dict[str, str] = {
     "executor": "bench_executor.py",
     "equiv": "equiv_ort.py",
     "partition": "partition_ort.py",
+    "scoreboard": "backend_scoreboard.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
 
