@@ -74,7 +74,7 @@ test-latest:
 	$(PYTHON) -m venv $(LATEST)
 	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip setuptools wheel
 	$(LATEST)/bin/python -m pip install --quiet --disable-pip-version-check --upgrade --upgrade-strategy eager -e '.[dev]'
-	$(LATEST)/bin/python -m pip freeze --exclude-editable > $(LATEST)/versions.txt
+	$(LATEST)/bin/python -m pip freeze --all --exclude-editable > $(LATEST)/versions.txt
 	@touch $(LATEST)/.sonnx-installed
 	@echo "newest releases in $(LATEST)/versions.txt; differences from $(LOCK):"
 	@$(LATEST)/bin/python requirements/compare.py $(LOCK) $(LATEST)/versions.txt

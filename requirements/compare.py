@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     locked = pins(Path(argv[0]).read_text(encoding="utf-8"), python)
     installed = pins(Path(argv[1]).read_text(encoding="utf-8"), python)
     lines = []
-    for name in sorted(set(locked) | set(installed)):
+    for name in sorted((set(locked) | set(installed)) - {"pip"}):  # pip comes with the venv, not the lock
         a, b = locked.get(name), installed.get(name)
         if a == b:
             continue
