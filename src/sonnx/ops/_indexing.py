@@ -12,8 +12,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-REDUCTIONS = ("none", "add", "mul", "max", "min")
-
 _REDUCERS: dict[str, np.ufunc] = {
     "add": np.add,
     "mul": np.multiply,

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ._indexing import text
 from ._windows import accumulation_dtype
 from .base import Kernel
 
@@ -90,7 +91,7 @@ def einsum(*inputs: np.ndarray, equation: str | bytes | None = None, **_attrs: A
         raise ValueError("Einsum: the equation attribute is required")
     if not inputs:
         raise ValueError("Einsum: at least one input is required")
-    eq = equation.decode("utf-8") if isinstance(equation, bytes) else str(equation)
+    eq = text(equation)
     dtype = inputs[0].dtype
     if any(x.dtype != dtype for x in inputs):
         raise ValueError(f"Einsum: inputs have different element types {[str(x.dtype) for x in inputs]}")
