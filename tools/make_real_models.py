@@ -1,0 +1,208 @@
+"""Write the corpus of real exports in ``tests/data/real/`` (issue 13).
+
+Real converters, small configurations, seeded random weights: torch.onnx with
+both exporters (TorchScript, ``dynamo=False``, at opset 17; dynamo at opset 18)
+and skl2onnx. The files are committed; this script is not run in CI. It needs
+torch, torchvision, transformers, onnxscript (for the dynamo exporter),
+scikit-learn and skl2onnx, in an environment of their own::
+
+    python3 -m venv /tmp/real && /tmp/real/bin/pip install torch torchvision transformers onnxscript \\
+        scikit-learn skl2onnx onnx onnxruntime
+    /tmp/real/bin/python tools/make_real_models.py [--out tests/data/real]
+
+It writes ``<model>.<exporter>.onnx`` for each model and ``manifest.json``
+(versions of the converters, input names and the shapes used).
+
+[Non-normative: PyPI's torchvision links its C extension against the CUDA
+build of torch; with a CPU-only torch its import fails while registering the
+``torchvision::nms`` operator. No model here needs those operators, so the
+two registration modules are replaced by empty stand-ins before the import.]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import onnx
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _torchvision() -> Any:
+    for name in ("torchvision._meta_registrations", "torchvision._autograd_registrations"):
+        sys.modules.setdefault(name, types.ModuleType(name))
+    import torchvision
+
+    return torchvision
+
+
+def torch_models() -> dict[str, tuple[Callable[[], Any], Callable[[], tuple[Any, ...]], list[str]]]:
+    """name -> (model factory, example inputs as (first positional argument, keyword arguments), input names)."""
+    import torch
+
+    tv = _torchvision()  # before transformers, which imports torchvision itself
+    from transformers import BertConfig, BertModel, GPT2Config, GPT2Model
+
+    models = tv.models
+    from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+    from torchvision.models.vision_transformer import VisionTransformer
+
+    def image(size: int) -> Callable[[], tuple[Any, ...]]:
+        return lambda: (torch.randn(1, 3, size, size), {})
+
+    def tokens() -> tuple[Any, ...]:
+        ids = torch.randint(0, 64, (1, 12))
+        return ids, {"attention_mask": torch.ones(1, 12, dtype=torch.int64)}
+
+    class Encoder(torch.nn.Module):
+        """A transformers model called with keywords, returning its last hidden state (what exports trace)."""
+
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            out = self.inner(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
+            return out.last_hidden_state
+
+    def bert() -> Any:
+        cfg = BertConfig(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         intermediate_size=64, max_position_embeddings=32)
+        return Encoder(BertModel(cfg))
+
+    def gpt2() -> Any:
+        return Encoder(GPT2Model(GPT2Config(vocab_size=64, n_positions=32, n_embd=32, n_layer=2, n_head=2)))
+
+    return {
+        "mobilenet_v3_small": (lambda: models.mobilenet_v3_small(num_classes=10, width_mult=0.25), image(64),
+                               ["image"]),
+        "shufflenet_v2": (lambda: models.shufflenet_v2_x0_5(num_classes=10), image(64), ["image"]),
+        "convnext_tiny": (
+            lambda: ConvNeXt([CNBlockConfig(16, 32, 1), CNBlockConfig(32, None, 1)], num_classes=10),
+            image(32),
+            ["image"],
+        ),
+        "vit_tiny": (
+            lambda: VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32,
+                                      mlp_dim=64, num_classes=10),
+            image(32),
+            ["image"],
+        ),
+        "bert_tiny": (bert, tokens, ["input_ids", "attention_mask"]),
+        "gpt2_tiny": (gpt2, tokens, ["input_ids", "attention_mask"]),
+    }
+
+
+EXPORTS = {
+    # model -> exporters; the TorchScript exporter at opset 17, dynamo at 18
+    "mobilenet_v3_small": ("torchscript", "dynamo"),
+    "shufflenet_v2": ("torchscript",),
+    "convnext_tiny": ("torchscript", "dynamo"),
+    "vit_tiny": ("torchscript", "dynamo"),
+    "bert_tiny": ("torchscript", "dynamo"),
+    "gpt2_tiny": ("torchscript", "dynamo"),
+}
+
+
+def export_torch(out: Path) -> list[dict[str, Any]]:
+    import torch
+
+    # the fused attention fast path has no ONNX export: use the composite form
+    torch.backends.mha.set_fastpath_enabled(False)
+    written = []
+    for name, (factory, example, input_names) in torch_models().items():
+        for exporter in EXPORTS[name]:
+            torch.manual_seed(0)
+            model = factory().eval()
+            first, kwargs = example()
+            path = out / f"{name}.{exporter}.onnx"
+            with torch.no_grad():
+                if exporter == "torchscript":
+                    torch.onnx.export(model, (first,), str(path), kwargs=kwargs, dynamo=False, opset_version=17,
+                                      input_names=input_names, do_constant_folding=True)
+                else:
+                    program = torch.onnx.export(model, (first,), kwargs=kwargs, dynamo=True, opset_version=18,
+                                                input_names=input_names, optimize=True)
+                    program.save(str(path))
+            written.append(_describe(path, f"torch {torch.__version__} ({exporter})"))
+            print(f"wrote {path}", flush=True)
+    return written
+
+
+def export_sklearn(out: Path) -> list[dict[str, Any]]:
+    import sklearn
+    from skl2onnx import to_onnx
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import GradientBoostingRegressor, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import Normalizer, StandardScaler
+    from sklearn.svm import SVC
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 6)).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] * x[:, 2] > 0).astype(np.int64)
+    y3 = (x[:, 0] > 0.5).astype(np.int64) + (x[:, 3] > 0).astype(np.int64)
+    reg = x[:, 0] * 2 - x[:, 4]
+    cases: dict[str, tuple[Any, Any, dict[str, Any] | None]] = {
+        "sk_scaler_logreg": (make_pipeline(StandardScaler(), LogisticRegression()), y3, {"zipmap": False}),
+        "sk_scaler_logreg_zipmap": (make_pipeline(StandardScaler(), LogisticRegression()), y3, None),
+        "sk_random_forest": (RandomForestClassifier(n_estimators=3, max_depth=4, random_state=0), y,
+                             {"zipmap": False}),
+        "sk_gradient_boosting": (GradientBoostingRegressor(n_estimators=5, max_depth=3, random_state=0), reg, None),
+        "sk_normalizer_svc": (make_pipeline(Normalizer(), SVC(C=1.0, random_state=0)), y, {"zipmap": False}),
+        "sk_columns": (
+            make_pipeline(ColumnTransformer([("pick", StandardScaler(), [0, 2, 5])]), LogisticRegression()),
+            y,
+            {"zipmap": False},
+        ),
+    }
+    written = []
+    for name, (estimator, target, options) in cases.items():
+        estimator.fit(x, target)
+        kwargs: dict[str, Any] = {"target_opset": {"": 17, "ai.onnx.ml": 3}}
+        if options is not None:
+            kwargs["options"] = {id(estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator): options}
+        onx = to_onnx(estimator, x[:1], **kwargs)
+        path = out / f"{name}.skl2onnx.onnx"
+        onnx.save(onx, str(path))
+        written.append(_describe(path, f"scikit-learn {sklearn.__version__}"))
+        print(f"wrote {path}", flush=True)
+    return written
+
+
+def _describe(path: Path, producer: str) -> dict[str, Any]:
+    m = onnx.load(str(path))
+    onnx.checker.check_model(m)
+    ops = sorted({(n.domain or "ai.onnx") + "::" + n.op_type for n in m.graph.node})
+    return {
+        "file": path.name,
+        "producer": producer,
+        "opsets": {i.domain or "ai.onnx": i.version for i in m.opset_import},
+        "operators": ops,
+        "bytes": path.stat().st_size,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--out", default=str(ROOT / "tests" / "data" / "real"))
+    args = ap.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    entries = export_torch(out) + export_sklearn(out)
+    import skl2onnx
+
+    manifest = {"skl2onnx": skl2onnx.__version__, "onnx": onnx.__version__, "models": entries}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
