@@ -262,6 +262,39 @@ def rules_page(trace: Dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+# --------------------------------------------------------------------------- determinism table
+
+
+def determinism_page() -> str:
+    """GRAPH-R2's table and the reviewed open points, as the spec shows them (generated: they cannot drift)."""
+    from sonnx.rules import determinism as table
+
+    def versions(e: Any) -> str:
+        if e.last is None:
+            return f"{e.first} and later"
+        return f"{e.first}" if e.first == e.last else f"{e.first} to {e.last}"
+
+    def rows(entries: Iterable[Any], with_condition: bool) -> List[List[str]]:
+        out = []
+        for e in entries:
+            row = [f"{e.domain or 'ai.onnx'}::{e.operator}", versions(e)]
+            if with_condition:
+                row.append({table.ALWAYS: "always", table.NEVER: "never"}.get(e.condition, e.condition))
+            row.append(esc(e.reason))
+            out.append(row)
+        return out
+
+    parts = [
+        "Operators that are nondeterministic, always or under a condition (``sonnx.rules.determinism.TABLE``); "
+        "every operator of the known domains not listed is deterministic:\n",
+        list_table(["Operator", "Schema versions", "Nondeterministic when", "Reason"], rows(table.TABLE, True),
+                   [22, 14, 24, 40]),
+        "\nOpen points of the operator texts that cannot make outputs vary (``sonnx.rules.determinism.REVIEWED``):\n",
+        list_table(["Operator", "Schema versions", "Why deterministic"], rows(table.REVIEWED, False), [22, 14, 64]),
+    ]
+    return "\n".join(parts)
+
+
 # --------------------------------------------------------------------------- conformance
 
 
@@ -398,6 +431,7 @@ def generate(app: Sphinx, config: Any = None) -> None:
     write("proofs.rst", proofs_page(results))
     write("conformance.rst", conformance_page())
     write("cli.rst", cli_page())
+    write("determinism.rst", determinism_page())
     tutorial_outputs()
     write("export/traceability.json", json.dumps(trace, indent=2, sort_keys=True) + "\n")
     export = [{k: v for k, v in r.items() if k != "report"} for r in results]

@@ -6,12 +6,14 @@ import dataclasses
 
 import onnx.defs
 import pytest
+from onnx import TensorProto
 from rulekit import data, init, model, run, tensors, value
 
-from sonnx.model.graph import Attribute, Operation, make_graph
+from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism as table
-from sonnx.verdict import Status
+from sonnx.smt.engine import run_smt
+from sonnx.verdict import Status, Verdict
 
 ID = "GRAPH-R2"
 FLAG = {
@@ -71,11 +73,6 @@ def test_dropout_versions_1_and_6_follow_is_test() -> None:
     assert one(op("Dropout", ["x"], ["y"], is_test=0), opset=6) is Status.VIOLATED
     assert one(op("Dropout", ["x"], ["y"], is_test=1), opset=6) is Status.PROVED
     assert one(op("Dropout", ["x"], ["y"], is_test=1), opset=1) is Status.PROVED
-
-
-def test_dropout_versions_7_and_10_are_inference() -> None:
-    assert one(op("Dropout", ["x"], ["y"]), opset=7) is Status.PROVED
-    assert one(op("Dropout", ["x"], ["y"], ratio=0.5), opset=11) is Status.PROVED
 
 
 def test_dropout_training_mode_input() -> None:
@@ -172,3 +169,110 @@ def test_random_operation_in_a_nested_graph() -> None:
     g = make_graph("main", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="s", then_branch=body, else_branch=other)])
     (f,) = data(run(ID, model(g)))["nondeterministic"]
     assert f["scope"] == "main/If:s.then_branch" and f["operation"] == "RandomNormalLike:noise"
+
+
+# -- conditions added after the audit of issue 14: every open point of the ONNX text decided ------------------
+
+
+def both(m: Model) -> tuple[Verdict, Verdict]:
+    """GRAPH-R2 by the direct rule and by the SMT engine (which shares the classification, not the decision)."""
+    return run(ID, m), smt_engine(m)[ID]
+
+
+def test_dropout_versions_7_and_10_may_run_in_training_mode() -> None:
+    for opset in (7, 10, 11):
+        g = make_graph("g", ["x"], ["y"], [op("Dropout", ["x"], ["y"], name="d")])
+        for v in both(model(g, opset)):
+            assert v.status is Status.VIOLATED
+            (f,) = data(v)["nondeterministic"]
+            assert "runtime decides" in f["reason"]
+
+
+def scatter_nd(indices: object, reduction: str | None = None, declared: tuple[int, ...] | None = None) -> Model:
+    attrs = {} if reduction is None else {"reduction": reduction}
+    s = op("ScatterND", ["data", "idx", "upd"], ["y"], name="s", **attrs)
+    ty = None if declared is None else TensorType("tensor", 1, declared)
+    data_t = Tensor("data", ty, None)
+    return model(make_graph("g", ["data", "upd"], ["y"], [s], tensors(init("idx", indices, 7), data_t)), 18)
+
+
+def test_scatter_nd_with_constant_duplicate_indices_is_violated_with_the_pair() -> None:
+    for v in both(scatter_nd([[1], [1]])):
+        assert v.status is Status.VIOLATED
+        (f,) = data(v)["nondeterministic"]
+        assert "entries 0 and 1 address the same element [1]" in f["reason"]
+
+
+def test_scatter_nd_without_duplicates_or_with_a_reduction_is_proved() -> None:
+    assert {v.status for v in both(scatter_nd([[0], [1]]))} == {Status.PROVED}
+    assert {v.status for v in both(scatter_nd([[1], [1]], reduction="add"))} == {Status.PROVED}
+    assert {v.status for v in both(scatter_nd([[1], [1]], reduction="none"))} == {Status.VIOLATED}
+
+
+def test_scatter_nd_negative_indices_need_the_declared_dimension() -> None:
+    # -1 and 2 address the same row of a 3-row tensor
+    v = run(ID, scatter_nd([[-1], [2]]))
+    assert v.status is Status.UNKNOWN and "negative indices" in (v.reason or "")
+    assert run(ID, scatter_nd([[-1], [2]], declared=(3, 4))).status is Status.VIOLATED
+    assert run(ID, scatter_nd([[-1], [1]], declared=(3, 4))).status is Status.PROVED
+
+
+def test_scatter_indices_computed_at_run_time_are_unknown_never_proved() -> None:
+    s = op("ScatterND", ["data", "idx", "upd"], ["y"], name="s")
+    g = make_graph("g", ["data", "idx", "upd"], ["y"], [s])
+    for v in both(model(g, 18)):
+        assert v.status is Status.UNKNOWN and "graph input, given at run time" in (v.reason or "")
+
+
+def test_scatter_elements_duplicates_are_positions_with_the_axis_replaced() -> None:
+    def m(indices: object, axis: int) -> Model:
+        s = op("ScatterElements", ["data", "idx", "upd"], ["y"], axis=axis)
+        return model(make_graph("g", ["data", "upd"], ["y"], [s], tensors(init("idx", indices, 7))), 18)
+
+    # along axis 1 both entries of row 0 write column 1; row 1 is not involved
+    assert run(ID, m([[1, 1], [0, 1]], 1)).status is Status.VIOLATED
+    assert run(ID, m([[1, 0], [0, 1]], 1)).status is Status.PROVED
+    # along axis 0 the two rows write different rows of each column
+    assert run(ID, m([[1, 1], [0, 0]], 0)).status is Status.PROVED
+
+
+def test_mod_with_a_zero_divisor() -> None:
+    def m(divisor: object | None) -> Model:
+        inits = () if divisor is None else (init("d", divisor, 7),)
+        ins = ["x"] if divisor is not None else ["x", "d"]
+        return model(make_graph("g", ins, ["y"], [op("Mod", ["x", "d"], ["y"])], tensors(*inits)))
+
+    assert run(ID, m([3, 0])).status is Status.VIOLATED
+    assert run(ID, m([3, 4])).status is Status.PROVED
+    assert run(ID, m(None)).status is Status.UNKNOWN
+
+
+def test_scan_8_with_sequence_lengths_is_unknown() -> None:
+    body = make_graph("body", ["s", "x"], ["s2", "o"], [op("Add", ["s", "x"], ["s2"]), op("Identity", ["x"], ["o"])])
+    with_lens = op("Scan", ["lens", "init", "xs"], ["final", "ys"], body=body, num_scan_inputs=1)
+    without = op("Scan", ["", "init", "xs"], ["final", "ys"], body=body, num_scan_inputs=1)
+    assert one(with_lens, opset=8, inputs=("lens", "init", "xs")) is Status.UNKNOWN
+    assert one(without, opset=8, inputs=("init", "xs")) is Status.PROVED
+
+
+def test_cast_to_float8e8m0_of_negative_values() -> None:
+    def m(values: object | None) -> Model:
+        cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
+        inits = () if values is None else (init("x", values, 1),)
+        return model(make_graph("g", [] if values is not None else ["x"], ["y"], [cast], tensors(*inits)), 24)
+
+    assert run(ID, m([1.0, -0.0])).status is Status.VIOLATED
+    assert run(ID, m([1.0, 2.0])).status is Status.PROVED
+    assert run(ID, m(None)).status is Status.UNKNOWN
+    to_float = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT)
+    assert one(to_float, opset=24) is Status.PROVED
+
+
+def test_every_reviewed_entry_names_an_onnx_operator_with_a_reason() -> None:
+    for e in table.REVIEWED:
+        assert table.schema_versions(e.domain, e.operator), e
+        assert e.condition == table.NEVER and e.reason
+
+
+def smt_engine(m: Model) -> dict[str, Verdict]:
+    return {v.rule_id: v for v in run_smt(m).verdicts}

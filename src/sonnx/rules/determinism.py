@@ -16,11 +16,13 @@ How the table is read, for an operation of domain ``d`` and operator ``o``:
   case), or a named condition on the operation that the rule evaluates;
 * an operator without an entry is deterministic: every other operator of the
   known domains was reviewed against its ONNX definition, which gives its
-  outputs as a function of its inputs and attributes. Where the definition
-  leaves a result undefined only for inputs outside a stated precondition
-  (duplicate indices in ``ScatterND`` or ``ScatterElements`` with no
-  reduction, reductions over an empty set, out-of-range casts), that is a
-  domain restriction of the operator, not a source of run-to-run variation.
+  outputs as a function of its inputs and attributes. Where that definition
+  leaves something open, the decision and its reason are data too: a
+  condition in :data:`TABLE` when the open point can make the outputs vary
+  (duplicate indices of a scatter without reduction, a zero divisor of Mod,
+  ...), or an entry of :data:`REVIEWED` when it cannot (an error instead of a
+  value, a fixed tie rule, an accumulation order that each implementation
+  fixes).
 
 The control-flow operators (``If``, ``Loop``, ``Scan``, ``SequenceMap``) are
 deterministic as operators: their bodies are graphs of the model and R2 checks
@@ -47,7 +49,20 @@ IS_TEST_UNSET = "is_test absent or 0"
 TRAINING_MODE_NOT_FALSE = "training_mode input given and not provably false"
 TOPK_UNSORTED = "sorted attribute is 0"
 
-CONDITIONS = (IS_TEST_UNSET, TRAINING_MODE_NOT_FALSE, TOPK_UNSORTED)
+DUPLICATE_INDICES = "reduction none and two indices may address one element"
+ZERO_DIVISOR = "the divisor may hold a zero"
+SEQUENCE_LENS_GIVEN = "the sequence_lens input is given"
+NEGATIVE_TO_E8M0 = "the target type is FLOAT8E8M0 and the input may hold a negative value"
+
+CONDITIONS = (
+    IS_TEST_UNSET,
+    TRAINING_MODE_NOT_FALSE,
+    TOPK_UNSORTED,
+    DUPLICATE_INDICES,
+    ZERO_DIVISOR,
+    SEQUENCE_LENS_GIVEN,
+    NEGATIVE_TO_E8M0,
+)
 """Conditions under which an operation of a conditional entry is nondeterministic."""
 
 
@@ -70,6 +85,17 @@ _RANDOM = (
     "values reproducible from one runtime to another"
 )
 
+_DUPLICATES = (
+    "with reduction none (the only behaviour before version 16) ONNX leaves the result unspecified when two "
+    "indices address the same element; constant indices are checked for repeats, indices computed at run time "
+    "cannot be"
+)
+
+_E8M0 = (
+    "casting a negative value (or -0) to FLOAT8E8M0 is undefined behaviour in the operator text; constant "
+    "inputs are checked, inputs computed at run time cannot be"
+)
+
 TABLE: Tuple[Entry, ...] = (
     Entry("", "RandomNormal", 1, None, ALWAYS, _RANDOM),
     Entry("", "RandomUniform", 1, None, ALWAYS, _RANDOM),
@@ -90,9 +116,9 @@ TABLE: Tuple[Entry, ...] = (
         "Dropout",
         7,
         11,
-        NEVER,
-        "versions 7 and 10 carry no mode in the model; a model denotes its inference semantics, where "
-        "Dropout copies its input and its mask is all true",
+        ALWAYS,
+        "versions 7 and 10 carry no mode in the model: the runtime decides whether the operation runs in "
+        "training mode, where it drops random elements",
     ),
     Entry(
         "",
@@ -112,7 +138,98 @@ TABLE: Tuple[Entry, ...] = (
         TOPK_UNSORTED,
         "with sorted = 0 the order of the returned values and indices is left to the implementation",
     ),
+    Entry("", "ScatterND", 11, None, DUPLICATE_INDICES, _DUPLICATES),
+    Entry("", "ScatterElements", 11, None, DUPLICATE_INDICES, _DUPLICATES),
+    Entry("", "Scatter", 9, None, DUPLICATE_INDICES, _DUPLICATES),
+    Entry(
+        "",
+        "Mod",
+        10,
+        None,
+        ZERO_DIVISOR,
+        "the operator text makes the result of a zero divisor platform dependent; the operation is "
+        "deterministic only when its divisor is a constant without zeros",
+    ),
+    Entry(
+        "",
+        "Scan",
+        8,
+        8,
+        SEQUENCE_LENS_GIVEN,
+        "Scan-8 leaves the scan outputs past each batch entry's sequence length undefined, so they are "
+        "deterministic only without the sequence_lens input",
+    ),
+    Entry("", "Cast", 24, None, NEGATIVE_TO_E8M0, _E8M0),
+    Entry("", "CastLike", 24, None, NEGATIVE_TO_E8M0, _E8M0),
 )
+
+REVIEWED: Tuple[Entry, ...] = (
+    Entry(
+        "",
+        "TopK",
+        1,
+        None,
+        NEVER,
+        "equal values are ordered by their index along the axis, as the operator text requires: ties are no "
+        "source of variation",
+    ),
+    Entry(
+        "",
+        "OptionalGetElement",
+        15,
+        None,
+        NEVER,
+        "the text leaves only the result of an empty optional undefined, and that case is an error, not a value",
+    ),
+    Entry(
+        "",
+        "ReduceMean",
+        1,
+        None,
+        NEVER,
+        "a mean over an empty set is left undefined; it needs a zero-sized reduced axis, a shape outside the "
+        "operator's domain (reading A8 of the spec), not run-to-run variation",
+    ),
+    Entry(
+        "",
+        "ReduceLogSum",
+        1,
+        None,
+        NEVER,
+        "over an empty set the result is minus infinity where the type has it, else undefined: a zero-sized "
+        "reduced axis is outside the operator's domain (reading A8 of the spec)",
+    ),
+    Entry(
+        "",
+        "ReduceLogSumExp",
+        1,
+        None,
+        NEVER,
+        "as ReduceLogSum: an empty reduced axis is outside the operator's domain (reading A8 of the spec)",
+    ),
+    Entry(
+        "",
+        "Cast",
+        1,
+        None,
+        NEVER,
+        "a string that is not a numeric literal has no defined conversion; such an input is outside the "
+        "operator's domain (reading A8 of the spec); negative values to FLOAT8E8M0 are the condition above",
+    ),
+    Entry(
+        "",
+        "MatMul",
+        1,
+        None,
+        NEVER,
+        "the order in which sums are accumulated (MatMul, Gemm, Conv, the reductions...) is fixed by each "
+        "implementation, so one implementation gives the same outputs on the same inputs; differences between "
+        "implementations are rounding, which the cross-checks measure (reading A9 of the spec)",
+    ),
+)
+"""Operators whose ONNX text leaves something open that cannot make their outputs vary, with why.
+
+Rendered in the spec next to :data:`TABLE`; no rule reads it."""
 
 ONNX_FLAG_DIFFERENCES: Mapping[Tuple[str, str], str] = {
     ("", "If"): "onnx flags control flow as nondeterministic because of the body; sonnx checks the branches "
@@ -123,10 +240,19 @@ ONNX_FLAG_DIFFERENCES: Mapping[Tuple[str, str], str] = {
     "the order in which samples are processed does not change the outputs, which keep the input order",
     ("", "AffineGrid"): "onnx flags it nondeterministic, but its definition gives the grid as a closed-form "
     "function of theta, size and align_corners",
-    ("", "Dropout"): "onnx flags every version nondeterministic; sonnx decides per operation (is_test, "
-    "training_mode) and treats versions 7 and 10 by their inference semantics",
+    ("", "Dropout"): "onnx flags every version nondeterministic; sonnx decides per operation for versions 1, 6 "
+    "(is_test) and 12 on (training_mode), and flags versions 7 and 10, whose mode the runtime chooses",
     ("", "TopK"): "onnx flags it deterministic; with sorted = 0 (versions 11 and later) the order of the "
     "results is unspecified, so sonnx decides per operation",
+    ("", "ScatterND"): "onnx flags it deterministic; with reduction none and repeated indices the result is "
+    "unspecified, so sonnx decides per operation (constant indices are checked)",
+    ("", "ScatterElements"): "as ScatterND: repeated indices without a reduction leave the result unspecified",
+    ("", "Scatter"): "as ScatterND: repeated indices leave the result unspecified",
+    ("", "Mod"): "onnx flags it deterministic; its text makes a zero divisor's result platform dependent, so "
+    "sonnx decides per operation (a constant divisor is checked)",
+    ("", "Cast"): "onnx flags it deterministic; from version 24 a negative value cast to FLOAT8E8M0 is "
+    "undefined, so sonnx decides per operation",
+    ("", "CastLike"): "as Cast: a negative value cast to FLOAT8E8M0 is undefined",
     ("", "LinearAttention"): "onnx leaves the flag unknown; the definition gives the outputs by a sequential "
     "recurrence over the inputs, a function of them",
     ("", "CausalConvWithState"): "onnx leaves the flag unknown; the definition is a causal depthwise "

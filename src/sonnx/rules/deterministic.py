@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 import numpy as np
+from onnx import TensorProto
 
 from ..model.graph import InitialValue, Operation
 from ..model.structure import (
@@ -66,43 +67,169 @@ def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> Tuple[List[t
     return [table.entry_for(d, operator, v) for v in versions], ""
 
 
-def _read_false(ctx: CheckContext, value: InitialValue, what: str, is_initializer: bool) -> Outcome:
+class Constant:
+    """What is statically known of a tensor's value: the array when it is a constant, else why not.
+
+    ``kind`` is ``value`` (``array`` holds it), ``runtime`` (a graph input, a
+    computed value, or a name assigned twice), or ``unread`` (a constant
+    whose bytes were not or could not be read).
+    """
+
+    def __init__(self, kind: str, what: str, array: np.ndarray | None = None) -> None:
+        self.kind, self.what, self.array = kind, what, array
+
+
+def _read_value(ctx: CheckContext, value: InitialValue, what: str, is_initializer: bool) -> Constant:
     if not ctx.model.weights_loaded and (is_initializer or value.external is not None):
-        return UNKNOWN, f"{what}: the model was loaded without its weights, so the value was not read"
+        return Constant("unread", f"{what}: the model was loaded without its weights, so the value was not read")
     try:
-        arr = np.asarray(value.read())
-    except Exception as exc:  # an unreadable value is unknown, never false
-        return UNKNOWN, f"{what}: its value could not be read ({type(exc).__name__}: {exc})"
-    if arr.size != 1:
-        return NONDET, f"{what} holds {arr.size} values, not a single false"
-    return (DET, "") if not bool(arr.reshape(-1)[0]) else (NONDET, f"{what} is true")
+        return Constant("value", what, np.asarray(value.read()))
+    except Exception as exc:  # an unreadable value is unknown, never a pass
+        return Constant("unread", f"{what}: its value could not be read ({type(exc).__name__}: {exc})")
 
 
-def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
-    """Whether tensor ``name``, read in scope ``scope``, is provably false."""
+def constant_value(ctx: CheckContext, scope: int, name: str, role: str) -> Constant:
+    """The value of tensor ``name`` read in scope ``scope``, when an initializer or a Constant fixes it.
+
+    The name is looked up in the scope and then in the enclosing graphs. A
+    graph input (given at run time, even when an initializer gives it a
+    default), an operation's output other than a ``Constant``'s, and a name
+    assigned more than once are not constants.
+    """
     all_scopes, outer = scopes(ctx), outer_definers(ctx)
     cur = scope
     while not index(ctx, all_scopes[cur].graph).defines(name):
         if name not in outer[cur]:
-            return NONDET, f"training_mode {name!r} is not defined in any enclosing graph"
+            return Constant("runtime", f"{role} {name!r} is not defined in any enclosing graph")
         cur = outer[cur][name]
     g = all_scopes[cur].graph
     ix = index(ctx, g)
-    where = f"training_mode {name!r} (defined in {all_scopes[cur].path})"
+    where = f"{role} {name!r} (defined in {all_scopes[cur].path})"
     if name in ix.multi:
-        return NONDET, f"{where} is assigned more than once"
+        return Constant("runtime", f"{where} is assigned more than once")
     if name in ix.input_set:
-        return NONDET, f"{where} is a graph input, given at run time"
+        return Constant("runtime", f"{where} is a graph input, given at run time")
     p = ix.prod.get(name)
     if p is None:
         iv = g.tensor(name).initial_value
         assert iv is not None
-        return _read_false(ctx, iv, f"{where}, an initializer,", True)
+        return _read_value(ctx, iv, f"{where}, an initializer,", True)
     producer = g.operations[p]
     value = producer.attribute("value")
     if producer.operator != "Constant" or producer.domain != "" or value is None or value.type != "TENSOR":
-        return NONDET, f"{where} is computed by {producer.label}"
-    return _read_false(ctx, value.value, f"{where}, a Constant,", False)
+        return Constant("runtime", f"{where} is computed by {producer.label}")
+    return _read_value(ctx, value.value, f"{where}, a Constant,", False)
+
+
+def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
+    """Whether tensor ``name``, read in scope ``scope``, is provably false."""
+    c = constant_value(ctx, scope, name, "training_mode")
+    if c.kind == "runtime":
+        return NONDET, c.what
+    if c.kind == "unread" or c.array is None:
+        return UNKNOWN, c.what
+    if c.array.size != 1:
+        return NONDET, f"{c.what} holds {c.array.size} values, not a single false"
+    return (DET, "") if not bool(c.array.reshape(-1)[0]) else (NONDET, f"{c.what} is true")
+
+
+def _declared_shape(ctx: CheckContext, scope: int, name: str) -> Tuple[int | None, ...] | None:
+    """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one."""
+    g = scopes(ctx)[scope].graph
+    t = g.tensors.get(name)
+    if t is None or t.type is None or t.type.shape is None:
+        return None
+    return tuple(d if isinstance(d, int) and d >= 0 else None for d in t.type.shape)
+
+
+def _duplicate_rows(keys: np.ndarray) -> Tuple[int, int] | None:
+    """Positions of the first two equal rows of ``keys`` (a 2-D integer array), or None when all differ."""
+    if keys.shape[0] < 2:
+        return None
+    order = np.lexsort(keys.T[::-1])
+    ordered = keys[order]
+    same = np.all(ordered[1:] == ordered[:-1], axis=1)
+    hits = np.flatnonzero(same)
+    if hits.size == 0:
+        return None
+    a, b = sorted((int(order[hits[0]]), int(order[hits[0] + 1])))
+    return a, b
+
+
+def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> Outcome:
+    """Scatter family with reduction none: deterministic only when no two indices address one element."""
+    reduction = op.attribute("reduction")
+    if reduction is not None and reduction.value not in ("none", b"none"):
+        return DET, ""
+    m = op.input_mapping
+    if len(m) < 2 or not m[1]:
+        return DET, ""
+    c = constant_value(ctx, scope, m[1], "indices")
+    if c.kind != "value" or c.array is None:
+        return UNKNOWN, f"{c.what}: {entry.reason}"
+    idx = c.array.astype(np.int64, copy=False)
+    data_shape = _declared_shape(ctx, scope, m[0])
+    if op.operator == "ScatterND":
+        if idx.ndim == 0:
+            return UNKNOWN, f"{c.what} is a scalar, not index tuples"
+        k = idx.shape[-1]
+        keys = idx.reshape(-1, k)
+        dims = None if data_shape is None else data_shape[:k]
+    else:  # ScatterElements and Scatter: one target per element, its own position with the axis replaced
+        axis_attr = op.attribute("axis")
+        axis = int(axis_attr.value) if axis_attr is not None else 0
+        rank = max(idx.ndim, 1)
+        axis = axis + rank if axis < 0 else axis
+        if not 0 <= axis < rank:
+            return UNKNOWN, f"axis {axis} is outside the indices' rank {rank}"
+        grid = np.indices(idx.shape).reshape(idx.ndim, -1).T
+        grid[:, axis] = idx.reshape(-1)
+        keys = grid
+        dims = None if data_shape is None or len(data_shape) != idx.ndim else data_shape
+    if np.any(keys < 0):
+        if dims is None or len(dims) < keys.shape[1] or any(d is None for d in dims[: keys.shape[1]]):
+            return UNKNOWN, f"{c.what} holds negative indices and the data's dimensions are not declared"
+        keys = np.where(keys < 0, keys + np.asarray(dims[: keys.shape[1]], dtype=np.int64), keys)
+    pair = _duplicate_rows(keys)
+    if pair is None:
+        return DET, ""
+    a, b = pair
+    return NONDET, f"{c.what}: entries {a} and {b} address the same element {keys[a].tolist()}; {entry.reason}"
+
+
+def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> Outcome:
+    m = op.input_mapping
+    c = constant_value(ctx, scope, m[1], "divisor") if len(m) > 1 and m[1] else None
+    if c is None or c.kind != "value" or c.array is None:
+        return UNKNOWN, f"{c.what if c else 'the divisor'}: {entry.reason}"
+    zeros = np.flatnonzero(c.array.reshape(-1) == 0)
+    if zeros.size:
+        return NONDET, f"{c.what} holds a zero at flat position {int(zeros[0])}; {entry.reason}"
+    return DET, ""
+
+
+def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> Outcome:
+    if op.operator == "Cast":
+        to = op.attribute("to")
+        if to is None or to.value != TensorProto.FLOAT8E8M0:
+            return DET, ""
+    else:  # CastLike: the target type is that of its second input, when declared
+        m = op.input_mapping
+        t = scopes(ctx)[scope].graph.tensors.get(m[1]) if len(m) > 1 and m[1] else None
+        et = 0 if t is None or t.type is None else t.type.elem_type
+        if et == 0:
+            target = m[1] if len(m) > 1 else ""
+            return UNKNOWN, f"CastLike target {target!r} has no declared element type; {entry.reason}"
+        if et != TensorProto.FLOAT8E8M0:
+            return DET, ""
+    c = constant_value(ctx, scope, op.input_mapping[0], "input")
+    if c.kind != "value" or c.array is None:
+        return UNKNOWN, f"{c.what}: {entry.reason}"
+    values = c.array.astype(np.float64, copy=False).reshape(-1)
+    bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))
+    if bad.size:
+        return NONDET, f"{c.what} holds {values[bad[0]]} at flat position {int(bad[0])}; {entry.reason}"
+    return DET, ""
 
 
 def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry | None) -> Outcome:
@@ -125,6 +252,15 @@ def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry |
         if len(m) < 3 or not m[2]:
             return DET, ""
         return training_mode_false(ctx, scope, m[2])
+    if entry.condition == table.DUPLICATE_INDICES:
+        return _scatter_duplicates(ctx, scope, op, entry)
+    if entry.condition == table.ZERO_DIVISOR:
+        return _zero_divisor(ctx, scope, op, entry)
+    if entry.condition == table.SEQUENCE_LENS_GIVEN:
+        m = op.input_mapping
+        return (UNKNOWN, entry.reason) if m and m[0] else (DET, "")
+    if entry.condition == table.NEGATIVE_TO_E8M0:
+        return _negative_to_e8m0(ctx, scope, op, entry)
     raise AssertionError(f"determinism table: unknown condition {entry.condition!r}")
 
 

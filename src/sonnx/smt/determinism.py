@@ -1,10 +1,9 @@
 """GRAPH-R2 and GRAPH-DETERMINISM as SMT: two separate findings.
 
 Classification of each operation (deterministic, nondeterministic, unknown)
-reads the direct engine's table :mod:`sonnx.rules.determinism` as *data*
-only; the conditions of conditional entries (Dropout ``is_test`` and
-``training_mode``, TopK ``sorted``) are evaluated here, independently of the
-direct rule.
+is the direct engine's (:func:`shared_classes`): the table of
+:mod:`sonnx.rules.determinism` and the evaluation of its conditions are a
+trusted base shared by both engines, stated as such in the spec.
 
 GRAPH-R2 (syntactic): one Boolean ``n`` per operation of a kind the table
 flags (operations of deterministic kinds have ``n`` false and are left out),
@@ -33,12 +32,12 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-import numpy as np
 import z3
 
-from ..model.graph import InitialValue, Model, Operation
+from ..model.graph import Model
 from ..model.structure import brief, first
-from ..rules import determinism as table
+from ..rules import deterministic as rules_det
+from ..rules.base import CheckContext
 from ..verdict import Status, Verdict
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
@@ -50,113 +49,17 @@ ID_SEM = "GRAPH-DETERMINISM"
 DET, NONDET, UNK = "det", "nondet", "unknown"
 
 
-class Classifier:
-    """Per-operation determinism class, from the table data and the model."""
+def shared_classes(model: Model) -> Dict[Tuple[int, int], Tuple[str, str]]:
+    """Class of every operation that is not plainly deterministic: (scope, op) -> (class, reason).
 
-    def __init__(self, model: Model, facts: Sequence[ScopeFacts]) -> None:
-        self.model = model
-        self.facts = facts
-        self.kinds: Dict[Tuple[str, str], Tuple[List[table.Entry | None], str]] = {}
-
-    def entries(self, domain: str, operator: str) -> Tuple[List[table.Entry | None], str]:
-        key = (domain, operator)
-        if key not in self.kinds:
-            d = table.normal_domain(domain)
-            if d not in table.KNOWN_DOMAINS:
-                self.kinds[key] = (
-                    [],
-                    f"{domain}::{operator}: domain {domain!r} is not one whose operators sonnx knows",
-                )
-            else:
-                version = table.opset_version(self.model.opset_imports, d)
-                if version is None:
-                    vs = table.schema_versions(d, operator)
-                    why = "" if vs else f"{d or 'ai.onnx'}::{operator}: not an operator onnx defines"
-                else:
-                    schema, why = table.schema_at(d, operator, version)
-                    vs = [] if schema is None else [schema.since_version]
-                self.kinds[key] = ([table.entry_for(d, operator, v) for v in vs], why)
-        return self.kinds[key]
-
-    def flagged(self, op: Operation) -> bool:
-        es, _ = self.entries(op.domain, op.operator)
-        return not es or any(e is not None and e.condition != table.NEVER for e in es)
-
-    def classify(self, f: ScopeFacts, op: Operation) -> Tuple[str, str]:
-        es, why = self.entries(op.domain, op.operator)
-        if not es:
-            return UNK, why
-        results = [self._entry(f, op, e) for e in es]
-        if len({k for k, _ in results}) == 1:
-            return results[0]
-        return UNK, "the model imports no opset for this domain and the versions disagree"
-
-    def _entry(self, f: ScopeFacts, op: Operation, e: table.Entry | None) -> Tuple[str, str]:
-        if e is None or e.condition == table.NEVER:
-            return DET, ""
-        if e.condition == table.ALWAYS:
-            return NONDET, e.reason
-        if e.condition == table.IS_TEST_UNSET:
-            a = op.attribute("is_test")
-            if a is not None and a.type == "INT" and a.value != 0:
-                return DET, ""
-            return NONDET, e.reason
-        if e.condition == table.TOPK_UNSORTED:
-            a = op.attribute("sorted")
-            return (NONDET, e.reason) if a is not None and a.type == "INT" and a.value == 0 else (DET, "")
-        if e.condition == table.TRAINING_MODE_NOT_FALSE:
-            m = op.input_mapping
-            if len(m) < 3 or not m[2]:
-                return DET, ""
-            return self._false(f, m[2])
-        return UNK, f"unknown table condition {e.condition!r}"
-
-    def _false(self, f: ScopeFacts, name: str) -> Tuple[str, str]:
-        cur = f
-        if not cur.defines(name):
-            if name not in cur.outer:
-                return NONDET, f"training_mode {name!r} is defined nowhere"
-            cur = self.facts[cur.outer[name]]
-        if len(cur.entries.get(name, ())) > 1:
-            return NONDET, f"training_mode {name!r} is assigned more than once"
-        if name in cur.inputs_set:
-            return NONDET, f"training_mode {name!r} is a graph input"
-        ps = cur.producers(name)
-        if ps:
-            p = cur.graph.operations[ps[0]]
-            v = p.attribute("value")
-            if p.operator != "Constant" or p.domain != "" or v is None or v.type != "TENSOR":
-                return NONDET, f"training_mode {name!r} is computed by {p.label}"
-            return self._read(v.value, False)
-        iv = cur.graph.tensor(name).initial_value
-        if iv is None:
-            return NONDET, f"training_mode {name!r} has no value"
-        return self._read(iv, True)
-
-    def _read(self, value: InitialValue, initializer: bool) -> Tuple[str, str]:
-        if not self.model.weights_loaded and (initializer or value.external is not None):
-            return UNK, "training_mode: the model was loaded without its weights"
-        try:
-            arr = np.asarray(value.read())
-        except Exception as exc:
-            return UNK, f"training_mode could not be read ({type(exc).__name__})"
-        if arr.size != 1:
-            return NONDET, "training_mode is not a single value"
-        return (DET, "") if not bool(arr.reshape(-1)[0]) else (NONDET, "training_mode is true")
-
-
-def classify_all(cl: Classifier) -> Dict[Tuple[int, int], Tuple[str, str]]:
-    """Class of every operation of a flagged kind: (scope, op) -> (class, reason)."""
-    out: Dict[Tuple[int, int], Tuple[str, str]] = {}
-    for f in cl.facts:
-        kinds = {(op.domain, op.operator) for op in f.graph.operations}
-        flagged = {k for k in kinds if cl.flagged(Operation(k[1], k[0], "", (), ()))}
-        if not flagged:
-            continue
-        for j, op in enumerate(f.graph.operations):
-            if (op.domain, op.operator) in flagged:
-                out[(f.index, j)] = cl.classify(f, op)
-    return out
+    This is the direct rule's classification (:func:`sonnx.rules.deterministic.operation_classes`):
+    the table of :mod:`sonnx.rules.determinism` and the evaluation of its conditions are the trusted
+    base both engines share, so a wrong table entry cannot show up as a disagreement between them.
+    What the solver decides on top of it is stated in this module's docstring.
+    """
+    ctx = CheckContext(model)
+    mapped = {rules_det.NONDET: NONDET, rules_det.UNKNOWN: UNK}
+    return {k: (mapped[c], r) for k, (c, r) in rules_det.operation_classes(ctx).items()}
 
 
 def prove_r2(

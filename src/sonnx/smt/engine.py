@@ -107,7 +107,7 @@ def _run_smt(
     def get_classes() -> Dict[Any, Any]:
         nonlocal classes
         if classes is None:
-            classes = determinism.classify_all(determinism.Classifier(model, facts))
+            classes = determinism.shared_classes(model)
         return classes
 
     run(acyclic.ID, lambda: acyclic.prove(facts, st, chosen))
