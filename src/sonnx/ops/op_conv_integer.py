@@ -32,7 +32,8 @@ def integer_conv(
         elif w_zero_point.ndim == 1 and w.ndim >= 1 and w_zero_point.shape[0] == w.shape[0]:
             wzp = w_zero_point.reshape((-1,) + (1,) * (w.ndim - 1))
         else:
-            raise ValueError(f"w_zero_point of shape {w_zero_point.shape} is neither a scalar nor one per output channel")
+            raise ValueError(f"w_zero_point of shape {w_zero_point.shape} is neither a scalar nor one per output "
+                             "channel")
     return conv(xs, shifted(w, wzp), None, **attrs)
 
 
