@@ -89,7 +89,7 @@ def conv_transpose_problems(draw: st.DrawFn) -> dict[str, Any]:
         else:
             out = [v * s for v, s in zip(spatial, strides, strict=True)]
             attrs["auto_pad"] = mode
-        totals = [f + e - o for f, e, o in zip(full, extra, out, strict=True)]
+        totals = [max(f + e - o, 0) for f, e, o in zip(full, extra, out, strict=True)]
         upper = mode == "SAME_UPPER"
         begin = [t // 2 if upper else t - t // 2 for t in totals]
     rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
@@ -137,16 +137,20 @@ def test_conv_transpose_versions_and_float16(version: int) -> None:
 
 
 def test_conv_transpose_output_shape_with_batch_and_channels_and_negative_total_padding() -> None:
+    """An output_shape larger than the computed result is filled at the end (stride 2, kernel 1: zeros between)."""
     x = np.ones((1, 1, 2), np.float32)
     w = np.ones((1, 1, 2), np.float32)
     f = kernel("ConvTranspose", 22)
-    # the full result [1, 2, 1]; output_shape fixes the padding: total -2 -> begin -1, end -1 (a zero each side);
-    # total -1 -> begin 0, end -1; total 1 -> begin 1 (NOTSET: the larger half first), or 0 for SAME_UPPER
+    # the full result [1, 2, 1]; output_shape fixes the padding: a negative total adds zeros at the end;
+    # total 1 -> begin 1 (NOTSET: the larger half first), or 0 for SAME_UPPER
     got = f(x, w, output_shape=[1, 1, 5])
-    np.testing.assert_array_equal(got[0, 0], [0, 1, 2, 1, 0])
-    np.testing.assert_array_equal(f(x, w, output_shape=[4])[0, 0], [1, 2, 1, 0])
+    np.testing.assert_array_equal(got[0, 0], [1, 2, 1, 0, 0])
+    np.testing.assert_array_equal(f(x, w, output_shape=[4], auto_pad="SAME_LOWER")[0, 0], [1, 2, 1, 0])
     np.testing.assert_array_equal(f(x, w, output_shape=[2])[0, 0], [2, 1])
     np.testing.assert_array_equal(f(x, w, output_shape=[2], auto_pad="SAME_UPPER")[0, 0], [1, 2])
+    three = np.array([[[1.0, 2.0, 3.0]]], np.float32)
+    up = f(three, np.ones((1, 1, 1), np.float32), strides=[2], auto_pad="SAME_UPPER")
+    np.testing.assert_array_equal(up[0, 0], [1, 0, 2, 0, 3, 0])
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,16 @@
   (the last block may be shorter). :func:`expand_parameter` turns any of the
   three into an array that broadcasts against the data.
 * The **saturating conversion** of a real value to a quantized element type
-  (:func:`to_quantized`): integers are rounded half to even and clipped to the
+  (:func:`quantize_values`): integers are rounded half to even and clipped to the
   type's range; float8/float6/float4 types round to nearest even, and with
   ``saturate`` a magnitude beyond the type's largest finite value (infinity
   included) becomes that value; without it, it becomes NaN, or infinity for
   the types that have one (E5M2). The float6/float4 types have neither, so
   they always saturate.
+
+* The **zero-point shift** of integer operands (:func:`shifted`, exact in
+  int64) and the per-row / per-column parameters of the quantized matrix
+  products (MatMulInteger, QLinearMatMul).
 
 NaN quantized to an integer type is not defined by the operator texts; sonnx
 maps it to the zero point (a zero quotient).
@@ -30,14 +34,13 @@ from .values import numpy_dtype
 
 # float8 types with an encoding for NaN or infinity: ``saturate`` applies to them only.
 SATURABLE_FLOATS = frozenset(
-    np.dtype(t) for t in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2,
-                          ml_dtypes.float8_e5m2fnuz)
+    np.dtype(t)
+    for t in (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2, ml_dtypes.float8_e5m2fnuz)
 )
 NARROW_FLOATS = SATURABLE_FLOATS | frozenset(
     np.dtype(t) for t in (ml_dtypes.float4_e2m1fn, ml_dtypes.float6_e2m3fn, ml_dtypes.float6_e3m2fn)
 )
 NARROW_INTS = frozenset(np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2))
-E8M0 = np.dtype(ml_dtypes.float8_e8m0fnu)
 
 
 def is_integer(dtype: np.dtype[Any]) -> bool:

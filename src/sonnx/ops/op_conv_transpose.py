@@ -13,8 +13,10 @@ has ``(in - 1) * stride + (k - 1) * dilation + 1`` elements and the output has
   ``in * stride`` for ``auto_pad`` SAME_UPPER/SAME_LOWER; the padding is then
   ``total = len(full) + output_padding - out``, split ``total // 2`` at the
   beginning and the rest at the end for SAME_UPPER, the other way round
-  otherwise (floor division, so a negative total, i.e. a larger output,
-  extends the end first).
+  otherwise. A negative total (an output longer than ``full``, as with
+  ``stride > kernel``) removes nothing: the extra positions are added at the
+  end, as ``output_padding`` adds them (the texts leave the sign unhandled;
+  onnx's expected data and onnxruntime agree on this).
 
 Versions 1, 11 and 22 differ only in the types they admit. Interpretation: the
 version-1 text splits the ``output_shape`` padding the other way round from
@@ -87,7 +89,7 @@ def _geometry(
         return full, begin, out
     if any(o < 0 for o in out):
         raise ValueError(f"output_shape {out} has a negative extent")
-    totals = [f + op - o for f, op, o in zip(full, output_padding, out, strict=True)]
+    totals = [max(f + op - o, 0) for f, op, o in zip(full, output_padding, out, strict=True)]
     if auto_pad == "SAME_UPPER":
         begin = [t // 2 for t in totals]
     else:
