@@ -12,7 +12,20 @@ whose id matches a regular expression (each rule must match some case).
 
 from __future__ import annotations
 
-DEVIATIONS: dict[str, str] = {}
+DEVIATIONS: dict[str, str] = {
+    "test_maxunpool_export_with_output_shape": (
+        "I holds flat indices into the output (as MaxPool's Indices into its input); the expected data places "
+        "them in the 4x4 shape inferred from the attributes and copies that into the top-left of the 5x5 "
+        "output_shape (index 5 at row 1, column 1 instead of row 1, column 0); onnx issue 2398, excluded "
+        "by onnxruntime as invalid"
+    ),
+}
+
+# Operators with a kernel whose onnx case modules generate no backend node case (tested in tests/ops).
+WITHOUT_CASES: dict[str, str] = {
+    "GlobalLpPool": "onnx has no backend node case for GlobalLpPool",
+    "MaxRoiPool": "onnx has no backend node case for MaxRoiPool",
+}
 
 # Element types NumPy has no type for: sonnx's Cast refuses them instead of emulating them.
 _UNSUPPORTED_TYPES = "|".join(

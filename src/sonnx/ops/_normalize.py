@@ -1,0 +1,66 @@
+"""What the normalisation operators share: axes, stash types, and standardisation in a chosen precision.
+
+``standardize`` computes, over the given axes, ``Mean = mean(X)``, ``D = X -
+Mean``, ``Var = mean(D * D)``, ``InvStdDev = 1 / sqrt(Var + epsilon)`` and
+``Normalized = D * InvStdDev`` (or ``D / sqrt(Var + epsilon)``), each step in
+the ``stash`` type: for float32 and float64 directly; for a narrower type
+(bfloat16, float16) every step is carried out in float32 and its result
+rounded to the stash type, as a graph of those operations on stash-typed
+tensors would be.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .values import numpy_dtype
+
+
+def stash_dtype(stash_type: int, allowed: tuple[str, ...] | None = None) -> np.dtype[Any]:
+    """The floating-point type a ``stash_type`` attribute names (refused when not a float type, or not allowed)."""
+    try:
+        dtype = numpy_dtype(int(stash_type))
+    except Exception:
+        raise ValueError(f"stash_type {stash_type} is not an element type") from None
+    if allowed is not None and dtype.name not in allowed:
+        raise ValueError(f"stash_type {stash_type} ({dtype.name}) must name one of {', '.join(allowed)}")
+    if not (dtype.kind == "f" or dtype.name == "bfloat16"):
+        raise ValueError(f"stash_type {stash_type} ({dtype.name}) is not a floating-point type")
+    return dtype
+
+
+def trailing_axes(rank: int, axis: int) -> tuple[int, ...]:
+    """``[axis, ..., rank - 1]`` for ``axis`` in ``[-rank, rank)``."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"axis {axis} outside [-{rank}, {rank}) for an input of rank {rank}")
+    start = axis + rank if axis < 0 else axis
+    return tuple(range(start, rank))
+
+
+def standardize(
+    x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: np.dtype[Any], divide: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Normalized, Mean, InvStdDev)`` of ``x`` over ``axes`` in the ``stash`` type (see the module text).
+
+    ``Mean`` and ``InvStdDev`` keep the reduced axes (as size 1). With
+    ``divide``, ``Normalized = D / sqrt(Var + epsilon)`` instead of ``D * InvStdDev``.
+    """
+    wide = stash.itemsize >= 4 and stash.kind == "f"
+    work = stash if wide else np.dtype(np.float32)
+
+    def r(v: Any) -> np.ndarray:
+        """A step's result as a stash-typed value (held in the working type)."""
+        v = np.asarray(v, dtype=work)
+        return v if wide else v.astype(stash).astype(work)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = r(x.astype(stash).astype(work))
+        mean = r(xs.mean(axis=axes, keepdims=True))
+        d = r(xs - mean)
+        var = r(r(d * d).mean(axis=axes, keepdims=True))
+        std = r(np.sqrt(r(var + work.type(epsilon))))
+        inv = r(work.type(1) / std)
+        normalized = r(d / std) if divide else r(d * inv)
+    return normalized.astype(stash), mean.astype(stash), inv.astype(stash)
