@@ -87,15 +87,14 @@ def test_orders_on_a_single_order_model_says_so(tmp_path: Path) -> None:
 
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
-# Examples that cannot run: a cycle or an undefined tensor leaves outputs without values, the random generator
-# has no kernel (sonnx executes deterministic operators only), and an unresolved recursive call has no
-# kernel. (r2_dropout_training runs: input seed 0 draws training_mode = False, so its Dropout is inference.)
+# Examples that cannot run: a cycle or an undefined tensor leaves outputs without values, and an unresolved
+# recursive call has no kernel. (The r2 examples run: a random operator draws from sonnx's generator seeded by
+# its seed attribute, the same values in every order; r2_dropout_training's input seed 0 draws
+# training_mode = False, so its Dropout is inference.)
 NOT_EXECUTABLE = {
     "acyclic_cycle.onnx",
     "c3_incomplete.onnx",
     "functions_recursion.onnx",
-    "r2_random.onnx",
-    "r2_random_dead.onnx",
 }
 
 
