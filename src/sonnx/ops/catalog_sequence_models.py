@@ -5,9 +5,15 @@ from __future__ import annotations
 from .base import operator_modules
 
 NAMES = (
+    "op_blackman_window",
+    "op_dft",
     "op_gru",
+    "op_hamming_window",
+    "op_hann_window",
     "op_lstm",
+    "op_mel_weight_matrix",
     "op_rnn",
+    "op_stft",
 )
 
 MODULES = operator_modules(__package__, NAMES)
