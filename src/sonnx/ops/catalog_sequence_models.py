@@ -5,6 +5,7 @@ from __future__ import annotations
 from .base import operator_modules
 
 NAMES = (
+    "op_attention",
     "op_blackman_window",
     "op_dft",
     "op_gru",
