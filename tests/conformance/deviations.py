@@ -46,7 +46,14 @@ _SEQUENCES = (
     "OptionalHasElement), which are outside the SONNX operator set and have no sonnx kernel"
 )
 
+_NESTED_RANGE = (
+    "the score_mod subgraph uses Range (and GreaterOrEqual), which have no kernel in this branch yet; with them "
+    "the case passes (checked with stand-in kernels): drop these entries once Range and GreaterOrEqual are merged"
+)
+
 REFUSALS: dict[str, tuple[str, str]] = {
+    "test_flexattention_causal_mask": ("without a kernel: .*Range", _NESTED_RANGE),
+    "test_flexattention_relative_positional": ("without a kernel: .*Range", _NESTED_RANGE),
     "test_if_opt": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
     "test_if_seq": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
     "test_loop13_seq": ("without a kernel: .*SequenceInsert", _SEQUENCES),
