@@ -87,8 +87,17 @@ def activation_functions(
             beta = float(beta_left.pop(0))
         a = 0.0 if alpha is None else alpha
         b = 0.0 if beta is None else beta
-        made.append(lambda x, fn=fn, a=a, b=b: fn(x, a, b).astype(x.dtype, copy=False))
+        made.append(_bound(fn, a, b))
     return [made[d * per : (d + 1) * per] for d in range(num_directions)]
+
+
+def _bound(fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float, beta: float) -> Activation:
+    """``fn`` with its parameters fixed, keeping the argument's type."""
+
+    def apply(x: np.ndarray) -> np.ndarray:
+        return np.asarray(fn(x, alpha, beta)).astype(x.dtype, copy=False)
+
+    return apply
 
 
 def direction_count(direction: str | bytes, aliases: Sequence[str] = ()) -> tuple[int, bool]:

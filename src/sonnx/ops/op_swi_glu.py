@@ -20,7 +20,7 @@ def swi_glu(a: np.ndarray, b: np.ndarray, *, alpha: float = 1.0, **_attrs: Any) 
     work = np.float64 if a.dtype == np.float64 else np.float32
     av = a.astype(work)
     with np.errstate(over="ignore"):
-        gate = av / (1 + np.exp(-float(alpha) * av))
+        gate = av / (1 + np.exp(np.multiply(av, -float(alpha))))
     return (gate * b.astype(work)).astype(a.dtype)
 
 
