@@ -539,3 +539,9 @@ def test_linear_attention_state_type_follows_the_past_state() -> None:
     _, state32 = la(q, q, q, np.zeros((1, 1, 4, 4), np.float32), update_rule="linear", q_num_heads=1,
                     kv_num_heads=1)
     assert state32.dtype == np.float32
+
+
+def test_attention_refuses_a_mask_that_would_widen_the_batch() -> None:
+    q, k, v = _rand(1, 1, 2, 4), _rand(1, 1, 3, 4), _rand(1, 1, 3, 4)
+    with pytest.raises(ValueError, match="does not broadcast"):
+        _fn("Attention", 23)(q, k, v, np.zeros((2, 1, 2, 3)))

@@ -96,7 +96,7 @@ def _attention(
     right_window_size: int,
     pad_short_mask: bool,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    work = out_type = q.dtype
+    work = q.dtype
     q4 = _to_4d(q, q_num_heads, "Q", "q_num_heads").astype(work, copy=False)
     k4 = _to_4d(k, kv_num_heads, "K", "kv_num_heads")
     v4 = _to_4d(v, kv_num_heads, "V", "kv_num_heads")
@@ -159,15 +159,15 @@ def _attention(
         allowed = allowed & (keys <= position + right_window_size)
     if not np.all(allowed):
         bias = bias + np.where(allowed, 0, -np.inf).astype(work)
+    target = (batch, q_heads, q_len, total)
     try:
-        logits = (scores + bias).astype(work, copy=False)
-        np.broadcast_shapes(logits.shape, (batch, q_heads, q_len, total))
+        fits = np.broadcast_shapes(bias.shape, target) == target
     except ValueError:
-        raise ValueError(
-            f"attn_mask of shape {list(attn_mask.shape) if attn_mask is not None else []} does not broadcast "
-            f"to {[batch, q_heads, q_len, total]}"
-        ) from None
-    logits = np.broadcast_to(logits, (batch, q_heads, q_len, total))
+        fits = False
+    if not fits:
+        shown = list(attn_mask.shape) if attn_mask is not None else []
+        raise ValueError(f"attn_mask of shape {shown} does not broadcast to {list(target)}")
+    logits = np.broadcast_to((scores + bias).astype(work, copy=False), target)
 
     dead = np.all(np.broadcast_to(bias, logits.shape) == -np.inf, axis=-1, keepdims=True)
     soft_type = precision_dtype(softmax_precision, work)
@@ -179,7 +179,7 @@ def _attention(
     if mode not in _MODES:
         raise ValueError(f"qk_matmul_output_mode must be 0, 1, 2 or 3, not {mode}")
     qk = (raw, capped, logits, probs)[mode]
-    return y.astype(out_type), present_key, present_value, np.ascontiguousarray(qk).astype(out_type)
+    return y.astype(work), present_key, present_value, np.ascontiguousarray(qk).astype(work)
 
 
 def attention_23(
