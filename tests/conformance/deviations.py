@@ -51,6 +51,11 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "test_if_seq": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
     "test_loop13_seq": ("without a kernel: .*SequenceInsert", _SEQUENCES),
     "test_loop16_seq_none": ("without a kernel: .*OptionalHasElement", _SEQUENCES),
+    # runnable since Ceil has a kernel; the function body casts its bfloat16 inputs, which sonnx's Cast refuses
+    "test_range_bfloat16_type_positive_delta_expanded": (
+        "Cast from bfloat16 is not supported",
+        "element type without a NumPy counterpart (bfloat16): sonnx's Cast refuses it",
+    ),
     "test_training_dropout_default": ("inference only", _TRAINING),
     "test_training_dropout_default_mask": ("inference only", _TRAINING),
     "test_training_dropout": ("inference only", _TRAINING),
