@@ -125,7 +125,8 @@ def comparison_kernels(operator: str, ufunc: BinaryUfunc, since_versions: tuple[
 
     def kernel(a: np.ndarray, b: np.ndarray, **_: Any) -> np.ndarray:
         same_type(a, b, operator)
-        return np.asarray(ufunc(a, b), dtype=np.bool_)
+        with np.errstate(invalid="ignore"):  # ml_dtypes warns when comparing NaN
+            return np.asarray(ufunc(a, b), dtype=np.bool_)
 
     kernel.__name__ = kernel.__qualname__ = operator.lower()
     kernel.__doc__ = f"{operator}: element-wise comparison, NumPy broadcasting."
