@@ -78,6 +78,7 @@ def test_erf_special_values_and_oddness() -> None:
 def test_erf_constants_are_the_exact_values_rounded() -> None:
     with localcontext() as ctx:
         ctx.prec = 50
+
         # pi by Machin's formula, in 50-digit decimal arithmetic
         def arctan_inverse(n: int) -> Decimal:
             total, term, k, sign = Decimal(0), Decimal(1) / n, 1, 1
@@ -185,9 +186,7 @@ def test_is_inf_and_is_nan() -> None:
     np.testing.assert_array_equal(_fn("IsInf", 10)(x), [True, True, False, False, False])
     np.testing.assert_array_equal(_fn("IsInf", 10)(x, detect_negative=0), [False, True, False, False, False])
     np.testing.assert_array_equal(_fn("IsInf", 20)(x, detect_positive=0), [True, False, False, False, False])
-    np.testing.assert_array_equal(
-        _fn("IsInf", 20)(x, detect_positive=0, detect_negative=0), [False] * 5
-    )
+    np.testing.assert_array_equal(_fn("IsInf", 20)(x, detect_positive=0, detect_negative=0), [False] * 5)
     np.testing.assert_array_equal(_fn("IsInf", 20)(x.astype(BF16)), [True, True, False, False, False])
     # float8e4m3fn has no infinity: the largest finite values are not infinite
     f8 = np.array([448.0, -448.0, np.nan], dtype=ml_dtypes.float8_e4m3fn)
@@ -203,9 +202,7 @@ def test_is_inf_and_is_nan() -> None:
 # ------------------------------------------------------------------------------------- logic, bitwise
 
 
-@pytest.mark.parametrize(
-    "operator,ufunc", [("And", np.logical_and), ("Or", np.logical_or), ("Xor", np.logical_xor)]
-)
+@pytest.mark.parametrize("operator,ufunc", [("And", np.logical_and), ("Or", np.logical_or), ("Xor", np.logical_xor)])
 def test_logical_1_broadcasts_only_when_asked_and_7_like_numpy(operator: str, ufunc: Any) -> None:
     a = np.array([[[True, False, True, False]] * 3] * 2)
     a[1, 2, 1] = True
@@ -373,8 +370,22 @@ def test_mean_of_float16_sums_without_overflow() -> None:
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_activations_keep_the_float_type(dtype: np.dtype[Any]) -> None:
     x = np.array([-2.0, -0.5, 0.0, 0.5, 2.0], dtype=dtype)
-    for operator in ("Elu", "Selu", "HardSigmoid", "HardSwish", "Mish", "Softplus", "Softsign", "ThresholdedRelu",
-                     "Swish", "Gelu", "Celu", "Shrink", "LogSoftmax", "Hardmax"):
+    for operator in (
+        "Elu",
+        "Selu",
+        "HardSigmoid",
+        "HardSwish",
+        "Mish",
+        "Softplus",
+        "Softsign",
+        "ThresholdedRelu",
+        "Swish",
+        "Gelu",
+        "Celu",
+        "Shrink",
+        "LogSoftmax",
+        "Hardmax",
+    ):
         out = _fn(operator, _latest(operator))(x)
         assert out.dtype == dtype and out.shape == x.shape, operator
 

@@ -131,4 +131,3 @@ def comparison_kernels(operator: str, ufunc: BinaryUfunc, since_versions: tuple[
     kernel.__name__ = kernel.__qualname__ = operator.lower()
     kernel.__doc__ = f"{operator}: element-wise comparison, NumPy broadcasting."
     return (Kernel(operator, since_versions, kernel),)
-
