@@ -1,7 +1,8 @@
 """The error function erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt, vectorised in float64 (no SciPy).
 
-Two formulas, each where it is accurate to float64 rounding (within one unit
-in the last place of the true value, checked against ``math.erf`` by the tests):
+Two formulas, each where it is accurate to float64 rounding (the tests check
+that every result is within one unit in the last place of ``math.erf``'s, and
+mostly equal to it):
 
 * ``|x| < 2``: the Maclaurin series erf(x) = 2/sqrt(pi) * sum_n (-1)^n x^(2n+1) / (n! (2n+1)),
   36 terms, evaluated by Horner's rule in x^2. The terms alternate and cancel

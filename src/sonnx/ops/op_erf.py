@@ -20,8 +20,7 @@ from .base import Kernel
 def erf(x: np.ndarray, **_attrs: Any) -> np.ndarray:
     """The same function for versions 9 and 13 (they differ in the element types they admit)."""
     require_numeric(x, "Erf")
-    with np.errstate(invalid="ignore"):
-        return erf_float64(x.astype(np.float64)).astype(x.dtype)
+    return erf_float64(x.astype(np.float64)).astype(x.dtype)
 
 
 KERNELS = (Kernel("Erf", (9, 13), erf),)
