@@ -1,0 +1,12 @@
+"""Asinh: the inverse hyperbolic sine, element-wise.
+
+Versions differ only in the element types they admit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._elementwise import float_unary_kernels
+
+KERNELS = float_unary_kernels("Asinh", (9, 22), np.arcsinh)

@@ -1,0 +1,12 @@
+"""Floor: the largest integer not above x, element-wise (NaN, infinities and -0 unchanged).
+
+Versions differ only in the element types they admit (and version 1's ignored ``consumed_inputs``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._elementwise import float_unary_kernels
+
+KERNELS = float_unary_kernels("Floor", (1, 6, 13), np.floor)
