@@ -14,30 +14,7 @@ from __future__ import annotations
 
 DEVIATIONS: dict[str, str] = {}
 
-# Element types NumPy has no type for: sonnx's Cast refuses them instead of emulating them.
-_UNSUPPORTED_TYPES = "|".join(
-    (
-        "BFLOAT16",
-        "FLOAT8E4M3FNUZ",
-        "FLOAT8E4M3FN",
-        "FLOAT8E5M2FNUZ",
-        "FLOAT8E5M2",
-        "FLOAT8E8M0",
-        "FLOAT4E2M1",
-        "UINT4",
-        "INT4",
-        "UINT2",
-        "INT2",
-    )
-)
-
-REFUSAL_RULES: tuple[tuple[str, str, str], ...] = (
-    (
-        rf"^test_cast(like)?_.*(?<![A-Z0-9])({_UNSUPPORTED_TYPES})(_|$)",
-        "not supported|no NumPy",
-        "element type without a NumPy counterpart (bfloat16, float8, float4, 2/4-bit integers)",
-    ),
-)
+REFUSAL_RULES: tuple[tuple[str, str, str], ...] = ()
 
 _TRAINING = "Dropout in training mode draws a random mask; sonnx executes inference only"
 
@@ -46,7 +23,16 @@ _SEQUENCES = (
     "OptionalHasElement), which are outside the SONNX operator set and have no sonnx kernel"
 )
 
+_NESTED_GATHER_ELEMENTS = (
+    "a nested graph (an If branch of the expanded AffineGrid body) uses GatherElements, which has no kernel "
+    "yet; remove these entries once it has one"
+)
+
 REFUSALS: dict[str, tuple[str, str]] = {
+    "test_affine_grid_2d_align_corners_expanded": ("without a kernel: .*GatherElements", _NESTED_GATHER_ELEMENTS),
+    "test_affine_grid_2d_expanded": ("without a kernel: .*GatherElements", _NESTED_GATHER_ELEMENTS),
+    "test_affine_grid_3d_align_corners_expanded": ("without a kernel: .*GatherElements", _NESTED_GATHER_ELEMENTS),
+    "test_affine_grid_3d_expanded": ("without a kernel: .*GatherElements", _NESTED_GATHER_ELEMENTS),
     "test_if_opt": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
     "test_if_seq": ("without a kernel: .*SequenceConstruct", _SEQUENCES),
     "test_loop13_seq": ("without a kernel: .*SequenceInsert", _SEQUENCES),
