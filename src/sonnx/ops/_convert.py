@@ -32,10 +32,11 @@ to int8/uint8), then converted:
 
 Text: strings parse as decimal numbers (``INF``, ``+INF``, ``-INF``, ``NaN``
 in any letter case; integer literals only for an integer target); numbers
-print as NumPy's shortest round-tripping decimal in their own type (floats
-NumPy lacks print through the narrowest NumPy float holding them exactly:
-float16 for the 4/6/8-bit floats, float32 for bfloat16 and E8M0), with
-``NaN``, ``INF`` and ``-INF`` for the special values, and booleans as
+print as NumPy prints a scalar of their type (the shortest decimal that reads
+back as the same value, e.g. ``0.5488135``, ``1e+06`` for float32); floats
+NumPy lacks print through the narrowest NumPy float holding them exactly
+(float16 for the 4/6/8-bit floats, float32 for bfloat16 and E8M0); ``NaN``,
+``INF`` and ``-INF`` stand for the special values, and booleans print as
 ``True``/``False``.
 """
 
