@@ -142,8 +142,8 @@ def compare(name: str, got: Any, want: Any, rtol: float, atol: float) -> None:
     assert got.dtype == want.dtype, f"{name}: dtype {got.dtype} != expected {want.dtype}"
     if np.issubdtype(want.dtype, np.floating) or np.issubdtype(want.dtype, np.complexfloating):
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, err_msg=name)
-    elif want.dtype.kind == "V" and want.dtype.itemsize <= 2:
-        # ml_dtypes types (bfloat16, float8, 4-bit): compare through float32, NaN equal to NaN
+    elif want.dtype.kind in "Vf" and want.dtype.itemsize <= 2:
+        # ml_dtypes types (bfloat16, float8, 4-bit; float8_e5m2 has kind "f"): through float32, NaN equal to NaN
         np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=rtol, atol=atol,
                                    err_msg=name)
     else:

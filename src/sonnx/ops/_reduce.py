@@ -51,10 +51,15 @@ def axes_from_input(axes: np.ndarray | None) -> list[int] | None:
 def reduce_with(
     reducer: Reducer, x: np.ndarray, axes: Sequence[int] | None, keepdims: int, noop_with_empty_axes: int
 ) -> np.ndarray:
-    """Apply ``reducer``: no/empty axes reduce everything, unless ``noop_with_empty_axes`` (then identity)."""
+    """Apply ``reducer``: no/empty axes reduce everything, unless ``noop_with_empty_axes``.
+
+    With ``noop_with_empty_axes`` the reducer runs over no axis at all: plain
+    reductions give ``x`` back, composite ones still apply their element-wise
+    part (ReduceSumSquare squares, ReduceLogSum takes the log).
+    """
     if axes is None or len(axes) == 0:
         if noop_with_empty_axes:
-            return x.copy()
+            return np.asarray(reducer(x, (), bool(keepdims)))
         selected: tuple[int, ...] | None = None
     else:
         selected = normalise_axes(x, axes)

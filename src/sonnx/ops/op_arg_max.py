@@ -2,7 +2,7 @@
 
 Ties go to the first occurrence, or to the last with ``select_last_index``
 (opset 12 on). NaN counts as the largest value (NumPy's rule; ONNX does not
-say).
+say). The code is shared with ArgMin (:mod:`sonnx.ops._arg_extreme`).
 """
 
 from __future__ import annotations
@@ -11,29 +11,18 @@ from typing import Any
 
 import numpy as np
 
+from ._arg_extreme import arg_extreme, non_negative_axis
 from .base import Kernel
 
 
 def arg_max_1(x: np.ndarray, axis: int = 0, keepdims: int = 1, **_attrs: Any) -> np.ndarray:
     """Opset 1: as later versions, but a negative axis is not defined (introduced by ArgMax-11) and is refused."""
-    if axis < 0:
-        raise ValueError(f"ArgMax-1: negative axis {axis}")
-    return arg_max(x, axis=axis, keepdims=keepdims)
+    return arg_max(x, axis=non_negative_axis(axis, "ArgMax"), keepdims=keepdims)
 
 
 def arg_max(x: np.ndarray, axis: int = 0, keepdims: int = 1, select_last_index: int = 0, **_attrs: Any) -> np.ndarray:
     """Opset 11 on (``select_last_index`` exists from 12)."""
-    if not -x.ndim <= axis < max(x.ndim, 1):
-        raise ValueError(f"ArgMax: axis {axis} outside rank {x.ndim}")
-    ax = axis + x.ndim if axis < 0 else axis
-    if x.ndim and x.shape[ax] == 0:
-        raise ValueError("ArgMax over an empty axis has no result")
-    if select_last_index:
-        n = x.shape[ax]
-        idx = (n - 1) - np.argmax(np.flip(x, axis=ax), axis=ax, keepdims=bool(keepdims))
-    else:
-        idx = np.argmax(x, axis=ax, keepdims=bool(keepdims))
-    return np.asarray(idx, dtype=np.int64)
+    return arg_extreme(x, axis, keepdims, select_last_index, largest=True, operator="ArgMax")
 
 
 KERNELS = (

@@ -1,17 +1,13 @@
 """Cast: convert every element to the element type named by ``to``.
 
-The element types NumPy represents natively are supported: booleans, the
-signed and unsigned integers of 8 to 64 bits, float16/32/64 and strings.
-bfloat16, the float8/float4 families and the 2/4-bit integers have no NumPy
-type; a cast from or to them is refused rather than approximated.
-
-Conversions follow NumPy's ``astype``: float to integer truncates toward
-zero (out-of-range values and NaN have no defined ONNX result); to bool,
-nonzero is True. Strings parse as decimal numbers (``"INF"``/``"NaN"``
-accepted, case-insensitively; only integer literals cast to an integer type);
-numbers become NumPy's shortest round-tripping decimal text (which uses an
-exponent for very large or small magnitudes), with ``NaN``, ``INF`` and
-``-INF`` for the special values.
+The conversion rules (rounding, out-of-range values, float8 saturation,
+FLOAT8E8M0 rounding modes, text) are those of :mod:`sonnx.ops._convert`.
+Versions differ in the element types they admit (strings from 9, bfloat16
+from 13, float8 from 19, 4-bit integers from 21, FLOAT4E2M1 from 23,
+FLOAT8E8M0 from 24, 2-bit integers from 25, float6 from 28), in ``saturate``
+(from 19: float8 targets clamp out-of-range values instead of producing
+infinity or NaN) and in ``round_mode`` (from 24, FLOAT8E8M0 only).
+Version 1 names the target type as a string (``"FLOAT"``).
 """
 
 from __future__ import annotations
@@ -21,68 +17,30 @@ from typing import Any, Union
 import numpy as np
 from onnx import TensorProto
 
+from ..errors import SonnxError
+from ._convert import convert
 from .base import Kernel
-
-_NUMPY_TYPES: dict[int, Any] = {
-    TensorProto.FLOAT: np.float32,
-    TensorProto.DOUBLE: np.float64,
-    TensorProto.FLOAT16: np.float16,
-    TensorProto.INT8: np.int8,
-    TensorProto.INT16: np.int16,
-    TensorProto.INT32: np.int32,
-    TensorProto.INT64: np.int64,
-    TensorProto.UINT8: np.uint8,
-    TensorProto.UINT16: np.uint16,
-    TensorProto.UINT32: np.uint32,
-    TensorProto.UINT64: np.uint64,
-    TensorProto.BOOL: np.bool_,
-    TensorProto.STRING: np.object_,
-}
-_SUPPORTED = {np.dtype(t) for t in _NUMPY_TYPES.values()}
+from .values import numpy_dtype
 
 
-def _target(to: Union[int, str]) -> Any:
+def target_dtype(to: Union[int, str], operator: str) -> np.dtype[Any]:
+    """The NumPy dtype of the ONNX element type ``to`` (a ``TensorProto.DataType`` number or name)."""
     if isinstance(to, str):  # Cast-1 names the type ("FLOAT")
         try:
             code = TensorProto.DataType.Value(to.upper())
         except ValueError:
-            raise ValueError(f"Cast: unknown element type name {to!r}") from None
+            raise ValueError(f"{operator}: unknown element type name {to!r}") from None
     else:
         code = int(to)
-    if code not in _NUMPY_TYPES:
-        name = TensorProto.DataType.Name(code) if code in TensorProto.DataType.values() else str(code)
-        raise ValueError(f"Cast to {name} is not supported (no NumPy element type)")
-    return _NUMPY_TYPES[code]
+    try:
+        return numpy_dtype(code)
+    except SonnxError:
+        raise ValueError(f"{operator}: element type {code} is not a tensor element type") from None
 
 
-def _is_text(x: np.ndarray) -> bool:
-    return x.dtype == np.object_ or x.dtype.kind in "US"
-
-
-def cast(x: np.ndarray, to: Union[int, str], **_attrs: Any) -> np.ndarray:
-    """All versions: versions add element types; ``saturate`` and ``round_mode`` concern only float8/float4."""
-    target = _target(to)
-    if not _is_text(x) and x.dtype not in _SUPPORTED:
-        raise ValueError(f"Cast from {x.dtype} is not supported")
-    if target is np.object_:
-        if _is_text(x):
-            return x.astype(np.object_)
-        text = x.astype(np.str_)
-        if x.dtype.kind == "f":  # the ONNX literals for the special values
-            text = np.where(np.isnan(x), "NaN", text)
-            text = np.where(np.isposinf(x), "INF", text)
-            text = np.where(np.isneginf(x), "-INF", text)
-        return text.astype(np.object_)
-    if _is_text(x):
-        try:
-            text = x.astype(np.str_)
-            if np.issubdtype(target, np.integer):  # integer literals only ("2.5" to int is undefined)
-                return text.astype(np.int64).astype(target)
-            return text.astype(np.float64).astype(target)
-        except ValueError as exc:
-            raise ValueError(f"Cast: a string is not a number ({exc})") from None
-    with np.errstate(invalid="ignore", over="ignore"):
-        return x.astype(target)
+def cast(x: np.ndarray, to: Union[int, str], saturate: int = 1, round_mode: str = "up", **_attrs: Any) -> np.ndarray:
+    """All versions (the attributes a version lacks keep their later defaults, which change nothing there)."""
+    return convert(x, target_dtype(to, "Cast"), saturate=bool(saturate), round_mode=round_mode)
 
 
 KERNELS = (Kernel("Cast", (1, 6, 9, 13, 19, 21, 23, 24, 25, 28), cast),)
