@@ -5,7 +5,11 @@ from __future__ import annotations
 from .base import operator_modules
 
 NAMES = (
+    "op_affine_grid",
+    "op_center_crop_pad",
+    "op_col2im",
     "op_resize",
+    "op_upsample",
 )
 
 MODULES = operator_modules(__package__, NAMES)
