@@ -10,6 +10,7 @@ NAMES = (
     "op_col2im",
     "op_non_max_suppression",
     "op_resize",
+    "op_roi_align",
     "op_upsample",
 )
 
