@@ -8,6 +8,7 @@ NAMES = (
     "op_affine_grid",
     "op_center_crop_pad",
     "op_col2im",
+    "op_deform_conv",
     "op_grid_sample",
     "op_non_max_suppression",
     "op_resize",
