@@ -137,7 +137,8 @@ def sample_points(
             weight = weight * wk
             index.append(idx[..., k])
         # data[b, :, i1, ..., ir] with advanced indices around a slice: the gathered axis C comes last
-        values = data[(index[0], slice(None), *index[1:])]
+        key: tuple[Any, ...] = (index[0], slice(None), *index[1:])
+        values = data[key]
         term = values * weight[..., None].astype(values.dtype, copy=False)
         out = term if out is None else out + term
     assert out is not None

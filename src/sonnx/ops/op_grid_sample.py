@@ -79,7 +79,7 @@ def grid_sample_nd(x: np.ndarray, grid: np.ndarray, mode: str, padding_mode: str
         else:
             src = _padded(pix, size, padding_mode, align_corners)
             if mode == "nearest":
-                idx, w = np.rint(src).astype(np.int64)[..., None], np.ones(src.shape + (1,))
+                idx, w = np.rint(src).astype(np.int64)[..., None], np.ones((*src.shape, 1))
             else:
                 idx, w = linear_taps(src)
         valid.append((idx >= 0) & (idx < size))
@@ -87,7 +87,8 @@ def grid_sample_nd(x: np.ndarray, grid: np.ndarray, mode: str, padding_mode: str
     if mode == "nearest":
         index = tuple(t[0][..., 0] for t in taps)
         bidx = np.arange(n).reshape((n,) + (1,) * (grid.ndim - 2))
-        values = x[(bidx, slice(None), *index)]  # N x O1 x ... x C
+        key: tuple[Any, ...] = (bidx, slice(None), *index)
+        values = x[key]  # N x O1 x ... x C
         inside = np.logical_and.reduce([v[..., 0] for v in valid])
         values = np.where(inside[..., None], values, np.zeros((), dtype=x.dtype))
         return np.moveaxis(values, -1, 1)
