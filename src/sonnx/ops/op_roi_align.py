@@ -106,32 +106,38 @@ def _roi_align(
 
 def _avg(img: np.ndarray, iy: np.ndarray, wy: np.ndarray, ix: np.ndarray, wx: np.ndarray,
          gh: np.ndarray, gw: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """Averages: per region, a (bins x rows) and a (bins x columns) weight matrix around the image."""
+    """Averages: every region's samples summed into a (bins x rows) and a (bins x columns) weight matrix.
+
+    ``Y[r, c] = Rows[r] @ X[c] @ Cols[r]^T / count[r]``, computed as two matrix products.
+    """
     k, ph = iy.shape[:2]
     pw = ix.shape[1]
-    h, w = img.shape[1:]
+    c, h, w = img.shape
     rows = np.zeros((k, ph, h))
     cols = np.zeros((k, pw, w))
     rk = np.arange(k)[:, None, None, None]
     np.add.at(rows, (rk, np.arange(ph)[None, :, None, None], iy), wy)
     np.add.at(cols, (rk, np.arange(pw)[None, :, None, None], ix), wx)
-    y = np.einsum("rph,chw,rqw->rcpq", rows, img, cols, optimize=True)
+    by_row = rows.reshape(k * ph, h) @ img.transpose(1, 0, 2).reshape(h, c * w)  # (R * P, C * W)
+    y = by_row.reshape(k, ph * c, w) @ cols.transpose(0, 2, 1)  # (R, P * C, Q)
+    y = y.reshape(k, ph, c, pw).transpose(0, 2, 1, 3)
     return y / count[:, None, None, None]
 
 
 def _max(img: np.ndarray, iy: np.ndarray, wy: np.ndarray, ix: np.ndarray, wx: np.ndarray,
          gh: np.ndarray, gw: np.ndarray, count: np.ndarray) -> np.ndarray:
     """Maxima: every weighted corner term of every sample, then the largest per bin."""
-    # (C, R, P, Sy, 2, Q, Sx, 2): corner values of every sample of every bin
-    values = img[:, iy[:, :, :, :, None, None, None], ix[:, None, None, None, :, :, :]]
-    terms = values * (wy[:, :, :, :, None, None, None] * wx[:, None, None, None, :, :, :])
-    per_sample = terms.max(axis=(4, 7))  # (C, R, P, Sy, Q, Sx)
+    pixels = np.ascontiguousarray(img.transpose(1, 2, 0))  # H x W x C: one gather copies C contiguous values
+    # (R, P, Sy, 2, Q, Sx, 2, C): corner values of every sample of every bin
+    values = pixels[iy[:, :, :, :, None, None, None], ix[:, None, None, None, :, :, :]]
+    weights = wy[:, :, :, :, None, None, None] * wx[:, None, None, None, :, :, :]
+    per_sample = (values * weights[..., None]).max(axis=(3, 6))  # (R, P, Sy, Q, Sx, C)
     sy = np.arange(iy.shape[2])[None, :] < gh[:, None]
     sx = np.arange(ix.shape[2])[None, :] < gw[:, None]
-    exists = sy[:, None, :, None, None] & sx[:, None, None, None, :]  # (R, 1, Sy, 1, Sx)
-    best = np.where(exists[None], per_sample, -np.inf).max(axis=(3, 5))  # (C, R, P, Q)
+    exists = sy[:, None, :, None, None, None] & sx[:, None, None, None, :, None]  # (R, 1, Sy, 1, Sx, 1)
+    best = np.where(exists, per_sample, -np.inf).max(axis=(2, 4))  # (R, P, Q, C)
     best = np.where(np.isneginf(best), 0.0, best)
-    return np.moveaxis(best, 0, 1)
+    return best.transpose(0, 3, 1, 2)
 
 
 def roi_align_10(x: np.ndarray, rois: np.ndarray, batch_indices: np.ndarray, *, mode: str = "avg",
