@@ -37,36 +37,9 @@ DEVIATIONS: dict[str, str] = {
     "test_bernoulli_seed_expanded": _GLOBAL_DRAW + " (the case's seed attribute 0 was not used to draw them)",
 }
 
-# Element types NumPy has no type for: sonnx's Cast refuses them instead of emulating them.
-_UNSUPPORTED_TYPES = "|".join(
-    (
-        "BFLOAT16",
-        "FLOAT8E4M3FNUZ",
-        "FLOAT8E4M3FN",
-        "FLOAT8E5M2FNUZ",
-        "FLOAT8E5M2",
-        "FLOAT8E8M0",
-        "FLOAT4E2M1",
-        "UINT4",
-        "INT4",
-        "UINT2",
-        "INT2",
-    )
-)
+REFUSAL_RULES: tuple[tuple[str, str, str], ...] = ()
 
-REFUSAL_RULES: tuple[tuple[str, str, str], ...] = (
-    (
-        rf"^test_cast(like)?_.*(?<![A-Z0-9])({_UNSUPPORTED_TYPES})(_|$)",
-        "not supported|no NumPy",
-        "element type without a NumPy counterpart (bfloat16, float8, float4, 2/4-bit integers)",
-    ),
-)
-
-REFUSALS: dict[str, tuple[str, str]] = {
-    # the loop body's Not has no kernel yet (another batch); tests/ops/test_sequence_kernels.py runs this case
-    # with a Not kernel of its own and it passes
-    "test_loop16_seq_none": ("without a kernel: .*Not", "the loop body uses Not, which has no kernel yet"),
-}
+REFUSALS: dict[str, tuple[str, str]] = {}
 
 NO_NODE_CASES: dict[str, str] = {
     "GlobalLpPool": "onnx has no backend node case for GlobalLpPool; unit tests in tests/ops",

@@ -7,11 +7,33 @@ is the table the executor uses.
 
 from __future__ import annotations
 
-from . import catalog_control, catalog_elementwise, catalog_indexing, catalog_nn, catalog_nn2, catalog_sequence, catalog_sequence_models, catalog_shape, catalog_tensor, catalog_vision
+from . import (
+    (,
+)
+    catalog_control,
+    catalog_elementwise,
+    catalog_indexing,
+    catalog_nn,
+    catalog_nn2,
+    catalog_sequence,
+    catalog_sequence_models,
+    catalog_shape,
+    catalog_tensor,
+    catalog_vision,
+)
 from .base import Kernel, KernelError, KernelRegistry, UnsupportedOperatorError, call_kernel
 
 CATALOGS = (
-    catalog_tensor, catalog_nn, catalog_control, catalog_elementwise, catalog_indexing, catalog_nn2, catalog_sequence, catalog_sequence_models, catalog_shape, catalog_vision,
+    catalog_tensor,
+    catalog_nn,
+    catalog_control,
+    catalog_elementwise,
+    catalog_indexing,
+    catalog_nn2,
+    catalog_sequence,
+    catalog_sequence_models,
+    catalog_shape,
+    catalog_vision,
 )
 
 MODULES = tuple(m for c in CATALOGS for m in c.MODULES)

@@ -8,17 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
+from ._convert import is_integer
 from ._reduce import reduction_kernels
 
 
 def _least(dtype: np.dtype) -> Any:
-    if dtype.kind == "f":
-        return -np.inf
+    """The identity of max: False, the integer type's least value, or -inf (floats, ml_dtypes ones too)."""
     if dtype.kind == "b":
         return False
-    return np.iinfo(dtype).min
+    if is_integer(dtype):
+        return (np.iinfo if dtype.kind in "iu" else ml_dtypes.iinfo)(dtype).min
+    return -np.inf
 
 
 def _max(x: np.ndarray, axes: tuple[int, ...] | None, keepdims: bool) -> np.ndarray:

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
+from ._convert import is_integer
 from ._reduce import reduction_kernels
 
 
 def _greatest(dtype: np.dtype[Any]) -> Any:
+    """The identity of min: True, the integer type's greatest value, or +inf (floats, ml_dtypes ones too)."""
     if dtype.kind == "b":
         return True
-    if dtype.kind in "iu":
-        return np.iinfo(dtype).max
+    if is_integer(dtype):
+        return (np.iinfo if dtype.kind in "iu" else ml_dtypes.iinfo)(dtype).max
     return np.inf
 
 
