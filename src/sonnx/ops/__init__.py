@@ -8,8 +8,6 @@ is the table the executor uses.
 from __future__ import annotations
 
 from . import (
-    (,
-)
     catalog_control,
     catalog_elementwise,
     catalog_indexing,
