@@ -7,10 +7,10 @@ is the table the executor uses.
 
 from __future__ import annotations
 
-from . import catalog_control, catalog_nn, catalog_tensor
+from . import catalog_control, catalog_ml, catalog_nn, catalog_tensor
 from .base import Kernel, KernelError, KernelRegistry, UnsupportedOperatorError, call_kernel
 
-CATALOGS = (catalog_tensor, catalog_nn, catalog_control)
+CATALOGS = (catalog_tensor, catalog_nn, catalog_control, catalog_ml)
 
 MODULES = tuple(m for c in CATALOGS for m in c.MODULES)
 
