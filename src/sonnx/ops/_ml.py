@@ -62,28 +62,48 @@ def probit(p: np.ndarray) -> np.ndarray:
     return np.where(p == 1, np.inf, out)
 
 
+def _exp(x: np.ndarray) -> np.ndarray:
+    """exp in x's dtype; float32 goes through float64, so each result is the float32 nearest the true value."""
+    if x.dtype == np.float64:
+        return np.exp(x)
+    return np.exp(x.astype(np.float64)).astype(x.dtype)
+
+
+def _row_sum(v: np.ndarray) -> np.ndarray:
+    """The sum over the last axis, adding element after element (the order a scalar loop adds in)."""
+    if v.shape[-1] == 0:
+        return np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)
+    return np.cumsum(v, axis=-1, dtype=v.dtype)[..., -1:]
+
+
 def post_transform(scores: np.ndarray, name: str) -> np.ndarray:
-    """``scores`` (rows of scores on the last axis) after the named transform, in the same dtype."""
+    """``scores`` (rows of scores on the last axis, float32 or float64) after the named transform, same dtype.
+
+    The logistic is computed as ``1 - 1 / (1 + exp(|s|))`` for negative s, which
+    is exact in the tails; the softmax adds each row in order.
+    """
     if name not in TRANSFORMS:
         raise ValueError(f"post_transform must be one of {', '.join(TRANSFORMS)}, not {name!r}")
     dtype = scores.dtype
     if name == "NONE" or scores.size == 0:
         return scores
+    one = dtype.type(1)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if name == "LOGISTIC":
-            one = dtype.type(1)
-            return (one / (one + np.exp(-scores))).astype(dtype, copy=False)
+            v = one / (one + _exp(-np.abs(scores)))
+            return np.where(scores < 0, one - v, v).astype(dtype, copy=False)
         if name == "PROBIT":
             return probit(scores).astype(dtype)
         if name == "SOFTMAX":
-            e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-            return (e / e.sum(axis=-1, keepdims=True)).astype(dtype, copy=False)
+            e = _exp(scores - scores.max(axis=-1, keepdims=True))
+            return (e / _row_sum(e)).astype(dtype, copy=False)
         # SOFTMAX_ZERO: zero scores take no part and stay zero; a row of zeros stays zero
         nonzero = scores != 0
         top = np.where(nonzero, scores, -np.inf).max(axis=-1, keepdims=True)
-        e = np.where(nonzero, np.exp(scores - np.where(np.isfinite(top), top, 0)), 0).astype(dtype, copy=False)
-        total = e.sum(axis=-1, keepdims=True)
-        return np.where(total > 0, e / np.where(total > 0, total, 1), e).astype(dtype, copy=False)
+        top = np.where(np.isfinite(top), top, 0).astype(dtype)
+        e = np.where(nonzero, _exp(scores - top), 0).astype(dtype, copy=False)
+        total = _row_sum(e)
+        return np.where(total > 0, e / np.where(total > 0, total, one), e).astype(dtype, copy=False)
 
 
 def texts(values: Any) -> np.ndarray:

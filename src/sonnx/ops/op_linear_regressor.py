@@ -29,7 +29,7 @@ def linear_regressor(
     if targets < 1:
         raise ValueError(f"targets must be positive, got {targets}")
     scores = affine_scores(x, coefficients, intercepts, targets)
-    return transform(scores, post_transform).astype(np.float32)
+    return transform(scores.astype(np.float32), post_transform)
 
 
 KERNELS = (Kernel("LinearRegressor", (1,), linear_regressor, domain="ai.onnx.ml"),)
