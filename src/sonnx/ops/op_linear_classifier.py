@@ -44,13 +44,13 @@ def linear_classifier(
             raise ValueError(f"one row of coefficients is a binary classifier: it needs 2 class labels, not {len(labels)}")
         s = scores[:, 0]
         chosen = labels[(s > 0).astype(np.int64)]
-        p = transform(scores, post_transform) if post_transform in ("LOGISTIC", "PROBIT") else scores
-        z = np.concatenate([1 - p, p], axis=1)
-        return chosen, z.astype(np.float32)
+        single = scores.astype(np.float32)
+        p = transform(single, post_transform) if post_transform in ("LOGISTIC", "PROBIT") else single
+        return chosen, np.concatenate([np.float32(1) - p, p], axis=1)
     if len(labels) != scores.shape[1]:
         raise ValueError(f"{scores.shape[1]} rows of coefficients but {len(labels)} class labels")
     chosen = labels[np.argmax(scores, axis=1)] if scores.shape[0] else labels[:0]
-    return chosen, transform(scores, post_transform).astype(np.float32)
+    return chosen, transform(scores.astype(np.float32), post_transform)
 
 
 KERNELS = (Kernel("LinearClassifier", (1,), linear_classifier, domain="ai.onnx.ml"),)
