@@ -18,6 +18,7 @@ NAMES = (
     "op_normalizer",
     "op_one_hot_encoder",
     "op_scaler",
+    "op_tree_ensemble",
     "op_tree_ensemble_classifier",
     "op_tree_ensemble_regressor",
     "op_zip_map",
