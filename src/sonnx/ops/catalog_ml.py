@@ -18,6 +18,8 @@ NAMES = (
     "op_normalizer",
     "op_one_hot_encoder",
     "op_scaler",
+    "op_svm_classifier",
+    "op_svm_regressor",
     "op_tree_ensemble",
     "op_tree_ensemble_classifier",
     "op_tree_ensemble_regressor",
