@@ -60,7 +60,7 @@ REFUSALS: dict[str, tuple[str, str]] = {
     "test_training_dropout_zero_ratio_mask": ("inference only", _TRAINING),
 }
 
-_ML_NO_CASES = "onnx generates no backend node case for this ai.onnx.ml operator; tests/ops/test_ml_kernels.py covers it"
+_ML_NO_CASES = "onnx generates no backend node case for this ai.onnx.ml operator (see tests/ops/test_ml_kernels.py)"
 
 # Operators with a kernel but no backend node case of their own (qualified as the harness names them).
 NO_CASES: dict[str, str] = {

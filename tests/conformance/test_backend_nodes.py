@@ -19,6 +19,7 @@ from sonnx.ops import REGISTRY, Kernel, KernelRegistry
 from tests.conformance.deviations import DEVIATIONS, NO_CASES, REFUSAL_RULES, REFUSALS
 from tests.conformance.harness import NodeCase, node_cases, run_case
 
+
 def qualified(domain: str, op: str) -> str:
     """The operator as the harness names it: plain for ai.onnx, ``domain::op`` otherwise."""
     return op if domain == "" else f"{domain}::{op}"

@@ -49,10 +49,10 @@ def probit(p: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         q = p - 0.5
         r = q * q
-        central = q * _poly(_A, r) / (_poly(_B + (1.0,), r))
+        central = q * _poly(_A, r) / _poly((*_B, 1.0), r)
         tail_p = np.where(p < 0.5, p, 1.0 - p)
         t = np.sqrt(-2.0 * np.log(tail_p))
-        tail = _poly(_C, t) / _poly(_D + (1.0,), t)
+        tail = _poly(_C, t) / _poly((*_D, 1.0), t)
         tail = np.where(p < 0.5, tail, -tail)
     inside = (p > 0) & (p < 1)
     is_central = np.abs(q) <= 0.5 - _P_LOW
@@ -69,10 +69,10 @@ def _exp(x: np.ndarray) -> np.ndarray:
     return np.exp(x.astype(np.float64)).astype(x.dtype)
 
 
-def _row_sum(v: np.ndarray) -> np.ndarray:
+def row_sum(v: np.ndarray) -> np.ndarray:
     """The sum over the last axis, adding element after element (the order a scalar loop adds in)."""
     if v.shape[-1] == 0:
-        return np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)
+        return np.zeros((*v.shape[:-1], 1), dtype=v.dtype)
     return np.cumsum(v, axis=-1, dtype=v.dtype)[..., -1:]
 
 
@@ -96,13 +96,13 @@ def post_transform(scores: np.ndarray, name: str) -> np.ndarray:
             return probit(scores).astype(dtype)
         if name == "SOFTMAX":
             e = _exp(scores - scores.max(axis=-1, keepdims=True))
-            return (e / _row_sum(e)).astype(dtype, copy=False)
+            return (e / row_sum(e)).astype(dtype, copy=False)
         # SOFTMAX_ZERO: zero scores take no part and stay zero; a row of zeros stays zero
         nonzero = scores != 0
         top = np.where(nonzero, scores, -np.inf).max(axis=-1, keepdims=True)
         top = np.where(np.isfinite(top), top, 0).astype(dtype)
         e = np.where(nonzero, _exp(scores - top), 0).astype(dtype, copy=False)
-        total = _row_sum(e)
+        total = row_sum(e)
         return np.where(total > 0, e / np.where(total > 0, total, one), e).astype(dtype, copy=False)
 
 
@@ -150,7 +150,9 @@ def class_labels(ints: Sequence[int] | None, strings: Sequence[str] | None, *, r
     return np.zeros(0, dtype=np.int64)
 
 
-def tensor_or_list(tensor: np.ndarray | None, values: Sequence[float] | None, dtype: Any = np.float32) -> np.ndarray | None:
+def tensor_or_list(
+    tensor: np.ndarray | None, values: Sequence[float] | None, dtype: Any = np.float32
+) -> np.ndarray | None:
     """An attribute given as a tensor (``*_as_tensor``) or as a list of floats; None when neither is."""
     if tensor is not None and values is not None and len(values):
         raise ValueError("an attribute is given both as a list and as a tensor")
@@ -194,7 +196,6 @@ def lookup(keys: np.ndarray, values: np.ndarray, x: np.ndarray, default: Any, *,
     safe = np.where(pos_ok, pos, 0)
     found = pos_ok & (sorted_keys[safe] == flat)
     picked = values[order[safe]]
-    out = np.where(found, picked, np.asarray(default, dtype=out_dtype)) if out_dtype != object else np.where(
-        found, picked, default
-    )
+    fill = default if out_dtype.kind == "O" else np.asarray(default, dtype=out_dtype)
+    out = np.where(found, picked, fill)
     return np.asarray(out, dtype=out_dtype).reshape(x.shape)

@@ -18,13 +18,17 @@ import numpy as np
 from ._ml import map_values, texts
 from .base import Kernel
 
-_TARGETS = {"TO_FLOAT": np.dtype(np.float32), "TO_INT64": np.dtype(np.int64), "TO_STRING": np.dtype(object)}
+_TARGETS: dict[str, np.dtype[Any]] = {
+    "TO_FLOAT": np.dtype(np.float32),
+    "TO_INT64": np.dtype(np.int64),
+    "TO_STRING": np.dtype(object),
+}
 _STRING_PAD = "0.f"
 
 
 def _convert(values: np.ndarray, target: np.dtype[Any]) -> np.ndarray:
     """The map's values (float32 numbers or texts) in the target type."""
-    if target == object:
+    if target.kind == "O":
         if values.dtype == object:
             return values
         return texts(np.char.mod("%f", values.astype(np.float64)).astype(object))
@@ -61,7 +65,7 @@ def cast_map(x: dict[Any, Any], *, cast_to: str = "TO_FLOAT", map_form: str = "D
     outside = (keys < 0) | (keys >= max_map)
     if outside.any():
         raise ValueError(f"key {int(keys[outside][0])} is outside [0, max_map = {max_map}) of a SPARSE map")
-    pad: Any = _STRING_PAD if target == object else 0
+    pad: Any = _STRING_PAD if target.kind == "O" else 0
     out = np.full(max_map, pad, dtype=target)
     out[keys] = converted
     return out.reshape(1, -1)

@@ -41,7 +41,7 @@ def linear_classifier(
     scores = affine_scores(x, coefficients, intercepts, outputs)
     if scores.shape[1] == 1:
         if len(labels) != 2:
-            raise ValueError(f"one row of coefficients is a binary classifier: it needs 2 class labels, not {len(labels)}")
+            raise ValueError(f"one row of coefficients is a binary classifier: it needs 2 labels, not {len(labels)}")
         s = scores[:, 0]
         chosen = labels[(s > 0).astype(np.int64)]
         single = scores.astype(np.float32)

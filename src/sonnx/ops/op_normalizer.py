@@ -12,21 +12,15 @@ from typing import Any
 
 import numpy as np
 
+from ._ml import row_sum
 from .base import Kernel
-
-
-def _row_sum(v: np.ndarray) -> np.ndarray:
-    """The sum of each row, element after element (the order a scalar loop adds in)."""
-    if v.shape[-1] == 0:
-        return np.zeros(v.shape[:-1] + (1,), dtype=v.dtype)
-    return np.cumsum(v, axis=-1)[..., -1:]
 
 
 def normalizer(x: np.ndarray, *, norm: str = "MAX", **_attrs: Any) -> np.ndarray:
     """Version 1 (the only one)."""
     if x.ndim not in (1, 2):
         raise ValueError(f"the input must be of shape [N, C] or [C], not {list(x.shape)}")
-    work = x.astype(np.float64 if x.dtype == np.float64 else np.float32)
+    work: np.ndarray = x.astype(np.float64 if x.dtype == np.float64 else np.float32)
     with np.errstate(divide="ignore", invalid="ignore"):
         if norm == "MAX":
             if work.shape[-1] == 0:
@@ -34,11 +28,11 @@ def normalizer(x: np.ndarray, *, norm: str = "MAX", **_attrs: Any) -> np.ndarray
             divisor = work.max(axis=-1, keepdims=True)
             scaled = work / divisor
         elif norm == "L1":
-            divisor = _row_sum(np.abs(work))
+            divisor = row_sum(np.abs(work))
             scaled = work / divisor
         elif norm == "L2":
             squares = work * work
-            divisor = _row_sum(squares)
+            divisor = row_sum(squares)
             scaled = np.sign(work) * np.sqrt(squares / divisor)
         else:
             raise ValueError(f"norm must be MAX, L1 or L2, not {norm!r}")

@@ -30,10 +30,11 @@ def scaler(
 ) -> np.ndarray:
     """Version 1 (the only one)."""
     features = x.shape[-1] if x.ndim else 1
-    work_type = np.float64 if x.dtype == np.float64 else np.float32
-    off = _per_feature("offset", offset, features, 0.0).astype(work_type)
-    mul = _per_feature("scale", scale, features, 1.0).astype(work_type)
-    return ((x.astype(work_type) - off) * mul).astype(np.float32)
+    work = np.dtype(np.float64 if x.dtype == np.float64 else np.float32)
+    off: np.ndarray = _per_feature("offset", offset, features, 0.0).astype(work)
+    mul: np.ndarray = _per_feature("scale", scale, features, 1.0).astype(work)
+    values: np.ndarray = x.astype(work)
+    return np.asarray((values - off) * mul).astype(np.float32)
 
 
 KERNELS = (Kernel("Scaler", (1,), scaler, domain="ai.onnx.ml"),)

@@ -1,4 +1,4 @@
-"""TreeEnsemble (ai.onnx.ml, version 5): the targets predicted by an ensemble of decision trees, [N, n_targets] in X's type.
+"""TreeEnsemble (ai.onnx.ml): the targets predicted by an ensemble of decision trees, [N, n_targets] in X's type.
 
 Interior nodes (``nodes_*``) and leaves (``leaf_*``) are listed apart; a
 branch goes to a node or, where ``nodes_trueleafs`` / ``nodes_falseleafs`` is
@@ -16,7 +16,7 @@ Scores add up in float32 for float16 and float32 inputs, float64 for doubles.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, Sized
 
 import numpy as np
 
@@ -80,9 +80,14 @@ def tree_ensemble(
     rows = as_matrix(x)
     mode = np.asarray(nodes_modes).reshape(-1).astype(np.int64)
     m = len(mode)
-    lists = {"nodes_featureids": nodes_featureids, "nodes_splits": np.asarray(nodes_splits).reshape(-1),
-             "nodes_truenodeids": nodes_truenodeids, "nodes_trueleafs": nodes_trueleafs,
-             "nodes_falsenodeids": nodes_falsenodeids, "nodes_falseleafs": nodes_falseleafs}
+    lists: dict[str, Sized] = {
+        "nodes_featureids": nodes_featureids,
+        "nodes_splits": np.asarray(nodes_splits).reshape(-1),
+        "nodes_truenodeids": nodes_truenodeids,
+        "nodes_trueleafs": nodes_trueleafs,
+        "nodes_falsenodeids": nodes_falsenodeids,
+        "nodes_falseleafs": nodes_falseleafs,
+    }
     for name, lst in lists.items():
         if len(lst) != m:
             raise ValueError(f"{name} has {len(lst)} entries, nodes_modes {m}")
@@ -114,7 +119,8 @@ def tree_ensemble(
     tracks = np.zeros(m, dtype=bool)
     if nodes_missing_value_tracks_true is not None and len(nodes_missing_value_tracks_true):
         if len(nodes_missing_value_tracks_true) != m:
-            raise ValueError(f"nodes_missing_value_tracks_true has {len(nodes_missing_value_tracks_true)} entries for {m} nodes")
+            count = len(nodes_missing_value_tracks_true)
+            raise ValueError(f"nodes_missing_value_tracks_true has {count} entries for {m} nodes")
         tracks = np.asarray(nodes_missing_value_tracks_true, dtype=bool)
     roots = np.asarray(tree_roots, dtype=np.int64)
     if ((roots < 0) | (roots >= m)).any():
