@@ -2,7 +2,8 @@
 
 W holds ``targets`` rows of F coefficients (``coefficients``, row after row),
 b the ``intercepts`` (one per target, or none: 0). The post transforms are
-those of the ML operators (:mod:`sonnx.ops._ml`).
+those of the ML operators (:mod:`sonnx.ops._ml`), applied to one target too.
+[Non-normative: onnxruntime applies no transform but PROBIT to a single target.]
 """
 
 from __future__ import annotations

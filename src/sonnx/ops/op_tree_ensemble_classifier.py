@@ -10,11 +10,12 @@ that received a weight or a base value (the first of equal ones), and
 Z = ``post_transform(scores)``, [N, E].
 
 Two classes (E = 2) whose leaves weigh both classes behave the same way. When
-the leaves weigh only one class k, that class's score s is a margin for the
-second class: Y is the second label when s > 0.5 (all class weights >= 0, s a
+the leaves weigh only one class k, that class's score s (plus its base value,
+or the single base value when only one is given) is a margin for the second
+class: Y is the second label when s > 0.5 (all class weights >= 0, s a
 probability) or s > 0 (some weight negative), else the first. If k is the
-first class and at most one base value is given, s (plus that base value) is
-the only score and Z is its two-column expansion: ``[1 - p, p]`` with p = s
+first class and at most one base value is given, s is the only score and Z
+is its two-column expansion: ``[1 - p, p]`` with p = s
 (or its LOGISTIC or PROBIT transform) when the weights are all >= 0;
 otherwise ``[-p, p]``, or ``[logistic(-s), logistic(s)]`` under LOGISTIC.
 Otherwise Z = ``post_transform([s_0, s_1])``. [Non-normative: this is how
@@ -88,7 +89,11 @@ def tree_ensemble_classifier(
             s = scores[:, 0] + (base[0] if base is not None else 0)
             chosen = labels[(s > threshold).astype(np.int64)]
             return chosen, _one_score(s, positive, post_transform)
-        full = scores + (base if base is not None and len(base) == 2 else 0)
+        full = scores.copy()
+        if base is not None and len(base) == 2:
+            full += base
+        elif base is not None:
+            full[:, k] += base[0]  # one base value: the base of the one score
         chosen = labels[(full[:, k] > threshold).astype(np.int64)]
         return chosen, transform(full.astype(np.float32), post_transform)
 

@@ -6,7 +6,9 @@ the weights of the leaves reached are aggregated over the trees
 (``aggregate_function`` SUM, AVERAGE, MIN or MAX), ``base_values`` are added,
 and ``post_transform`` is applied. Versions 3 and 5 accept the float lists as
 double tensors (``*_as_tensor``); version 5 only marks the operator as
-deprecated in favour of TreeEnsemble. Versions behave alike.
+deprecated in favour of TreeEnsemble. Versions behave alike. [Non-normative:
+onnxruntime leaves out the base value of a target no reached leaf weighs,
+and applies no transform but PROBIT to a single target.]
 """
 
 from __future__ import annotations
