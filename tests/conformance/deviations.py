@@ -41,6 +41,8 @@ REFUSAL_RULES: tuple[tuple[str, str, str], ...] = ()
 
 REFUSALS: dict[str, tuple[str, str]] = {}
 
+_ML_NO_CASES = "onnx generates no backend node case for this ai.onnx.ml operator (unit tests in tests/ops)"
+
 NO_NODE_CASES: dict[str, str] = {
     "GlobalLpPool": "onnx has no backend node case for GlobalLpPool; unit tests in tests/ops",
     "MaxRoiPool": "onnx has no backend node case for MaxRoiPool; unit tests (a naive reference) in tests/ops",
@@ -53,5 +55,25 @@ NO_NODE_CASES: dict[str, str] = {
     "SequenceAt": "inside nested graphs only (SequenceMap expansions); onnx's model cases run in tests/ops",
     "SequenceConstruct": "inside If branches only (test_if_seq); onnx's model cases run in tests/ops",
     "SequenceErase": "no onnx node case; onnx's model cases test_sequence_model2/3 run in tests/ops",
+    **{
+        f"ai.onnx.ml::{op}": _ML_NO_CASES
+        for op in (
+            "CastMap",
+            "CategoryMapper",
+            "DictVectorizer",
+            "FeatureVectorizer",
+            "Imputer",
+            "LinearClassifier",
+            "LinearRegressor",
+            "Normalizer",
+            "OneHotEncoder",
+            "SVMClassifier",
+            "SVMRegressor",
+            "Scaler",
+            "TreeEnsembleClassifier",
+            "TreeEnsembleRegressor",
+            "ZipMap",
+        )
+    },
 }
 """Operators with a kernel but no backend node case whose main graph uses them, each with the reason."""

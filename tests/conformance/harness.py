@@ -58,8 +58,10 @@ def all_node_cases() -> tuple[TestCase, ...]:
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            for info in sorted(pkgutil.iter_modules(node_pkg.__path__), key=lambda m: m.name):
-                name = f"{node_pkg.__name__}.{info.name}"
+            # subpackages too: the ai.onnx.ml cases live in node/ai_onnx_ml/
+            modules = pkgutil.walk_packages(node_pkg.__path__, prefix=f"{node_pkg.__name__}.")
+            for info in sorted((m for m in modules if not m.ispkg), key=lambda m: m.name):
+                name = info.name
                 # case data drawn from NumPy's global generator are the same in every run (strict xfails stay stable)
                 np.random.seed(CASE_DATA_SEED)
                 if name in sys.modules:
