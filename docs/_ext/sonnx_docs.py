@@ -310,6 +310,8 @@ def conformance_page() -> str:
     versions: Dict[Tuple[str, str], List[int]] = {}
     for domain, op, since in REGISTRY.entries():
         versions.setdefault((domain, op), []).append(since)
+    parts.append(scoreboard_section())
+    parts.append("\n" + title("Kernels", "-"))
     parts.append(f"{len(versions)} operators, {len(REGISTRY.entries())} schema versions.\n")
     parts.append(
         list_table(
@@ -320,37 +322,46 @@ def conformance_page() -> str:
     )
     parts.append("\n" + title("Deviations", "-"))
     parts.append(
-        "Backend node test cases that sonnx knowingly does not reproduce (strict expected failures: a case "
-        "that starts passing fails the suite until it is removed from its list), and cases the kernels "
-        "deliberately refuse.\n"
+        "What sonnx knowingly does not reproduce of onnx's backend suites (``tests/conformance/deviations.py``, "
+        "applied by ``tests/conformance/test_backend_suite.py``). A deviation is a strict expected failure: a case "
+        "that starts passing fails the suite until its entry is removed. A refusal must fail with the stated "
+        "message.\n"
     )
-    sources = (
-        ("tests.conformance.deviations", "DEVIATIONS"),
-        ("tests.ops.deviations_tensor", "DEVIATIONS"),
-        ("tests.ops.deviations_nn", "DEVIATIONS"),
-        ("tests.ops.deviations_tensor", "REFUSALS"),
-        ("tests.ops.deviations_tensor", "REFUSAL_RULES"),
+    from tests.conformance import deviations as dev
+
+    tables = (
+        ("Deviations", {k: v for k, v in dev.DEVIATIONS.items()}, "Case"),
+        ("Refusals", {k: f"{r} (message: {m})" for k, (m, r) in dev.REFUSALS.items()}, "Case"),
+        ("Operators without a kernel", dev.LEFT_OUT, "Operator"),
+        ("Operators no node case uses", dev.NO_NODE_CASES, "Operator"),
     )
-    for module, name in sources:
-        path = ROOT / (module.replace(".", "/") + ".py")
-        if not path.is_file():
-            continue
-        data = getattr(importlib.import_module(module), name, None)
-        if data is None:
-            parts.append(f"``{module}.{name}``: not defined in this version.\n")
-            continue
-        if not data:
-            parts.append(f"``{module}.{name}``: empty, no deviation recorded.\n")
-            continue
-        parts.append(f"``{module}.{name}``:\n")
-        if isinstance(data, dict):
-            rows = [
-                [esc(str(k)), esc(v if isinstance(v, str) else " / ".join(map(str, v)))]
-                for k, v in sorted(data.items())
-            ]
-        else:
-            rows = [[esc(str(item[0])), esc(" / ".join(map(str, item[1:])))] for item in data]
-        parts.append(list_table(["Case", "Reason"], rows, [40, 60]))
+    for name, data, key in tables:
+        parts.append(f"**{name}** ({len(data)})\n")
+        if data:
+            parts.append(list_table([key, "Reason"], ([esc(k), esc(v)] for k, v in sorted(data.items())), [35, 65]))
+        parts.append("")
+    return "\n".join(parts)
+
+
+def scoreboard_section() -> str:
+    """The BackendTest scoreboard of ``docs/conformance_scoreboard.json`` (benchmarks/backend_scoreboard.py)."""
+    board = json.loads((DOCS / "conformance_scoreboard.json").read_text(encoding="utf-8"))
+    names = list(board["backends"])
+    suites = sorted(board["backends"][names[0]]["suites"])
+    rows = []
+    for suite in suites:
+        first = board["backends"][names[0]]["suites"][suite]
+        passed = [str(board["backends"][n]["suites"][suite]["passed"]) for n in names]
+        rows.append([suite, str(first["cases"]), *passed])
+    parts = [
+        "\n" + title("Scoreboard: onnx's BackendTest", "-"),
+        f"onnx's own ``BackendTest`` against ``sonnx.backend`` and against onnx's reference evaluator, in one run "
+        f"(onnx {board['onnx']}, numpy {board['numpy']}, python {board['python']}, {board['date']}; command: "
+        f"``python benchmarks/backend_scoreboard.py --json docs/conformance_scoreboard.json``). Raw counts: a case "
+        f"passes when the backend's outputs match within the case's tolerances; a test checks that sonnx fails "
+        f"exactly the cases listed below.\n",
+        list_table(["Suite", "Cases"] + [f"{n} passed" for n in names], rows),
+    ]
     return "\n".join(parts)
 
 

@@ -14,12 +14,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-import numpy as np
-
 from .errors import SonnxError
 from .executor import execute, random_inputs
 from .model.graph import Model
 from .model.semantics import FileOrder, Scheduler, SeededRandomOrder
+from .ops.values import same_value
 from .verdict import Severity, Verdict, Witness
 
 ID = "EXEC-ORDERS"
@@ -53,11 +52,6 @@ def _digest(sequence: list[int]) -> str:
     return hashlib.sha256(",".join(map(str, sequence)).encode()).hexdigest()
 
 
-def _same_bytes(a: Any, b: Any) -> bool:
-    a, b = np.asarray(a), np.asarray(b)
-    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
-
-
 def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, Any] | None = None) -> Verdict:
     """Run ``count`` distinct seeded random schedules (after file order) and compare all outputs bit for bit.
 
@@ -85,7 +79,7 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
             entry = {"schedule": f"random:{sched_seed}", "sha256": _digest(rec.fired)}
             schedules.append(entry)
             for name, value in reference.items():
-                if not _same_bytes(value, got[name]):
+                if not same_value(value, got[name]):
                     return Verdict.violated(
                         ID,
                         Witness(

@@ -229,12 +229,59 @@ def ulp_distance(expected: np.ndarray, actual: np.ndarray) -> np.ndarray:
     return np.where(same_sign, diff_same, diff_cross)
 
 
+def flatten(value: Any) -> tuple[np.ndarray, str]:
+    """A value as one array plus a description of its structure (equal structures compare element by element).
+
+    A tensor is itself; a sequence of tensors of one dtype is their
+    concatenation, described by the shapes; a map is its values in key order,
+    described by the keys; a sequence of maps (ZipMap's output) is one row per
+    map. The description names every key and shape, so two values compare
+    element by element only when their structures are the same.
+    """
+    if isinstance(value, dict):
+        keys = sorted(value)
+        arr = np.asarray([value[k] for k in keys])
+        return arr, f"map with keys {keys}"
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            keys = sorted(value[0])
+            if any(sorted(v) != keys for v in value):
+                return np.asarray([], dtype=np.float64), f"sequence of {len(value)} maps with differing keys"
+            return np.asarray([[v[k] for k in keys] for v in value]), f"sequence of {len(value)} maps, keys {keys}"
+        parts = [np.asarray(v) for v in value]
+        dtypes = {p.dtype.name for p in parts}
+        if len(dtypes) > 1:
+            return np.asarray([], dtype=np.float64), f"sequence of {len(parts)} tensors of types {sorted(dtypes)}"
+        shapes = [list(p.shape) for p in parts]
+        flat = np.concatenate([p.ravel() for p in parts]) if parts else np.asarray([], dtype=np.float32)
+        return flat, f"sequence of {len(parts)} tensors of shapes {shapes}"
+    if value is None:
+        return np.asarray([], dtype=np.float32), "empty optional"
+    return np.asarray(value), ""
+
+
+def _untyped(value: Any) -> bool:
+    """Whether a map (or sequence of maps) holds plain Python numbers rather than NumPy values."""
+    maps = [value] if isinstance(value, dict) else value if isinstance(value, list) else []
+    values = [v for m in maps if isinstance(m, dict) for v in m.values()]
+    return bool(values) and all(isinstance(v, (int, float)) and not isinstance(v, np.generic) for v in values)
+
+
 def compare_arrays(
     expected: Any, actual: Any, tolerance: Tolerance | None = None, worst: int = WORST_COUNT
 ) -> OutputComparison:
-    """Compare ``actual`` against ``expected`` element by element; see the module docstring."""
-    e = np.asarray(expected)
-    a = np.asarray(actual)
+    """Compare ``actual`` against ``expected`` element by element; see the module docstring.
+
+    Sequences, maps and sequences of maps compare through :func:`flatten`:
+    their structures must be the same, then their elements are compared as
+    one array (indices of the worst elements are positions in that array).
+    Strings compare exactly.
+    """
+    e, e_layout = flatten(expected)
+    a, a_layout = flatten(actual)
+    # Map values a runtime hands back as Python numbers carry no element type: read them in the other side's.
+    if e_layout and e.dtype != a.dtype and _untyped(expected) and not _untyped(actual):
+        e = e.astype(a.dtype)
     tol = (tolerance or Tolerance()).for_dtype(e.dtype)
     head: dict[str, Any] = {
         "expected_dtype": e.dtype.name,
@@ -243,10 +290,16 @@ def compare_arrays(
         "actual_shape": tuple(int(d) for d in a.shape),
         "tolerance": tol,
     }
+    if e_layout != a_layout:
+        shown = (e_layout or "a tensor", a_layout or "a tensor")
+        return OutputComparison(**head, mismatch=f"{shown[0]} expected, {shown[1]} obtained")
     if e.dtype != a.dtype:
         return OutputComparison(**head, mismatch=f"dtype {e.dtype.name} expected, {a.dtype.name} obtained")
     if e.shape != a.shape:
         return OutputComparison(**head, mismatch=f"shape {list(e.shape)} expected, {list(a.shape)} obtained")
+    if e.dtype.kind in "OUS":
+        unequal = int(np.count_nonzero(e != a))
+        return OutputComparison(**head, elements=int(e.size), outside=unequal)
     if e.dtype.kind not in "biuf":
         return OutputComparison(**head, mismatch=f"dtype {e.dtype.name} cannot be compared numerically")
     if e.size == 0:

@@ -22,7 +22,6 @@ Outcome per oracle:
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -35,6 +34,7 @@ from ..executor import execute
 from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.graph import Model
+from ..ops.values import value_digest
 from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, RUNNERS, OracleRun
 
@@ -90,16 +90,6 @@ def parse_oracles(text: str, option: str = "--cross-check") -> tuple[str, ...]:
     if not names:
         raise UsageError(f"{option}: name at least one oracle (reference, onnxruntime)")
     return tuple(names)
-
-
-def array_digest(value: np.ndarray) -> dict[str, Any]:
-    """dtype, shape and SHA-256 of the array's C-order bytes: enough to re-identify an input."""
-    arr = np.ascontiguousarray(value)
-    return {
-        "dtype": arr.dtype.name,
-        "shape": [int(d) for d in arr.shape],
-        "sha256": hashlib.sha256(arr.tobytes()).hexdigest(),
-    }
 
 
 @dataclass
@@ -198,10 +188,7 @@ def _compare(run: OracleRun, ours: Mapping[str, np.ndarray], tolerance: Toleranc
         if name not in run.outputs:
             result.missing_outputs.append(name)
             continue
-        expected = run.outputs[name]
-        if not isinstance(expected, np.ndarray):
-            expected = np.asarray(expected)
-        result.comparisons[name] = compare_arrays(expected, actual, tolerance)
+        result.comparisons[name] = compare_arrays(run.outputs[name], actual, tolerance)
     ok = not result.missing_outputs and all(c.ok for c in result.comparisons.values())
     result.outcome = "AGREE" if ok else "DIFFER"
     return result
@@ -244,7 +231,7 @@ def cross_check(
     except ExecutionError as exc:  # an input without a declared type or shape: give its value with --inputs
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
-    report.inputs = {name: array_digest(np.asarray(v)) for name, v in sorted(feeds.items())}
+    report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
         ours = execute(model, feeds)
     except SonnxError as exc:

@@ -11,18 +11,11 @@ the reason, and the replay must fail for the same reason.
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Mapping
-
-import numpy as np
 
 from ..errors import SonnxError
 from ..model.graph import Model
-
-
-def _digest(value: Any) -> dict[str, Any]:
-    arr = np.ascontiguousarray(np.asarray(value))
-    return {"dtype": arr.dtype.str, "shape": list(arr.shape), "sha256": hashlib.sha256(arr.tobytes()).hexdigest()}
+from ..ops.values import value_digest
 
 
 def run_record(model: Model | None, inputs_file: str | None, seed: int) -> dict[str, Any]:
@@ -42,8 +35,8 @@ def run_record(model: Model | None, inputs_file: str | None, seed: int) -> dict[
     return {
         "ran": True,
         "seed": seed,
-        "inputs": {n: _digest(v) for n, v in sorted(feeds.items())},
-        "outputs": {n: _digest(v) for n, v in outputs.items()},
+        "inputs": {n: value_digest(v) for n, v in sorted(feeds.items())},
+        "outputs": {n: value_digest(v) for n, v in outputs.items()},
     }
 
 

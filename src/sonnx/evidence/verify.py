@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError
+from ..ops.values import value_digest
 from .bundle import MANIFEST, SCHEMA, SMT_DIR
 
 MAX_LISTED = 20
@@ -288,7 +289,6 @@ def check_execution(root: Path, opts: dict[str, Any], model: Any, v: Verificatio
 def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any], model: Any, v: Verification) -> None:
     """The recorded cross-check verdicts agree with crosscheck.json; the seeded inputs are the recorded ones."""
     from ..cli_crosscheck import VERDICT_PREFIX
-    from ..crosscheck.run import array_digest
     from ..inputs import load_inputs
 
     data = _read_json(root, "crosscheck.json")
@@ -319,7 +319,7 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
     except Exception as exc:
         v.differences.append(f"the cross-check inputs cannot be drawn again: {exc}")
         return
-    digests = {n: array_digest(a) for n, a in sorted(feeds.items())}
+    digests = {n: value_digest(a) for n, a in sorted(feeds.items())}
     if digests != cc.get("inputs"):
         v.differences.append("the inputs drawn again from the recorded seed differ from the recorded digests")
     v.counts["cross-check input digests re-drawn"] = len(digests)

@@ -264,7 +264,8 @@ def run(
         if i in fired:
             continue
         o = ops[i]
-        before = {n for n in o.output_mapping if n and n not in values}
+        # in output order, not a set: the order operations become executable must not depend on string hashing
+        before = [n for n in dict.fromkeys(o.output_mapping) if n and n not in values]
         _fire_into(o, values, interpretation, nested_scheduler)
         fired.add(i)
         for n in before:

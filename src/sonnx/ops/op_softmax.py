@@ -17,9 +17,11 @@ from .base import Kernel
 
 
 def _normalised(x: np.ndarray, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    e = np.exp(shifted)
-    return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+    # a row of -inf (fully masked attention) gives NaN, as the formula does: not worth a warning
+    with np.errstate(invalid="ignore"):
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
 
 def _check_axis(x: np.ndarray, axis: int, allow_negative: bool) -> int:

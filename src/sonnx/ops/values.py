@@ -20,6 +20,7 @@ optional holding a value needs no wrapper of its own.]
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Final
 
 import numpy as np
@@ -80,3 +81,58 @@ def describe(x: Any) -> str:
     if isinstance(x, EmptyOptional):
         return "empty optional"
     return type(x).__name__
+
+
+def value_bytes(value: Any) -> bytes:
+    """A canonical byte encoding of a value: equal bytes if and only if the values are bit-identical.
+
+    A numeric tensor contributes its dtype, shape and C-order bytes (NaN
+    payloads and the sign of zero count); a string tensor its strings in
+    UTF-8, each with its length; a sequence its elements in order; a map its
+    keys in sorted order with their values; the empty optional a tag of its
+    own. Object arrays are never encoded by their pointers, so the encoding
+    is the same in every process.
+    """
+    out: list[bytes] = []
+    stack: list[Any] = [value]
+    while stack:  # iterative: a sequence of sequences costs no Python stack
+        v = stack.pop()
+        if isinstance(v, EmptyOptional):
+            out.append(b"E")
+        elif isinstance(v, list):
+            out.append(b"L%d;" % len(v))
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            keys = sorted(v)
+            out.append(b"M%d;" % len(keys))
+            for k in reversed(keys):
+                stack.append(v[k])
+                stack.append(np.asarray(k))
+        else:
+            arr = np.ascontiguousarray(np.asarray(v))
+            out.append(f"T{arr.dtype.str}{list(arr.shape)};".encode())
+            if arr.dtype.kind in "OUS":
+                for s in arr.reshape(-1):
+                    b = str(s).encode("utf-8") if not isinstance(s, bytes) else s
+                    out.append(b"%d:" % len(b) + b)
+            else:
+                out.append(arr.tobytes())
+    return b"".join(out)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Bit-identical values (tensors, sequences, maps, optionals): see :func:`value_bytes`."""
+    return value_bytes(a) == value_bytes(b)
+
+
+def value_digest(value: Any) -> dict[str, Any]:
+    """How a value is recorded: its dtype and shape (tensors) or kind, and the SHA-256 of :func:`value_bytes`."""
+    if isinstance(value, (list, dict, EmptyOptional)):
+        kind = "sequence" if isinstance(value, list) else "map" if isinstance(value, dict) else "optional"
+        return {"kind": kind, "sha256": hashlib.sha256(value_bytes(value)).hexdigest()}
+    arr = np.ascontiguousarray(np.asarray(value))
+    return {
+        "dtype": arr.dtype.name,
+        "shape": [int(d) for d in arr.shape],
+        "sha256": hashlib.sha256(value_bytes(arr)).hexdigest(),
+    }

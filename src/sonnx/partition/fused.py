@@ -22,11 +22,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping
 
-import numpy as np
-
 from ..errors import SonnxError, ToolError
 from ..executor import execute
 from ..model.graph import Function, Model, Operation, Tensor, freeze_mapping, make_graph
+from ..ops.values import same_value
 from ..verdict import Severity, Status, Verdict, Witness
 from .schema import Partition
 from .structure import NodeIndex
@@ -93,15 +92,11 @@ def execute_partitioned(model: Model, partition: Partition, feeds: Mapping[str, 
     return {o: env[o] for o in g.outputs}
 
 
-def same_bytes(a: Any, b: Any) -> bool:
-    """Bit-identical: same dtype, same shape, same bytes."""
-    x, y = np.asarray(a), np.asarray(b)
-    return x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
 
 
 def first_difference(whole: Mapping[str, Any], other: Mapping[str, Any]) -> str | None:
     """The first output (in the whole model's order) whose bytes differ in ``other``, or None."""
-    return next((name for name, ref in whole.items() if not same_bytes(ref, other[name])), None)
+    return next((name for name, ref in whole.items() if not same_value(ref, other[name])), None)
 
 
 def exec_verdict(model: Model, partition: Partition, feeds: Mapping[str, Any], what: str) -> Verdict:

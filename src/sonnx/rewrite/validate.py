@@ -30,7 +30,7 @@ from ..errors import SonnxError
 from ..executor import execute, random_inputs
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
-from ..ops.values import numpy_dtype
+from ..ops.values import numpy_dtype, same_value
 
 SETS = ("normal", "signed", "extreme")
 
@@ -143,15 +143,6 @@ class SetResult:
         }
 
 
-def bit_equal(a: Any, b: Any) -> bool:
-    x, y = np.asarray(a), np.asarray(b)
-    if x.dtype != y.dtype or x.shape != y.shape:
-        return False
-    if x.dtype.kind == "O":
-        return bool(np.array_equal(x, y))
-    return x.tobytes() == y.tobytes()
-
-
 class ValidationUnavailable(SonnxError):
     """The executor cannot run the model at all (an operator or opset it does not implement): exit 2."""
 
@@ -199,7 +190,7 @@ def compare_models(
             continue
         for out_a, out_b in output_map.items():
             ea, eb = ra[out_a], rb[out_b]
-            exact = bit_equal(ea, eb)
+            exact = same_value(ea, eb)
             cmp = compare_arrays(ea, eb, tolerance if tolerance is not None else Tolerance(atol=0.0, rtol=0.0, ulp=0))
             if tolerance is None and not exact and cmp.ok:
                 # Equal values with different bits (signed zeros, NaN payloads): not bit-exact.
