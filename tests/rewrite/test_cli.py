@@ -17,7 +17,7 @@ from sonnx.check import check_file
 from sonnx.cli import main
 from sonnx.model.graph import Model, Operation
 from sonnx.rewrite import Pass, PostconditionError, rewrite_model
-from sonnx.rewrite.base import rebuild, with_graph
+from sonnx.rewrite.base import prune, rebuild, with_graph
 
 from ._build import build, init, load, vi
 
@@ -251,7 +251,7 @@ class _ShiftWeights(Pass):
         tensors["w2"] = Tensor("w2", None, array_value(w2, TensorProto.FLOAT))
         new = op._replace(input_mapping=(op.input_mapping[0], "w2"))
         ops = [new if o is op else o for o in model.graph.operations]
-        return with_graph(model, rebuild(model.graph, ops, tensors)), "shifted"
+        return with_graph(model, prune(rebuild(model.graph, ops, tensors))), "shifted"
 
 
 def test_rewrite_validation_looks_behind_a_saturated_softmax(tmp_path: Path) -> None:

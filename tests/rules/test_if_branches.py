@@ -28,9 +28,21 @@ def test_matching_branches_pass() -> None:
     assert run(ID, model(g)).status is Status.PROVED  # shapes may differ
 
 
-def test_undeclared_types_are_not_compared() -> None:
+def test_undeclared_types_are_unknown_never_proved() -> None:
     g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"]))
-    assert run(ID, model(g)).status is Status.PROVED
+    v = run(ID, model(g))
+    assert v.status is Status.UNKNOWN and "not declared" in (v.reason or "") and "output 0" in (v.reason or "")
+    # an undeclared element type inside a sequence is open too
+    seq_open = TensorType("sequence", 0, None, TensorType("tensor", 0))
+    seq_f = TensorType("sequence", 0, None, TensorType("tensor", 1))
+    assert run(ID, model(main(branch("t", ["a"], {"a": seq_f}), branch("e", ["b"], {"b": seq_open})))).status is (
+        Status.UNKNOWN
+    )
+
+
+def test_a_certain_mismatch_wins_over_an_open_position() -> None:
+    g = main(branch("t", ["a", "a2"], {"a": F32}), branch("e", ["b"]), ["y", "z"])
+    assert run(ID, model(g)).status is Status.VIOLATED
 
 
 def test_output_count_mismatch() -> None:

@@ -58,8 +58,10 @@ def test_two_thousand_deep_nesting_without_recursion() -> None:
     got = {v.rule_id: v for v in verdicts}
     assert len(got) == len(RULES)
     assert got["STRICT-SHAPES"].status is Status.VIOLATED  # no declared types at all
+    # nor for the branch outputs, whose agreement therefore is not established (found 2,000 levels down)
+    assert got["GRAPH-IF-BRANCHES"].status is Status.UNKNOWN and "1996 more" in (got["GRAPH-IF-BRANCHES"].reason or "")
     for rule_id, v in got.items():
-        if rule_id != "STRICT-SHAPES":
+        if rule_id not in ("STRICT-SHAPES", "GRAPH-IF-BRANCHES"):
             assert v.status is Status.PROVED, (rule_id, v.reason)
 
 

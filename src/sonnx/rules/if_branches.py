@@ -6,10 +6,13 @@ outputs, and those are mapped to the outputs of the ``If`` node.
 
 Checked for every ``If`` of the default domain, in every graph: both branch
 attributes are present and hold a graph; both branches have as many outputs as
-each other and as the ``If``'s output mapping; and at each position where both
-branches declare a type, the types agree in kind (tensor, sequence...) and in
-element type when both element types are known. Shapes may differ (ONNX
-allows branches of different shapes).
+each other and as the ``If``'s output mapping; and at each position the two
+branch outputs have the same kind (tensor, sequence...) and element type, at
+every depth. sonnx reads the types the model declares; where a branch output's
+kind or element type is not declared, the agreement cannot be established and
+the verdict is UNKNOWN with the positions, never PROVED (unless some other
+mismatch is certain: then VIOLATED). Shapes may differ (ONNX allows branches
+of different shapes).
 """
 
 from __future__ import annotations
@@ -39,6 +42,34 @@ def type_conflict(a: TensorType | None, b: TensorType | None) -> bool:
             return True
         a, b = a.element, b.element
     return False
+
+
+def undeclared(t: TensorType | None) -> bool:
+    """True when the type, or a type it holds, leaves the kind or the element type open."""
+    if t is None:
+        return True
+    while t is not None:
+        if t.kind in ("tensor", "sparse_tensor") and t.elem_type == 0:
+            return True
+        if t.kind in ("sequence", "optional") and t.element is None:
+            return True
+        if t.kind == "map" and (t.elem_type == 0 or t.element is None):
+            return True
+        t = t.element
+    return False
+
+
+def unknown_positions(op: Operation) -> List[Dict[str, Any]]:
+    """Branch output positions whose types cannot be compared because one side leaves them undeclared."""
+    then, other = op.attribute("then_branch"), op.attribute("else_branch")
+    if then is None or other is None or not isinstance(then.value, Graph) or not isinstance(other.value, Graph):
+        return []
+    out = []
+    for k, (x, y) in enumerate(zip(then.value.outputs, other.value.outputs, strict=False)):
+        tx, ty = then.value.tensor(x).type, other.value.tensor(y).type
+        if not type_conflict(tx, ty) and (undeclared(tx) or undeclared(ty)):
+            out.append({"position": k, "then_branch": x, "else_branch": y})
+    return out
 
 
 def problems(op: Operation) -> List[Dict[str, Any]]:
@@ -74,12 +105,21 @@ def problems(op: Operation) -> List[Dict[str, Any]]:
 
 def check(ctx: CheckContext) -> Verdict:
     found: List[Dict[str, Any]] = []
+    open_: List[Dict[str, Any]] = []
     for sc in scopes(ctx):
         ops = sc.graph.operations
         kinds = IF_KINDS & operator_kinds(ctx, sc.graph)
         if kinds:
             for j in operations_of(sc.graph, kinds):
                 found.extend({**op_ref(sc.path, j, ops[j]), **p} for p in problems(ops[j]))
+                open_.extend({**op_ref(sc.path, j, ops[j]), **p} for p in unknown_positions(ops[j]))
+    if not found and open_:
+        shown = [f"{f['operation']} in {f['scope']} output {f['position']}" for f in open_]
+        return Verdict.unknown(
+            ID,
+            f"branch output types not declared, so their agreement is not established: {brief(shown, 3)}",
+            SEVERITY,
+        )
     if not found:
         return Verdict.proved(ID, SEVERITY)
     shown = [f"{f['operation']} in {f['scope']}: {f['problem']}" for f in found]
@@ -97,7 +137,8 @@ RULE = Rule(
     title="If branches agree",
     statement=(
         "Every If operation has a then_branch and an else_branch graph with as many outputs as each other and "
-        "as the If's output mapping, of the same kind and element type wherever both branches declare them."
+        "as the If's output mapping, of the same kind and element type at each position (undeclared types: "
+        "UNKNOWN)."
     ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,

@@ -20,6 +20,7 @@ from . import (
     dead_nodes,
     deterministic,
     functions,
+    graph_outputs,
     graph_determinism,
     if_branches,
     input_usage,
@@ -30,6 +31,7 @@ from . import (
     strict_opset,
     strict_shapes,
     strict_sparse,
+    unused_initializers,
     unused_outputs,
 )
 from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule
@@ -39,8 +41,10 @@ RULES: Tuple[Rule, ...] = (
     single_assignment.RULE,
     input_usage.RULE,
     completeness.RULE,
+    graph_outputs.RULE,
     dead_nodes.RULE,
     unused_outputs.RULE,
+    unused_initializers.RULE,
     contribution.RULE,
     deterministic.RULE,
     graph_determinism.RULE,

@@ -1,0 +1,70 @@
+"""GRAPH-INITIALIZERS-USED (warning): every initializer is read.
+
+An initializer that no operation reads (in its graph, or in a graph nested in
+one of its operations, which captures it) and that is not a graph output is
+dead data: it changes no result, yet it is shipped, hashed and reviewed with
+the model, and onnxruntime warns about it. The rule is a warning because the
+model still computes what it says.
+
+An initializer that is also a graph input (IR 4 and later: an input with a
+default value) is not considered here: an unread input is GRAPH-C2's finding.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from ..model.structure import brief, first, index, scopes
+from ..verdict import Severity, Verdict, Witness
+from .base import PROFILE_SONNX, CheckContext, Rule
+
+ID = "GRAPH-INITIALIZERS-USED"
+SEVERITY = Severity.WARNING
+
+
+def unused_initializers(ctx: CheckContext) -> List[Dict[str, Any]]:
+    """Every initializer no operation of its graph requires (captures count) and no graph output names."""
+    found: List[Dict[str, Any]] = []
+    for sc in scopes(ctx):
+        ix = index(ctx, sc.graph)
+        candidates = ix.initialized - ix.input_set - frozenset(sc.graph.outputs)
+        if not candidates:
+            continue
+        read = {n for names in ix.req for n in names}
+        for name in sorted(candidates - read):
+            value = sc.graph.tensors[name].initial_value
+            dims = [] if value is None else list(value.dims)
+            found.append({"scope": sc.path, "initializer": name, "dims": dims})
+    return found
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found = unused_initializers(ctx)
+    if not found:
+        return Verdict.proved(ID, SEVERITY)
+    shown = [f"{f['initializer']!r} {f['dims']} (in {f['scope']})" for f in found]
+    return Verdict.violated(
+        ID,
+        Witness(
+            f"{len(found)} initializer(s) read by no operation: {brief(shown)}",
+            {"count": len(found), "unused": first(found)},
+        ),
+        SEVERITY,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="Initializers used",
+    statement=(
+        "Every initializer that is not a graph input is read by some operation of its graph (directly or "
+        "through a nested graph) or is a graph output."
+    ),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "An unread initializer is dead data: it has no effect on the results but is shipped and reviewed with "
+        "the model. Witness: each unused initializer with its graph and dimensions."
+    ),
+)

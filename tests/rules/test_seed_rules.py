@@ -1,0 +1,41 @@
+"""Seed rules added by issue 14: at least one graph output (seed 000), and unused initializers (warning)."""
+
+from __future__ import annotations
+
+from rulekit import data, init, model, run, tensors
+
+from sonnx.model.graph import make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.verdict import Severity, Status
+
+
+def test_a_model_without_outputs_is_violated() -> None:
+    g = make_graph("g", ["x"], [], [op("Relu", ["x"], ["y"])])
+    v = run("GRAPH-OUTPUTS", model(g))
+    assert v.status is Status.VIOLATED and v.severity is Severity.ERROR
+    assert data(v) == {"graph": "g", "operations": 1, "inputs": 1}
+    assert run("GRAPH-OUTPUTS", model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])]))).status is (
+        Status.PROVED
+    )
+
+
+def test_an_unread_initializer_is_a_warning_with_its_dims() -> None:
+    inits = tensors(init("w", [1.0]), init("dead", [[0.0] * 3]))
+    g = make_graph("g", ["x"], ["y"], [op("Add", ["x", "w"], ["y"])], inits)
+    v = run("GRAPH-INITIALIZERS-USED", model(g))
+    assert v.status is Status.VIOLATED and v.severity is Severity.WARNING
+    assert data(v)["unused"] == [{"scope": "g", "initializer": "dead", "dims": [1, 3]}]
+
+
+def test_initializers_read_through_a_nested_graph_or_returned_are_used() -> None:
+    then = make_graph("then", [], ["a"], [op("Identity", ["w"], ["a"])])
+    other = make_graph("else", [], ["b"], [op("Identity", ["x"], ["b"])])
+    ops = [op("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    g = make_graph("g", ["c", "x"], ["y", "out"], ops, tensors(init("w", [1.0]), init("out", [2.0])))
+    assert run("GRAPH-INITIALIZERS-USED", model(g)).status is Status.PROVED
+
+
+def test_an_initializer_that_is_also_an_input_is_left_to_c2() -> None:
+    g = make_graph("g", ["x", "w"], ["y"], [op("Relu", ["x"], ["y"])], tensors(init("w", [1.0])))
+    assert run("GRAPH-INITIALIZERS-USED", model(g)).status is Status.PROVED
+    assert run("GRAPH-C2", model(g)).status is Status.VIOLATED
