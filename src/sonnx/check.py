@@ -57,10 +57,15 @@ class ModelReport:
 
     @property
     def outcome(self) -> str:
-        """One word for the whole model: PROVED, VIOLATED, UNKNOWN, or ERROR (unreadable)."""
+        """One word for the whole model: PROVED, TESTED, VIOLATED, UNKNOWN, or ERROR (unreadable).
+
+        TESTED: nothing failed, but some verdict rests on samples only (exit 0, never called PROVED).
+        """
         if self.error is not None:
             return "ERROR"
         code = self.exit_code
+        if code == EXIT_OK and any(v.status is Status.TESTED for v in self.all_verdicts()):
+            return "TESTED"
         return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
 
     def counts(self) -> dict[str, int]:
@@ -73,6 +78,7 @@ class ModelReport:
             ),
             "unknown": sum(1 for v in verdicts if v.status is Status.UNKNOWN),
             "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
+            "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
         }
 
 

@@ -57,7 +57,7 @@ def add_check_options(p: argparse.ArgumentParser) -> None:
 
 
 def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
-    """One verdict per oracle: PROVED (agrees), VIOLATED (differs, with figures), UNKNOWN (not established).
+    """One verdict per oracle: TESTED (agrees on the input set), VIOLATED (differs, with figures), UNKNOWN.
 
     A difference explained by a known oracle defect and contradicted by
     another oracle is a warning: shown with its figures, not failing.
@@ -73,7 +73,7 @@ def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
             details["notes"] = list(r.run.notes)
         engine = f"executor/{r.run.name}"
         if r.outcome == "AGREE":
-            out.append(Verdict(rid, Status.PROVED, engine=engine, details=details))
+            out.append(Verdict.tested(rid, f"1 input set (seed {cc.seed})", details, engine=engine))
         elif r.outcome == "UNKNOWN":
             out.append(Verdict.unknown(rid, f"{r.run.status}: {r.run.message}", engine=engine))
         else:

@@ -10,7 +10,7 @@ use, so that peak memory stays near the largest set of live tensors.
 
 from __future__ import annotations
 
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping, Sequence
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -113,8 +113,12 @@ def execute(
     inputs: Mapping[str, np.ndarray],
     scheduler: Scheduler | None = None,
     registry: KernelRegistry = REGISTRY,
+    nested: Callable[[], Scheduler] = FileOrder,
 ) -> dict[str, np.ndarray]:
     """Run ``model`` on ``inputs`` (by graph-input name); return its outputs by name.
+
+    ``scheduler`` orders the main graph's operations (file order by default);
+    ``nested`` makes a fresh scheduler for each run of a nested graph.
 
     A graph input with an initializer may be left out (its initial value is
     used). Any other missing input, or an output left without a value, is an
@@ -134,7 +138,9 @@ def execute(
     inputs = {k: np.asarray(v) if isinstance(v, np.generic) else v for k, v in inputs.items()}
     check_inputs(model, inputs)
     state = initial_state(g, dict(inputs), initial)
-    final = run(g, state, interp, scheduler if scheduler is not None else FileOrder(), keep=frozenset(g.outputs))
+    final = run(
+        g, state, interp, scheduler if scheduler is not None else FileOrder(), nested, keep=frozenset(g.outputs)
+    )
     try:
         values = outputs_of(g, final)
     except KeyError as exc:

@@ -87,7 +87,9 @@ def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile:
         c = r.counts()
         out.append(
             f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
-            f"{c['unknown']} unknown, {c['proved']} proved)"
+            f"{c['unknown']} unknown, {c['proved']} proved"
+            + (f", {c['tested']} tested" if c["tested"] else "")
+            + ")"
         )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"

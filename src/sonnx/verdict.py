@@ -1,8 +1,11 @@
 """Verdicts: the one result type of every check.
 
-A verdict is PROVED, VIOLATED with a witness, or UNKNOWN with a reason. A
-check that could not establish its property returns UNKNOWN; it never returns
-PROVED by default. Severity says what a violation means for the exit code:
+A verdict is PROVED, VIOLATED with a witness, UNKNOWN with a reason, or
+TESTED with how much was tried. PROVED means a proof covers every case.
+TESTED is what a sampled check (some schedules, some input sets) gives when
+nothing it tried failed: its ``details["tested"]`` says what was tried, and it
+is never reported as PROVED. A check that could not establish its property
+returns UNKNOWN; it never returns PROVED by default. Severity says what a violation means for the exit code:
 an ``error`` violation fails the check, a ``warning`` is reported only.
 """
 
@@ -16,11 +19,12 @@ JSONValue = Any
 
 
 class Status(enum.Enum):
-    """The three values a verdict can take."""
+    """The values a verdict can take."""
 
     PROVED = "PROVED"
     VIOLATED = "VIOLATED"
     UNKNOWN = "UNKNOWN"
+    TESTED = "TESTED"
 
 
 class Severity(enum.Enum):
@@ -66,6 +70,8 @@ class Verdict:
             raise ValueError("a verdict has a witness exactly when it is VIOLATED")
         if (self.status is Status.UNKNOWN) != (self.reason is not None):
             raise ValueError("a verdict has a reason exactly when it is UNKNOWN")
+        if self.status is Status.TESTED and not self.details.get("tested"):
+            raise ValueError("a TESTED verdict says what was tried (details['tested'])")
 
     @classmethod
     def proved(cls, rule_id: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
@@ -80,6 +86,18 @@ class Verdict:
     @classmethod
     def unknown(cls, rule_id: str, reason: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
         return cls(rule_id, Status.UNKNOWN, severity, reason=reason, engine=engine)
+
+    @classmethod
+    def tested(
+        cls,
+        rule_id: str,
+        tried: str,
+        details: Mapping[str, JSONValue] | None = None,
+        severity: Severity = Severity.ERROR,
+        engine: str = "direct",
+    ) -> Verdict:
+        """A sampled check that found nothing wrong on what it ``tried`` (e.g. "3 of more than 1,000 orders")."""
+        return cls(rule_id, Status.TESTED, severity, engine=engine, details={"tested": tried, **(details or {})})
 
     @property
     def fails(self) -> bool:

@@ -58,13 +58,13 @@ def test_orders_crosschecks_and_the_evidence_bundle(path: Path, tmp_path: Path) 
                           "--evidence", str(bundle), "--json")
     doc = json.loads(out)["models"][0]["verdicts"]
     verdicts = {v["rule"]: v["status"] for v in doc}
-    assert verdicts["EXEC-CROSSCHECK-ONNXRUNTIME"] == "PROVED", out
+    assert verdicts["EXEC-CROSSCHECK-ONNXRUNTIME"] == "TESTED", out
     if path.name in REFERENCE_CANNOT_LOAD:
         ref = next(v for v in doc if v["rule"] == "EXEC-CROSSCHECK-REFERENCE")
         assert ref["status"] == "UNKNOWN" and REFERENCE_CANNOT_LOAD[path.name] in ref["reason"], ref
     else:
-        assert verdicts["EXEC-CROSSCHECK-REFERENCE"] == "PROVED", out
-    assert verdicts["EXEC-ORDERS"] != "VIOLATED" and verdicts["EXEC-ORDERS"] != "UNKNOWN", out
+        assert verdicts["EXEC-CROSSCHECK-REFERENCE"] == "TESTED", out
+    assert verdicts["EXEC-ORDERS"] in ("PROVED", "TESTED"), out
     code, out, err = call(main, "evidence", "verify", str(bundle))
     assert code == 0 and "FAILED" not in out, out + err
 

@@ -38,9 +38,9 @@ def verify_all(model: Model, provs: list[Provider], fused_path: Path) -> None:
     assert report.exit_code == 0, report.text()
     feeds = random_inputs(model, 0)
     v = exec_verdict(model, part, feeds, "seed 0")
-    assert v.status is Status.PROVED, v
+    assert v.status is Status.TESTED and v.details["tested"] == "1 input set (seed 0)", v
     v = fused_verdict(model, part, str(fused_path), feeds, "seed 0")
-    assert v.rule_id == FUSED and v.status is Status.PROVED, v
+    assert v.rule_id == FUSED and v.status is Status.TESTED, v
     written = onnx.load(str(fused_path))
     assert len(written.graph.node) == len(part.subgraphs) and len(written.functions) == len(part.subgraphs)
 

@@ -46,9 +46,9 @@ def test_captured_tensor_is_a_subgraph_input_and_everything_verifies(tmp_path: P
     assert "a" in holder.inputs and holder.device == "CPU"
     assert check_partition(model, part).exit_code == 0
     feeds = random_inputs(model, 3)
-    assert exec_verdict(model, part, feeds, "seed 3").status is Status.PROVED
+    assert exec_verdict(model, part, feeds, "seed 3").status is Status.TESTED
     v = fused_verdict(model, part, str(tmp_path / "fused.onnx"), feeds, "seed 3")
-    assert v.status is Status.PROVED, v
+    assert v.status is Status.TESTED, v
 
 
 def test_dropping_the_captured_input_is_caught(tmp_path: Path) -> None:

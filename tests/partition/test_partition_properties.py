@@ -74,7 +74,7 @@ def test_partition_does_not_depend_on_file_order(model: Model, provs: List[Provi
 def test_partitioned_execution_is_bit_identical(model: Model, provs: List[Provider]) -> None:
     part = make_partition(model, provs)
     v = exec_verdict(model, part, random_inputs(model, 0), "seed 0")
-    assert v.status is Status.PROVED, v
+    assert v.status is Status.TESTED, v
 
 
 @given(models(), providers(), st.data())

@@ -41,6 +41,7 @@ th { background: #eee; }
 .VIOLATED { color: #b00000; font-weight: bold; }
 .WARNING { color: #b06000; font-weight: bold; }
 .UNKNOWN { color: #555; font-weight: bold; }
+.TESTED { color: #1f4f8f; font-weight: bold; }
 code { font-size: 90%; }
 """
 
@@ -246,7 +247,8 @@ def render_html(report: ModelReport, options: BundleOptions, crosscheck: CrossCh
     c = report.counts()
     body.append(
         f"<p>Outcome: {_status_cell(report.outcome, '')} (exit code {report.exit_code}): {c['errors']} violated, "
-        f"{c['warnings']} warnings, {c['unknown']} unknown, {c['proved']} proved. Profile "
+        f"{c['warnings']} warnings, {c['unknown']} unknown, {c['proved']} proved, {c['tested']} tested "
+        "(passed on the samples stated, not proved). Profile "
         f"<code>{escape(options.profile)}</code>, engine <code>{escape(options.engine)}</code>, seed {options.seed}."
         "</p><p>Every figure on this page is also in the bundle's JSON files, whose SHA-256 digests are in "
         "<code>manifest.json</code>; <code>sonnx evidence verify</code> re-checks them.</p>"
@@ -256,7 +258,7 @@ def render_html(report: ModelReport, options: BundleOptions, crosscheck: CrossCh
     body.append("<h2>Verdicts</h2>")
     rows = []
     for v in report.all_verdicts():
-        why = v.witness.summary if v.witness is not None else (v.reason or "")
+        why = v.witness.summary if v.witness is not None else (v.reason or str(v.details.get("tested", "")))
         rows.append([escape(v.rule_id), _status_cell(v.status.value, v.severity.value), escape(v.engine), escape(why)])
     body.append(_table(["rule", "status", "engine", "witness / reason"], rows))
     if report.model is not None:

@@ -302,7 +302,7 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
         return
     for r in cc.get("oracles", []):
         rule = f"{VERDICT_PREFIX}-{str(r.get('oracle', '')).upper()}"
-        want = {"AGREE": "PROVED", "DIFFER": "VIOLATED", "KNOWN-DEVIATION": "VIOLATED", "UNKNOWN": "UNKNOWN"}.get(
+        want = {"AGREE": "TESTED", "DIFFER": "VIOLATED", "KNOWN-DEVIATION": "VIOLATED", "UNKNOWN": "UNKNOWN"}.get(
             r.get("outcome")
         )
         got = recorded.pop(rule, {}).get("status")

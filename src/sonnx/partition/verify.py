@@ -78,6 +78,8 @@ class PartitionReport:
 
     def to_json(self) -> Dict[str, Any]:
         outcome = {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(self.exit_code, "UNKNOWN")
+        if outcome == "PROVED" and any(v.status is Status.TESTED for v in self.verdicts):
+            outcome = "TESTED"  # the execution checks ran on samples
         return {
             "model": self.model,
             "partition": self.partition,
