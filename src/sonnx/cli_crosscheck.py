@@ -20,7 +20,7 @@ from .crosscheck.metrics import Tolerance
 from .crosscheck.oracles import ORACLES
 from .crosscheck.run import CrossCheckReport, cross_check, parse_oracles, text_lines
 from .errors import UsageError
-from .verdict import Severity, Status, Verdict, Witness
+from .verdict import Severity, Verdict, Witness
 
 VERDICT_PREFIX = "EXEC-CROSSCHECK"
 TITLES = {f"{VERDICT_PREFIX}-{name.upper()}": f"Executor agrees with {name} within tolerance" for name in ORACLES}
