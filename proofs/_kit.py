@@ -35,11 +35,19 @@ class Obligation:
 
 @dataclass
 class Outcome:
-    """The answer for one obligation or one executable check."""
+    """The answer for one obligation or one executable check.
+
+    ``needs_hypotheses`` is set for an obligation of the form ``hypotheses =>
+    conclusion``: True when the conclusion alone has a counterexample (the
+    hypotheses do work), False when the conclusion holds without them (then
+    the obligation is true but says nothing about the hypotheses and is not
+    counted as evidence for them).
+    """
 
     name: str
     ok: bool
     detail: str
+    needs_hypotheses: bool | None = None
 
 
 @dataclass
@@ -52,6 +60,11 @@ class Result:
     @property
     def proved(self) -> bool:
         return bool(self.outcomes) and all(o.ok for o in self.outcomes)
+
+    @property
+    def uses_hypotheses(self) -> bool:
+        """Some discharged obligation fails when its hypotheses are dropped (the theorem is not vacuous in them)."""
+        return any(o.ok and o.needs_hypotheses for o in self.outcomes)
 
 
 def solver(ctx: z3.Context) -> z3.Solver:
@@ -97,10 +110,27 @@ def solve(formulas: Sequence[z3.BoolRef]) -> Answer:
 
 
 def discharge(ob: Obligation) -> Outcome:
-    """Check that ``ob.formula`` is valid: unsat of its negation; anything else is a failure."""
+    """Check that ``ob.formula`` is valid: unsat of its negation; anything else is a failure.
+
+    For ``hypotheses => conclusion``, also ask whether the conclusion alone is
+    valid, to tell obligations that use their hypotheses from those that would
+    hold anyway (:attr:`Outcome.needs_hypotheses`).
+    """
     a = solve([z3.Not(ob.formula)])
     if a.status == "unsat":
-        return Outcome(ob.name, True, "valid (negation unsat)")
+        if not z3.is_implies(ob.formula):
+            return Outcome(ob.name, True, "valid (negation unsat)")
+        alone = solve([z3.Not(ob.formula.arg(1))])
+        if alone.status == "unsat":
+            return Outcome(
+                ob.name,
+                True,
+                "valid (negation unsat); the conclusion holds without the hypotheses: not counted as evidence",
+                needs_hypotheses=False,
+            )
+        needed = alone.status == "sat"
+        tail = "the hypotheses are needed" if needed else f"without the hypotheses: {alone.status}"
+        return Outcome(ob.name, True, f"valid (negation unsat); {tail}", needs_hypotheses=needed)
     if a.status == "sat":
         return Outcome(ob.name, False, f"counterexample: {a.model}")
     return Outcome(ob.name, False, f"unknown ({a.reason})")
@@ -134,7 +164,10 @@ def report(result: Result, statement: str) -> int:
 
 def outcomes_record(result: Result) -> list[dict[str, object]]:
     """The outcomes as plain data (for ``--json`` and for comparing runs)."""
-    return [{"name": o.name, "ok": o.ok, "detail": o.detail} for o in result.outcomes]
+    return [
+        {"name": o.name, "ok": o.ok, "detail": o.detail, "needs_hypotheses": o.needs_hypotheses}
+        for o in result.outcomes
+    ]
 
 
 def main(check: Callable[[], Result], statement: str) -> None:

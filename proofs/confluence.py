@@ -18,7 +18,7 @@ from proofs._state import Op, St, Tensor, Value, c1, executable, fire, initial, 
 
 ID = "confluence"
 TITLE = "Local confluence of execution under C1"
-SUPPORTS = ("GRAPH-C1", "GRAPH-R2")
+SUPPORTS = ("GRAPH-C1",)
 THEOREM = """
 For every graph (operations, tensors and values of uninterpreted sorts; every
 operation with any number of inputs and outputs; every operator a function of

@@ -18,7 +18,7 @@ from proofs._state import Op, Tensor, c1, executable, fire, init, inp, out, stat
 
 ID = "termination"
 TITLE = "Termination and exactly-once firing (acyclic, C1, C3)"
-SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C3")
+SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1")
 THEOREM = """
 Hypotheses on the graph (uninterpreted sorts, any number of inputs/outputs per
 operation): C1 as seed 001 states it, i.e. its at-most-one half (no initially

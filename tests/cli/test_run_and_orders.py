@@ -113,3 +113,28 @@ def test_orders_on_every_example_gives_a_verdict() -> None:
         assert verdict["rule"] == "EXEC-ORDERS"
         expected = "UNKNOWN" if path.name in NOT_EXECUTABLE else ORDER_DEPENDENT.get(path.name, "PROVED")
         assert verdict["status"] == expected, (path.name, verdict)
+
+
+def test_every_valid_order_is_run_when_there_are_few(tmp_path: Path) -> None:
+    """The diamond has three valid orders: all are run and the verdict is PROVED with that count."""
+    _code, out, _ = call(check_main, "--json", "-q", "--orders", "1", str(diamond(tmp_path / "d.onnx")))
+    v = json.loads(out)["models"][0]["verdicts"][-1]
+    assert v["status"] == "PROVED" and v["details"]["valid_orders"] == 3
+    assert len({s["sha256"] for s in v["details"]["schedules"]}) == 3  # every order, though one was asked
+
+
+def test_sampled_orders_are_tested_not_proved(tmp_path: Path) -> None:
+    """41 independent operations have 41! valid orders: three are sampled and the verdict says so."""
+    nodes = [helper.make_node("Relu", ["x"], [f"y{k}"]) for k in range(41)]
+    vi = helper.make_tensor_value_info
+    outs = [vi(f"y{k}", TensorProto.FLOAT, [2]) for k in range(41)]
+    g = helper.make_graph(nodes, "wide", [vi("x", TensorProto.FLOAT, [2])], outs)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, tmp_path / "wide.onnx")
+    code, out, _ = call(check_main, "--json", "-q", "--orders", "3", str(tmp_path / "wide.onnx"))
+    v = json.loads(out)["models"][0]["verdicts"][-1]
+    assert v["status"] == "TESTED" and "3 distinct seeded random orders" in v["details"]["tested"]
+    assert code == 0 and json.loads(out)["models"][0]["outcome"] == "TESTED"
+    _code, text, _ = call(check_main, "--orders", "3", str(tmp_path / "wide.onnx"))
+    assert "result: TESTED" in text and "1 tested" in text
