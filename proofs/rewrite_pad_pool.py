@@ -30,7 +30,10 @@ SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
 PASS = "pad-pool"
 THEOREM = """
-Pass `pad-pool` (src/sonnx/rewrite/pad_pool.py). Same per-axis model as
+Pass `pad-pool` (src/sonnx/rewrite/pad_pool.py). The pass's preconditions
+include one no ONNX text states but onnxruntime imposes on pooling: every
+fused pad (cb + pb, ce + pe) smaller than the kernel size; it is a hypothesis
+of every obligation below (the arithmetic does not need it). Same per-axis model as
 rewrite-pad-conv (Pad counts pb, pe >= 0, pool padding cb, ce >= 0, every
 padded coordinate u), with the pooling rules of the ONNX text:
 output size floor((E - e) / s) + 1, or in ceil mode ceil((E - e) / s) + 1
@@ -68,9 +71,12 @@ def _ceil_out(extent: z3.ArithRef, e: z3.ArithRef, s: z3.ArithRef, n_in_plus_beg
 
 def check() -> Result:
     w = PadWindow()
-    e, s = z3.Ints("extent stride")
+    e, s, ks = z3.Ints("extent stride kernel")
     u = z3.Int("u_count")
-    geometry = z3.And(w.domain(), e >= 1, s >= 1, w.total_before() >= e)
+    # runtime precondition of the pass (onnxruntime refuses pooling pads >= kernel): each fused pad < kernel size,
+    # the kernel size at most the window extent (extent = (kernel - 1) * dilation + 1)
+    runtime = z3.And(ks >= 1, ks <= e, w.cb + w.pb < ks, w.ce + w.pe < ks)
+    geometry = z3.And(w.domain(), e >= 1, s >= 1, w.total_before() >= e, runtime)
     floor_before = (w.total_before() - e) / s + 1
     floor_after = (w.total_after() - e) / s + 1
     ceil_before = _ceil_out(w.total_before(), e, s, w.padded_size() + w.cb)

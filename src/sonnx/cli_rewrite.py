@@ -118,8 +118,12 @@ def run_rewrite(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: 
             stdout.write(f"  not applied {pass_name} to {who}: {reason}\n")
         stdout.write("translation validation (bit-exact required):\n")
         stdout.write(summarize(result.validation) + "\n")
+        if result.runtime is not None:
+            stdout.write(f"  {result.runtime.line()}\n")
         if written:
             stdout.write(f"wrote {args.output}\n")
+        elif result.runtime is not None and not result.runtime.ok:
+            stdout.write(f"nothing written: {result.runtime.detail}\n")
         else:
             stdout.write(f"nothing written: the rewritten model differs from {args.input}\n")
     return EXIT_OK if written else EXIT_VIOLATED

@@ -324,3 +324,13 @@ def test_an_input_without_a_shape_can_be_given_in_an_npz(tmp_path: Path) -> None
     npz = tmp_path / "x.npz"
     np.savez(npz, x=np.array([-1.0, 2.0], np.float32))
     assert cross_check(path, inputs_file=str(npz)).exit_code == 0
+
+
+def test_a_scalar_input_reaches_the_oracles_as_a_scalar(tmp_path: Path) -> None:
+    """0-d inputs stay 0-d (np.ascontiguousarray once fed them to the oracles as shape [1])."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [])
+    s = helper.make_tensor_value_info("s", TensorProto.INT64, [0])
+    g = helper.make_graph([helper.make_node("Shape", ["x"], ["s"])], "g", [x], [s])
+    path = _save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "scalar.onnx")
+    r = cross_check(path)
+    assert [x.outcome for x in r.results] == ["AGREE", "AGREE"], [x.to_json() for x in r.results]

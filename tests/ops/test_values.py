@@ -32,3 +32,8 @@ def test_sequences_maps_and_optionals() -> None:
     assert same_value(EMPTY, EMPTY) and not same_value(EMPTY, [])
     assert value_digest(seq)["kind"] == "sequence" and value_digest(m1)["kind"] == "sequence"
     assert value_bytes([[]]) != value_bytes([])
+
+
+def test_a_scalar_is_not_a_one_element_vector() -> None:
+    assert not same_value(np.float32(1.0), np.array([1.0], np.float32))
+    assert value_digest(np.array(1.0, np.float32))["shape"] == []

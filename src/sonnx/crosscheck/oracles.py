@@ -161,7 +161,8 @@ def lossless_ir_downgrade(proto: onnx.ModelProto, target: int) -> tuple[onnx.Mod
 
 
 def _feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    return {k: np.ascontiguousarray(v) for k, v in feeds.items()}
+    # np.asarray keeps a 0-d value 0-d (np.ascontiguousarray would feed it as shape [1])
+    return {k: np.asarray(v, order="C") for k, v in feeds.items()}
 
 
 def _free_names(g: onnx.GraphProto) -> set[str]:

@@ -109,7 +109,7 @@ def value_bytes(value: Any) -> bytes:
                 stack.append(v[k])
                 stack.append(np.asarray(k))
         else:
-            arr = np.ascontiguousarray(np.asarray(v))
+            arr = np.asarray(v, order="C")  # (ascontiguousarray would make a 0-d array 1-d)
             out.append(f"T{arr.dtype.str}{list(arr.shape)};".encode())
             if arr.dtype.kind in "OUS":
                 for s in arr.reshape(-1):
@@ -130,7 +130,7 @@ def value_digest(value: Any) -> dict[str, Any]:
     if isinstance(value, (list, dict, EmptyOptional)):
         kind = "sequence" if isinstance(value, list) else "map" if isinstance(value, dict) else "optional"
         return {"kind": kind, "sha256": hashlib.sha256(value_bytes(value)).hexdigest()}
-    arr = np.ascontiguousarray(np.asarray(value))
+    arr = np.asarray(value, order="C")
     return {
         "dtype": arr.dtype.name,
         "shape": [int(d) for d in arr.shape],

@@ -26,8 +26,9 @@ from .identity import IdentityRemoval
 from .pad_conv import PadIntoConv
 from .pad_nop import PadRemoval
 from .pad_pool import PadIntoPool
+from .runtime import RuntimeCheck, runtime_check
 from .shape import ShapeToConstant
-from .validate import SetResult, compare_models, shared_intermediates, with_outputs
+from .validate import SetResult, compare_models, input_sets, shared_intermediates, with_outputs
 
 PASSES: Tuple[Pass, ...] = (
     DropoutRemoval(),
@@ -63,11 +64,15 @@ class RewriteResult:
     applications: List[Application] = field(default_factory=list)
     refusals: List[Refusal] = field(default_factory=list)
     validation: List[SetResult] = field(default_factory=list)
+    runtime: RuntimeCheck | None = None
+    """The onnxruntime half of the validation (None when nothing was rewritten)."""
 
     @property
     def ok(self) -> bool:
-        """True when every input set gave bit-exact outputs (or both models refused it alike)."""
-        return bool(self.validation) and all(r.ok for r in self.validation)
+        """True when every input set gave bit-exact outputs (or both models refused it alike), and onnxruntime,
+        when installed, runs the rewritten model wherever it runs the input model, with agreeing outputs."""
+        executor_ok = bool(self.validation) and all(r.ok for r in self.validation)
+        return executor_ok and (self.runtime is None or self.runtime.ok)
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -76,6 +81,7 @@ class RewriteResult:
             "applications": [a.__dict__ for a in self.applications],
             "refusals": [r.__dict__ for r in self.refusals],
             "validation": [r.to_json() for r in self.validation],
+            "runtime": None if self.runtime is None else self.runtime.to_json(),
         }
 
 
@@ -158,4 +164,7 @@ def rewrite_model(
     result.validation = compare_models(
         with_outputs(model, last), with_outputs(current, last), names, seed, None, frozenset(), frozenset(last)
     )
+    if result.applications:
+        say("translation validation: running both models on onnxruntime")
+        result.runtime = runtime_check(model, current, input_sets(model, seed)["normal"])
     return result

@@ -68,6 +68,26 @@ class PadIntoPool(Pass):
     theorem = "rewrite_pad_pool"
 
     def _check(self, model: Model, op: Operation) -> Tuple[Fusion, Tuple[Attribute, ...]] | str:
+        got = self._check_fusion(model, op)
+        if isinstance(got, str):
+            return got
+        f = got[0]
+        sizes_attr = op.attribute("kernel_shape")
+        sizes = tuple(int(k) for k in sizes_attr.value) if sizes_attr is not None else ()
+        nsp = len(f.merged) // 2
+        if len(sizes) != nsp:
+            return f"kernel_shape {list(sizes)} does not give one size per spatial axis ({nsp})"
+        for i in range(nsp):
+            if f.merged[i] >= sizes[i] or f.merged[nsp + i] >= sizes[i]:
+                pads = (f.merged[i], f.merged[nsp + i])
+                return (
+                    f"the fused padding {pads} on spatial axis {i} is not smaller than the kernel ({sizes[i]}): "
+                    "onnxruntime refuses such pooling padding, though ONNX allows it"
+                )
+        return got
+
+    def _check_fusion(self, model: Model, op: Operation) -> Tuple[Fusion, Tuple[Attribute, ...]] | str:
+        """The conditions of the arithmetic (the theorem's hypotheses); :meth:`_check` adds the runtime's."""
         f = find_fusion(model, op)
         if isinstance(f, str):
             return f
