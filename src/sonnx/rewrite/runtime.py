@@ -64,7 +64,7 @@ def runtime_check(original: Model, rewritten: Model, feeds: Mapping[str, np.ndar
         return RuntimeCheck(
             "rewritten refused",
             f"onnxruntime runs the input model but not the rewritten one: {after.message}",
-            after.version,
+            after.version or "",
         )
     figures: Dict[str, str] = {}
     bad = []
