@@ -167,7 +167,12 @@ def test_verdicts_file_broken_as_json_is_a_difference(cnn_bundle: Path, tmp_path
     d = copy_of(cnn_bundle, tmp_path)
     flip_byte(d / "verdicts.json", 0)  # "{" becomes "z": no longer JSON
     code, out = verify(d)
-    assert code == 1 and "verdicts.json: SHA-256 differs" in out and "verdicts.json is not readable JSON" in out
+    assert code == 1 and "verdicts.json: SHA-256 differs" in out
+    # a hash difference stops verification before any file is parsed
+    assert "stopped after the hash check" in out and "not readable JSON" not in out
+    rehash(d, "verdicts.json")  # a forger who keeps the hashes consistent gets the parse error instead
+    code, out = verify(d)
+    assert code == 1 and "verdicts.json: not readable JSON" in out
 
 
 def test_tampered_smt_byte_fails(cnn_bundle: Path, tmp_path: Path) -> None:
@@ -227,7 +232,7 @@ def test_unlisted_and_missing_files_fail(cnn_bundle: Path, tmp_path: Path) -> No
     (d / "extra.txt").write_text("x")
     (d / "report.html").unlink()
     code, out = verify(d)
-    assert code == 1 and "extra.txt: in the bundle but not listed" in out and "report.html: listed" in out
+    assert code == 1 and "extra.txt: in the bundle but not listed" in out and "report.html: missing" in out
 
 
 @pytest.mark.parametrize("damage", ["no manifest", "bad json", "wrong schema", "no directory"])

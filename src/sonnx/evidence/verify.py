@@ -1,13 +1,20 @@
 """``sonnx evidence verify DIR``: re-establish an evidence bundle from its own content.
 
+A bundle may be hostile: every file is read through :mod:`.safe_files` (only
+files the manifest lists, inside the bundle, regular, of bounded size), and
+every SMT-LIB script is rebuilt from an allow-list of commands before a
+solver sees it (:mod:`.smt_scripts`), with the project's solver limits.
+
 Steps, each listing every difference it finds:
 
 1. **Hashes.** Every file the manifest lists is re-hashed; the model's digest
-   is compared too; a file in the bundle that the manifest does not list is a
-   difference.
-2. **SMT.** Every obligation file is re-solved with z3 (and with cvc5 when it
-   is installed); the answer must equal the answer recorded in
-   ``smt/answers.json`` and in the file's own header. A cvc5 ``unknown`` is
+   is compared too; a file in the bundle that the manifest does not list, a
+   symbolic link or a special file is a difference. **When any hash
+   differs, verification stops here**: nothing else is parsed, solved or run.
+2. **SMT.** Every obligation file is rebuilt from the allow-list and re-solved
+   with z3 (and with cvc5 when it is installed), with the project's seed,
+   resource limit and a time limit; the answer must equal the answer recorded
+   in ``smt/answers.json`` and in the file's own header. A cvc5 ``unknown`` is
    noted, not counted as a difference (it neither confirms nor refutes).
 3. **Verdicts.** The rules are run again, with the recorded options, on the
    bundled copy of the model: every verdict of the rule table (with its
@@ -30,7 +37,6 @@ bundle is unreadable (no manifest, malformed JSON, unknown schema).
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -38,6 +44,16 @@ from typing import Any, Callable
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError
 from ..ops.values import value_digest
 from .bundle import MANIFEST, SCHEMA, SMT_DIR
+from .safe_files import (
+    MAX_SMT_BYTES,
+    BundleFileError,
+    hash_member,
+    member_path,
+    read_json_member,
+    read_member,
+    walk_members,
+)
+from .smt_scripts import ScriptError, rebuild
 
 MAX_LISTED = 20
 
@@ -72,20 +88,44 @@ class Verification:
         return out
 
 
-def _read_json(root: Path, rel: str) -> Any:
+SOLVER_TIME_LIMIT_MS = 120_000
+"""Wall-clock limit of one solver call while verifying (the resource limit is the project's own)."""
+
+
+def _read_json(root: Path, rel: str, manifest: dict[str, Any] | None = None) -> Any:
+    """A JSON file of the bundle; with ``manifest``, only one the manifest lists (it was hashed)."""
+    if manifest is not None and rel not in manifest["files"]:
+        raise BundleError(f"{rel}: not listed in the manifest")
     try:
-        return json.loads((root / rel).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BundleError(f"{root}: not an evidence bundle ({rel} is missing)") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise BundleError(f"{root}: {rel} is not readable JSON ({exc})") from None
+        return read_json_member(root, rel)
+    except BundleFileError as exc:
+        raise BundleError(f"{root}: {exc.one_line()}") from None
+
+
+def _listed(manifest: dict[str, Any], rel: str, what: str) -> str:
+    """``rel`` when the manifest lists it (so its bytes were hashed), else :class:`BundleError`."""
+    if not isinstance(rel, str) or rel not in manifest["files"]:
+        raise BundleError(f"{what} {rel!r} is not a file the manifest lists")
+    return rel
+
+
+def _inputs_file(root: Path, manifest: dict[str, Any]) -> str | None:
+    """The bundled inputs file named by the recorded options, checked to be a listed bundle file."""
+    name = manifest["options"].get("inputs")
+    if name is None:
+        return None
+    rel = _listed(manifest, f"inputs/{name}", "the recorded inputs file")
+    return str(member_path(root, rel))
 
 
 def read_manifest(root: Path) -> dict[str, Any]:
     """The manifest, checked for the fields ``verify`` relies on (else :class:`BundleError`)."""
     if not root.is_dir():
         raise BundleError(f"{root}: no such bundle directory")
-    manifest = _read_json(root, MANIFEST)
+    try:
+        manifest = read_json_member(root, MANIFEST)
+    except BundleFileError as exc:
+        raise BundleError(f"{root}: not an evidence bundle ({exc.one_line()})") from None
     if not isinstance(manifest, dict) or manifest.get("schema") != SCHEMA:
         raise BundleError(f"{root}: {MANIFEST} is not a {SCHEMA} manifest")
     for key in ("files", "model", "options"):
@@ -94,25 +134,23 @@ def read_manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def check_hashes(root: Path, manifest: dict[str, Any], v: Verification) -> None:
     files: dict[str, Any] = manifest["files"]
     for rel, digest in files.items():
-        p = root / rel
-        if ".." in Path(rel).parts or Path(rel).is_absolute():
-            v.differences.append(f"manifest lists {rel!r}, a path outside the bundle")
-        elif not p.is_file():
-            v.differences.append(f"{rel}: listed in the manifest but missing")
-        elif _sha256(p) != digest:
+        h = hashlib.sha256()
+        try:
+            hash_member(root, rel, h)
+        except BundleFileError as exc:
+            v.differences.append(exc.one_line())
+            continue
+        if h.hexdigest() != digest:
             v.differences.append(f"{rel}: SHA-256 differs from the manifest")
-    present = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    present: set[str] = set()
+    for rel, kind in walk_members(root):
+        if kind == "file":
+            present.add(rel)
+        elif kind != "dir":
+            v.differences.append(f"{rel}: a {'symbolic link' if kind == 'link' else 'special file'} in the bundle")
     for rel in sorted(present - set(files) - {MANIFEST}):
         v.differences.append(f"{rel}: in the bundle but not listed in the manifest")
     model = manifest["model"]
@@ -124,13 +162,18 @@ def check_hashes(root: Path, manifest: dict[str, Any], v: Verification) -> None:
     v.counts["files hashed"] = len(files)
 
 
-def _z3_answer(text: str, solver_params: dict[str, Any]) -> str:
+def _z3_answer(text: str) -> str:
+    """z3's answer to an (already rebuilt) script, with the project's seed and resource limit and a time limit."""
     import z3
 
-    s = z3.SimpleSolver()
-    s.set("random_seed", int(solver_params.get("random_seed", 0)))
-    if solver_params.get("rlimit"):
-        s.set("rlimit", int(solver_params["rlimit"]))
+    from ..smt.solver import SolverSettings
+
+    settings = SolverSettings()
+    ctx = z3.Context()
+    s = z3.SimpleSolver(ctx=ctx)
+    s.set("random_seed", settings.seed)
+    s.set("rlimit", settings.rlimit)
+    s.set("timeout", SOLVER_TIME_LIMIT_MS)
     try:
         s.from_string(text)
         return str(s.check())
@@ -139,7 +182,7 @@ def _z3_answer(text: str, solver_params: dict[str, Any]) -> str:
 
 
 def cvc5_answer(text: str) -> str | None:
-    """cvc5's answer to an SMT-LIB2 script, or None when cvc5 is not installed."""
+    """cvc5's answer to an (already rebuilt) SMT-LIB2 script, or None when cvc5 is not installed."""
     from ..smt.smtlib import cvc5_answers
 
     try:
@@ -147,7 +190,7 @@ def cvc5_answer(text: str) -> str | None:
     except Exception:
         return None
     try:
-        answers = cvc5_answers(text)
+        answers = cvc5_answers(text, time_limit_ms=SOLVER_TIME_LIMIT_MS)
         return answers[-1] if answers else "no answer"
     except Exception as exc:  # a parse error is an answer too: it is not the recorded one
         return f"error ({' '.join(str(exc).split())[:200]})"
@@ -156,24 +199,22 @@ def cvc5_answer(text: str) -> str | None:
 def check_smt(root: Path, manifest: dict[str, Any], v: Verification) -> None:
     from ..smt.smtlib import expected_answer
 
-    data = _read_json(root, f"{SMT_DIR}/answers.json")
+    data = _read_json(root, f"{SMT_DIR}/answers.json", manifest)
     entries = data.get("obligations", []) if isinstance(data, dict) else []
-    params = (data.get("solver") or {}) if isinstance(data, dict) else {}
     listed = {e.get("file") for e in entries}
-    on_disk = (
-        {p.relative_to(root).as_posix() for p in (root / SMT_DIR).glob("*.smt2")}
-        if (root / SMT_DIR).is_dir()
-        else set()
-    )
+    on_disk = {rel for rel in manifest["files"] if rel.startswith(f"{SMT_DIR}/") and rel.endswith(".smt2")}
     for rel in sorted(on_disk - listed):
         v.differences.append(f"{rel}: an SMT file not listed in {SMT_DIR}/answers.json")
     by_cvc5 = 0
     for e in entries:
         rel, recorded = e.get("file", ""), e.get("answer")
+        if not isinstance(rel, str) or not rel.startswith(f"{SMT_DIR}/") or rel not in manifest["files"]:
+            v.differences.append(f"{SMT_DIR}/answers.json names {rel!r}, not an SMT file the manifest lists")
+            continue
         try:
-            text = (root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            v.differences.append(f"{rel}: SMT file missing or unreadable")
+            text = read_member(root, rel, MAX_SMT_BYTES).decode("utf-8")
+        except (BundleFileError, UnicodeDecodeError) as exc:
+            v.differences.append(f"{rel}: SMT file unreadable ({exc})")
             continue
         try:
             header = expected_answer(text)
@@ -181,7 +222,12 @@ def check_smt(root: Path, manifest: dict[str, Any], v: Verification) -> None:
             header = None
         if header != recorded:
             v.differences.append(f"{rel}: header says {header}, answers.json says {recorded}")
-        got = _z3_answer(text, params)
+        try:
+            text = rebuild(text)
+        except ScriptError as exc:
+            v.differences.append(f"{rel}: refused before solving: {exc.one_line()}")
+            continue
+        got = _z3_answer(text)
         if got != recorded:
             v.differences.append(f"{rel}: z3 now answers {got}, the bundle records {recorded}")
         other = cvc5_answer(text)
@@ -201,8 +247,8 @@ def check_smt(root: Path, manifest: dict[str, Any], v: Verification) -> None:
         v.notes.append("the bundle holds no SMT obligation (the check ran without the SMT engine)")
 
 
-def _recorded_model_entry(root: Path) -> dict[str, Any]:
-    data = _read_json(root, "verdicts.json")
+def _recorded_model_entry(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+    data = _read_json(root, "verdicts.json", manifest)
     try:
         entry = data["models"][0]
     except (KeyError, IndexError, TypeError):
@@ -235,8 +281,8 @@ def check_verdicts(root: Path, manifest: dict[str, Any], v: Verification, say: C
     from .bundle import _obligation_files
 
     opts = manifest["options"]
-    entry = _recorded_model_entry(root)
-    model_file = root / str(manifest["model"].get("file", ""))
+    entry = _recorded_model_entry(root, manifest)
+    model_file = member_path(root, _listed(manifest, str(manifest["model"].get("file", "")), "the model file"))
     allowed = None
     if opts.get("operators"):
         allowed = frozenset((d, n) for item in opts["operators"] for d, _, n in [item.rpartition(":")])
@@ -254,8 +300,7 @@ def check_verdicts(root: Path, manifest: dict[str, Any], v: Verification, say: C
         from ..inputs import load_inputs
         from ..orders import check_orders
 
-        inputs = opts.get("inputs")
-        feeds = load_inputs(report.model, str(root / "inputs" / inputs) if inputs else None, [], opts.get("seed", 0))  # type: ignore[arg-type]
+        feeds = load_inputs(report.model, _inputs_file(root, manifest), [], opts.get("seed", 0))  # type: ignore[arg-type]
         report.verdicts.append(check_orders(report.model, int(opts["orders"]), int(opts.get("seed", 0)), feeds))  # type: ignore[arg-type]
     recorded = [x for x in entry.get("verdicts", []) if not str(x.get("rule", "")).startswith("EXEC-CROSSCHECK")]
     fresh = [x.to_json() for x in report.verdicts]
@@ -263,24 +308,26 @@ def check_verdicts(root: Path, manifest: dict[str, Any], v: Verification, say: C
     rec_findings = (entry.get("smt") or {}).get("findings", [])
     _compare_lists("SMT finding", rec_findings, [x.to_json() for x in report.findings], v)
     for rel, ob in _obligation_files(report.obligations):
-        p = root / rel
-        if not p.is_file() or p.read_text(encoding="utf-8") != ob.render():
+        try:
+            same = rel in manifest["files"] and read_member(root, rel, MAX_SMT_BYTES).decode("utf-8") == ob.render()
+        except (BundleFileError, UnicodeDecodeError):
+            same = False
+        if not same:
             v.differences.append(f"{rel}: differs from the obligation the SMT engine generates for the model")
     v.counts["verdicts re-derived"] = len(fresh) + len(report.findings)
-    check_execution(root, opts, report.model, v)
+    check_execution(root, manifest, report.model, v)
     check_crosscheck(root, manifest, entry, report.model, v)
 
 
-def check_execution(root: Path, opts: dict[str, Any], model: Any, v: Verification) -> None:
+def check_execution(root: Path, manifest: dict[str, Any], model: Any, v: Verification) -> None:
     """Replay the recorded executor run on the bundled model and compare the digests."""
     from .execution import compare_runs, run_record
 
-    recorded = _read_json(root, "execution.json").get("run")
+    recorded = _read_json(root, "execution.json", manifest).get("run")
     if recorded is None:
         v.differences.append("execution.json: no executor run recorded")
         return
-    inputs = opts.get("inputs")
-    fresh = run_record(model, str(root / "inputs" / inputs) if inputs else None, int(opts.get("seed", 0)))
+    fresh = run_record(model, _inputs_file(root, manifest), int(manifest["options"].get("seed", 0)))
     v.differences.extend(compare_runs(recorded, fresh))
     if recorded.get("ran"):
         v.counts["executor outputs replayed"] = len(recorded.get("outputs") or {})
@@ -291,7 +338,7 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
     from ..cli_crosscheck import VERDICT_PREFIX
     from ..inputs import load_inputs
 
-    data = _read_json(root, "crosscheck.json")
+    data = _read_json(root, "crosscheck.json", manifest)
     cc = data.get("report") if isinstance(data, dict) else None
     recorded = {
         x.get("rule"): x for x in entry.get("verdicts", []) if str(x.get("rule", "")).startswith(VERDICT_PREFIX)
@@ -313,9 +360,8 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
             v.differences.append(f"{rule}: a cross-check verdict with no oracle in crosscheck.json")
     if not cc.get("inputs") and (cc.get("subject") or {}).get("status") == "failed":
         return  # no inputs could be drawn at the time; nothing to re-draw
-    inputs = manifest["options"].get("inputs")
     try:
-        feeds = load_inputs(model, str(root / "inputs" / inputs) if inputs else None, [], int(cc.get("seed", 0)))
+        feeds = load_inputs(model, _inputs_file(root, manifest), [], int(cc.get("seed", 0)))
     except Exception as exc:
         v.differences.append(f"the cross-check inputs cannot be drawn again: {exc}")
         return
@@ -331,8 +377,12 @@ def verify_bundle(directory: str, progress: Callable[[str], None] | None = None)
     root = Path(directory)
     manifest = read_manifest(root)
     v = Verification()
+    say("re-hashing the bundle's files")
+    check_hashes(root, manifest, v)
+    if v.differences:
+        v.notes.append("stopped after the hash check: no other file was parsed, solved or run")
+        return v
     steps: list[tuple[str, Callable[[], None]]] = [
-        ("re-hashing the bundle's files", lambda: check_hashes(root, manifest, v)),
         ("re-solving the SMT obligations", lambda: check_smt(root, manifest, v)),
         ("re-deriving the verdicts", lambda: check_verdicts(root, manifest, v, say)),
     ]

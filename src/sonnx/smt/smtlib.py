@@ -80,16 +80,19 @@ def expected_answer(text: str) -> str:
     return m.group(1)
 
 
-def cvc5_answers(text: str) -> List[str]:
+def cvc5_answers(text: str, time_limit_ms: int | None = None) -> List[str]:
     """What cvc5 prints for each command of an SMT-LIB2 script (the second solver of the exported files).
 
-    Raises ImportError when cvc5 is not installed and cvc5's own exceptions
-    when it cannot take the script; callers decide what that means.
+    ``time_limit_ms`` bounds each check (cvc5's ``tlimit-per``). Raises
+    ImportError when cvc5 is not installed and cvc5's own exceptions when it
+    cannot take the script; callers decide what that means.
     """
     import cvc5
 
     tm = cvc5.TermManager()
     solver = cvc5.Solver(tm)
+    if time_limit_ms is not None:
+        solver.setOption("tlimit-per", str(time_limit_ms))
     sm = cvc5.SymbolManager(tm)
     parser = cvc5.InputParser(solver, sm)
     parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "obligation")
