@@ -29,6 +29,7 @@ from .orders import check_orders
 from .progress import Progress
 from .report import json_report, text_report
 from .rules import PROFILE_SONNX, PROFILES, RULES, CheckConfig
+from .text import printable, safe_stream
 
 PROG_CHECK = "sonnx-check"
 
@@ -135,7 +136,7 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
         stdout.write(text_report(reports, titles, args.profile))
     for r in reports:
         if r.error is not None:
-            stderr.write(f"{prog}: {r.path}: {r.error.one_line()}\n")
+            stderr.write(f"{prog}: {printable(r.error.one_line())}\n")
         for d in r.disagreements:
             stderr.write(f"{prog}: {r.path}: tool error: {d}\n")
     return code
@@ -160,7 +161,7 @@ def _guarded(fn: object, args: argparse.Namespace, prog: str, stdout: TextIO, st
     try:
         return fn(args, stdout, stderr, prog)  # type: ignore[operator]
     except SonnxError as exc:
-        stderr.write(f"{prog}: error: {exc.one_line()}\n")
+        stderr.write(f"{prog}: error: {printable(exc.one_line())}\n")
         return exc.exit_code
     except KeyboardInterrupt:
         stderr.write(f"{prog}: interrupted\n")
@@ -169,7 +170,8 @@ def _guarded(fn: object, args: argparse.Namespace, prog: str, stdout: TextIO, st
         stderr.write(f"{prog}: internal error: recursion limit exceeded (a tool defect; please report it)\n")
         return EXIT_UNUSABLE
     except Exception as exc:
-        stderr.write(f"{prog}: internal error: {type(exc).__name__}: {exc} (a tool defect; please report it)\n")
+        detail = printable(" ".join(str(exc).split()))
+        stderr.write(f"{prog}: internal error: {type(exc).__name__}: {detail} (a tool defect; please report it)\n")
         return EXIT_UNUSABLE
 
 
@@ -185,7 +187,7 @@ def check_main(
     argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     """Entry point of ``sonnx-check``."""
-    out, err = stdout or sys.stdout, stderr or sys.stderr
+    out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
     parser = _Parser(prog=PROG_CHECK, description="Check ONNX models against the SONNX graph rules.")
     parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
     add_check_arguments(parser)
@@ -233,7 +235,7 @@ def _subcommands() -> list[tuple[str, str, Callable[[argparse.ArgumentParser], N
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Entry point of ``sonnx`` (subcommands)."""
-    out, err = stdout or sys.stdout, stderr or sys.stderr
+    out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
     parser = _Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
     parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -11,6 +11,8 @@ import sys
 import time
 from typing import TextIO
 
+from .text import printable
+
 
 class Progress:
     """Prints ``prog: [  1.2 s] message`` lines to a stream when enabled."""
@@ -25,5 +27,5 @@ class Progress:
         if not self.enabled:
             return
         elapsed = time.perf_counter() - self._start
-        self.stream.write(f"{self.prog}: [{elapsed:7.1f} s] {message}\n")
+        self.stream.write(f"{self.prog}: [{elapsed:7.1f} s] {printable(message)}\n")
         self.stream.flush()

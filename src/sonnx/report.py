@@ -13,6 +13,7 @@ from typing import Any, Iterable, Sequence
 from . import __version__
 from .check import ModelReport
 from .model.graph import Model
+from .text import printable
 from .verdict import Status, Verdict
 
 JSON_SCHEMA_VERSION = 1
@@ -50,14 +51,15 @@ def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
     if v.status is Status.VIOLATED and v.severity.value == "warning":
         tag = "WARNING"
     lines = [f"  {tag:<9} {v.rule_id:<{width}} {title}"]
+    # every field may hold names from the model: one line each, controls escaped (sonnx.text)
     if v.witness is not None:
-        lines.append(f"            witness: {v.witness.summary}")
+        lines.append(f"            witness: {printable(v.witness.summary)}")
         for key, value in v.witness.data.items():
-            lines.append(f"              {key}: {_format_item(value)}")
+            lines.append(f"              {key}: {printable(_format_item(value))}")
     if v.reason is not None:
-        lines.append(f"            reason: {v.reason}")
+        lines.append(f"            reason: {printable(v.reason)}")
     for key, value in v.details.items():
-        lines.append(f"            {key}: {_format_item(value)}")
+        lines.append(f"            {key}: {printable(_format_item(value))}")
     return lines
 
 
@@ -65,9 +67,9 @@ def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile:
     """The human-readable report of one or more model checks."""
     out: list[str] = []
     for r in reports:
-        out.append(f"model: {r.path}")
+        out.append(f"model: {printable(r.path)}")
         if r.error is not None:
-            out.append(f"  ERROR     {r.error.one_line()}")
+            out.append(f"  ERROR     {printable(r.error.one_line())}")
             out.append("result: ERROR (the model could not be checked; exit 2)")
             out.append("")
             continue

@@ -1,0 +1,71 @@
+"""Text a model controls, made safe to print on a terminal.
+
+Operation, tensor and graph names come from the model file. A name holding
+an ANSI escape sequence can clear the screen or move the cursor, and a name
+holding a newline can print a line of its own, such as a fake ``result:
+PROVED`` under a report whose exit code is 1. Two guards:
+
+* :func:`printable` escapes, in one field, every character that is not
+  printable text: C0 and C1 controls (newlines included), DEL, and the
+  format, line and paragraph separators of Unicode (bidirectional overrides);
+  the text reports pass every model-controlled field through it;
+* :class:`SafeStream` wraps the command line's stdout and stderr and escapes
+  the same characters except newline and tab in everything written, so that
+  no output path can pass an escape sequence to the terminal. JSON output is
+  unchanged by it: ``json.dumps`` never writes those characters raw.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import TextIO, cast
+
+_FORMAT = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
+"""Unicode format and separator characters that reorder or break lines (bidirectional overrides among them)."""
+_UNSAFE_IN_FIELD = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
+_UNSAFE_IN_STREAM = re.compile(f"[\x00-\x08\x0b-\x1f\x80-\x9f{_FORMAT}]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = m.group(0)
+    code = ord(c)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every control, separator and format character written as an escape (``\\x1b``)."""
+    out = _UNSAFE_IN_FIELD.sub(_escape, text)
+    if any(unicodedata.category(c) == "Cf" for c in out if ord(c) > 0x7F):  # other format characters
+        out = "".join(_escape_char(c) if unicodedata.category(c) == "Cf" else c for c in out)
+    return out
+
+
+def _escape_char(c: str) -> str:
+    code = ord(c)
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+class SafeStream:
+    """A text stream that escapes terminal control characters other than newline and tab."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(_UNSAFE_IN_STREAM.sub(_escape, text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.inner.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.inner, "isatty", lambda: False)())
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+def safe_stream(inner: TextIO) -> TextIO:
+    """``inner`` wrapped in a :class:`SafeStream` (typed as the text stream it stands for)."""
+    return cast(TextIO, SafeStream(inner))
