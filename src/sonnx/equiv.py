@@ -35,9 +35,10 @@ from .check import check_file
 from .crosscheck.metrics import Tolerance
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from .loader import load_model
-from .model.graph import Model, Operation
+from .model.graph import Model, Operation, TensorType
 from .rewrite.validate import INTERMEDIATES, SETS, SetResult, compare_models, shared_intermediates, with_outputs
 from .rules import CheckConfig
+from .signature import declared
 
 SCHEMA_VERSION = 1
 
@@ -130,6 +131,39 @@ def _free_inputs(m: Model) -> List[str]:
     return [n for n in g.inputs if g.tensor(n).initial_value is None]
 
 
+def _compatible(a: TensorType | None, b: TensorType | None) -> bool:
+    """Same kind, element type and rank, and equal sizes where both fix a dimension (at every depth).
+
+    What one side leaves undeclared (element type 0, unknown rank, a symbolic
+    dimension) is compatible with anything.
+    """
+    while a is not None and b is not None:
+        if a.kind != b.kind or (a.elem_type and b.elem_type and a.elem_type != b.elem_type):
+            return False
+        if a.shape is not None and b.shape is not None:
+            if len(a.shape) != len(b.shape):
+                return False
+            for x, y in zip(a.shape, b.shape, strict=True):
+                if isinstance(x, int) and isinstance(y, int) and x >= 0 and y >= 0 and x != y:
+                    return False
+        a, b = a.element, b.element
+    return True
+
+
+def signature_differences(a: Model, b: Model, output_map: Dict[str, str]) -> List[str]:
+    """Each input (by name) and each matched output whose declared signature differs between the models.
+
+    What a side leaves undeclared is not compared (the numbers decide there).
+    """
+    out: List[str] = []
+    pairs = [("input", n, n) for n in _free_inputs(a)] + [("output", x, y) for x, y in output_map.items()]
+    for what, x, y in pairs:
+        ta, tb = a.graph.tensor(x).type, b.graph.tensor(y).type
+        if not _compatible(ta, tb):
+            out.append(f"{what} {x!r}: {declared(ta)} in the first model, {declared(tb)} in the second")
+    return out
+
+
 @dataclass
 class EquivReport:
     a: str
@@ -211,6 +245,10 @@ def equivalence(
         return report
     if diff.unmatched:
         report.problem = f"output(s) of the first model without a counterpart: {', '.join(diff.unmatched)}"
+        return report
+    differences = signature_differences(a, b, diff.output_map)
+    if differences:
+        report.problem = "the interfaces differ: " + "; ".join(differences)
         return report
     common = shared_intermediates(a, b, tuple(diff.output_map), intermediates)
     mapping = {**diff.output_map, **{n: n for n in common}}

@@ -176,6 +176,23 @@ def test_equiv_unusable_and_interface_mismatch(tmp_path: Path) -> None:
     assert code == 2 and "--sets" in err
 
 
+def test_equiv_compares_the_signatures_first(tmp_path: Path) -> None:
+    """An INT32 model is not equivalent to a FLOAT one, even where the numbers could agree (issue 15)."""
+    relu = [helper.make_node("Relu", ["x"], ["y"])]
+    a = build(tmp_path, relu, [vi("x", [3])], [vi("y", [3])], name="a.onnx")
+    b = build(tmp_path, relu, [vi("x", [3], onnx.TensorProto.INT32)], [vi("y", [3], onnx.TensorProto.INT32)],
+              name="b.onnx")
+    code, stdout, _ = run("equiv", str(a), str(b))
+    assert code == 1 and "NOT EQUIVALENT" in stdout
+    assert "input 'x': FLOAT [3] in the first model, INT32 [3] in the second" in stdout
+    c = build(tmp_path, relu, [vi("x", [4])], [vi("y", [4])], name="c.onnx")
+    code, stdout, _ = run("equiv", str(a), str(c))
+    assert code == 1 and "FLOAT [3] in the first model, FLOAT [4] in the second" in stdout
+    d = build(tmp_path, relu, [vi("x", ["N"])], [vi("y", ["N"])], name="d.onnx")  # a symbolic dimension is free
+    code, stdout, _ = run("equiv", str(a), str(d))
+    assert "interfaces differ" not in stdout
+
+
 def test_rewritten_model_with_pad_fusion_round_trips(tmp_path: Path) -> None:
     w = init("w", np.linspace(-1, 1, 18).reshape(2, 1, 3, 3), np.float32)
     nodes = [
