@@ -284,3 +284,27 @@ def test_exponential_expansion_is_bounded(save: Save, monkeypatch: pytest.Monkey
     monkeypatch.setattr(inline, "MAX_INLINED_OPERATIONS", 1000)
     with pytest.raises(UnsupportedModelError, match="more than 1000 operations"):
         load_model(path)
+
+
+def test_a_function_whose_own_opset_changes_an_operation_is_refused(tmp_path: Path) -> None:
+    """Dropout under ai.onnx 6 (mode from is_test) inside a model of opset 17 (issue 15): refused, exit 2."""
+    from onnx import TensorProto, helper
+
+    from sonnx.errors import UnsupportedModelError
+
+    body = [helper.make_node("Dropout", ["a"], ["b"])]
+    fn = helper.make_function("local", "f", ["a"], ["b"], body, [helper.make_opsetid("", 6)])
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph([helper.make_node("f", ["x"], ["y"], domain="local")], "g",
+                          [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, functions=[fn],
+                          opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)])
+    m.ir_version = 8
+    path = tmp_path / "f.onnx"
+    onnx.save(m, str(path))
+    with pytest.raises(UnsupportedModelError, match=r"imports ai.onnx 6, the model 17: its Dropout would be version 6"):
+        load_model(str(path))
+    # the same function importing the model's opset loads
+    m.functions[0].opset_import[0].version = 17
+    onnx.save(m, str(path))
+    assert load_model(str(path)).graph.operations[0].operator == "Dropout"

@@ -76,3 +76,38 @@ def collect_functions(functions: Any, converter: GraphConverter, display: str) -
         )
         out.append(LocalFunction(key, function, defaults))
     return out
+
+
+def check_function_opsets(functions: List[LocalFunction], model_opsets: Dict[str, int], display: str) -> None:
+    """Refuse a function whose own operator-set imports give one of its operations another schema.
+
+    A function's body is inlined into graphs that run under the model's
+    operator sets. Where a function imports a domain at another version than
+    the model, an operation of the body whose schema differs between the two
+    versions would change meaning when inlined (a Dropout of opset 6, whose
+    mode is its is_test attribute, read as a Dropout of opset 17). ONNX's
+    checker refuses such a model; so does sonnx (exit 2), naming the
+    operation and both schema versions.
+    """
+    for lf in functions:
+        fn = lf.function
+        for domain, version in fn.opset_imports.items():
+            model_version = model_opsets.get(domain)
+            if model_version is None or model_version == version:
+                continue
+            for _path, graph in fn.body.nested():
+                for op in graph.operations:
+                    if op.domain != domain:
+                        continue
+                    try:
+                        mine = onnx.defs.get_schema(op.operator, version, domain).since_version
+                        theirs = onnx.defs.get_schema(op.operator, model_version, domain).since_version
+                    except onnx.defs.SchemaError:
+                        continue  # an unknown operator is the rules' finding, not an opset clash
+                    if mine != theirs:
+                        shown = domain or "ai.onnx"
+                        raise UnsupportedModelError(
+                            f"{display}: function {qualified_name(lf.key)!r} imports {shown} {version}, the model "
+                            f"{model_version}: its {op.operator} would be version {mine} in the function and "
+                            f"{theirs} once inlined (ONNX's checker refuses this too)"
+                        )

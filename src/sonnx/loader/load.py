@@ -37,7 +37,7 @@ from ..model.graph import Model
 from .attributes import normalise_domain
 from .convert import GraphConverter
 from .external import ExternalData
-from .functions import collect_functions, opset_map
+from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
 from .proto import ModelProto, decode_detail, text
 from .values import ValueFactory
@@ -163,6 +163,7 @@ def _load(path: str, display: str, read_weights: bool) -> Model:
     values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights))
     converter = GraphConverter(display, ir, values, calls)
     functions = collect_functions(m.functions, converter, display)
+    check_function_opsets(functions, opsets, display)
     graph = converter.convert_graph(m.graph)
     del m  # the protobuf arena is released here; only converted values remain
 
