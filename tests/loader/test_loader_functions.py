@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Sequence
 
 import onnx
@@ -288,10 +289,6 @@ def test_exponential_expansion_is_bounded(save: Save, monkeypatch: pytest.Monkey
 
 def test_a_function_whose_own_opset_changes_an_operation_is_refused(tmp_path: Path) -> None:
     """Dropout under ai.onnx 6 (mode from is_test) inside a model of opset 17 (issue 15): refused, exit 2."""
-    from onnx import TensorProto, helper
-
-    from sonnx.errors import UnsupportedModelError
-
     body = [helper.make_node("Dropout", ["a"], ["b"])]
     fn = helper.make_function("local", "f", ["a"], ["b"], body, [helper.make_opsetid("", 6)])
     vi = helper.make_tensor_value_info
