@@ -112,6 +112,9 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     progress = Progress(prog, show, stderr)
     if args.orders < 0:
         raise UsageError("--orders must be at least 0")
+    if args.structure_only and (args.orders or args.cross_check):
+        flag = "--orders" if args.orders else "--cross-check"
+        raise UsageError(f"{flag} executes the model, which reads its weights; --structure-only never reads them")
     extras = CheckExtras.from_args(args)
     reports: list[ModelReport] = []
     for path in args.models:

@@ -127,3 +127,9 @@ def test_inputs_that_contradict_the_declaration_are_refused(
 def test_matching_inputs_run(add: str) -> None:
     out = execute(load_model(add), {"a": np.ones((4, 3), np.float32), "b": np.float32(2) * np.ones((4, 3), np.float32)})
     np.testing.assert_array_equal(out["y"], np.full((4, 3), 3, np.float32))
+
+
+@pytest.mark.parametrize("extra", [["--orders", "2"], ["--cross-check", "reference"]])
+def test_structure_only_refuses_what_would_read_weights(add: str, extra: list[str]) -> None:
+    code, out, err = call(check_main, "--structure-only", add, *extra)
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "--structure-only never reads them" in err

@@ -45,6 +45,19 @@ def _set_location(path: Path, tensor: str, location: str, drop: tuple[str, ...] 
     path.write_bytes(m.SerializeToString())
 
 
+def _set_entry(path: Path, tensor: str, key: str, value: str) -> None:
+    """Set one external-data entry (``length``, ``offset``...) of one tensor in a saved model."""
+    m = onnx.load_model(str(path), load_external_data=False)
+    for t in m.graph.initializer:
+        if t.name == tensor:
+            entries = {e.key: e.value for e in t.external_data}
+            entries[key] = value
+            del t.external_data[:]
+            for k, v in entries.items():
+                t.external_data.add(key=k, value=v)
+    path.write_bytes(m.SerializeToString())
+
+
 def test_external_data_happy_path(tmp_path: Path) -> None:
     path = _save_external(tmp_path)
     for read_weights in (True, False):
@@ -83,15 +96,38 @@ def test_truncated_data_without_length(tmp_path: Path) -> None:
     _set_location(path, "w", "w.bin", drop=("length",))
     _set_location(path, "b", "w.bin", drop=("length",))
     data = tmp_path / "w.bin"
-    data.write_bytes(data.read_bytes()[:-4])
-    model = load_model(str(path), read_weights=False)  # only stats: offsets are within the file
-    assert model.weights_loaded is False
-    with pytest.raises(ExternalDataError, match="needs 16"):
-        load_model(str(path), read_weights=True)
+    full = data.read_bytes()
+    data.write_bytes(full[:-4])
+    # the file's size says it is short: refused with or without reading weights (issue 15: nothing is read)
+    for read_weights in (False, True):
+        with pytest.raises(ExternalDataError, match="needs 16"):
+            load_model(str(path), read_weights=read_weights)
+    # a value whose file shrinks after loading is refused when read
+    data.write_bytes(full)
+    model = load_model(str(path), read_weights=False)
+    data.write_bytes(full[:-4])
     b = model.graph.tensors["b"].initial_value
     assert b is not None
     with pytest.raises(ExternalDataError, match="expected 16"):
         b.read()
+
+
+def test_structure_only_checks_sizes_hard_links_and_digits_without_reading(tmp_path: Path) -> None:
+    import os
+
+    path = _save_external(tmp_path)
+    _set_entry(path, "w", "length", "4")  # shorter than the tensor needs
+    with pytest.raises(ExternalDataError, match="holds 4 bytes"):
+        load_model(str(path), read_weights=False)
+    path = _save_external(tmp_path)
+    _set_entry(path, "w", "length", "\uff11\uff16")  # full-width "16"
+    with pytest.raises(ExternalDataError, match="not a non-negative integer"):
+        load_model(str(path), read_weights=False)
+    path = _save_external(tmp_path)
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.bin"
+    os.link(tmp_path / "w.bin", outside)  # the same file, also outside the folder
+    with pytest.raises(UnsafePathError, match="hard links"):
+        load_model(str(path), read_weights=False)
 
 
 def test_range_past_end_fails_in_both_modes(tmp_path: Path) -> None:

@@ -138,6 +138,13 @@ class ExternalData:
             raise self._fail(ExternalDataError, tensor, f"external data file {location!r}: {e.strerror}") from None
         if not stat.S_ISREG(st.st_mode):
             raise self._fail(ExternalDataError, tensor, f"external data location {location!r} is not a regular file")
+        if st.st_nlink > 1:
+            raise self._fail(
+                UnsafePathError,
+                tensor,
+                f"external data file {location!r} has {st.st_nlink} hard links: it may be a file outside the "
+                "model's folder under a name inside it",
+            )
         size = st.st_size
         end = offset + (length if length is not None else 0)
         if offset > size or end > size:
@@ -146,8 +153,9 @@ class ExternalData:
                 tensor,
                 f"external data range [{offset}, {end}) is past the end of {location!r} ({size} bytes)",
             )
+        self._check_size(tensor, location, size, offset, length, data_type, dims)
         if self.check_contents:
-            self._check_contents(tensor, location, resolved, offset, length, data_type, dims)
+            self._check_readable(tensor, location, resolved)
         return ExternalLocation(resolved, offset, length)
 
     def _number(self, tensor: str, keys: Dict[str, str], key: str) -> int | None:
@@ -155,39 +163,41 @@ class ExternalData:
         raw = keys.get(key)
         if raw is None:
             return None
-        try:
-            value = int(raw)
-        except ValueError:
-            value = -1
+        # ASCII digits only: int() would also take full-width or other Unicode digits, and signs and spaces
+        value = int(raw) if isinstance(raw, str) and raw.isascii() and raw.isdigit() else -1
         if value < 0:
             raise self._fail(ExternalDataError, tensor, f"external data {key} {raw!r} is not a non-negative integer")
         return value
 
-    def _check_contents(
+    def _check_readable(self, tensor: str, location: str, resolved: str) -> None:
+        """Open the file once to prove it can be read (only when weights are to be read)."""
+        if resolved in self._readable:
+            return
+        try:
+            with open(resolved, "rb") as fh:
+                self._readable[resolved] = os.fstat(fh.fileno()).st_size
+        except OSError as e:
+            raise self._fail(
+                ExternalDataError, tensor, f"external data file {location!r} cannot be read: {e.strerror}"
+            ) from None
+
+    def _check_size(
         self,
         tensor: str,
         location: str,
-        resolved: str,
+        size: int,
         offset: int,
         length: int | None,
         data_type: int,
         dims: Tuple[int, ...],
     ) -> None:
-        """Open the file once (readability) and check the range holds the tensor's bytes.
+        """Check, from the file's size alone (nothing is read), that the range holds the tensor's bytes.
 
         With a ``length`` entry the range must be exactly the size the tensor's
         type and shape need. Without one, the tensor takes the bytes it needs
-        from ``offset`` on, and the file must hold at least that many.
+        from ``offset`` on, and the file must hold at least that many. This
+        holds for ``--structure-only`` too: sizes are checked without reading.
         """
-        if resolved not in self._readable:
-            try:
-                with open(resolved, "rb") as fh:
-                    self._readable[resolved] = os.fstat(fh.fileno()).st_size
-            except OSError as e:
-                raise self._fail(
-                    ExternalDataError, tensor, f"external data file {location!r} cannot be read: {e.strerror}"
-                ) from None
-        size = self._readable[resolved]
         need = expected_nbytes(data_type, dims)
         available = length if length is not None else size - offset
         if need is not None and available != need:
