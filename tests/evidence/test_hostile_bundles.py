@@ -116,3 +116,37 @@ def test_symbolic_links_and_special_files_are_differences(bundle: Path, tmp_path
     os.symlink("/etc/hostname", target)  # a listed file replaced by a link outside
     code, out = verify(d2)
     assert code == 1 and "report.html" in out and "outside the bundle" in out
+
+
+def test_a_deeply_nested_model_gets_a_bundle_that_verifies(tmp_path: Path) -> None:
+    """The bundle writer uses sonnx's loader, not onnx.load (which stops at 100 levels of nesting)."""
+    from sonnx.loader import wire
+
+    model = tmp_path / "deep.onnx"
+    model.write_bytes(wire.encode_nested_if_model(150))
+    dest = tmp_path / "bundle"
+    assert write(dest, model) == 0
+    code, out = verify(dest)
+    assert code == 0, out
+
+
+def test_external_data_of_a_constant_attribute_is_bundled(tmp_path: Path) -> None:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    value = numpy_helper.from_array(np.arange(64, dtype=np.float32), "k")
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("Constant", [], ["k"], value=value), helper.make_node("Add", ["x", "k"], ["y"])]
+    g = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, [64])], [vi("y", TensorProto.FLOAT, [64])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    folder = tmp_path / "src"
+    folder.mkdir()
+    onnx.save_model(m, str(folder / "c.onnx"), save_as_external_data=True, location="k.bin", size_threshold=0,
+                    convert_attribute=True)
+    dest = tmp_path / "bundle"
+    assert write(dest, folder / "c.onnx") == 0
+    assert (dest / "model" / "k.bin").is_file()
+    code, out = verify(dest)
+    assert code == 0, out

@@ -33,7 +33,7 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 import onnx
@@ -44,6 +44,7 @@ from ..crosscheck.metrics import Tolerance
 from ..crosscheck.oracles import import_onnxruntime
 from ..crosscheck.run import CrossCheckReport
 from ..errors import SonnxError, UsageError
+from ..model.graph import Attribute, InitialValue, Model
 from ..report import json_report
 
 SCHEMA = "sonnx-evidence/1"
@@ -195,43 +196,42 @@ def spec_version() -> str | None:
     return m.group(1) if m else None
 
 
-def external_locations(model_path: str) -> list[str]:
-    """Relative locations of every external data file the model's tensors name (sorted, unique)."""
-    proto = onnx.load(model_path, load_external_data=False)
+def _values(attr: Attribute) -> Iterator[InitialValue]:
+    if isinstance(attr.value, InitialValue):
+        yield attr.value
+    elif attr.type == "TENSORS":
+        yield from (v for v in attr.value if isinstance(v, InitialValue))
+
+
+def external_locations(model: Model, model_path: str) -> list[str]:
+    """Locations, relative to the model's folder, of every external data file the loaded model uses (sorted).
+
+    Read from the model sonnx loaded (its own loader: no depth limit), so every
+    place a tensor can live is covered: initializers of every graph, nested or
+    in a function body, tensor attributes (a Constant's ``value`` or
+    ``sparse_value``) and functions' attribute defaults. The loader already
+    checked each location stays inside the folder.
+    """
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(model_path)))
     found: set[str] = set()
-
-    def tensor(t: onnx.TensorProto) -> None:
-        if t.data_location == onnx.TensorProto.EXTERNAL:
-            for e in t.external_data:
-                if e.key == "location":
-                    found.add(e.value)
-
-    def graph(g: onnx.GraphProto) -> None:
-        for t in g.initializer:
-            tensor(t)
-        for s in g.sparse_initializer:
-            tensor(s.values)
-            tensor(s.indices)
-        nodes(g.node)
-
-    def nodes(ns: Iterable[onnx.NodeProto]) -> None:
-        for n in ns:
-            for a in n.attribute:
-                if a.HasField("t"):
-                    tensor(a.t)
-                for t in a.tensors:
-                    tensor(t)
-                if a.HasField("g"):
-                    graph(a.g)
-                for g in a.graphs:
-                    graph(g)
-
-    graph(proto.graph)
-    for f in proto.functions:
-        nodes(f.node)
-    for loc in found:
-        if os.path.isabs(loc) or ".." in Path(loc).parts:
-            raise EvidenceError(f"external data location {loc!r} leaves the model's folder")
+    graphs = [g for _p, g in model.graph.nested()]
+    for f in model.functions:
+        graphs.extend(g for _p, g in f.body.nested())
+    values: list[InitialValue] = []
+    for g in graphs:
+        values.extend(t.initial_value for t in g.tensors.values() if t.initial_value is not None)
+        for op in g.operations:
+            for a in op.attributes:
+                values.extend(_values(a))
+    for f in model.functions:
+        for a in f.attribute_defaults:
+            values.extend(_values(a))
+    for v in values:
+        if v.external is not None:
+            rel = os.path.relpath(v.external.path, folder)
+            if rel.startswith("..") or os.path.isabs(rel):
+                raise EvidenceError(f"external data file {v.external.path!r} is outside the model's folder")
+            found.add(Path(rel).as_posix())
     return sorted(found)
 
 
@@ -337,7 +337,8 @@ def _write_into(root: Path, report: ModelReport, options: BundleOptions, crossch
     copies: dict[str, Path] = {f"{MODEL_DIR}/{model_path.name}": model_path}
     externals = []
     if report.error is None:
-        for loc in external_locations(str(model_path)):
+        assert report.model is not None
+        for loc in external_locations(report.model, str(model_path)):
             src = model_path.parent / loc
             rel = f"{MODEL_DIR}/{Path(loc).as_posix()}"
             if rel in copies:
