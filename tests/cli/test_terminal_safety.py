@@ -48,7 +48,7 @@ def test_progress_and_errors_are_escaped_too(tmp_path: Path) -> None:
     assert code == 1 and "\x1b" not in err
     bad = tmp_path / "bad\x1b[31m.onnx"
     bad.write_bytes(b"not a model")
-    code, out, err = call(main, "run", str(bad))
+    code, _out, err = call(main, "run", str(bad))
     assert code == 2 and "\x1b" not in err and err.count("\n") == 1
 
 

@@ -283,7 +283,32 @@ def test_exponential_expansion_is_bounded(save: Save, monkeypatch: pytest.Monkey
     path = save(m)
     assert len(load_model(path).graph.operations) == 2**10
     monkeypatch.setattr(inline, "MAX_INLINED_OPERATIONS", 1000)
-    with pytest.raises(UnsupportedModelError, match="more than 1000 operations"):
+    with pytest.raises(UnsupportedModelError, match=r"'local.f0' expands to 1,024 operations \(more than 1,000\)"):
+        load_model(path)
+
+
+def test_a_billion_inlined_calls_are_refused_from_the_counts(save: Save) -> None:
+    """2**30 operations from a 2 KB file: refused from the call counts, before any expansion (issue 15)."""
+    functions = [fn(f"f{k}", ["a"], ["b"], [call(f"f{k + 1}", ["a"], ["t"]), call(f"f{k + 1}", ["t"], ["b"])])
+                 for k in range(30)]
+    functions.append(fn("f30", ["a"], ["b"], [helper.make_node("Neg", ["a"], ["b"])]))
+    m = make_model([call("f0", ["x"], ["y"])], [fvi("x")], [fvi("y")], functions=functions, opsets=DOMAINS)
+    with pytest.raises(UnsupportedModelError, match=r"expands to [\d,]+ operations \(more than 10,000,000\)"):
+        load_model(save(m))
+
+
+def test_the_refusal_counts_exactly(save: Save, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many calls of a small function: the total is counted exactly (not the sum of the templates built)."""
+    from sonnx.loader import inline
+
+    functions = [fn("g", ["a"], ["b"], [helper.make_node("Neg", ["a"], ["t"]), helper.make_node("Neg", ["t"], ["b"])])]
+    calls = [call("g", ["x" if k == 0 else f"y{k - 1}"], [f"y{k}"]) for k in range(600)]
+    m = make_model(calls, [fvi("x")], [fvi("y599")], functions=functions, opsets=DOMAINS)
+    path = save(m)
+    monkeypatch.setattr(inline, "MAX_INLINED_OPERATIONS", 1200)
+    assert len(load_model(path).graph.operations) == 1200
+    monkeypatch.setattr(inline, "MAX_INLINED_OPERATIONS", 1199)
+    with pytest.raises(UnsupportedModelError, match=r"would produce 1,200 operations \(more than 1,199\)"):
         load_model(path)
 
 

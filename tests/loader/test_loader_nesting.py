@@ -152,3 +152,16 @@ def _field(data: bytes, number: int) -> bytes:
 
 def _repeated(data: bytes, number: int) -> list[bytes]:
     return [p for n, p in _fields(data) if n == number]
+
+
+def test_scope_paths_stay_short_at_any_depth(save: Save) -> None:
+    """Paths name the root and the innermost levels: total size linear in the depth, not quadratic (issue 15)."""
+    from sonnx.model.graph import PATH_LEVELS
+
+    model = load_model(save(wire.encode_nested_if_model(300)), read_weights=False)
+    paths = [p for p, _ in model.graph.nested()]
+    assert len(paths) == 601
+    assert max(len(p) for p in paths) < 40 * PATH_LEVELS
+    deepest = next(p for p in paths if p.endswith("If:if299.then_branch"))
+    assert deepest.startswith("main/(") and "levels)/" in deepest and deepest.endswith("If:if299.then_branch")
+    assert len(set(paths)) == len(paths)  # still one name per scope

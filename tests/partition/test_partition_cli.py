@@ -166,3 +166,16 @@ def test_model_whose_nodes_cannot_be_named_exits_2() -> None:
 def test_schema_reader_rejects_non_list() -> None:
     with pytest.raises(PartitionFormatError):
         partition_from_json({"format": "sonnx-partition", "version": 2, "subgraphs": []})
+
+
+def test_repeated_declarations_are_found_without_quadratic_counting() -> None:
+    """Declared lists are tallied once (issue 15: list.count over 80,000 inputs took 173 s)."""
+    from sonnx.partition.verify import _compare
+
+    class NoCount(list):  # type: ignore[type-arg]
+        def count(self, _x: object) -> int:
+            raise AssertionError("quadratic: count() called per element")
+
+    declared = NoCount([f"in{k}" for k in range(1000)] + ["in3", "in3"])
+    got = _compare(declared, ["in0"])
+    assert got["repeated"] == ["in3"] and got["missing"] == [] and len(got["extra"]) == 1001

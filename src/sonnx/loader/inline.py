@@ -30,7 +30,10 @@ Details that matter for faithfulness:
 * an omitted actual output (``""`` or missing) gets a fresh name, since the
   body still computes it;
 * expansion is bounded by :data:`MAX_INLINED_OPERATIONS` (nested calls can
-  grow exponentially); a model past the bound is refused as unsupported.
+  grow exponentially): the number of operations each function expands to is
+  computed from the call counts first (no graph is built for it), and a
+  function or a model whose expansion would pass the bound is refused as
+  unsupported before anything is expanded, with the exact count.
 """
 
 from __future__ import annotations
@@ -133,6 +136,17 @@ def _with_new_subgraphs(attrs: Tuple[Attribute, ...], new: Dict[int, Graph]) -> 
     return tuple(out) if changed else attrs
 
 
+def _passthrough_count(body: Graph) -> int:
+    """How many Identity operations an instantiation adds: formal outputs that are inputs or repeat an output."""
+    seen: Set[str] = set(body.inputs)
+    count = 0
+    for o in body.outputs:
+        if o in seen:
+            count += 1
+        seen.add(o)
+    return count
+
+
 class Inliner:
     """Finds recursive chains among local functions and inlines the calls of the others."""
 
@@ -145,7 +159,6 @@ class Inliner:
         self.templates: Dict[FnKey, _Template] = {}
         self.operator_names: Set[str] = set()
         """Names of the functions that have a template: a cheap first filter for calls."""
-        self.produced = 0
         self.call_cycles: Tuple[Tuple[str, ...], ...] = ()
         self._prepare()
 
@@ -196,8 +209,42 @@ class Inliner:
                     continue
                 stack.pop()
                 ordered.append(key)
+        # Sizes first, from the call counts alone: an exponential expansion is refused before it is built.
+        self.sizes: Dict[FnKey, int] = {}
+        for key in ordered:
+            fn = self.functions[key]
+            size = self.cost(fn.function.body) + _passthrough_count(fn.function.body)
+            if size > MAX_INLINED_OPERATIONS:
+                raise UnsupportedModelError(
+                    f"{self.path}: function {names[key]!r} expands to {size:,} operations (more than"
+                    f" {MAX_INLINED_OPERATIONS:,}); refused before inlining"
+                )
+            self.sizes[key] = size
         for key in ordered:
             self._make_template(self.functions[key])
+
+    def cost(self, root: Graph) -> int:
+        """How many operations ``root`` (with its nested graphs) holds once every expandable call is inlined.
+
+        Each call of a function counts that function's size (its expansion
+        plus the Identity operations a pass-through output may need); the
+        function sizes are known callee-first, so nothing is expanded here.
+        """
+        total = 0
+        sizes = getattr(self, "sizes", {})
+        for g in _post_order(root):
+            calls = {i: k for i, k in self._calls_in(g) if k in sizes}
+            total += len(g.operations) - len(calls) + sum(sizes[k] for k in calls.values())
+        return total
+
+    def check_total(self, root: Graph) -> None:
+        """Refuse, before expanding, a graph whose inlined form would pass :data:`MAX_INLINED_OPERATIONS`."""
+        total = self.cost(root)
+        if total > MAX_INLINED_OPERATIONS:
+            raise UnsupportedModelError(
+                f"{self.path}: inlining model-local functions would produce {total:,} operations (more than"
+                f" {MAX_INLINED_OPERATIONS:,}); refused before inlining"
+            )
 
     def _make_template(self, fn: LocalFunction) -> None:
         body = fn.function.body
@@ -289,12 +336,6 @@ class Inliner:
         self, tmpl: _Template, call: Operation, used: Set[str]
     ) -> Tuple[List[Operation], Dict[str, Tensor]]:
         """The operations and declared tensors that replace ``call``."""
-        self.produced += tmpl.size
-        if self.produced > MAX_INLINED_OPERATIONS:
-            raise UnsupportedModelError(
-                f"{self.path}: inlining model-local functions would produce more than"
-                f" {MAX_INLINED_OPERATIONS} operations"
-            )
         body = tmpl.body
         actual_in, actual_out = call.input_mapping, call.output_mapping
         prefix = call.name or next((o for o in actual_out if o), "") or "call"

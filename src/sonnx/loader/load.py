@@ -170,6 +170,7 @@ def _load(path: str, display: str, read_weights: bool) -> Model:
     cycles: Tuple[Tuple[str, ...], ...] = ()
     if functions:
         inliner = Inliner(display, functions, converter.overloads)
+        inliner.check_total(graph)
         graph = inliner.expand(graph)
         cycles = inliner.call_cycles
     return Model(

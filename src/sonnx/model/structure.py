@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Se
 
 import numpy as np
 
-from .graph import Graph, Operation
+from .graph import Graph, Operation, child_segments, scope_path
 
 LIMIT = 100
 """Most offenders a witness lists; the total count is always given."""
@@ -117,16 +117,18 @@ def walk_scopes(
 ) -> List[Scope]:
     """Every graph under ``root`` in pre-order, with the same paths as :meth:`Graph.nested`."""
     out: List[Scope] = []
-    stack: List[Tuple[str, Graph, int]] = [(root.name or "main", root, -1)]
+    stack: List[Tuple[Tuple[str, ...], int, Graph, int]] = [((root.name or "main",), 0, root, -1)]
     while stack:
-        path, g, parent = stack.pop()
+        segments, depth, g, parent = stack.pop()
         me = len(out)
-        out.append(Scope(path, g, parent))
-        children: List[Tuple[str, Graph, int]] = []
+        out.append(Scope(scope_path(segments, depth), g, parent))
+        children: List[Tuple[Tuple[str, ...], int, Graph, int]] = []
         ops = g.operations
         for j in attr_ops(g):
             op = ops[j]
-            children.extend((f"{path}/{op.label}.{attr}", sub, me) for attr, sub in op.subgraphs)
+            children.extend(
+                (child_segments(segments, f"{op.label}.{attr}"), depth + 1, sub, me) for attr, sub in op.subgraphs
+            )
         stack.extend(reversed(children))
     return out
 
