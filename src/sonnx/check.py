@@ -88,6 +88,7 @@ def check_file(
     read_weights: bool = True,
     progress: Callable[[str], None] | None = None,
     freeze_gc: bool = False,
+    export_stem: str | None = None,
 ) -> ModelReport:
     """Load ``path`` and run the rules of ``config.profile`` on it.
 
@@ -95,7 +96,8 @@ def check_file(
     never raised to the caller. ``freeze_gc`` (for the command line) moves the
     loaded model out of the garbage collector's reach: the model is immutable
     and holds no reference cycles, so scanning its million objects again while
-    the rules run would only cost time.
+    the rules run would only cost time. ``export_stem`` names the model's
+    exported obligations (``--smt-dir``); the file's stem by default.
     """
     report = ModelReport(path)
     say = progress or (lambda _msg: None)
@@ -126,7 +128,7 @@ def check_file(
             }
             say(report.smt["skipped"])
     if engine in ("smt", "both"):
-        _run_smt(report, model, replace(cfg, engine=engine), say)
+        _run_smt(report, model, replace(cfg, engine=engine), say, export_stem)
     return report
 
 
@@ -137,7 +139,9 @@ engines. Above it the SMT engine's time grows past the direct engine's by an ord
 direct engine), so it runs only when asked for explicitly."""
 
 
-def _run_smt(report: ModelReport, model: Model, cfg: CheckConfig, say: Callable[[str], None]) -> None:
+def _run_smt(
+    report: ModelReport, model: Model, cfg: CheckConfig, say: Callable[[str], None], stem: str | None = None
+) -> None:
     """Add the SMT engine's verdicts (``--engine smt|both``) and export its obligations if asked."""
     from .agreement import combine, smt_only
     from .smt import run_smt, write_obligations
@@ -151,7 +155,7 @@ def _run_smt(report: ModelReport, model: Model, cfg: CheckConfig, say: Callable[
         report.verdicts, report.findings, report.disagreements = combine(report.verdicts, run.verdicts)
     if cfg.smt_dir:
         try:
-            written = write_obligations(run.obligations, cfg.smt_dir, report.path)
+            written = write_obligations(run.obligations, cfg.smt_dir, report.path, stem)
         except OSError as exc:
             raise UsageError(f"--smt-dir: cannot write {cfg.smt_dir}: {exc.strerror or exc}") from None
         report.smt["exported"] = [str(p) for p in written]

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 from . import __version__
 from .check import ModelReport, check_file
+from .cli_args import seed
 from .cli_crosscheck import TITLES as CROSSCHECK_TITLES
 from .cli_crosscheck import CheckExtras, add_check_options, add_crosscheck_arguments, run_crosscheck
 from .cli_evidence import add_evidence_arguments, run_evidence
@@ -92,12 +94,26 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         metavar="N",
         help="also execute N distinct seeded random schedules and compare the outputs bit for bit",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs and schedules (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random inputs and schedules (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values for --orders, keyed by graph-input name")
     add_check_options(p)  # --cross-check, --atol/--rtol/--ulp, --evidence (cli_crosscheck.py)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
+
+
+def export_stems(paths: Sequence[str]) -> list[str]:
+    """A distinct file-name stem per model for ``--smt-dir`` (``m``, ``m-2``... when two files share a stem)."""
+    used: set[str] = set()
+    out = []
+    for path in paths:
+        stem = Path(path).stem or "model"
+        candidate, k = stem, 2
+        while candidate in used:
+            candidate, k = f"{stem}-{k}", k + 1
+        used.add(candidate)
+        out.append(candidate)
+    return out
 
 
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
@@ -117,9 +133,12 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
         raise UsageError(f"{flag} executes the model, which reads its weights; --structure-only never reads them")
     extras = CheckExtras.from_args(args)
     reports: list[ModelReport] = []
-    for path in args.models:
+    stems = export_stems(args.models)
+    for path, stem in zip(args.models, stems, strict=True):
         reports.append(
-            check_file(path, config, read_weights=not args.structure_only, progress=progress, freeze_gc=True)
+            check_file(
+                path, config, read_weights=not args.structure_only, progress=progress, freeze_gc=True, export_stem=stem
+            )
         )
         if args.orders and reports[-1].model is not None:
             progress(f"running {args.orders} schedules")
@@ -171,6 +190,9 @@ def _guarded(fn: object, args: argparse.Namespace, prog: str, stdout: TextIO, st
         return 130
     except RecursionError:
         stderr.write(f"{prog}: internal error: recursion limit exceeded (a tool defect; please report it)\n")
+        return EXIT_UNUSABLE
+    except MemoryError:
+        stderr.write(f"{prog}: error: not enough memory for this model or its inputs on this machine\n")
         return EXIT_UNUSABLE
     except Exception as exc:
         detail = printable(" ".join(str(exc).split()))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, TextIO
 
 from .check import ModelReport
+from .cli_args import seed
 from .crosscheck.metrics import Tolerance
 from .crosscheck.oracles import ORACLES
 from .crosscheck.run import CrossCheckReport, cross_check, parse_oracles, text_lines
@@ -155,7 +156,7 @@ def add_crosscheck_arguments(p: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help="comma-separated runtimes to compare with (default: reference,onnxruntime)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values keyed by graph-input name")
     _add_tolerance_arguments(p)
     p.add_argument("--json", action="store_true", help="print the report as JSON")

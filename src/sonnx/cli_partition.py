@@ -24,7 +24,9 @@ import json
 import os
 from typing import TextIO
 
+from .cli_args import seed
 from .errors import UsageError
+from .files import refuse_overwrite
 from .inputs import load_inputs
 from .loader import load_model
 from .model.graph import Model
@@ -79,7 +81,7 @@ def add_partition_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="FILE.json", help="write the produced partition here (else stdout)")
     p.add_argument("--fused", metavar="OUT.onnx", help="write the fused model (one node per subgraph) and test it")
     p.add_argument("--execute", action="store_true", help="also compare partitioned and whole execution bit for bit")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs for --execute (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random inputs for --execute (default 0)")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values for --execute, keyed by graph-input name")
     p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     g = p.add_mutually_exclusive_group()
@@ -129,6 +131,11 @@ def run_partition(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog
         raise UsageError("--json prints the verdicts on stdout; write the partition with -o")
     if args.inputs and not args.execute:
         raise UsageError("--inputs gives values for --execute; add --execute")
+    readers = [*args.files, *([args.inputs] if args.inputs else [])]
+    if args.output:
+        refuse_overwrite(args.output, readers, "-o")
+    if args.fused:
+        refuse_overwrite(args.fused, readers, "--fused")
     providers = [parse_provider(t) for t in args.provider]
     say = Progress(prog, args.progress if args.progress is not None else stderr.isatty(), stderr)
     say(f"loading {args.files[0]}")

@@ -17,10 +17,12 @@ import argparse
 import json
 from typing import TextIO
 
+from .cli_args import seed
 from .crosscheck.metrics import Tolerance
 from .equiv import INTERMEDIATES, equivalence
 from .equiv import text as equiv_text
 from .errors import EXIT_OK, EXIT_VIOLATED, InputError
+from .files import refuse_overwrite
 from .loader import load_model
 from .model.graph import Model
 from .progress import Progress
@@ -39,7 +41,7 @@ def add_rewrite_arguments(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"run only this pass (repeatable); one of {', '.join(PASS_NAMES)}",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the validation inputs (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the validation inputs (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _progress_options(p)
     p.add_argument(
@@ -84,6 +86,7 @@ def _progress(args: argparse.Namespace, prog: str, stderr: TextIO) -> Progress:
 def run_rewrite(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     from .writer import save_model
 
+    refuse_overwrite(args.output, [args.input], "the output")
     passes = select(args.passes)
     model = _load_with_inferred_shapes(args.input) if args.infer_shapes else load_model(args.input)
     result = rewrite_model(model, passes, seed=args.seed, progress=_progress(args, prog, stderr))
@@ -134,7 +137,7 @@ def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("b", metavar="B.onnx", help="the model to compare with it (an optimizer's output, say)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     _progress_options(p)
-    p.add_argument("--seed", type=int, default=0, help="seed of the input sets (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the input sets (default 0)")
     p.add_argument("--atol", type=float, default=None, help="absolute tolerance (default: per dtype)")
     p.add_argument("--rtol", type=float, default=None, help="relative tolerance (default: per dtype)")
     p.add_argument("--ulp", type=int, default=None, help="tolerance in ULPs (default: per dtype)")

@@ -10,16 +10,17 @@ on stdout. ``--repeat N`` times N runs after one warm-up and prints
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import tempfile
 import time
-from typing import Any, TextIO
+import zipfile
+from typing import Any, BinaryIO, TextIO
 
 import numpy as np
 
-from .errors import InputError, UsageError
+from .cli_args import seed
+from .errors import UsageError
 from .executor import execute
+from .files import refuse_overwrite, write_atomically
 from .inputs import load_inputs
 from .loader import load_model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
@@ -41,33 +42,34 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL", help="ONNX model to execute")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values keyed by graph-input name")
     p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="one input from .npy")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, keyed by output name")
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N runs after a warm-up")
     p.add_argument("--schedule", default="file", help="file (default), lifo, or random:SEED")
 
 
 def _write_npz(path: str, outputs: dict[str, Any]) -> None:
-    """Write atomically: a temporary file in the same folder, then a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            savez: Any = np.savez
-            savez(fh, **{k: np.asarray(v) for k, v in outputs.items()})
-        os.replace(tmp, path)
-    except OSError as exc:
-        os.unlink(tmp)
-        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    """Write the outputs as an .npz archive, atomically: one ``<name>.npy`` member per output.
+
+    Written member by member rather than through ``np.savez(**outputs)``,
+    whose own parameter names would clash with an output called ``file``.
+    """
+
+    def fill(fh: BinaryIO) -> None:
+        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as archive:
+            for name, value in outputs.items():
+                with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asarray(value), allow_pickle=False)
+
+    write_atomically(path, fill)
 
 
 def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     if args.repeat < 0:
         raise UsageError("--repeat must be at least 0")
     make_scheduler(args.schedule)
+    if args.output:
+        refuse_overwrite(args.output, [args.model, *([args.inputs] if args.inputs else [])], "--output")
     model = load_model(args.model)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
     outputs = execute(model, feeds, make_scheduler(args.schedule))

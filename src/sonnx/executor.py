@@ -15,6 +15,7 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 from onnx import TensorProto
+from onnx import defs as onnx_defs
 
 from .errors import ExecutionError
 from .model.graph import Model, Operation, Tensor, TensorType
@@ -46,6 +47,7 @@ class NumpyInterpretation:
         key = id(operation)
         attrs = self._attrs.get(key)
         if attrs is None:
+            _check_required_inputs(operation, schema)
             attrs = attributes_with_defaults(operation, schema)
             self._attrs[key] = attrs
         return call_kernel(kernel, operation, args, attrs, scope)
@@ -84,6 +86,23 @@ def check_supported(model: Model, registry: KernelRegistry = REGISTRY) -> None:
         raise UnsupportedOperatorError(
             f"{len(missing)} operator(s) without a kernel: {'; '.join(missing)}"
         )
+
+
+_SINGLE = onnx_defs.OpSchema.FormalParameterOption.Single
+
+
+def _check_required_inputs(operation: Operation, schema: onnx_defs.OpSchema) -> None:
+    """Refuse an operation that leaves a required (non-optional) input out with the empty name."""
+    formals = schema.inputs
+    for k, name in enumerate(operation.input_mapping):
+        if name or k >= len(formals):
+            continue
+        formal = formals[k]
+        if formal.option == _SINGLE:
+            raise ExecutionError(
+                f"{operation.label}: required input {k} ({formal.name}) is left out (an empty name); "
+                f"only optional inputs may be"
+            )
 
 
 _INITIAL_VALUES: WeakKeyDictionary[Model, dict[str, Any]] = WeakKeyDictionary()

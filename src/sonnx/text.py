@@ -21,8 +21,9 @@ import re
 import unicodedata
 from typing import TextIO, cast
 
-_FORMAT = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb"
-"""Unicode format and separator characters that reorder or break lines (bidirectional overrides among them)."""
+_FORMAT = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
+"""Unicode format and separator characters that reorder or break lines (bidirectional overrides among them),
+and lone surrogates (the undecodable bytes of a file name), which a UTF-8 terminal cannot print."""
 _UNSAFE_IN_FIELD = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
 _UNSAFE_IN_STREAM = re.compile(f"[\x00-\x08\x0b-\x1f\x80-\x9f{_FORMAT}]")
 

@@ -20,8 +20,6 @@ What is not kept, on purpose (each is stated, not silent):
 
 from __future__ import annotations
 
-import os
-import tempfile
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -29,16 +27,13 @@ import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TypeProto, numpy_helper
 
 from .errors import SonnxError
+from .files import WriteError, write_atomically
 from .loader.attributes import REF
 from .model.graph import Attribute, Function, Graph, InitialValue, Model, Operation, TensorType
 
 MAX_NESTING = 90
 """Deepest nesting of graphs written: protobuf's parsers refuse messages nested beyond 100 levels
 (a graph in an attribute in a node costs three), so a deeper model could be written but not read back."""
-
-
-class WriteError(SonnxError):
-    """The model cannot be written as ONNX (weights not loaded, nesting too deep, file system error)."""
 
 
 _STANDARD_METADATA = ("producer_name", "producer_version", "domain", "model_version", "doc_string")
@@ -211,29 +206,7 @@ def to_proto(model: Model) -> ModelProto:
     return mp
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def save_model(model: Model, path: str) -> None:
     """Write ``model`` to ``path`` as ONNX, atomically (nothing is left behind on failure)."""
     data = to_proto(model).SerializeToString()
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".sonnx-", suffix=".onnx.tmp", dir=folder)
-    except OSError as exc:
-        raise WriteError(f"{path}: cannot write in {folder}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; give it a normal file's mode
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
-
+    write_atomically(path, lambda fh: fh.write(data))

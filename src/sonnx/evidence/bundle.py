@@ -316,7 +316,10 @@ def write_bundle(
         why = report.error.one_line() if report.error is not None else "it cannot be read any more"
         raise EvidenceError(f"--evidence: no bundle without a model file to copy: {why}")
     parent = dest.resolve().parent
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=parent))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=parent))
+    except OSError as exc:
+        raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
     try:
         _write_into(tmp, report, options, crosscheck)
         os.chmod(tmp, 0o755)

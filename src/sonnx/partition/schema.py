@@ -30,12 +30,11 @@ are a correct partition of a model is :mod:`sonnx.partition.verify`'s job.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..errors import InputError
+from ..files import read_input_file, write_atomically
 
 FORMAT = "sonnx-partition"
 VERSION = 1
@@ -141,7 +140,8 @@ def partition_from_json(data: Any) -> Partition:
             raise PartitionFormatError(f"unknown top-level field(s): {', '.join(map(repr, unknown))}")
         if data.get("format") != FORMAT:
             raise PartitionFormatError(f"top-level 'format' must be {FORMAT!r}")
-        if data.get("version") != VERSION:
+        version = data.get("version")
+        if type(version) is not int or version != VERSION:  # true == 1 in Python; not a version number
             raise PartitionFormatError(f"unsupported version {data.get('version')!r} (this tool reads {VERSION})")
         model = data.get("model", "")
         if not isinstance(model, str):
@@ -157,16 +157,15 @@ def partition_from_json(data: Any) -> Partition:
 def load_partition(path: str) -> Partition:
     """Read and form-check a partition JSON file; every failure is a one-line :class:`PartitionFormatError`."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise PartitionFormatError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_input_file(path).decode("utf-8")
+    except InputError as exc:
+        raise PartitionFormatError(exc.one_line()) from None
+    except UnicodeDecodeError as exc:
         raise PartitionFormatError(f"{path}: cannot read ({exc})") from None
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise PartitionFormatError(f"{path}: not JSON ({exc})") from None
+    except (ValueError, RecursionError) as exc:  # ValueError: malformed JSON, or an integer of too many digits
+        raise PartitionFormatError(f"{path}: not JSON ({' '.join(str(exc).split())[:200]})") from None
     try:
         return partition_from_json(data)
     except PartitionFormatError as exc:
@@ -174,19 +173,9 @@ def load_partition(path: str) -> Partition:
 
 
 def save_partition(partition: Partition, path: str) -> None:
-    """Write the partition as JSON, atomically (temporary file in the same folder, then a rename)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(suffix=".json", dir=folder)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(partition.dumps())
-        os.replace(tmp, path)
-    except OSError as exc:
-        os.unlink(tmp)
-        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    """Write the partition as JSON, atomically (:func:`sonnx.files.write_atomically`)."""
+    data = partition.dumps().encode("utf-8")
+    write_atomically(path, lambda fh: fh.write(data))
 
 
 def subgraphs_by_id(subgraphs: Sequence[Subgraph]) -> Dict[str, List[Subgraph]]:

@@ -59,11 +59,13 @@ class Obligation:
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
-def write_obligations(obligations: Sequence[Obligation], directory: str | Path, model_path: str) -> List[Path]:
-    """Write every obligation of one model as ``<model stem>.<name>.smt2``; returns the paths."""
+def write_obligations(
+    obligations: Sequence[Obligation], directory: str | Path, model_path: str, stem: str | None = None
+) -> List[Path]:
+    """Write every obligation of one model as ``<stem>.<name>.smt2`` (stem: the model file's, unless given)."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    stem = _SAFE.sub("_", Path(model_path).stem) or "model"
+    stem = _SAFE.sub("_", stem if stem is not None else Path(model_path).stem) or "model"
     out: List[Path] = []
     for ob in obligations:
         p = d / f"{stem}.{_SAFE.sub('_', ob.name)}.smt2"

@@ -1,0 +1,107 @@
+"""Writing output files: atomically, never over an input, nothing left behind.
+
+Every file sonnx writes (a rewritten model, a partition, executor outputs)
+goes through :func:`write_atomically`: the content is written to a temporary
+file in the destination's folder, given a normal file's mode, and renamed over
+the destination; on any failure the temporary file is removed and the
+destination is untouched. :func:`refuse_overwrite` stops a command before it
+replaces one of its own inputs (``sonnx run M.onnx --output M.onnx``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from typing import BinaryIO, Callable, Sequence
+
+from .errors import InputError, SonnxError, UsageError
+
+
+class WriteError(SonnxError):
+    """An output cannot be written: the file system refused, or the value has no file form (exit 2)."""
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: str, fill: Callable[[BinaryIO], object]) -> None:
+    """Write ``path`` with ``fill(file)``, atomically (a temporary file in the same folder, then a rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".sonnx-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise WriteError(f"{path}: cannot write in {folder}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fill(fh)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes the file private; give it a normal file's mode
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise WriteError(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise
+
+
+def refuse_overwrite(output: str, inputs: Sequence[str], option: str) -> None:
+    """Refuse (:class:`UsageError`) to write ``output`` when it is one of ``inputs`` (same file, any spelling)."""
+    if not os.path.exists(output):
+        return
+    for name in inputs:
+        try:
+            same = os.path.exists(name) and os.path.samefile(output, name)
+        except OSError:
+            same = False
+        if same:
+            raise UsageError(f"{option} {output}: that is an input of this command; it would be overwritten")
+
+
+MAX_INPUT_FILE_BYTES = 256 << 20
+"""The largest JSON input file (a partition) that is read: 256 MiB."""
+
+
+def read_input_file(path: str, limit: int = MAX_INPUT_FILE_BYTES) -> bytes:
+    """The bytes of a file given on the command line: a regular file of at most ``limit`` bytes.
+
+    Opened without blocking, so a FIFO cannot make the command wait; a
+    device (``/dev/zero``) or a directory is refused before anything is read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot open ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: not a regular file")
+        if st.st_size > limit:
+            raise InputError(f"{path}: {st.st_size} bytes, more than the {limit} such a file may have")
+        chunks: list[bytes] = []
+        while True:
+            block = os.read(fd, 1 << 20)
+            if not block:
+                return b"".join(chunks)
+            chunks.append(block)
+    finally:
+        os.close(fd)
+
+
+def require_regular_file(path: str) -> None:
+    """Refuse (:class:`InputError`) a path that is missing or not a regular file, without opening it."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{path}: not a regular file")
