@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        bench examples clean
+        fuzz-files bench examples clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -30,6 +30,7 @@ help:
 	@echo "make fuzz            long Hypothesis campaign (not in CI)"
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
+	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=; not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
 	@echo "make clean           remove the venvs, build outputs and caches"
@@ -91,6 +92,11 @@ fuzz-smt: $(STAMP)
 N ?= 1000
 fuzz-smt-chunk: $(STAMP)
 	HYPOTHESIS_PROFILE=chunk HYPOTHESIS_MAX_EXAMPLES=$(N) $(BIN)/python -m pytest -q --hypothesis-show-statistics $(SMT_CAMPAIGN)
+
+MUTANTS ?= 5000
+SEED ?= 1
+fuzz-files: $(STAMP)
+	$(BIN)/python -m tests.fuzz.files --mutants $(MUTANTS) --seed $(SEED) --save fuzz-failures
 
 BENCH ?=
 bench: $(STAMP)

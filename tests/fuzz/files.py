@@ -1,0 +1,298 @@
+"""File mutation fuzz: every subcommand on mutated models, under memory and time limits (issue 15).
+
+Mutants are made from the shipped examples, onnx's light models and the real
+exports of ``tests/data/real``, two ways: raw bytes (flips, cuts, inserted
+and duplicated spans) and protobuf-aware edits of the parsed model (types,
+dimensions, names, opset and IR versions, attributes, external-data
+entries, node order, duplicated and dropped nodes). Each mutant is given to
+``sonnx-check`` (default engine), ``sonnx-check --engine direct
+--structure-only``, ``sonnx run``, ``sonnx rewrite`` and ``sonnx partition``.
+
+Every run happens in a forked child of a process that imported sonnx once,
+with an address-space limit (``RLIMIT_AS``) and a wall-clock limit. A run
+FAILS when it ends by a signal, passes its time limit, exits with a code
+other than 0, 1 or 2, or prints a traceback or "internal error". The mutant
+of every failure is saved (``--save DIR``) with the command that failed.
+
+    python -m tests.fuzz.files --mutants 5000 --seed 1 --save fuzz-failures   # make fuzz-files
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import random
+import resource
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, List, Sequence
+
+import onnx
+
+ROOT = Path(__file__).resolve().parents[2]
+MEMORY_LIMIT = 3 << 30
+"""Address-space limit of one run (3 GiB): a run that needs more must say so in one line."""
+TIME_LIMIT = 60.0
+"""Wall-clock limit of one run, seconds: a run past it is a hang."""
+
+
+def corpus() -> List[Path]:
+    """The seed models: the examples, onnx's light models, the small real exports."""
+    light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+    real = sorted((ROOT / "tests" / "data" / "real").glob("*.onnx"))
+    small_real = [p for p in real if p.stat().st_size < 300_000]
+    return sorted((ROOT / "examples").glob("*.onnx")) + sorted(light.glob("*.onnx")) + small_real
+
+
+# -- mutations ---------------------------------------------------------------------------------
+
+
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.choice(("flip", "cut", "insert", "duplicate", "zero"))
+        if not b:
+            break
+        i = rng.randrange(len(b))
+        if kind == "flip":
+            b[i] ^= 1 << rng.randrange(8)
+        elif kind == "cut":
+            del b[i : i + rng.randint(1, 64)]
+        elif kind == "insert":
+            b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 16)))
+        elif kind == "duplicate":
+            j = min(len(b), i + rng.randint(1, 256))
+            b[i:i] = b[i:j]
+        else:
+            b[i : i + rng.randint(1, 32)] = bytes(rng.randint(1, 32))
+    return bytes(b)
+
+
+def _pick_node(m: onnx.ModelProto, rng: random.Random) -> onnx.NodeProto | None:
+    return rng.choice(m.graph.node) if len(m.graph.node) else None
+
+
+def mutate_proto(data: bytes, rng: random.Random) -> bytes:
+    """A parsed-and-edited mutant (raw bytes when the seed does not parse)."""
+    m = onnx.ModelProto()
+    try:
+        m.ParseFromString(data)
+    except Exception:
+        return mutate_bytes(data, rng)
+    g = m.graph
+    for _ in range(rng.randint(1, 3)):
+        kind = rng.choice(
+            ("ir", "opset", "rename_input", "rename_output", "drop_node", "dup_node", "swap_nodes", "dims",
+             "elem_type", "attr_int", "attr_drop", "external", "output_undefined", "empty_input", "big_dims")
+        )
+        node = _pick_node(m, rng)
+        if kind == "ir":
+            m.ir_version = rng.choice([0, 1, 3, 4, 7, 9, 10, 11, 12, 14, 99, -1 & 0xFFFFFFFF])
+        elif kind == "opset" and len(m.opset_import):
+            m.opset_import[0].version = rng.choice([0, 1, 5, 6, 7, 11, 13, 17, 22, 99, 10**9])
+        elif kind == "rename_input" and node is not None and len(node.input):
+            names = ["", "x", "undefined", node.output[0] if len(node.output) else "y", "\x1b[2J\n"]
+            node.input[rng.randrange(len(node.input))] = rng.choice(names)
+        elif kind == "rename_output" and node is not None and len(node.output):
+            names = ["", "x", "dup", g.output[0].name if len(g.output) else "y"]
+            node.output[rng.randrange(len(node.output))] = rng.choice(names)
+        elif kind == "drop_node" and node is not None:
+            g.node.remove(node)
+        elif kind == "dup_node" and node is not None:
+            g.node.append(node)
+        elif kind == "swap_nodes" and len(g.node) > 1:
+            nodes = list(g.node)
+            rng.shuffle(nodes)
+            del g.node[:]
+            g.node.extend(nodes)
+        elif kind in ("dims", "big_dims") and len(g.input):
+            t = g.input[rng.randrange(len(g.input))].type.tensor_type
+            if len(t.shape.dim):
+                d = t.shape.dim[rng.randrange(len(t.shape.dim))]
+                d.dim_value = rng.choice([0, 1, 7, 10**5, 10**12]) if kind == "big_dims" else rng.choice([0, 1, 3, 64])
+        elif kind == "elem_type" and len(g.input):
+            g.input[rng.randrange(len(g.input))].type.tensor_type.elem_type = rng.randint(0, 26)
+        elif kind == "attr_int" and node is not None and len(node.attribute):
+            a = node.attribute[rng.randrange(len(node.attribute))]
+            if a.type == onnx.AttributeProto.INT:
+                a.i = rng.choice([-(2**40), -1, 0, 1, 7, 2**40])
+            elif a.type == onnx.AttributeProto.INTS and len(a.ints):
+                a.ints[rng.randrange(len(a.ints))] = rng.choice([-5, 0, 1, 99, 10**9])
+        elif kind == "attr_drop" and node is not None and len(node.attribute):
+            del node.attribute[rng.randrange(len(node.attribute))]
+        elif kind == "external" and len(g.initializer):
+            t = g.initializer[rng.randrange(len(g.initializer))]
+            t.data_location = onnx.TensorProto.EXTERNAL
+            del t.external_data[:]
+            places = ["../x.bin", "/etc/hostname", "w.bin", "/dev/zero", ""]
+            t.external_data.add(key="location", value=rng.choice(places))
+            if rng.random() < 0.5:
+                t.external_data.add(key="length", value=rng.choice(["4", "-1", "\uff11", "99999999999999"]))
+        elif kind == "output_undefined" and len(g.output):
+            g.output[rng.randrange(len(g.output))].name = "never_defined"
+        elif kind == "empty_input" and node is not None and len(node.input):
+            node.input[0] = ""
+    return m.SerializeToString()
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    command: List[str]
+    status: str
+    """``ok`` or why it failed: ``signal N``, ``hang``, ``exit N``, ``traceback``, ``internal error``."""
+    detail: str = ""
+
+
+def commands(path: str, workdir: str) -> List[List[str]]:
+    out = os.path.join(workdir, "out")
+    return [
+        ["sonnx-check", "-q", path],
+        ["sonnx-check", "-q", "--engine", "direct", "--structure-only", path],
+        ["run", path],
+        ["rewrite", "-q", path, out + ".onnx"],
+        ["partition", "-q", path, "--provider", "NPU=Conv,Relu,Add", "-o", out + ".json"],
+    ]
+
+
+def cli_entry(argv: List[str]) -> Callable[[], tuple[int, str]]:
+    """Run one command of sonnx's command line in this process: (exit code, stderr)."""
+
+    def run() -> tuple[int, str]:
+        from sonnx.cli import check_main, main
+
+        out, err = io.StringIO(), io.StringIO()
+        if argv[0] == "sonnx-check":
+            code = check_main(argv[1:], stdout=out, stderr=err)
+        else:
+            code = main(argv, stdout=out, stderr=err)
+        return code, err.getvalue()
+
+    return run
+
+
+def run_forked(
+    argv: List[str],
+    time_limit: float = TIME_LIMIT,
+    memory: int = MEMORY_LIMIT,
+    entry: Callable[[], tuple[int, str]] | None = None,
+) -> Outcome:
+    """Run ``entry`` (by default the command ``argv``) in a forked child under the limits; classify how it ended."""
+    run = entry if entry is not None else cli_entry(argv)
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: limits, run, report the output through the pipe
+        os.close(read_fd)
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            code, err_text = run()
+            payload = json.dumps({"code": code, "err": err_text[-2000:]}).encode()
+        except BaseException as exc:
+            payload = json.dumps({"code": -1, "err": f"Traceback: {type(exc).__name__}: {exc}"}).encode()
+        os.write(write_fd, payload)
+        os._exit(0)
+    os.close(write_fd)
+    deadline = time.monotonic() + time_limit
+    status = None
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.01)
+    else:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(read_fd)
+        return Outcome(argv, "hang", f"more than {time_limit:.0f} s")
+    chunks = []
+    while True:
+        block = os.read(read_fd, 1 << 16)
+        if not block:
+            break
+        chunks.append(block)
+    os.close(read_fd)
+    assert status is not None
+    if os.WIFSIGNALED(status):
+        return Outcome(argv, f"signal {os.WTERMSIG(status)}")
+    try:
+        report = json.loads(b"".join(chunks).decode())
+    except ValueError:
+        return Outcome(argv, "no report", "the child ended without reporting")
+    err = str(report["err"])
+    if "Traceback" in err:
+        return Outcome(argv, "traceback", err)
+    if "internal error" in err:
+        return Outcome(argv, "internal error", err)
+    if report["code"] not in (0, 1, 2):
+        return Outcome(argv, f"exit {report['code']}", err)
+    return Outcome(argv, "ok")
+
+
+@dataclass
+class Campaign:
+    runs: int = 0
+    mutants: int = 0
+    failures: List[Outcome] = field(default_factory=list)
+
+
+def campaign(
+    mutants: int,
+    seed: int,
+    save: Path | None = None,
+    say: Callable[[str], None] = lambda _m: None,
+    seeds: Sequence[Path] | None = None,
+) -> Campaign:
+    rng = random.Random(seed)
+    files = list(seeds) if seeds is not None else corpus()
+    result = Campaign()
+    with tempfile.TemporaryDirectory(prefix="sonnx-fuzz-") as work:
+        for k in range(mutants):
+            src = rng.choice(files)
+            data = src.read_bytes()
+            mutant = mutate_proto(data, rng) if rng.random() < 0.6 else mutate_bytes(data, rng)
+            path = os.path.join(work, "mutant.onnx")
+            Path(path).write_bytes(mutant)
+            result.mutants += 1
+            for argv in commands(path, work):
+                outcome = run_forked(argv)
+                result.runs += 1
+                if outcome.status != "ok":
+                    result.failures.append(outcome)
+                    if save is not None:
+                        save.mkdir(parents=True, exist_ok=True)
+                        name = f"{len(result.failures):04d}-{src.stem}"
+                        (save / f"{name}.onnx").write_bytes(mutant)
+                        (save / f"{name}.txt").write_text(f"{outcome.status}: {' '.join(argv)}\n{outcome.detail}\n")
+            for leftover in Path(work).iterdir():
+                if leftover.name != "mutant.onnx":
+                    leftover.unlink() if leftover.is_file() else None
+            if (k + 1) % 100 == 0:
+                say(f"{k + 1} mutants, {result.runs} runs, {len(result.failures)} failures")
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--mutants", type=int, default=5000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--save", default="fuzz-failures", help="folder for the failing mutants")
+    args = ap.parse_args(argv)
+    start = time.time()
+    c = campaign(args.mutants, args.seed, Path(args.save), lambda m: print(m, flush=True))
+    kinds: dict[str, int] = {}
+    for f in c.failures:
+        kinds[f.status] = kinds.get(f.status, 0) + 1
+    print(f"{c.mutants} mutants, {c.runs} runs in {time.time() - start:.0f} s: {len(c.failures)} failures {kinds}")
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""A short seeded run of the file mutation fuzz in CI; ``make fuzz-files`` runs the long campaign (issue 15)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.fuzz.files import campaign, run_forked
+
+
+def test_a_short_seeded_campaign_finds_no_traceback_internal_error_signal_or_hang(tmp_path: Path) -> None:
+    c = campaign(25, seed=20261123, save=tmp_path / "failures")
+    assert c.runs == 25 * 5
+    assert c.failures == [], [f"{f.status}: {' '.join(f.command)}: {f.detail[:200]}" for f in c.failures]
+
+
+def _killed() -> tuple[int, str]:
+    os.kill(os.getpid(), signal.SIGSEGV)
+    return 0, ""
+
+
+def _sleeps() -> tuple[int, str]:
+    time.sleep(30)
+    return 0, ""
+
+
+def _raises() -> tuple[int, str]:
+    raise KeyError("boom")
+
+
+@pytest.mark.parametrize(
+    "entry,status",
+    [
+        (_killed, f"signal {int(signal.SIGSEGV)}"),
+        (_sleeps, "hang"),
+        (_raises, "traceback"),
+        (lambda: (2, "sonnx run: internal error: TypeError: x\n"), "internal error"),
+        (lambda: (3, ""), "exit 3"),
+        (lambda: (2, "sonnx run: error: a one-line refusal\n"), "ok"),
+    ],
+)
+def test_the_harness_classifies_each_way_a_run_can_end(entry: object, status: str) -> None:
+    got = run_forked(["x"], time_limit=2, entry=entry)  # type: ignore[arg-type]
+    assert got.status == status, got
