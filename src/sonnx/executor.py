@@ -47,7 +47,7 @@ class NumpyInterpretation:
         key = id(operation)
         attrs = self._attrs.get(key)
         if attrs is None:
-            _check_required_inputs(operation, schema)
+            _check_operation_form(operation, schema)
             attrs = attributes_with_defaults(operation, schema)
             self._attrs[key] = attrs
         return call_kernel(kernel, operation, args, attrs, scope)
@@ -91,8 +91,19 @@ def check_supported(model: Model, registry: KernelRegistry = REGISTRY) -> None:
 _SINGLE = onnx_defs.OpSchema.FormalParameterOption.Single
 
 
-def _check_required_inputs(operation: Operation, schema: onnx_defs.OpSchema) -> None:
-    """Refuse an operation that leaves a required (non-optional) input out with the empty name."""
+def _check_operation_form(operation: Operation, schema: onnx_defs.OpSchema) -> None:
+    """Refuse an operation its schema does not describe: an attribute the schema does not declare,
+    or a required (non-optional) input left out with the empty name.
+
+    [An undeclared attribute would otherwise reach the kernel as a keyword
+    argument and could stand in for an input of the same name.]
+    """
+    undeclared = sorted(a.name for a in operation.attributes if a.name not in schema.attributes)
+    if undeclared:
+        raise ExecutionError(
+            f"{operation.label}: attribute(s) {', '.join(map(repr, undeclared))} not declared by "
+            f"{schema.name}-{schema.since_version}"
+        )
     formals = schema.inputs
     for k, name in enumerate(operation.input_mapping):
         if name or k >= len(formals):

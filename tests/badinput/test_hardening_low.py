@@ -49,6 +49,22 @@ def test_a_required_input_left_empty(tmp_path: Path) -> None:
     assert "required input 0 (X)" in err
 
 
+@pytest.mark.parametrize("command", ["run", "rewrite"])
+def test_an_attribute_the_schema_does_not_declare(tmp_path: Path, command: str) -> None:
+    # Found by the file fuzzer: Dropout-13 takes ratio as an input; an attribute of that name must
+    # not reach the kernel in its place.
+    p = model(tmp_path / "d.onnx", [helper.make_node("Dropout", ["x"], ["y"], ratio=0.4)],
+              [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])])
+    if command == "run":
+        code, out, err = call(main, "run", p)
+        one_line(code, out, err)
+        assert "'ratio' not declared by Dropout-13" in err
+    else:  # the rewrite's translation validation refuses it, and writes nothing
+        code, out, err = call(main, "rewrite", p, str(tmp_path / "out.onnx"))
+        assert code == 1 and "'ratio' not declared by Dropout-13" in out and "internal error" not in err
+        assert not (tmp_path / "out.onnx").exists()
+
+
 def test_an_output_named_file_is_written_and_nothing_is_left_behind(tmp_path: Path) -> None:
     p = model(tmp_path / "f.onnx", [helper.make_node("Relu", ["x"], ["file"])], [vi("x", TensorProto.FLOAT, [2])],
               [vi("file", TensorProto.FLOAT, [2])])
