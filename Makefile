@@ -15,13 +15,13 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-files bench examples clean
+        fuzz-files bench examples traceability clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
 	@echo "make test            lint, type-check, the whole test suite and the docs build (what CI runs)"
 	@echo "make venv            create .venv and install sonnx from the lock file"
-	@echo "make lint            ruff over src, tests, examples, benchmarks and proofs"
+	@echo "make lint            ruff, and the import contracts of ARCHITECTURE.md (lint-imports)"
 	@echo "make typecheck       mypy over src/sonnx"
 	@echo "make pytest          the test suite alone"
 	@echo "make docs            build the Sphinx site (warnings are errors) into docs/_build/html"
@@ -33,6 +33,7 @@ help:
 	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=; not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
+	@echo "make traceability    regenerate the packaged traceability matrix (src/sonnx/data/traceability.json)"
 	@echo "make clean           remove the venvs, build outputs and caches"
 
 $(STAMP): pyproject.toml $(LOCK)
@@ -48,7 +49,8 @@ example: $(STAMP)
 	$(BIN)/sonnx-check examples/cnn_block.onnx
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests examples benchmarks proofs
+	$(BIN)/ruff check src tests examples benchmarks proofs tools
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -107,3 +109,6 @@ examples: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) $(LATEST) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+traceability: $(STAMP)
+	$(BIN)/python -m tools.traceability

@@ -6,7 +6,7 @@ theorem justifies; empty for a rewrite theorem, whose ``PASS`` names the
 only bounded or meta-level) and ``check()`` returning a result whose
 ``proved`` is true only when every obligation was discharged.
 
-``MODULES`` is a literal tuple on purpose: ``sonnx.traceability`` reads it,
+``MODULES`` is a literal tuple on purpose: ``tools.traceability`` reads it,
 and the constants of each module, without importing z3 or running anything.
 """
 

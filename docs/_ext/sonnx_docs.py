@@ -5,7 +5,7 @@ At ``config-inited`` (before the builder starts and before any source is read) t
 
 * ``catalogue.rst``: the requirement catalogue, one sphinx-needs ``rule`` per
   entry of :data:`sonnx.rules.RULES` and one ``thm`` per theorem of
-  ``proofs/registry.py``, with the traceability of :mod:`sonnx.traceability`;
+  ``proofs/registry.py``, with the traceability of ``tools.traceability``;
 * ``rules.rst``: the table of rules;
 * ``proofs.rst``: the theorems, proved again during this build, with every
   obligation's outcome (a FAILED theorem is also a build warning, so ``-W``
@@ -169,7 +169,7 @@ def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
     parts = [".. _catalogue:\n", title("Requirement catalogue")]
     parts.append(
         "Generated at build time from the rule registry (``sonnx.rules.RULES``) by "
-        "``sonnx.traceability``; nothing here is written by hand. Each rule links to its spec entry, its "
+        "``tools.traceability``; nothing here is written by hand. Each rule links to its spec entry, its "
         "direct check, its SMT encoding, the tests that quote its ID and the theorems that support it. "
         "Machine-readable exports: `traceability.json <traceability.json>`_ (the matrix) and "
         "`needs.json <needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
@@ -428,7 +428,7 @@ def tutorial_outputs() -> None:
 
 
 def generate(app: Sphinx, config: Any = None) -> None:
-    from sonnx import traceability
+    from tools import traceability
 
     if OUT.exists():
         shutil.rmtree(OUT)

@@ -1,161 +1,211 @@
-"""One check of one model file: load, run the rules, collect the verdicts.
+"""The check pipeline: ONNX file -> loader -> model -> rules and proofs -> verdicts -> report and evidence.
 
-This is the pipeline of ``sonnx-check`` without any printing: ONNX file ->
-loader -> model -> rules -> verdicts. The command line and the tests both
-call :func:`check_file`.
+Everything ``sonnx-check`` does happens here, from one :class:`~sonnx.options.CheckOptions`
+record and without printing: the command line parses arguments into that
+record and prints the :class:`~sonnx.report.ModelReport` this returns; the
+evidence verifier replays a bundle through the same functions with the
+options the bundle recorded.
+
+For one model (:func:`check_file`), in order:
+
+1. load (a :class:`~sonnx.errors.SonnxError` is kept in the report, exit 2);
+2. the rules of the selected profile, with their direct checks;
+3. the SMT engine, when the options' engine asks for it, combined with the
+   direct verdicts (:mod:`sonnx.agreement`) and exported with ``smt_dir``;
+4. EXEC-ORDERS, with ``orders`` seeded schedules;
+5. the cross-checks with the ``oracles``.
+
+For several models (:func:`check_models`) each is checked in turn, and the
+evidence bundle (one model only) is written before anything is printed.
 """
 
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
 
-from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError, UsageError
+from .agreement import combine, smt_only
+from .crosscheck.run import CrossCheckReport, cross_check
+from .crosscheck.verdicts import crosscheck_verdicts
+from .errors import SonnxError, UsageError
+from .evidence.bundle import check_destination, write_bundle
+from .inputs import load_inputs
 from .loader import load_model
 from .model.graph import Model
-from .rules import CheckConfig, run_rules
-from .verdict import Severity, Status, Verdict
+from .options import CheckOptions
+from .orders import check_orders
+from .report import ModelReport, SmtSummary
+from .rules import run_rules
+from .smt import Obligation, run_smt, write_obligations
+from .verdict import Verdict
+
+Say = Callable[[str], None]
+
+SMT_AUTO_LIMIT = 50_000
+"""Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
+
+Above it the SMT engine's time grows past the direct engine's by an order of
+magnitude (benchmarks/README.md: about 5 s at 100,000 operations, 52-77 s and
+2.5 GB at a million, against 4 s for the direct engine), so it runs only when
+asked for explicitly."""
 
 
-@dataclass
-class ModelReport:
-    """What one model's check established: its verdicts, or the error that stopped it."""
+def _quiet(_message: str) -> None:
+    return None
 
-    path: str
-    model: Model | None = None
-    verdicts: list[Verdict] = field(default_factory=list)
-    error: SonnxError | None = None
-    smt: dict[str, Any] | None = None
-    """Solver parameters and mode of the SMT engine, when it ran (for the report)."""
-    disagreements: list[str] = field(default_factory=list)
-    """Rules on which the two engines disagree: a tool error (exit 2)."""
-    findings: list[Verdict] = field(default_factory=list)
-    """SMT verdicts of rules outside the selected rule table (see :mod:`sonnx.agreement`)."""
-    obligations: list[Any] = field(default_factory=list)
-    """The SMT engine's proof obligations (``smt.smtlib.Obligation``, each with z3's answer), when it ran."""
 
-    def all_verdicts(self) -> list[Verdict]:
-        """The verdicts of the rule table, then the extra findings."""
-        return [*self.verdicts, *self.findings]
+def resolved_engine(options: CheckOptions, model: Model) -> tuple[str, str | None]:
+    """The engine that runs on ``model``, and why the SMT engine was left out when ``auto`` left it out."""
+    if options.engine != "auto":
+        return options.engine, None
+    if options.smt_dir:
+        return "both", None  # exporting obligations asks for the SMT engine explicitly
+    size = sum(len(g.operations) for _, g in model.graph.nested())
+    if size <= SMT_AUTO_LIMIT:
+        return "both", None
+    return "direct", (
+        f"the model has {size} operations, above the automatic SMT limit of {SMT_AUTO_LIMIT}; "
+        "verdicts are the direct engine's alone (use --engine both or smt to run the SMT proofs)"
+    )
 
-    @property
-    def exit_code(self) -> int:
-        """2 if unusable; else 1 if an error-severity rule is violated; else 2 if a verdict is UNKNOWN; else 0.
 
-        An established violation decides the model's outcome even when another
-        rule is UNKNOWN (the model does not conform either way); an UNKNOWN
-        alone is never a pass.
-        """
-        if self.error is not None or self.disagreements:
-            return EXIT_UNUSABLE
-        if any(v.fails for v in self.all_verdicts()):
-            return EXIT_VIOLATED
-        if any(v.status is Status.UNKNOWN for v in self.all_verdicts()):
-            return EXIT_UNUSABLE
-        return EXIT_OK
+@dataclass(frozen=True)
+class _Proofs:
+    verdicts: tuple[Verdict, ...]
+    findings: tuple[Verdict, ...] = ()
+    disagreements: tuple[str, ...] = ()
+    smt: SmtSummary | None = None
+    obligations: tuple[Obligation, ...] = ()
 
-    @property
-    def outcome(self) -> str:
-        """One word for the whole model: PROVED, TESTED, VIOLATED, UNKNOWN, or ERROR (unreadable).
 
-        TESTED: nothing failed, but some verdict rests on samples only (exit 0, never called PROVED).
-        """
-        if self.error is not None:
-            return "ERROR"
-        code = self.exit_code
-        if code == EXIT_OK and any(v.status is Status.TESTED for v in self.all_verdicts()):
-            return "TESTED"
-        return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
-
-    def counts(self) -> dict[str, int]:
-        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved."""
-        verdicts = self.all_verdicts()
-        return {
-            "errors": sum(1 for v in verdicts if v.fails),
-            "warnings": sum(
-                1 for v in verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
-            ),
-            "unknown": sum(1 for v in verdicts if v.status is Status.UNKNOWN),
-            "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
-            "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
-        }
+def _prove(model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None) -> _Proofs:
+    """The rules' verdicts, with the SMT engine's combined in when it runs."""
+    direct = run_rules(model, options.rules_config(), say)
+    engine, skipped = resolved_engine(options, model)
+    if skipped is not None:
+        say(skipped)
+        return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
+    if engine == "direct":
+        return _Proofs(tuple(direct))
+    run = run_smt(model, progress=say)
+    disagreements: list[str] = []
+    if engine == "smt":
+        verdicts, findings = smt_only(direct, run.verdicts)
+    else:
+        verdicts, findings, disagreements = combine(direct, run.verdicts)
+    exported: tuple[str, ...] = ()
+    if options.smt_dir:
+        try:
+            written = write_obligations(run.obligations, options.smt_dir, path, export_stem)
+        except OSError as exc:
+            raise UsageError(f"--smt-dir: cannot write {options.smt_dir}: {exc.strerror or exc}") from None
+        exported = tuple(str(p) for p in written)
+    summary = SmtSummary(parameters=dict(run.parameters), exported=exported)
+    return _Proofs(tuple(verdicts), tuple(findings), tuple(disagreements), summary, tuple(run.obligations))
 
 
 def check_file(
     path: str,
-    config: CheckConfig | None = None,
-    read_weights: bool = True,
-    progress: Callable[[str], None] | None = None,
+    options: CheckOptions | None = None,
+    progress: Say | None = None,
     freeze_gc: bool = False,
     export_stem: str | None = None,
 ) -> ModelReport:
-    """Load ``path`` and run the rules of ``config.profile`` on it.
+    """Check the model at ``path`` as ``options`` say (see the module text) and return the whole report.
 
-    A :class:`SonnxError` while loading is kept in the report (exit 2); it is
-    never raised to the caller. ``freeze_gc`` (for the command line) moves the
-    loaded model out of the garbage collector's reach: the model is immutable
-    and holds no reference cycles, so scanning its million objects again while
-    the rules run would only cost time. ``export_stem`` names the model's
-    exported obligations (``--smt-dir``); the file's stem by default.
+    A :class:`~sonnx.errors.SonnxError` while loading is kept in the report
+    (exit 2); it is never raised to the caller. ``freeze_gc`` (for the command
+    line) moves the loaded model out of the garbage collector's reach: the
+    model is immutable and holds no reference cycles, so scanning its million
+    objects again while the rules run would only cost time. ``export_stem``
+    names the model's exported obligations (``smt_dir``); the file's stem by
+    default.
     """
-    report = ModelReport(path)
-    say = progress or (lambda _msg: None)
-    say(f"loading {path}" + ("" if read_weights else " (structure only, weights not read)"))
+    opts = options or CheckOptions()
+    say = progress or _quiet
+    say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
     try:
-        model = load_model(path, read_weights=read_weights)
+        model = load_model(path, read_weights=opts.read_weights)
     except SonnxError as exc:
-        report.error = exc
-        return report
-    report.model = model
+        return ModelReport(path, error=exc)
     if freeze_gc:
         gc.freeze()
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
-    report.verdicts = run_rules(model, config, progress)
-    cfg = config or CheckConfig()
-    engine = cfg.engine
-    if engine == "auto" and cfg.smt_dir:
-        engine = "both"  # exporting obligations asks for the SMT engine explicitly
-    if engine == "auto":
-        size = sum(len(g.operations) for _, g in model.graph.nested())
-        if size <= SMT_AUTO_LIMIT:
-            engine = "both"
-        else:
-            engine = "direct"
-            report.smt = {
-                "skipped": f"the model has {size} operations, above the automatic SMT limit of {SMT_AUTO_LIMIT}; "
-                "verdicts are the direct engine's alone (use --engine both or smt to run the SMT proofs)"
-            }
-            say(report.smt["skipped"])
-    if engine in ("smt", "both"):
-        _run_smt(report, model, replace(cfg, engine=engine), say, export_stem)
-    return report
+    proofs = _prove(model, path, opts, say, export_stem)
+    verdicts = list(proofs.verdicts)
+    if opts.orders:
+        say(f"running {opts.orders} schedules")
+        feeds = load_inputs(model, opts.inputs, [], opts.seed)
+        verdicts.append(check_orders(model, opts.orders, opts.seed, feeds))
+    crosscheck: CrossCheckReport | None = None
+    if opts.oracles:
+        say(f"cross-checking with {', '.join(opts.oracles)}")
+        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model)
+        verdicts.extend(crosscheck_verdicts(crosscheck))
+    return ModelReport(
+        path,
+        model,
+        tuple(verdicts),
+        smt=proofs.smt,
+        disagreements=proofs.disagreements,
+        findings=proofs.findings,
+        obligations=proofs.obligations,
+        crosscheck=crosscheck,
+    )
 
 
-SMT_AUTO_LIMIT = 50_000
-"""Operations (all graphs together) up to which ``--engine auto`` (the command line's default) runs both
-engines. Above it the SMT engine's time grows past the direct engine's by an order of magnitude
-(benchmarks/README.md: about 5 s at 100,000 operations, 52-77 s and 2.5 GB at a million, against 4 s for the
-direct engine), so it runs only when asked for explicitly."""
+def export_stems(paths: Sequence[str]) -> list[str]:
+    """A distinct file-name stem per model for ``smt_dir`` (``m``, ``m-2``... when two files share a stem)."""
+    used: set[str] = set()
+    out = []
+    for path in paths:
+        stem = Path(path).stem or "model"
+        candidate, k = stem, 2
+        while candidate in used:
+            candidate, k = f"{stem}-{k}", k + 1
+        used.add(candidate)
+        out.append(candidate)
+    return out
 
 
-def _run_smt(
-    report: ModelReport, model: Model, cfg: CheckConfig, say: Callable[[str], None], stem: str | None = None
-) -> None:
-    """Add the SMT engine's verdicts (``--engine smt|both``) and export its obligations if asked."""
-    from .agreement import combine, smt_only
-    from .smt import run_smt, write_obligations
+@dataclass(frozen=True)
+class CheckRun:
+    """The reports of every model of one check, in the order given, and the run's exit code."""
 
-    run = run_smt(model, progress=say)
-    report.smt = run.parameters
-    report.obligations = list(run.obligations)
-    if cfg.engine == "smt":
-        report.verdicts, report.findings = smt_only(report.verdicts, run.verdicts)
-    else:
-        report.verdicts, report.findings, report.disagreements = combine(report.verdicts, run.verdicts)
-    if cfg.smt_dir:
-        try:
-            written = write_obligations(run.obligations, cfg.smt_dir, report.path, stem)
-        except OSError as exc:
-            raise UsageError(f"--smt-dir: cannot write {cfg.smt_dir}: {exc.strerror or exc}") from None
-        report.smt["exported"] = [str(p) for p in written]
+    reports: tuple[ModelReport, ...]
+    options: CheckOptions
+
+    @property
+    def exit_code(self) -> int:
+        return max(r.exit_code for r in self.reports)
+
+
+def check_models(
+    paths: Sequence[str], options: CheckOptions | None = None, progress: Say | None = None, freeze_gc: bool = False
+) -> CheckRun:
+    """Check every model of ``paths``; write the evidence bundle when the options ask for one.
+
+    The options are checked against the list first (a bundle holds one model,
+    its destination must be free), so a usage error comes before any work.
+    """
+    opts = options or CheckOptions()
+    say = progress or _quiet
+    if not paths:
+        raise UsageError("name at least one model to check")
+    if opts.evidence is not None:
+        if len(paths) != 1:
+            raise UsageError("--evidence writes the bundle of one model; give exactly one MODEL")
+        check_destination(opts.evidence)
+    stems = export_stems(paths)
+    reports = tuple(
+        check_file(path, opts, say, freeze_gc=freeze_gc, export_stem=stem)
+        for path, stem in zip(paths, stems, strict=True)
+    )
+    run = CheckRun(reports, opts)
+    if opts.evidence is not None:
+        say(f"writing the evidence bundle to {opts.evidence}")
+        write_bundle(opts.evidence, reports[0], opts)
+    say("done")
+    return run

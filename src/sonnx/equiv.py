@@ -36,8 +36,16 @@ from .crosscheck.metrics import Tolerance
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from .loader import load_model
 from .model.graph import Model, Operation, TensorType
-from .rewrite.validate import INTERMEDIATES, SETS, SetResult, compare_models, shared_intermediates, with_outputs
-from .rules import CheckConfig
+from .options import CheckOptions
+from .rewrite.validate import (
+    INTERMEDIATES,
+    SETS,
+    SetResult,
+    compare_models,
+    shared_intermediates,
+    summarize,
+    with_outputs,
+)
 from .signature import declared
 
 SCHEMA_VERSION = 1
@@ -206,7 +214,7 @@ class EquivReport:
 
 
 def _check(path: str) -> Dict[str, Any]:
-    rep = check_file(path, CheckConfig())
+    rep = check_file(path, CheckOptions(engine="direct"))
     return {
         "outcome": rep.outcome,
         "exit_code": rep.exit_code,
@@ -265,8 +273,6 @@ def equivalence(
 
 
 def text(report: EquivReport) -> str:
-    from .rewrite.validate import summarize
-
     d = report.diff
     lines = [f"{report.verdict}: {report.b} against {report.a}"]
     lines.append(f"structure: {d.operations[0]} -> {d.operations[1]} operations")

@@ -10,6 +10,7 @@ use, so that peak memory stays near the largest set of live tensors.
 
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Collection, Mapping, Sequence
 from weakref import WeakKeyDictionary
 
@@ -246,3 +247,15 @@ def random_array(name: str, ttype: TensorType | None, rng: np.random.Generator, 
     if dtype.kind == "i":
         return np.asarray(rng.integers(-10, 11, size=shape)).astype(dtype)
     raise ExecutionError(f"input {name!r}: cannot draw random values of type {dtype}")
+
+
+def timed_runs(
+    model: Model, inputs: Mapping[str, np.ndarray], make_scheduler: Callable[[], Scheduler], count: int
+) -> list[float]:
+    """Wall-clock seconds of ``count`` runs of ``model`` on ``inputs``, each with a fresh scheduler."""
+    times = []
+    for _ in range(count):
+        start = time.perf_counter()
+        execute(model, inputs, make_scheduler())
+        times.append(time.perf_counter() - start)
+    return times

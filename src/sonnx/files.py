@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-from typing import BinaryIO, Callable, Sequence
+import zipfile
+from typing import Any, BinaryIO, Callable, Mapping, Sequence
+
+import numpy as np
 
 from .errors import InputError, SonnxError, UsageError
 
@@ -105,3 +108,19 @@ def require_regular_file(path: str) -> None:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(st.st_mode):
         raise InputError(f"{path}: not a regular file")
+
+
+def write_npz(path: str, arrays: Mapping[str, Any]) -> None:
+    """Write ``arrays`` as an ``.npz`` archive, atomically: one ``<name>.npy`` member each, no pickles.
+
+    Written member by member rather than through ``np.savez(**arrays)``,
+    whose own parameter names would clash with an array called ``file``.
+    """
+
+    def fill(fh: BinaryIO) -> None:
+        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as archive:
+            for name, value in arrays.items():
+                with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, np.asarray(value), allow_pickle=False)
+
+    write_atomically(path, fill)

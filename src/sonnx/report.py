@@ -1,20 +1,126 @@
-"""Rendering check results: a readable text report and schema-versioned JSON.
+"""What one check established, and how it is rendered: text and schema-versioned JSON.
 
-The JSON layout is versioned by ``schema_version``; every list keeps a fixed
-order (models in command-line order, verdicts in rule-table order), so two
-runs on the same input give the same bytes.
+:class:`ModelReport` is the pipeline's result for one model (:mod:`sonnx.check`
+builds it whole; nothing else adds to it). The JSON layout is versioned by
+``schema_version``; every list keeps a fixed order (models in command-line
+order, verdicts in rule-table order), so two runs on the same input give the
+same bytes.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from . import __version__
-from .check import ModelReport
+from .crosscheck.run import CrossCheckReport
+from .crosscheck.verdicts import TITLES as CROSSCHECK_TITLES
+from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from .model.graph import Model
+from .orders import TITLE as ORDERS_TITLE
+from .rules import RULES
+from .smt import Obligation
 from .text import printable
-from .verdict import Status, Verdict
+from .verdict import Severity, Status, Verdict
+
+
+@dataclass(frozen=True)
+class SmtSummary:
+    """What the report says of the SMT engine: its solver parameters, or why it did not run.
+
+    ``parameters`` are the engine's own (seed, resource limit, mode...);
+    ``skipped`` says why the automatic engine choice left it out;
+    ``exported`` lists the ``.smt2`` files written for ``--smt-dir``.
+    """
+
+    parameters: dict[str, Any] = field(default_factory=dict)
+    skipped: str | None = None
+    exported: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.parameters)
+        if self.skipped is not None:
+            out["skipped"] = self.skipped
+        if self.exported:
+            out["exported"] = list(self.exported)
+        return out
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """What one model's check established: its verdicts, or the error that stopped it."""
+
+    path: str
+    model: Model | None = None
+    verdicts: tuple[Verdict, ...] = ()
+    """The rule table's verdicts, then EXEC-ORDERS and the cross-check verdicts when asked for."""
+    error: SonnxError | None = None
+    smt: SmtSummary | None = None
+    disagreements: tuple[str, ...] = ()
+    """Rules on which the two engines disagree: a tool error (exit 2)."""
+    findings: tuple[Verdict, ...] = ()
+    """SMT verdicts of rules outside the selected rule table (see :mod:`sonnx.agreement`)."""
+    obligations: tuple[Obligation, ...] = ()
+    """The SMT engine's proof obligations, each with z3's answer, when it ran."""
+    crosscheck: CrossCheckReport | None = None
+    """The cross-check's figures, when ``--cross-check`` ran."""
+
+    def all_verdicts(self) -> list[Verdict]:
+        """The verdicts of the rule table, then the extra findings."""
+        return [*self.verdicts, *self.findings]
+
+    def verdict(self, rule_id: str) -> Verdict | None:
+        """The verdict of ``rule_id``, if the check gave one."""
+        return next((v for v in self.verdicts if v.rule_id == rule_id), None)
+
+    @property
+    def exit_code(self) -> int:
+        """2 if unusable; else 1 if an error-severity rule is violated; else 2 if a verdict is UNKNOWN; else 0.
+
+        An established violation decides the model's outcome even when another
+        rule is UNKNOWN (the model does not conform either way); an UNKNOWN
+        alone is never a pass.
+        """
+        if self.error is not None or self.disagreements:
+            return EXIT_UNUSABLE
+        if any(v.fails for v in self.all_verdicts()):
+            return EXIT_VIOLATED
+        if any(v.status is Status.UNKNOWN for v in self.all_verdicts()):
+            return EXIT_UNUSABLE
+        return EXIT_OK
+
+    @property
+    def outcome(self) -> str:
+        """One word for the whole model: PROVED, TESTED, VIOLATED, UNKNOWN, or ERROR (unreadable).
+
+        TESTED: nothing failed, but some verdict rests on samples only (exit 0, never called PROVED).
+        """
+        if self.error is not None:
+            return "ERROR"
+        code = self.exit_code
+        if code == EXIT_OK and any(v.status is Status.TESTED for v in self.all_verdicts()):
+            return "TESTED"
+        return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
+
+    def counts(self) -> dict[str, int]:
+        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested."""
+        verdicts = self.all_verdicts()
+        return {
+            "errors": sum(1 for v in verdicts if v.fails),
+            "warnings": sum(
+                1 for v in verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
+            ),
+            "unknown": sum(1 for v in verdicts if v.status is Status.UNKNOWN),
+            "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
+            "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
+        }
+
+
+def titles() -> dict[str, str]:
+    """The title of every verdict a check can give: the rule table's, EXEC-ORDERS and the cross-checks'."""
+    return {**{r.id: r.title for r in RULES}, "EXEC-ORDERS": ORDERS_TITLE, **CROSSCHECK_TITLES}
+
 
 JSON_SCHEMA_VERSION = 1
 MAX_TEXT_ITEMS = 8
@@ -63,8 +169,9 @@ def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
     return lines
 
 
-def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile: str) -> str:
+def text_report(reports: Sequence[ModelReport], profile: str) -> str:
     """The human-readable report of one or more model checks."""
+    names = titles()
     out: list[str] = []
     for r in reports:
         out.append(f"model: {printable(r.path)}")
@@ -83,9 +190,9 @@ def text_report(reports: Sequence[ModelReport], titles: dict[str, str], profile:
         )
         width = max([22, *(len(v.rule_id) for v in r.all_verdicts())])
         for v in r.all_verdicts():
-            out.extend(verdict_lines(v, titles.get(v.rule_id, ""), width))
-        if r.smt is not None and "skipped" in r.smt:
-            out.append(f"  note: SMT engine not run: {r.smt['skipped']}")
+            out.extend(verdict_lines(v, names.get(v.rule_id, ""), width))
+        if r.smt is not None and r.smt.skipped is not None:
+            out.append(f"  note: SMT engine not run: {r.smt.skipped}")
         c = r.counts()
         out.append(
             f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
@@ -109,7 +216,7 @@ def json_report(reports: Iterable[ModelReport], profile: str, exit_code: int) ->
             entry["verdicts"] = [v.to_json() for v in r.verdicts]
             entry["counts"] = r.counts()
         if r.smt is not None:
-            entry["smt"] = {**r.smt, "findings": [v.to_json() for v in r.findings]}
+            entry["smt"] = {**r.smt.to_json(), "findings": [v.to_json() for v in r.findings]}
         models.append(entry)
     doc = {
         "schema_version": JSON_SCHEMA_VERSION,

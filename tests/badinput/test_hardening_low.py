@@ -15,7 +15,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx.cli import check_main, export_stems, main
+from sonnx.check import export_stems
+from sonnx.cli import check_main, main
 
 ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")

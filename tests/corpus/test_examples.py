@@ -10,7 +10,7 @@ import pytest
 
 from examples.make_examples import EXAMPLES, write_all
 from sonnx.check import check_file
-from sonnx.rules import CheckConfig
+from sonnx.options import CheckOptions
 from sonnx.verdict import Severity, Status
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
@@ -30,7 +30,7 @@ def test_every_example_has_an_expectation() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c['model']}[{c['profile']}]")
 def test_example_gives_expected_verdicts(case: dict[str, Any]) -> None:
-    report = check_file(str(EXAMPLES_DIR / case["model"]), CheckConfig(profile=case["profile"]))
+    report = check_file(str(EXAMPLES_DIR / case["model"]), CheckOptions(profile=case["profile"], engine="direct"))
     assert report.error is None, report.error
     violated = sorted(v.rule_id for v in report.verdicts if v.fails)
     warnings = sorted(

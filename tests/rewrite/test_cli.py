@@ -113,7 +113,7 @@ def test_translation_validation_catches_a_wrong_pass(tmp_path: Path, monkeypatch
     bad = [s for s in r.validation if not s.ok]
     assert bad and any(c.outside > 0 or c.mismatch for s in bad for c in s.outputs.values())
     # The command line refuses to write it (exit 1, figures printed).
-    import sonnx.cli_rewrite as cli_rewrite
+    import sonnx.cli.rewrite as cli_rewrite
 
     monkeypatch.setattr(cli_rewrite, "select", lambda names: (_ReluToIdentity(),))
     out = tmp_path / "o.onnx"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import sonnx.check as check_pipeline
 import sonnx.smt as smt_pkg
 from sonnx.agreement import combine, smt_only
 from sonnx.cli import check_main
@@ -84,7 +85,7 @@ def test_disagreement_is_a_tool_error_exit_2(monkeypatch: pytest.MonkeyPatch) ->
         ]
         return SmtRun(flipped, run.obligations, run.parameters, run.mode)
 
-    monkeypatch.setattr(smt_pkg, "run_smt", lying)
+    monkeypatch.setattr(check_pipeline, "run_smt", lying)  # the name the pipeline calls
     code, out, err = call(str(EXAMPLES / "cnn_block.onnx"))
     assert code == 2
     assert "engines disagree: direct says PROVED, smt says VIOLATED" in out

@@ -14,11 +14,10 @@ sys.path.insert(0, str(ROOT))
 
 from proofs import _kit, order_independence  # noqa: E402
 from proofs.registry import MODULES, theorems  # noqa: E402
-
 from sonnx.model import make_graph, make_operation  # noqa: E402
 from sonnx.rewrite.driver import PASS_NAMES  # noqa: E402
 from sonnx.rules import RULES  # noqa: E402
-from sonnx.traceability import theorem_modules  # noqa: E402
+from tools.traceability import theorem_modules  # noqa: E402
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from proofs.registry import MODULES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """Traceability: every registry rule has a spec entry and a test; every spec rule has a check.
 
-Conventions (see ``sonnx.traceability``): a spec entry is an anchor
+Conventions (see ``tools.traceability``): a spec entry is an anchor
 ``.. _RULE-ID:`` in ``spec/*.rst``; a test of a rule is a file
 ``tests/**/test_*.py`` (outside ``tests/spec``, registry-listing files aside)
 quoting the rule ID as a whole string literal; theorems come from
@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from sonnx.evidence.bundle import packaged_traceability
 from sonnx.rules import RULES
-from sonnx.traceability import NO_SMT, build, matrix, problems
+from tools.traceability import NO_SMT, PACKAGED, build, matrix, packaged, problems
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +41,14 @@ def test_matrix_lists_every_rule_with_its_check_tests_and_theorems() -> None:
     for row in rows:
         print(row.id, "->", ", ".join(t.id for t in row.theorems) or "(no theorem)")
     assert any(row.theorems for row in rows)
+
+
+def test_the_packaged_matrix_is_current() -> None:
+    # Evidence bundles copy the packaged file (an installed sonnx has no source tree to scan).
+    assert (ROOT / PACKAGED).read_text(encoding="utf-8") == packaged(ROOT), f"{PACKAGED} is stale: make traceability"
+    shipped = packaged_traceability()
+    assert shipped["spec_version"] == json.loads(packaged(ROOT))["spec_version"]
+    assert [r["id"] for r in shipped["matrix"]["rules"]] == [r.id for r in RULES]
 
 
 def test_matrix_is_json_ready() -> None:

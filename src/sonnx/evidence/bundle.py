@@ -22,7 +22,6 @@ under the requested name.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -30,22 +29,23 @@ import platform
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import onnx
 
 from .. import __version__
-from ..check import ModelReport
-from ..crosscheck.metrics import Tolerance
 from ..crosscheck.oracles import import_onnxruntime
-from ..crosscheck.run import CrossCheckReport
 from ..errors import SonnxError, UsageError
 from ..model.graph import Attribute, InitialValue, Model
-from ..report import json_report
+from ..options import CheckOptions
+from ..report import ModelReport, json_report
+from ..smt import Obligation
+from .execution import run_record
+from .html import render_html
 
 SCHEMA = "sonnx-evidence/1"
 MANIFEST = "manifest.json"
@@ -81,77 +81,6 @@ def check_destination(directory: str) -> None:
         raise UsageError(f"--evidence: the folder {parent} does not exist")
 
 
-@dataclass(frozen=True)
-class BundleOptions:
-    """The options of the check that the bundle records (and that ``verify`` replays)."""
-
-    profile: str
-    operators: list[str] | None
-    engine: str
-    structure_only: bool
-    seed: int
-    orders: int
-    inputs: str | None
-    cross_check: list[str]
-    tolerance: dict[str, Any]
-    timestamp: bool = False
-
-    @classmethod
-    def from_args(cls, args: argparse.Namespace, oracles: Iterable[str], tolerance: Tolerance) -> BundleOptions:
-        operators = None
-        if args.operators:
-            from ..cli import _parse_operator_set
-
-            operators = sorted(f"{d}:{n}" if d else n for d, n in _parse_operator_set(args.operators))
-        return cls(
-            profile=args.profile,
-            operators=operators,
-            engine=args.engine,
-            structure_only=bool(args.structure_only),
-            seed=args.seed,
-            orders=args.orders,
-            inputs=args.inputs,
-            cross_check=list(oracles),
-            tolerance=tolerance.to_json(),
-            timestamp=bool(getattr(args, "evidence_timestamp", False)),
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "profile": self.profile,
-            "operators": self.operators,
-            "engine": self.engine,
-            "structure_only": self.structure_only,
-            "seed": self.seed,
-            "orders": self.orders,
-            "inputs": None if self.inputs is None else Path(self.inputs).name,
-            "cross_check": self.cross_check,
-            "tolerance": self.tolerance,
-        }
-
-    def command_line(self, model: str) -> list[str]:
-        """The ``sonnx-check`` command line rebuilt from the options (the bundle's own path left out)."""
-        cmd = ["sonnx-check", "--profile", self.profile, "--engine", self.engine]
-        if self.operators:
-            cmd += ["--operators", ",".join(self.operators)]
-        if self.structure_only:
-            cmd.append("--structure-only")
-        cmd += ["--seed", str(self.seed)]
-        if self.orders:
-            cmd += ["--orders", str(self.orders)]
-        if self.inputs:
-            cmd += ["--inputs", self.inputs]
-        if self.cross_check:
-            cmd += ["--cross-check", ",".join(self.cross_check)]
-        for key in ("atol", "rtol", "ulp"):
-            if self.tolerance.get(key) is not None:
-                cmd += [f"--{key}", str(self.tolerance[key])]
-        cmd += ["--evidence", "<bundle>"]
-        if self.timestamp:
-            cmd.append("--evidence-timestamp")
-        return [*cmd, model]
-
-
 def versions() -> dict[str, str | None]:
     """Versions of the tool and of everything whose answers the bundle records."""
     import z3
@@ -184,16 +113,28 @@ def platform_facts() -> dict[str, str]:
     }
 
 
-def spec_version() -> str | None:
-    """The ``:Spec version:`` field of spec/graph.rst in this source tree, if the tree has it."""
-    from ..traceability import default_root
+TRACEABILITY = "traceability.json"
+"""The package data file holding the spec version and the traceability matrix of this release.
 
-    spec = default_root() / "spec" / "graph.rst"
+The matrix is built from a source checkout (spec pages, tests, theorems), so it
+is generated into the package (``make traceability``) rather than computed by
+an installed copy that has no checkout; a test keeps the file current."""
+
+
+def packaged_traceability() -> dict[str, Any]:
+    """The spec version and traceability matrix shipped with this copy of sonnx."""
     try:
-        m = re.search(r"^:Spec version:\s*(\S+)", spec.read_text(encoding="utf-8"), re.M)
-    except OSError:
-        return None
-    return m.group(1) if m else None
+        text = resources.files("sonnx.data").joinpath(TRACEABILITY).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError) as exc:
+        return {"spec_version": None, "matrix": {"error": f"no packaged traceability matrix: {exc}"}}
+    return {"spec_version": data.get("spec_version"), "matrix": data.get("matrix")}
+
+
+def spec_version() -> str | None:
+    """The version of the SONNX graph spec (spec/graph.rst) this copy of sonnx implements."""
+    version = packaged_traceability()["spec_version"]
+    return version if isinstance(version, str) else None
 
 
 def _values(attr: Attribute) -> Iterator[InitialValue]:
@@ -235,24 +176,12 @@ def external_locations(model: Model, model_path: str) -> list[str]:
     return sorted(found)
 
 
-def _matrix() -> dict[str, Any]:
-    """The traceability matrix of this source tree; an error entry when the tree is not there (installed copy)."""
-    from ..traceability import default_root, matrix
-
-    if not (default_root() / "spec").is_dir():
-        return {"error": f"no source tree at {default_root()}: the matrix cannot be built"}
-    try:
-        return matrix()
-    except (OSError, ValueError, SyntaxError) as exc:
-        return {"error": f"the matrix cannot be built: {type(exc).__name__}: {exc}"}
-
-
-def _obligation_files(obligations: list[Any]) -> list[tuple[str, Any]]:
+def obligation_files(obligations: Sequence[Obligation]) -> list[tuple[str, Obligation]]:
     safe = re.compile(r"[^A-Za-z0-9_.-]+")
     return [(f"{SMT_DIR}/{k:03d}-{safe.sub('_', ob.name)}.smt2", ob) for k, ob in enumerate(obligations, 1)]
 
 
-def obligation_entry(file: str, ob: Any) -> dict[str, Any]:
+def obligation_entry(file: str, ob: Obligation) -> dict[str, Any]:
     return {
         "file": file,
         "rule": ob.rule_id,
@@ -265,45 +194,39 @@ def obligation_entry(file: str, ob: Any) -> dict[str, Any]:
     }
 
 
-def build_files(
-    report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None
-) -> dict[str, str | bytes]:
+def build_files(report: ModelReport, options: CheckOptions) -> dict[str, str | bytes]:
     """Every generated file of the bundle (not the model copy, not the manifest), by relative path."""
     files: dict[str, str | bytes] = {}
     code = report.exit_code
     files["verdicts.json"] = json_report([report], options.profile, code)
     entries = []
-    for name, ob in _obligation_files(report.obligations):
+    for name, ob in obligation_files(report.obligations):
         files[name] = ob.render()
         entries.append(obligation_entry(name, ob))
-    files[f"{SMT_DIR}/answers.json"] = dump_json(
-        {"solver": report.smt, "obligations": entries} if report.smt else {"solver": None, "obligations": entries}
-    )
-    orders = next((v for v in report.verdicts if v.rule_id == "EXEC-ORDERS"), None)
-    from .execution import run_record
-
+    solver = report.smt.to_json() if report.smt is not None else None
+    files[f"{SMT_DIR}/answers.json"] = dump_json({"solver": solver or None, "obligations": entries})
+    orders = report.verdict("EXEC-ORDERS")
     inputs_file = options.inputs
     files["execution.json"] = dump_json(
         {
             "seed": options.seed,
-            "inputs": options.to_json()["inputs"],
+            "inputs": options.recorded()["inputs"],
             "run": run_record(report.model, inputs_file, options.seed),
             "orders": {"requested": options.orders, "verdict": None if orders is None else orders.to_json()},
         }
     )
     files["crosscheck.json"] = dump_json(
-        {"requested": options.cross_check, "report": None if crosscheck is None else crosscheck.to_json()}
+        {
+            "requested": list(options.oracles),
+            "report": None if report.crosscheck is None else report.crosscheck.to_json(),
+        }
     )
-    files["traceability.json"] = dump_json({"spec_version": spec_version(), "matrix": _matrix()})
-    from .html import render_html
-
-    files["report.html"] = render_html(report, options, crosscheck)
+    files["traceability.json"] = dump_json(packaged_traceability())
+    files["report.html"] = render_html(report, options)
     return files
 
 
-def write_bundle(
-    directory: str, report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None = None
-) -> Path:
+def write_bundle(directory: str, report: ModelReport, options: CheckOptions) -> Path:
     """Write the bundle of ``report`` to ``directory`` atomically; returns the final path.
 
     A model that could not be loaded still gets a bundle (its error is the
@@ -321,7 +244,7 @@ def write_bundle(
     except OSError as exc:
         raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
     try:
-        _write_into(tmp, report, options, crosscheck)
+        _write_into(tmp, report, options)
         os.chmod(tmp, 0o755)
         if dest.exists():
             dest.rmdir()  # empty, checked above
@@ -335,7 +258,7 @@ def write_bundle(
     return dest
 
 
-def _write_into(root: Path, report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None) -> None:
+def _write_into(root: Path, report: ModelReport, options: CheckOptions) -> None:
     model_path = Path(report.path)
     copies: dict[str, Path] = {f"{MODEL_DIR}/{model_path.name}": model_path}
     externals = []
@@ -356,7 +279,7 @@ def _write_into(root: Path, report: ModelReport, options: BundleOptions, crossch
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
         hashes[rel] = sha256_file(target)
-    for rel, content in build_files(report, options, crosscheck).items():
+    for rel, content in build_files(report, options).items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         data = content.encode("utf-8") if isinstance(content, str) else content
@@ -365,13 +288,13 @@ def _write_into(root: Path, report: ModelReport, options: BundleOptions, crossch
     model_rel = f"{MODEL_DIR}/{model_path.name}"
     manifest = {
         "schema": SCHEMA,
-        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if options.timestamp else None,
+        "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if options.evidence_timestamp else None,
         "tool": {"name": "sonnx", "version": __version__},
         "versions": versions(),
         "platform": platform_facts(),
         "command_line": options.command_line(report.path),
-        "options": options.to_json(),
-        "z3": report.smt,
+        "options": options.recorded(),
+        "z3": None if report.smt is None else report.smt.to_json(),
         "spec_version": spec_version(),
         "model": {
             "source": report.path,

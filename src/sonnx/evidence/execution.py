@@ -14,15 +14,14 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..errors import SonnxError
+from ..executor import execute
+from ..inputs import load_inputs
 from ..model.graph import Model
 from ..ops.values import value_digest
 
 
 def run_record(model: Model | None, inputs_file: str | None, seed: int) -> dict[str, Any]:
     """What the executor gives on the recorded inputs: digests of inputs and outputs, or why it did not run."""
-    from ..executor import execute
-    from ..inputs import load_inputs
-
     if model is None:
         return {"ran": False, "reason": "the model could not be loaded"}
     if not model.weights_loaded:

@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
-from ..check import ModelReport
+from ..crosscheck.run import CrossCheckReport
 from ..model.graph import Graph
+from ..options import CheckOptions
+from ..report import ModelReport
 from ..verdict import Severity, Status
-
-if TYPE_CHECKING:
-    from ..crosscheck.run import CrossCheckReport
-    from .bundle import BundleOptions
 
 MAX_DRAWN_OPERATIONS = 300
 """Larger graphs are not drawn (the picture would be unreadable); the page says so."""
@@ -241,7 +239,7 @@ def _status_cell(status: str, severity: str) -> str:
     return f'<span class="{shown}">{escape(shown)}</span>'
 
 
-def render_html(report: ModelReport, options: BundleOptions, crosscheck: CrossCheckReport | None) -> str:
+def render_html(report: ModelReport, options: CheckOptions) -> str:
     """The whole page."""
     body: list[str] = [f"<h1>Evidence: {escape(report.path)}</h1>"]
     c = report.counts()
@@ -279,8 +277,8 @@ def render_html(report: ModelReport, options: BundleOptions, crosscheck: CrossCh
                 + " Hover over a box for its full name.</p>"
             )
             body.append(graph_svg(g, flagged))
-    if crosscheck is not None:
-        body.append(_crosscheck_section(crosscheck))
+    if report.crosscheck is not None:
+        body.append(_crosscheck_section(report.crosscheck))
     if report.obligations:
         body.append("<h2>SMT obligations</h2>")
         body.append(

@@ -1,4 +1,7 @@
-"""``sonnx evidence verify DIR``: re-establish an evidence bundle from its own content.
+"""The checks of ``sonnx evidence verify DIR``: what re-establishes an evidence bundle from its own content.
+
+:func:`sonnx.replay.verify_bundle` runs them in order; step 3 hands the
+recorded options to the check pipeline, which lives above this package.
 
 A bundle may be hostile: every file is read through :mod:`.safe_files` (only
 files the manifest lists, inside the bundle, regular, of bounded size), and
@@ -39,11 +42,20 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+import z3
+
+from ..crosscheck.verdicts import STATUS_OF_OUTCOME, VERDICT_PREFIX
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError
+from ..inputs import load_inputs
+from ..model.graph import Model
 from ..ops.values import value_digest
-from .bundle import MANIFEST, SCHEMA, SMT_DIR
+from ..report import ModelReport
+from ..smt.smtlib import cvc5_answers, expected_answer
+from ..smt.solver import SolverSettings
+from .bundle import MANIFEST, SCHEMA, SMT_DIR, obligation_files
+from .execution import compare_runs, run_record
 from .safe_files import (
     MAX_SMT_BYTES,
     BundleFileError,
@@ -74,6 +86,15 @@ class Verification:
     def exit_code(self) -> int:
         return EXIT_VIOLATED if self.differences else EXIT_OK
 
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verified": not self.differences,
+            "exit_code": self.exit_code,
+            "differences": list(self.differences),
+            "counts": dict(self.counts),
+            "notes": list(self.notes),
+        }
+
     def lines(self) -> list[str]:
         out = []
         if self.differences:
@@ -102,19 +123,19 @@ def _read_json(root: Path, rel: str, manifest: dict[str, Any] | None = None) -> 
         raise BundleError(f"{root}: {exc.one_line()}") from None
 
 
-def _listed(manifest: dict[str, Any], rel: str, what: str) -> str:
+def listed(manifest: dict[str, Any], rel: str, what: str) -> str:
     """``rel`` when the manifest lists it (so its bytes were hashed), else :class:`BundleError`."""
     if not isinstance(rel, str) or rel not in manifest["files"]:
         raise BundleError(f"{what} {rel!r} is not a file the manifest lists")
     return rel
 
 
-def _inputs_file(root: Path, manifest: dict[str, Any]) -> str | None:
+def inputs_file(root: Path, manifest: dict[str, Any]) -> str | None:
     """The bundled inputs file named by the recorded options, checked to be a listed bundle file."""
     name = manifest["options"].get("inputs")
     if name is None:
         return None
-    rel = _listed(manifest, f"inputs/{name}", "the recorded inputs file")
+    rel = listed(manifest, f"inputs/{name}", "the recorded inputs file")
     return str(member_path(root, rel))
 
 
@@ -164,10 +185,6 @@ def check_hashes(root: Path, manifest: dict[str, Any], v: Verification) -> None:
 
 def _z3_answer(text: str) -> str:
     """z3's answer to an (already rebuilt) script, with the project's seed and resource limit and a time limit."""
-    import z3
-
-    from ..smt.solver import SolverSettings
-
     settings = SolverSettings()
     ctx = z3.Context()
     s = z3.SimpleSolver(ctx=ctx)
@@ -183,8 +200,6 @@ def _z3_answer(text: str) -> str:
 
 def cvc5_answer(text: str) -> str | None:
     """cvc5's answer to an (already rebuilt) SMT-LIB2 script, or None when cvc5 is not installed."""
-    from ..smt.smtlib import cvc5_answers
-
     try:
         import cvc5  # noqa: F401
     except Exception:
@@ -197,8 +212,6 @@ def cvc5_answer(text: str) -> str | None:
 
 
 def check_smt(root: Path, manifest: dict[str, Any], v: Verification) -> None:
-    from ..smt.smtlib import expected_answer
-
     data = _read_json(root, f"{SMT_DIR}/answers.json", manifest)
     entries = data.get("obligations", []) if isinstance(data, dict) else []
     listed = {e.get("file") for e in entries}
@@ -247,7 +260,7 @@ def check_smt(root: Path, manifest: dict[str, Any], v: Verification) -> None:
         v.notes.append("the bundle holds no SMT obligation (the check ran without the SMT engine)")
 
 
-def _recorded_model_entry(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
+def recorded_model_entry(root: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     data = _read_json(root, "verdicts.json", manifest)
     try:
         entry = data["models"][0]
@@ -273,41 +286,20 @@ def _compare_lists(what: str, recorded: list[Any], fresh: list[Any], v: Verifica
             )
 
 
-def check_verdicts(root: Path, manifest: dict[str, Any], v: Verification, say: Callable[[str], None]) -> None:
-    """Re-run the rules (and the order check) on the bundled model copy and compare with verdicts.json."""
-    from ..check import check_file
-    from ..errors import UsageError
-    from ..rules import CheckConfig
-    from .bundle import _obligation_files
+def compare_report(
+    root: Path, manifest: dict[str, Any], entry: dict[str, Any], report: ModelReport, v: Verification
+) -> None:
+    """Compare a re-run of the check with what the bundle recorded: verdicts, SMT findings, obligation files.
 
-    opts = manifest["options"]
-    entry = _recorded_model_entry(root, manifest)
-    model_file = member_path(root, _listed(manifest, str(manifest["model"].get("file", "")), "the model file"))
-    allowed = None
-    if opts.get("operators"):
-        allowed = frozenset((d, n) for item in opts["operators"] for d, _, n in [item.rpartition(":")])
-    try:
-        config = CheckConfig(profile=opts["profile"], allowed_operators=allowed, engine=opts["engine"])
-    except (KeyError, TypeError, ValueError, UsageError) as exc:
-        raise BundleError(f"{root}: the recorded options cannot be replayed ({exc})") from None
-    say(f"re-running the rules on {model_file}")
-    report = check_file(str(model_file), config, read_weights=not opts.get("structure_only", False))
-    if report.error is not None:
-        if entry.get("error") is None:
-            v.differences.append(f"the bundled model no longer loads: {report.error.one_line()}")
-        return
-    if opts.get("orders"):
-        from ..inputs import load_inputs
-        from ..orders import check_orders
-
-        feeds = load_inputs(report.model, _inputs_file(root, manifest), [], opts.get("seed", 0))  # type: ignore[arg-type]
-        report.verdicts.append(check_orders(report.model, int(opts["orders"]), int(opts.get("seed", 0)), feeds))  # type: ignore[arg-type]
-    recorded = [x for x in entry.get("verdicts", []) if not str(x.get("rule", "")).startswith("EXEC-CROSSCHECK")]
+    The cross-check verdicts are left out here (the runtimes are not re-run;
+    :func:`check_crosscheck` compares them with ``crosscheck.json``).
+    """
+    recorded = [x for x in entry.get("verdicts", []) if not str(x.get("rule", "")).startswith(VERDICT_PREFIX)]
     fresh = [x.to_json() for x in report.verdicts]
     _compare_lists("verdict", recorded, fresh, v)
     rec_findings = (entry.get("smt") or {}).get("findings", [])
     _compare_lists("SMT finding", rec_findings, [x.to_json() for x in report.findings], v)
-    for rel, ob in _obligation_files(report.obligations):
+    for rel, ob in obligation_files(report.obligations):
         try:
             same = rel in manifest["files"] and read_member(root, rel, MAX_SMT_BYTES).decode("utf-8") == ob.render()
         except (BundleFileError, UnicodeDecodeError):
@@ -315,29 +307,24 @@ def check_verdicts(root: Path, manifest: dict[str, Any], v: Verification, say: C
         if not same:
             v.differences.append(f"{rel}: differs from the obligation the SMT engine generates for the model")
     v.counts["verdicts re-derived"] = len(fresh) + len(report.findings)
-    check_execution(root, manifest, report.model, v)
-    check_crosscheck(root, manifest, entry, report.model, v)
 
 
-def check_execution(root: Path, manifest: dict[str, Any], model: Any, v: Verification) -> None:
+def check_execution(root: Path, manifest: dict[str, Any], model: Model, v: Verification) -> None:
     """Replay the recorded executor run on the bundled model and compare the digests."""
-    from .execution import compare_runs, run_record
-
     recorded = _read_json(root, "execution.json", manifest).get("run")
     if recorded is None:
         v.differences.append("execution.json: no executor run recorded")
         return
-    fresh = run_record(model, _inputs_file(root, manifest), int(manifest["options"].get("seed", 0)))
+    fresh = run_record(model, inputs_file(root, manifest), int(manifest["options"].get("seed", 0)))
     v.differences.extend(compare_runs(recorded, fresh))
     if recorded.get("ran"):
         v.counts["executor outputs replayed"] = len(recorded.get("outputs") or {})
 
 
-def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any], model: Any, v: Verification) -> None:
+def check_crosscheck(
+    root: Path, manifest: dict[str, Any], entry: dict[str, Any], model: Model, v: Verification
+) -> None:
     """The recorded cross-check verdicts agree with crosscheck.json; the seeded inputs are the recorded ones."""
-    from ..cli_crosscheck import VERDICT_PREFIX
-    from ..inputs import load_inputs
-
     data = _read_json(root, "crosscheck.json", manifest)
     cc = data.get("report") if isinstance(data, dict) else None
     recorded = {
@@ -349,9 +336,7 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
         return
     for r in cc.get("oracles", []):
         rule = f"{VERDICT_PREFIX}-{str(r.get('oracle', '')).upper()}"
-        want = {"AGREE": "TESTED", "DIFFER": "VIOLATED", "KNOWN-DEVIATION": "VIOLATED", "UNKNOWN": "UNKNOWN"}.get(
-            r.get("outcome")
-        )
+        want = STATUS_OF_OUTCOME.get(r.get("outcome"))
         got = recorded.pop(rule, {}).get("status")
         if got != want:
             v.differences.append(f"{rule}: verdict {got} does not match the cross-check outcome {r.get('outcome')}")
@@ -361,7 +346,7 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
     if not cc.get("inputs") and (cc.get("subject") or {}).get("status") == "failed":
         return  # no inputs could be drawn at the time; nothing to re-draw
     try:
-        feeds = load_inputs(model, _inputs_file(root, manifest), [], int(cc.get("seed", 0)))
+        feeds = load_inputs(model, inputs_file(root, manifest), [], int(cc.get("seed", 0)))
     except Exception as exc:
         v.differences.append(f"the cross-check inputs cannot be drawn again: {exc}")
         return
@@ -369,35 +354,3 @@ def check_crosscheck(root: Path, manifest: dict[str, Any], entry: dict[str, Any]
     if digests != cc.get("inputs"):
         v.differences.append("the inputs drawn again from the recorded seed differ from the recorded digests")
     v.counts["cross-check input digests re-drawn"] = len(digests)
-
-
-def verify_bundle(directory: str, progress: Callable[[str], None] | None = None) -> Verification:
-    """Verify the bundle at ``directory`` (see the module docstring)."""
-    say = progress or (lambda _m: None)
-    root = Path(directory)
-    manifest = read_manifest(root)
-    v = Verification()
-    say("re-hashing the bundle's files")
-    check_hashes(root, manifest, v)
-    if v.differences:
-        v.notes.append("stopped after the hash check: no other file was parsed, solved or run")
-        return v
-    steps: list[tuple[str, Callable[[], None]]] = [
-        ("re-solving the SMT obligations", lambda: check_smt(root, manifest, v)),
-        ("re-deriving the verdicts", lambda: check_verdicts(root, manifest, v, say)),
-    ]
-    for what, step in steps:
-        say(what)
-        try:
-            step()
-        except BundleError as exc:  # a damaged file inside a readable bundle is a difference, not exit 2
-            v.differences.append(f"{what}: {exc.one_line()}")
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            v.differences.append(f"{what}: malformed content ({type(exc).__name__}: {exc})")
-    result = manifest.get("result") or {}
-    recorded = f"the bundle records the check's result {result.get('outcome')} (exit {result.get('exit_code')})"
-    if v.differences:
-        v.notes.append(f"{recorded}; the differences above mean the bundle does not establish it")
-    else:
-        v.notes.append(f"{recorded}; verifying the bundle confirms that result, it does not change it")
-    return v

@@ -2,7 +2,8 @@
 
 Public API:
 
-* :func:`load_model` -- the only entry point the rest of sonnx needs;
+* :func:`load_model` -- the entry point the rest of sonnx needs;
+* :func:`load_with_inferred_shapes` -- the same after onnx's shape inference;
 * :class:`AttributeRef` -- the value of a reference to a function's formal
   attribute, found only in the bodies kept in ``Model.functions``
   (attribute type ``"REF"``);
@@ -17,6 +18,7 @@ failure into a one-line :class:`~sonnx.errors.SonnxError`.
 from __future__ import annotations
 
 from .attributes import REF, AttributeRef
+from .inferred import load_with_inferred_shapes
 from .load import load_model
 
-__all__ = ["REF", "AttributeRef", "load_model"]
+__all__ = ["REF", "AttributeRef", "load_model", "load_with_inferred_shapes"]

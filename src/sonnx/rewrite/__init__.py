@@ -10,7 +10,7 @@ counterexamples that corrected the seed's preconditions.
 from __future__ import annotations
 
 from .base import Application, Pass, PostconditionError, Refusal, RewriteError
-from .driver import PASS_NAMES, PASSES, RewriteResult, rewrite_model, select
+from .driver import PASS_NAMES, PASSES, RewriteResult, rewrite_file, rewrite_model, select
 
 __all__ = [
     "PASSES",
@@ -21,6 +21,7 @@ __all__ = [
     "Refusal",
     "RewriteError",
     "RewriteResult",
+    "rewrite_file",
     "rewrite_model",
     "select",
 ]

@@ -16,8 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
+from ..files import refuse_overwrite
+from ..loader import load_model, load_with_inferred_shapes
 from ..model.graph import Model
 from ..verdict import Severity, Status
+from ..writer import save_model
 from .base import Application, Pass, Refusal, RewriteError, ensures, rule_statuses
 from .constant import ConstantToInitializer
 from .dropout import DropoutRemoval
@@ -168,3 +171,24 @@ def rewrite_model(
         say("translation validation: running both models on onnxruntime")
         result.runtime = runtime_check(model, current, input_sets(model, seed)["normal"])
     return result
+
+
+def rewrite_file(
+    source: str,
+    destination: str,
+    passes: Sequence[Pass] = PASSES,
+    seed: int = 0,
+    infer_shapes: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[RewriteResult, bool]:
+    """Rewrite the model at ``source``; write it to ``destination`` only when validated. Returns (result, written).
+
+    ``infer_shapes`` loads the model after onnx's shape inference (seed 002
+    assumes static intermediate shapes). The destination may not be the source.
+    """
+    refuse_overwrite(destination, [source], "the output")
+    model = load_with_inferred_shapes(source) if infer_shapes else load_model(source)
+    result = rewrite_model(model, passes, seed=seed, progress=progress)
+    if result.ok:
+        save_model(result.model, destination)
+    return result, result.ok

@@ -23,18 +23,25 @@ Built from the sources, never maintained by hand:
 Spec anchors, SMT modules and theorem modules are read with :mod:`ast` and
 regular expressions: nothing is imported from ``proofs/`` or ``sonnx.smt``,
 so a module being written does not break the matrix, and no proof runs.
-The files are found from the repository root (a source checkout).
+The files are found from the repository root (a source checkout), so this
+is a tool of the repository, not of the installed package: ``python -m
+tools.traceability`` (``make traceability``) writes the matrix and the spec
+version into the package data file ``src/sonnx/data/traceability.json``,
+which evidence bundles copy; a test keeps that file current.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
+import json
 import re
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
-from .rules import RULES, Rule
+from sonnx.rules import RULES, Rule
 
 SCHEMA = "sonnx-traceability/1"
 
@@ -48,8 +55,8 @@ NO_SMT = "no SMT encoding yet"
 
 
 def default_root() -> Path:
-    """The repository root of this source checkout (``src/sonnx/traceability.py`` is two levels below)."""
-    return Path(__file__).resolve().parents[2]
+    """The repository root of this source checkout (``tools/traceability.py`` is one level below)."""
+    return Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -254,3 +261,44 @@ def matrix(root: Path | None = None) -> Dict[str, Any]:
         "problems": problems(base),
         "smt_only": sorted(set(smt_modules(base)) - {r.id for r in rows}),
     }
+
+
+PACKAGED = Path("src/sonnx/data/traceability.json")
+"""Where the packaged copy lives, relative to the repository root."""
+
+
+def spec_version(root: Path | None = None) -> str | None:
+    """The ``:Spec version:`` field of spec/graph.rst."""
+    text = ((root or default_root()) / "spec" / "graph.rst").read_text(encoding="utf-8")
+    m = re.search(r"^:Spec version:\s*(\S+)", text, re.M)
+    return m.group(1) if m else None
+
+
+def packaged(root: Path | None = None) -> str:
+    """The text of the package data file: the spec version and the matrix, keys sorted, final newline."""
+    base = root or default_root()
+    doc = {"spec_version": spec_version(base), "matrix": matrix(base)}
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def main(argv: List[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Write (or --check) the packaged traceability matrix.")
+    ap.add_argument("--check", action="store_true", help="exit 1 when the packaged file is not current")
+    args = ap.parse_args(argv)
+    root = default_root()
+    target = root / PACKAGED
+    fresh = packaged(root)
+    if args.check:
+        current = target.read_text(encoding="utf-8") if target.is_file() else ""
+        if current != fresh:
+            print(f"{PACKAGED} is out of date: run make traceability", file=sys.stderr)
+            return 1
+        return 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(fresh, encoding="utf-8")
+    print(f"wrote {PACKAGED}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -9,26 +9,26 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from .progress import Progress
+from ..replay import verify_bundle
+from .common import Parser, add_json, add_progress, progress_for, write_json
 
 
-def add_evidence_arguments(p: argparse.ArgumentParser, parser_class: type[argparse.ArgumentParser]) -> None:
+def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
     """The ``evidence`` subcommand and its own subcommand ``verify``."""
-    sub = p.add_subparsers(dest="evidence_command", metavar="ACTION", parser_class=parser_class)
+    sub = p.add_subparsers(dest="evidence_command", metavar="ACTION", parser_class=Parser)
     sub.required = True
     v = sub.add_parser("verify", help="re-hash, re-solve and re-derive everything an evidence bundle records")
     v.add_argument("bundle", metavar="DIR", help="the bundle directory")
     v.set_defaults(prog="sonnx evidence verify")
-    g = v.add_mutually_exclusive_group()
-    g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
-    g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
+    add_json(p=v, what="what was verified, or the differences,")
+    add_progress(v)
 
 
 def run_evidence(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Run ``sonnx evidence verify``; print what was verified or the differences."""
-    from .evidence.verify import verify_bundle
-
-    show = args.progress if args.progress is not None else stderr.isatty()
-    result = verify_bundle(args.bundle, Progress(prog, show, stderr))
-    stdout.write("\n".join(result.lines()) + "\n")
+    result = verify_bundle(args.bundle, progress_for(args, prog, stderr))
+    if args.json:
+        write_json(stdout, result.to_json())
+    else:
+        stdout.write("\n".join(result.lines()) + "\n")
     return result.exit_code

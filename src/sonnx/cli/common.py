@@ -1,0 +1,92 @@
+"""What every subcommand shares: argument types, the progress and JSON options, one-line argument errors.
+
+Every subcommand takes ``-q/--quiet`` and ``--progress`` (progress goes to
+stderr, by default only when stderr is a terminal) and, where its result is
+a report, ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any, TextIO
+
+from ..crosscheck.metrics import Tolerance
+from ..errors import UsageError
+from ..options import MAX_SEED, operator_pair
+from ..progress import Progress
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line and exit 2 (no usage dump)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(f"{message} (see --help)")
+
+
+def seed(text: str) -> int:
+    """A random seed: an integer from 0 to 2**63 - 1 (NumPy's generators take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected an integer") from None
+    if not 0 <= value < MAX_SEED:
+        raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected an integer from 0 to 2**63 - 1")
+    return value
+
+
+def add_seed(p: argparse.ArgumentParser, what: str = "the random inputs") -> None:
+    p.add_argument("--seed", type=seed, default=0, help=f"seed of {what} (default 0)")
+
+
+def add_progress(p: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``-q, --quiet``."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
+    g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
+
+
+def add_json(p: argparse.ArgumentParser, what: str = "the report") -> None:
+    p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def progress_for(args: argparse.Namespace, prog: str, stderr: TextIO) -> Progress:
+    """The progress reporter the options ask for (by default: only when stderr is a terminal)."""
+    show = args.progress if args.progress is not None else stderr.isatty()
+    return Progress(prog, show, stderr)
+
+
+def add_tolerance(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--atol", type=float, metavar="X", help="absolute tolerance for floats (default: per dtype)")
+    p.add_argument("--rtol", type=float, metavar="X", help="relative tolerance for floats (default: per dtype)")
+    p.add_argument("--ulp", type=int, metavar="N", help="tolerance in ULPs for floats (default: per dtype)")
+
+
+def tolerance_from(args: argparse.Namespace) -> Tolerance:
+    return Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp)
+
+
+def operator_list(text: str, option: str) -> frozenset[tuple[str, str]]:
+    """``Add,Relu,com.acme:Fused`` (or ``@file``, one a line, ``#`` comments) as (domain, operator) pairs."""
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as fh:
+                items = [line.strip() for line in fh if line.strip() and not line.lstrip().startswith("#")]
+        except OSError as exc:
+            raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
+    else:
+        items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise UsageError(f"{option}: the operator list is empty")
+    pairs = set()
+    for item in items:
+        pair = operator_pair(item)
+        if not pair[1]:
+            raise UsageError(f"{option}: {item!r} names no operator")
+        pairs.add(pair)
+    return frozenset(pairs)
+
+
+def write_json(out: TextIO, data: Any) -> None:
+    """One JSON document on ``out``: two-space indent, UTF-8 kept, final newline."""
+    out.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")

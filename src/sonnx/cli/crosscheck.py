@@ -1,0 +1,43 @@
+"""``sonnx crosscheck MODEL``: the NumPy executor against the oracles, as a text or ``--json`` report.
+
+Exit codes: 0 every oracle agrees, 1 an oracle differs, 2 not established
+(an oracle missing or refusing the model, an unusable input).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from ..crosscheck.oracles import ORACLES
+from ..crosscheck.run import cross_check, parse_oracles, text_lines
+from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
+
+
+def add_crosscheck_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``sonnx crosscheck``."""
+    p.add_argument("model", metavar="MODEL", help="ONNX model to cross-check")
+    p.add_argument(
+        "--oracles",
+        default=",".join(ORACLES),
+        metavar="LIST",
+        help="comma-separated runtimes to compare with (default: reference,onnxruntime)",
+    )
+    add_seed(p)
+    p.add_argument("--inputs", metavar="FILE.npz", help="input values keyed by graph-input name")
+    add_tolerance(p)
+    add_json(p)
+    add_progress(p)
+
+
+def run_crosscheck(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
+    oracles = parse_oracles(args.oracles, "--oracles")
+    say = progress_for(args, prog, stderr)
+    say(f"cross-checking {args.model} with {', '.join(oracles)}")
+    report = cross_check(args.model, oracles, args.seed, args.inputs, tolerance_from(args))
+    say("done")
+    if args.json:
+        write_json(stdout, report.to_json())
+    else:
+        stdout.write("\n".join(text_lines(report)) + "\n")
+    return report.exit_code

@@ -1,0 +1,51 @@
+"""``sonnx equiv A B``: compare two models (see :mod:`sonnx.equiv`).
+
+Exit 0 equivalent, 1 not equivalent (with the figures), 2 unusable.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from ..equiv import INTERMEDIATES, equivalence
+from ..equiv import text as equiv_text
+from ..rewrite.validate import SETS
+from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
+
+
+def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("a", metavar="A.onnx", help="the reference model")
+    p.add_argument("b", metavar="B.onnx", help="the model to compare with it (an optimizer's output, say)")
+    add_json(p)
+    add_progress(p)
+    add_seed(p, "the input sets")
+    add_tolerance(p)
+    p.add_argument(
+        "--sets", default=",".join(SETS), help=f"comma-separated input sets to compare (default {','.join(SETS)})"
+    )
+    p.add_argument(
+        "--intermediates",
+        choices=INTERMEDIATES,
+        default="last",
+        help="also compare same-named intermediate tensors, as evidence: last (default: the inputs of the "
+        "operations writing the outputs), all, none",
+    )
+
+
+def run_equiv(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    report = equivalence(
+        args.a,
+        args.b,
+        seed=args.seed,
+        tolerance=tolerance_from(args),
+        sets=sets,
+        intermediates=args.intermediates,
+        progress=progress_for(args, prog, stderr),
+    )
+    if args.json:
+        write_json(stdout, report.to_json())
+    else:
+        stdout.write(equiv_text(report))
+    return report.exit_code

@@ -1,0 +1,31 @@
+"""``sonnx rules``: the rule table, as text or ``--json``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from ..rules import RULES
+from .common import add_json, write_json
+
+
+def add_rules_arguments(p: argparse.ArgumentParser) -> None:
+    add_json(p, "the rules")
+
+
+def run_rules_listing(args: argparse.Namespace, stdout: TextIO, _stderr: TextIO, _prog: str) -> int:
+    """Print the rule table: ID, severity, profile, title, statement."""
+    if args.json:
+        write_json(
+            stdout,
+            [
+                {"id": r.id, "severity": r.severity.value, "profile": r.profile, "title": r.title,
+                 "statement": r.statement, "spec": r.spec}
+                for r in RULES
+            ],
+        )
+        return 0
+    for r in RULES:
+        stdout.write(f"{r.id:<22} {r.severity.value:<8} {r.profile:<13} {r.title}\n")
+        stdout.write(f"{'':<22} {r.statement}\n")
+    return 0

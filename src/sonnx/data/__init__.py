@@ -1,0 +1,1 @@
+"""Package data: files generated from the source tree (see tools/traceability.py)."""

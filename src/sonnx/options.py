@@ -1,0 +1,166 @@
+"""The options of one check, as one immutable record validated when it is made.
+
+Every way into the check pipeline builds a :class:`CheckOptions`: the command
+line (``sonnx-check`` and ``sonnx check``) from its arguments, the evidence
+verifier from a bundle's recorded options, the Python API from keywords. A
+record that exists is consistent: every combination the pipeline cannot honour
+(``--operators`` outside the strict profile, ``--smt-dir`` without the SMT
+engine, ``--structure-only`` with an option that executes the model...) is
+refused here, as a :class:`~sonnx.errors.UsageError` (exit 2), before any
+model is read.
+
+The record also knows how it is written down: :meth:`CheckOptions.recorded`
+is the ``options`` object of an evidence bundle's manifest,
+:meth:`CheckOptions.from_recorded` reads it back for a replay, and
+:meth:`CheckOptions.command_line` rebuilds the ``sonnx-check`` command that
+the options stand for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Mapping, cast
+
+from .crosscheck.metrics import Tolerance
+from .crosscheck.oracles import ORACLES
+from .errors import UsageError
+from .rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
+
+Engine = Literal["auto", "direct", "smt", "both"]
+ENGINES: tuple[Engine, ...] = ("auto", "direct", "smt", "both")
+
+MAX_SEED = 2**63
+"""Seeds run from 0 to 2**63 - 1 (NumPy's generators take no negative seed)."""
+
+
+def operator_pair(item: str) -> tuple[str, str]:
+    """``[domain:]Operator`` as ``(domain, operator)``; ``ai.onnx`` and no domain are both ``""``."""
+    domain, _, name = item.rpartition(":")
+    return ("" if domain in ("", "ai.onnx") else domain), name
+
+
+def operator_names(pairs: frozenset[tuple[str, str]]) -> list[str]:
+    """The operator set written back as sorted ``[domain:]Operator`` strings."""
+    return sorted(f"{d}:{n}" if d else n for d, n in pairs)
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Everything that decides what one check does; see the module text.
+
+    ``operators`` is the strict profile's operator set (None: the built-in
+    list). ``engine`` chooses the decision procedures (``auto``: both up to
+    :data:`sonnx.check.SMT_AUTO_LIMIT` operations, the direct one above).
+    ``orders`` adds that many seeded random schedules, ``oracles`` the
+    cross-checks with those runtimes under ``tolerance``; both run on the
+    values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.
+    ``evidence`` names the directory of the evidence bundle.
+    """
+
+    profile: str = PROFILE_SONNX
+    operators: frozenset[tuple[str, str]] | None = None
+    engine: Engine = "auto"
+    smt_dir: str | None = None
+    structure_only: bool = False
+    seed: int = 0
+    orders: int = 0
+    inputs: str | None = None
+    oracles: tuple[str, ...] = ()
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    evidence: str | None = None
+    evidence_timestamp: bool = False
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise UsageError(f"--profile: unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
+        if self.operators is not None and self.profile != PROFILE_STRICT:
+            raise UsageError("--operators only applies with --profile sonnx-strict")
+        if self.engine not in ENGINES:
+            raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
+        if self.smt_dir and self.engine == "direct":
+            raise UsageError("--smt-dir needs --engine smt or both")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < MAX_SEED:
+            raise UsageError(f"invalid seed {self.seed!r}: expected an integer from 0 to 2**63 - 1")
+        if isinstance(self.orders, bool) or not isinstance(self.orders, int) or self.orders < 0:
+            raise UsageError("--orders must be at least 0")
+        unknown = [o for o in self.oracles if o not in ORACLES]
+        if unknown:
+            raise UsageError(f"--cross-check: unknown oracle {unknown[0]!r} (known: {', '.join(ORACLES)})")
+        if self.structure_only and (self.orders or self.oracles):
+            flag = "--orders" if self.orders else "--cross-check"
+            raise UsageError(f"{flag} executes the model, which reads its weights; --structure-only never reads them")
+        if not self.oracles and self.tolerance != Tolerance():
+            raise UsageError("--atol, --rtol and --ulp apply to --cross-check")
+        if self.evidence_timestamp and self.evidence is None:
+            raise UsageError("--evidence-timestamp applies to --evidence")
+
+    @property
+    def read_weights(self) -> bool:
+        return not self.structure_only
+
+    def rules_config(self) -> CheckConfig:
+        """What the rules themselves read: the profile and its operator set."""
+        return CheckConfig(profile=self.profile, allowed_operators=self.operators)
+
+    def recorded(self) -> dict[str, Any]:
+        """The options as an evidence bundle records them (the inputs file by its name only)."""
+        return {
+            "profile": self.profile,
+            "operators": None if self.operators is None else operator_names(self.operators),
+            "engine": self.engine,
+            "structure_only": self.structure_only,
+            "seed": self.seed,
+            "orders": self.orders,
+            "inputs": None if self.inputs is None else Path(self.inputs).name,
+            "cross_check": list(self.oracles),
+            "tolerance": self.tolerance.to_json(),
+        }
+
+    @classmethod
+    def from_recorded(cls, data: Mapping[str, Any], inputs: str | None) -> CheckOptions:
+        """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file).
+
+        The cross-checks are not replayed (the runtimes may have changed since),
+        so the record has no oracles; a malformed record is a :class:`UsageError`.
+        """
+        ops = data.get("operators")
+        try:
+            operators = None if ops is None else frozenset(operator_pair(str(x)) for x in ops)
+            return cls(
+                profile=str(data["profile"]),
+                operators=operators,
+                engine=cast(Engine, data["engine"]),
+                structure_only=bool(data.get("structure_only", False)),
+                seed=data.get("seed", 0),
+                orders=data.get("orders", 0),
+                inputs=inputs,
+            )
+        except (KeyError, TypeError) as exc:
+            raise UsageError(f"the recorded options cannot be replayed ({type(exc).__name__}: {exc})") from None
+
+    def command_line(self, model: str) -> list[str]:
+        """The ``sonnx-check`` command line these options stand for (the bundle's own path left out)."""
+        cmd = ["sonnx-check", "--profile", self.profile, "--engine", self.engine]
+        if self.operators:
+            cmd += ["--operators", ",".join(operator_names(self.operators))]
+        if self.structure_only:
+            cmd.append("--structure-only")
+        cmd += ["--seed", str(self.seed)]
+        if self.orders:
+            cmd += ["--orders", str(self.orders)]
+        if self.inputs:
+            cmd += ["--inputs", self.inputs]
+        if self.oracles:
+            cmd += ["--cross-check", ",".join(self.oracles)]
+        for key, value in self.tolerance.to_json().items():
+            if value is not None:
+                cmd += [f"--{key}", str(value)]
+        if self.evidence is not None:
+            cmd += ["--evidence", "<bundle>"]
+        if self.evidence_timestamp:
+            cmd.append("--evidence-timestamp")
+        return [*cmd, model]
+
+
+__all__ = ["ENGINES", "MAX_SEED", "PROFILE_SONNX", "PROFILE_STRICT", "CheckOptions", "Engine", "operator_pair"]
