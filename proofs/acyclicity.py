@@ -1,18 +1,13 @@
 """Theorem (d): a graph is acyclic exactly when a strict rank function exists.
 
-Run ``python proofs/acyclicity.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.acyclicity`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 

@@ -1,17 +1,11 @@
 """Theorem (a): local confluence of graph execution under C1, for any graph.
 
-Run ``python proofs/confluence.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.confluence`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Result, main, run_obligations, satisfiable
 from proofs._state import Op, St, Tensor, Value, c1, executable, fire, initial, same, state, wf

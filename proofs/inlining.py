@@ -1,18 +1,13 @@
 """Theorem (e): inlining of functions terminates exactly when the (reachable) call graph is acyclic.
 
-Run ``python proofs/inlining.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.inlining`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Result, main, run_obligations, satisfiable
 

@@ -5,20 +5,15 @@ every graph of up to 5 operations over small operator alphabets (4 when all
 operator kinds are mixed; see ``FAMILIES``),
 under every schedule, gives the same symbolic outputs.
 
-Run ``python proofs/order_independence.py``: prints PROVED or FAILED, exit 0/1.
+Run ``python -m proofs.order_independence`` (from the repository root): prints PROVED or FAILED, exit 0/1.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import Counter
 from itertools import product
-from pathlib import Path
 from typing import Dict, Iterator, List, NamedTuple, Tuple
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs import confluence, termination
 from proofs._kit import Outcome, Result, main

@@ -1,10 +1,16 @@
 """The list of theorems: one module per theorem, in the order of issue 5 (a)-(e).
 
 Every module defines ``ID``, ``TITLE``, ``SUPPORTS`` (the spec rule IDs the
-theorem justifies; empty for a rewrite theorem, whose ``PASS`` names the
-``sonnx rewrite`` pass it proves sound instead), ``THEOREM`` (the exact statement proved, including what is
-only bounded or meta-level) and ``check()`` returning a result whose
+theorem justifies; empty for a rewrite theorem, which proves a ``sonnx
+rewrite`` pass sound instead), ``THEOREM`` (the exact statement proved,
+including what is only bounded or meta-level) and ``check()`` returning a result whose
 ``proved`` is true only when every obligation was discharged.
+
+The link between a pass and its theorem is written once, on the pass
+(``Pass.theorem`` in ``sonnx.rewrite``); :func:`passes_by_theorem` reads it.
+
+Run ``python -m proofs`` (from the repository root) for every theorem, or
+``python -m proofs ID ...`` for some.
 
 ``MODULES`` is a literal tuple on purpose: ``tools.traceability`` reads it,
 and the constants of each module, without importing z3 or running anything.
@@ -43,8 +49,16 @@ class Theorem:
     rewrite_pass: str = ""
 
 
+def passes_by_theorem() -> dict[str, str]:
+    """The rewrite pass each theorem module proves sound, by module name (from the passes' own links)."""
+    from sonnx.rewrite import PASSES
+
+    return {p.theorem: p.name for p in PASSES if p.theorem}
+
+
 def theorems() -> Tuple[Theorem, ...]:
     """Import every theorem module and describe it (nothing is proved by this call)."""
+    proves = passes_by_theorem()
     out = []
     for name in MODULES:
         mod = importlib.import_module(f"proofs.{name}")
@@ -55,7 +69,7 @@ def theorems() -> Tuple[Theorem, ...]:
                 f"proofs/{name}.py",
                 tuple(mod.SUPPORTS),
                 mod.THEOREM.strip(),
-                getattr(mod, "PASS", ""),
+                proves.get(name, ""),
             )
         )
     return tuple(out)

@@ -16,14 +16,9 @@ Not a theorem itself (not in ``registry.MODULES``). Two helpers:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List, Sequence
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, solve
 

@@ -1,18 +1,13 @@
 """Rewrite theorem: a Constant operation may become an initializer of the same name (IR >= 4).
 
-Run ``python proofs/rewrite_constant.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_constant`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import refute
@@ -21,7 +16,6 @@ ID = "rewrite-constant"
 TITLE = "Constant to initializer is sound from IR version 4"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "constant"
 THEOREM = """
 Pass `constant` (src/sonnx/rewrite/constant.py). Model of one execution:
 the initial state maps each initializer to its value, then a Constant with

@@ -1,18 +1,13 @@
 """Rewrite theorem: Dropout removal is sound exactly in inference mode with an unused mask.
 
-Run ``python proofs/rewrite_dropout.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_dropout`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import refute, rewiring_obligations
@@ -21,7 +16,6 @@ ID = "rewrite-dropout"
 TITLE = "Dropout removal is sound in inference mode"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "dropout"
 THEOREM = """
 Pass `dropout` (src/sonnx/rewrite/dropout.py). Element semantics of Dropout,
 for every element index i, ratio r in [0, 1), mask m and data x (reals):

@@ -1,18 +1,13 @@
 """Rewrite theorem: Flatten(axis) equals Reshape to [prod(d[:a]), prod(d[a:])] (allowzero when a product is 0).
 
-Run ``python proofs/rewrite_flatten.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_flatten`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import refute
@@ -21,7 +16,6 @@ ID = "rewrite-flatten"
 TITLE = "Flatten to Reshape, for every rank and axis"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "flatten"
 THEOREM = """
 Pass `flatten` (src/sonnx/rewrite/flatten.py). A shape of symbolic rank
 r >= 0 is a function d from axes to sizes >= 0. P(k) = d(0) * ... * d(k-1)

@@ -1,18 +1,13 @@
 """Rewrite theorem: Identity removal is sound.
 
-Run ``python proofs/rewrite_identity.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_identity`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import refute, rewiring_obligations
@@ -21,7 +16,6 @@ ID = "rewrite-identity"
 TITLE = "Identity removal is sound"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "identity"
 THEOREM = """
 Pass `identity` (src/sonnx/rewrite/identity.py). Identity's output equals
 its input as a value of any type (tensor, sequence, optional): for every

@@ -1,18 +1,13 @@
 """Rewrite theorem: a constant-0 Pad with counts >= 0 on the spatial axes fuses into Conv's pads.
 
-Run ``python proofs/rewrite_pad_conv.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_pad_conv`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import (
@@ -28,7 +23,6 @@ ID = "rewrite-pad-conv"
 TITLE = "Fusing a zero Pad into Conv is sound (auto_pad NOTSET/VALID)"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "pad-conv"
 THEOREM = """
 Pass `pad-conv` (src/sonnx/rewrite/pad_conv.py). Per spatial axis: input
 size n >= 1, Pad counts pb, pe >= 0, Conv padding cb, ce >= 0; a window

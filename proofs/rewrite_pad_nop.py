@@ -1,18 +1,13 @@
 """Rewrite theorem: a Pad whose counts are all 0 is the identity, for every rank, mode and fill value.
 
-Run ``python proofs/rewrite_pad_nop.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_pad_nop`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import on_axes, pad_axis, refute, rewiring_obligations
@@ -21,7 +16,6 @@ ID = "rewrite-pad-nop"
 TITLE = "Removing a Pad with all counts 0 is sound"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "pad-nop"
 THEOREM = """
 Pass `pad-nop` (src/sonnx/rewrite/pad_nop.py). Pad semantics per axis of
 size n with begin/end counts b, e of any sign (crop by the negative counts,

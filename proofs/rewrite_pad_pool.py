@@ -1,18 +1,13 @@
 """Rewrite theorem: fusing a Pad into AveragePool / MaxPool, under corrected preconditions.
 
-Run ``python proofs/rewrite_pad_pool.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_pad_pool`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import (
@@ -28,7 +23,6 @@ ID = "rewrite-pad-pool"
 TITLE = "Fusing a Pad into pooling: sound only under corrected preconditions"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "pad-pool"
 THEOREM = """
 Pass `pad-pool` (src/sonnx/rewrite/pad_pool.py). The pass's preconditions
 include one no ONNX text states but onnxruntime imposes on pooling: every

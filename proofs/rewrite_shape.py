@@ -1,18 +1,13 @@
 """Rewrite theorem: folding Shape (with Shape-15 start/end) into a constant indexes the static shape soundly.
 
-Run ``python proofs/rewrite_shape.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.rewrite_shape`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import List
 
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
 from proofs.rewrite_common import refute
@@ -21,7 +16,6 @@ ID = "rewrite-shape"
 TITLE = "Shape to constant under static shapes"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-PASS = "shape"
 THEOREM = """
 Pass `shape` (src/sonnx/rewrite/shape.py, function shape_slice). For every
 rank r >= 0 and every start and end (unbounded integers; end absent means

@@ -1,17 +1,11 @@
 """Theorem (b): termination and exactly-once firing in an acyclic graph with C1 and C3.
 
-Run ``python proofs/termination.py``: prints PROVED or FAILED and exits 0 or 1.
+Run ``python -m proofs.termination`` (from the repository root): prints PROVED or FAILED and exits 0 or 1.
 """
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import z3
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from proofs._kit import Obligation, Result, main, run_obligations, satisfiable
 from proofs._state import Op, Tensor, c1, executable, fire, init, inp, out, state, wf

@@ -96,9 +96,10 @@ def write(rel: str, text: str) -> None:
 def run_proofs() -> List[Dict[str, Any]]:
     """Run every theorem module's ``check()`` and keep its printed report."""
     from proofs import _kit
-    from proofs.registry import MODULES
+    from proofs.registry import MODULES, passes_by_theorem
 
     results: List[Dict[str, Any]] = []
+    proves = passes_by_theorem()
     for name in MODULES:
         mod = importlib.import_module(f"proofs.{name}")
         res = mod.check()
@@ -111,7 +112,7 @@ def run_proofs() -> List[Dict[str, Any]]:
                 "title": mod.TITLE,
                 "module": f"proofs/{name}.py",
                 "supports": list(mod.SUPPORTS),
-                "pass": getattr(mod, "PASS", ""),
+                "pass": proves.get(name, ""),
                 "statement": mod.THEOREM.strip(),
                 "result": "PROVED" if res.proved else "FAILED",
                 "outcomes": [{"name": o.name, "ok": o.ok, "detail": o.detail} for o in res.outcomes],

@@ -9,21 +9,21 @@ from pathlib import Path
 import pytest
 import z3
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+from proofs import _kit, order_independence
+from proofs.registry import MODULES, passes_by_theorem, theorems
+from sonnx.model import make_graph, make_operation
+from sonnx.rewrite import PASSES
+from sonnx.rewrite.driver import PASS_NAMES
+from sonnx.rules import RULES
+from tools.traceability import theorem_modules
 
-from proofs import _kit, order_independence  # noqa: E402
-from proofs.registry import MODULES, theorems  # noqa: E402
-from sonnx.model import make_graph, make_operation  # noqa: E402
-from sonnx.rewrite.driver import PASS_NAMES  # noqa: E402
-from sonnx.rules import RULES  # noqa: E402
-from tools.traceability import theorem_modules  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_theorem_module_prints_proved(name: str) -> None:
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "proofs" / f"{name}.py")],
+        [sys.executable, "-m", f"proofs.{name}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -50,6 +50,23 @@ def test_registry_describes_every_module_consistently() -> None:
     # The traceability matrix reads the same data without importing the modules.
     static = [(ref.id, ref.title, ref.module, sup) for ref, sup in theorem_modules(ROOT)]
     assert static == [(t.id, t.title, t.module, t.supports) for t in listed]
+
+
+def test_every_pass_names_a_registered_theorem_that_proves_only_it() -> None:
+    # The link is written once, on the pass; the registry reads it from there.
+    assert all(p.theorem in MODULES for p in PASSES), [p.name for p in PASSES if p.theorem not in MODULES]
+    assert sorted(passes_by_theorem().values()) == sorted(PASS_NAMES)
+    assert all(m.startswith("rewrite_") for m in passes_by_theorem())
+
+
+def test_the_runner_runs_named_theorems_and_refuses_unknown_ones() -> None:
+    ok = subprocess.run([sys.executable, "-m", "proofs", "rewrite_identity", "--json"], cwd=ROOT,
+                        capture_output=True, text=True, timeout=600, check=False)
+    assert ok.returncode == 0, ok.stderr
+    assert [line.startswith('{"theorem"') for line in ok.stdout.splitlines()] == [True]
+    bad = subprocess.run([sys.executable, "-m", "proofs", "no_such_theorem"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode == 2 and "unknown theorem" in bad.stderr and bad.stderr.count("\n") == 1
 
 
 def test_an_invalid_claim_is_not_proved() -> None:
