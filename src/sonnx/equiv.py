@@ -9,7 +9,7 @@ The report has three parts:
 * **numeric equivalence**: both models run on the NumPy executor on the
   seeded input sets of :mod:`sonnx.rewrite.validate` (normal, signed with
   zeros of both signs, extremes), each output compared with the cross-check
-  figures (:func:`sonnx.crosscheck.metrics.compare_arrays`: max abs, max rel,
+  figures (:func:`sonnx.differential.metrics.compare_arrays`: max abs, max rel,
   max ULP, elements outside the tolerance, worst indices), and flagged
   bit-exact when the bytes are equal;
 * both models' ``sonnx-check`` verdicts (SONNX profile, direct engine);
@@ -31,12 +31,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Sequence, Tuple
 
-from .check import check_file
-from .crosscheck.metrics import Tolerance
+from .differential.metrics import Tolerance
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from .loader import load_model
 from .model.graph import Model, Operation, TensorType
 from .options import CheckOptions
+from .pipeline import check_file
 from .rewrite.validate import (
     INTERMEDIATES,
     SETS,

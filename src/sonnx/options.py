@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping, cast
 
-from .crosscheck.metrics import Tolerance
-from .crosscheck.oracles import ORACLES
+from .differential.metrics import Tolerance
+from .differential.oracles import ORACLES
 from .errors import UsageError
 from .rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
 
@@ -51,7 +51,7 @@ class CheckOptions:
 
     ``operators`` is the strict profile's operator set (None: the built-in
     list). ``engine`` chooses the decision procedures (``auto``: both up to
-    :data:`sonnx.check.SMT_AUTO_LIMIT` operations, the direct one above).
+    :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, the direct one above).
     ``orders`` adds that many seeded random schedules, ``oracles`` the
     cross-checks with those runtimes under ``tolerance``; both run on the
     values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.

@@ -2,7 +2,7 @@
 
 The steps and what each compares are those of :mod:`sonnx.evidence.verify`;
 this module puts them in order and runs the check again through the same
-pipeline as ``sonnx-check`` (:func:`sonnx.check.check_file`), handed the
+pipeline as ``sonnx-check`` (:func:`sonnx.pipeline.check_file`), handed the
 options the bundle recorded (:meth:`~sonnx.options.CheckOptions.from_recorded`)
 and the bundled copy of the model. When any hash differs, nothing else is
 parsed, solved or run.
@@ -13,7 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from .check import check_file
 from .errors import UsageError
 from .evidence.safe_files import member_path
 from .evidence.verify import (
@@ -30,6 +29,7 @@ from .evidence.verify import (
     recorded_model_entry,
 )
 from .options import CheckOptions
+from .pipeline import check_file
 
 Say = Callable[[str], None]
 

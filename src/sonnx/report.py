@@ -1,6 +1,6 @@
 """What one check established, and how it is rendered: text and schema-versioned JSON.
 
-:class:`ModelReport` is the pipeline's result for one model (:mod:`sonnx.check`
+:class:`ModelReport` is the pipeline's result for one model (:mod:`sonnx.pipeline`
 builds it whole; nothing else adds to it). The JSON layout is versioned by
 ``schema_version``; every list keeps a fixed order (models in command-line
 order, verdicts in rule-table order), so two runs on the same input give the
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from . import __version__
-from .crosscheck.run import CrossCheckReport
-from .crosscheck.verdicts import TITLES as CROSSCHECK_TITLES
+from .differential.run import CrossCheckReport
+from .differential.verdicts import TITLES as CROSSCHECK_TITLES
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from .model.graph import Model
 from .orders import TITLE as ORDERS_TITLE

@@ -15,8 +15,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx.check import export_stems
 from sonnx.cli import check_main, main
+from sonnx.pipeline import export_stems
 
 ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from examples.make_examples import EXAMPLES, write_all
-from sonnx.check import check_file
 from sonnx.options import CheckOptions
+from sonnx.pipeline import check_file
 from sonnx.verdict import Severity, Status
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"

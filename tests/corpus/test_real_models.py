@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from sonnx.cli import check_main, main
-from sonnx.crosscheck.run import cross_check
+from sonnx.differential.run import cross_check
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = sorted((ROOT / "tests" / "data" / "real").glob("*.onnx"))

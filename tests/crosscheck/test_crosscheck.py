@@ -15,10 +15,10 @@ from benchmarks.cnn_models import mobilenet_like, resnet50_like, vgg_like
 from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.cli import check_main, main
-from sonnx.crosscheck import oracles as oracles_mod
-from sonnx.crosscheck.metrics import Tolerance
-from sonnx.crosscheck.oracles import OracleRun, lossless_ir_downgrade, topologically_sorted
-from sonnx.crosscheck.run import cross_check
+from sonnx.differential import oracles as oracles_mod
+from sonnx.differential.metrics import Tolerance
+from sonnx.differential.oracles import OracleRun, lossless_ir_downgrade, topologically_sorted
+from sonnx.differential.run import cross_check
 from tests import peers
 from tests.peers import ort_refusal
 

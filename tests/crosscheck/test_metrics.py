@@ -1,4 +1,4 @@
-"""Error figures of :func:`sonnx.crosscheck.metrics.compare_arrays` and the tolerance policy."""
+"""Error figures of :func:`sonnx.differential.metrics.compare_arrays` and the tolerance policy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sonnx.crosscheck.metrics import DEFAULT_TOLERANCES, Tolerance, compare_arrays, ulp_distance
+from sonnx.differential.metrics import DEFAULT_TOLERANCES, Tolerance, compare_arrays, ulp_distance
 from sonnx.errors import UsageError
 
 FLOATS = (np.float16, np.float32, np.float64)

@@ -13,9 +13,9 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from sonnx.check import check_file
 from sonnx.cli import main
 from sonnx.model.graph import Model, Operation
+from sonnx.pipeline import check_file
 from sonnx.rewrite import Pass, PostconditionError, rewrite_model
 from sonnx.rewrite.base import prune, rebuild, with_graph
 

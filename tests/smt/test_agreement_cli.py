@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import sonnx.check as check_pipeline
+import sonnx.pipeline as check_pipeline
 import sonnx.smt as smt_pkg
 from sonnx.agreement import combine, smt_only
 from sonnx.cli import check_main

@@ -50,7 +50,7 @@ def _run(args: list[str]) -> Any:
 def records() -> dict[str, list[dict[str, Any]]]:
     """Each theorem module's outcomes, from a process of its own."""
     return {
-        name: _run([sys.executable, str(ROOT / "proofs" / f"{name}.py"), "--json"])["outcomes"] for name in MODULES
+        name: _run([sys.executable, "-m", f"proofs.{name}", "--json"])["outcomes"] for name in MODULES
     }
 
 

@@ -1,5 +1,5 @@
 """``sonnx-check`` and ``sonnx check``: parse the options into a :class:`~sonnx.options.CheckOptions`,
-run the check pipeline (:mod:`sonnx.check`), print the report.
+run the check pipeline (:mod:`sonnx.pipeline`), print the report.
 
 Exit codes (the same for every subcommand that checks something):
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..check import check_models
-from ..crosscheck.run import parse_oracles
+from ..differential.run import parse_oracles
 from ..options import ENGINES, CheckOptions
+from ..pipeline import check_models
 from ..report import json_report, text_report
 from ..rules import PROFILE_SONNX, PROFILES
 from ..text import printable

@@ -11,7 +11,7 @@ import argparse
 import json
 from typing import Any, TextIO
 
-from ..crosscheck.metrics import Tolerance
+from ..differential.metrics import Tolerance
 from ..errors import UsageError
 from ..options import MAX_SEED, operator_pair
 from ..progress import Progress

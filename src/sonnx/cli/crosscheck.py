@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..crosscheck.oracles import ORACLES
-from ..crosscheck.run import cross_check, parse_oracles, text_lines
+from ..differential.oracles import ORACLES
+from ..differential.run import cross_check, parse_oracles, text_lines
 from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
 
 

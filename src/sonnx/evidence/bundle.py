@@ -38,7 +38,7 @@ import numpy as np
 import onnx
 
 from .. import __version__
-from ..crosscheck.oracles import import_onnxruntime
+from ..differential.oracles import import_onnxruntime
 from ..errors import SonnxError, UsageError
 from ..model.graph import Attribute, InitialValue, Model
 from ..options import CheckOptions

@@ -19,7 +19,7 @@ import math
 from html import escape
 from typing import Any, Iterable
 
-from ..crosscheck.run import CrossCheckReport
+from ..differential.run import CrossCheckReport
 from ..model.graph import Graph
 from ..options import CheckOptions
 from ..report import ModelReport

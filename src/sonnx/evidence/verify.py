@@ -46,7 +46,7 @@ from typing import Any
 
 import z3
 
-from ..crosscheck.verdicts import STATUS_OF_OUTCOME, VERDICT_PREFIX
+from ..differential.verdicts import STATUS_OF_OUTCOME, VERDICT_PREFIX
 from ..errors import EXIT_OK, EXIT_VIOLATED, InputError
 from ..inputs import load_inputs
 from ..model.graph import Model

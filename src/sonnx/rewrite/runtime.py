@@ -23,8 +23,8 @@ from typing import Any, Dict, Mapping
 
 import numpy as np
 
-from ..crosscheck.metrics import Tolerance, compare_arrays
-from ..crosscheck.oracles import run_onnxruntime
+from ..differential.metrics import Tolerance, compare_arrays
+from ..differential.oracles import run_onnxruntime
 from ..model.graph import Model
 from ..writer import to_proto
 

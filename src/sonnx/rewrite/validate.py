@@ -11,7 +11,7 @@ Three input sets are drawn from the declared input types of the model:
 The passes of :mod:`sonnx.rewrite` keep the arithmetic unchanged (same
 operations on the same values in the same order), so their outputs must be
 **bit-exact**: same dtype, same shape, same bytes. The figures of any
-difference come from :func:`sonnx.crosscheck.metrics.compare_arrays`. A set
+difference come from :func:`sonnx.differential.metrics.compare_arrays`. A set
 on which the input model itself cannot run is reported; if it also fails on
 the rewritten model, the two agree there; if only one of them fails, they
 do not agree.
@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 import numpy as np
 
-from ..crosscheck.metrics import OutputComparison, Tolerance, compare_arrays
+from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
 from ..errors import SonnxError
 from ..executor import execute, random_inputs
 from ..model.graph import Model

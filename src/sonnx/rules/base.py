@@ -34,7 +34,7 @@ class CheckConfig:
     allowed_operators: frozenset[Tuple[str, str]] | None = None
     engine: str = "direct"
     """``direct``, ``smt``, ``both``, or ``auto`` (the command line's default: ``both`` up to
-    :data:`sonnx.check.SMT_AUTO_LIMIT` operations, ``direct`` above; see :mod:`sonnx.agreement`)."""
+    :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see :mod:`sonnx.agreement`)."""
     smt_dir: str | None = None
     """When set, every SMT proof obligation is written there as a standalone ``.smt2`` file."""
 

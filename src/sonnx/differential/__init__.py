@@ -1,8 +1,12 @@
-"""Cross-checks of the NumPy executor against independent runtimes (onnx's reference evaluator, onnxruntime).
+"""Differential testing: cross-checks of the NumPy executor against independent runtimes.
+
+The runtimes (the oracles) are onnx's reference evaluator and onnxruntime.
+What the command line and the reports call a cross-check lives here.
+:mod:`.verdicts` turns a cross-check into the ``EXEC-CROSSCHECK-*`` verdicts.
 
 :mod:`.metrics` holds the error figures and the tolerance policy (also used by
 the equivalence check of rewrites); :mod:`.oracles` runs the other runtimes;
-:mod:`.run` puts them together into a :class:`~sonnx.crosscheck.run.CrossCheckReport`.
+:mod:`.run` puts them together into a :class:`~sonnx.differential.run.CrossCheckReport`.
 """
 
 from __future__ import annotations

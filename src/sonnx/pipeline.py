@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .agreement import combine, smt_only
-from .crosscheck.run import CrossCheckReport, cross_check
-from .crosscheck.verdicts import crosscheck_verdicts
+from .differential.run import CrossCheckReport, cross_check
+from .differential.verdicts import crosscheck_verdicts
 from .errors import SonnxError, UsageError
 from .evidence.bundle import check_destination, write_bundle
 from .inputs import load_inputs
