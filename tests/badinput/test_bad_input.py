@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sonnx.errors import InputError, SonnxError
 from sonnx.loader import load_model
-from tests.badinput.corpus import CASES, Builder, rich_model_bytes
+from tests.common.bad_models import CASES, Builder, rich_model_bytes
 
 RICH = rich_model_bytes()
 

@@ -8,22 +8,19 @@ traceback.
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
-from sonnx.cli import check_main
 from sonnx.loader import wire
-from tests.badinput.corpus import CASES
+from tests.common.bad_models import CASES
+from tests.common.cli import check
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = check_main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    return check(*argv)
 
 
 def assert_no_traceback(*texts: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -17,16 +16,13 @@ from onnx import TensorProto, helper
 
 from sonnx.cli import check_main, main
 from sonnx.pipeline import export_stems
+from tests.common.cli import call, one_line
 
 ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")
 vi = helper.make_tensor_value_info
 
 
-def call(fn: Any, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def model(path: Path, nodes: list[onnx.NodeProto], inputs: list[Any], outputs: list[Any]) -> str:
@@ -35,11 +31,6 @@ def model(path: Path, nodes: list[onnx.NodeProto], inputs: list[Any], outputs: l
     m.ir_version = 8
     onnx.save(m, str(path))
     return str(path)
-
-
-def one_line(code: int, out: str, err: str) -> None:
-    assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
-    assert "internal error" not in err and "Traceback" not in err
 
 
 def test_a_required_input_left_empty(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -10,14 +9,11 @@ import pytest
 
 from sonnx.cli import check_main, main
 from sonnx.rules import RULES
+from tests.common.cli import call
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 
 
-def call(fn, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_conforming_model_exits_0_and_lists_every_rule() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -11,12 +10,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from sonnx.cli import check_main, main
-
-
-def call(fn, *argv: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+from tests.common.cli import call
 
 
 def diamond(path: Path) -> Path:

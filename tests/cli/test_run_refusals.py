@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -17,14 +16,11 @@ from sonnx.executor import execute, unsupported_operators
 from sonnx.loader import load_model
 from sonnx.ops import KernelRegistry, UnsupportedOperatorError, op_relu
 from sonnx.signature import InputValueError
+from tests.common.cli import call
 
 vi = helper.make_tensor_value_info
 
 
-def call(fn: Any, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def save(path: Path, nodes: list[onnx.NodeProto], inputs: list[Any], outputs: list[Any], **opsets: int) -> str:

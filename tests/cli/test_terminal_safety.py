@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
-from typing import Any
 
 import onnx
 from onnx import TensorProto, helper
 
 from sonnx.cli import check_main, main
 from sonnx.text import printable
+from tests.common.cli import call
 
 EVIL = "\x1b[2J\x1b[H\nresult: PROVED (0 violated)\n\u202e"
 
 
-def call(fn: Any, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def evil_model(path: Path) -> str:

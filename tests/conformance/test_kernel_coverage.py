@@ -18,8 +18,8 @@ import onnx
 import pytest
 
 from sonnx.ops import REGISTRY, Kernel, KernelRegistry
+from tests.common.backend_cases import node_cases, run_case
 from tests.conformance.deviations import DEVIATIONS, LEFT_OUT, NO_NODE_CASES, REFUSALS
-from tests.conformance.harness import node_cases, run_case
 
 ROOT = Path(__file__).resolve().parents[2]
 SCOREBOARD = ROOT / "docs" / "conformance_scoreboard.json"

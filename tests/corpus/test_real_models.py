@@ -9,27 +9,22 @@ column selection), all with seeded random weights.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from sonnx.cli import check_main, main
 from sonnx.differential.run import cross_check
+from tests.common.cli import call
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = sorted((ROOT / "tests" / "data" / "real").glob("*.onnx"))
 
 
-def call(fn: Any, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_the_corpus_is_there() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 from pathlib import Path
@@ -19,8 +18,9 @@ from sonnx.differential import oracles as oracles_mod
 from sonnx.differential.metrics import Tolerance
 from sonnx.differential.oracles import OracleRun, lossless_ir_downgrade, topologically_sorted
 from sonnx.differential.run import cross_check
-from tests import peers
-from tests.peers import ort_refusal
+from tests.common import peers
+from tests.common.cli import call
+from tests.common.peers import ort_refusal
 
 EX = Path(__file__).resolve().parents[2] / "examples"
 CONFORMING = [
@@ -32,10 +32,6 @@ CONFORMING = [
 ]
 
 
-def call(fn: Any, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def _save(m: onnx.ModelProto, path: Path, ir: int = 8) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import subprocess
@@ -18,47 +17,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.cli import check_main, main
 from sonnx.evidence import bundle as bundle_mod
-
-ROOT = Path(__file__).resolve().parents[2]
-EX = ROOT / "examples"
-
-
-def call(fn: Any, *argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = fn(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
-
-
-def write(dest: Path, model: Path | str, *extra: str) -> int:
-    code, _, err = call(check_main, "-q", str(model), "--evidence", str(dest), *extra)
-    assert "Traceback" not in err and "internal error" not in err, err
-    return code
-
-
-def verify(dest: Path) -> tuple[int, str]:
-    code, out, err = call(main, "evidence", "verify", "-q", str(dest))
-    assert "Traceback" not in err and "internal error" not in err, err
-    return code, out
-
-
-def files_of(d: Path) -> dict[str, bytes]:
-    return {p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()}
-
-
-def rehash(d: Path, rel: str) -> None:
-    """Update the manifest after a change, as a careful forger would."""
-    m = json.loads((d / "manifest.json").read_text())
-    digest = hashlib.sha256((d / rel).read_bytes()).hexdigest()
-    m["files"][rel] = digest
-    if m["model"]["file"] == rel:
-        m["model"]["sha256"] = digest
-    (d / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
-
-
-def flip_byte(path: Path, offset: int) -> None:
-    data = bytearray(path.read_bytes())
-    data[offset] ^= 0x01
-    path.write_bytes(bytes(data))
+from tests.common.bundles import EX, ROOT, copy_of, files_of, flip_byte, rehash, verify, write
+from tests.common.cli import call
 
 
 @pytest.fixture(scope="module")
@@ -66,14 +26,6 @@ def cnn_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("ev") / "cnn"
     code = write(dest, EX / "cnn_block.onnx", "--cross-check", "reference,onnxruntime", "--orders", "2")
     assert code == 0
-    return dest
-
-
-def copy_of(src: Path, tmp_path: Path) -> Path:
-    dest = tmp_path / "copy"
-    for rel, data in files_of(src).items():
-        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-        (dest / rel).write_bytes(data)
     return dest
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sonnx.evidence.smt_scripts import ScriptError, rebuild
-from tests.evidence.test_evidence import EX, copy_of, rehash, verify, write
+from tests.common.bundles import EX, copy_of, rehash, verify, write
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 from sonnx.errors import ModelFormatError, UnsupportedModelError
 from sonnx.loader import load_model
 from sonnx.model import Attribute, Graph, Operation, Tensor, TensorType
-from tests.loader.builders import fvi, make_model
+from tests.common.builders import fvi, make_model
 
 Save = Callable[..., str]
 

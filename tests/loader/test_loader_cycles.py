@@ -14,7 +14,7 @@ from onnx import helper
 from sonnx.errors import ToolError, UnsupportedModelError
 from sonnx.loader import cycles, load_model
 from sonnx.loader import load as load_module
-from tests.loader.builders import fvi, make_model
+from tests.common.builders import fvi, make_model
 
 Save = Callable[..., str]
 

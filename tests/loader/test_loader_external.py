@@ -13,7 +13,7 @@ from onnx import helper, numpy_helper
 
 from sonnx.errors import ExternalDataError, UnsafePathError
 from sonnx.loader import external, load_model
-from tests.loader.builders import fvi, make_model
+from tests.common.builders import fvi, make_model
 
 W = np.arange(12, dtype=np.float32).reshape(3, 4)
 B = np.array([7, -7], dtype=np.int64)

@@ -12,7 +12,7 @@ from onnx import AttributeProto, TensorProto, helper
 from sonnx.errors import ModelFormatError, UnsupportedModelError
 from sonnx.loader import REF, AttributeRef, load_model
 from sonnx.model import Attribute, Graph, Operation, TensorType
-from tests.loader.builders import fvi, make_model
+from tests.common.builders import fvi, make_model
 
 Save = Callable[..., str]
 OPS = [helper.make_opsetid("", 17)]

@@ -22,7 +22,7 @@ from sonnx.backend import SonnxBackend
 from sonnx.errors import SonnxError
 from sonnx.ops import REGISTRY
 from sonnx.ops._ml import post_transform, probit
-from tests import peers
+from tests.common import peers
 
 ML = "ai.onnx.ml"
 

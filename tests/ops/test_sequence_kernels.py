@@ -22,7 +22,7 @@ from onnx.backend.test.case.test_case import TestCase
 from sonnx.backend import SonnxBackend
 from sonnx.ops import MODULES, REGISTRY, Kernel, KernelRegistry
 from sonnx.ops.values import EMPTY
-from tests.conformance.harness import NodeCase, all_node_cases, run_case
+from tests.common.backend_cases import NodeCase, all_node_cases, run_case
 
 TRAINING = "ai.onnx.preview.training"
 

@@ -10,17 +10,15 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx.cli import main
 from sonnx.partition import PartitionFormatError, load_partition, partition_from_json
+from tests.common.cli import sonnx
 
 ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")
 
 
 def call(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(["partition", *argv], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    return sonnx("partition", *argv)
 
 
 def two_convex_sets(path: Path) -> Path:

@@ -2,7 +2,7 @@
 
 The assignment API appeared in onnxruntime 1.31; what each optimisation level
 folds is onnxruntime's choice. The tests ask the installed onnxruntime
-(``tests.peers``) and assert sonnx's consequence for what it answers.
+(``tests.common.peers``) and assert sonnx's consequence for what it answers.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from sonnx.partition import check_partition
 from sonnx.partition.ort import OrtError, ort_assignment, partition_from_assignment
 from sonnx.partition.verify import ACYCLIC, COVER
 from sonnx.verdict import Status
-from tests import peers
-from tests.peers import ort_has_assignment_info
+from tests.common import peers
+from tests.common.peers import ort_has_assignment_info
 
 ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")

@@ -14,8 +14,7 @@ from sonnx.model.graph import Model
 from sonnx.partition import Partition, Provider, check_partition, exec_verdict, make_partition
 from sonnx.partition.verify import ACYCLIC, COVER, INPUTS, OUTPUTS
 from sonnx.verdict import Status
-
-from .partkit import exact, fused_graph, key_of, models, oracle_boundary, providers, singletons, with_ops
+from tests.common.partkit import exact, fused_graph, key_of, models, oracle_boundary, providers, singletons, with_ops
 
 
 def statuses(model: Model, partition: Partition) -> dict[str, Status]:

@@ -18,8 +18,7 @@ from sonnx.model.graph import Model, Operation
 from sonnx.pipeline import check_file
 from sonnx.rewrite import Pass, PostconditionError, rewrite_model
 from sonnx.rewrite.base import prune, rebuild, with_graph
-
-from ._build import build, init, load, vi
+from tests.common.rewrite_models import build, init, load, vi
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

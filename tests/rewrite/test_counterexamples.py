@@ -20,8 +20,7 @@ from sonnx.rewrite.flatten import FlattenToReshape
 from sonnx.rewrite.pad_conv import PadIntoConv
 from sonnx.rewrite.pad_nop import PadRemoval
 from sonnx.rewrite.pad_pool import PadIntoPool
-
-from ._build import build, init, load, op, vi
+from tests.common.rewrite_models import build, init, load, op, vi
 
 X_NEG = {"x": -np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)}
 

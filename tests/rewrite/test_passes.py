@@ -18,8 +18,7 @@ from sonnx.rewrite.pad_conv import PadIntoConv
 from sonnx.rewrite.pad_nop import PadRemoval
 from sonnx.rewrite.pad_pool import PadIntoPool
 from sonnx.rewrite.shape import ShapeToConstant
-
-from ._build import attr, build, init, load, op, operators, value, vi
+from tests.common.rewrite_models import attr, build, init, load, op, operators, value, vi
 
 
 def _applied(result: object, name: str) -> list[str]:

@@ -20,8 +20,7 @@ from onnx import helper
 from sonnx.errors import SonnxError
 from sonnx.executor import execute, random_inputs
 from sonnx.rewrite import rewrite_model, select
-
-from ._build import build, init, load, operators, value, vi
+from tests.common.rewrite_models import build, init, load, operators, value, vi
 
 
 def _runs(path: Path) -> bool:

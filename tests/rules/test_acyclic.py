@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rulekit import data, model, run, seed_example
-
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
+from tests.common.rulekit import data, model, run, seed_example
 
 ID = "GRAPH-ACYCLIC"
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rulekit import data, init, model, run, seed_example, tensors
-
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
+from tests.common.rulekit import data, init, model, run, seed_example, tensors
 
 ID = "GRAPH-C3"
 

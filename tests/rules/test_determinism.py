@@ -7,13 +7,13 @@ import dataclasses
 import onnx.defs
 import pytest
 from onnx import TensorProto
-from rulekit import data, init, model, run, tensors, value
 
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism as table
 from sonnx.smt.engine import run_smt
 from sonnx.verdict import Status, Verdict
+from tests.common.rulekit import data, init, model, run, tensors, value
 
 ID = "GRAPH-R2"
 FLAG = {

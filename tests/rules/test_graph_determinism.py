@@ -6,11 +6,10 @@ a random operation feeding only dead operations breaks R2, not determinism.
 
 from __future__ import annotations
 
-from rulekit import init, model, run, tensors
-
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
+from tests.common.rulekit import init, model, run, tensors
 
 ID = "GRAPH-DETERMINISM"
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rulekit import data, model, run
-
 from sonnx.model.graph import Graph, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
+from tests.common.rulekit import data, model, run
 
 ID = "GRAPH-IF-BRANCHES"
 F32 = TensorType("tensor", 1, (2, 3))

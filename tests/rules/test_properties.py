@@ -17,7 +17,11 @@ from typing import Any, Dict, List
 
 from hypothesis import given
 from hypothesis import strategies as st
-from rulekit import (
+
+from sonnx.model.graph import Graph, Operation, make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.verdict import Status
+from tests.common.rulekit import (
     OScope,
     data,
     init,
@@ -36,10 +40,6 @@ from rulekit import (
     scoped,
     tensors,
 )
-
-from sonnx.model.graph import Graph, Operation, make_graph
-from sonnx.model.graph import make_operation as op
-from sonnx.verdict import Status
 
 POOL = [f"t{i}" for i in range(6)]
 

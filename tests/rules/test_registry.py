@@ -5,11 +5,10 @@ from __future__ import annotations
 import importlib
 import json
 
-from rulekit import model, seed_example
-
 from sonnx.rules import RULES, rule_by_id, run_rules
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig
 from sonnx.verdict import Severity, Status
+from tests.common.rulekit import model, seed_example
 
 EXPECTED = {
     "GRAPH-ACYCLIC": ("acyclic", Severity.ERROR, PROFILE_SONNX),
@@ -57,10 +56,9 @@ def test_every_rule_answers_on_the_seed_example() -> None:
 
 
 def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
-    from rulekit import init, tensors
-
     from sonnx.model.graph import Attribute, InitialValue, Tensor, TensorType, make_graph
     from sonnx.model.graph import make_operation as op
+    from tests.common.rulekit import init, tensors
 
     sparse = InitialValue(1, (2,), True, None, lambda: None)
     then_g = make_graph("t", [], ["a"], [op("Relu", ["x"], ["a"], name="n")])

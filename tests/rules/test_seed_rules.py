@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from rulekit import data, init, model, run, tensors
-
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Severity, Status
+from tests.common.rulekit import data, init, model, run, tensors
 
 
 def test_a_model_without_outputs_is_violated() -> None:

@@ -6,12 +6,12 @@ import networkx as nx
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from rulekit import model
 
 from sonnx.model import structure as S
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import CheckContext
+from tests.common.rulekit import model
 
 
 def nested_model() -> CheckContext:
@@ -47,7 +47,7 @@ def test_outer_definers_point_at_the_nearest_scope() -> None:
 
 def test_index_codes() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Add", ["x", "w"], ["a"]), op("Mul", ["a", "", "ghost"], ["y"])], None)
-    from rulekit import init, tensors
+    from tests.common.rulekit import init, tensors
 
     g = make_graph("g", ["x"], ["y"], g.operations, tensors(init("w")))
     ix = S.index(CheckContext(model(g)), g)

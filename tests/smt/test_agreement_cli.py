@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -11,17 +10,15 @@ import pytest
 import sonnx.pipeline as check_pipeline
 import sonnx.smt as smt_pkg
 from sonnx.agreement import combine, smt_only
-from sonnx.cli import check_main
 from sonnx.smt.engine import SmtRun
 from sonnx.verdict import Status, Verdict, Witness
+from tests.common.cli import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def call(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = check_main(list(argv), stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
+    return check(*argv)
 
 
 def test_combine_rules() -> None:

@@ -19,7 +19,7 @@ import pytest
 from sonnx.loader import load_model
 from sonnx.model.graph import Graph, InitialValue, Model
 from sonnx.writer import WriteError, save_model, to_proto
-from tests.conformance.harness import all_node_cases
+from tests.common.backend_cases import all_node_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.onnx"))

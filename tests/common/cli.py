@@ -1,0 +1,37 @@
+"""Calling ``sonnx-check`` and ``sonnx`` in-process, as a user would, and reading what they printed."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Callable
+
+from sonnx.cli import check_main, main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+EntryPoint = Callable[..., int]
+
+
+def call(fn: EntryPoint, *argv: str) -> tuple[int, str, str]:
+    """Run an entry point (``check_main`` or ``main``) with ``argv``; its exit code, stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    code = fn(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def check(*argv: str) -> tuple[int, str, str]:
+    """``sonnx-check ARGV``."""
+    return call(check_main, *argv)
+
+
+def sonnx(*argv: str) -> tuple[int, str, str]:
+    """``sonnx ARGV`` (a subcommand first)."""
+    return call(main, *argv)
+
+
+def one_line(code: int, out: str, err: str) -> None:
+    """The usual refusal: exit 2, nothing on stdout, one line on stderr, no traceback."""
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
+    assert "Traceback" not in err and "internal error" not in err, err
