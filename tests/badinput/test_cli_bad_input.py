@@ -1,6 +1,6 @@
 """The bad-input corpus through the command line: exit 2 with one line, or exit 1 with a witness.
 
-Every case of ``tests/badinput/corpus.py`` plus the structural extremes the
+Every case of ``tests/common/bad_models.py`` plus the structural extremes the
 foundation issue lists: a self-loop, a 100,000-operation cycle, a
 1,000,000-operation graph, and 2,000-deep nested subgraphs. None may print a
 traceback.

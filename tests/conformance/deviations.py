@@ -35,7 +35,7 @@ DEVIATIONS: dict[str, str] = {
     "test_loop16_seq_none": (
         "onnx's comparison (BackendTest.assert_similar_outputs) cannot compare a sequence that holds a 0-d tensor: "
         "it calls len() on the element and raises TypeError, for the reference evaluator too; sonnx's outputs "
-        "equal the expected ones by the comparison of tests/conformance/harness.py"
+        "equal the expected ones by the comparison of tests/common/backend_cases.py"
     ),
     "test_maxunpool_export_with_output_shape": (
         "I holds flat indices into the output (as MaxPool's Indices into its input); the expected data places "
