@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-files bench examples traceability clean
+        fuzz-files mutate bench examples traceability clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -31,6 +31,7 @@ help:
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
 	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=; not in CI)"
+	@echo "make mutate          mutation testing of src/sonnx/rules and src/sonnx/smt with mutmut (not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
 	@echo "make traceability    regenerate the packaged traceability matrix (src/sonnx/data/traceability.json)"
@@ -99,6 +100,12 @@ MUTANTS ?= 5000
 SEED ?= 1
 fuzz-files: $(STAMP)
 	$(BIN)/python -m tests.fuzz.files --mutants $(MUTANTS) --seed $(SEED) --save fuzz-failures
+
+# Mutation testing: mutmut works in ./mutants (a copy of the tree), resumes where it stopped, and
+# `mutmut results` lists the survivors; docs/mutation.rst records the last campaign.
+mutate: $(STAMP)
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut results > mutation-results.txt; tail -5 mutation-results.txt
 
 BENCH ?=
 bench: $(STAMP)
