@@ -149,7 +149,7 @@ class BoundKernel:
     __slots__ = ("_fn", "_kwargs", "_label", "_lists", "_needs_scope", "_outputs", "_want")
 
     def __init__(self, kernel: Kernel, operation: Operation, attributes: Mapping[str, Any]) -> None:
-        kwargs = dict(attributes)
+        kwargs: dict[str, Any] = dict(attributes)
         if kernel.output_count_as is not None:
             kwargs[kernel.output_count_as] = len(operation.output_mapping)
         self._fn = kernel.fn
