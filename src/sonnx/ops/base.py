@@ -186,10 +186,10 @@ class BoundKernel:
         if len(results) < want:
             raise KernelError(f"{self._label}: the kernel gave {len(results)} outputs, the operation names {want}")
         out = tuple(_as_value(r) for r in results[:want])
-        for k, (name, value) in enumerate(zip(self._outputs, out, strict=True)):
+        for position, (name, value) in enumerate(zip(self._outputs, out, strict=True)):
             if name and not is_value(value):
                 raise KernelError(
-                    f"{self._label}: output {k} is a {type(value).__name__}, not a tensor, sequence, map or optional"
+                    f"{self._label}: output {position} is a {type(value).__name__}, not a tensor, sequence, map or optional"
                 )
         return out
 
