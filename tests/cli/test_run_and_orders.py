@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -132,3 +133,63 @@ def test_sampled_orders_are_tested_not_proved(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["models"][0]["outcome"] == "TESTED"
     _code, text, _ = call(check_main, "--orders", "3", str(tmp_path / "wide.onnx"))
     assert "result: TESTED" in text and "1 tested" in text
+
+
+def _two_order_chain(path: Path, length: int = 45) -> Path:
+    """a = relu(x), b = neg(x), then a chain of ``length`` Adds that starts from a + b: exactly two valid orders.
+
+    More operations than orders are enumerated for, so the check draws seeded random orders, nearly all of
+    which repeat one of the two.
+    """
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"]),
+             helper.make_node("Add", ["a", "b"], ["c0"])]
+    nodes += [helper.make_node("Add", [f"c{k}", f"c{k}"], [f"c{k + 1}"]) for k in range(length)]
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph(nodes, "two", [vi("x", TensorProto.FLOAT, [2])], [vi(f"c{length}", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+def _count_executions(monkeypatch: Any) -> list[int]:
+    import sonnx.orders
+
+    calls: list[int] = []
+    real = sonnx.orders.execute
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sonnx.orders, "execute", counting)
+    return calls
+
+
+def test_orders_never_executes_a_schedule_twice(tmp_path: Path, monkeypatch: Any) -> None:
+    from sonnx.loader import load_model
+    from sonnx.orders import check_orders
+
+    model = load_model(str(_two_order_chain(tmp_path / "two.onnx")))
+    calls = _count_executions(monkeypatch)
+    verdict = check_orders(model, 3, seed=0)
+    schedules = verdict.details["schedules"]
+    assert verdict.status.name == "TESTED"
+    assert len({s["sha256"] for s in schedules}) == len(schedules) == 2  # file order and the other one
+    assert len(calls) == 2  # one execution per distinct schedule; the repeated draws ran nothing
+
+
+def test_orders_on_a_single_order_model_runs_it_once(tmp_path: Path, monkeypatch: Any) -> None:
+    from sonnx.loader import load_model
+    from sonnx.orders import check_orders
+
+    nodes = [helper.make_node("Relu", ["x"], ["y0"])]
+    nodes += [helper.make_node("Neg", [f"y{k}"], [f"y{k + 1}"]) for k in range(60)]
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph(nodes, "chain", [vi("x", TensorProto.FLOAT, [2])], [vi("y60", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, tmp_path / "chain.onnx")
+    calls = _count_executions(monkeypatch)
+    verdict = check_orders(load_model(str(tmp_path / "chain.onnx")), 5, seed=0)
+    assert verdict.status.name == "PROVED" and len(calls) == 1
