@@ -193,3 +193,62 @@ def test_orders_on_a_single_order_model_runs_it_once(tmp_path: Path, monkeypatch
     calls = _count_executions(monkeypatch)
     verdict = check_orders(load_model(str(tmp_path / "chain.onnx")), 5, seed=0)
     assert verdict.status.name == "PROVED" and len(calls) == 1
+
+
+def test_run_states_its_thread_count(tmp_path: Path) -> None:
+    model = diamond(tmp_path / "d.onnx")
+    code, out, err = call(main, "run", str(model), "--threads", "1", "--json")
+    assert code == 0, err
+    threads = json.loads(out)["threads"]
+    assert threads["requested"] == 1
+    assert all(n == 1 for n in threads["blas"].values())  # every BLAS pool found ran with one thread
+    code, out, _ = call(main, "run", str(model), "--threads", "1")
+    assert code == 0 and "threads: 1 (" in out
+
+
+def test_run_refuses_a_thread_count_below_one(tmp_path: Path) -> None:
+    code, out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--threads", "0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--threads 0" in err
+
+
+def test_profile_counts_every_operation_and_the_largest_live_set(tmp_path: Path) -> None:
+    """Diamond on a float32 [2, 3] input (24 bytes a value): x, a, b and c are live together once c is
+    computed (x and b are last read there), so the largest live set is 4 x 24 = 96 bytes."""
+    code, out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--profile", "--repeat", "2", "--json")
+    assert code == 0, err
+    prof = json.loads(out)["profile"]
+    assert prof["runs"] == 2
+    assert sorted((o["operator"], o["count"]) for o in prof["operators"]) == [("Add", 3), ("Relu", 1)]
+    assert [o["index"] for o in prof["operations"]] == [0, 1, 2, 3]
+    assert all(o["output_bytes"] == 24 for o in prof["operations"])
+    assert prof["peak_live_bytes"] == 96 and prof["input_bytes"] == 24 and prof["weights_bytes"] == 0
+    assert len(prof["top"]) == 4 and abs(sum(o["share"] for o in prof["operators"]) - 1) < 1e-9
+    code, text, _ = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--profile")
+    assert code == 0 and "largest live set 96 B" in text and "top 4 operations:" in text
+
+
+def test_trace_has_one_complete_event_per_firing_in_time_order(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
+    code, _out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--trace", str(trace), "--repeat", "3")
+    assert code == 0, err
+    events = json.loads(trace.read_text())
+    assert isinstance(events, list)
+    for e in events:
+        assert set(e) == {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"} and e["ph"] == "X"
+        assert e["dur"] >= 0 and e["ts"] >= 0
+    runs = [e for e in events if e["cat"] == "Session"]
+    nodes = [e for e in events if e["cat"] == "Node"]
+    assert len(runs) == 3 and len(nodes) == 3 * 4 and len(events) == len(runs) + len(nodes)
+    assert [e["ts"] for e in events] == sorted(e["ts"] for e in events)
+    for run_event in runs:
+        mine = [e for e in nodes if e["args"]["run"] == run_event["args"]["run"]]
+        assert [e["args"]["node_index"] for e in mine] == [0, 1, 2, 3]
+        assert [e["args"]["op_name"] for e in mine] == ["Add", "Relu", "Add", "Add"]
+        for e in mine:
+            assert run_event["ts"] <= e["ts"] and e["ts"] + e["dur"] <= run_event["ts"] + run_event["dur"] + 1e-3
+
+
+def test_trace_refuses_to_overwrite_the_model(tmp_path: Path) -> None:
+    model = diamond(tmp_path / "d.onnx")
+    code, out, err = call(main, "run", str(model), "--trace", str(model))
+    assert code == 2 and out == "" and "--trace" in err and onnx.load(str(model)).graph.node
