@@ -142,14 +142,20 @@ class BoundKernel:
     Calling it is :func:`call_kernel` with the work that does not change from
     one call to the next done once: the keyword arguments (attributes with
     defaults, the output count) are built here. List-valued attributes are
-    passed as fresh lists on every call, so that a kernel that changes a list
-    it was given cannot change what the next call receives.
+    passed as fresh lists on every call, and tensor-valued ones are made
+    read-only, so that a kernel that changes what it was given cannot change
+    what the next call receives.
     """
 
     __slots__ = ("_fn", "_kwargs", "_label", "_lists", "_needs_scope", "_outputs", "_want")
 
     def __init__(self, kernel: Kernel, operation: Operation, attributes: Mapping[str, Any]) -> None:
         kwargs: dict[str, Any] = dict(attributes)
+        for value in kwargs.values():
+            # a tensor attribute is decoded once and given to every call: read-only, so that a kernel
+            # writing into it fails loudly instead of changing what the next call receives
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
         if kernel.output_count_as is not None:
             kwargs[kernel.output_count_as] = len(operation.output_mapping)
         self._fn = kernel.fn
