@@ -155,10 +155,9 @@ FULL_SEQUENCE = 128
 
 def full_models() -> dict[str, tuple[Callable[[], Any], Callable[[], dict[str, np.ndarray]]]]:
     """name -> (model factory, seeded input arrays by input name) for the benchmark's full-size models."""
-    tv = _torchvision()
-    from transformers import BertConfig, BertModel, GPT2Config, GPT2Model
-
+    tv = _torchvision()  # before transformers, which imports torchvision itself
     import torch
+    from transformers import BertConfig, BertModel, GPT2Config, GPT2Model
 
     class Hidden(torch.nn.Module):
         """A transformers model called with keywords, returning its last hidden state."""

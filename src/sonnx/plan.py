@@ -55,7 +55,8 @@ class NumpyInterpretation:
     """
 
     def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:
-        self.model = model
+        # the opsets, not the model: a plan cached per model must not keep its model alive
+        self.opset_imports = model.opset_imports
         self.registry = registry
         self._bound: dict[int, tuple[Operation, BoundKernel]] = {}
         self._initial: dict[int, tuple[Tensor, Any]] = {}
@@ -77,7 +78,7 @@ class NumpyInterpretation:
         if entry is not None and entry[0] is operation:
             return entry[1]
         domain = operation.domain
-        version = self.model.opset_imports.get(domain)
+        version = self.opset_imports.get(domain)
         if version is None:
             raise ExecutionError(f"{operation.label}: the model imports no opset for domain {domain or 'ai.onnx'!r}")
         kernel, schema = self.registry.lookup(domain, operation.operator, version)
@@ -447,11 +448,14 @@ class GraphPlan:
 
 
 class ModelPlan:
-    """The plan of a model's main graph for :func:`sonnx.executor.execute` (outputs kept, the rest dropped)."""
+    """The plan of a model's main graph for :func:`sonnx.executor.execute` (outputs kept, the rest dropped).
+
+    It holds the model's graph but not the model itself, so that a cache keyed
+    weakly by the model lets both go together.
+    """
 
     def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:
         check_supported(model, registry)
-        self.model = model
         self.registry = registry
         self.interpretation = NumpyInterpretation(model, registry)
         g = model.graph

@@ -183,3 +183,16 @@ def test_the_comparison_catches_a_plan_that_loses_an_attribute(monkeypatch: pyte
         monkeypatch.setattr(call, "_kwargs", {k: v for k, v in call._kwargs.items() if k != "alpha"})
     found = differences(broken, feeds)
     assert any(d.startswith("file order") for d in found), found
+
+
+def test_a_cached_plan_does_not_keep_its_model_alive() -> None:
+    import gc
+    import weakref
+
+    model = load_model(str(ROOT / "examples" / "cnn_block.onnx"))
+    execute(model, random_inputs(model, 0))
+    assert model_plan(model) is model_plan(model)  # made once, then reused
+    ref = weakref.ref(model)
+    del model
+    gc.collect()
+    assert ref() is None

@@ -194,8 +194,9 @@ class BoundKernel:
         out = tuple(_as_value(r) for r in results[:want])
         for position, (name, value) in enumerate(zip(self._outputs, out, strict=True)):
             if name and not is_value(value):
+                kind = type(value).__name__
                 raise KernelError(
-                    f"{self._label}: output {position} is a {type(value).__name__}, not a tensor, sequence, map or optional"
+                    f"{self._label}: output {position} is a {kind}, not a tensor, sequence, map or optional"
                 )
         return out
 
