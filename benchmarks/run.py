@@ -26,6 +26,7 @@ BENCHMARKS: dict[str, str] = {
     "structural": "bench_structural.py",
     "smt": "bench_smt.py",
     "executor": "bench_executor.py",
+    "real": "bench_real_models.py",
     "equiv": "equiv_ort.py",
     "partition": "partition_ort.py",
     "scoreboard": "backend_scoreboard.py",

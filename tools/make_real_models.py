@@ -13,6 +13,20 @@ scikit-learn and skl2onnx, in an environment of their own::
 It writes ``<model>.<exporter>.onnx`` for each model and ``manifest.json``
 (versions of the converters, input names and the shapes used).
 
+``--full`` writes instead the full-size models of the real-model benchmark
+(``benchmarks/bench_real_models.py``): torchvision's resnet18, squeezenet1_1,
+shufflenet_v2_x0_5, mobilenet_v3_small, efficientnet_b0, regnet_x_400mf and
+vit_b_16 at 1x3x224x224, and transformers' BERT-base and GPT-2 small at their
+published sizes with 128 tokens, each with seeded random weights (``weights=None``,
+configurations written out here: nothing is downloaded). They are too large to
+commit; the default folder ``benchmarks/models/`` is ignored by git::
+
+    /work/realenv/bin/python tools/make_real_models.py --full [--out benchmarks/models] [--only resnet18,...]
+
+Every full export uses the TorchScript exporter at opset 17 with constant
+folding, and writes ``<model>.onnx``, ``<model>.inputs.npz`` (seeded inputs)
+and ``manifest.json``.
+
 [Non-normative: PyPI's torchvision links its C extension against the CUDA
 build of torch; with a CPU-only torch its import fails while registering the
 ``torchvision::nms`` operator. No model here needs those operators, so the
@@ -135,6 +149,85 @@ def export_torch(out: Path) -> list[dict[str, Any]]:
     return written
 
 
+FULL_SEQUENCE = 128
+"""Tokens per input of the full-size text models."""
+
+
+def full_models() -> dict[str, tuple[Callable[[], Any], Callable[[], dict[str, np.ndarray]]]]:
+    """name -> (model factory, seeded input arrays by input name) for the benchmark's full-size models."""
+    tv = _torchvision()  # before transformers, which imports torchvision itself
+    import torch
+    from transformers import BertConfig, BertModel, GPT2Config, GPT2Model
+
+    class Hidden(torch.nn.Module):
+        """A transformers model called with keywords, returning its last hidden state."""
+
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).last_hidden_state
+
+
+    def image() -> dict[str, np.ndarray]:
+        return {"image": np.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(np.float32)}
+
+    def tokens(vocab: int) -> Callable[[], dict[str, np.ndarray]]:
+        def make() -> dict[str, np.ndarray]:
+            ids = np.random.default_rng(0).integers(0, vocab, size=(1, FULL_SEQUENCE), dtype=np.int64)
+            return {"input_ids": ids, "attention_mask": np.ones((1, FULL_SEQUENCE), dtype=np.int64)}
+
+        return make
+
+    m = tv.models
+    # BERT-base and GPT-2 small: the published sizes, written out (the library defaults are these too)
+    bert_cfg = dict(vocab_size=30522, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                    intermediate_size=3072, max_position_embeddings=512)
+    gpt2_cfg = dict(vocab_size=50257, n_positions=1024, n_embd=768, n_layer=12, n_head=12)
+    return {
+        "resnet18": (lambda: m.resnet18(weights=None), image),
+        "squeezenet1_1": (lambda: m.squeezenet1_1(weights=None), image),
+        "shufflenet_v2_x0_5": (lambda: m.shufflenet_v2_x0_5(weights=None), image),
+        "mobilenet_v3_small": (lambda: m.mobilenet_v3_small(weights=None), image),
+        "efficientnet_b0": (lambda: m.efficientnet_b0(weights=None), image),
+        "regnet_x_400mf": (lambda: m.regnet_x_400mf(weights=None), image),
+        "vit_b_16": (lambda: m.vit_b_16(weights=None), image),
+        "bert_base": (lambda: Hidden(BertModel(BertConfig(**bert_cfg))), tokens(bert_cfg["vocab_size"])),
+        "gpt2_small": (lambda: Hidden(GPT2Model(GPT2Config(**gpt2_cfg))), tokens(gpt2_cfg["vocab_size"])),
+    }
+
+
+def export_full(out: Path, only: list[str] | None) -> list[dict[str, Any]]:
+    """Export the full-size benchmark models (TorchScript exporter, opset 17), with their seeded inputs."""
+    import torch
+
+    torch.backends.mha.set_fastpath_enabled(False)
+    catalogue = full_models()
+    unknown = sorted(set(only or ()) - set(catalogue))
+    if unknown:
+        raise SystemExit(f"unknown model(s) {', '.join(unknown)}; known: {', '.join(catalogue)}")
+    written = []
+    for name, (factory, make_inputs) in catalogue.items():
+        if only and name not in only:
+            continue
+        torch.manual_seed(0)
+        model = factory().eval()
+        feeds = make_inputs()
+        names = list(feeds)
+        args = tuple(torch.from_numpy(feeds[n]) for n in names)
+        path = out / f"{name}.onnx"
+        with torch.no_grad():
+            torch.onnx.export(model, args, str(path), dynamo=False, opset_version=17, input_names=names,
+                              do_constant_folding=True)
+        np.savez(out / f"{name}.inputs.npz", **feeds)
+        entry = _describe(path, f"torch {torch.__version__} (torchscript)")
+        entry["inputs"] = {n: [list(v.shape), str(v.dtype)] for n, v in feeds.items()}
+        written.append(entry)
+        print(f"wrote {path}", flush=True)
+    return written
+
+
 def export_sklearn(out: Path) -> list[dict[str, Any]]:
     import sklearn
     from skl2onnx import to_onnx
@@ -192,9 +285,23 @@ def _describe(path: Path, producer: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--out", default=str(ROOT / "tests" / "data" / "real"))
+    ap.add_argument("--out", default=None, help="folder (default tests/data/real, with --full benchmarks/models)")
+    ap.add_argument("--full", action="store_true", help="the full-size models of benchmarks/bench_real_models.py")
+    ap.add_argument("--only", default="", help="with --full: comma-separated model names (default: all)")
     args = ap.parse_args(argv)
-    out = Path(args.out)
+    if args.full:
+        out = Path(args.out or ROOT / "benchmarks" / "models")
+        out.mkdir(parents=True, exist_ok=True)
+        entries = export_full(out, [n for n in args.only.split(",") if n] or None)
+        manifest_path = out / "manifest.json"
+        old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {"models": []}
+        kept = [e for e in old.get("models", []) if e["file"] not in {x["file"] for x in entries}]
+        manifest = {"onnx": onnx.__version__, "models": sorted(kept + entries, key=lambda e: e["file"])}
+        manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return 0
+    if args.only:
+        ap.error("--only needs --full")
+    out = Path(args.out or ROOT / "tests" / "data" / "real")
     out.mkdir(parents=True, exist_ok=True)
     entries = export_torch(out) + export_sklearn(out)
     import skl2onnx

@@ -1,142 +1,92 @@
 """The NumPy executor: the model's execution semantics run with NumPy arrays.
 
-:class:`NumpyInterpretation` is the value domain: it looks up the kernel of
-each operation (:mod:`sonnx.ops`) for the model's opset and calls it. The run
-itself is :func:`sonnx.model.semantics.run`, the same function that defines
-the semantics, with a scheduler chosen by the caller (file order, a seeded
-random valid order, last-ready first) and with values freed after their last
-use, so that peak memory stays near the largest set of live tensors.
+:class:`~sonnx.plan.NumpyInterpretation` is the value domain: it looks up the
+kernel of each operation (:mod:`sonnx.ops`) for the model's opset and calls
+it. A run is :func:`sonnx.model.semantics.run` with that interpretation, a
+scheduler chosen by the caller (file order, a seeded random valid order,
+last-ready first), and values freed after their last use, so that peak memory
+stays near the largest set of live tensors.
+
+:func:`execute` runs it through the model's compiled plan
+(:class:`sonnx.plan.ModelPlan`): kernels, attributes, lifetimes and the
+file-order firing sequence are worked out once per model object and reused
+by every later run (``sonnx run --repeat``, ``--orders``, cross-checks).
+:func:`execute_by_semantics` is the same run done literally by
+:func:`~sonnx.model.semantics.run`; a test holds the two equal.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Collection, Mapping, Sequence
+from typing import Any, Callable, Collection, Mapping
 from weakref import WeakKeyDictionary
 
 import numpy as np
 from onnx import TensorProto
-from onnx import defs as onnx_defs
 
 from .errors import ExecutionError
-from .model.graph import Model, Operation, Tensor, TensorType
-from .model.semantics import FileOrder, Scheduler, Scope, initial_state, outputs_of, run
-from .ops import REGISTRY, KernelRegistry, UnsupportedOperatorError, call_kernel
-from .ops.base import attributes_with_defaults
+from .model.graph import Model, TensorType
+from .model.semantics import FileOrder, Scheduler, initial_state, outputs_of, run
+from .ops import REGISTRY, KernelRegistry
 from .ops.values import numpy_dtype
+from .plan import ModelPlan, NumpyInterpretation, Probe, check_supported, unsupported_operators
 from .signature import check_inputs
 
+__all__ = [
+    "ModelPlan",
+    "NumpyInterpretation",
+    "Probe",
+    "check_supported",
+    "execute",
+    "execute_by_semantics",
+    "model_plan",
+    "random_array",
+    "random_inputs",
+    "timed_runs",
+    "unsupported_operators",
+]
 
-class NumpyInterpretation:
-    """Operators as NumPy kernels, under the opset versions the model imports."""
-
-    def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:
-        self.model = model
-        self.registry = registry
-        self._attrs: dict[int, dict[str, Any]] = {}
-
-    def initial_value(self, tensor: Tensor) -> Any:
-        assert tensor.initial_value is not None
-        return tensor.initial_value.read()
-
-    def apply(self, operation: Operation, args: Sequence[Any | None], scope: Scope[Any]) -> Sequence[Any]:
-        domain = operation.domain
-        version = self.model.opset_imports.get(domain)
-        if version is None:
-            raise ExecutionError(f"{operation.label}: the model imports no opset for domain {domain or 'ai.onnx'!r}")
-        kernel, schema = self.registry.lookup(domain, operation.operator, version)
-        key = id(operation)
-        attrs = self._attrs.get(key)
-        if attrs is None:
-            _check_operation_form(operation, schema)
-            attrs = attributes_with_defaults(operation, schema)
-            self._attrs[key] = attrs
-        return call_kernel(kernel, operation, args, attrs, scope)
+_PLANS: WeakKeyDictionary[Model, list[tuple[KernelRegistry, ModelPlan]]] = WeakKeyDictionary()
 
 
-def unsupported_operators(model: Model, registry: KernelRegistry = REGISTRY) -> list[str]:
-    """Every operator version used anywhere in the model (nested bodies too) that has no kernel, once each.
+def model_plan(model: Model, registry: KernelRegistry = REGISTRY) -> ModelPlan:
+    """The compiled plan of ``model`` under ``registry``, made on first use and kept as long as the model is.
 
-    Each entry reads ``domain::Operator-since_version (opset N)``, or says why no version applies; sorted.
+    A model that uses operators without a kernel raises
+    :class:`~sonnx.ops.UnsupportedOperatorError` (and nothing is kept). The
+    initial values are read once and shared read-only, so that a kernel
+    writing into its input by mistake fails loudly instead of changing the
+    weights of every later run.
     """
-    found: dict[tuple[str, str], str] = {}
-    for _path, graph in model.graph.nested():
-        for op in graph.operations:
-            key = (op.domain, op.operator)
-            if key in found:
-                continue
-            domain = op.domain or "ai.onnx"
-            version = model.opset_imports.get(op.domain)
-            if version is None:
-                found[key] = f"{domain}::{op.operator} (the model imports no opset for {domain})"
-                continue
-            try:
-                since = registry.schema(op.domain, op.operator, version).since_version
-            except UnsupportedOperatorError:
-                found[key] = f"{domain}::{op.operator} (no schema at opset {version})"
-                continue
-            if (op.domain, op.operator, since) not in registry:
-                found[key] = f"{domain}::{op.operator}-{since} (opset {version})"
-    return sorted(found.values())
+    entries = _PLANS.setdefault(model, [])
+    for reg, plan in entries:
+        if reg is registry:
+            return plan
+    plan = ModelPlan(model, registry)
+    entries.append((registry, plan))
+    return plan
 
 
-def check_supported(model: Model, registry: KernelRegistry = REGISTRY) -> None:
-    """Refuse, before any work, a model that uses operators without a kernel: all of them in one message."""
-    missing = unsupported_operators(model, registry)
+def _prepared_inputs(model: Model, inputs: Mapping[str, Any], initial: Collection[str]) -> dict[str, Any]:
+    g = model.graph
+    missing = [n for n in g.inputs if n not in inputs and n not in initial]
     if missing:
-        raise UnsupportedOperatorError(
-            f"{len(missing)} operator(s) without a kernel: {'; '.join(missing)}"
-        )
+        raise ExecutionError(f"no value given for graph input(s): {', '.join(missing)}")
+    unknown = sorted(set(inputs) - set(g.inputs))
+    if unknown:
+        raise ExecutionError(f"not graph inputs of the model: {', '.join(unknown)}")
+    # a NumPy scalar stands for the 0-d array of its type
+    feeds = {k: np.asarray(v) if isinstance(v, np.generic) else v for k, v in inputs.items()}
+    check_inputs(model, feeds)
+    return feeds
 
 
-_SINGLE = onnx_defs.OpSchema.FormalParameterOption.Single
-
-
-def _check_operation_form(operation: Operation, schema: onnx_defs.OpSchema) -> None:
-    """Refuse an operation its schema does not describe: an attribute the schema does not declare,
-    or a required (non-optional) input left out with the empty name.
-
-    [An undeclared attribute would otherwise reach the kernel as a keyword
-    argument and could stand in for an input of the same name.]
-    """
-    undeclared = sorted(a.name for a in operation.attributes if a.name not in schema.attributes)
-    if undeclared:
-        raise ExecutionError(
-            f"{operation.label}: attribute(s) {', '.join(map(repr, undeclared))} not declared by "
-            f"{schema.name}-{schema.since_version}"
-        )
-    formals = schema.inputs
-    for k, name in enumerate(operation.input_mapping):
-        if name or k >= len(formals):
-            continue
-        formal = formals[k]
-        if formal.option == _SINGLE:
-            raise ExecutionError(
-                f"{operation.label}: required input {k} ({formal.name}) is left out (an empty name); "
-                f"only optional inputs may be"
-            )
-
-
-_INITIAL_VALUES: WeakKeyDictionary[Model, dict[str, Any]] = WeakKeyDictionary()
-
-
-def _initial_values(model: Model, interpretation: NumpyInterpretation) -> dict[str, Any]:
-    """The main graph's initializers as arrays, read once per model and then shared read-only.
-
-    Read-only, so that a kernel writing into its input by mistake fails
-    loudly instead of changing the weights of every later run.
-    """
-    cached = _INITIAL_VALUES.get(model)
-    if cached is None:
-        cached = {}
-        g = model.graph
-        for n in g.initialized:
-            value = interpretation.initial_value(g.tensors[n])
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-            cached[n] = value
-        _INITIAL_VALUES[model] = cached
-    return cached
+def _outputs(model: Model, final: Mapping[str, Any]) -> dict[str, Any]:
+    g = model.graph
+    missing = [n for n in g.outputs if n not in final]
+    if missing:
+        raise ExecutionError(f"execution ended without a value for graph outputs without a value: {', '.join(missing)}")
+    return {n: final[n] for n in g.outputs}
 
 
 def execute(
@@ -145,30 +95,43 @@ def execute(
     scheduler: Scheduler | None = None,
     registry: KernelRegistry = REGISTRY,
     nested: Callable[[], Scheduler] = FileOrder,
+    probe: Probe | None = None,
 ) -> dict[str, np.ndarray]:
     """Run ``model`` on ``inputs`` (by graph-input name); return its outputs by name.
 
     ``scheduler`` orders the main graph's operations (file order by default);
     ``nested`` makes a fresh scheduler for each run of a nested graph.
+    ``probe``, when given, records each firing's time and bytes
+    (``sonnx run --profile``).
 
     A graph input with an initializer may be left out (its initial value is
     used). Any other missing input, or an output left without a value, is an
     :class:`ExecutionError`.
     """
+    plan = model_plan(model, registry)
+    feeds = _prepared_inputs(model, inputs, plan.initial)
+    if type(scheduler) is FileOrder and not len(scheduler):
+        scheduler = None  # a fresh file order: the plan's fixed sequence
+    return _outputs(model, plan.run(feeds, scheduler, nested, probe))
+
+
+def execute_by_semantics(
+    model: Model,
+    inputs: Mapping[str, np.ndarray],
+    scheduler: Scheduler | None = None,
+    registry: KernelRegistry = REGISTRY,
+    nested: Callable[[], Scheduler] = FileOrder,
+) -> dict[str, np.ndarray]:
+    """:func:`execute` done literally: :func:`sonnx.model.semantics.run` with a fresh interpretation, no plan.
+
+    Slower; kept as the reference the plan is tested against.
+    """
     g = model.graph
     check_supported(model, registry)
     interp = NumpyInterpretation(model, registry)
-    initial = _initial_values(model, interp)
-    missing = [n for n in g.inputs if n not in inputs and n not in initial]
-    if missing:
-        raise ExecutionError(f"no value given for graph input(s): {', '.join(missing)}")
-    unknown = sorted(set(inputs) - set(g.inputs))
-    if unknown:
-        raise ExecutionError(f"not graph inputs of the model: {', '.join(unknown)}")
-    # a NumPy scalar stands for the 0-d array of its type
-    inputs = {k: np.asarray(v) if isinstance(v, np.generic) else v for k, v in inputs.items()}
-    check_inputs(model, inputs)
-    state = initial_state(g, dict(inputs), initial)
+    initial = {n: interp.initial_value(g.tensors[n]) for n in g.initialized}
+    feeds = _prepared_inputs(model, inputs, initial)
+    state = initial_state(g, dict(feeds), initial)
     final = run(
         g, state, interp, scheduler if scheduler is not None else FileOrder(), nested, keep=frozenset(g.outputs)
     )

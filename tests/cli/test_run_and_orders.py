@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -132,3 +133,122 @@ def test_sampled_orders_are_tested_not_proved(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["models"][0]["outcome"] == "TESTED"
     _code, text, _ = call(check_main, "--orders", "3", str(tmp_path / "wide.onnx"))
     assert "result: TESTED" in text and "1 tested" in text
+
+
+def _two_order_chain(path: Path, length: int = 45) -> Path:
+    """a = relu(x), b = neg(x), then a chain of ``length`` Adds that starts from a + b: exactly two valid orders.
+
+    More operations than orders are enumerated for, so the check draws seeded random orders, nearly all of
+    which repeat one of the two.
+    """
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Neg", ["x"], ["b"]),
+             helper.make_node("Add", ["a", "b"], ["c0"])]
+    nodes += [helper.make_node("Add", [f"c{k}", f"c{k}"], [f"c{k + 1}"]) for k in range(length)]
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph(nodes, "two", [vi("x", TensorProto.FLOAT, [2])], [vi(f"c{length}", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, path)
+    return path
+
+
+def _count_executions(monkeypatch: Any) -> list[int]:
+    import sonnx.orders
+
+    calls: list[int] = []
+    real = sonnx.orders.execute
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sonnx.orders, "execute", counting)
+    return calls
+
+
+def test_orders_never_executes_a_schedule_twice(tmp_path: Path, monkeypatch: Any) -> None:
+    from sonnx.loader import load_model
+    from sonnx.orders import check_orders
+
+    model = load_model(str(_two_order_chain(tmp_path / "two.onnx")))
+    calls = _count_executions(monkeypatch)
+    verdict = check_orders(model, 3, seed=0)
+    schedules = verdict.details["schedules"]
+    assert verdict.status.name == "TESTED"
+    assert len({s["sha256"] for s in schedules}) == len(schedules) == 2  # file order and the other one
+    assert len(calls) == 2  # one execution per distinct schedule; the repeated draws ran nothing
+
+
+def test_orders_on_a_single_order_model_runs_it_once(tmp_path: Path, monkeypatch: Any) -> None:
+    from sonnx.loader import load_model
+    from sonnx.orders import check_orders
+
+    nodes = [helper.make_node("Relu", ["x"], ["y0"])]
+    nodes += [helper.make_node("Neg", [f"y{k}"], [f"y{k + 1}"]) for k in range(60)]
+    vi = helper.make_tensor_value_info
+    g = helper.make_graph(nodes, "chain", [vi("x", TensorProto.FLOAT, [2])], [vi("y60", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, tmp_path / "chain.onnx")
+    calls = _count_executions(monkeypatch)
+    verdict = check_orders(load_model(str(tmp_path / "chain.onnx")), 5, seed=0)
+    assert verdict.status.name == "PROVED" and len(calls) == 1
+
+
+def test_run_states_its_thread_count(tmp_path: Path) -> None:
+    model = diamond(tmp_path / "d.onnx")
+    code, out, err = call(main, "run", str(model), "--threads", "1", "--json")
+    assert code == 0, err
+    threads = json.loads(out)["threads"]
+    assert threads["requested"] == 1
+    assert all(n == 1 for n in threads["blas"].values())  # every BLAS pool found ran with one thread
+    code, out, _ = call(main, "run", str(model), "--threads", "1")
+    assert code == 0 and "threads: 1 (" in out
+
+
+def test_run_refuses_a_thread_count_below_one(tmp_path: Path) -> None:
+    code, out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--threads", "0")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--threads 0" in err
+
+
+def test_profile_counts_every_operation_and_the_largest_live_set(tmp_path: Path) -> None:
+    """Diamond on a float32 [2, 3] input (24 bytes a value): x, a, b and c are live together once c is
+    computed (x and b are last read there), so the largest live set is 4 x 24 = 96 bytes."""
+    code, out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--profile", "--repeat", "2", "--json")
+    assert code == 0, err
+    prof = json.loads(out)["profile"]
+    assert prof["runs"] == 2
+    assert sorted((o["operator"], o["count"]) for o in prof["operators"]) == [("Add", 3), ("Relu", 1)]
+    assert [o["index"] for o in prof["operations"]] == [0, 1, 2, 3]
+    assert all(o["output_bytes"] == 24 for o in prof["operations"])
+    assert prof["peak_live_bytes"] == 96 and prof["input_bytes"] == 24 and prof["weights_bytes"] == 0
+    assert len(prof["top"]) == 4 and abs(sum(o["share"] for o in prof["operators"]) - 1) < 1e-9
+    code, text, _ = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--profile")
+    assert code == 0 and "largest live set 96 B" in text and "top 4 operations:" in text
+
+
+def test_trace_has_one_complete_event_per_firing_in_time_order(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
+    code, _out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--trace", str(trace), "--repeat", "3")
+    assert code == 0, err
+    events = json.loads(trace.read_text())
+    assert isinstance(events, list)
+    for e in events:
+        assert set(e) == {"name", "cat", "ph", "ts", "dur", "pid", "tid", "args"} and e["ph"] == "X"
+        assert e["dur"] >= 0 and e["ts"] >= 0
+    runs = [e for e in events if e["cat"] == "Session"]
+    nodes = [e for e in events if e["cat"] == "Node"]
+    assert len(runs) == 3 and len(nodes) == 3 * 4 and len(events) == len(runs) + len(nodes)
+    assert [e["ts"] for e in events] == sorted(e["ts"] for e in events)
+    for run_event in runs:
+        mine = [e for e in nodes if e["args"]["run"] == run_event["args"]["run"]]
+        assert [e["args"]["node_index"] for e in mine] == [0, 1, 2, 3]
+        assert [e["args"]["op_name"] for e in mine] == ["Add", "Relu", "Add", "Add"]
+        for e in mine:
+            assert run_event["ts"] <= e["ts"] and e["ts"] + e["dur"] <= run_event["ts"] + run_event["dur"] + 1e-3
+
+
+def test_trace_refuses_to_overwrite_the_model(tmp_path: Path) -> None:
+    model = diamond(tmp_path / "d.onnx")
+    code, out, err = call(main, "run", str(model), "--trace", str(model))
+    assert code == 2 and out == "" and "--trace" in err and onnx.load(str(model)).graph.node

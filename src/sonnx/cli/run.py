@@ -5,22 +5,32 @@ NAME=FILE.npy``, or are drawn from the declared types with ``--seed``.
 Outputs go to ``--output FILE.npz`` (keyed by output name) and are summarised
 on stdout (``--json``: as JSON). ``--repeat N`` times N runs after one
 warm-up and prints ``min X s, median Y s``.
+
+``--threads N`` sets NumPy's BLAS thread pool for the runs (default: the
+machine's cores); the count is stated in the output. ``--profile`` runs the
+model again with per-operation timers, ``max(1, --repeat)`` times after the
+timed runs, and prints where the time and memory go
+(:mod:`sonnx.profiling`); ``--trace FILE.json`` writes those runs as a Chrome
+trace.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 from typing import Callable, TextIO
 
 import numpy as np
 
 from ..errors import UsageError
-from ..executor import execute, timed_runs
-from ..files import refuse_overwrite, write_npz
+from ..executor import Probe, execute, model_plan, timed_runs
+from ..files import refuse_overwrite, write_atomically, write_npz
 from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
+from ..profiling import summarise, trace_events
+from ..threads import blas_threads, check_threads, machine_cores
 from .common import add_json, add_progress, add_seed, progress_for, write_json
 
 
@@ -44,6 +54,11 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, keyed by output name")
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N runs after a warm-up")
     p.add_argument("--schedule", default="file", help="file (default), lifo, or random:SEED")
+    p.add_argument("--threads", type=int, default=None, metavar="N",
+                   help="threads of NumPy's BLAS pool (default: the machine's cores)")
+    p.add_argument("--profile", action="store_true",
+                   help="time every operation (max(1, --repeat) extra runs): operator types, top 10, peak live bytes")
+    p.add_argument("--trace", metavar="FILE.json", help="write the profiled runs as a Chrome trace (implies profiling)")
     add_json(p, "the outputs' types and shapes (and the timings)")
     add_progress(p)
 
@@ -51,35 +66,68 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     if args.repeat < 0:
         raise UsageError("--repeat must be at least 0")
+    threads = check_threads(args.threads) if args.threads is not None else machine_cores()
     make_scheduler = scheduler_factory(args.schedule)
+    sources = [args.model, *([args.inputs] if args.inputs else [])]
     if args.output:
-        refuse_overwrite(args.output, [args.model, *([args.inputs] if args.inputs else [])], "--output")
+        refuse_overwrite(args.output, sources, "--output")
+    if args.trace:
+        refuse_overwrite(args.trace, sources, "--trace")
     say = progress_for(args, prog, stderr)
     say(f"loading {args.model}")
     model = load_model(args.model)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
-    say("running")
-    outputs = execute(model, feeds, make_scheduler())
-    if args.output:
-        write_npz(args.output, outputs)
-    times = []
-    if args.repeat:
-        say(f"timing {args.repeat} runs")
-        times = timed_runs(model, feeds, make_scheduler, args.repeat)
+    profiled = args.profile or bool(args.trace)
+    with blas_threads(threads) as pools:
+        say(f"running ({threads} BLAS thread{'s' if threads != 1 else ''})")
+        outputs = execute(model, feeds, make_scheduler())
+        if args.output:
+            write_npz(args.output, outputs)
+        times = []
+        if args.repeat:
+            say(f"timing {args.repeat} runs")
+            times = timed_runs(model, feeds, make_scheduler, args.repeat)
+        probes: list[Probe] = []
+        if profiled:
+            say(f"profiling {max(1, args.repeat)} run(s)")
+            for _ in range(max(1, args.repeat)):
+                probe = Probe()
+                execute(model, feeds, make_scheduler(), probe=probe)
+                probes.append(probe)
     say("done")
+    profile = summarise(model_plan(model), probes) if probes else None
+    if args.trace:
+        events = trace_events(model_plan(model), probes)
+        write_atomically(args.trace, lambda fh: fh.write(json.dumps(events).encode("utf-8")))
     shapes = {name: (str(np.asarray(v).dtype), list(np.asarray(v).shape)) for name, v in outputs.items()}
     if args.json:
         doc: dict[str, object] = {
             "model": args.model,
             "outputs": {n: {"dtype": d, "shape": s} for n, (d, s) in shapes.items()},
             "written": args.output,
+            "threads": {"requested": threads, "blas": pools},
         }
         if times:
             doc["timing"] = {"runs": len(times), "min_s": min(times), "median_s": statistics.median(times)}
+        if profile is not None:
+            doc["profile"] = profile.as_json()
+        if args.trace:
+            doc["trace"] = args.trace
         write_json(stdout, doc)
         return 0
     for name, (dtype, shape) in shapes.items():
         stdout.write(f"{name}: {dtype} {shape}\n")
+    stdout.write(f"threads: {threads} ({_pools_text(pools)})\n")
     if times:
         stdout.write(f"min {min(times):.6f} s, median {statistics.median(times):.6f} s\n")
+    if profile is not None:
+        stdout.write("\n".join(profile.text_lines()) + "\n")
+    if args.trace:
+        stdout.write(f"trace: {args.trace}\n")
     return 0
+
+
+def _pools_text(pools: dict[str, int]) -> str:
+    if not pools:
+        return "no BLAS thread pool found: the count was not applied"
+    return ", ".join(f"{lib} {n} thread{'s' if n != 1 else ''}" for lib, n in sorted(pools.items()))

@@ -165,8 +165,12 @@ def executable(graph: Graph, state: State[V]) -> Tuple[int, ...]:
     return tuple(i for i in range(len(graph.operations)) if is_executable(graph, state, i))
 
 
-class _GraphScope(Generic[V]):
-    """The scope a running graph offers to control-flow operations."""
+class GraphScope(Generic[V]):
+    """The scope a running graph offers to control-flow operations.
+
+    ``values`` is the running graph's own (live) mapping: a nested graph run
+    from it sees the outer tensors as they are when its operation fires.
+    """
 
     def __init__(
         self, values: Mapping[str, V], interpretation: Interpretation[V], make_scheduler: Callable[[], Scheduler]
@@ -206,7 +210,7 @@ def _fire_into(
     op: Operation, values: dict[str, V], interpretation: Interpretation[V], make_scheduler: Callable[[], Scheduler]
 ) -> None:
     args = [values[n] if n else None for n in op.input_mapping]
-    scope = _GraphScope(values, interpretation, make_scheduler)
+    scope = GraphScope(values, interpretation, make_scheduler)
     results = interpretation.apply(op, args, scope)
     if len(results) != len(op.output_mapping):
         got, want = len(results), len(op.output_mapping)

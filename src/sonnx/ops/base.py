@@ -136,6 +136,71 @@ def _as_value(value: Any) -> Any:
     return value
 
 
+class BoundKernel:
+    """A kernel bound to one operation and its decoded attributes, ready to be called many times.
+
+    Calling it is :func:`call_kernel` with the work that does not change from
+    one call to the next done once: the keyword arguments (attributes with
+    defaults, the output count) are built here. List-valued attributes are
+    passed as fresh lists on every call, and tensor-valued ones are made
+    read-only, so that a kernel that changes what it was given cannot change
+    what the next call receives.
+    """
+
+    __slots__ = ("_fn", "_kwargs", "_label", "_lists", "_needs_scope", "_outputs", "_want")
+
+    def __init__(self, kernel: Kernel, operation: Operation, attributes: Mapping[str, Any]) -> None:
+        kwargs: dict[str, Any] = dict(attributes)
+        for value in kwargs.values():
+            # a tensor attribute is decoded once and given to every call: read-only, so that a kernel
+            # writing into it fails loudly instead of changing what the next call receives
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        if kernel.output_count_as is not None:
+            kwargs[kernel.output_count_as] = len(operation.output_mapping)
+        self._fn = kernel.fn
+        self._kwargs = kwargs
+        self._lists = tuple(k for k, v in kwargs.items() if isinstance(v, list))
+        self._needs_scope = kernel.needs_scope
+        self._want = len(operation.output_mapping)
+        self._outputs = operation.output_mapping
+        self._label = operation.label
+
+    @property
+    def needs_scope(self) -> bool:
+        """Whether the kernel runs nested graphs (it is then called with the running graph's scope)."""
+        return self._needs_scope
+
+    def __call__(self, inputs: Sequence[Any | None], scope: Any = None) -> Tuple[Any, ...]:
+        kwargs = self._kwargs
+        if self._lists or self._needs_scope:
+            kwargs = dict(kwargs)
+            for k in self._lists:
+                kwargs[k] = list(kwargs[k])
+            if self._needs_scope:
+                kwargs["scope"] = scope
+        try:
+            result = self._fn(*inputs, **kwargs)
+        except SonnxError:
+            raise
+        except (ValueError, IndexError, TypeError) as exc:
+            raise KernelError(f"{self._label}: {type(exc).__name__}: {exc}") from None
+        want = self._want
+        if type(result) is np.ndarray and want == 1:  # the common case: one array for one output
+            return (result,)
+        results = result if isinstance(result, tuple) else (result,)
+        if len(results) < want:
+            raise KernelError(f"{self._label}: the kernel gave {len(results)} outputs, the operation names {want}")
+        out = tuple(_as_value(r) for r in results[:want])
+        for position, (name, value) in enumerate(zip(self._outputs, out, strict=True)):
+            if name and not is_value(value):
+                kind = type(value).__name__
+                raise KernelError(
+                    f"{self._label}: output {position} is a {kind}, not a tensor, sequence, map or optional"
+                )
+        return out
+
+
 def call_kernel(
     kernel: Kernel,
     operation: Operation,
@@ -147,29 +212,9 @@ def call_kernel(
 
     A kernel may compute more optional outputs than the operation names
     (MaxPool's indices, say); the extra ones are dropped. Fewer is an error.
+    (:class:`BoundKernel` is the same call prepared once for many calls.)
     """
-    kwargs = dict(attributes)
-    if kernel.needs_scope:
-        kwargs["scope"] = scope
-    if kernel.output_count_as is not None:
-        kwargs[kernel.output_count_as] = len(operation.output_mapping)
-    try:
-        result = kernel.fn(*inputs, **kwargs)
-    except SonnxError:
-        raise
-    except (ValueError, IndexError, TypeError) as exc:
-        raise KernelError(f"{operation.label}: {type(exc).__name__}: {exc}") from None
-    results = result if isinstance(result, tuple) else (result,)
-    want = len(operation.output_mapping)
-    if len(results) < want:
-        raise KernelError(f"{operation.label}: the kernel gave {len(results)} outputs, the operation names {want}")
-    out = tuple(_as_value(r) for r in results[:want])
-    for k, (name, value) in enumerate(zip(operation.output_mapping, out, strict=True)):
-        if name and not is_value(value):
-            raise KernelError(
-                f"{operation.label}: output {k} is a {type(value).__name__}, not a tensor, sequence, map or optional"
-            )
-    return out
+    return BoundKernel(kernel, operation, attributes)(inputs, scope)
 
 
 def operator_modules(package: str, names: Sequence[str]) -> Tuple[ModuleType, ...]:

@@ -1,0 +1,475 @@
+"""The compiled plan: the executor's implementation of the execution semantics, prepared once per model.
+
+:func:`sonnx.model.semantics.run` defines a run. Done literally, it works out
+again on every run what does not change from one run to the next: the kernel
+and schema of each operation, its attributes with their defaults, the tensors
+each operation requires, which operations wait for which tensor, how many
+operations read each tensor. A :class:`GraphPlan` works these out once:
+
+* for every operation, its kernel bound to its decoded attributes
+  (:class:`sonnx.ops.base.BoundKernel`), after the same form check the
+  interpretation makes (an undeclared attribute, a required input left out);
+* the required inputs, the operations waiting for each name, the initial
+  count of missing inputs and the initially executable operations;
+* for each name, the number of operations that require it, so that a value is
+  dropped after its last reader (the ``keep`` mode of ``run``);
+* the firing sequence under :class:`~sonnx.model.semantics.FileOrder`, and
+  after each firing the names ``run`` drops then. Which operations fire, in
+  which order, and which values are dropped depend only on names (every
+  operation that fires gives a value to every name of its output mapping),
+  never on the values, so a file-order run is a loop over a fixed list.
+
+Any other scheduler runs the same algorithm as ``run`` over the prepared
+tables. Nested graphs (``If``, ``Loop``, ``Scan`` bodies) run through
+``run`` itself, with the plan's interpretation, whose kernels and attributes
+are also resolved once per operation.
+
+That a plan is an implementation of ``run`` is tested, not assumed:
+``tests/model/test_plan_equivalence.py`` runs both on every example model,
+every onnx backend node case and every stored real model and demands the same
+firing sequence and bit-identical outputs.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Collection, Mapping, Sequence
+
+import numpy as np
+from onnx import defs as onnx_defs
+
+from .errors import ExecutionError
+from .model.graph import Graph, Model, Operation, Tensor
+from .model.semantics import FileOrder, GraphScope, Scheduler, Scope
+from .ops import REGISTRY, KernelRegistry, UnsupportedOperatorError
+from .ops.base import BoundKernel, attributes_with_defaults
+
+
+class NumpyInterpretation:
+    """Operators as NumPy kernels, under the opset versions the model imports.
+
+    Kernels, schemas and attributes are resolved on an operation's first
+    firing and kept for later firings (nested graphs fire their operations
+    again on every run). Initial values of nested graphs are read once and
+    kept read-only, like the main graph's.
+    """
+
+    def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:
+        # the opsets, not the model: a plan cached per model must not keep its model alive
+        self.opset_imports = model.opset_imports
+        self.registry = registry
+        self._bound: dict[int, tuple[Operation, BoundKernel]] = {}
+        self._initial: dict[int, tuple[Tensor, Any]] = {}
+
+    def initial_value(self, tensor: Tensor) -> Any:
+        cached = self._initial.get(id(tensor))
+        if cached is not None and cached[0] is tensor:
+            return cached[1]
+        assert tensor.initial_value is not None
+        value = tensor.initial_value.read()
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+        self._initial[id(tensor)] = (tensor, value)  # the tensor is kept, so its id is not reused
+        return value
+
+    def bind(self, operation: Operation) -> BoundKernel:
+        """The operation's kernel bound to its attributes; raises what firing it would raise."""
+        entry = self._bound.get(id(operation))
+        if entry is not None and entry[0] is operation:
+            return entry[1]
+        domain = operation.domain
+        version = self.opset_imports.get(domain)
+        if version is None:
+            raise ExecutionError(f"{operation.label}: the model imports no opset for domain {domain or 'ai.onnx'!r}")
+        kernel, schema = self.registry.lookup(domain, operation.operator, version)
+        _check_operation_form(operation, schema)
+        bound = BoundKernel(kernel, operation, attributes_with_defaults(operation, schema))
+        self._bound[id(operation)] = (operation, bound)
+        return bound
+
+    def apply(self, operation: Operation, args: Sequence[Any | None], scope: Scope[Any]) -> Sequence[Any]:
+        return self.bind(operation)(args, scope)
+
+
+def unsupported_operators(model: Model, registry: KernelRegistry = REGISTRY) -> list[str]:
+    """Every operator version used anywhere in the model (nested bodies too) that has no kernel, once each.
+
+    Each entry reads ``domain::Operator-since_version (opset N)``, or says why no version applies; sorted.
+    """
+    found: dict[tuple[str, str], str] = {}
+    for _path, graph in model.graph.nested():
+        for op in graph.operations:
+            key = (op.domain, op.operator)
+            if key in found:
+                continue
+            domain = op.domain or "ai.onnx"
+            version = model.opset_imports.get(op.domain)
+            if version is None:
+                found[key] = f"{domain}::{op.operator} (the model imports no opset for {domain})"
+                continue
+            try:
+                since = registry.schema(op.domain, op.operator, version).since_version
+            except UnsupportedOperatorError:
+                found[key] = f"{domain}::{op.operator} (no schema at opset {version})"
+                continue
+            if (op.domain, op.operator, since) not in registry:
+                found[key] = f"{domain}::{op.operator}-{since} (opset {version})"
+    return sorted(found.values())
+
+
+def check_supported(model: Model, registry: KernelRegistry = REGISTRY) -> None:
+    """Refuse, before any work, a model that uses operators without a kernel: all of them in one message."""
+    missing = unsupported_operators(model, registry)
+    if missing:
+        raise UnsupportedOperatorError(
+            f"{len(missing)} operator(s) without a kernel: {'; '.join(missing)}"
+        )
+
+
+_SINGLE = onnx_defs.OpSchema.FormalParameterOption.Single
+
+
+def _check_operation_form(operation: Operation, schema: onnx_defs.OpSchema) -> None:
+    """Refuse an operation its schema does not describe: an attribute the schema does not declare,
+    or a required (non-optional) input left out with the empty name.
+
+    [An undeclared attribute would otherwise reach the kernel as a keyword
+    argument and could stand in for an input of the same name.]
+    """
+    undeclared = sorted(a.name for a in operation.attributes if a.name not in schema.attributes)
+    if undeclared:
+        raise ExecutionError(
+            f"{operation.label}: attribute(s) {', '.join(map(repr, undeclared))} not declared by "
+            f"{schema.name}-{schema.since_version}"
+        )
+    formals = schema.inputs
+    for k, name in enumerate(operation.input_mapping):
+        if name or k >= len(formals):
+            continue
+        formal = formals[k]
+        if formal.option == _SINGLE:
+            raise ExecutionError(
+                f"{operation.label}: required input {k} ({formal.name}) is left out (an empty name); "
+                f"only optional inputs may be"
+            )
+
+
+class _Deferred:
+    """An operation whose binding failed when the plan was made: firing it raises what firing raises.
+
+    (The semantics raises such errors when the operation fires, and only if it
+    fires: an operation that never becomes executable never raises.)
+    """
+
+    __slots__ = ("_interpretation", "_operation")
+
+    def __init__(self, interpretation: NumpyInterpretation, operation: Operation) -> None:
+        self._interpretation = interpretation
+        self._operation = operation
+
+    def __call__(self, inputs: Sequence[Any | None], scope: Any = None) -> tuple[Any, ...]:
+        return tuple(self._interpretation.apply(self._operation, inputs, scope))
+
+
+def value_nbytes(value: Any) -> int:
+    """Bytes of a value's elements: an array's ``nbytes``, the sum over a sequence's or map's values.
+
+    Logical bytes: a view counts the elements it shows, although it shares
+    them with the array it views.
+    """
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, list):
+        return sum(value_nbytes(v) for v in value)
+    if isinstance(value, dict):
+        return sum(value_nbytes(v) for v in value.values())
+    return 0
+
+
+class Firing:
+    """What a profiled run records of one firing (times from ``time.perf_counter``, in seconds)."""
+
+    __slots__ = ("end", "index", "live_bytes", "output_bytes", "start")
+
+    def __init__(self, index: int, start: float, end: float, output_bytes: int, live_bytes: int) -> None:
+        self.index = index
+        self.start = start
+        self.end = end
+        self.output_bytes = output_bytes
+        self.live_bytes = live_bytes
+        """Bytes of every live value other than the initial values, right after this firing assigned its
+        outputs and before anything was dropped."""
+
+
+class Probe:
+    """The per-firing record of one profiled run: times, output bytes and live bytes.
+
+    ``live_bytes`` counts the values of the run that are not initial values
+    (graph inputs and computed tensors), from when they get a value until they
+    are dropped; ``peak_live_bytes`` is its largest value over the run, i.e.
+    the largest live set of this schedule. ``initial_bytes`` are the initial
+    values (weights), counted apart.
+    """
+
+    def __init__(self) -> None:
+        self.firings: list[Firing] = []
+        self.start = 0.0
+        self.end = 0.0
+        self.peak_live_bytes = 0
+        self.initial_bytes = 0
+        self.input_bytes = 0
+
+
+class GraphPlan:
+    """One graph prepared for many runs (see the module docstring).
+
+    ``seeded`` are the names that have a value before anything fires; ``keep``
+    the names never dropped (None: nothing is dropped, as ``run`` without
+    ``keep``).
+    """
+
+    def __init__(
+        self,
+        graph: Graph,
+        interpretation: NumpyInterpretation,
+        seeded: Collection[str],
+        keep: frozenset[str] | None,
+    ) -> None:
+        self.graph = graph
+        self.interpretation = interpretation
+        self.keep = keep
+        self.seeded = frozenset(seeded)
+        ops = graph.operations
+        self.calls: list[Callable[..., tuple[Any, ...]]] = []
+        self.needs_scope: list[bool] = []
+        for op in ops:
+            try:
+                kernel = interpretation.bind(op)
+                bound: Callable[..., tuple[Any, ...]] = kernel
+                scoped = kernel.needs_scope
+            except Exception:
+                bound, scoped = _Deferred(interpretation, op), True
+            self.calls.append(bound)
+            self.needs_scope.append(bool(scoped))
+        self.inputs: list[tuple[str, ...]] = [op.input_mapping for op in ops]
+        self.outputs: list[tuple[str, ...]] = [op.output_mapping for op in ops]
+        self.required: list[tuple[str, ...]] = [op.required_inputs for op in ops]
+        # the outputs in output order, once each (the order in which waiting operations are released)
+        self.produced: list[tuple[str, ...]] = [tuple(n for n in dict.fromkeys(op.output_mapping) if n) for op in ops]
+        self.labels = [op.label for op in ops]
+        self.operators = [op.operator for op in ops]
+        waiting: dict[str, list[int]] = {}
+        self.missing: list[int] = [0] * len(ops)
+        readers: dict[str, int] = {}
+        ready: list[int] = []
+        for i, required in enumerate(self.required):
+            for n in required:
+                if n not in self.seeded:
+                    self.missing[i] += 1
+                    waiting.setdefault(n, []).append(i)
+                readers[n] = readers.get(n, 0) + 1
+            if self.missing[i] == 0:
+                ready.append(i)
+        self.waiting: dict[str, tuple[int, ...]] = {n: tuple(js) for n, js in waiting.items()}
+        self.readers = readers
+        self.ready = tuple(ready)
+        self.file_sequence, self.file_drops = self.simulate(FileOrder())
+
+    def simulate(self, scheduler: Scheduler) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
+        """The firing sequence a run under ``scheduler`` takes, and the names dropped after each firing.
+
+        Names only: no kernel runs. The steps are those of ``run`` (same
+        pushes, in the same order, so a seeded random scheduler draws the same).
+        """
+        present = set(self.seeded)
+        waiting = dict(self.waiting)
+        missing = list(self.missing)
+        readers = dict(self.readers)
+        keep = self.keep
+        fired: set[int] = set()
+        sequence: list[int] = []
+        drops: list[tuple[str, ...]] = []
+        for i in self.ready:
+            scheduler.push(i)
+        while len(scheduler):
+            i = scheduler.pop()
+            if i in fired:
+                continue
+            before = [n for n in self.produced[i] if n not in present]
+            present.update(self.produced[i])
+            fired.add(i)
+            sequence.append(i)
+            for n in before:
+                for j in waiting.pop(n, ()):
+                    missing[j] -= 1
+                    if missing[j] == 0 and j not in fired:
+                        scheduler.push(j)
+            dropped: list[str] = []
+            if keep is not None:
+                for n in self.required[i]:
+                    readers[n] -= 1
+                    if readers[n] == 0 and n not in keep and n in present:
+                        present.discard(n)
+                        dropped.append(n)
+                for n in before:
+                    if n not in keep and readers.get(n, 0) == 0 and n in present:
+                        present.discard(n)
+                        dropped.append(n)
+            drops.append(tuple(dropped))
+        return tuple(sequence), tuple(drops)
+
+    def _scope(self, values: dict[str, Any], nested: Callable[[], Scheduler]) -> GraphScope[Any]:
+        return GraphScope(values, self.interpretation, nested)
+
+    def run(
+        self,
+        values: dict[str, Any],
+        scheduler: Scheduler | None = None,
+        nested: Callable[[], Scheduler] = FileOrder,
+        probe: Probe | None = None,
+    ) -> dict[str, Any]:
+        """Fire the graph's operations on ``values`` (changed in place and returned), as ``run`` would.
+
+        ``values`` must hold a value for exactly the names of ``seeded`` (what
+        the plan was made for). ``scheduler`` None is file order.
+        """
+        if probe is not None:
+            return self._run_probed(values, scheduler, nested, probe)
+        if scheduler is not None:
+            return self._run_scheduled(values, scheduler, nested)
+        calls, inputs, outputs, scoped = self.calls, self.inputs, self.outputs, self.needs_scope
+        for i, drop in zip(self.file_sequence, self.file_drops, strict=True):
+            args = [values[n] if n else None for n in inputs[i]]
+            results = calls[i](args, self._scope(values, nested) if scoped[i] else None)
+            names = outputs[i]
+            if len(results) != len(names):
+                raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
+                                 f"{len(names)} outputs")
+            for name, value in zip(names, results, strict=True):
+                if name:
+                    values[name] = value
+            for n in drop:
+                del values[n]
+        return values
+
+    def _run_scheduled(self, values: dict[str, Any], scheduler: Scheduler, nested: Callable[[], Scheduler]) -> dict[
+            str, Any]:
+        """``run``'s algorithm over the prepared tables, for any scheduler."""
+        waiting = dict(self.waiting)
+        missing = list(self.missing)
+        readers = dict(self.readers)
+        keep = self.keep
+        calls, inputs, outputs, scoped = self.calls, self.inputs, self.outputs, self.needs_scope
+        fired: set[int] = set()
+        for i in self.ready:
+            scheduler.push(i)
+        while len(scheduler):
+            i = scheduler.pop()
+            if i in fired:
+                continue
+            before = [n for n in self.produced[i] if n not in values]
+            args = [values[n] if n else None for n in inputs[i]]
+            results = calls[i](args, self._scope(values, nested) if scoped[i] else None)
+            names = outputs[i]
+            if len(results) != len(names):
+                raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
+                                 f"{len(names)} outputs")
+            for name, value in zip(names, results, strict=True):
+                if name:
+                    values[name] = value
+            fired.add(i)
+            for n in before:
+                for j in waiting.pop(n, ()):
+                    missing[j] -= 1
+                    if missing[j] == 0 and j not in fired:
+                        scheduler.push(j)
+            if keep is not None:
+                for n in self.required[i]:
+                    readers[n] -= 1
+                    if readers[n] == 0 and n not in keep:
+                        values.pop(n, None)
+                for n in before:
+                    if n not in keep and readers.get(n, 0) == 0:
+                        values.pop(n, None)
+        return values
+
+    def _run_probed(
+        self, values: dict[str, Any], scheduler: Scheduler | None, nested: Callable[[], Scheduler], probe: Probe
+    ) -> dict[str, Any]:
+        """A run that records each firing's time, output bytes and the live bytes (see :class:`Probe`).
+
+        The firing sequence is fixed first (:meth:`simulate`: names only), then
+        run as file order is: the same sequence and drops as an unprobed run.
+        """
+        if scheduler is None:
+            sequence, drops = self.file_sequence, self.file_drops
+        else:
+            sequence, drops = self.simulate(scheduler)
+        initial = {n for n in self.graph.initialized}
+        sizes = {n: value_nbytes(v) for n, v in values.items()}
+        counted = {n for n in sizes if n not in initial or n in self.graph.inputs}
+        probe.initial_bytes = sum(s for n, s in sizes.items() if n not in counted)
+        live = probe.input_bytes = sum(sizes[n] for n in counted)
+        peak = live
+        clock = time.perf_counter
+        calls, inputs, outputs, scoped = self.calls, self.inputs, self.outputs, self.needs_scope
+        probe.start = clock()
+        for i, drop in zip(sequence, drops, strict=True):
+            args = [values[n] if n else None for n in inputs[i]]
+            scope = self._scope(values, nested) if scoped[i] else None
+            t0 = clock()
+            results = calls[i](args, scope)
+            t1 = clock()
+            names = outputs[i]
+            if len(results) != len(names):
+                raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
+                                 f"{len(names)} outputs")
+            out_bytes = 0
+            for name, value in zip(names, results, strict=True):
+                if name:
+                    size = value_nbytes(value)
+                    out_bytes += size
+                    if name in counted:
+                        live -= sizes[name]
+                    values[name] = value
+                    sizes[name] = size
+                    counted.add(name)
+                    live += size
+            peak = max(peak, live)
+            probe.firings.append(Firing(i, t0, t1, out_bytes, live))
+            for n in drop:
+                del values[n]
+                if n in counted:
+                    live -= sizes[n]
+                    counted.discard(n)
+        probe.end = clock()
+        probe.peak_live_bytes = peak
+        return values
+
+
+class ModelPlan:
+    """The plan of a model's main graph for :func:`sonnx.executor.execute` (outputs kept, the rest dropped).
+
+    It holds the model's graph but not the model itself, so that a cache keyed
+    weakly by the model lets both go together.
+    """
+
+    def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:
+        check_supported(model, registry)
+        self.registry = registry
+        self.interpretation = NumpyInterpretation(model, registry)
+        g = model.graph
+        self.initial: dict[str, Any] = {n: self.interpretation.initial_value(g.tensors[n]) for n in g.initialized}
+        self.main = GraphPlan(g, self.interpretation, set(g.inputs) | set(self.initial), frozenset(g.outputs))
+
+    def run(
+        self,
+        inputs: Mapping[str, Any],
+        scheduler: Scheduler | None = None,
+        nested: Callable[[], Scheduler] = FileOrder,
+        probe: Probe | None = None,
+    ) -> dict[str, Any]:
+        """The final values of a run on ``inputs`` (every graph input without an initial value given)."""
+        values = dict(self.initial)
+        values.update(inputs)
+        return self.main.run(values, scheduler, nested, probe)

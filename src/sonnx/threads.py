@@ -1,0 +1,48 @@
+"""How many threads NumPy's BLAS library uses, set for the duration of a run (``--threads N``).
+
+The executor's matrix products (Conv through im2col, Gemm, MatMul) run in
+the BLAS library NumPy links (OpenBLAS in NumPy's wheels), which starts one
+thread per core by default. :func:`blas_threads` limits its pool with
+``threadpoolctl`` while a run lasts and says how many threads each library
+then has, so that a report can state the figure it ran with.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from typing import Iterator
+
+from .errors import UsageError
+
+
+def machine_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity call (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def check_threads(count: int) -> int:
+    """``count`` when it is a usable thread count, else a :class:`UsageError`."""
+    if count < 1:
+        raise UsageError(f"--threads {count}: the thread count must be at least 1")
+    return count
+
+
+@contextmanager
+def blas_threads(count: int) -> Iterator[dict[str, int]]:
+    """Limit NumPy's BLAS pools to ``count`` threads inside the block.
+
+    Yields the libraries found and the thread count each has inside the block
+    (``{"openblas": 1}``); empty when NumPy links no BLAS library that
+    ``threadpoolctl`` knows.
+    """
+    check_threads(count)
+    import numpy  # noqa: F401  (the BLAS library is found among the loaded ones)
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    with threadpool_limits(limits=count, user_api="blas"):
+        seen = {str(i["internal_api"]): int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"}
+        yield seen
