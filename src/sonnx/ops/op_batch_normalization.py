@@ -65,7 +65,7 @@ def _infer(
     return y.astype(x.dtype, copy=False)
 
 
-def batch_normalization(
+def _batch_normalization(
     x: np.ndarray,
     scale: np.ndarray,
     b: np.ndarray,
@@ -78,11 +78,11 @@ def batch_normalization(
     training_mode: int = 0,
     **_attrs: object,
 ) -> Result:
-    """BatchNormalization-14 and -15, and every earlier version once it has refused training mode.
+    """Every version: inference, or the training outputs when ``training_mode`` is 1.
 
-    An attribute a version lacks takes the value that reproduces that version:
+    A version passes the attribute it lacks with the value that reproduces it:
     ``spatial`` (before 9) is 1 from 9 on (per channel), ``training_mode`` (14
-    on) is 0 before. Inference, or the training outputs when ``training_mode`` is 1.
+    on) is 0 before.
     """
     if not training_mode:
         return _infer(x, scale, b, input_mean, input_var, epsilon, not spatial)
@@ -111,13 +111,14 @@ def batch_normalization(
 
 
 _TEST_MODE = {"training_mode": 0}
+_PER_CHANNEL = {"spatial": 1}
 
 
 def batch_normalization_v1(*inputs: Any, is_test: int = 0, **attrs: Any) -> Result:
     """BatchNormalization-1 and -6: test mode only (``is_test`` must be set)."""
     if not is_test:
         raise ValueError("BatchNormalization with is_test=0 is training mode; sonnx executes test mode only")
-    return batch_normalization(*inputs, **{**attrs, **_TEST_MODE})
+    return _batch_normalization(*inputs, **{**attrs, **_TEST_MODE})
 
 
 def batch_normalization_v7(*inputs: Any, output_count: int = 1, **attrs: Any) -> Result:
@@ -126,7 +127,12 @@ def batch_normalization_v7(*inputs: Any, output_count: int = 1, **attrs: Any) ->
         raise ValueError(
             f"BatchNormalization naming {output_count} outputs is training mode; sonnx executes test mode only"
         )
-    return batch_normalization(*inputs, **{**attrs, **_TEST_MODE})
+    return _batch_normalization(*inputs, **{**attrs, **_TEST_MODE})
+
+
+def batch_normalization(*inputs: Any, **attrs: Any) -> Result:
+    """BatchNormalization-14 and -15: ``training_mode``, parameters per channel."""
+    return _batch_normalization(*inputs, **{**attrs, **_PER_CHANNEL})
 
 
 KERNELS = (
