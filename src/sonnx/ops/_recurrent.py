@@ -10,9 +10,10 @@
   ``len_b`` steps (forwards over ``t = 0..len_b-1``, or backwards from
   ``t = len_b-1``), its final state is the state after its last step, and its
   rows of Y at ``t >= len_b`` are zero;
-* the attributes every one of them has (:class:`Attributes`) and the checked
-  layer with its loop over the directions (:class:`Layer`): an operator
-  module only says how one direction computes one step.
+* the inputs (:class:`Inputs`) and the attributes (:class:`Attributes`)
+  every one of them has, and the checked layer with its loop over the
+  directions (:class:`Layer`): an operator module only says how one
+  direction computes one step.
 
 Arithmetic is carried in the input type, except for the ml_dtypes types
 (bfloat16), which NumPy only computes with through float32.
@@ -21,7 +22,7 @@ Arithmetic is carried in the input type, except for the ml_dtypes types
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Mapping, Sequence, Tuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
@@ -246,6 +247,26 @@ def clipper(clip: float | None) -> Callable[[np.ndarray], np.ndarray]:
     return lambda v: np.clip(v, -c, c)
 
 
+class Inputs(NamedTuple):
+    """The inputs of RNN, GRU and LSTM in their order: X, W, R and the optional ones (LSTM alone has the last two)."""
+
+    x: np.ndarray
+    w: np.ndarray
+    r: np.ndarray
+    b: np.ndarray | None = None
+    sequence_lens: np.ndarray | None = None
+    initial_h: np.ndarray | None = None
+    initial_c: np.ndarray | None = None
+    p: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, operator: str, inputs: Sequence[Any], most: int = 6) -> Inputs:
+        """The inputs a kernel received, at least X, W and R and at most ``most`` (8 for LSTM, else 6)."""
+        if not 3 <= len(inputs) <= most:
+            raise TypeError(f"{operator} has 3 to {most} inputs, not {len(inputs)}")
+        return cls(*inputs)
+
+
 @dataclass(frozen=True)
 class Attributes:
     """The attributes RNN, GRU and LSTM share, with their schema defaults.
@@ -282,11 +303,7 @@ class Layer:
 
     def __init__(
         self,
-        x: np.ndarray,
-        w: np.ndarray,
-        r: np.ndarray,
-        b: np.ndarray | None,
-        sequence_lens: np.ndarray | None,
+        inputs: Inputs,
         initial: Sequence[tuple[np.ndarray | None, str]],
         *,
         gates: int,
@@ -294,14 +311,14 @@ class Layer:
         attributes: Attributes,
     ) -> None:
         directions, self.backwards = direction_count(attributes.direction)
-        self.shapes = Shapes(x, w, r, gates, directions, attributes.hidden_size, attributes.layout)
+        self.shapes = Shapes(inputs.x, inputs.w, inputs.r, gates, directions, attributes.hidden_size, attributes.layout)
         self.activations = activation_functions(
             attributes.activations, default_activations, directions, attributes.activation_alpha,
             attributes.activation_beta,
         )
-        self.wb, self.rb = self.shapes.bias(b)
+        self.wb, self.rb = self.shapes.bias(inputs.b)
         self.initial = tuple(self.shapes.state(value, name) for value, name in initial)
-        self.lengths = self.shapes.lengths(sequence_lens)
+        self.lengths = self.shapes.lengths(inputs.sequence_lens)
         self.bounded = clipper(attributes.clip)
 
     def run(self, direction: Callable[[int], tuple[np.ndarray, Step]]) -> tuple[np.ndarray, ...]:

@@ -23,25 +23,19 @@ from typing import Any
 
 import numpy as np
 
-from ._recurrent import Attributes, Layer, Step, text
+from ._recurrent import Attributes, Inputs, Layer, Step, text
 from .base import Kernel
 
 
-def gru(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    *,
-    linear_before_reset: int = 0,
-    **attrs: Any,
-) -> tuple[np.ndarray, np.ndarray]:
-    """GRU-14 and -22: with ``layout`` (the shared attributes are those of ``_recurrent.Attributes``)."""
+def gru(*inputs: Any, linear_before_reset: int = 0, **attrs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """GRU-14 and -22, with ``layout``: inputs X, W, R, B, sequence_lens, initial_h (``_recurrent.Inputs``).
+
+    The attributes besides ``linear_before_reset`` are those of ``_recurrent.Attributes``.
+    """
     before_reset = int(linear_before_reset)
-    layer = Layer(x, w, r, b, sequence_lens, [(initial_h, "initial_h")], gates=3,
-                  default_activations=("Sigmoid", "Tanh"), attributes=Attributes.read(attrs))
+    given = Inputs.of("GRU", inputs)
+    layer = Layer(given, [(given.initial_h, "initial_h")], gates=3, default_activations=("Sigmoid", "Tanh"),
+                  attributes=Attributes.read(attrs))
     hid = layer.shapes.hidden
 
     def direction(d: int) -> tuple[np.ndarray, Step]:

@@ -25,28 +25,20 @@ from typing import Any
 
 import numpy as np
 
-from ._recurrent import Attributes, Layer, Step
+from ._recurrent import Attributes, Inputs, Layer, Step
 from .base import Kernel
 
 
-def lstm(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    initial_c: np.ndarray | None = None,
-    p: np.ndarray | None = None,
-    *,
-    input_forget: int = 0,
-    **attrs: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LSTM-14 and -22: with ``layout`` (the shared attributes are those of ``_recurrent.Attributes``)."""
+def lstm(*inputs: Any, input_forget: int = 0, **attrs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LSTM-14 and -22, with ``layout``: inputs X, W, R, B, sequence_lens, initial_h, initial_c, P (``Inputs``).
+
+    The attributes besides ``input_forget`` are those of ``_recurrent.Attributes``.
+    """
     coupled = int(input_forget)
-    layer = Layer(x, w, r, b, sequence_lens, [(initial_h, "initial_h"), (initial_c, "initial_c")], gates=4,
+    given = Inputs.of("LSTM", inputs, most=8)
+    layer = Layer(given, [(given.initial_h, "initial_h"), (given.initial_c, "initial_c")], gates=4,
                   default_activations=("Sigmoid", "Tanh", "Tanh"), attributes=Attributes.read(attrs))
-    nd, hid, work = layer.shapes.directions, layer.shapes.hidden, layer.shapes.work
+    nd, hid, work, p = layer.shapes.directions, layer.shapes.hidden, layer.shapes.work, given.p
     if p is None:
         peep = np.zeros((nd, 3 * hid), dtype=work)
     elif p.shape != (nd, 3 * hid):

@@ -17,21 +17,17 @@ from typing import Any
 
 import numpy as np
 
-from ._recurrent import Attributes, Layer, Step
+from ._recurrent import Attributes, Inputs, Layer, Step
 from .base import Kernel
 
 
-def rnn(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    **attrs: Any,
-) -> tuple[np.ndarray, np.ndarray]:
-    """RNN-14 and -22: with ``layout`` (the attributes are those of ``_recurrent.Attributes``)."""
-    layer = Layer(x, w, r, b, sequence_lens, [(initial_h, "initial_h")], gates=1, default_activations=("Tanh",),
+def rnn(*inputs: Any, **attrs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """RNN-14 and -22, with ``layout``: inputs X, W, R, B, sequence_lens, initial_h (``_recurrent.Inputs``).
+
+    The attributes are those of ``_recurrent.Attributes``.
+    """
+    given = Inputs.of("RNN", inputs)
+    layer = Layer(given, [(given.initial_h, "initial_h")], gates=1, default_activations=("Tanh",),
                   attributes=Attributes.read(attrs))
 
     def direction(d: int) -> tuple[np.ndarray, Step]:
