@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ._broadcast import legacy_align
-from .base import Kernel, KernelFn
+from .base import Kernel, KernelFn, named
 
 _ML_FLOATS = ("bfloat16", "float8", "float4")
 
@@ -81,13 +81,6 @@ def text(value: str | bytes) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
-def _named(fn: KernelFn, name: str, doc: str) -> KernelFn:
-    """``fn`` under the name (in tracebacks and argument errors) and the text of the kernel it is."""
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
-    return fn
-
-
 def float_unary_kernels(operator: str, since_versions: tuple[int, ...], formula: Formula) -> tuple[Kernel, ...]:
     """The kernel of an attribute-free floating-point function whose versions differ only in the types admitted."""
 
@@ -95,7 +88,7 @@ def float_unary_kernels(operator: str, since_versions: tuple[int, ...], formula:
         return apply_float(operator, formula, x)
 
     doc = f"{operator}, element-wise; the versions differ only in the element types they admit."
-    return (Kernel(operator, since_versions, _named(kernel, operator.lower(), doc)),)
+    return (Kernel(operator, since_versions, named(kernel, operator.lower(), doc)),)
 
 
 def logical_kernels(operator: str, ufunc: BinaryUfunc) -> tuple[Kernel, ...]:
@@ -119,7 +112,7 @@ def bitwise_kernels(operator: str, ufunc: BinaryUfunc) -> tuple[Kernel, ...]:
         return np.asarray(ufunc(a, b)).astype(a.dtype, copy=False)
 
     doc = f"{operator}: bit by bit on the two's-complement representation, NumPy broadcasting."
-    return (Kernel(operator, (18,), _named(kernel, operator.lower(), doc)),)
+    return (Kernel(operator, (18,), named(kernel, operator.lower(), doc)),)
 
 
 def comparison_kernels(operator: str, ufunc: BinaryUfunc, since_versions: tuple[int, ...]) -> tuple[Kernel, ...]:
@@ -130,7 +123,7 @@ def comparison_kernels(operator: str, ufunc: BinaryUfunc, since_versions: tuple[
         with np.errstate(invalid="ignore"):  # ml_dtypes warns when comparing NaN
             return compare(a, b)
 
-    _named(kernel, operator.lower(), f"{operator}: element-wise comparison, NumPy broadcasting.")
+    named(kernel, operator.lower(), f"{operator}: element-wise comparison, NumPy broadcasting.")
     return (Kernel(operator, since_versions, kernel),)
 
 
@@ -167,8 +160,8 @@ def broadcast_versions(binary: BinaryUfunc, name: str, legacy_name: str) -> tupl
     def legacy(a: np.ndarray, b: np.ndarray, broadcast: int = 0, axis: int | None = None, **_attrs: Any) -> np.ndarray:
         return binary(a, legacy_align(a, b, broadcast, axis))
 
-    _named(modern, name, "Opset 7 on: multidirectional (NumPy) broadcasting.")
-    _named(legacy, legacy_name, "Before opset 7: B broadcast to A only when ``broadcast`` is set, aligned at ``axis``.")
+    named(modern, name, "Opset 7 on: multidirectional (NumPy) broadcasting.")
+    named(legacy, legacy_name, "Before opset 7: B broadcast to A only when ``broadcast`` is set, aligned at ``axis``.")
     return modern, legacy
 
 
@@ -180,7 +173,7 @@ def variadic(operator: str, ufunc: BinaryUfunc, name: str) -> KernelFn:
             raise ValueError(f"{operator} needs at least one input")
         return np.asarray(reduce(ufunc, inputs)).astype(inputs[0].dtype, copy=False)
 
-    return _named(kernel, name, "Opset 8 on: the inputs broadcast together (multidirectional); the result keeps the "
+    return named(kernel, name, "Opset 8 on: the inputs broadcast together (multidirectional); the result keeps the "
                   "first's type.")
 
 
@@ -193,4 +186,4 @@ def one_shape(operator: str, kernel: KernelFn, name: str) -> KernelFn:
             raise ValueError(f"{operator} before opset 8 needs inputs of one shape, got {sorted(shapes)}")
         return kernel(*inputs)
 
-    return _named(same_shape, name, "Opsets 1 and 6: no broadcasting, every input has the same shape.")
+    return named(same_shape, name, "Opsets 1 and 6: no broadcasting, every input has the same shape.")
