@@ -8,7 +8,11 @@ define negative axes (introduced in version 11) and refuses them.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from .base import KernelFn, named
 
 
 def arg_extreme(
@@ -34,3 +38,18 @@ def non_negative_axis(axis: int, operator: str) -> int:
     if axis < 0:
         raise ValueError(f"{operator}-1: negative axis {axis}")
     return axis
+
+
+def arg_extreme_versions(operator: str, largest: bool, name: str) -> tuple[KernelFn, KernelFn]:
+    """The kernels of ArgMax or ArgMin: (version 11 on, version 1, which refuses a negative axis)."""
+
+    def later(x: np.ndarray, axis: int = 0, keepdims: int = 1, select_last_index: int = 0, **_attrs: Any) -> np.ndarray:
+        return arg_extreme(x, axis, keepdims, select_last_index, largest=largest, operator=operator)
+
+    def version_1(x: np.ndarray, axis: int = 0, keepdims: int = 1, **_attrs: Any) -> np.ndarray:
+        return later(x, axis=non_negative_axis(axis, operator), keepdims=keepdims)
+
+    return (
+        named(later, name, "Opset 11 on (``select_last_index`` exists from 12)."),
+        named(version_1, f"{name}_1", "Opset 1: as later versions, but a negative axis is refused."),
+    )

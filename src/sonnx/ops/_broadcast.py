@@ -27,3 +27,11 @@ def legacy_align(a: np.ndarray, b: np.ndarray, broadcast: int, axis: int | None)
         if d not in (1, a.shape[start + k]):
             raise ValueError(f"dimension {k} of B ({d}) does not match A's dimension {start + k}")
     return b.reshape((1,) * start + b.shape + (1,) * (a.ndim - start - b.ndim))
+
+
+def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    """Whether ``shape`` broadcasts unidirectionally to ``target`` (broadcasting leaves ``target`` as it is)."""
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False

@@ -25,11 +25,16 @@ def nll_loss(
     x: np.ndarray,
     target: np.ndarray,
     weight: np.ndarray | None,
-    reduction: Any,
-    ignore_index: int | None,
     operator: str,
+    *,
+    reduction: Any = "mean",
+    ignore_index: int | None = None,
+    **_attrs: Any,
 ) -> np.ndarray:
-    """The loss in ``x``'s element type (computed in float32 for narrower floats)."""
+    """The loss in ``x``'s element type (computed in float32 for narrower floats).
+
+    ``reduction`` and ``ignore_index`` are the two operators' attributes, with their schema defaults.
+    """
     how = text(reduction)
     if how not in REDUCTIONS:
         raise ValueError(f"{operator}: reduction '{how}' is not one of {', '.join(REDUCTIONS)}")

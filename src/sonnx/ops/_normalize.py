@@ -11,10 +11,11 @@ tensors would be.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
+from ._broadcast import broadcasts_to
 from .values import numpy_dtype
 
 
@@ -39,13 +40,18 @@ def trailing_axes(rank: int, axis: int) -> tuple[int, ...]:
     return tuple(range(start, rank))
 
 
-def standardize(
-    x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: np.dtype[Any], divide: bool = False
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(Normalized, Mean, InvStdDev)`` of ``x`` over ``axes`` in the ``stash`` type (see the module text).
+def check_unidirectional(p: np.ndarray, x: np.ndarray, name: str) -> None:
+    """A scale or bias must broadcast to X's shape without changing it."""
+    if not broadcasts_to(p.shape, x.shape):
+        raise ValueError(f"{name} of shape {p.shape} does not broadcast to X's shape {x.shape}")
 
-    ``Mean`` and ``InvStdDev`` keep the reduced axes (as size 1). With
-    ``divide``, ``Normalized = D / sqrt(Var + epsilon)`` instead of ``D * InvStdDev``.
+
+def stash_steps(stash: np.dtype[Any]) -> tuple[np.dtype[Any], Callable[[Any], np.ndarray]]:
+    """The working type of a computation in the ``stash`` type, and the rounding of each step's result.
+
+    float32 and float64 are their own working type; a narrower stash type is
+    worked in float32, every step's result rounded to the stash type (and
+    held in float32), as a graph of stash-typed operations would compute.
     """
     wide = stash.itemsize >= 4 and stash.kind == "f"
     work = stash if wide else np.dtype(np.float32)
@@ -55,6 +61,18 @@ def standardize(
         v = np.asarray(v, dtype=work)
         return v if wide else v.astype(stash).astype(work)
 
+    return work, r
+
+
+def standardize(
+    x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: np.dtype[Any], divide: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(Normalized, Mean, InvStdDev)`` of ``x`` over ``axes`` in the ``stash`` type (see the module text).
+
+    ``Mean`` and ``InvStdDev`` keep the reduced axes (as size 1). With
+    ``divide``, ``Normalized = D / sqrt(Var + epsilon)`` instead of ``D * InvStdDev``.
+    """
+    work, r = stash_steps(stash)
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = r(x.astype(stash).astype(work))
         mean = r(xs.mean(axis=axes, keepdims=True))

@@ -15,6 +15,9 @@
   the types that have one (E5M2). The float6/float4 types have neither, so
   they always saturate.
 
+* The **version 10** of both operators (:func:`per_tensor_version`): the
+  later kernel, for one scale and one zero point only.
+
 * The **zero-point shift** of integer operands (:func:`shifted`, exact in
   int64) and the per-row / per-column parameters of the quantized matrix
   products (MatMulInteger, QLinearMatMul).
@@ -30,6 +33,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .base import KernelFn, named
 from .values import numpy_dtype
 
 # float8 types with an encoding for NaN or infinity: ``saturate`` applies to them only.
@@ -189,3 +193,18 @@ def matmul_column_parameter(p: np.ndarray, b: np.ndarray, name: str) -> np.ndarr
     if b.ndim >= 2 and p.ndim >= 2 and p.shape[-2] == 1:
         return p
     raise ValueError(f"{name} of shape {p.shape} is neither per tensor nor per column of an operand of shape {b.shape}")
+
+
+def per_tensor_version(kernel: KernelFn, name: str, refusal: str) -> KernelFn:
+    """Version 10 of QuantizeLinear or DequantizeLinear: ``kernel`` (version 13 on) for a per-tensor scale only.
+
+    Version 10 has no attributes and quantizes per tensor: a scale or zero
+    point of more than one element is refused with ``refusal``.
+    """
+
+    def version_10(x: np.ndarray, scale: np.ndarray, zero_point: np.ndarray | None = None, **_attrs: Any) -> np.ndarray:
+        if scale.size != 1 or (zero_point is not None and zero_point.size != 1):
+            raise ValueError(refusal)
+        return kernel(x, scale, zero_point)
+
+    return named(version_10, name, "Version 10: per-tensor only (scalar scale and zero point).")

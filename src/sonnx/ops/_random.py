@@ -18,11 +18,14 @@ draws the same values at every iteration).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from .values import numpy_dtype
+
+Distribution = Callable[[np.random.RandomState, float, float, tuple[int, ...]], np.ndarray]
+"""``RandomState.normal`` or ``RandomState.uniform``: (generator, two parameters, shape) -> float64 values."""
 
 DEFAULT_SEED = 0
 """The seed of an operation that has no ``seed`` attribute."""
@@ -53,3 +56,25 @@ def float_dtype(dtype: int | None, like: np.ndarray | None = None) -> np.dtype[A
     if not is_float(dt):
         raise ValueError(f"random values are drawn as a floating type, not {dt}")
     return dt
+
+
+def draw(
+    distribution: Distribution, a: float, b: float, shape: Sequence[int], *, dtype: int = 1,
+    seed: float | None = None, **_attrs: Any,
+) -> np.ndarray:
+    """RandomNormal, RandomUniform: ``distribution(a, b)`` values of the attribute ``shape``, rounded to ``dtype``.
+
+    ``dtype`` and ``seed`` are the operators' attributes, with their schema
+    defaults (FLOAT; no seed); a negative dimension is refused before anything is drawn.
+    """
+    if any(d < 0 for d in shape):
+        raise ValueError(f"shape {list(shape)} has a negative dimension")
+    return distribution(generator(seed), a, b, tuple(shape)).astype(float_dtype(dtype))
+
+
+def draw_like(
+    x: np.ndarray, distribution: Distribution, a: float, b: float, *, dtype: int | None = None,
+    seed: float | None = None, **_attrs: Any,
+) -> np.ndarray:
+    """RandomNormalLike, RandomUniformLike: ``distribution(a, b)`` values of x's shape, of type ``dtype`` or x's."""
+    return distribution(generator(seed), a, b, x.shape).astype(float_dtype(dtype, x))

@@ -9,7 +9,11 @@
 * the time loop, which respects ``sequence_lens``: batch entry ``b`` runs
   ``len_b`` steps (forwards over ``t = 0..len_b-1``, or backwards from
   ``t = len_b-1``), its final state is the state after its last step, and its
-  rows of Y at ``t >= len_b`` are zero.
+  rows of Y at ``t >= len_b`` are zero;
+* the inputs (:class:`Inputs`) and the attributes (:class:`Attributes`)
+  every one of them has, and the checked layer with its loop over the
+  directions (:class:`Layer`): an operator module only says how one
+  direction computes one step.
 
 Arithmetic is carried in the input type, except for the ml_dtypes types
 (bfloat16), which NumPy only computes with through float32.
@@ -17,7 +21,8 @@ Arithmetic is carried in the input type, except for the ml_dtypes types
 
 from __future__ import annotations
 
-from typing import Callable, Sequence, Tuple
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Mapping, NamedTuple, Sequence, Tuple
 
 import numpy as np
 
@@ -50,7 +55,8 @@ _TABLE: dict[str, tuple[Callable[[np.ndarray, float, float], np.ndarray], float 
 }
 
 
-def _text(s: str | bytes) -> str:
+def text(s: str | bytes) -> str:
+    """A STRING attribute as ``str`` (the loader may hand over bytes)."""
     return s.decode("utf-8") if isinstance(s, bytes) else str(s)
 
 
@@ -68,7 +74,7 @@ def activation_functions(
     needed (RNN's default ``[Tanh, Tanh]`` under ``forward``) is cut.
     """
     per = len(defaults)
-    chosen = [_text(n) for n in names] if names else list(defaults) * num_directions
+    chosen = [text(n) for n in names] if names else list(defaults) * num_directions
     if len(chosen) == per and num_directions == 2:
         chosen = chosen * 2
     if len(chosen) < per * num_directions:
@@ -100,10 +106,10 @@ def _bound(fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float, b
     return apply
 
 
-def direction_count(direction: str | bytes, aliases: Sequence[str] = ()) -> tuple[int, bool]:
+def direction_count(direction: str | bytes) -> tuple[int, bool]:
     """(num_directions, whether the single direction runs backwards) for a ``direction`` attribute."""
-    d = _text(direction)
-    if d == "forward" or d in aliases:
+    d = text(direction)
+    if d == "forward":
         return 1, False
     if d == "reverse":
         return 1, True
@@ -239,3 +245,96 @@ def clipper(clip: float | None) -> Callable[[np.ndarray], np.ndarray]:
     if c <= 0:
         raise ValueError(f"clip must be positive, not {c}")
     return lambda v: np.clip(v, -c, c)
+
+
+class Inputs(NamedTuple):
+    """The inputs of RNN, GRU and LSTM in their order: X, W, R and the optional ones (LSTM alone has the last two)."""
+
+    x: np.ndarray
+    w: np.ndarray
+    r: np.ndarray
+    b: np.ndarray | None = None
+    sequence_lens: np.ndarray | None = None
+    initial_h: np.ndarray | None = None
+    initial_c: np.ndarray | None = None
+    p: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, operator: str, inputs: Sequence[Any], most: int = 6) -> Inputs:
+        """The inputs a kernel received, at least X, W and R and at most ``most`` (8 for LSTM, else 6)."""
+        if not 3 <= len(inputs) <= most:
+            raise TypeError(f"{operator} has 3 to {most} inputs, not {len(inputs)}")
+        return cls(*inputs)
+
+
+@dataclass(frozen=True)
+class Attributes:
+    """The attributes RNN, GRU and LSTM share, with their schema defaults.
+
+    A kernel takes them as keyword arguments and reads them with :meth:`read`;
+    it declares only its operator's own attributes (GRU's
+    ``linear_before_reset``, LSTM's ``input_forget``) itself.
+    """
+
+    activations: Sequence[str | bytes] | None = None
+    activation_alpha: Sequence[float] | None = None
+    activation_beta: Sequence[float] | None = None
+    clip: float | None = None
+    direction: str | bytes = "forward"
+    hidden_size: int | None = None
+    layout: int = 0
+
+    @classmethod
+    def read(cls, attrs: Mapping[str, Any]) -> Attributes:
+        """The shared attributes among ``attrs`` (any other one, such as version 1's ``output_sequence``, is left)."""
+        picked = {f.name: attrs[f.name] for f in fields(cls) if f.name in attrs}
+        if "layout" in picked:
+            picked["layout"] = int(picked["layout"])
+        return cls(**picked)
+
+
+class Layer:
+    """One recurrent operation with its inputs and shared attributes checked, ready to run direction by direction.
+
+    The checks run in a fixed order (direction, shapes, activations, B, the
+    initial states in the order given, ``sequence_lens``, ``clip``), so the
+    first problem found is the one reported.
+    """
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        initial: Sequence[tuple[np.ndarray | None, str]],
+        *,
+        gates: int,
+        default_activations: Sequence[str],
+        attributes: Attributes,
+    ) -> None:
+        directions, self.backwards = direction_count(attributes.direction)
+        self.shapes = Shapes(inputs.x, inputs.w, inputs.r, gates, directions, attributes.hidden_size, attributes.layout)
+        self.activations = activation_functions(
+            attributes.activations, default_activations, directions, attributes.activation_alpha,
+            attributes.activation_beta,
+        )
+        self.wb, self.rb = self.shapes.bias(inputs.b)
+        self.initial = tuple(self.shapes.state(value, name) for value, name in initial)
+        self.lengths = self.shapes.lengths(inputs.sequence_lens)
+        self.bounded = clipper(attributes.clip)
+
+    def run(self, direction: Callable[[int], tuple[np.ndarray, Step]]) -> tuple[np.ndarray, ...]:
+        """Y and the final states (one per initial state), in the requested layout and the input type.
+
+        ``direction(d)`` gives direction ``d``'s input projection ``[T, B, gates*H]``
+        and its step (see :func:`run_direction`). Direction 1 of a
+        bidirectional operation runs backwards.
+        """
+        ys: list[np.ndarray] = []
+        finals: list[Tuple[np.ndarray, ...]] = []
+        for d in range(self.shapes.directions):
+            xw, step = direction(d)
+            initial = tuple(state[d] for state in self.initial)
+            y, last = run_direction(xw, self.lengths, self.backwards or d == 1, initial, step)
+            ys.append(y)
+            finals.append(last)
+        per_state = [np.stack(final) for final in zip(*finals, strict=True)]
+        return self.shapes.outputs(np.stack(ys, axis=1), per_state)

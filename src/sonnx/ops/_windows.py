@@ -1,4 +1,4 @@
-"""Shared geometry of sliding-window operators (Conv, AveragePool, MaxPool).
+"""Shared geometry of sliding-window operators (Conv, ConvTranspose, DeformConv, the pools, MaxUnpool).
 
 The operators place a window of ``kernel_shape`` elements, spread by
 ``dilations``, at every ``strides`` step of the padded input. This module
@@ -16,13 +16,18 @@ after each spatial axis, output extent) following the ONNX operator text:
 with ``extent = (kernel - 1) * dilation + 1``. In ceil mode the last window can
 reach past the padded input: ``overhang`` counts those elements, which belong
 neither to the input nor to the padding.
+
+:func:`window_geometry` reads the window attributes (``auto_pad``,
+``ceil_mode``, ``dilations``, ``pads``, ``strides``) from a kernel's keyword
+arguments with their schema defaults, so that an operator declares only its
+own; the checks every convolution and pool starts with are here too.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Iterator, Sequence, Tuple
+from typing import Any, Iterator, Sequence, Tuple
 
 import numpy as np
 
@@ -53,13 +58,23 @@ class WindowGeometry:
         )
 
 
-def _per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> Tuple[int, ...]:
+def per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> Tuple[int, ...]:
+    """A per-axis attribute as ``rank`` integers: ``default`` on every axis when absent or empty."""
     if value is None or len(value) == 0:
         return (default,) * rank
     out = tuple(int(v) for v in value)
     if len(out) != rank:
         raise ValueError(f"{name} has {len(out)} values for {rank} spatial axes")
     return out
+
+
+def auto_pad_mode(auto_pad: str | bytes) -> str:
+    """The ``auto_pad`` attribute as text, checked to be one of :data:`AUTO_PADS`."""
+    if isinstance(auto_pad, bytes):
+        auto_pad = auto_pad.decode("utf-8")
+    if auto_pad not in AUTO_PADS:
+        raise ValueError(f"auto_pad must be one of {AUTO_PADS}, not {auto_pad!r}")
+    return auto_pad
 
 
 def resolve_geometry(
@@ -72,16 +87,13 @@ def resolve_geometry(
     ceil_mode: bool = False,
 ) -> WindowGeometry:
     """The window geometry for an input of spatial shape ``spatial`` (see the module text)."""
-    if isinstance(auto_pad, bytes):
-        auto_pad = auto_pad.decode("utf-8")
     rank = len(spatial)
-    kernel = _per_axis("kernel_shape", kernel_shape, rank, 1)
-    stride = _per_axis("strides", strides, rank, 1)
-    dilation = _per_axis("dilations", dilations, rank, 1)
+    kernel = per_axis("kernel_shape", kernel_shape, rank, 1)
+    stride = per_axis("strides", strides, rank, 1)
+    dilation = per_axis("dilations", dilations, rank, 1)
     if any(k < 1 for k in kernel) or any(s < 1 for s in stride) or any(d < 1 for d in dilation):
         raise ValueError("kernel_shape, strides and dilations must be positive")
-    if auto_pad not in AUTO_PADS:
-        raise ValueError(f"auto_pad must be one of {AUTO_PADS}, not {auto_pad!r}")
+    auto_pad = auto_pad_mode(auto_pad)
     explicit = (0,) * (2 * rank) if pads is None or len(pads) == 0 else tuple(int(p) for p in pads)
     if len(explicit) != 2 * rank:
         raise ValueError(f"pads has {len(explicit)} values for {rank} spatial axes (want {2 * rank})")
@@ -117,6 +129,28 @@ def resolve_geometry(
         out.append(o)
         overhang.append(max((o - 1) * s + e - (n + b + a), 0))
     return WindowGeometry(kernel, stride, dilation, tuple(begin), tuple(end), tuple(overhang), tuple(out))
+
+
+def window_geometry(
+    spatial: Sequence[int],
+    kernel_shape: Sequence[int],
+    ceil_mode: int = 0,
+    /,
+    *,
+    auto_pad: str | bytes = "NOTSET",
+    dilations: Sequence[int] | None = None,
+    pads: Sequence[int] | None = None,
+    strides: Sequence[int] | None = None,
+    **_attrs: Any,
+) -> WindowGeometry:
+    """:func:`resolve_geometry` from an operator's window attributes, with their schema defaults.
+
+    An attribute a version lacks (``dilations`` before AveragePool-19, say) has
+    the default that reproduces that version; the operator's other attributes
+    are left. ``ceil_mode`` is the pools' alone: they pass it by position, and a
+    keyword argument of that name is not read.
+    """
+    return resolve_geometry(spatial, kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
 
 
 def window_counts(geo: WindowGeometry, spatial: Sequence[int], include_pad: bool) -> np.ndarray:
@@ -155,6 +189,22 @@ def pad_spatial(x: np.ndarray, before: Sequence[int], after: Sequence[int], valu
     return out
 
 
+def padded_for_windows(x: np.ndarray, geo: WindowGeometry, value: object) -> np.ndarray:
+    """``x`` padded by ``value`` as the windows need: the padding, and after it the ceil-mode overhang."""
+    after = tuple(a + o for a, o in zip(geo.pad_end, geo.overhang, strict=True))
+    return pad_spatial(x, geo.pad_begin, after, value)
+
+
+def window_sums(values: np.ndarray, geo: WindowGeometry) -> np.ndarray:
+    """The sum of ``values`` (N x C x D1 x ...) over every window, in their type; padding and overhang add 0."""
+    padded = padded_for_windows(values, geo, 0)
+    lead = (slice(None), slice(None))
+    total = np.zeros(values.shape[:2] + geo.out, dtype=values.dtype)
+    for off in geo.offsets():
+        total += padded[lead + geo.window_slices(off)]
+    return total
+
+
 def accumulation_dtype(dtype: np.dtype) -> np.dtype:
     """The type sums are carried in: float32 for narrower floats, the type itself otherwise."""
     if dtype.kind == "f" and dtype.itemsize < 4:
@@ -169,3 +219,25 @@ def check_spatial_input(x: np.ndarray, name: str = "X") -> int:
     if x.ndim < 3:
         raise ValueError(f"{name} must have shape N x C x D1 x ... (rank >= 3), not rank {x.ndim}")
     return x.ndim - 2
+
+
+def pooled_axes(x: np.ndarray, kernel_shape: Sequence[int] | None) -> int:
+    """The number of spatial axes of a pool's input, which ``kernel_shape`` must give one size each."""
+    nsp = check_spatial_input(x)
+    if kernel_shape is None or len(kernel_shape) != nsp:
+        raise ValueError(f"kernel_shape must give {nsp} sizes")
+    return nsp
+
+
+def convolved_axes(x: np.ndarray, w: np.ndarray) -> int:
+    """The number of spatial axes of a convolution's input, whose weights W must have X's rank."""
+    nsp = check_spatial_input(x)
+    if w.ndim != x.ndim:
+        raise ValueError(f"W has rank {w.ndim}, X has rank {x.ndim}")
+    return nsp
+
+
+def check_kernel_shape(kernel_shape: Sequence[int] | None, kernel: Sequence[int]) -> None:
+    """A convolution's ``kernel_shape`` attribute, when given, must be W's spatial shape ``kernel``."""
+    if kernel_shape is not None and len(kernel_shape) and tuple(kernel_shape) != tuple(kernel):
+        raise ValueError(f"kernel_shape {list(kernel_shape)} differs from W's spatial shape {list(kernel)}")

@@ -103,6 +103,13 @@ class KernelRegistry:
         return sorted({(d, o) for d, o, _ in self._table})
 
 
+def named(fn: KernelFn, name: str, doc: str) -> KernelFn:
+    """A kernel function a factory built, under its own name (shown in tracebacks and argument errors) and text."""
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def attribute_value(attr: Attribute) -> Any:
     """The Python value a kernel receives for an attribute (tensors as arrays, lists as lists)."""
     v = attr.value

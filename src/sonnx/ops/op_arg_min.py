@@ -8,23 +8,10 @@ shared with ArgMax (:mod:`sonnx.ops._arg_extreme`).
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
-from ._arg_extreme import arg_extreme, non_negative_axis
+from ._arg_extreme import arg_extreme_versions
 from .base import Kernel
 
-
-def arg_min_1(x: np.ndarray, axis: int = 0, keepdims: int = 1, **_attrs: Any) -> np.ndarray:
-    """Opset 1: as later versions, but a negative axis is refused."""
-    return arg_min(x, axis=non_negative_axis(axis, "ArgMin"), keepdims=keepdims)
-
-
-def arg_min(x: np.ndarray, axis: int = 0, keepdims: int = 1, select_last_index: int = 0, **_attrs: Any) -> np.ndarray:
-    """Opset 11 on (``select_last_index`` exists from 12)."""
-    return arg_extreme(x, axis, keepdims, select_last_index, largest=False, operator="ArgMin")
-
+arg_min, arg_min_1 = arg_extreme_versions("ArgMin", False, "arg_min")
 
 KERNELS = (
     Kernel("ArgMin", (1,), arg_min_1),

@@ -80,22 +80,28 @@ def _attention(
     q: np.ndarray,
     k: np.ndarray,
     v: np.ndarray,
-    attn_mask: np.ndarray | None,
-    past_key: np.ndarray | None,
-    past_value: np.ndarray | None,
-    nonpad_kv_seqlen: np.ndarray | None,
+    attn_mask: np.ndarray | None = None,
+    past_key: np.ndarray | None = None,
+    past_value: np.ndarray | None = None,
+    nonpad_kv_seqlen: np.ndarray | None = None,
     *,
-    is_causal: int,
-    kv_num_heads: int | None,
-    q_num_heads: int | None,
-    qk_matmul_output_mode: int,
-    scale: float | None,
-    softcap: float,
-    softmax_precision: int | None,
-    left_window_size: int,
-    right_window_size: int,
     pad_short_mask: bool,
+    is_causal: int = 0,
+    kv_num_heads: int | None = None,
+    q_num_heads: int | None = None,
+    qk_matmul_output_mode: int = 0,
+    scale: float | None = None,
+    softcap: float = 0.0,
+    softmax_precision: int | None = None,
+    left_window_size: int = -1,
+    right_window_size: int = -1,
+    **_attrs: Any,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every version: the inputs and attributes of Attention-25, their defaults the schema's.
+
+    ``pad_short_mask`` says whether a mask whose key axis is shorter than the
+    total key length is padded with excluded positions (24 on) or refused (23).
+    """
     work = q.dtype
     q4 = _to_4d(q, q_num_heads, "Q", "q_num_heads").astype(work, copy=False)
     k4 = _to_4d(k, kv_num_heads, "K", "kv_num_heads")
@@ -182,85 +188,32 @@ def _attention(
     return y.astype(work), present_key, present_value, np.ascontiguousarray(qk).astype(work)
 
 
-def attention_23(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    attn_mask: np.ndarray | None = None,
-    past_key: np.ndarray | None = None,
-    past_value: np.ndarray | None = None,
-    *,
-    is_causal: int = 0,
-    kv_num_heads: int | None = None,
-    q_num_heads: int | None = None,
-    qk_matmul_output_mode: int = 0,
-    scale: float | None = None,
-    softcap: float = 0.0,
-    softmax_precision: int | None = None,
-    **_attrs: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Attention-23: the mask must broadcast to the full key length; no ``nonpad_kv_seqlen``, no window."""
-    return _attention(q, k, v, attn_mask, past_key, past_value, None, is_causal=is_causal,
-                      kv_num_heads=kv_num_heads, q_num_heads=q_num_heads,
-                      qk_matmul_output_mode=qk_matmul_output_mode, scale=scale, softcap=softcap,
-                      softmax_precision=softmax_precision, left_window_size=-1, right_window_size=-1,
-                      pad_short_mask=False)
+_NO_WINDOW = {"left_window_size": -1, "right_window_size": -1}
 
 
-def attention_24(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    attn_mask: np.ndarray | None = None,
-    past_key: np.ndarray | None = None,
-    past_value: np.ndarray | None = None,
-    nonpad_kv_seqlen: np.ndarray | None = None,
-    *,
-    is_causal: int = 0,
-    kv_num_heads: int | None = None,
-    q_num_heads: int | None = None,
-    qk_matmul_output_mode: int = 0,
-    scale: float | None = None,
-    softcap: float = 0.0,
-    softmax_precision: int | None = None,
-    **_attrs: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Attention-24: with ``nonpad_kv_seqlen`` and a mask key axis that may be short."""
-    return _attention(q, k, v, attn_mask, past_key, past_value, nonpad_kv_seqlen, is_causal=is_causal,
-                      kv_num_heads=kv_num_heads, q_num_heads=q_num_heads,
-                      qk_matmul_output_mode=qk_matmul_output_mode, scale=scale, softcap=softcap,
-                      softmax_precision=softmax_precision, left_window_size=-1, right_window_size=-1,
-                      pad_short_mask=True)
+def attention_23(*inputs: Any, **attrs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Attention-23: inputs Q, K, V, attn_mask, past_key, past_value (no ``nonpad_kv_seqlen``), no window.
+
+    The mask must broadcast to the full key length.
+    """
+    if len(inputs) > 6:
+        raise TypeError(f"Attention-23 has 6 inputs at the most, not {len(inputs)}")
+    return _attention(*inputs, pad_short_mask=False, **{**attrs, **_NO_WINDOW})
+
+
+def attention_24(*inputs: Any, **attrs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Attention-24: Attention-25 without the window (both bounds open)."""
+    return attention(*inputs, **{**attrs, **_NO_WINDOW})
 
 
 def attention(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    attn_mask: np.ndarray | None = None,
-    past_key: np.ndarray | None = None,
-    past_value: np.ndarray | None = None,
-    nonpad_kv_seqlen: np.ndarray | None = None,
-    *,
-    is_causal: int = 0,
-    kv_num_heads: int | None = None,
-    q_num_heads: int | None = None,
-    qk_matmul_output_mode: int = 0,
-    scale: float | None = None,
-    softcap: float = 0.0,
-    softmax_precision: int | None = None,
-    left_window_size: int = -1,
-    right_window_size: int = -1,
-    **_attrs: Any,
+    *inputs: Any, left_window_size: int = -1, right_window_size: int = -1, **attrs: Any
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Attention-25: with the sliding window bounds."""
+    """Attention-25: with ``nonpad_kv_seqlen``, a mask key axis that may be short, and the sliding window bounds."""
     if left_window_size < -1 or right_window_size < -1:
         raise ValueError(f"window sizes must be -1 or more, got {left_window_size} and {right_window_size}")
-    return _attention(q, k, v, attn_mask, past_key, past_value, nonpad_kv_seqlen, is_causal=is_causal,
-                      kv_num_heads=kv_num_heads, q_num_heads=q_num_heads,
-                      qk_matmul_output_mode=qk_matmul_output_mode, scale=scale, softcap=softcap,
-                      softmax_precision=softmax_precision, left_window_size=int(left_window_size),
-                      right_window_size=int(right_window_size), pad_short_mask=True)
+    return _attention(*inputs, pad_short_mask=True, left_window_size=int(left_window_size),
+                      right_window_size=int(right_window_size), **attrs)
 
 
 KERNELS = (

@@ -18,41 +18,25 @@ disagree only on such all-padding windows.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ._windows import accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry, window_counts
+from ._windows import accumulation_dtype, pooled_axes, window_counts, window_geometry, window_sums
 from .base import Kernel
 
 
 def average_pool(
-    x: np.ndarray,
-    *,
-    kernel_shape: Sequence[int],
-    auto_pad: str = "NOTSET",
-    ceil_mode: int = 0,
-    count_include_pad: int = 0,
-    dilations: Sequence[int] | None = None,
-    pads: Sequence[int] | None = None,
-    strides: Sequence[int] | None = None,
-    **_attrs: object,
+    x: np.ndarray, *, kernel_shape: Sequence[int], ceil_mode: int = 0, count_include_pad: int = 0, **attrs: Any
 ) -> np.ndarray:
-    """AveragePool-1, -7, -10, -11, -19, -22."""
-    nsp = check_spatial_input(x)
-    if kernel_shape is None or len(kernel_shape) != nsp:
-        raise ValueError(f"kernel_shape must give {nsp} sizes")
-    geo = resolve_geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
+    """AveragePool-1, -7, -10, -11, -19, -22 (the window attributes as ``_windows.window_geometry`` reads them)."""
+    pooled_axes(x, kernel_shape)
+    geo = window_geometry(x.shape[2:], kernel_shape, ceil_mode, **attrs)
     counts = window_counts(geo, x.shape[2:], bool(count_include_pad))
     if np.any(counts == 0):
         raise ValueError("a pooling window covers no counted element (its average is undefined)")
     acc = accumulation_dtype(x.dtype)
-    after = tuple(a + o for a, o in zip(geo.pad_end, geo.overhang, strict=True))
-    xp = pad_spatial(x.astype(acc, copy=False), geo.pad_begin, after, 0)
-    lead = (slice(None), slice(None))
-    total = np.zeros(x.shape[:2] + geo.out, dtype=acc)
-    for off in geo.offsets():
-        total += xp[lead + geo.window_slices(off)]
+    total = window_sums(x.astype(acc, copy=False), geo)
     total /= counts.astype(acc)
     return total.astype(x.dtype, copy=False)
 

@@ -23,12 +23,14 @@ Which mode runs, per version:
 
 from __future__ import annotations
 
-from typing import Tuple, Union
+from typing import Any, Tuple, Union
 
 import numpy as np
 
 from ._windows import accumulation_dtype
 from .base import Kernel
+
+Result = Union[np.ndarray, Tuple[np.ndarray, np.ndarray, np.ndarray]]
 
 
 def _as_parameter(p: np.ndarray, x: np.ndarray, per_activation: bool, name: str) -> np.ndarray:
@@ -63,45 +65,7 @@ def _infer(
     return y.astype(x.dtype, copy=False)
 
 
-def batch_normalization_v1(
-    x: np.ndarray,
-    scale: np.ndarray,
-    b: np.ndarray,
-    mean: np.ndarray,
-    var: np.ndarray,
-    *,
-    epsilon: float = 1e-5,
-    is_test: int = 0,
-    spatial: int = 1,
-    **_attrs: object,
-) -> np.ndarray:
-    """BatchNormalization-1 and -6: test mode only (``is_test`` must be set)."""
-    if not is_test:
-        raise ValueError("BatchNormalization with is_test=0 is training mode; sonnx executes test mode only")
-    return _infer(x, scale, b, mean, var, epsilon, not spatial)
-
-
-def batch_normalization_v7(
-    x: np.ndarray,
-    scale: np.ndarray,
-    b: np.ndarray,
-    mean: np.ndarray,
-    var: np.ndarray,
-    *,
-    epsilon: float = 1e-5,
-    spatial: int = 1,
-    output_count: int = 1,
-    **_attrs: object,
-) -> np.ndarray:
-    """BatchNormalization-7 and -9: test mode, output ``Y`` only."""
-    if output_count > 1:
-        raise ValueError(
-            f"BatchNormalization naming {output_count} outputs is training mode; sonnx executes test mode only"
-        )
-    return _infer(x, scale, b, mean, var, epsilon, not spatial)
-
-
-def batch_normalization_v14(
+def _batch_normalization(
     x: np.ndarray,
     scale: np.ndarray,
     b: np.ndarray,
@@ -110,12 +74,18 @@ def batch_normalization_v14(
     *,
     epsilon: float = 1e-5,
     momentum: float = 0.9,
+    spatial: int = 1,
     training_mode: int = 0,
     **_attrs: object,
-) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """BatchNormalization-14 and -15: inference, or the training outputs when ``training_mode`` is 1."""
+) -> Result:
+    """Every version: inference, or the training outputs when ``training_mode`` is 1.
+
+    A version passes the attribute it lacks with the value that reproduces it:
+    ``spatial`` (before 9) is 1 from 9 on (per channel), ``training_mode`` (14
+    on) is 0 before.
+    """
     if not training_mode:
-        return _infer(x, scale, b, input_mean, input_var, epsilon, False)
+        return _infer(x, scale, b, input_mean, input_var, epsilon, not spatial)
     if x.ndim < 2:
         raise ValueError(f"X must have shape N x C x ..., not rank {x.ndim}")
     acc = np.promote_types(accumulation_dtype(x.dtype), np.float32)
@@ -140,8 +110,33 @@ def batch_normalization_v14(
     )
 
 
+_TEST_MODE = {"training_mode": 0}
+_PER_CHANNEL = {"spatial": 1}
+
+
+def batch_normalization_v1(*inputs: Any, is_test: int = 0, **attrs: Any) -> Result:
+    """BatchNormalization-1 and -6: test mode only (``is_test`` must be set)."""
+    if not is_test:
+        raise ValueError("BatchNormalization with is_test=0 is training mode; sonnx executes test mode only")
+    return _batch_normalization(*inputs, **{**attrs, **_TEST_MODE})
+
+
+def batch_normalization_v7(*inputs: Any, output_count: int = 1, **attrs: Any) -> Result:
+    """BatchNormalization-7 and -9: test mode, output ``Y`` only."""
+    if output_count > 1:
+        raise ValueError(
+            f"BatchNormalization naming {output_count} outputs is training mode; sonnx executes test mode only"
+        )
+    return _batch_normalization(*inputs, **{**attrs, **_TEST_MODE})
+
+
+def batch_normalization(*inputs: Any, **attrs: Any) -> Result:
+    """BatchNormalization-14 and -15: ``training_mode``, parameters per channel."""
+    return _batch_normalization(*inputs, **{**attrs, **_PER_CHANNEL})
+
+
 KERNELS = (
     Kernel("BatchNormalization", (1, 6), batch_normalization_v1),
     Kernel("BatchNormalization", (7, 9), batch_normalization_v7, output_count_as="output_count"),
-    Kernel("BatchNormalization", (14, 15), batch_normalization_v14),
+    Kernel("BatchNormalization", (14, 15), batch_normalization),
 )

@@ -12,11 +12,18 @@ single NumPy call).
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ._windows import WindowGeometry, accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry
+from ._windows import (
+    WindowGeometry,
+    accumulation_dtype,
+    check_kernel_shape,
+    convolved_axes,
+    pad_spatial,
+    window_geometry,
+)
 from .base import Kernel
 
 
@@ -25,18 +32,12 @@ def conv(
     w: np.ndarray,
     b: np.ndarray | None = None,
     *,
-    auto_pad: str = "NOTSET",
-    dilations: Sequence[int] | None = None,
     group: int = 1,
     kernel_shape: Sequence[int] | None = None,
-    pads: Sequence[int] | None = None,
-    strides: Sequence[int] | None = None,
-    **_attrs: object,
+    **attrs: Any,
 ) -> np.ndarray:
-    """Conv-1, -11, -22."""
-    nsp = check_spatial_input(x)
-    if w.ndim != x.ndim:
-        raise ValueError(f"W has rank {w.ndim}, X has rank {x.ndim}")
+    """Conv-1, -11, -22 (the window attributes as ``_windows.window_geometry`` reads them)."""
+    nsp = convolved_axes(x, w)
     n, c = x.shape[:2]
     m, cg = w.shape[:2]
     group = int(group)
@@ -44,11 +45,10 @@ def conv(
         raise ValueError(f"group={group} must divide the input channels ({c}) and the feature maps ({m})")
     if cg * group != c:
         raise ValueError(f"W has {cg} channels per group; X has {c} channels in {group} groups")
-    if kernel_shape is not None and len(kernel_shape) and tuple(kernel_shape) != tuple(w.shape[2:]):
-        raise ValueError(f"kernel_shape {list(kernel_shape)} differs from W's spatial shape {list(w.shape[2:])}")
+    check_kernel_shape(kernel_shape, w.shape[2:])
     if b is not None and b.shape != (m,):
         raise ValueError(f"B has shape {b.shape}, want ({m},)")
-    geo = resolve_geometry(x.shape[2:], w.shape[2:], strides, dilations, pads, auto_pad)
+    geo = window_geometry(x.shape[2:], w.shape[2:], **attrs)
     acc = accumulation_dtype(x.dtype)
     xa = x.astype(acc, copy=False)
     wa = w.astype(acc, copy=False)

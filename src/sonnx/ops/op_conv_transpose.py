@@ -38,17 +38,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ._windows import AUTO_PADS, accumulation_dtype, check_spatial_input
+from ._windows import accumulation_dtype, auto_pad_mode, check_kernel_shape, convolved_axes, per_axis
 from .base import Kernel
-
-
-def _per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> list[int]:
-    if value is None or len(value) == 0:
-        return [default] * rank
-    out = [int(v) for v in value]
-    if len(out) != rank:
-        raise ValueError(f"{name} has {len(out)} values for {rank} spatial axes")
-    return out
 
 
 def _geometry(
@@ -113,13 +104,8 @@ def conv_transpose(
     **_attrs: object,
 ) -> np.ndarray:
     """ConvTranspose-1, -11, -22."""
-    if isinstance(auto_pad, bytes):
-        auto_pad = auto_pad.decode("utf-8")
-    if auto_pad not in AUTO_PADS:
-        raise ValueError(f"auto_pad must be one of {AUTO_PADS}, not {auto_pad!r}")
-    nsp = check_spatial_input(x)
-    if w.ndim != x.ndim:
-        raise ValueError(f"W has rank {w.ndim}, X has rank {x.ndim}")
+    mode = auto_pad_mode(auto_pad)
+    nsp = convolved_axes(x, w)
     n, c = x.shape[:2]
     group = int(group)
     if group < 1 or c % group:
@@ -129,20 +115,19 @@ def conv_transpose(
     cg, mg = c // group, w.shape[1]
     m = mg * group
     kernel = tuple(int(k) for k in w.shape[2:])
-    if kernel_shape is not None and len(kernel_shape) and tuple(int(k) for k in kernel_shape) != kernel:
-        raise ValueError(f"kernel_shape {list(kernel_shape)} differs from W's spatial shape {list(kernel)}")
+    check_kernel_shape(kernel_shape, kernel)
     if b is not None and b.shape != (m,):
         raise ValueError(f"B has shape {b.shape}, want ({m},)")
-    stride = _per_axis("strides", strides, nsp, 1)
-    dilation = _per_axis("dilations", dilations, nsp, 1)
-    extra = _per_axis("output_padding", output_padding, nsp, 0)
+    stride = per_axis("strides", strides, nsp, 1)
+    dilation = per_axis("dilations", dilations, nsp, 1)
+    extra = list(per_axis("output_padding", output_padding, nsp, 0))
     if any(s < 1 for s in stride) or any(d < 1 for d in dilation):
         raise ValueError("strides and dilations must be positive")
     for op, s, d in zip(extra, stride, dilation, strict=True):
         if op < 0 or op >= max(s, d):
             raise ValueError(f"output_padding {extra} must be non-negative and below the stride or the dilation")
     spatial = tuple(int(v) for v in x.shape[2:])
-    full, begin, out = _geometry(spatial, kernel, stride, dilation, extra, pads, output_shape, auto_pad)
+    full, begin, out = _geometry(spatial, kernel, stride, dilation, extra, pads, output_shape, mode)
 
     acc = accumulation_dtype(x.dtype)
     ksize = int(np.prod(kernel))

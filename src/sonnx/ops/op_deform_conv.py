@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._resample import linear_taps, sample_points
-from ._windows import check_spatial_input, resolve_geometry
+from ._windows import check_kernel_shape, convolved_axes, window_geometry
 from .base import Kernel
 
 
@@ -32,18 +32,13 @@ def deform_conv(
     b: np.ndarray | None = None,
     mask: np.ndarray | None = None,
     *,
-    dilations: Sequence[int] | None = None,
     group: int = 1,
     kernel_shape: Sequence[int] | None = None,
     offset_group: int = 1,
-    pads: Sequence[int] | None = None,
-    strides: Sequence[int] | None = None,
-    **_attrs: Any,
+    **attrs: Any,
 ) -> np.ndarray:
-    """DeformConv-19 and -22."""
-    r = check_spatial_input(x)
-    if w.ndim != x.ndim:
-        raise ValueError(f"W has rank {w.ndim}, X has rank {x.ndim}")
+    """DeformConv-19 and -22 (``dilations``, ``pads`` and ``strides`` as ``_windows.window_geometry`` reads them)."""
+    r = convolved_axes(x, w)
     n, c = x.shape[:2]
     m, cg = w.shape[:2]
     group, offset_group = int(group), int(offset_group)
@@ -52,9 +47,8 @@ def deform_conv(
     if offset_group < 1 or c % offset_group:
         raise ValueError(f"offset_group={offset_group} must divide the {c} input channels")
     kshape = tuple(w.shape[2:])
-    if kernel_shape is not None and len(kernel_shape) and tuple(kernel_shape) != kshape:
-        raise ValueError(f"kernel_shape {list(kernel_shape)} differs from W's spatial shape {list(kshape)}")
-    geo = resolve_geometry(x.shape[2:], kshape, strides, dilations, pads, "NOTSET")
+    check_kernel_shape(kernel_shape, kshape)
+    geo = window_geometry(x.shape[2:], kshape, **{**attrs, "auto_pad": "NOTSET"})  # explicit pads only
     ksize = int(np.prod(kshape))
     out = geo.out
     want = (n, offset_group * ksize * r, *out)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._quantize import check_zero_point, element_type, expand_parameter, is_integer, is_real_float
+from ._quantize import check_zero_point, element_type, expand_parameter, is_integer, is_real_float, per_tensor_version
 from .base import Kernel
 
 
@@ -52,14 +52,10 @@ def dequantize_linear(
         return np.asarray(diff.astype(out) * scale).astype(out, copy=False)
 
 
-def dequantize_linear_v10(
-    x: np.ndarray, x_scale: np.ndarray, x_zero_point: np.ndarray | None = None, **_attrs: Any
-) -> np.ndarray:
-    """DequantizeLinear-10: per-tensor only (scalar scale and zero point)."""
-    if x_scale.size != 1 or (x_zero_point is not None and x_zero_point.size != 1):
-        raise ValueError("DequantizeLinear-10 dequantizes per tensor: x_scale and x_zero_point must be scalars")
-    return dequantize_linear(x, x_scale, x_zero_point)
-
+dequantize_linear_v10 = per_tensor_version(
+    dequantize_linear, "dequantize_linear_v10",
+    "DequantizeLinear-10 dequantizes per tensor: x_scale and x_zero_point must be scalars"
+)
 
 KERNELS = (
     Kernel("DequantizeLinear", (10,), dequantize_linear_v10),

@@ -7,11 +7,9 @@ an integer division by zero has no defined result and is refused.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ._broadcast import legacy_align
+from ._elementwise import broadcast_versions
 from .base import Kernel
 
 
@@ -27,15 +25,7 @@ def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.true_divide(a, b).astype(a.dtype, copy=False)
 
 
-def div(a: np.ndarray, b: np.ndarray, **_attrs: Any) -> np.ndarray:
-    """Opset 7 on: multidirectional broadcasting; the result keeps A's element type."""
-    return _divide(a, b)
-
-
-def div_legacy(a: np.ndarray, b: np.ndarray, broadcast: int = 0, axis: int | None = None, **_attrs: Any) -> np.ndarray:
-    """Opsets 1 and 6: B broadcast to A only when ``broadcast`` is set, aligned at ``axis``."""
-    return _divide(a, legacy_align(a, b, broadcast, axis))
-
+div, div_legacy = broadcast_versions(_divide, "div", "div_legacy")
 
 KERNELS = (
     Kernel("Div", (1, 6), div_legacy),

@@ -19,16 +19,19 @@ def _gemm(
     a: np.ndarray,
     b: np.ndarray,
     c: np.ndarray | None,
-    alpha: float,
-    beta: float,
-    trans_a: int,
-    trans_b: int,
+    *,
     broadcast_c: bool,
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    transA: int = 0,
+    transB: int = 0,
+    **_attrs: Any,
 ) -> np.ndarray:
+    """Every version: the attributes with their schema defaults; ``broadcast_c`` says whether C may broadcast."""
     if a.ndim != 2 or b.ndim != 2:
         raise ValueError(f"Gemm: A and B must be matrices, got shapes {a.shape} and {b.shape}")
-    left = a.T if trans_a else a
-    right = b.T if trans_b else b
+    left = a.T if transA else a
+    right = b.T if transB else b
     if left.shape[1] != right.shape[0]:
         raise ValueError(f"Gemm: A' {left.shape} and B' {right.shape} do not multiply")
     dtype = a.dtype
@@ -49,51 +52,27 @@ def _gemm(
     return np.asarray(y).astype(dtype, copy=False)
 
 
-def gemm_legacy(
-    a: np.ndarray,
-    b: np.ndarray,
-    c: np.ndarray | None = None,
-    alpha: float = 1.0,
-    beta: float = 1.0,
-    transA: int = 0,
-    transB: int = 0,
-    broadcast: int = 0,
-    **_attrs: Any,
-) -> np.ndarray:
+def _required(c: np.ndarray | None) -> np.ndarray:
+    """C, which Gemm needs before opset 11."""
+    if c is None:
+        raise ValueError("Gemm before opset 11 needs C")
+    return c
+
+
+def gemm_legacy(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, *, broadcast: int = 0, **attrs: Any
+                ) -> np.ndarray:
     """Opsets 1 and 6: C required; it broadcasts only when ``broadcast`` is set."""
-    if c is None:
-        raise ValueError("Gemm before opset 11 needs C")
-    return _gemm(a, b, c, alpha, beta, transA, transB, bool(broadcast))
+    return _gemm(a, b, _required(c), broadcast_c=bool(broadcast), **attrs)
 
 
-def gemm_7(
-    a: np.ndarray,
-    b: np.ndarray,
-    c: np.ndarray | None = None,
-    alpha: float = 1.0,
-    beta: float = 1.0,
-    transA: int = 0,
-    transB: int = 0,
-    **_attrs: Any,
-) -> np.ndarray:
+def gemm_7(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, **attrs: Any) -> np.ndarray:
     """Opsets 7 and 9: C required, unidirectionally broadcast."""
-    if c is None:
-        raise ValueError("Gemm before opset 11 needs C")
-    return _gemm(a, b, c, alpha, beta, transA, transB, True)
+    return _gemm(a, b, _required(c), broadcast_c=True, **attrs)
 
 
-def gemm(
-    a: np.ndarray,
-    b: np.ndarray,
-    c: np.ndarray | None = None,
-    alpha: float = 1.0,
-    beta: float = 1.0,
-    transA: int = 0,
-    transB: int = 0,
-    **_attrs: Any,
-) -> np.ndarray:
+def gemm(a: np.ndarray, b: np.ndarray, c: np.ndarray | None = None, **attrs: Any) -> np.ndarray:
     """Opset 11 on: C optional (absent means zero), unidirectionally broadcast."""
-    return _gemm(a, b, c, alpha, beta, transA, transB, True)
+    return _gemm(a, b, c, broadcast_c=True, **attrs)
 
 
 KERNELS = (

@@ -16,17 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ._normalize import standardize, stash_dtype, trailing_axes
+from ._normalize import check_unidirectional, standardize, stash_dtype, trailing_axes
 from .base import Kernel
-
-
-def _unidirectional(p: np.ndarray, x: np.ndarray, name: str) -> None:
-    try:
-        shape = np.broadcast_shapes(p.shape, x.shape)
-    except ValueError:
-        shape = None
-    if shape != x.shape:
-        raise ValueError(f"{name} of shape {p.shape} does not broadcast to X's shape {x.shape}")
 
 
 def layer_normalization(
@@ -42,9 +33,9 @@ def layer_normalization(
     """LayerNormalization-17: ``(Y, Mean, InvStdDev)``."""
     axes = trailing_axes(x.ndim, int(axis))
     stash = stash_dtype(stash_type, ("float32", "bfloat16"))
-    _unidirectional(scale, x, "Scale")
+    check_unidirectional(scale, x, "Scale")
     if b is not None:
-        _unidirectional(b, x, "B")
+        check_unidirectional(b, x, "B")
     normalized, mean, inv = standardize(x, axes, epsilon, stash)
     y = normalized.astype(x.dtype) * scale.astype(x.dtype, copy=False)
     if b is not None:

@@ -12,41 +12,24 @@ one function serves every version. ``p`` must be positive.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
-from ._windows import accumulation_dtype, check_spatial_input, pad_spatial, resolve_geometry
+from ._windows import accumulation_dtype, pooled_axes, window_geometry, window_sums
 from .base import Kernel
 
 
 def lp_pool(
-    x: np.ndarray,
-    *,
-    kernel_shape: Sequence[int],
-    auto_pad: str = "NOTSET",
-    ceil_mode: int = 0,
-    dilations: Sequence[int] | None = None,
-    p: float = 2,
-    pads: Sequence[int] | None = None,
-    strides: Sequence[int] | None = None,
-    **_attrs: object,
+    x: np.ndarray, *, kernel_shape: Sequence[int], ceil_mode: int = 0, p: float = 2, **attrs: Any
 ) -> np.ndarray:
-    """LpPool-1, -2, -11, -18, -22."""
-    nsp = check_spatial_input(x)
-    if kernel_shape is None or len(kernel_shape) != nsp:
-        raise ValueError(f"kernel_shape must give {nsp} sizes")
+    """LpPool-1, -2, -11, -18, -22 (the window attributes as ``_windows.window_geometry`` reads them)."""
+    pooled_axes(x, kernel_shape)
     if not p > 0:
         raise ValueError(f"p must be positive, not {p}")
-    geo = resolve_geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
+    geo = window_geometry(x.shape[2:], kernel_shape, ceil_mode, **attrs)
     acc = np.promote_types(accumulation_dtype(x.dtype), np.float32)
-    power = np.abs(x.astype(acc, copy=False)) ** acc.type(p)
-    after = tuple(a + o for a, o in zip(geo.pad_end, geo.overhang, strict=True))
-    padded = pad_spatial(power, geo.pad_begin, after, 0)
-    lead = (slice(None), slice(None))
-    total = np.zeros(x.shape[:2] + geo.out, dtype=acc)
-    for off in geo.offsets():
-        total += padded[lead + geo.window_slices(off)]
+    total = window_sums(np.abs(x.astype(acc, copy=False)) ** acc.type(p), geo)
     return np.asarray(total ** acc.type(1.0 / p)).astype(x.dtype, copy=False)
 
 

@@ -21,125 +21,57 @@ it), LSTM-7 drops it, LSTM-14 adds ``layout``, LSTM-22 admits bfloat16.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from ._recurrent import Shapes, activation_functions, clipper, direction_count, run_direction
+from ._recurrent import Attributes, Inputs, Layer, Step
 from .base import Kernel
 
 
-def _lstm(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None,
-    sequence_lens: np.ndarray | None,
-    initial_h: np.ndarray | None,
-    initial_c: np.ndarray | None,
-    p: np.ndarray | None,
-    *,
-    activations: Sequence[str] | None,
-    activation_alpha: Sequence[float] | None,
-    activation_beta: Sequence[float] | None,
-    clip: float | None,
-    direction: str,
-    hidden_size: int | None,
-    input_forget: int,
-    layout: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    nd, backwards = direction_count(direction)
-    shp = Shapes(x, w, r, 4, nd, hidden_size, layout)
-    funcs = activation_functions(activations, ("Sigmoid", "Tanh", "Tanh"), nd, activation_alpha, activation_beta)
-    wb, rb = shp.bias(b)
-    h0 = shp.state(initial_h, "initial_h")
-    c0 = shp.state(initial_c, "initial_c")
-    lengths = shp.lengths(sequence_lens)
-    bounded = clipper(clip)
-    hid = shp.hidden
+def lstm(*inputs: Any, input_forget: int = 0, **attrs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LSTM-14 and -22, with ``layout``: inputs X, W, R, B, sequence_lens, initial_h, initial_c, P (``Inputs``).
+
+    The attributes besides ``input_forget`` are those of ``_recurrent.Attributes``.
+    """
+    coupled = int(input_forget)
+    given = Inputs.of("LSTM", inputs, most=8)
+    layer = Layer(given, [(given.initial_h, "initial_h"), (given.initial_c, "initial_c")], gates=4,
+                  default_activations=("Sigmoid", "Tanh", "Tanh"), attributes=Attributes.read(attrs))
+    nd, hid, work, p = layer.shapes.directions, layer.shapes.hidden, layer.shapes.work, given.p
     if p is None:
-        peep = np.zeros((nd, 3 * hid), dtype=shp.work)
+        peep = np.zeros((nd, 3 * hid), dtype=work)
     elif p.shape != (nd, 3 * hid):
         raise ValueError(f"P has shape {p.shape}; want [{nd}, {3 * hid}]")
     else:
-        peep = p.astype(shp.work, copy=False)
-    ys, hs, cs = [], [], []
-    for d in range(nd):
-        f, g, h = funcs[d]
-        rt = shp.r[d].T
-        p_i, p_o, p_f = peep[d][:hid], peep[d][hid : 2 * hid], peep[d][2 * hid :]
-        xw = shp.project(d, wb) + rb[d]
+        peep = p.astype(work, copy=False)
 
-        def step(xw_t: np.ndarray, states: tuple[np.ndarray, ...], f: Any = f, g: Any = g, h: Any = h,
-                 rt: Any = rt, p_i: Any = p_i, p_o: Any = p_o, p_f: Any = p_f) -> tuple[np.ndarray, ...]:
+    def direction(d: int) -> tuple[np.ndarray, Step]:
+        f, g, h = layer.activations[d]
+        rt = layer.shapes.r[d].T
+        p_i, p_o, p_f = peep[d][:hid], peep[d][hid : 2 * hid], peep[d][2 * hid :]
+
+        def step(xw_t: np.ndarray, states: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
             h_prev, c_prev = states
             pre = xw_t + np.matmul(h_prev, rt)
-            i = f(bounded(pre[:, :hid] + p_i * c_prev))
-            if input_forget:
+            i = f(layer.bounded(pre[:, :hid] + p_i * c_prev))
+            if coupled:
                 fg = 1 - i
             else:
-                fg = f(bounded(pre[:, 2 * hid : 3 * hid] + p_f * c_prev))
-            c_new = fg * c_prev + i * g(bounded(pre[:, 3 * hid :]))
-            o = f(bounded(pre[:, hid : 2 * hid] + p_o * c_new))
+                fg = f(layer.bounded(pre[:, 2 * hid : 3 * hid] + p_f * c_prev))
+            c_new = fg * c_prev + i * g(layer.bounded(pre[:, 3 * hid :]))
+            o = f(layer.bounded(pre[:, hid : 2 * hid] + p_o * c_new))
             return o * h(c_new), c_new
 
-        y, (hf, cf) = run_direction(xw, lengths, backwards or d == 1, (h0[d], c0[d]), step)
-        ys.append(y)
-        hs.append(hf)
-        cs.append(cf)
-    y_out, h_out, c_out = shp.outputs(np.stack(ys, axis=1), [np.stack(hs), np.stack(cs)])
-    return y_out, h_out, c_out
+        return layer.shapes.project(d, layer.wb) + layer.rb[d], step
+
+    y, y_h, y_c = layer.run(direction)
+    return y, y_h, y_c
 
 
-def lstm_7(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    initial_c: np.ndarray | None = None,
-    p: np.ndarray | None = None,
-    *,
-    activations: Sequence[str] | None = None,
-    activation_alpha: Sequence[float] | None = None,
-    activation_beta: Sequence[float] | None = None,
-    clip: float | None = None,
-    direction: str = "forward",
-    hidden_size: int | None = None,
-    input_forget: int = 0,
-    **_attrs: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LSTM-1 and -7: time-major shapes only."""
-    return _lstm(x, w, r, b, sequence_lens, initial_h, initial_c, p, activations=activations,
-                 activation_alpha=activation_alpha, activation_beta=activation_beta, clip=clip, direction=direction,
-                 hidden_size=hidden_size, input_forget=int(input_forget), layout=0)
-
-
-def lstm(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    initial_c: np.ndarray | None = None,
-    p: np.ndarray | None = None,
-    *,
-    activations: Sequence[str] | None = None,
-    activation_alpha: Sequence[float] | None = None,
-    activation_beta: Sequence[float] | None = None,
-    clip: float | None = None,
-    direction: str = "forward",
-    hidden_size: int | None = None,
-    input_forget: int = 0,
-    layout: int = 0,
-    **_attrs: Any,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LSTM-14 and -22: with ``layout``."""
-    return _lstm(x, w, r, b, sequence_lens, initial_h, initial_c, p, activations=activations,
-                 activation_alpha=activation_alpha, activation_beta=activation_beta, clip=clip, direction=direction,
-                 hidden_size=hidden_size, input_forget=int(input_forget), layout=int(layout))
+def lstm_7(*inputs: Any, **attrs: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LSTM-1 and -7: no ``layout`` (time-major shapes only); LSTM-1's ``output_sequence`` changes nothing computed."""
+    return lstm(*inputs, **{**attrs, "layout": 0})
 
 
 KERNELS = (

@@ -17,11 +17,11 @@ window makes its maximum NaN (the index is then the first NaN's).
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Any, Sequence, Tuple
 
 import numpy as np
 
-from ._windows import WindowGeometry, check_spatial_input, pad_spatial, resolve_geometry, window_counts
+from ._windows import WindowGeometry, padded_for_windows, pooled_axes, window_counts, window_geometry
 from .base import Kernel
 
 
@@ -34,23 +34,14 @@ def _lowest(dtype: np.dtype) -> object:
 
 
 def _pool(
-    x: np.ndarray,
-    kernel_shape: Sequence[int],
-    auto_pad: str,
-    ceil_mode: int,
-    dilations: Sequence[int] | None,
-    pads: Sequence[int] | None,
-    strides: Sequence[int] | None,
-    want_indices: bool,
+    x: np.ndarray, kernel_shape: Sequence[int], ceil_mode: int, want_indices: bool, /, **attrs: Any
 ) -> Tuple[np.ndarray, np.ndarray | None, WindowGeometry]:
-    nsp = check_spatial_input(x)
-    if kernel_shape is None or len(kernel_shape) != nsp:
-        raise ValueError(f"kernel_shape must give {nsp} sizes")
-    geo = resolve_geometry(x.shape[2:], kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
+    """The maxima, and the winning offsets when ``want_indices`` (window attributes: ``window_geometry``)."""
+    pooled_axes(x, kernel_shape)
+    geo = window_geometry(x.shape[2:], kernel_shape, ceil_mode, **attrs)
     if np.any(window_counts(geo, x.shape[2:], False) == 0):
         raise ValueError("a pooling window covers padding only (its maximum is undefined)")
-    after = tuple(a + o for a, o in zip(geo.pad_end, geo.overhang, strict=True))
-    xp = pad_spatial(x, geo.pad_begin, after, _lowest(x.dtype))
+    xp = padded_for_windows(x, geo, _lowest(x.dtype))
     lead = (slice(None), slice(None))
     taps = [xp[lead + geo.window_slices(off)] for off in geo.offsets()]
     best = taps[0].copy()
@@ -93,17 +84,9 @@ def _flat_indices(which: np.ndarray, geo: WindowGeometry, shape: Tuple[int, ...]
     return np.asarray(index, dtype=np.int64)
 
 
-def max_pool_v1(
-    x: np.ndarray,
-    *,
-    kernel_shape: Sequence[int],
-    auto_pad: str = "NOTSET",
-    pads: Sequence[int] | None = None,
-    strides: Sequence[int] | None = None,
-    **_attrs: object,
-) -> np.ndarray:
-    """MaxPool-1: the pooled values only."""
-    y, _, _ = _pool(x, kernel_shape, auto_pad, 0, None, pads, strides, False)
+def max_pool_v1(x: np.ndarray, *, kernel_shape: Sequence[int], **attrs: Any) -> np.ndarray:
+    """MaxPool-1: the pooled values only, in floor mode and without dilation (attributes of version 10)."""
+    y, _, _ = _pool(x, kernel_shape, 0, False, **{**attrs, "dilations": None})
     return y
 
 
@@ -111,14 +94,10 @@ def max_pool(
     x: np.ndarray,
     *,
     kernel_shape: Sequence[int],
-    auto_pad: str = "NOTSET",
     ceil_mode: int = 0,
-    dilations: Sequence[int] | None = None,
-    pads: Sequence[int] | None = None,
     storage_order: int = 0,
-    strides: Sequence[int] | None = None,
     output_count: int = 2,
-    **_attrs: object,
+    **attrs: Any,
 ) -> np.ndarray | Tuple[np.ndarray, np.ndarray]:
     """MaxPool-8 on: the pooled values and the flattened indices of the chosen elements.
 
@@ -128,7 +107,7 @@ def max_pool(
     if storage_order not in (0, 1):
         raise ValueError(f"storage_order must be 0 or 1, not {storage_order}")
     want_indices = output_count >= 2
-    y, which, geo = _pool(x, kernel_shape, auto_pad, ceil_mode, dilations, pads, strides, want_indices)
+    y, which, geo = _pool(x, kernel_shape, ceil_mode, want_indices, **attrs)
     if which is None:
         return y
     return y, _flat_indices(which, geo, x.shape, storage_order)

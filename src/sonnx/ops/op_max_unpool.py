@@ -17,17 +17,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ._windows import check_spatial_input
+from ._windows import check_spatial_input, per_axis
 from .base import Kernel
-
-
-def _per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> list[int]:
-    if value is None or len(value) == 0:
-        return [default] * rank
-    out = [int(v) for v in value]
-    if len(out) != rank:
-        raise ValueError(f"{name} has {len(out)} values for {rank} spatial axes")
-    return out
 
 
 def max_unpool(
@@ -44,11 +35,11 @@ def max_unpool(
     nsp = check_spatial_input(x)
     if i.shape != x.shape:
         raise ValueError(f"I has shape {i.shape}, X {x.shape}; they must be equal")
-    kernel = _per_axis("kernel_shape", kernel_shape, nsp, 0)
+    kernel = per_axis("kernel_shape", kernel_shape, nsp, 0)
     if kernel_shape is None or any(k < 1 for k in kernel):
         raise ValueError(f"kernel_shape must give {nsp} positive sizes")
-    stride = _per_axis("strides", strides, nsp, 1)
-    pad = _per_axis("pads", pads, 2 * nsp, 0)
+    stride = per_axis("strides", strides, nsp, 1)
+    pad = per_axis("pads", pads, 2 * nsp, 0)
     if output_shape is not None:
         shape = tuple(int(v) for v in np.asarray(output_shape).reshape(-1))
         if len(shape) != x.ndim or shape[:2] != x.shape[:2] or any(v < 0 for v in shape):

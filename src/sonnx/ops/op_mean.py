@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ._elementwise import require_float, same_type, working
+from ._elementwise import one_shape, require_float, same_type, working
 from .base import Kernel
 
 
@@ -29,13 +29,7 @@ def mean(*inputs: np.ndarray, **_attrs: Any) -> np.ndarray:
         return np.asarray(total / len(inputs)).astype(first.dtype, copy=False)
 
 
-def mean_same_shape(*inputs: np.ndarray, **_attrs: Any) -> np.ndarray:
-    """Opsets 1 and 6: no broadcasting, every input has the same shape."""
-    shapes = {x.shape for x in inputs}
-    if len(shapes) > 1:
-        raise ValueError(f"Mean before opset 8 needs inputs of one shape, got {sorted(shapes)}")
-    return mean(*inputs)
-
+mean_same_shape = one_shape("Mean", mean, "mean_same_shape")
 
 KERNELS = (
     Kernel("Mean", (1, 6), mean_same_shape),

@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-from functools import reduce
-from typing import Any
-
 import numpy as np
 
+from ._elementwise import one_shape, variadic
 from .base import Kernel
 
-
-def min_(*inputs: np.ndarray, **_attrs: Any) -> np.ndarray:
-    """Opset 8 on: the inputs broadcast together (multidirectional); the result keeps the first's type."""
-    if not inputs:
-        raise ValueError("Min needs at least one input")
-    return np.asarray(reduce(np.minimum, inputs)).astype(inputs[0].dtype, copy=False)
-
-
-def min_same_shape(*inputs: np.ndarray, **_attrs: Any) -> np.ndarray:
-    """Opsets 1 and 6: no broadcasting, every input has the same shape."""
-    if not inputs:
-        raise ValueError("Min needs at least one input")
-    shapes = {x.shape for x in inputs}
-    if len(shapes) != 1:
-        raise ValueError(f"Min before opset 8 needs inputs of one shape, got {sorted(shapes)}")
-    return min_(*inputs)
-
+min_ = variadic("Min", np.minimum, "min_")
+min__same_shape = one_shape("Min", min_, "min__same_shape")
 
 KERNELS = (
-    Kernel("Min", (1, 6), min_same_shape),
+    Kernel("Min", (1, 6), min__same_shape),
     Kernel("Min", (8, 12, 13), min_),
 )

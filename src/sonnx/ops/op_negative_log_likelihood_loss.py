@@ -22,13 +22,10 @@ def negative_log_likelihood_loss(
     x: np.ndarray,
     target: np.ndarray,
     weight: np.ndarray | None = None,
-    *,
-    reduction: str = "mean",
-    ignore_index: int | None = None,
-    **_attrs: Any,
+    **attrs: Any,
 ) -> np.ndarray:
-    """NegativeLogLikelihoodLoss-12, -13, -22."""
-    return nll_loss(x, target, weight, reduction, ignore_index, "NegativeLogLikelihoodLoss")
+    """NegativeLogLikelihoodLoss-12, -13, -22 (``reduction`` and ``ignore_index`` as ``_loss.nll_loss`` reads them)."""
+    return nll_loss(x, target, weight, "NegativeLogLikelihoodLoss", **attrs)
 
 
 KERNELS = (Kernel("NegativeLogLikelihoodLoss", (12, 13, 22), negative_log_likelihood_loss),)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ._broadcast import broadcasts_to
 from ._elementwise import is_float, require_numeric, same_type, working
 from .base import Kernel
 
@@ -32,11 +33,7 @@ def _prelu(x: np.ndarray, slope: np.ndarray) -> np.ndarray:
 
 def prelu(x: np.ndarray, slope: np.ndarray, **_attrs: Any) -> np.ndarray:
     """Opset 7 on: the slope is unidirectionally broadcastable to X."""
-    try:
-        target = np.broadcast_shapes(x.shape, slope.shape)
-    except ValueError:
-        target = None
-    if target != x.shape:
+    if not broadcasts_to(slope.shape, x.shape):
         raise ValueError(f"PRelu's slope {slope.shape} does not broadcast to X's shape {x.shape}")
     return _prelu(x, slope)
 

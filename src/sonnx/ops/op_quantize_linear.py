@@ -30,6 +30,7 @@ from ._quantize import (
     expand_parameter,
     is_integer,
     is_real_float,
+    per_tensor_version,
     quantize_values,
 )
 from .base import Kernel
@@ -80,14 +81,10 @@ def quantize_linear(
     return quantize_values(x, scale, zero, target, _precision(y_scale, int(precision)), bool(saturate))
 
 
-def quantize_linear_v10(
-    x: np.ndarray, y_scale: np.ndarray, y_zero_point: np.ndarray | None = None, **_attrs: Any
-) -> np.ndarray:
-    """QuantizeLinear-10: per-tensor only (scalar scale and zero point)."""
-    if y_scale.size != 1 or (y_zero_point is not None and y_zero_point.size != 1):
-        raise ValueError("QuantizeLinear-10 quantizes per tensor: y_scale and y_zero_point must be scalars")
-    return quantize_linear(x, y_scale, y_zero_point)
-
+quantize_linear_v10 = per_tensor_version(
+    quantize_linear, "quantize_linear_v10",
+    "QuantizeLinear-10 quantizes per tensor: y_scale and y_zero_point must be scalars"
+)
 
 KERNELS = (
     Kernel("QuantizeLinear", (10,), quantize_linear_v10),

@@ -1,9 +1,7 @@
 """RandomNormal: a tensor of the attribute ``shape`` drawn from N(``mean``, ``scale``**2).
 
-Values come from sonnx's generator (``_random``: NumPy's legacy RandomState
-seeded by the ``seed`` attribute, seed 0 when absent), as
-``RandomState(seed).normal(mean, scale, shape)`` in float64, then rounded to
-``dtype`` (default FLOAT). Version 22 admits bfloat16, nothing else changes.
+Drawn by ``_random.draw`` in float64 and rounded to ``dtype`` (default FLOAT).
+Version 22 admits bfloat16, nothing else changes.
 """
 
 from __future__ import annotations
@@ -12,23 +10,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._random import float_dtype, generator
+from ._random import draw
 from .base import Kernel
 
 
-def random_normal(
-    *,
-    shape: Sequence[int],
-    dtype: int = 1,
-    mean: float = 0.0,
-    scale: float = 1.0,
-    seed: float | None = None,
-    **_attrs: Any,
-) -> np.ndarray:
-    """Versions 1 and 22."""
-    if any(d < 0 for d in shape):
-        raise ValueError(f"shape {list(shape)} has a negative dimension")
-    return generator(seed).normal(mean, scale, tuple(shape)).astype(float_dtype(dtype))
+def random_normal(*, shape: Sequence[int], mean: float = 0.0, scale: float = 1.0, **attrs: Any) -> np.ndarray:
+    """Versions 1 and 22 (``dtype`` and ``seed`` as ``_random.draw`` reads them)."""
+    return draw(np.random.RandomState.normal, mean, scale, shape, **attrs)
 
 
 KERNELS = (Kernel("RandomNormal", (1, 22), random_normal),)

@@ -12,9 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ._normalize import stash_dtype, trailing_axes
+from ._normalize import check_unidirectional, stash_dtype, stash_steps, trailing_axes
 from .base import Kernel
-from .op_layer_normalization import _unidirectional
 
 
 def rms_normalization(
@@ -23,14 +22,8 @@ def rms_normalization(
     """RMSNormalization-23."""
     axes = trailing_axes(x.ndim, int(axis))
     stash = stash_dtype(stash_type)
-    _unidirectional(scale, x, "scale")
-    wide = stash.itemsize >= 4
-    work = stash if wide else np.dtype(np.float32)
-
-    def r(v: Any) -> np.ndarray:
-        v = np.asarray(v, dtype=work)
-        return v if wide else v.astype(stash).astype(work)
-
+    check_unidirectional(scale, x, "scale")
+    work, r = stash_steps(stash)
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = r(x.astype(stash).astype(work))
         mean_square = r(r(xs * xs).mean(axis=axes, keepdims=True))

@@ -13,96 +13,40 @@ shapes when 1), RNN-22 admits bfloat16.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from ._recurrent import Shapes, activation_functions, clipper, direction_count, run_direction
+from ._recurrent import Attributes, Inputs, Layer, Step
 from .base import Kernel
 
 
-def _rnn(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None,
-    sequence_lens: np.ndarray | None,
-    initial_h: np.ndarray | None,
-    *,
-    activations: Sequence[str] | None,
-    activation_alpha: Sequence[float] | None,
-    activation_beta: Sequence[float] | None,
-    clip: float | None,
-    direction: str,
-    hidden_size: int | None,
-    layout: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    nd, backwards = direction_count(direction)
-    shp = Shapes(x, w, r, 1, nd, hidden_size, layout)
-    funcs = activation_functions(activations, ("Tanh",), nd, activation_alpha, activation_beta)
-    wb, rb = shp.bias(b)
-    h0 = shp.state(initial_h, "initial_h")
-    lengths = shp.lengths(sequence_lens)
-    bounded = clipper(clip)
-    ys, hs = [], []
-    for d in range(nd):
-        f = funcs[d][0]
-        rt = shp.r[d].T
-        rbias = rb[d]
+def rnn(*inputs: Any, **attrs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """RNN-14 and -22, with ``layout``: inputs X, W, R, B, sequence_lens, initial_h (``_recurrent.Inputs``).
 
-        def step(xw_t: np.ndarray, states: tuple[np.ndarray, ...], f: Any = f, rt: Any = rt, rbias: Any = rbias
-                 ) -> tuple[np.ndarray, ...]:
-            return (f(bounded(xw_t + np.matmul(states[0], rt) + rbias)),)
+    The attributes are those of ``_recurrent.Attributes``.
+    """
+    given = Inputs.of("RNN", inputs)
+    layer = Layer(given, [(given.initial_h, "initial_h")], gates=1, default_activations=("Tanh",),
+                  attributes=Attributes.read(attrs))
 
-        y, (h,) = run_direction(shp.project(d, wb), lengths, backwards or d == 1, (h0[d],), step)
-        ys.append(y)
-        hs.append(h)
-    y_out, h_out = shp.outputs(np.stack(ys, axis=1), [np.stack(hs)])
-    return y_out, h_out
+    def direction(d: int) -> tuple[np.ndarray, Step]:
+        f = layer.activations[d][0]
+        rt = layer.shapes.r[d].T
+        rbias = layer.rb[d]
+
+        def step(xw_t: np.ndarray, states: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+            return (f(layer.bounded(xw_t + np.matmul(states[0], rt) + rbias)),)
+
+        return layer.shapes.project(d, layer.wb), step
+
+    y, h = layer.run(direction)
+    return y, h
 
 
-def rnn_7(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    *,
-    activations: Sequence[str] | None = None,
-    activation_alpha: Sequence[float] | None = None,
-    activation_beta: Sequence[float] | None = None,
-    clip: float | None = None,
-    direction: str = "forward",
-    hidden_size: int | None = None,
-    **_attrs: Any,
-) -> tuple[np.ndarray, np.ndarray]:
-    """RNN-1 and -7: time-major shapes only (RNN-1's ``output_sequence`` changes nothing computed)."""
-    return _rnn(x, w, r, b, sequence_lens, initial_h, activations=activations, activation_alpha=activation_alpha,
-                activation_beta=activation_beta, clip=clip, direction=direction, hidden_size=hidden_size, layout=0)
-
-
-def rnn(
-    x: np.ndarray,
-    w: np.ndarray,
-    r: np.ndarray,
-    b: np.ndarray | None = None,
-    sequence_lens: np.ndarray | None = None,
-    initial_h: np.ndarray | None = None,
-    *,
-    activations: Sequence[str] | None = None,
-    activation_alpha: Sequence[float] | None = None,
-    activation_beta: Sequence[float] | None = None,
-    clip: float | None = None,
-    direction: str = "forward",
-    hidden_size: int | None = None,
-    layout: int = 0,
-    **_attrs: Any,
-) -> tuple[np.ndarray, np.ndarray]:
-    """RNN-14 and -22: with ``layout``."""
-    return _rnn(x, w, r, b, sequence_lens, initial_h, activations=activations, activation_alpha=activation_alpha,
-                activation_beta=activation_beta, clip=clip, direction=direction, hidden_size=hidden_size,
-                layout=int(layout))
+def rnn_7(*inputs: Any, **attrs: Any) -> tuple[np.ndarray, np.ndarray]:
+    """RNN-1 and -7: no ``layout`` (time-major shapes only); RNN-1's ``output_sequence`` changes nothing computed."""
+    return rnn(*inputs, **{**attrs, "layout": 0})
 
 
 KERNELS = (

@@ -81,43 +81,31 @@ def _vector(name: str, v: np.ndarray | None) -> list[int] | None:
     return [int(k) for k in v.tolist()]
 
 
-def slice_inputs(
-    data: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    axes: np.ndarray | None = None,
-    steps: np.ndarray | None = None,
-    **_attrs: Any,
-) -> np.ndarray:
-    """Opset 11 on: ``starts``, ``ends``, optional ``axes`` and ``steps`` are inputs; steps may be negative."""
-    return _slice_inputs(data, starts, ends, axes, steps, negative_axes=True)
-
-
-def slice_inputs_10(
-    data: np.ndarray,
-    starts: np.ndarray,
-    ends: np.ndarray,
-    axes: np.ndarray | None = None,
-    steps: np.ndarray | None = None,
-    **_attrs: Any,
-) -> np.ndarray:
-    """Opset 10: as 11, but negative axes are not defined (Slice-11 introduced them) and are refused."""
-    return _slice_inputs(data, starts, ends, axes, steps, negative_axes=False)
-
-
 def _slice_inputs(
     data: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
-    axes: np.ndarray | None,
-    steps: np.ndarray | None,
+    axes: np.ndarray | None = None,
+    steps: np.ndarray | None = None,
+    *,
     negative_axes: bool,
 ) -> np.ndarray:
+    """Opset 10 on: ``starts``, ``ends``, optional ``axes`` and ``steps`` are inputs; steps may be negative."""
     s = _vector("starts", starts)
     e = _vector("ends", ends)
     if s is None or e is None:
         raise ValueError("Slice needs its starts and ends inputs")
     return _slice(data, s, e, _vector("axes", axes), _vector("steps", steps), negative_axes)
+
+
+def slice_inputs_10(*inputs: Any, **_attrs: Any) -> np.ndarray:
+    """Opset 10: negative axes are not defined (Slice-11 introduced them) and are refused."""
+    return _slice_inputs(*inputs, negative_axes=False)
+
+
+def slice_inputs(*inputs: Any, **_attrs: Any) -> np.ndarray:
+    """Opset 11 on: negative axes count from the back."""
+    return _slice_inputs(*inputs, negative_axes=True)
 
 
 KERNELS = (

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._softmax_like import check_axis
 from .base import Kernel
 
 
@@ -22,15 +23,6 @@ def _normalised(x: np.ndarray, axis: int) -> np.ndarray:
         shifted = x - np.max(x, axis=axis, keepdims=True)
         e = np.exp(shifted)
         return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
-
-
-def _check_axis(x: np.ndarray, axis: int, allow_negative: bool) -> int:
-    rank = max(x.ndim, 1)
-    if axis < 0 and not allow_negative:
-        raise ValueError(f"Softmax-1: negative axis {axis}")
-    if not -rank <= axis < rank:
-        raise ValueError(f"Softmax: axis {axis} outside rank {x.ndim}")
-    return axis + rank if axis < 0 else axis
 
 
 def _coerced(x: np.ndarray, axis: int) -> np.ndarray:
@@ -43,19 +35,19 @@ def _coerced(x: np.ndarray, axis: int) -> np.ndarray:
 
 def softmax_1(x: np.ndarray, axis: int = 1, **_attrs: Any) -> np.ndarray:
     """Opset 1: 2-D coercion at a non-negative ``axis`` (default 1)."""
-    return _coerced(x, _check_axis(x, axis, allow_negative=False))
+    return _coerced(x, check_axis(x, axis, "Softmax", allow_negative=False))
 
 
 def softmax_11(x: np.ndarray, axis: int = 1, **_attrs: Any) -> np.ndarray:
     """Opset 11: 2-D coercion at ``axis`` (default 1, negative counting from the back)."""
-    return _coerced(x, _check_axis(x, axis, allow_negative=True))
+    return _coerced(x, check_axis(x, axis, "Softmax", allow_negative=True))
 
 
 def softmax(x: np.ndarray, axis: int = -1, **_attrs: Any) -> np.ndarray:
     """Opset 13: along ``axis`` only (default -1)."""
     if x.ndim == 0:
         return np.ones_like(x)
-    return _normalised(x, _check_axis(x, axis, allow_negative=True))
+    return _normalised(x, check_axis(x, axis, "Softmax", allow_negative=True))
 
 
 KERNELS = (

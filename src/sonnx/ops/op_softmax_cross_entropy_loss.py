@@ -21,17 +21,14 @@ def softmax_cross_entropy_loss(
     scores: np.ndarray,
     labels: np.ndarray,
     weights: np.ndarray | None = None,
-    *,
-    reduction: str = "mean",
-    ignore_index: int | None = None,
-    **_attrs: Any,
+    **attrs: Any,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """SoftmaxCrossEntropyLoss-12, -13: (loss, log_prob)."""
+    """SoftmaxCrossEntropyLoss-12, -13: (loss, log_prob); ``reduction``, ``ignore_index`` as ``nll_loss`` reads them."""
     op = "SoftmaxCrossEntropyLoss"
     if scores.ndim < 2:
         raise ValueError(f"{op}: scores must have shape (N, C, d1, ..., dk), got rank {scores.ndim}")
     log_prob = log_softmax_classes(scores)
-    loss = nll_loss(log_prob, labels, weights, reduction, ignore_index, op)
+    loss = nll_loss(log_prob, labels, weights, op, **attrs)
     return loss.astype(scores.dtype, copy=False), log_prob.astype(scores.dtype, copy=False)
 
 

@@ -19,10 +19,15 @@ import numpy as np
 from .base import Kernel
 
 
-def _cut(x: np.ndarray, axis: int, lengths: Sequence[int]) -> Tuple[np.ndarray, ...]:
+def _axis(x: np.ndarray, axis: int) -> int:
+    """``axis`` checked against x's rank and made non-negative."""
     if not -x.ndim <= axis < x.ndim:
         raise ValueError(f"Split: axis {axis} outside rank {x.ndim}")
-    ax = axis + x.ndim if axis < 0 else axis
+    return axis + x.ndim if axis < 0 else axis
+
+
+def _cut(x: np.ndarray, axis: int, lengths: Sequence[int]) -> Tuple[np.ndarray, ...]:
+    ax = _axis(x, axis)
     parts = [int(k) for k in lengths]
     if any(k < 0 for k in parts) or sum(parts) != x.shape[ax]:
         raise ValueError(f"Split: lengths {parts} do not add up to dimension {x.shape[ax]}")
@@ -30,15 +35,18 @@ def _cut(x: np.ndarray, axis: int, lengths: Sequence[int]) -> Tuple[np.ndarray, 
     return tuple(p.copy() for p in np.split(x, bounds, axis=ax))
 
 
-def _equal(x: np.ndarray, axis: int, count: int | None) -> list[int]:
+def _cut_equally_unless(
+    x: np.ndarray, axis: int, lengths: Sequence[int] | None, count: int | None
+) -> Tuple[np.ndarray, ...]:
+    """``x`` cut into ``lengths``, or, without them, into ``count`` equal parts (before opset 18)."""
+    if lengths is not None:
+        return _cut(x, axis, lengths)
     if count is None or count < 1:
         raise ValueError("Split without split lengths needs the number of outputs")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"Split: axis {axis} outside rank {x.ndim}")
-    n = x.shape[axis]
+    n = x.shape[_axis(x, axis)]
     if n % count:
         raise ValueError(f"Split: dimension {n} does not divide into {count} equal parts")
-    return [n // count] * count
+    return _cut(x, axis, [n // count] * count)
 
 
 def _lengths_input(split: np.ndarray | None) -> list[int] | None:
@@ -63,7 +71,7 @@ def split_1(
     lengths = _lengths_input(split_input)
     if lengths is None and split is not None:
         lengths = list(split)
-    return _cut(x, axis, lengths if lengths is not None else _equal(x, axis, num_outputs))
+    return _cut_equally_unless(x, axis, lengths, num_outputs)
 
 
 def split_attribute(
@@ -75,7 +83,7 @@ def split_attribute(
 ) -> Tuple[np.ndarray, ...]:
     """Opsets 2 and 11: lengths from the ``split`` attribute (negative axis from 11)."""
     lengths = list(split) if split is not None and len(split) else None
-    return _cut(x, axis, lengths if lengths is not None else _equal(x, axis, num_outputs))
+    return _cut_equally_unless(x, axis, lengths, num_outputs)
 
 
 def split_2(x: np.ndarray, axis: int = 0, **attrs: Any) -> Tuple[np.ndarray, ...]:
@@ -93,8 +101,7 @@ def split_13(
     **_attrs: Any,
 ) -> Tuple[np.ndarray, ...]:
     """Opset 13: lengths from the optional ``split`` input."""
-    lengths = _lengths_input(split)
-    return _cut(x, axis, lengths if lengths is not None else _equal(x, axis, num_outputs))
+    return _cut_equally_unless(x, axis, _lengths_input(split), num_outputs)
 
 
 def split_18(
@@ -113,9 +120,7 @@ def split_18(
     assert num_outputs is not None
     if num_outputs < 1:
         raise ValueError(f"Split: num_outputs must be positive, got {num_outputs}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"Split: axis {axis} outside rank {x.ndim}")
-    n = x.shape[axis]
+    n = x.shape[_axis(x, axis)]
     size = -(-n // num_outputs)
     parts = [min(size, max(n - k * size, 0)) for k in range(num_outputs)]
     if parts[-1] <= 0:
