@@ -30,7 +30,7 @@ help:
 	@echo "make fuzz            long Hypothesis campaign (not in CI)"
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
-	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=; not in CI)"
+	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=, START=, JOBS=; not in CI)"
 	@echo "make mutate          mutation testing of src/sonnx/rules and src/sonnx/smt with mutmut (not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
@@ -97,9 +97,11 @@ fuzz-smt-chunk: $(STAMP)
 	HYPOTHESIS_PROFILE=chunk HYPOTHESIS_MAX_EXAMPLES=$(N) $(BIN)/python -m pytest -q --hypothesis-show-statistics $(SMT_CAMPAIGN)
 
 MUTANTS ?= 5000
+START ?= 0
+JOBS ?= 1
 SEED ?= 1
 fuzz-files: $(STAMP)
-	$(BIN)/python -m tests.fuzz.files --mutants $(MUTANTS) --seed $(SEED) --save fuzz-failures
+	$(BIN)/python -m tests.fuzz.files --mutants $(MUTANTS) --seed $(SEED) --start $(START) --jobs $(JOBS) --save fuzz-failures
 
 # Mutation testing: mutmut works in ./mutants (a copy of the tree), resumes where it stopped, and
 # `mutmut results` lists the survivors; docs/mutation.rst records the last campaign.

@@ -14,7 +14,11 @@ FAILS when it ends by a signal, passes its time limit, exits with a code
 other than 0, 1 or 2, or prints a traceback or "internal error". The mutant
 of every failure is saved (``--save DIR``) with the command that failed.
 
-    python -m tests.fuzz.files --mutants 5000 --seed 1 --save fuzz-failures   # make fuzz-files
+    python -m tests.fuzz.files --mutants 5000 --seed 1 [--start K] [--jobs N] --save fuzz-failures   # make fuzz-files
+
+Mutant number k depends only on the seed and k, so a campaign split into
+ranges (``--start``) or spread over processes (``--jobs``) covers the same
+mutants as one serial run.
 """
 
 from __future__ import annotations
@@ -243,39 +247,75 @@ class Campaign:
     failures: List[Outcome] = field(default_factory=list)
 
 
+def make_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[Path, bytes]:
+    """Mutant number ``k`` of the campaign ``seed``: the same bytes whatever ran before it or beside it."""
+    rng = random.Random(f"sonnx-fuzz:{seed}:{k}")
+    src = rng.choice(list(files))
+    data = src.read_bytes()
+    mutant = mutate_proto(data, rng) if rng.random() < 0.6 else mutate_bytes(data, rng)
+    return src, mutant
+
+
+def try_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[int, str, bytes, List[Outcome]]:
+    """Make mutant ``k`` and give it to every command; (k, seed model stem, mutant, outcomes that failed)."""
+    src, mutant = make_mutant(k, seed, files)
+    failed: List[Outcome] = []
+    with tempfile.TemporaryDirectory(prefix="sonnx-fuzz-") as work:
+        path = os.path.join(work, "mutant.onnx")
+        Path(path).write_bytes(mutant)
+        for argv in commands(path, work):
+            outcome = run_forked(argv)
+            if outcome.status != "ok":
+                failed.append(outcome)
+    return k, src.stem, mutant, failed
+
+
+def _pool_try(job: tuple[int, int, List[Path]]) -> tuple[int, str, bytes, List[Outcome]]:
+    return try_mutant(*job)
+
+
 def campaign(
     mutants: int,
     seed: int,
     save: Path | None = None,
     say: Callable[[str], None] = lambda _m: None,
     seeds: Sequence[Path] | None = None,
+    start: int = 0,
+    jobs: int = 1,
 ) -> Campaign:
-    rng = random.Random(seed)
+    """Mutants ``start`` .. ``start + mutants - 1`` of campaign ``seed``, over ``jobs`` worker processes.
+
+    Each mutant depends only on (seed, its number), so a campaign can be split
+    into ranges run at different times or in parallel and still cover the same
+    mutants as one serial run.
+    """
     files = list(seeds) if seeds is not None else corpus()
     result = Campaign()
-    with tempfile.TemporaryDirectory(prefix="sonnx-fuzz-") as work:
-        for k in range(mutants):
-            src = rng.choice(files)
-            data = src.read_bytes()
-            mutant = mutate_proto(data, rng) if rng.random() < 0.6 else mutate_bytes(data, rng)
-            path = os.path.join(work, "mutant.onnx")
-            Path(path).write_bytes(mutant)
-            result.mutants += 1
-            for argv in commands(path, work):
-                outcome = run_forked(argv)
-                result.runs += 1
-                if outcome.status != "ok":
-                    result.failures.append(outcome)
-                    if save is not None:
-                        save.mkdir(parents=True, exist_ok=True)
-                        name = f"{len(result.failures):04d}-{src.stem}"
-                        (save / f"{name}.onnx").write_bytes(mutant)
-                        (save / f"{name}.txt").write_text(f"{outcome.status}: {' '.join(argv)}\n{outcome.detail}\n")
-            for leftover in Path(work).iterdir():
-                if leftover.name != "mutant.onnx":
-                    leftover.unlink() if leftover.is_file() else None
-            if (k + 1) % 100 == 0:
-                say(f"{k + 1} mutants, {result.runs} runs, {len(result.failures)} failures")
+    numbers = range(start, start + mutants)
+    per_mutant = len(commands("m.onnx", "w"))
+
+    def record(k: int, stem: str, mutant: bytes, failed: List[Outcome]) -> None:
+        result.mutants += 1
+        result.runs += per_mutant
+        for outcome in failed:
+            result.failures.append(outcome)
+            if save is not None:
+                save.mkdir(parents=True, exist_ok=True)
+                name = f"{k:05d}-{len(result.failures):04d}-{stem}"
+                (save / f"{name}.onnx").write_bytes(mutant)
+                (save / f"{name}.txt").write_text(f"{outcome.status}: {' '.join(outcome.command)}\n{outcome.detail}\n")
+        if result.mutants % 100 == 0:
+            say(f"{result.mutants} mutants, {result.runs} runs, {len(result.failures)} failures")
+
+    if jobs <= 1:
+        for k in numbers:
+            record(*try_mutant(k, seed, files))
+        return result
+    import multiprocessing
+
+    with multiprocessing.get_context("fork").Pool(jobs, maxtasksperchild=50) as pool:
+        for done in pool.imap_unordered(_pool_try, [(k, seed, files) for k in numbers], chunksize=1):
+            record(*done)
     return result
 
 
@@ -283,14 +323,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--mutants", type=int, default=5000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--start", type=int, default=0, help="number of the first mutant (default 0)")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     ap.add_argument("--save", default="fuzz-failures", help="folder for the failing mutants")
     args = ap.parse_args(argv)
-    start = time.time()
-    c = campaign(args.mutants, args.seed, Path(args.save), lambda m: print(m, flush=True))
+    if args.mutants < 1 or args.start < 0 or args.jobs < 1:
+        ap.error("--mutants and --jobs must be at least 1, --start at least 0")
+    began = time.time()
+    c = campaign(
+        args.mutants, args.seed, Path(args.save), lambda m: print(m, flush=True), start=args.start, jobs=args.jobs
+    )
     kinds: dict[str, int] = {}
     for f in c.failures:
         kinds[f.status] = kinds.get(f.status, 0) + 1
-    print(f"{c.mutants} mutants, {c.runs} runs in {time.time() - start:.0f} s: {len(c.failures)} failures {kinds}")
+    last = args.start + args.mutants - 1
+    print(
+        f"mutants {args.start}..{last} of seed {args.seed}: {c.mutants} mutants, {c.runs} runs "
+        f"in {time.time() - began:.0f} s with {args.jobs} job(s): {len(c.failures)} failures {kinds}"
+    )
     return 1 if c.failures else 0
 
 
