@@ -11,29 +11,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from typing import Callable, TextIO
+from typing import TextIO
 
 import numpy as np
 
+from .. import api
+from ..api import scheduler_factory
 from ..errors import UsageError
-from ..executor import execute, timed_runs
+from ..executor import timed_runs
 from ..files import refuse_overwrite, write_npz
 from ..inputs import load_inputs
 from ..loader import load_model
-from ..model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
 from .common import add_json, add_progress, add_seed, progress_for, write_json
-
-
-def scheduler_factory(spec: str) -> Callable[[], Scheduler]:
-    """``file``, ``lifo`` or ``random:SEED``, as a function making a fresh scheduler."""
-    if spec == "file":
-        return FileOrder
-    if spec == "lifo":
-        return LastReadyOrder
-    kind, _, seed = spec.partition(":")
-    if kind == "random" and seed.lstrip("-").isdigit():
-        return lambda: SeededRandomOrder(int(seed))
-    raise UsageError(f"--schedule {spec!r}: expected file, lifo or random:SEED")
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -59,7 +48,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     model = load_model(args.model)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
     say("running")
-    outputs = execute(model, feeds, make_scheduler())
+    outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule)
     if args.output:
         write_npz(args.output, outputs)
     times = []
