@@ -37,6 +37,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
+from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, Callable, Literal, Sequence
 
@@ -52,6 +53,9 @@ EXECUTORS: tuple[str, ...] = ("dask", "pool")
 
 MAX_ATTEMPTS = 3
 """Submissions of one model, in all, before a model whose worker keeps dying is an ERROR result."""
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for the scheduler named by ``--scheduler`` before the batch is refused."""
 
 MODEL_SUFFIX = ".onnx"
 GLOB_CHARACTERS = frozenset("*?[")
@@ -261,17 +265,19 @@ def _run_serial(tasks: Sequence[Task], collector: Collector) -> None:
         collector.add(check_task(task))
 
 
-def _run_pool(tasks: Sequence[Task], collector: Collector, workers: int) -> None:
-    """A process pool; after a break, each unfinished model runs again in a pool of its own."""
+def _run_pool(
+    tasks: Sequence[Task], collector: Collector, workers: int, fn: Callable[[Task], TaskResult] = check_task
+) -> None:
+    """A process pool; after a break, each unfinished model runs again in a pool of its own (``fn``: for tests)."""
     remaining = list(tasks)
     size = workers
     while remaining:
         lost: list[tuple[Task, str]] = []
-        with ProcessPoolExecutor(max_workers=min(size, len(remaining)), mp_context=get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=min(size, len(remaining)), mp_context=_context()) as pool:
             futures: dict[Future[TaskResult], Task] = {}
             for task in remaining if size > 1 else remaining[:1]:
                 collector.submitted(task)
-                futures[pool.submit(check_task, task)] = task
+                futures[pool.submit(fn, task)] = task
             pending = set(futures)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
@@ -286,6 +292,20 @@ def _run_pool(tasks: Sequence[Task], collector: Collector, workers: int) -> None
                 collector.lost(task, why)
         remaining = [t for t in remaining if not collector.done(t)]
         size = 1  # isolate: after a break, one model per process, so a model that kills its worker hurts only itself
+
+
+def _context() -> BaseContext:
+    """How pool workers start: forked from a server process that has imported sonnx (POSIX), else spawned.
+
+    Not a plain fork of this process, which may hold threads (a Dask client, a
+    caller's) whose locks a forked child would inherit.
+    """
+    try:
+        ctx = get_context("forkserver")
+    except ValueError:
+        return get_context("spawn")
+    ctx.set_forkserver_preload(["sonnx.fleet"])
+    return ctx
 
 
 def dask_available() -> bool:
@@ -318,7 +338,7 @@ def _run_dask(tasks: Sequence[Task], collector: Collector, workers: int, schedul
             where = f"Dask LocalCluster, {workers} worker processes of 1 thread"
         else:
             try:
-                client = Client(scheduler, timeout=30)
+                client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, TimeoutError, ValueError) as exc:
                 raise UsageError(f"--scheduler {scheduler}: cannot connect ({type(exc).__name__}: {exc})") from None
             workers = len(client.scheduler_info()["workers"])

@@ -79,10 +79,14 @@ def help_uri(rule: Rule, docs_url: str | None) -> str | None:
 
 
 def artifact_uri(path: str) -> str:
-    """A model path as a URI reference: relative paths stay relative (``/``-separated, percent-encoded)."""
+    """A model path as a URI reference: relative paths stay relative (``/``-separated, percent-encoded).
+
+    The path's bytes are encoded (:func:`os.fsencode`), so a file name that is
+    not valid UTF-8 keeps its exact bytes as percent escapes.
+    """
     if os.path.isabs(path):
         return Path(path).as_uri()
-    return quote(path.replace(os.sep, "/"), safe="/")
+    return quote(os.fsencode(path.replace(os.sep, "/")), safe="/")
 
 
 def named_operations(data: Mapping[str, Any]) -> list[dict[str, Any]]:
