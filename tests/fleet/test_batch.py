@@ -21,8 +21,8 @@ from typing import Any
 
 import onnx
 import pytest
-
 from benchmarks.bench_structural import build
+
 from sonnx import fleet
 from sonnx.cli import check_main, main
 from sonnx.errors import UsageError
@@ -88,7 +88,7 @@ def test_find_models_sorts_deduplicates_and_recurses(tmp_path: Path, monkeypatch
     assert find_models(["**/*.onnx"]) == ["a.onnx", "b/deep/y.onnx", "b/z.onnx"]
     assert find_models(["missing.onnx"]) == ["missing.onnx"]  # its check says why it cannot be read
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UsageError, match="holds no .onnx file"):
+    with pytest.raises(UsageError, match=r"holds no \.onnx file"):
         find_models(["empty"])
     with pytest.raises(UsageError, match="matches no model"):
         find_models(["nothing/*.onnx"])
@@ -96,8 +96,8 @@ def test_find_models_sorts_deduplicates_and_recurses(tmp_path: Path, monkeypatch
 
 def test_the_summary_table_and_exit_code(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
-    code = main(["batch", "-q", "-j", "1", "--engine", "direct", "examples/cnn_block.onnx", "examples/r1_dead_chain.onnx",
-                 "examples/r1_unused_output.onnx", "examples/missing.onnx"])
+    names = ["cnn_block", "r1_dead_chain", "r1_unused_output", "missing"]
+    code = main(["batch", "-q", "-j", "1", "--engine", "direct", *(f"examples/{n}.onnx" for n in names)])
     out = capsys.readouterr()
     assert code == 2
     lines = out.out.splitlines()
@@ -184,7 +184,9 @@ def test_a_worker_killed_mid_batch_costs_no_result(tmp_path: Path) -> None:
 
     slow = _slow_models(tmp_path, 3)
     paths = sorted([*slow, str(ROOT / "examples" / "cnn_block.onnx"), str(ROOT / "examples" / "c2_unused_input.onnx")])
-    alone = {p: entries([fleet.check_task(Task(0, p, CheckOptions(), "m")).report])[0] for p in paths if p not in slow[1:]}
+    alone = {
+        p: entries([fleet.check_task(Task(0, p, CheckOptions(), "m")).report])[0] for p in paths if p not in slow[1:]
+    }
     # the copies of the slow model differ from the first one by their path only
     expected = [alone[p] if p in alone else {**alone[slow[0]], "path": p} for p in paths]
     killed: list[str] = []

@@ -75,7 +75,8 @@ def test_the_schema_check_rejects_what_is_not_sarif() -> None:
 
 @pytest.mark.parametrize("profile", ["sonnx", "sonnx-strict"])
 def test_every_example_gives_a_valid_log_with_one_result_per_finding(profile: str) -> None:
-    reports = [check_file(str(p), CheckOptions(profile=profile, engine="direct")) for p in sorted(EXAMPLES.glob("*.onnx"))]
+    options = CheckOptions(profile=profile, engine="direct")
+    reports = [check_file(str(p), options) for p in sorted(EXAMPLES.glob("*.onnx"))]
     exit_code = max(r.exit_code for r in reports)
     log = sarif_log(reports, profile, exit_code, DOCS)
     validate(log)
@@ -88,7 +89,7 @@ def test_every_example_gives_a_valid_log_with_one_result_per_finding(profile: st
         for v in r.all_verdicts()
         if v.status in (Status.VIOLATED, Status.UNKNOWN)
     ]
-    got = [(res["locations"][0]["physicalLocation"]["artifactLocation"]["index"], res["ruleId"]) for res in run["results"]]
+    got = [(r["locations"][0]["physicalLocation"]["artifactLocation"]["index"], r["ruleId"]) for r in run["results"]]
     assert got == expected
     for res in run["results"]:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
@@ -112,7 +113,9 @@ def test_a_violating_example_shows_its_witness_through_the_command_line(tmp_path
     assert r1["message"]["text"] == "1 dead operation(s), none of whose outputs is used: Sub:sub (#3 in Test)"
     assert r1["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("examples/seed001_example.onnx")
     [related] = r1["relatedLocations"]
-    assert related["logicalLocations"] == [{"name": "Sub:sub", "fullyQualifiedName": "Test/Sub:sub#3", "kind": "function"}]
+    assert related["logicalLocations"] == [
+        {"name": "Sub:sub", "fullyQualifiedName": "Test/Sub:sub#3", "kind": "function"}
+    ]
     assert r1["properties"]["witness"]["dead"][0]["outputs"] == ["op4_out"]
     assert by_rule["GRAPH-R1-OUTPUTS"]["level"] == "warning"
     assert run["invocations"][0]["exitCode"] == 1
@@ -204,7 +207,8 @@ def test_the_log_is_deterministic() -> None:
 
 def test_names_from_the_model_stay_valid_json_and_utf8(tmp_path: Path) -> None:
     """A witness with control characters and a path with an undecodable byte still make a valid UTF-8 log."""
-    witness = Witness("2 dead: \x1b[2J\nresult: PROVED", {"dead": [{"scope": "g\x00", "index": 1, "operation": "Add:\u202ex"}]})
+    dead = [{"scope": "g\x00", "index": 1, "operation": "Add:\u202ex"}]
+    witness = Witness("2 dead: \x1b[2J\nresult: PROVED", {"dead": dead})
     verdict = Verdict.violated("GRAPH-R1", witness)
     report = ModelReport("bad\udcff name.onnx", verdicts=(verdict,), summary={"operations": 1})
     out = tmp_path / "x.sarif"
