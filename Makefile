@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-files mutate bench examples traceability clean
+        fuzz-smt-dask fuzz-files mutate bench examples traceability clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -30,6 +30,7 @@ help:
 	@echo "make fuzz            long Hypothesis campaign (not in CI)"
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
+	@echo "make fuzz-smt-dask   the campaign in CHUNKS chunks of N examples over Dask (WORKERS=, SCHEDULER=, SEED=; not in CI)"
 	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=, START=, JOBS=; not in CI)"
 	@echo "make mutate          mutation testing of src/sonnx/rules and src/sonnx/smt with mutmut (not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
@@ -95,6 +96,15 @@ fuzz-smt: $(STAMP)
 N ?= 1000
 fuzz-smt-chunk: $(STAMP)
 	HYPOTHESIS_PROFILE=chunk HYPOTHESIS_MAX_EXAMPLES=$(N) $(BIN)/python -m pytest -q --hypothesis-show-statistics $(SMT_CAMPAIGN)
+
+# The same campaign spread over a Dask cluster: CHUNKS chunks of N examples per test, chunk k seeded SEED + k,
+# on a LocalCluster of WORKERS processes (default: the cores) or the cluster at SCHEDULER=tcp://HOST:PORT.
+CHUNKS ?= 8
+WORKERS ?=
+SCHEDULER ?=
+fuzz-smt-dask: $(STAMP)
+	$(BIN)/python -m tools.fuzz_smt_dask --chunks $(CHUNKS) --examples $(N) --seed $(SEED) \
+		$(if $(WORKERS),--workers $(WORKERS)) $(if $(SCHEDULER),--scheduler $(SCHEDULER)) --out fuzz-smt-dask
 
 MUTANTS ?= 5000
 START ?= 0

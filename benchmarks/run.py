@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, str] = {
     "equiv": "equiv_ort.py",
     "partition": "partition_ort.py",
     "scoreboard": "backend_scoreboard.py",
+    "batch": "bench_batch.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
 

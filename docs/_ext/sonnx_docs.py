@@ -388,12 +388,14 @@ def cli_page() -> str:
         "The help texts below are produced during the build by the argument parsers of ``sonnx.cli`` "
         "(the same code the commands run). Exit codes of every checking command: 0 every rule of the profile "
         "holds (warnings may be printed), 1 a rule of error severity is violated, 2 unusable input, wrong "
-        "option, UNKNOWN verdict or tool failure (never a pass).\n"
+        "option, UNKNOWN verdict or tool failure (never a pass). ``sonnx batch`` exits with the largest code of "
+        "its models. ``--format sarif``, ``--sarif`` and ``--junit`` are described in :ref:`integration`.\n"
     )
     commands = (
         ("sonnx-check", cli.check_main, ["--help"]),
         ("sonnx", cli.main, ["--help"]),
         ("sonnx check", cli.main, ["check", "--help"]),
+        ("sonnx batch", cli.main, ["batch", "--help"]),
         ("sonnx run", cli.main, ["run", "--help"]),
         ("sonnx crosscheck", cli.main, ["crosscheck", "--help"]),
         ("sonnx evidence verify", cli.main, ["evidence", "verify", "--help"]),

@@ -2,10 +2,111 @@
 
 The flow is one-way: ONNX file -> :mod:`sonnx.loader` -> :mod:`sonnx.model`
 -> :mod:`sonnx.rules` -> :mod:`sonnx.verdict` -> report.
+
+The Python API (:mod:`sonnx.api`) is available from here: :func:`check`,
+:func:`batch`, :func:`run`, :func:`crosscheck`, :func:`load`, with the
+records they return and the errors they raise. They are imported on first
+use (PEP 562), so that ``import sonnx`` stays cheap and no module below the
+API imports it by importing the package.
 """
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["__version__"]
+from .version import __version__
+
+_EXPORTS: dict[str, str] = {
+    "check": "sonnx.api",
+    "batch": "sonnx.api",
+    "run": "sonnx.api",
+    "crosscheck": "sonnx.api",
+    "load": "sonnx.api",
+    "check_options": "sonnx.api",
+    "CheckOptions": "sonnx.options",
+    "ModelReport": "sonnx.report",
+    "Batch": "sonnx.fleet",
+    "CrossCheckReport": "sonnx.differential.run",
+    "Tolerance": "sonnx.differential.metrics",
+    "Model": "sonnx.model.graph",
+    "Verdict": "sonnx.verdict",
+    "Status": "sonnx.verdict",
+    "Severity": "sonnx.verdict",
+    "Witness": "sonnx.verdict",
+    "SonnxError": "sonnx.errors",
+    "UsageError": "sonnx.errors",
+    "InputError": "sonnx.errors",
+    "ModelFormatError": "sonnx.errors",
+    "UnsupportedModelError": "sonnx.errors",
+    "ExternalDataError": "sonnx.errors",
+    "UnsafePathError": "sonnx.errors",
+    "ExecutionError": "sonnx.errors",
+    "ToolError": "sonnx.errors",
+}
+"""Each public name and the module that defines it."""
+
+__all__ = [
+    "__version__",
+    "check",
+    "batch",
+    "run",
+    "crosscheck",
+    "load",
+    "check_options",
+    "CheckOptions",
+    "ModelReport",
+    "Batch",
+    "CrossCheckReport",
+    "Tolerance",
+    "Model",
+    "Verdict",
+    "Status",
+    "Severity",
+    "Witness",
+    "SonnxError",
+    "UsageError",
+    "InputError",
+    "ModelFormatError",
+    "UnsupportedModelError",
+    "ExternalDataError",
+    "UnsafePathError",
+    "ExecutionError",
+    "ToolError",
+]
+"""The public names: ``__version__`` and those of :data:`_EXPORTS` (a test keeps the two lists equal)."""
+
+if TYPE_CHECKING:  # for type checkers and editors only; at run time the names are read on first use
+    from .api import batch, check, check_options, crosscheck, load, run
+    from .differential.metrics import Tolerance
+    from .differential.run import CrossCheckReport
+    from .errors import (
+        ExecutionError,
+        ExternalDataError,
+        InputError,
+        ModelFormatError,
+        SonnxError,
+        ToolError,
+        UnsafePathError,
+        UnsupportedModelError,
+        UsageError,
+    )
+    from .fleet import Batch
+    from .model.graph import Model
+    from .options import CheckOptions
+    from .report import ModelReport
+    from .verdict import Severity, Status, Verdict, Witness
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use (PEP 562)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sonnx' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

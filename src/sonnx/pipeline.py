@@ -132,6 +132,28 @@ def check_file(
         return ModelReport(path, error=exc)
     if freeze_gc:
         gc.freeze()
+    return check_model(model, opts, path, say, export_stem)
+
+
+def check_model(
+    model: Model,
+    options: CheckOptions | None = None,
+    path: str = "<model>",
+    progress: Say | None = None,
+    export_stem: str | None = None,
+) -> ModelReport:
+    """Check an already loaded ``model`` (steps 2 to 5 of the module text); ``path`` names it in the report.
+
+    The cross-checks run the model's file with the other runtimes, so
+    ``options.oracles`` needs ``path`` to name the file the model was loaded
+    from; the weights must have been read when the options execute the model
+    (``orders``, ``oracles``). ``options.evidence`` is not honoured here: the
+    bundle copies the model file, so :func:`check_models` writes it.
+    """
+    opts = options or CheckOptions()
+    say = progress or _quiet
+    if (opts.orders or opts.oracles) and not model.weights_loaded:
+        raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
     proofs = _prove(model, path, opts, say, export_stem)
     verdicts = list(proofs.verdicts)
@@ -182,6 +204,13 @@ class CheckRun:
         return max(r.exit_code for r in self.reports)
 
 
+def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | None = None) -> None:
+    """Write the evidence bundle of ``report`` to ``options.evidence`` (its destination must be free)."""
+    assert options.evidence is not None
+    (progress or _quiet)(f"writing the evidence bundle to {options.evidence}")
+    write_bundle(options.evidence, report, options)
+
+
 def check_models(
     paths: Sequence[str], options: CheckOptions | None = None, progress: Say | None = None, freeze_gc: bool = False
 ) -> CheckRun:
@@ -205,7 +234,6 @@ def check_models(
     )
     run = CheckRun(reports, opts)
     if opts.evidence is not None:
-        say(f"writing the evidence bundle to {opts.evidence}")
-        write_bundle(opts.evidence, reports[0], opts)
+        record_evidence(reports[0], opts, say)
     say("done")
     return run

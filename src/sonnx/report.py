@@ -10,10 +10,9 @@ same bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterable, Mapping, Sequence
 
-from . import __version__
 from .differential.run import CrossCheckReport
 from .differential.verdicts import TITLES as CROSSCHECK_TITLES
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
@@ -23,6 +22,7 @@ from .rules import RULES
 from .smt import Obligation
 from .text import printable
 from .verdict import Severity, Status, Verdict
+from .version import __version__
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,22 @@ class ModelReport:
     """The SMT engine's proof obligations, each with z3's answer, when it ran."""
     crosscheck: CrossCheckReport | None = None
     """The cross-check's figures, when ``--cross-check`` ran."""
+    summary: Mapping[str, Any] | None = None
+    """Facts about the loaded model for the report header (:func:`model_summary`), kept when the model is
+    dropped by :meth:`detached`; filled in from ``model`` when not given."""
+
+    def __post_init__(self) -> None:
+        if self.summary is None and self.model is not None:
+            object.__setattr__(self, "summary", model_summary(self.model))
+
+    def detached(self) -> ModelReport:
+        """The report without the loaded model and the proof obligations: what a batch sends between processes.
+
+        Everything the text, JSON, SARIF and JUnit reports print stays (verdicts, findings, the model's summary,
+        the SMT summary, the cross-check figures); the evidence bundle, which needs the model and the
+        obligations, is written before the report is detached.
+        """
+        return replace(self, model=None, obligations=())
 
     def all_verdicts(self) -> list[Verdict]:
         """The verdicts of the rule table, then the extra findings."""
@@ -180,8 +196,12 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
             out.append("result: ERROR (the model could not be checked; exit 2)")
             out.append("")
             continue
-        assert r.model is not None
-        s = model_summary(r.model)
+        s = r.summary
+        if s is None:
+            out.append("  ERROR     the report holds neither a model nor an error (a tool defect)")
+            out.append("result: ERROR (exit 2)")
+            out.append("")
+            continue
         opsets = ", ".join(f"{k} {v}" for k, v in s["opset_imports"].items())
         out.append(
             f"  IR {s['ir_version']}, opsets: {opsets or 'none'}; {s['operations']} operations, "
@@ -204,25 +224,29 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def json_report(reports: Iterable[ModelReport], profile: str, exit_code: int) -> str:
-    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`)."""
+def json_document(reports: Iterable[ModelReport], profile: str, exit_code: int) -> dict[str, Any]:
+    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as a JSON-ready dict."""
     models: list[dict[str, Any]] = []
     for r in reports:
         entry: dict[str, Any] = {"path": r.path, "outcome": r.outcome, "exit_code": r.exit_code}
         if r.error is not None:
             entry["error"] = {"type": type(r.error).__name__, "message": r.error.one_line()}
-        if r.model is not None:
-            entry["model"] = model_summary(r.model)
+        if r.summary is not None:
+            entry["model"] = dict(r.summary)
             entry["verdicts"] = [v.to_json() for v in r.verdicts]
             entry["counts"] = r.counts()
         if r.smt is not None:
             entry["smt"] = {**r.smt.to_json(), "findings": [v.to_json() for v in r.findings]}
         models.append(entry)
-    doc = {
+    return {
         "schema_version": JSON_SCHEMA_VERSION,
         "tool": {"name": "sonnx", "version": __version__},
         "profile": profile,
         "exit_code": exit_code,
         "models": models,
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def json_report(reports: Iterable[ModelReport], profile: str, exit_code: int) -> str:
+    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as text: two-space indent, final newline."""
+    return json.dumps(json_document(reports, profile, exit_code), indent=2, ensure_ascii=False) + "\n"

@@ -1,7 +1,7 @@
 """The command line: ``sonnx-check`` and ``sonnx``. It parses arguments and prints; the work is below it.
 
 :mod:`.main` holds the entry points and the subcommand table; each subcommand
-is a module of its own (:mod:`.check`, :mod:`.run`, :mod:`.crosscheck`,
+is a module of its own (:mod:`.check`, :mod:`.batch`, :mod:`.run`, :mod:`.crosscheck`,
 :mod:`.evidence`, :mod:`.rules`, :mod:`.partition`, :mod:`.rewrite`,
 :mod:`.equiv`); :mod:`.common` holds the options they share.
 """

@@ -7,26 +7,49 @@ Exit codes (the same for every subcommand that checks something):
 * 1: a rule of error severity is violated; the witness is printed;
 * 2: an input is unusable, an option is wrong, a verdict is UNKNOWN, or the
   tool itself failed. Never a pass.
+
+The report goes to stdout as text, JSON or SARIF (``--format``); ``--junit``
+and ``--sarif`` also write it to files, whatever stdout shows.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
+from typing import Mapping, Sequence, TextIO
 
 from ..differential.run import parse_oracles
+from ..formats import write_junit, write_sarif
+from ..formats.sarif import sarif_report
 from ..options import ENGINES, CheckOptions
 from ..pipeline import check_models
-from ..report import json_report, text_report
+from ..report import ModelReport, json_report, text_report
 from ..rules import PROFILE_SONNX, PROFILES
 from ..text import printable
-from .common import add_json, add_progress, add_seed, add_tolerance, operator_list, progress_for, tolerance_from
+from .common import (
+    add_progress,
+    add_report_outputs,
+    add_seed,
+    add_tolerance,
+    check_report_outputs,
+    operator_list,
+    output_format,
+    progress_for,
+    tolerance_from,
+)
 
 
 def add_check_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``sonnx-check`` (shared with ``sonnx check``)."""
     p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s) to check")
-    add_json(p, "the report (schema-versioned)")
+    add_report_outputs(p, "the report")
+    add_check_options(
+        p, "write an evidence bundle of the check to DIR (one model only; DIR must not exist or be empty)"
+    )
+    add_progress(p)
+
+
+def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
+    """The options that make a :class:`~sonnx.options.CheckOptions` (shared with ``sonnx batch``)."""
     p.add_argument(
         "--profile", choices=PROFILES, default=PROFILE_SONNX, help="rule set: sonnx (default) or sonnx-strict"
     )
@@ -68,15 +91,10 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         "--seed / --inputs values and compare every output with the NumPy executor",
     )
     add_tolerance(p)
-    p.add_argument(
-        "--evidence",
-        metavar="DIR",
-        help="write an evidence bundle of the check to DIR (one model only; DIR must not exist or be empty)",
-    )
+    p.add_argument("--evidence", metavar="DIR", help=evidence_help)
     p.add_argument(
         "--evidence-timestamp", action="store_true", help="record the creation time in the bundle's manifest"
     )
-    add_progress(p)
 
 
 def options_from(args: argparse.Namespace) -> CheckOptions:
@@ -97,14 +115,33 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
     )
 
 
+def write_outputs(
+    args: argparse.Namespace,
+    reports: Sequence[ModelReport],
+    profile: str,
+    exit_code: int,
+    seconds: Mapping[str, float] | None = None,
+) -> None:
+    """Write the ``--junit`` and ``--sarif`` files the options ask for."""
+    if args.junit:
+        write_junit(args.junit, reports, profile, seconds)
+    if args.sarif:
+        write_sarif(args.sarif, reports, profile, exit_code, args.docs_url)
+
+
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Check every model named in ``args``; print the report; return the exit code."""
     options = options_from(args)
+    check_report_outputs(args, list(args.models))
     run = check_models(args.models, options, progress_for(args, prog, stderr), freeze_gc=True)
-    if args.json:
+    fmt = output_format(args)
+    if fmt == "json":
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
+    elif fmt == "sarif":
+        stdout.write(sarif_report(run.reports, options.profile, run.exit_code, args.docs_url))
     else:
         stdout.write(text_report(run.reports, options.profile))
+    write_outputs(args, run.reports, options.profile, run.exit_code)
     for r in run.reports:
         if r.error is not None:
             stderr.write(f"{prog}: {printable(r.error.one_line())}\n")

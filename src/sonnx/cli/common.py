@@ -2,17 +2,21 @@
 
 Every subcommand takes ``-q/--quiet`` and ``--progress`` (progress goes to
 stderr, by default only when stderr is a terminal) and, where its result is
-a report, ``--json``.
+a report, ``--json``. The checking commands (``sonnx-check``, ``sonnx batch``)
+also take ``--format text|json|sarif``, ``--junit FILE`` and ``--sarif FILE``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any, TextIO
 
 from ..differential.metrics import Tolerance
 from ..errors import UsageError
+from ..files import refuse_overwrite
+from ..formats.sarif import check_docs_url
 from ..options import MAX_SEED, operator_pair
 from ..progress import Progress
 
@@ -48,6 +52,52 @@ def add_progress(p: argparse.ArgumentParser) -> None:
 
 def add_json(p: argparse.ArgumentParser, what: str = "the report") -> None:
     p.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+FORMATS = ("text", "json", "sarif")
+
+
+def add_report_outputs(p: argparse.ArgumentParser, what: str) -> None:
+    """``--format text|json|sarif`` (``--json`` = ``--format json``), ``--junit``, ``--sarif``, ``--docs-url``."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help=f"how {what} is printed: text (default), json (sonnx's own schema-versioned format) or sarif "
+        "(SARIF 2.1.0, for code-scanning services)",
+    )
+    g.add_argument("--json", action="store_true", help="the same as --format json")
+    p.add_argument(
+        "--junit", metavar="FILE", help="also write the verdicts as JUnit XML: one testcase per rule per model"
+    )
+    p.add_argument("--sarif", metavar="FILE", help="also write the verdicts as a SARIF 2.1.0 log")
+    p.add_argument(
+        "--docs-url",
+        metavar="URL",
+        help="base URL of the sonnx documentation site; SARIF rules then link to their specification "
+        "(helpUri = URL/spec.html#<rule>)",
+    )
+
+
+def output_format(args: argparse.Namespace) -> str:
+    """The format of stdout the options ask for (``--json`` is ``--format json``)."""
+    return "json" if args.json else (args.format or "text")
+
+
+def check_report_outputs(args: argparse.Namespace, inputs: list[str]) -> None:
+    """Refuse, before any work, report files that would replace an input or each other, and a stray --docs-url."""
+    files = [(o, f) for o, f in (("--junit", args.junit), ("--sarif", args.sarif)) if f]
+    for option, path in files:
+        refuse_overwrite(path, inputs, option)
+        if os.path.isdir(path):
+            raise UsageError(f"{option} {path}: that is a directory; name the file to write")
+    if len(files) == 2 and os.path.abspath(files[0][1]) == os.path.abspath(files[1][1]):
+        raise UsageError("--junit and --sarif name the same file")
+    if args.docs_url is not None:
+        if output_format(args) != "sarif" and not args.sarif:
+            raise UsageError("--docs-url applies to SARIF output (--format sarif or --sarif FILE)")
+        check_docs_url(args.docs_url)
 
 
 def progress_for(args: argparse.Namespace, prog: str, stderr: TextIO) -> Progress:

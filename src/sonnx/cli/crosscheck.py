@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from .. import api
 from ..differential.oracles import ORACLES
-from ..differential.run import cross_check, parse_oracles, text_lines
+from ..differential.run import parse_oracles, text_lines
 from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
 
 
@@ -34,7 +35,9 @@ def run_crosscheck(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, pro
     oracles = parse_oracles(args.oracles, "--oracles")
     say = progress_for(args, prog, stderr)
     say(f"cross-checking {args.model} with {', '.join(oracles)}")
-    report = cross_check(args.model, oracles, args.seed, args.inputs, tolerance_from(args))
+    report = api.crosscheck(
+        args.model, oracles=oracles, seed=args.seed, inputs=args.inputs, tolerance=tolerance_from(args)
+    )
     say("done")
     if args.json:
         write_json(stdout, report.to_json())

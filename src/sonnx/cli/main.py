@@ -12,10 +12,10 @@ import argparse
 import sys
 from typing import Callable, Sequence, TextIO
 
-from .. import __version__
 from ..errors import EXIT_UNUSABLE, SonnxError, UsageError
 from ..text import printable, safe_stream
-from . import check, crosscheck, equiv, evidence, partition, rewrite, rules, run
+from ..version import __version__
+from . import batch, check, crosscheck, equiv, evidence, partition, rewrite, rules, run
 from .common import Parser
 
 PROG_CHECK = "sonnx-check"
@@ -24,6 +24,12 @@ Runner = Callable[[argparse.Namespace, TextIO, TextIO, str], int]
 
 SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Runner], ...] = (
     ("check", "check models against the SONNX rules (same as sonnx-check)", check.add_check_arguments, check.run_check),
+    (
+        "batch",
+        "check every model under directories and globs, in parallel (Dask or a process pool)",
+        batch.add_batch_arguments,
+        batch.run_batch_command,
+    ),
     ("run", "execute a model with the NumPy executor", run.add_run_arguments, run.run_run),
     (
         "crosscheck",

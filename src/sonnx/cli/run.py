@@ -19,31 +19,20 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from typing import Callable, TextIO
+from typing import TextIO
 
 import numpy as np
 
+from .. import api
+from ..api import scheduler_factory
 from ..errors import UsageError
 from ..executor import Probe, execute, model_plan, timed_runs
 from ..files import refuse_overwrite, write_atomically, write_npz
 from ..inputs import load_inputs
 from ..loader import load_model
-from ..model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
 from ..profiling import summarise, trace_events
 from ..threads import blas_threads, check_threads, machine_cores
 from .common import add_json, add_progress, add_seed, progress_for, write_json
-
-
-def scheduler_factory(spec: str) -> Callable[[], Scheduler]:
-    """``file``, ``lifo`` or ``random:SEED``, as a function making a fresh scheduler."""
-    if spec == "file":
-        return FileOrder
-    if spec == "lifo":
-        return LastReadyOrder
-    kind, _, seed = spec.partition(":")
-    if kind == "random" and seed.lstrip("-").isdigit():
-        return lambda: SeededRandomOrder(int(seed))
-    raise UsageError(f"--schedule {spec!r}: expected file, lifo or random:SEED")
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -80,7 +69,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     profiled = args.profile or bool(args.trace)
     with blas_threads(threads) as pools:
         say(f"running ({threads} BLAS thread{'s' if threads != 1 else ''})")
-        outputs = execute(model, feeds, make_scheduler())
+        outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule)
         if args.output:
             write_npz(args.output, outputs)
         times = []

@@ -28,13 +28,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import onnx
 
-from .. import __version__
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, SonnxError, UsageError
 from ..executor import execute
 from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
+from ..version import __version__
 from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, RUNNERS, OracleRun
 

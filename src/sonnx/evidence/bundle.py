@@ -37,13 +37,13 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import onnx
 
-from .. import __version__
 from ..differential.oracles import import_onnxruntime
 from ..errors import SonnxError, UsageError
 from ..model.graph import Attribute, InitialValue, Model
 from ..options import CheckOptions
 from ..report import ModelReport, json_report
 from ..smt import Obligation
+from ..version import __version__
 from .execution import run_record
 from .html import render_html
 

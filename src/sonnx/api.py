@@ -1,0 +1,258 @@
+"""The Python API: check, run and cross-check a model from Python, with the command line's semantics.
+
+``sonnx-check``, ``sonnx run``, ``sonnx crosscheck`` and ``sonnx batch`` are
+thin layers over the same functions this module calls, so a verdict obtained
+here is the verdict the command line prints. Every function takes a path or
+an already loaded :class:`~sonnx.model.graph.Model` (:func:`load`). Wrong
+arguments raise :class:`~sonnx.errors.UsageError`; a model that cannot be read
+or run raises the :class:`~sonnx.errors.SonnxError` subclass that says why,
+except in :func:`check` and :func:`batch`, whose reports hold that error
+(``report.error``, exit code 2) as the command line does. Nothing here
+prints.
+
+Example::
+
+    import sonnx
+
+    report = sonnx.check("model.onnx", profile="sonnx-strict")
+    if report.exit_code != 0:
+        for verdict in report.verdicts:
+            print(verdict.rule_id, verdict.status.value, verdict.witness or verdict.reason)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+
+import numpy as np
+
+from .differential.metrics import Tolerance
+from .differential.oracles import ORACLES
+from .differential.run import CrossCheckReport, cross_check, parse_oracles
+from .errors import UsageError
+from .executor import execute, random_inputs
+from .fleet import Batch, find_models, run_batch
+from .inputs import load_inputs
+from .loader import load_model
+from .model.graph import Model
+from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
+from .options import CheckOptions, operator_pair
+from .pipeline import check_model, check_models
+from .report import ModelReport
+
+ModelSource = Union[str, "os.PathLike[str]", Model]
+"""A model file's path, or a model already loaded with :func:`load`."""
+
+Progress = Callable[[str], None]
+
+_OPTION_NAMES = tuple(f.name for f in fields(CheckOptions))
+
+
+def load(path: str | os.PathLike[str], *, read_weights: bool = True) -> Model:
+    """Load the ONNX model at ``path`` into sonnx's immutable model (the loader every command uses).
+
+    ``read_weights=False`` reads no weight byte (a model larger than memory
+    can still be checked, not run). An unusable file raises the
+    :class:`~sonnx.errors.InputError` subclass that says why.
+    """
+    return load_model(path, read_weights=read_weights)
+
+
+def check_options(**values: Any) -> CheckOptions:
+    """A :class:`~sonnx.options.CheckOptions` from keyword values, with the conveniences of the API.
+
+    ``operators`` may be an iterable of ``"[domain:]Operator"`` strings (or
+    ``(domain, operator)`` pairs), ``oracles`` a comma-separated string or an
+    iterable of names, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
+    or a mapping with ``atol``, ``rtol``, ``ulp``. An unknown name or a value
+    the check cannot use is a :class:`~sonnx.errors.UsageError`.
+    """
+    unknown = sorted(set(values) - set(_OPTION_NAMES))
+    if unknown:
+        raise UsageError(f"unknown check option(s) {', '.join(unknown)} (known: {', '.join(_OPTION_NAMES)})")
+    ops = values.get("operators")
+    if ops is not None and not isinstance(ops, frozenset):
+        if isinstance(ops, str):
+            ops = [o.strip() for o in ops.split(",") if o.strip()]
+        values["operators"] = frozenset(o if isinstance(o, tuple) else operator_pair(str(o)) for o in ops)
+    oracles = values.get("oracles")
+    if oracles is not None and not isinstance(oracles, tuple):
+        values["oracles"] = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")
+    tol = values.get("tolerance")
+    if isinstance(tol, Mapping):
+        values["tolerance"] = Tolerance(**tol)
+    for name in ("smt_dir", "inputs", "evidence"):
+        if isinstance(values.get(name), os.PathLike):
+            values[name] = os.fspath(values[name])
+    try:
+        return CheckOptions(**values)
+    except TypeError as exc:
+        raise UsageError(f"invalid check option: {exc}") from None
+
+
+def check(
+    model: ModelSource,
+    *,
+    profile: str = "sonnx",
+    engine: str = "auto",
+    path: str | None = None,
+    progress: Progress | None = None,
+    **options: Any,
+) -> ModelReport:
+    """Check ``model`` against the rules of ``profile`` with ``engine``, as ``sonnx-check`` does.
+
+    ``options`` are the other fields of :class:`~sonnx.options.CheckOptions`
+    (``operators``, ``smt_dir``, ``structure_only``, ``seed``, ``orders``,
+    ``inputs``, ``oracles``, ``tolerance``, ``evidence``,
+    ``evidence_timestamp``; see :func:`check_options`). The returned
+    :class:`~sonnx.report.ModelReport` holds one verdict per rule, PROVED,
+    VIOLATED with its witness, UNKNOWN with its reason or TESTED, and
+    ``exit_code`` is the one ``sonnx-check`` would give. A file that cannot be
+    read is reported in ``report.error`` (exit code 2), not raised.
+
+    For an already loaded model, ``path`` names it in the report; the
+    cross-checks (``oracles``) run the file with other runtimes and so need
+    it, and ``evidence`` (which copies the file) needs a path as ``model``.
+    """
+    opts = check_options(profile=profile, engine=engine, **options)
+    if isinstance(model, Model):
+        if opts.evidence is not None:
+            raise UsageError("evidence copies the model file into the bundle: pass the model's path, not a Model")
+        if opts.oracles and path is None:
+            raise UsageError("the cross-checks run the model file with other runtimes: give path= for a Model")
+        return check_model(model, opts, path or "<model>", progress)
+    if path is not None:
+        raise UsageError("path= names an already loaded Model; a model file is named by its own path")
+    return check_models([_path(model)], opts, progress).reports[0]
+
+
+def batch(
+    paths: Sequence[str | os.PathLike[str]],
+    *,
+    workers: int | None = None,
+    executor: str | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    **options: Any,
+) -> Batch:
+    """Check every model under ``paths`` (files, directories, glob patterns), as ``sonnx batch`` does.
+
+    ``workers`` worker processes (default: the machine's cores; 1 checks the
+    models one after the other in this process) on Dask distributed (the
+    ``fleet`` extra) or, without it or with ``executor="pool"``, a local
+    process pool; ``scheduler`` (``tcp://HOST:PORT``) uses an existing Dask
+    cluster. ``options`` are those of :func:`check`; ``evidence`` is the root
+    directory of the per-model bundles. The result lists every model once,
+    in sorted path order, with its report and its check time.
+    """
+    found = find_models([_path(p) for p in paths])
+    return run_batch(
+        found, check_options(**options), workers=workers, executor=executor, scheduler=scheduler, progress=progress
+    )
+
+
+def scheduler_factory(spec: str) -> Callable[[], Scheduler]:
+    """``file``, ``lifo`` or ``random:SEED`` (the order in which ready operations run) as a scheduler maker."""
+    if spec == "file":
+        return FileOrder
+    if spec == "lifo":
+        return LastReadyOrder
+    kind, _, seed = spec.partition(":")
+    if kind == "random" and seed.lstrip("-").isdigit():
+        return lambda: SeededRandomOrder(int(seed))
+    raise UsageError(f"--schedule {spec!r}: expected file, lifo or random:SEED")
+
+
+def feeds_for(model: Model, inputs: str | os.PathLike[str] | Mapping[str, Any] | None, seed: int) -> dict[str, Any]:
+    """Graph-input values: from ``inputs`` (an ``.npz`` path or a mapping by name), the rest drawn with ``seed``."""
+    if inputs is None or isinstance(inputs, (str, os.PathLike)):
+        return load_inputs(model, None if inputs is None else os.fspath(inputs), [], seed)
+    if not isinstance(inputs, Mapping):
+        raise UsageError(f"inputs must be a mapping of graph-input name to value or an .npz path, not {inputs!r}")
+    unknown = sorted(set(inputs) - set(model.graph.inputs))
+    if unknown:
+        raise UsageError(f"not graph inputs of the model: {', '.join(map(str, unknown))}")
+    feeds: dict[str, Any] = dict(random_inputs(model, seed, skip=frozenset(inputs)))
+    feeds.update(inputs)
+    return feeds
+
+
+def run(
+    model: ModelSource,
+    inputs: str | os.PathLike[str] | Mapping[str, Any] | None = None,
+    *,
+    seed: int = 0,
+    schedule: str = "file",
+) -> dict[str, np.ndarray]:
+    """Execute ``model`` with sonnx's NumPy executor, as ``sonnx run`` does; return the outputs by name.
+
+    ``inputs`` maps graph-input names to values (NumPy arrays, or sequences,
+    maps and optionals where the model declares them), or names an ``.npz``
+    file; inputs it does not give are drawn from their declared types with
+    ``seed``. ``schedule`` is the order in which ready operations run:
+    ``file`` (default), ``lifo`` or ``random:SEED``; by the semantics the
+    outputs do not depend on it. Values that contradict the declared types,
+    or operators sonnx cannot run, raise :class:`~sonnx.errors.ExecutionError`.
+    """
+    make = scheduler_factory(schedule)
+    loaded = model if isinstance(model, Model) else load_model(_path(model))
+    return execute(loaded, feeds_for(loaded, inputs, _seed(seed)), make())
+
+
+def crosscheck(
+    model: ModelSource,
+    *,
+    oracles: str | Iterable[str] = ORACLES,
+    seed: int = 0,
+    inputs: str | os.PathLike[str] | None = None,
+    tolerance: Tolerance | Mapping[str, Any] | None = None,
+    path: str | None = None,
+) -> CrossCheckReport:
+    """Compare the NumPy executor with other runtimes on the same inputs, as ``sonnx crosscheck`` does.
+
+    ``oracles``: ``reference`` (onnx's reference evaluator) and/or
+    ``onnxruntime``. Inputs come from the ``inputs`` ``.npz`` file or are drawn
+    with ``seed``; ``tolerance`` overrides the per-type defaults. The report's
+    ``outcome`` is AGREE, DIFFER (exit 1) or UNKNOWN (exit 2: an oracle missing
+    or refusing the model). The oracles run the model file, so an already
+    loaded model needs ``path``.
+    """
+    names = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")
+    tol = Tolerance(**tolerance) if isinstance(tolerance, Mapping) else (tolerance or Tolerance())
+    inputs_file = None if inputs is None else os.fspath(inputs)
+    if isinstance(model, Model):
+        if path is None:
+            raise UsageError("the cross-check runs the model file with other runtimes: give path= for a Model")
+        return cross_check(path, names, _seed(seed), inputs_file, tol, model=model)
+    if path is not None:
+        raise UsageError("path= names an already loaded Model; a model file is named by its own path")
+    return cross_check(_path(model), names, _seed(seed), inputs_file, tol)
+
+
+def _path(model: object) -> str:
+    if isinstance(model, os.PathLike):
+        model = os.fspath(model)
+    if not isinstance(model, str):
+        raise UsageError(f"expected a model path or a sonnx Model, not {type(model).__name__}")
+    return model
+
+
+def _seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise UsageError(f"invalid seed {seed!r}: expected an integer from 0 to 2**63 - 1")
+    return seed
+
+
+__all__ = [
+    "ModelSource",
+    "batch",
+    "check",
+    "check_options",
+    "crosscheck",
+    "feeds_for",
+    "load",
+    "run",
+    "scheduler_factory",
+]
