@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .certify import Edge, Index, Step, cycle, ranks
+from .certify import Edge, Step, cycle, index_of, ranks_of
 from .common import RuleResult, conj, distinct, facts_lines, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
@@ -151,7 +151,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
     """Cycles from the untrusted search, each confirmed by the solver on its own facts."""
     cyclic: List[Tuple[ScopeFacts, List[Step]]] = []
     for f in facts:
-        steps = cycle(f, Index(f))
+        steps = cycle(f, index_of(f))
         if steps is None:
             continue
         ob = _cycle_obligation(f, steps)
@@ -173,7 +173,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
     if mode == "certificate":
         certs: Dict[int, Tuple[List[int], List[int]]] = {}
         for f in facts:
-            r = ranks(f, Index(f))
+            r = ranks_of(f)
             if r is None:
                 return _violation(facts, settings, mode, [])
             certs[f.index] = r

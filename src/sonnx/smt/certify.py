@@ -26,48 +26,64 @@ from .facts import ScopeFacts
 
 
 class Index:
-    """Readers and writers of each tensor of one scope (lists of fact indices), built with NumPy."""
+    """Readers and writers of each tensor of one scope (fact indices), as compact NumPy-built tables.
+
+    ``writers(t)``/``readers(t)`` are views of int32 arrays; the fact arrays
+    themselves are the scope's (``array('i')``), so nothing is copied into
+    Python lists.
+    """
 
     def __init__(self, f: ScopeFacts) -> None:
         self.f = f
         nt = f.n_tensors
         self._w_ptr, self._w_idx = _csr(f.wr_t, nt, f.t_base)
         self._r_ptr, self._r_idx = _csr(f.rd_t, nt, f.t_base)
-        self.wr_o = f.wr_o.tolist()
-        self.wr_t = f.wr_t.tolist()
-        self.rd_o = f.rd_o.tolist()
-        self.rd_t = f.rd_t.tolist()
+        self.wr_o, self.wr_t, self.rd_o, self.rd_t = f.wr_o, f.wr_t, f.rd_o, f.rd_t
 
-    def writers(self, t: int) -> List[int]:
+    def writers(self, t: int) -> memoryview:
         x = t - self.f.t_base
         return self._w_idx[self._w_ptr[x] : self._w_ptr[x + 1]]
 
-    def readers(self, t: int) -> List[int]:
+    def readers(self, t: int) -> memoryview:
         x = t - self.f.t_base
         return self._r_idx[self._r_ptr[x] : self._r_ptr[x + 1]]
 
+    def writer_counts(self) -> np.ndarray:
+        """Number of write facts per tensor (local tensor number)."""
+        return np.diff(np.frombuffer(self._w_ptr, dtype=np.int32))
 
-def _csr(keys: object, n: int, base: int) -> Tuple[List[int], List[int]]:
-    if not len(keys):  # type: ignore[arg-type]
-        return [0] * (n + 1), []
-    k = np.frombuffer(keys, dtype=np.int32).astype(np.int64) - base  # type: ignore[call-overload]
-    order = np.argsort(k, kind="stable")
-    counts = np.bincount(k, minlength=n)
-    ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    return ptr.tolist(), order.tolist()
+
+def index_of(f: ScopeFacts) -> Index:
+    """The :class:`Index` of a scope, built once and kept on the facts (every producer of a run shares it)."""
+    ix = f.cache.get("index")
+    if ix is None:
+        ix = f.cache["index"] = Index(f)
+    return ix  # type: ignore[return-value]
+
+
+def _csr(keys: object, n: int, base: int) -> Tuple[memoryview, memoryview]:
+    k = np.frombuffer(keys, dtype=np.int32) if len(keys) else np.zeros(0, np.int32)  # type: ignore[call-overload,arg-type]
+    order = np.argsort(k, kind="stable").astype(np.int32)
+    ptr = np.zeros(n + 1, np.int32)
+    if k.size:
+        np.cumsum(np.bincount(k - base, minlength=n), out=ptr[1:])
+    return ptr.data, order.data
 
 
 # -- GRAPH-ACYCLIC -------------------------------------------------------------------------
 
 
+def ranks_of(f: ScopeFacts) -> Tuple[List[int], List[int]] | None:
+    """:func:`ranks` of a scope, computed once per run."""
+    if "ranks" not in f.cache:
+        f.cache["ranks"] = ranks(f, index_of(f))
+    return f.cache["ranks"]  # type: ignore[return-value]
+
+
 def ranks(f: ScopeFacts, ix: Index) -> Tuple[List[int], List[int]] | None:
     """Kahn ranks from 1: R per operation, T per tensor (its writers' highest rank, 0 without one); None if cyclic."""
     n, base = f.n, f.op_base
-    nw = [len(ix.writers(t)) for t in range(f.t_base, f.t_base + f.n_tensors)]
-    indeg = [0] * n
-    for o, t in zip(ix.rd_o, ix.rd_t, strict=True):
-        indeg[o - base] += nw[t - f.t_base]
+    indeg = _indegrees(f, ix)
     rank = [1] * n
     queue = deque(j for j in range(n) if indeg[j] == 0)
     seen = 0
@@ -86,12 +102,21 @@ def ranks(f: ScopeFacts, ix: Index) -> Tuple[List[int], List[int]] | None:
                     queue.append(b)
     if seen != n:
         return None
-    trank = [0] * f.n_tensors
-    for o, t in zip(ix.wr_o, ix.wr_t, strict=True):
-        x = t - f.t_base
-        if trank[x] < rank[o - base]:
-            trank[x] = rank[o - base]
-    return rank, trank
+    trank = np.zeros(f.n_tensors, np.int64)
+    if len(f.wr_t):
+        by_op = np.asarray(rank, np.int64)
+        np.maximum.at(trank, np.frombuffer(f.wr_t, np.int32) - f.t_base, by_op[np.frombuffer(f.wr_o, np.int32) - base])
+    return rank, trank.tolist()
+
+
+def _indegrees(f: ScopeFacts, ix: Index) -> List[int]:
+    """Per operation, its dependency edges: the writers of each tensor of its read facts."""
+    if not len(f.rd_t):
+        return [0] * f.n
+    nw = ix.writer_counts()
+    rt = np.frombuffer(f.rd_t, np.int32) - f.t_base
+    ro = np.frombuffer(f.rd_o, np.int32) - f.op_base
+    return np.bincount(ro, weights=nw[rt], minlength=f.n).astype(np.int64).tolist()
 
 
 Step = Tuple[int, int]
@@ -101,9 +126,7 @@ Step = Tuple[int, int]
 def cycle(f: ScopeFacts, ix: Index) -> List[Step] | None:
     """A short cycle through operations that Kahn's algorithm cannot rank, as (write, read) fact pairs."""
     n, base = f.n, f.op_base
-    indeg = [0] * n
-    for o, t in zip(ix.rd_o, ix.rd_t, strict=True):
-        indeg[o - base] += len(ix.writers(t))
+    indeg = _indegrees(f, ix)
     queue = deque(j for j in range(n) if indeg[j] == 0)
     while queue:
         a = queue.popleft()
@@ -187,30 +210,38 @@ def derivation(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, int], Dict[int, Tupl
     n = f.n
     missing = [0] * n
     waiting: Dict[int, List[int]] = {}
+    rd_ptr, rd_t, wr_ptr, wr_t = f.rd_ptr, ix.rd_t, f.wr_ptr, ix.wr_t
     for j in range(n):
-        for t in set(ix.rd_t[f.rd_ptr[j] : f.rd_ptr[j + 1]]):
+        a, b = rd_ptr[j], rd_ptr[j + 1]
+        for t in rd_t[a:b] if b - a < 2 else set(rd_t[a:b]):
             if t not in h:
                 missing[j] += 1
-                waiting.setdefault(t, []).append(j)
+                lst = waiting.get(t)
+                if lst is None:
+                    waiting[t] = [j]
+                else:
+                    lst.append(j)
     worst = [0] * n
     fired: Dict[int, int] = {}
     heap = [(1, j) for j in range(n) if missing[j] == 0]
     heapq.heapify(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        time, j = heapq.heappop(heap)
+        time, j = pop(heap)
         if j in fired:
             continue
         fired[j] = time
-        for i in range(f.wr_ptr[j], f.wr_ptr[j + 1]):
-            t = ix.wr_t[i]
+        for i in range(wr_ptr[j], wr_ptr[j + 1]):
+            t = wr_t[i]
             if t in h:
                 continue
             h[t] = (time, ("write", i))
             for k in waiting.get(t, ()):
                 missing[k] -= 1
-                worst[k] = max(worst[k], time)
+                if worst[k] < time:
+                    worst[k] = time
                 if missing[k] == 0:
-                    heapq.heappush(heap, (worst[k] + 1, k))
+                    push(heap, (worst[k] + 1, k))
     return fired, h
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .certify import Index, Seed, blocked_reads, derivation
+from .certify import Seed, blocked_reads, derivation, index_of
 from .common import RuleResult, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
@@ -194,10 +194,13 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> List[str]:
     items: Dict[str, None] = {}
     for f in facts:
         fired, h = cert[f.index]
-        for j, fj in fired.items():
-            if fj < 1:
+        base = f.op_base
+        for j in fired:
+            if fired[j] < 1:
                 raise KeyError(j)
-            for _, _, t in f.reads_of(j):
+        for o, t in zip(f.rd_o, f.rd_t, strict=True):
+            fj = fired.get(o - base)
+            if fj is not None:
                 items[f"(< {h[t][0]} {fj})"] = None
         for t, (ht, (how, x)) in h.items():
             if how == "write":
@@ -310,7 +313,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
     cc: Blocked = {}
     bad = False
     for f in facts:
-        ix = Index(f)
+        ix = index_of(f)
         fired, h = derivation(f, ix)
         cert[f.index] = (fired, h)
         outs = [t for _, t in f.outputs if t not in h]

@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .certify import Index, Use, distances
+from .certify import Use, distances, index_of
 from .common import RuleResult, conj, facts_lines, op_ref, or_all, proved, record, rejected, unknown, violated
 from .dead_nodes import NOTE, op_facts, use_facts
 from .facts import ScopeFacts
@@ -120,7 +120,7 @@ def idle_body(facts: Sequence[ScopeFacts], idle: Dict[int, List[int]]) -> List[s
 def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
     idle: Dict[int, List[int]] = {}
     for f in facts:
-        _, rest = distances(f, Index(f))
+        _, rest = distances(f, index_of(f))
         if rest:
             idle[f.index] = rest
     return check_idle(facts, idle, settings, mode, obs)
@@ -165,7 +165,7 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
     if mode == "certificate":
         cert: Dist = {}
         for f in facts:
-            d, rest = distances(f, Index(f))
+            d, rest = distances(f, index_of(f))
             if rest:
                 return _idle(facts, settings, mode, [])
             cert[f.index] = d

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from ..model.structure import brief, first
-from .certify import Index, Use, uses
+from .certify import Use, index_of, uses
 from .common import RuleResult, conj, facts_lines, op_ref, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
@@ -127,7 +127,7 @@ def _dead(
     """Verify the untrusted list of dead operations; ``seen`` is the one the search model showed (must be listed)."""
     dead: Dict[int, List[int]] = {}
     for f in facts:
-        _, d = uses(f, Index(f))
+        _, d = uses(f, index_of(f))
         if d:
             dead[f.index] = d
     if seen is not None and not any(seen - f.op_base in dead.get(f.index, []) for f in facts):
@@ -171,7 +171,7 @@ def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -
     if mode == "certificate":
         cert: Dict[int, Dict[int, Use]] = {}
         for f in facts:
-            found, dead = uses(f, Index(f))
+            found, dead = uses(f, index_of(f))
             if dead:
                 return _dead(facts, settings, mode, [])
             cert[f.index] = found

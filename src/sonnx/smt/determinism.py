@@ -44,7 +44,7 @@ import z3
 from ..model.graph import Model
 from ..model.structure import brief, first
 from ..verdict import Status, Verdict
-from .certify import Index, ranks
+from .certify import index_of, ranks_of
 from .classify import Instance, Lister, reason, table_formula
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
@@ -169,43 +169,64 @@ def _classes(
 # -- semantic graph determinism ------------------------------------------------------
 
 
+def run_dependent(f: ScopeFacts, sources: Dict[int, str]) -> set[int]:
+    """Untrusted: the tensors written downstream of a source (their definitions take the run as a parameter)."""
+    ix = index_of(f)
+    out: set[int] = set()
+    stack = sorted(sources)
+    seen = set(stack)
+    while stack:
+        j = stack.pop()
+        for i in range(f.wr_ptr[j], f.wr_ptr[j + 1]):
+            t = ix.wr_t[i]
+            out.add(t)
+            for r in ix.readers(t):
+                b = ix.rd_o[r] - f.op_base
+                if b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+    return out
+
+
 def two_runs(f: ScopeFacts, order: List[int], sources: Dict[int, str]) -> Tuple[Obligation, List[int]]:
     """Two-run obligation for graph ``f`` (operations in ``order``); returns it and its distinct outputs."""
-    seeds: Dict[int, None] = {}
     written = set(f.wr_t)
+    dep = run_dependent(f, sources)
+    arities = sorted({f.rd_ptr[j + 1] - f.rd_ptr[j] for j in range(f.n)})
     body = [
-        f"; two runs A, B of graph {f.path} on equal inputs; a<t>, b<t>: the value of tensor t in each run",
-        ";   deterministic operation o: output k is (Fn o k args) in each run (n = number of read facts);",
-        ";   a source writes fresh values in each run; other tensors have one value in both runs",
+        f"; two runs ra, rb of graph {f.path} on equal inputs; v<t>: the value of tensor t",
+        ";   a tensor no write fact writes (graph input, initializer, capture, undefined): one value v<t>;",
+        ";   write (o k t) of a deterministic operation: (Fn t <values read>), n = number of o's read facts",
+        ";   (t names the write: one writer per tensor is the rule's premise, GRAPH-C1);",
+        ";   write (o k t) of a source: (S t r), a value of its own in run r;",
+        ";   a definition that mentions a run-dependent value takes the run r as a parameter, (v<t> r): which ones do",
+        ";   is proposed by an untrusted search and checked by z3's sort checking (a definition without the",
+        ";   parameter cannot use one with it); definitions follow an untrusted dependency order, checked by z3 too",
+        ";   (no use before a definition)",
         "(declare-sort V 0)",
+        "(declare-fun ra () V)",
+        "(declare-fun rb () V)",
+        "(declare-fun S (Int V) V)",
+        *(f"(declare-fun F{n} (Int{' V' * n}) V)" for n in arities),
     ]
-    arities: Dict[int, None] = {}
-    for j in range(f.n):
-        arities[f.rd_ptr[j + 1] - f.rd_ptr[j]] = None
-    body.extend(f"(declare-fun F{n} (Int Int{' V' * n}) V)" for n in sorted(arities))
-    for t in range(f.t_base, f.t_base + f.n_tensors):
-        if t not in written:
-            seeds[t] = None
-    body.extend(f"(declare-fun a{t} () V)\n(define-fun b{t} () V a{t})" for t in seeds)
+    body.extend(f"(declare-fun v{t} () V)" for t in range(f.t_base, f.t_base + f.n_tensors) if t not in written)
+    rd_ptr, rd_t, wr_ptr, wr_t = f.rd_ptr, f.rd_t, f.wr_ptr, f.wr_t
     for j in order:
-        o = f.op_base + j
-        reads = f.reads_of(j)
-        for _, k, t in f.writes_of(j):
-            if j in sources:
-                body.append(f"(declare-fun a{t} () V)\n(declare-fun b{t} () V)")
-            else:
-                args_a = " ".join(f"a{x}" for _, _, x in reads)
-                args_b = " ".join(f"b{x}" for _, _, x in reads)
-                n = len(reads)
-                body.append(f"(define-fun a{t} () V (F{n} {o} {k} {args_a}))")
-                body.append(f"(define-fun b{t} () V (F{n} {o} {k} {args_b}))")
+        w = range(wr_ptr[j], wr_ptr[j + 1])
+        if j in sources:
+            body.extend(f"(define-fun v{wr_t[i]} ((r V)) V (S {wr_t[i]} r))" for i in w)
+            continue
+        a, b = rd_ptr[j], rd_ptr[j + 1]
+        args = "".join(f" (v{x} r)" if x in dep else f" v{x}" for x in rd_t[a:b])
+        n = b - a
+        for i in w:
+            t = wr_t[i]
+            head = f"(define-fun v{t} ((r V)) V" if t in dep else f"(define-fun v{t} () V"
+            body.append(f"{head} (F{n} {t}{args}))")
     outs = list(dict.fromkeys(t for _, t in f.outputs))
-    for t in outs:
-        body.append(
-            f"(declare-fun oa{t} () V)\n(declare-fun ob{t} () V)\n(assert (= oa{t} a{t}))\n(assert (= ob{t} b{t}))"
-        )
     body.append("; violation: some graph output differs between the runs")
-    body.append(f"(assert {or_all([f'(distinct oa{t} ob{t})' for t in outs])})")
+    goal = [f"(distinct (v{t} ra) (v{t} rb))" if t in dep else f"(distinct v{t} v{t})" for t in outs]
+    body.append(f"(assert {or_all(goal)})")
     ob = Obligation(
         ID_SEM,
         f"determinism.scope{f.index}",
@@ -220,7 +241,7 @@ def two_runs(f: ScopeFacts, order: List[int], sources: Dict[int, str]) -> Tuple[
 
 def _path(f: ScopeFacts, sources: Dict[int, str], out: int) -> Dict[str, Any]:
     """Untrusted: a shortest chain of facts from a source to the writer of ``out`` (the witness's path)."""
-    ix = Index(f)
+    ix = index_of(f)
     parent: Dict[int, Tuple[int, int] | None] = {j: None for j in sorted(sources)}
     queue = deque(sorted(sources))
     goal = {ix.wr_o[i] - f.op_base for i in ix.writers(out)}
@@ -267,10 +288,10 @@ def _check_scope(
     if ans.result == "unsat":
         return "det", None, ""
     m = ans.solver.model()
-    sort = z3.DeclareSort("V", ans.ctx)
-    for t in outs:
-        a, b = (m.eval(z3.Const(f"{x}{t}", sort), model_completion=True) for x in ("oa", "ob"))
-        if not a.eq(b):
+    goal = ans.solver.assertions()[-1]
+    cases = goal.children() if z3.is_or(goal) else [goal]
+    for t, case in zip(outs, cases, strict=False):
+        if z3.is_true(m.eval(case, model_completion=True)):
             return "nondet", _path(f, sources, t), ""
     return "unknown", None, "the model of the violation shows no differing output (a tool defect)"
 
@@ -305,7 +326,7 @@ def prove_semantic(
                 certain[j] = r
             elif c == UNK:
                 maybe[j] = r
-        rk = ranks(f, Index(f))
+        rk = ranks_of(f)
         if rk is None:
             return RuleResult(
                 unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs

@@ -72,6 +72,8 @@ class ScopeFacts:
     captures: List[Tuple[int, int]] = field(default_factory=list)
     shadows: List[Tuple[int, int]] = field(default_factory=list)
     loop_body: bool = False
+    cache: Dict[str, object] = field(default_factory=dict)
+    """Untrusted helpers computed once per run (see :func:`.certify.index_of`)."""
 
     @property
     def n(self) -> int:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .certify import Index, input_readers
+from .certify import index_of, input_readers
 from .common import RuleResult, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
@@ -196,7 +196,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
     for f in facts:
         if not f.inputs:
             continue
-        c, u = input_readers(f, Index(f))
+        c, u = input_readers(f, index_of(f))
         claims[f.index] = c
         unread.extend((f, k, t) for k, t in u)
     if unread:

@@ -1,26 +1,25 @@
-"""GRAPH-C1 as SMT: every tensor has one definition, across graphs.
+"""GRAPH-C1 as SMT: no tensor is defined twice, across graphs.
 
-The rule as a formula over the raw facts: a function ``P`` from tensor ids to
-definitions exists such that every definition fact names ``P(t)``. A write
-fact ``(o, k, t)`` is the definition ``S + K*o + k`` (``S`` the number of
-graphs, ``K`` one more than the highest output position, so every write has
-its own number); the graph inputs and initializers of graph ``s`` are the
-definition ``s`` (an input with a default value is one definition); a
-binding fact ``(t, u)`` (a nested graph's name bound to the nearest enclosing
-definition: a capture or a shadow) says ``P(t) = P(u)``: one name, one
-variable. Two writes of a tensor, a write of a graph input or initializer,
-or a nested graph defining a name an enclosing graph defines make the
-formula unsatisfiable; the solver finds the conflict by congruence on ``P``.
-Python only lists the facts.
+The rule as a formula over the raw facts: every definition fact defines one
+tensor id, and those ids are pairwise ``distinct``. The definition facts are
+the write facts ``(o, k, t)``, one seed fact ``(s, t)`` per tensor of graph
+``s`` that is a graph input or has an initial value (an input with a default
+value is one definition), and the binding facts ``(t, u)`` of nested graphs
+(the nested name ``t`` takes its value from ``u``, the nearest enclosing
+definition). Two writes of a tensor, a write of a graph input or initializer,
+or a nested graph defining a name that is bound to an enclosing definition
+repeat an id. The solver decides the distinctness (no certificate is needed:
+the formula is linear); Python only lists the facts.
 
-* search mode: sat = PROVED (the model is the producer map), unsat = VIOLATED.
-* certificate mode: an untrusted producer map (each tensor's first
-  definition) is written in place of ``P(t)`` in each fact's instance; z3
-  evaluates them; sat = PROVED.
-* violations, both modes: an untrusted grouping proposes the conflicting facts
-  per tensor (as the direct rule lists them); the solver refutes each group
-  on its own (checked under an assumption literal per group), and the
-  exported obligation is all groups together (unsat).
+In search mode each fact is written with its ids, ``(wr o k t)``,
+``(sd s t)``, ``(bd t u)``, as a term whose value is the defined tensor; in
+certificate mode (large models) only the defined tensor's id is written per
+fact, the same formula in fewer bytes. sat = PROVED.
+
+Violations, both modes: an untrusted grouping proposes, per tensor, the
+definition facts that repeat it (as the direct rule lists them); each group
+is refuted on its own (an assumption literal per group), and the exported
+obligation is all groups together (unsat).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, conj, facts_lines, op_ref, proved, record, rejected, unknown, violated
+from .common import RuleResult, facts_lines, op_ref, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, solve
@@ -36,73 +35,63 @@ from .solver import Session, SolverSettings, solve
 ID = "GRAPH-C1"
 LOGIC = "QF_UFLIA"
 
-
-def _consts(facts: Sequence[ScopeFacts]) -> Tuple[int, int]:
-    k = 1 + max((max(f.wr_k) for f in facts if len(f.wr_k)), default=0)
-    return len(facts), k
-
-
-def _rule(s: int, k: int) -> List[str]:
-    return [
-        "; raw facts: (wr o k t) operation o writes tensor t at output k; (gi s k t) t is input k of graph s;",
-        ";   (iv s t) t has an initial value in graph s; (bd t u) name t of a nested graph is bound to u,",
-        ";   the nearest enclosing graph's definition of that name (a capture or a shadow)",
-        "; rule: P(t) is t's one definition: graph s's inputs and initializers define s,",
-        f";   write (o k t) defines {s} + {k}*o + k",
-        "(declare-fun P (Int) Int)",
-        f"(define-fun wr ((o Int) (k Int) (t Int)) Bool (= (P t) (+ {s} (* {k} o) k)))",
-        "(define-fun gi ((s Int) (k Int) (t Int)) Bool (= (P t) s))",
-        "(define-fun iv ((s Int) (t Int)) Bool (= (P t) s))",
-        "(define-fun bd ((t Int) (u Int)) Bool (= (P t) (P u)))",
-    ]
+RULE = [
+    "; raw facts: (wr o k t) operation o writes tensor t at output k; (sd s t) tensor t of graph s is a graph input",
+    ";   or has an initial value (one definition either way); (bd t u) name t of a nested graph is bound to u, the",
+    ";   nearest enclosing graph's definition of the name. Each fact is a term whose value is the tensor it defines",
+    "; rule: no tensor is defined twice: the defined tensors are pairwise distinct",
+    "(define-fun wr ((o Int) (k Int) (t Int)) Int t)",
+    "(define-fun sd ((s Int) (t Int)) Int t)",
+    "(define-fun bd ((t Int) (u Int)) Int t)",
+]
 
 
-def _facts(facts: Sequence[ScopeFacts]) -> List[str]:
-    out: List[str] = []
+def _seeds(f: ScopeFacts) -> List[int]:
+    return list(dict.fromkeys([t for _, t in f.inputs] + f.initialized))
+
+
+def _distinct(items: List[str]) -> str:
+    if len(items) < 2:
+        return "(assert true)"
+    return f"(assert (distinct {' '.join(items)}))"
+
+
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    items: List[str] = []
     for f in facts:
-        s = f.index
-        out.extend(f"(gi {s} {k} {t})" for k, t in f.inputs)
-        out.extend(f"(iv {s} {t})" for t in f.initialized)
-        out.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
-        out.extend(f"(bd {t} {u})" for t, u in f.captures + f.shadows)
-    return out
+        items.extend(f"(sd {f.index} {t})" for t in _seeds(f))
+        items.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+        items.extend(f"(bd {t} {u})" for t, u in f.captures + f.shadows)
+    return Obligation(
+        ID,
+        "c1.distinct",
+        LOGIC,
+        [*RULE, _distinct(items)],
+        "sat",
+        "search",
+        "the tensors defined by the definition facts are pairwise distinct",
+    )
 
 
-def certificate_map(facts: Sequence[ScopeFacts]) -> Dict[int, int]:
-    """Untrusted producer map: each tensor's first definition (a bound name without one: the outer one's)."""
-    s_count, k_count = _consts(facts)
-    p: Dict[int, int] = {}
+def certificate_mode_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    items: List[str] = []
     for f in facts:
-        for _, t in f.inputs:
-            p.setdefault(t, f.index)
-        for t in f.initialized:
-            p.setdefault(t, f.index)
-        for o, k, t in f.writes():
-            p.setdefault(t, s_count + k_count * o + k)
-        for t, u in f.captures + f.shadows:
-            if u in p:
-                p.setdefault(t, p[u])
-    return p
-
-
-def certificate_body(facts: Sequence[ScopeFacts], p: Dict[int, int]) -> List[str]:
-    s_count, k_count = _consts(facts)
-    items: Dict[str, None] = {}
-    for f in facts:
-        s = f.index
-        for _, t in f.inputs:
-            items[f"(= {p[t]} {s})"] = None
-        for t in f.initialized:
-            items[f"(= {p[t]} {s})"] = None
-        for o, k, t in f.writes():
-            items[f"(= {p[t]} {s_count + k_count * o + k})"] = None
-        for t, u in f.captures + f.shadows:
-            items[f"(= {p[t]} {p[u]})"] = None
-    return [
-        "; certificate: an untrusted producer map P written in place in each raw fact's instance",
-        f"; (gi s k t), (iv s t): P(t) = s; (wr o k t): P(t) = {s_count} + {k_count}*o + k; (bd t u): P(t) = P(u)",
-        *conj(items),
-    ]
+        items.extend(map(str, _seeds(f)))
+        items.extend(map(str, f.wr_t))
+        items.extend(str(t) for t, _ in f.captures + f.shadows)
+    return Obligation(
+        ID,
+        "c1.distinct",
+        "QF_LIA",
+        [
+            "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
+            ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
+            _distinct(items),
+        ],
+        "sat",
+        "certificate",
+        "the tensors defined by the definition facts are pairwise distinct",
+    )
 
 
 Group = Tuple[str, ScopeFacts, int, List[str]]
@@ -117,8 +106,8 @@ def conflicts(facts: Sequence[ScopeFacts]) -> List[Group]:
         writes: Dict[int, List[str]] = {}
         for o, k, t in f.writes():
             writes.setdefault(t, []).append(f"(wr {o} {k} {t})")
-        inputs = {t: f"(gi {s} {k} {t})" for k, t in reversed(f.inputs)}
-        inits = {t: f"(iv {s} {t})" for t in f.initialized}
+        inputs = {t: f"(sd {s} {t})" for _, t in f.inputs}
+        inits = {t: f"(sd {s} {t})" for t in f.initialized}
         for t in sorted((t for t, w in writes.items() if len(w) > 1), key=f.name):
             out.append(("assigned more than once", f, t, writes[t]))
         for kind, seeds in (("assigns a graph input", inputs), ("assigns an initialized tensor", inits)):
@@ -135,11 +124,8 @@ def conflicts(facts: Sequence[ScopeFacts]) -> List[Group]:
 
 
 def _first_definition(g: ScopeFacts, u: int) -> str:
-    for k, t in g.inputs:
-        if t == u:
-            return f"(gi {g.index} {k} {t})"
-    if u in g.initialized:
-        return f"(iv {g.index} {u})"
+    if u in _seeds(g):
+        return f"(sd {g.index} {u})"
     for o, k, t in g.writes():
         if t == u:
             return f"(wr {o} {k} {t})"
@@ -160,23 +146,22 @@ def _describe(facts: Sequence[ScopeFacts], grp: Group) -> Dict[str, Any]:
 
 def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
     groups = conflicts(facts)
-    s_count, k_count = _consts(facts)
-    guarded = list(_rule(s_count, k_count))
+    guarded = list(RULE)
     for g_i, (_, _, _, lines) in enumerate(groups):
         guarded.append(f"(declare-fun g{g_i} () Bool)")
-        guarded.extend(f"(assert (=> g{g_i} {x}))" for x in lines)
+        guarded.append(f"(assert (=> g{g_i} (distinct {' '.join(lines)})))")
     ob = Obligation(
         ID,
         "c1.conflicts",
         LOGIC,
         [
             "; counter-certificate: definition facts grouped per tensor by an untrusted search",
-            *_rule(s_count, k_count),
-            *facts_lines(x for grp in groups for x in grp[3]),
+            *RULE,
+            *facts_lines(f"(distinct {' '.join(grp[3])})" for grp in groups),
         ],
         "sat",
         "certificate",
-        "the listed definition facts admit one definition per tensor (unsat: some tensor has two)",
+        "each listed group of definition facts defines distinct tensors (unsat: some tensor is defined twice)",
     )
     ans = solve(ob.script(), settings)
     record(ob, ans)
@@ -201,20 +186,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    if mode == "certificate":
-        if conflicts(facts):
-            return _violation(facts, settings, mode, [])
-        return check_certificate(facts, certificate_map(facts), settings)
-    s_count, k_count = _consts(facts)
-    ob = Obligation(
-        ID,
-        "c1.producer_map",
-        LOGIC,
-        _rule(s_count, k_count) + facts_lines(_facts(facts)),
-        "sat",
-        "search",
-        "every tensor has one definition: P exists with every definition fact naming P(t)",
-    )
+    ob = certificate_mode_obligation(facts) if mode == "certificate" else search_obligation(facts)
     ans = solve(ob.script(), settings)
     record(ob, ans)
     if ans.result == "sat":
@@ -222,22 +194,3 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), [ob])
     return _violation(facts, settings, mode, [ob])
-
-
-def check_certificate(facts: Sequence[ScopeFacts], p: Dict[int, int], settings: SolverSettings) -> RuleResult:
-    ob = Obligation(
-        ID,
-        "c1.certificate",
-        "QF_LIA",
-        certificate_body(facts, p),
-        "sat",
-        "certificate",
-        "the given producer map names the definition of every definition fact",
-    )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-    return rejected(ID, ob, "producer map", "certificate")
