@@ -1,21 +1,30 @@
-"""GRAPH-ACYCLIC as SMT: a strict rank function over the operations exists.
+"""GRAPH-ACYCLIC as SMT: ranks that increase along every read and write fact exist.
 
-Obligation (all scopes in one script): one integer rank per operation that
-has a dependency edge, and ``rank(producer) < rank(consumer)`` for every edge
-(required inputs include the names nested graphs capture). The script is
-satisfiable exactly when every graph is acyclic (a difference-logic
-problem; asserted in reverse consumer order, which z3's Bellman-Ford solver
-handles in near-linear time).
+The rule as a formula over the raw facts (:mod:`.facts`): there are integer
+functions ``R`` (operations) and ``T`` (tensors) with, for every read fact
+``(o, k, t)``, ``T(t) < R(o)`` and, for every write fact ``(o, k, t)``,
+``R(o) <= T(t)``. A dependency A -> B through tensor t gives
+``R(A) <= T(t) < R(B)``, so such ranks exist exactly when the dependency
+graph has no cycle. The writer-reader join is the solver's: ``T`` is an
+uninterpreted function of the tensor id, shared by the facts that mention it.
+Python only lists the facts.
 
-* search mode: z3 finds the ranks; they are read back from the model and every
-  edge is re-verified in Python before PROVED is reported;
-* certificate mode: ranks from an untrusted Kahn sort are asserted as
-  constants and z3 validates them; a cycle claimed by that sort is validated
-  by asserting only its edges (unsatisfiable = a real cycle).
+* search mode: one obligation, every read and write fact of every graph;
+  the solver finds ``R`` and ``T`` (sat = PROVED) or shows that none exist
+  (unsat = VIOLATED).
+* certificate mode: an untrusted Kahn sort (:mod:`.certify`) proposes ``R``
+  and ``T``; their values are written in place of ``R(o)`` and ``T(t)`` in
+  each fact's instance (each value looked up by the fact's own ids), and z3
+  evaluates every instance (identical ground instances are written once).
+  sat = PROVED.
+* violations, both modes: an untrusted search proposes a cycle as a list of
+  (write fact, read fact) pairs; the obligation is the search formula over
+  exactly those facts, and unsat (these facts of the model admit no ranking)
+  confirms the cycle. The decision never falls back to an unbounded search: a
+  rejected certificate or cycle is UNKNOWN (a tool defect).
 
-Witness of a cycle: per scope, the edges are guarded by assumption literals;
-the unsat core is a set of edges that contains a cycle, and a shortest cycle
-inside the core is reported (and re-checked unsatisfiable on its own).
+:func:`rank_body` is the edge-based rank encoding that partition
+verification (:mod:`sonnx.partition.verify`) uses on fused graphs.
 """
 
 from __future__ import annotations
@@ -23,23 +32,31 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .certify import Edge, cycle, ranks, shortest_cycle
-from .common import RuleResult, distinct, proved, record, unknown, violated
+from .certify import Edge, Step, cycle, index_of, ranks_of
+from .common import RuleResult, conj, distinct, facts_lines, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values, solve
+from .solver import SolverSettings, solve
 
 ID = "GRAPH-ACYCLIC"
-LOGIC = "QF_IDL"
+LOGIC = "QF_UFLIA"
+
+RULE = [
+    "; raw facts: (rd o k t) operation o reads tensor t at input position k; (wr o k t) it writes t at output k",
+    "; rule: ranks R (operations) and T (tensors) with T(t) < R(o) for each read, R(o) <= T(t) for each write",
+    "(declare-fun R (Int) Int)",
+    "(declare-fun T (Int) Int)",
+    "(define-fun rd ((o Int) (k Int) (t Int)) Bool (< (T t) (R o)))",
+    "(define-fun wr ((o Int) (k Int) (t Int)) Bool (<= (R o) (T t)))",
+]
 
 
 def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[int, List[int]] | None) -> List[str]:
-    """SMT-LIB lines of the rank obligation over ``(scope, edges)`` pairs (also used for fused partitions).
+    """SMT-LIB lines of a rank obligation over operation edges ``(a, b, tensor)`` (fused partition graphs).
 
-    With ``values`` None, one integer rank ``r<scope>_<node>`` is declared per
-    node on an edge and ``rank(a) < rank(b)`` asserted per edge ``(a, b, tensor)``;
-    with ``values`` (scope -> rank of each node), the given ranks are written
-    in place (certificate check), each distinct pair of ranks once.
+    With ``values`` None one rank ``r<scope>_<node>`` is declared per node on an
+    edge and ``rank(a) < rank(b)`` asserted per edge; with ``values`` the given
+    ranks are written in place, each distinct pair once.
     """
     body: List[str] = []
     for s, edges in per_scope:
@@ -47,161 +64,147 @@ def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[int, Lis
             used = sorted({e[0] for e in edges} | {e[1] for e in edges})
             body.extend(f"(declare-fun r{s}_{j} () Int)" for j in used)
             body.extend(f"(assert (< r{s}_{a} r{s}_{b}))" for a, b, _ in reversed(edges))
-        else:  # certificate: the given ranks are written in place; z3 only evaluates each edge constraint
+        else:
             r = values[s]
             pairs = dict.fromkeys((r[a], r[b]) for a, b, _ in reversed(edges))
             body.extend(f"(assert (< {ra} {rb}))" for ra, rb in pairs)
     return body if values is None else distinct(body)
 
 
-def search_obligation(facts: Sequence[ScopeFacts]) -> Tuple[Obligation, List[Tuple[int, List[Edge]]]]:
-    per_scope = [(f.index, f.edges()) for f in facts]
-    ob = Obligation(
+def _facts(facts: Sequence[ScopeFacts]) -> List[str]:
+    out: List[str] = []
+    for f in facts:
+        out.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
+        out.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+    return out
+
+
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    return Obligation(
         ID,
         "acyclic.search",
         LOGIC,
-        rank_body(per_scope, None),
+        RULE + facts_lines(_facts(facts)),
         "sat",
         "search",
-        "a strict rank over the operations of every graph exists (rank of producer < rank of consumer)",
+        "ranks R, T exist with T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
     )
-    return ob, per_scope
 
 
-def _cycle_obligation(s: int, cyc: List[Edge], name: str) -> Obligation:
+def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
+    lines: List[str] = []
+    for i, r in steps:
+        lines.append(f"(wr {f.wr_o[i]} {f.wr_k[i]} {f.wr_t[i]})")
+        lines.append(f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})")
     return Obligation(
         ID,
-        name,
+        f"acyclic.cycle{f.index}",
         LOGIC,
-        rank_body([(s, cyc)], None),
+        ["; counter-certificate: the raw facts of a cycle claimed by an untrusted search", *RULE, *facts_lines(lines)],
         "sat",
         "certificate",
-        f"the claimed cycle of scope {s}: its edges alone admit no strict ranking",
+        f"the listed read and write facts of graph {f.path} alone admit ranks (unsat: they form a cycle)",
     )
 
 
-def _diagnose(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Tuple[List[Tuple[ScopeFacts, List[Edge]]], str]:
-    """Per scope, find a cycle from an unsat core of guarded edge constraints; minimise it."""
-    found: List[Tuple[ScopeFacts, List[Edge]]] = []
+def certificate_body(facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]]) -> List[str]:
+    """Each read and write fact's instance with the certificate's ranks in place (distinct instances once)."""
+    items: Dict[str, None] = {}
     for f in facts:
-        edges = f.edges()
-        if not edges:
-            continue
-        used = sorted({e[0] for e in edges} | {e[1] for e in edges})
-        body = [f"(declare-fun r{j} () Int)" for j in used]
-        body += [f"(declare-fun g{k} () Bool)" for k in range(len(edges))]
-        body += [f"(assert (=> g{k} (< r{a} r{b})))" for k, (a, b, _) in reversed(list(enumerate(edges)))]
-        guards = [f"g{k}" for k in range(len(edges))]
-        ans = solve("\n".join(body), settings, difference_logic=True, assumptions=guards)
-        if ans.result == "unknown":
-            return found, ans.reason
-        if ans.result == "sat":
-            continue
-        core = [edges[int(c[1:])] for c in ans.core or []]
-        cyc = shortest_cycle(core)
-        if cyc is None:
-            return found, f"the unsat core of scope {f.path} contains no cycle (a tool defect)"
-        check = solve("\n".join(rank_body([(f.index, cyc)], None)), settings, difference_logic=True)
-        if check.result != "unsat":
-            return found, f"the minimised cycle of scope {f.path} was not refuted on its own ({check.result})"
-        found.append((f, cyc))
-    return found, ""
+        rank, trank = certs[f.index]
+        ob, tb = f.op_base, f.t_base
+        for o, _, t in f.reads():
+            items[f"(< {trank[t - tb]} {rank[o - ob]})"] = None
+        for o, _, t in f.writes():
+            items[f"(<= {rank[o - ob]} {trank[t - tb]})"] = None
+    return [
+        "; certificate: ranks R(o), T(t) from an untrusted Kahn sort, written in place in each raw fact's instance",
+        "; read (o k t): T(t) < R(o); write (o k t): R(o) <= T(t); identical ground instances written once",
+        *conj(items),
+    ]
 
 
-def _witness(cyclic: List[Tuple[ScopeFacts, List[Edge]]], mode: str) -> Tuple[str, Dict[str, Any]]:
-    f, cyc = cyclic[0]
+def _witness(cyclic: List[Tuple[ScopeFacts, List[Step]]]) -> Tuple[str, Dict[str, Any]]:
+    f, steps = cyclic[0]
     ops = f.graph.operations
-    steps = [{"index": a, "operation": ops[a].label, "tensor": t} for a, _, t in cyc[:LIMIT]]
-    labels = [ops[a].label for a, _, _ in cyc]
-    if len(cyc) == 1:
-        what = f"operation {labels[0]} reads its own output {cyc[0][2]!r}"
+    listed: List[Dict[str, Any]] = []
+    for i, _ in steps:
+        j = f.wr_o[i] - f.op_base
+        listed.append({"index": j, "operation": ops[j].label, "tensor": f.name(f.wr_t[i])})
+    labels = [s["operation"] for s in listed]
+    if len(steps) == 1:
+        what = f"operation {labels[0]} reads its own output {listed[0]['tensor']!r}"
     else:
-        what = f"a cycle of {len(cyc)} operations ({brief(labels)})"
+        what = f"a cycle of {len(steps)} operations ({brief([str(x) for x in labels])})"
     extra = f"; {len(cyclic) - 1} more graph(s) have cycles" if len(cyclic) > 1 else ""
     paths = [c[0].path for c in cyclic]
     return f"in graph {f.path}: {what}{extra}", {
         "scope": f.path,
-        "length": len(cyc),
-        "cycle": steps,
+        "length": len(steps),
+        "cycle": listed[:LIMIT],
         "cyclic_graphs": first(paths),
         "cyclic_graph_count": len(paths),
     }
 
 
-def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
-    ob, per_scope = search_obligation(facts)
-    ans = solve(ob.script(), settings, difference_logic=True)
-    record(ob, ans)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
-    if ans.result == "sat":
-        names = [f"r{s}_{j}" for s, edges in per_scope for j in {e[0] for e in edges} | {e[1] for e in edges}]
-        vals = model_values(ans, names)
-        for s, edges in per_scope:
-            for a, b, t in edges:
-                ra, rb = vals.get(f"r{s}_{a}"), vals.get(f"r{s}_{b}")
-                if not isinstance(ra, int) or not isinstance(rb, int) or not ra < rb:
-                    return RuleResult(
-                        unknown(ID, f"z3's ranks fail re-verification on edge {a}->{b} ({t!r}) of scope {s}", "search"),
-                        [ob],
-                    )
-        return RuleResult(proved(ID, "search"), [ob])
-    cyclic, why = _diagnose(facts, settings)
-    if why or not cyclic:
-        return RuleResult(
-            unknown(ID, why or "the obligation is unsat but no scope has a cycle (a tool defect)", "search"), [ob]
-        )
-    summary, data = _witness(cyclic, "search")
-    return RuleResult(violated(ID, summary, data, "search"), [ob])
-
-
-def _certificate(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
-    per_scope = [(f.index, f.edges()) for f in facts]
-    values: Dict[int, List[int]] = {}
-    cyclic: List[Tuple[ScopeFacts, List[Edge]]] = []
-    for f, (s, edges) in zip(facts, per_scope, strict=True):
-        r = ranks(f.n, edges)
-        if r is None:
-            c = cycle(f.n, edges)
-            if c is None:
-                return _search(facts, settings)
-            cyclic.append((f, c))
-        else:
-            values[s] = r
-    if not cyclic:
-        ob = Obligation(
-            ID,
-            "acyclic.certificate",
-            LOGIC,
-            rank_body(per_scope, values),
-            "sat",
-            "certificate",
-            "the given ranks are a strict ranking of every dependency edge of every graph",
-        )
-        ans = solve(ob.script(), settings, difference_logic=True)
-        record(ob, ans)
-        if ans.result == "sat":
-            return RuleResult(proved(ID, "certificate"), [ob])
-        if ans.result == "unknown":
-            return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-        return _search(facts, settings)  # certificate rejected: decide by search
-    obs: List[Obligation] = []
-    model_edges = {(f.index, e) for f, _ in cyclic for e in f.edges()}
-    for f, c in cyclic:
-        if any((f.index, e) not in model_edges for e in c):
-            return _search(facts, settings)
-        ob = _cycle_obligation(f.index, c, f"acyclic.cycle{f.index}")
-        ob.holds_when = "sat"
-        ans = solve(ob.script(), settings, difference_logic=True)
+def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
+    """Cycles from the untrusted search, each confirmed by the solver on its own facts."""
+    cyclic: List[Tuple[ScopeFacts, List[Step]]] = []
+    for f in facts:
+        steps = cycle(f, index_of(f))
+        if steps is None:
+            continue
+        ob = _cycle_obligation(f, steps)
+        ans = solve(ob.script(), settings)
         record(ob, ans)
         obs.append(ob)
         if ans.result == "unknown":
-            return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
+            return RuleResult(unknown(ID, ans.reason, mode), obs)
         if ans.result != "unsat":
-            return _search(facts, settings)
-    summary, data = _witness(cyclic, "certificate")
-    return RuleResult(violated(ID, summary, data, "certificate"), obs)
+            return RuleResult(rejected(ID, ob, "claimed cycle", mode).verdict, obs)
+        cyclic.append((f, steps))
+    if not cyclic:
+        return RuleResult(unknown(ID, "no cycle was found where the solver found no ranks (a tool defect)", mode), obs)
+    summary, data = _witness(cyclic)
+    return RuleResult(violated(ID, summary, data, mode), obs)
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    return _certificate(facts, settings) if mode == "certificate" else _search(facts, settings)
+    if mode == "certificate":
+        certs: Dict[int, Tuple[List[int], List[int]]] = {}
+        for f in facts:
+            r = ranks_of(f)
+            if r is None:
+                return _violation(facts, settings, mode, [])
+            certs[f.index] = r
+        return check_certificate(facts, certs, settings)
+    ob = search_obligation(facts)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, "search"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    return _violation(facts, settings, "search", [ob])
+
+
+def check_certificate(
+    facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]], settings: SolverSettings
+) -> RuleResult:
+    """Have the solver check rank certificates (scope index -> (R per operation, T per tensor))."""
+    ob = Obligation(
+        ID,
+        "acyclic.certificate",
+        "QF_LIA",
+        certificate_body(facts, certs),
+        "sat",
+        "certificate",
+        "the given ranks satisfy T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, "certificate"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    return rejected(ID, ob, "rank certificate", "certificate")

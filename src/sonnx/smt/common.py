@@ -1,9 +1,9 @@
-"""Shared pieces of the rule encodings: result type, verdict helpers, naming."""
+"""Shared pieces of the rule encodings: result type, verdict helpers, SMT-LIB text helpers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List
+from typing import Any, Dict, Iterable, List
 
 from ..model.graph import Operation
 from ..verdict import Severity, Verdict, Witness
@@ -57,17 +57,15 @@ def settle(
     return ans, None
 
 
-def certificate_or_search(
-    rule_id: str, ob: Obligation, settings: SolverSettings, search: Callable[[], RuleResult]
-) -> RuleResult:
-    """Settle a certificate obligation (``sat`` proves the rule, ``unknown`` is UNKNOWN); when z3 refutes the
-    certificate, decide by ``search``, keeping the certificate's obligation first among the obligations."""
-    _, settled = settle(rule_id, ob, settings, "certificate", proof="sat")
-    if settled is not None:
-        return settled
-    res = search()
-    res.obligations.insert(0, ob)
-    return res
+def rejected(rule_id: str, ob: Obligation, what: str, mode: str) -> RuleResult:
+    """An untrusted certificate or counter-certificate the solver did not accept: UNKNOWN, never a fallback.
+
+    The producers of :mod:`.certify` are deterministic, so a rejection is a
+    defect of sonnx; the verdict says so instead of starting an unbounded search.
+    """
+    return RuleResult(
+        unknown(rule_id, f"the solver rejected the {what} (answer {ob.answer}): a tool defect", mode), [ob]
+    )
 
 
 def distinct(items: Iterable[str]) -> List[str]:
@@ -81,6 +79,27 @@ def distinct(items: Iterable[str]) -> List[str]:
     of 100,000 on a random DAG), and z3's parser pays for every byte.
     """
     return list(dict.fromkeys(items))
+
+
+def conj(items: Iterable[str], size: int = 512) -> List[str]:
+    """Assertions of the conjunction of ``items``, ``size`` conjuncts per line (one line = one ``assert``)."""
+    out: List[str] = []
+    chunk: List[str] = []
+    for x in items:
+        chunk.append(x)
+        if len(chunk) == size:
+            out.append(f"(assert (and {' '.join(chunk)}))")
+            chunk = []
+    if len(chunk) == 1:
+        out.append(f"(assert {chunk[0]})")
+    elif chunk:
+        out.append(f"(assert (and {' '.join(chunk)}))")
+    return out
+
+
+def facts_lines(items: Iterable[str]) -> List[str]:
+    """One ``(assert fact)`` line per raw fact (readable: search-mode obligations are small)."""
+    return [f"(assert {x})" for x in items]
 
 
 def op_ref(path: str, j: int, op: Operation) -> Dict[str, Any]:

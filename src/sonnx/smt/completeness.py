@@ -1,23 +1,36 @@
-"""GRAPH-C3 as SMT: the definedness fixpoint gives every graph output a value.
+"""GRAPH-C3 as SMT: every graph output is in the least set of defined tensors.
 
-Obligation (violation search): the firing-time equations of
-:mod:`.fixpoint` for every graph (seeds: graph inputs, initializers, and in a
-nested graph the captured names an enclosing graph defines), and the
-assertion that some graph output has time ``INF`` (never defined). The
-equations have one solution, so unsatisfiable means every output is defined
-(PROVED), and a model gives exactly the undefined outputs and, following
-undefined inputs back from the first one, the chain to its root.
+The rule as Horn clauses over the raw facts, with Booleans ``D`` (tensor
+defined) and ``F`` (operation fires): every graph input, initializer and
+captured name (capture fact: an enclosing graph defines it) is defined; an
+operation fires when every tensor of its read facts is defined; a write fact
+``(o, k, t)`` defines ``t`` when ``o`` fires. Horn clauses only ever force
+``D`` true, and exactly for the tensors of the least fixpoint, so "some graph
+output has ``D`` false" is satisfiable exactly when some output never gets a
+value. Python only lists the facts; the solver's propagation does the joins.
 
-Certificate mode: the times from an untrusted propagation are written in
-place of the firing-time constants, and each tensor's time is replaced by its
-defining term (the minimum of its producers' times, ``0`` when seeded,
-``INF`` with no producer), so the script is one ground equation per
-operation plus "no output is INF" (repeated ground assertions written once,
-see :func:`.common.distinct`): z3 evaluates every equation, and
-satisfiable means the certificate is the solution (the equations have only
-one) and the rule holds. Otherwise the rule is decided in search mode.
-[Substituting the tensor equations is what keeps the script near 60 bytes per
-operation: z3's parser costs about 1 s per MB, measured.]
+* search mode: the clauses plus that disjunction; unsat = PROVED. A model is
+  a counter-certificate found by the solver: its undefined tensors are closed
+  (every writer of one has an undefined input); the witness follows them
+  back from the output, and lists every undefined output (each found output
+  excluded by an assumption literal, check repeated).
+* certificate mode: an untrusted propagation gives firing times ``f`` and,
+  per defined tensor, its time ``h`` and the fact defining it (a write of an
+  operation with ``f <= h``, or a graph input, initializer or capture fact).
+  Written in place in the instances: per read fact of a fired operation
+  ``h(t) < f(o)``; per defined tensor, the named fact's tensor is ``t``.
+  Times decrease along every justification, so the defined tensors are in
+  the least fixpoint; a graph output without a record is not accepted.
+  sat = PROVED.
+* violations in certificate mode (no fallback to search): a counter-
+  certificate, a set ``S`` of tensors given as ``(S t)`` units for every
+  tensor, and per operation that never fires one of its read facts whose
+  tensor is in ``S``. Checks: no seed fact's tensor is in ``S``; every write
+  fact of a tensor in ``S`` comes from an operation whose named read is in
+  ``S``; the claimed outputs are in ``S``. Such an ``S`` contains no defined
+  tensor (induction on the fixpoint). Written as a refutation: the units and
+  "some check fails" are unsat exactly when every check holds (z3's unit
+  propagation decides it in linear time).
 """
 
 from __future__ import annotations
@@ -25,92 +38,87 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, certificate_or_search, distinct, or_all, settle, unknown, violated
-from .facts import ScopeFacts, total_operations
-from .fixpoint import capped_step, firing_times, nested
+from .certify import Seed, blocked_reads, derivation, index_of
+from .common import RuleResult, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
+from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values
+from .solver import Answer, Session, SolverSettings, solve
 
 ID = "GRAPH-C3"
-LOGIC = "QF_LIA"
+
+NOTE = (
+    "; raw facts: (gi s k t) t is input k of graph s; (iv s t) t has an initial value; (cp t u) nested-graph"
+    " name t is captured from u; (rd o k t) o reads t at input k; (wr o k t) o writes t at output k;"
+    " (go s k t) t is output k of graph s"
+)
 
 
-class _Enc:
-    def __init__(self, facts: Sequence[ScopeFacts]) -> None:
-        self.facts = facts
-        self.inf = total_operations(facts) + 1
-        self.tid: List[Dict[str, int]] = []
-        self.outputs: List[Tuple[ScopeFacts, str, str]] = []
-
-    def hvar(self, s: int, t: str, seeded: frozenset[str]) -> str:
-        if t in seeded:
-            return "0"
-        ids = self.tid[s]
-        k = ids.get(t)
-        if k is None:
-            k = ids[t] = len(ids)
-        return f"h{s}_{k}"
-
-    def body(self) -> List[str]:
-        out: List[str] = []
-        inf = self.inf
-        for f in self.facts:
-            self.tid.append({})
-            seeded = f.seeded()
-            s = f.index
-            prods = f.producer_lists()
-            for names in f.req:
-                for t in names:
-                    self.hvar(s, t, seeded)
-            for o in f.graph.outputs:
-                self.hvar(s, o, seeded)
-            out.extend(f"(declare-fun h{s}_{k} () Int)" for k in self.tid[s].values())
-            out.extend(f"(declare-fun f{s}_{j} () Int)" for j in range(f.n))
-            for j, names in enumerate(f.req):
-                v = f"f{s}_{j}"
-                hs = list(dict.fromkeys(self.hvar(s, t, seeded) for t in names if t not in seeded))
-                if not hs:
-                    out.append(f"(assert (= {v} 1))")
-                else:
-                    m = nested(">=", hs)
-                    out.append(f"(assert (= {v} (ite (>= {m} {inf}) {inf} (+ {m} 1))))")
-            for o in dict.fromkeys(f.graph.outputs):
-                if o not in seeded:
-                    self.outputs.append((f, o, self.hvar(s, o, seeded)))
-            for t, k in list(self.tid[s].items()):
-                v = f"h{s}_{k}"
-                ps = prods.get(t, [])
-                rhs = nested("<=", [f"f{s}_{p}" for p in ps]) if ps else str(inf)
-                out.append(f"(assert (= {v} {rhs}))")
-        return out
+def _horn(facts: Sequence[ScopeFacts]) -> List[str]:
+    out = [
+        NOTE,
+        "; rule: Horn clauses of the definedness fixpoint; D t: t is defined, F o: o fires",
+        "(declare-fun D (Int) Bool)",
+        "(declare-fun F (Int) Bool)",
+        "(define-fun gi ((s Int) (k Int) (t Int)) Bool (D t))",
+        "(define-fun iv ((s Int) (t Int)) Bool (D t))",
+        "(define-fun cp ((t Int) (u Int)) Bool (D t))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (D t))",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (F o) (D t)))",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (D t)))",
+    ]
+    lines: List[str] = []
+    for f in facts:
+        s = f.index
+        lines.extend(f"(gi {s} {k} {t})" for k, t in f.inputs)
+        lines.extend(f"(iv {s} {t})" for t in f.initialized)
+        lines.extend(f"(cp {t} {u})" for t, u in f.captures)
+        for j in range(f.n):
+            reads = " ".join(f"(rd {o} {k} {t})" for o, k, t in f.reads_of(j))
+            lines.append(f"(=> (and {reads} true) (F {f.op_base + j}))")
+        lines.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+    out.extend(facts_lines(lines))
+    goal = [f"(go {f.index} {k} {t})" for f in facts for k, t in f.outputs]
+    out.append("; violation: some graph output is not defined")
+    out.append(f"(assert {or_all(goal)})")
+    return out
 
 
-def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
-    enc = _Enc(facts)
-    body = enc.body()
-    body.append(f"(assert {or_all([f'(= {v} {enc.inf})' for _, _, v in enc.outputs])})")
-    ob = Obligation(
-        ID,
-        "c3.undefined_output",
-        LOGIC,
-        body,
-        "unsat",
-        "search",
-        "with the least firing times (unique solution of the equations), some graph output is never defined",
-    )
-    ans, settled = settle(ID, ob, settings, "search")
-    if settled is not None:
-        return settled
-    vals = model_values(ans, [v for _, _, v in enc.outputs])
-    found = [(f, o) for f, o, v in enc.outputs if vals.get(v) == enc.inf]
-    if not found:
-        return RuleResult(
-            unknown(ID, "the model of the violation has no undefined output (a tool defect)", "search"), [ob]
-        )
-    f0, name = found[0]
-    steps, end = _chain(ans, enc, f0, name)
+def _outputs(facts: Sequence[ScopeFacts]) -> List[Tuple[ScopeFacts, int]]:
+    return [(f, t) for f in facts for t in dict.fromkeys(t for _, t in f.outputs)]
+
+
+def _chain(f: ScopeFacts, undefined: Any, name_t: int) -> Tuple[List[Dict[str, Any]], str]:
+    """Follow undefined tensors back through their first writer's first undefined read."""
+    ops = f.graph.operations
+    steps: List[Dict[str, Any]] = []
+    seen: set[int] = set()
+    cur = name_t
+    writers: Dict[int, int] = {}
+    for o, _, t in f.writes():
+        writers.setdefault(t, o - f.op_base)
+    while cur not in seen:
+        seen.add(cur)
+        p = writers.get(cur)
+        if p is None:
+            steps.append({"tensor": f.name(cur), "producer": None})
+            return steps, "no producer"
+        missing = next((t for _, _, t in f.reads_of(p) if undefined(t)), None)
+        prod = {"index": p, "operation": ops[p].label}
+        if missing is None:
+            steps.append({"tensor": f.name(cur), "producer": prod, "missing_input": None})
+            return steps, "inconsistent model"
+        steps.append({"tensor": f.name(cur), "producer": prod, "missing_input": f.name(missing)})
+        cur = missing
+    steps.append({"tensor": f.name(cur), "producer": None, "repeats": True})
+    return steps, "cycle"
+
+
+def _report(found: List[Tuple[ScopeFacts, int]], undefined: Any, mode: str, obs: List[Obligation]) -> RuleResult:
+    f0, t0 = found[0]
+    steps, end = _chain(f0, undefined, t0)
     root = steps[-1]["tensor"]
-    shown = [f"{nm!r} (in {f.path})" for f, nm in found]
+    name = f0.name(t0)
+    shown = [f"{f.name(t)!r} (in {f.path})" for f, t in found]
     return RuleResult(
         violated(
             ID,
@@ -118,103 +126,200 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
             f"{name!r} traces back to {root!r} ({end})",
             {
                 "count": len(found),
-                "undefined": [{"scope": f.path, "output": nm} for f, nm in first(found)],
+                "undefined": [{"scope": f.path, "output": f.name(t)} for f, t in first(found)],
                 "chain_scope": f0.path,
                 "chain": steps[:LIMIT],
                 "chain_length": len(steps),
                 "root": root,
                 "ends": end,
             },
-            "search",
+            mode,
         ),
-        [ob],
+        obs,
     )
 
 
-def _chain(ans: Any, enc: _Enc, f: ScopeFacts, name: str) -> Tuple[List[Dict[str, Any]], str]:
-    """Follow undefined tensors back through their first producer, using the model's values."""
-    seeded = f.seeded()
-    ids = enc.tid[f.index]
-    names = [f"h{f.index}_{k}" for k in ids.values()]
-    vals = model_values(ans, names)
-    ops = f.graph.operations
+def _d_values(ans: Answer, ids: Any) -> Dict[int, bool]:
+    import z3
 
-    def undefined(t: str) -> bool:
-        return t not in seeded and vals.get(f"h{f.index}_{ids[t]}") == enc.inf
-
-    steps: List[Dict[str, Any]] = []
-    seen: set[str] = set()
-    cur = name
-    while cur not in seen:
-        seen.add(cur)
-        ps = f.producers(cur)
-        if not ps:
-            steps.append({"tensor": cur, "producer": None})
-            return steps, "no producer"
-        p = ps[0]
-        missing = next((t for t in f.req[p] if undefined(t)), None)
-        if missing is None:
-            steps.append({"tensor": cur, "producer": {"index": p, "operation": ops[p].label}, "missing_input": None})
-            return steps, "inconsistent model"
-        steps.append({"tensor": cur, "producer": {"index": p, "operation": ops[p].label}, "missing_input": missing})
-        cur = missing
-    steps.append({"tensor": cur, "producer": None, "repeats": True})
-    return steps, "cycle"
+    m = ans.solver.model()
+    d = z3.Function("D", z3.IntSort(ans.ctx), z3.BoolSort(ans.ctx))
+    return {t: z3.is_true(m.eval(d(z3.IntVal(t, ans.ctx)), model_completion=True)) for t in ids}
 
 
-def _tensor_terms(
-    entries: Dict[str, List[Tuple[int, int]]], ftime: List[int], inf: int
-) -> Dict[str, str]:
-    """Each assigned tensor's time as its defining term over the given firing times: min over its producers."""
-    out: Dict[str, str] = {}
-    for t, e in entries.items():
-        if len(e) == 1:
-            out[t] = str(ftime[e[0][0]])
-        else:
-            out[t] = nested("<=", [str(ftime[p]) for p in dict.fromkeys(p for p, _ in e)])
-    return out
+def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
+    ob = Obligation(
+        ID,
+        "c3.undefined_output",
+        "QF_UFLIA",
+        _horn(facts),
+        "unsat",
+        "search",
+        "in the least fixpoint of the definedness clauses, some graph output is not defined",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "unsat":
+        return RuleResult(proved(ID, "search"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    outs = _outputs(facts)
+    guards = "".join(f"(declare-fun y{t} () Bool)(assert (=> y{t} (D {t})))\n" for _, t in outs)
+    session = Session(ob.script() + guards, settings)
+    found: List[Tuple[ScopeFacts, int]] = []
+    seen_by: Dict[int, Dict[int, bool]] = {}
+    a = ans
+    while a.result == "sat":
+        vals = _d_values(a, [t for _, t in outs])
+        new = [(f, t) for f, t in outs if not vals[t] and (f, t) not in found]
+        if not new:
+            return RuleResult(unknown(ID, "the model shows no new undefined output (a tool defect)", "search"), [ob])
+        for f, t in new:
+            seen_by[t] = _d_values(a, range(f.t_base, f.t_base + f.n_tensors))
+        found.extend(new)
+        a = session.check([f"y{t}" for _, t in found])
+    if a.result == "unknown":
+        return RuleResult(unknown(ID, a.reason, "search"), [ob])
+    order = {(f.index, t): i for i, (f, t) in enumerate(outs)}
+    found.sort(key=lambda p: order[(p[0].index, p[1])])
+    model = seen_by[found[0][1]]
+    return _report(found, lambda t: not model.get(t, True), "search", [ob])
 
 
-def _certificate_body(facts: Sequence[ScopeFacts]) -> List[str]:
-    """Ground firing-time equations with the untrusted times in place, then "no graph output is INF".
+Times = Dict[int, Tuple[Dict[int, int], Dict[int, Tuple[int, Seed]]]]
 
-    A seeded tensor's time is 0 and is left out of the maximum (it never
-    delays an operation); a tensor no operation assigns has time INF.
-    """
-    inf = total_operations(facts) + 1
-    never = str(inf)
-    body: List[str] = []
-    outputs: List[str] = []
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> List[str]:
+    """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError)."""
+    items: Dict[str, None] = {}
     for f in facts:
-        seeded = f.seeded()
-        prods = f.producer_lists()
-        ftime, _ = firing_times(f.n, f.req, prods, seeded, inf)
-        h = _tensor_terms(f.entries, ftime, inf)
-        for j, names in enumerate(f.req):
-            hs = [h.get(t, never) for t in names if t not in seeded]
-            if len(hs) > 1:
-                hs = list(dict.fromkeys(hs))
-            if not hs:
-                body.append(f"(assert (= {ftime[j]} 1))")
+        fired, h = cert[f.index]
+        base = f.op_base
+        for j in fired:
+            if fired[j] < 1:
+                raise KeyError(j)
+        for o, t in zip(f.rd_o, f.rd_t, strict=True):
+            fj = fired.get(o - base)
+            if fj is not None:
+                items[f"(< {h[t][0]} {fj})"] = None
+        for t, (ht, (how, x)) in h.items():
+            if how == "write":
+                items[f"(= {t} {f.wr_t[x]})"] = None
+                items[f"(<= {fired[f.wr_o[x] - f.op_base]} {ht})"] = None
+            elif how == "input":
+                items[f"(= {t} {f.inputs[x][1]})"] = None
+            elif how == "init":
+                items[f"(= {t} {f.initialized[x]})"] = None
             else:
-                m = nested(">=", hs)
-                body.append(f"(assert {capped_step(str(ftime[j]), m, inf)})")
-        outputs.extend(f"(= {h.get(o, never)} {inf})" for o in dict.fromkeys(f.graph.outputs) if o not in seeded)
-    body.append(f"(assert (not {or_all(distinct(outputs))}))")
-    return distinct(body)
+                items[f"(= {t} {f.captures[x][0]})"] = None
+        for _, t in f.outputs:
+            items[f"(<= 0 {h[t][0]})"] = None
+    return [
+        "; certificate: untrusted firing times f(o) and, per defined tensor t, its time h(t) and the fact defining it;",
+        ";   per read fact (o k t) of a fired o: h(t) < f(o); per defined t: the named fact's tensor is t (and for a",
+        ";   write (o k t), f(o) <= h(t)); every graph output has a record. Values in place, identical instances once",
+        *conj(items),
+    ]
+
+
+def check_certificate(facts: Sequence[ScopeFacts], cert: Times, settings: SolverSettings) -> RuleResult:
+    try:
+        body = certificate_body(facts, cert)
+    except KeyError as exc:
+        return RuleResult(
+            unknown(ID, f"the definedness certificate is incomplete at {exc} (a tool defect)", "certificate")
+        )
+    ob = Obligation(
+        ID,
+        "c3.certificate",
+        "QF_LIA",
+        body,
+        "sat",
+        "certificate",
+        "the given times and defining facts justify a value for every graph output",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, "certificate"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    return rejected(ID, ob, "definedness certificate", "certificate")
+
+
+Blocked = Dict[int, Tuple[set[int], Dict[int, int], List[int]]]
+"""scope -> (S: undefined tensors, blocked read per never-firing local operation, claimed undefined outputs)."""
+
+
+def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> List[str]:
+    units: List[str] = []
+    checks: List[str] = []
+    for f in facts:
+        s = f.index
+        members, blocked, outs = cc[s]
+        units.extend(f"(S {t})" if t in members else f"(not (S {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
+        checks.extend(f"(gi {s} {k} {t})" for k, t in f.inputs)
+        checks.extend(f"(iv {s} {t})" for t in f.initialized)
+        checks.extend(f"(cp {t} {u})" for t, u in f.captures)
+        for o, k, t in f.writes():
+            r = blocked.get(o - f.op_base)
+            via = f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})" if r is not None else "false"
+            checks.append(f"(bw (wr {o} {k} {t}) {via})")
+        checks.extend(f"(go {s} {k} {t})" for k, t in f.outputs if t in outs)
+    return [
+        NOTE,
+        "; counter-certificate from an untrusted propagation: S (units for every tensor) never gets a value, and",
+        ";   each operation that never fires names one read fact; check: no seed in S, every write of a tensor",
+        ";   in S is by an operation whose named read is in S, the claimed outputs are in S.",
+        ";   Refutation: unsat = every check holds",
+        "(declare-fun S (Int) Bool)",
+        "(define-fun gi ((s Int) (k Int) (t Int)) Bool (not (S t)))",
+        "(define-fun iv ((s Int) (t Int)) Bool (not (S t)))",
+        "(define-fun cp ((t Int) (u Int)) Bool (not (S t)))",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (S t))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (S t))",
+        "(define-fun bw ((w Bool) (r Bool)) Bool (=> w r))",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (S t))",
+        *conj(units),
+        f"(assert (not (and {' '.join(checks)} true)))",
+    ]
+
+
+def check_counter(facts: Sequence[ScopeFacts], cc: Blocked, settings: SolverSettings) -> RuleResult:
+    ob = Obligation(
+        ID,
+        "c3.never_defined",
+        "QF_UFLIA",
+        counter_body(facts, cc),
+        "sat",
+        "certificate",
+        "the claimed set of never-defined tensors fails a check (unsat: it is closed and holds the claimed outputs)",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    if ans.result != "unsat":
+        return rejected(ID, ob, "never-defined set", "certificate")
+    found = [(f, t) for f in facts for t in dict.fromkeys(t for _, t in f.outputs) if t in cc[f.index][2]]
+    members = set().union(*(cc[f.index][0] for f in facts))
+    return _report(found, lambda t: t in members, "certificate", [ob])
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
     if mode != "certificate":
         return _search(facts, settings)
-    body = _certificate_body(facts)
-    ob = Obligation(
-        ID,
-        "c3.certificate",
-        LOGIC,
-        body,
-        "sat",
-        "certificate",
-        "the given firing times solve the definedness equations and every graph output gets a finite time",
-    )
-    return certificate_or_search(ID, ob, settings, lambda: _search(facts, settings))
+    cert: Times = {}
+    cc: Blocked = {}
+    bad = False
+    for f in facts:
+        ix = index_of(f)
+        fired, h = derivation(f, ix)
+        cert[f.index] = (fired, h)
+        outs = [t for _, t in f.outputs if t not in h]
+        members = {t for t in range(f.t_base, f.t_base + f.n_tensors) if t not in h}
+        cc[f.index] = (members, blocked_reads(f, ix, fired, h), outs)
+        bad = bad or bool(outs)
+    if bad:
+        return check_counter(facts, cc, settings)
+    return check_certificate(facts, cert, settings)

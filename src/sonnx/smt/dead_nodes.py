@@ -1,109 +1,160 @@
-"""GRAPH-R1 and GRAPH-R1-TRANSITIVE as SMT.
+"""GRAPH-R1 as SMT: every operation writes a tensor that is read or is a graph output.
 
-GRAPH-R1 (violation search): one Boolean ``u`` per tensor an operation
-assigns, with the fact the model gives (the tensor is a required input of an
-operation of the same graph, or a graph output), and the assertion that some
-operation has every output unused (an operation without outputs is dead).
-Unsatisfiable means no dead operation; a model lists all of them.
-Certificate mode writes the usage facts in place (``true``/``false``) in the
-assertion that no operation is dead: satisfiable = PROVED; otherwise the
-search obligation gives the witness.
+The rule's violation as a formula over the raw facts: an unknown operation
+``w`` (a disjunction over the operation facts) such that every write fact of
+``w`` writes a tensor ``t`` with ``U(t)`` false, where every read fact and
+every graph-output fact asserts ``U`` of its tensor. ``U`` is only forced
+true, so the formula is satisfiable exactly when some operation has no output
+that is read (implicit inputs of nested graphs included) or a graph output; an
+operation without outputs is dead. The solver does the join between writes and
+reads through ``U``. Python only lists the facts.
 
-GRAPH-R1-TRANSITIVE (violation search): the distance-to-output equations of
-:mod:`.fixpoint` (unique solution: the least fixpoint of "contributes") and
-the assertion that some operation has distance ``INF``. Certificate mode
-asserts the distances of an untrusted backward breadth-first search with
-"no INF" (satisfiable = proved; repeated ground assertions written once, see
-:func:`.common.distinct`), else falls back to search.
+* search mode: unsat = PROVED; sat = VIOLATED (``w`` is a dead operation).
+* certificate mode: an untrusted search names, for every operation, one of
+  its write facts and a read fact or graph-output fact of the same tensor;
+  the claim is the ground equality of the two tensor ids, and z3 evaluates
+  every one; sat = PROVED.
+* the witness list, both modes (no fallback to search): an untrusted search
+  lists the dead operations; the counter-certificate gives units ``Dd`` (the
+  listed operations) and ``X`` (the tensors they write) for every id, and
+  checks that no read or graph-output fact's tensor is in ``X`` and every
+  write of a listed operation is in ``X``. Written as a refutation: unsat =
+  every listed operation is dead.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Sequence
 
 from ..model.structure import brief, first
-from .common import RuleResult, and_all, certificate_or_search, distinct, op_ref, or_all, settle, unknown, violated
-from .facts import ScopeFacts, total_operations
-from .fixpoint import capped_step, distances, nested
+from .certify import Use, index_of, uses
+from .common import RuleResult, conj, facts_lines, op_ref, or_all, proved, record, rejected, unknown, violated
+from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values
+from .solver import SolverSettings, model_values, solve
 
 ID = "GRAPH-R1"
-ID_T = "GRAPH-R1-TRANSITIVE"
+
+NOTE = (
+    "; raw facts: (op o) operation o exists; (wr o k t) o writes t at output k; (rd o k t) o reads t at input k;"
+    " (go s k t) t is output k of graph s"
+)
 
 
-def _used_names(f: ScopeFacts) -> set[str]:
-    used: set[str] = set(f.graph.outputs)
-    for names in f.req:
-        used.update(names)
-    return used
+def op_facts(facts: Sequence[ScopeFacts]) -> List[str]:
+    return [f"(op {o})" for f in facts for o in range(f.op_base, f.op_base + f.n)]
 
 
-def _certificate_r1(facts: Sequence[ScopeFacts]) -> Obligation:
-    """Certificate mode: the usage facts written in place; satisfiable = no operation is dead = PROVED.
-
-    When it is not satisfiable (some operation is dead), the search
-    obligation finds the witness.
-    """
-    terms: List[str] = []
+def use_facts(facts: Sequence[ScopeFacts]) -> List[str]:
+    out: List[str] = []
     for f in facts:
-        used = _used_names(f)
-        for outs in f.outs:
-            facts_of = list(dict.fromkeys("true" if o in used else "false" for o in outs if o))
-            terms.append(f"(not {or_all(facts_of)})")
+        out.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+        out.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
+        out.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
+    return out
+
+
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    body = [
+        NOTE,
+        "; rule (violation): w is an operation whose every written tensor t has U(t) false; U(t): t is read or output",
+        "(declare-fun w () Int)",
+        "(declare-fun U (Int) Bool)",
+        "(define-fun op ((o Int)) Bool (= w o))",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (= w o) (not (U t))))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (U t))",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (U t))",
+        f"(assert {or_all(op_facts(facts))})",
+        *facts_lines(use_facts(facts)),
+    ]
     return Obligation(
         ID,
-        "r1.certificate",
-        "QF_UF",
-        [f"(assert (not {or_all(terms)}))"],
-        "sat",
-        "certificate",
-        "with each output's usage written in place, no operation has every output unused",
-    )
-
-
-def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    if mode == "certificate":
-        return certificate_or_search(ID, _certificate_r1(facts), settings, lambda: _search_r1(facts, settings, mode))
-    return _search_r1(facts, settings, mode)
-
-
-def _search_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    body: List[str] = []
-    dead_terms: List[str] = []
-    uvars: List[Tuple[ScopeFacts, int, List[str]]] = []
-    for f in facts:
-        used = _used_names(f)
-        tid: Dict[str, str] = {}
-        for t in f.entries:
-            v = tid[t] = f"u{f.index}_{len(tid)}"
-            body.append(f"(declare-fun {v} () Bool)")
-            body.append(f"(assert {v})" if t in used else f"(assert (not {v}))")
-        for j, outs in enumerate(f.outs):
-            vs = list(dict.fromkeys(tid[o] for o in outs if o))
-            dead_terms.append(and_all([f"(not {v})" for v in vs]))
-            uvars.append((f, j, vs))
-    body.append(f"(assert {or_all(dead_terms)})")
-    ob = Obligation(
-        ID,
         "r1.dead_operation",
-        "QF_UF",
+        "QF_UFLIA",
         body,
         "unsat",
-        mode,
-        "some operation has no output that is a required input of its graph or a graph output",
+        "search",
+        "some operation writes no tensor that a read fact reads or that is a graph output",
     )
-    ans, settled = settle(ID, ob, settings, mode)
-    if settled is not None:
-        return settled
-    vals = model_values(ans, [v for _, _, vs in uvars for v in vs], "Bool")
+
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]]) -> List[str]:
+    items: Dict[str, None] = {}
+    for f in facts:
+        c = cert[f.index]
+        for j in range(f.n):
+            how, i, x = c[j]
+            if not f.wr_ptr[j] <= i < f.wr_ptr[j + 1]:
+                raise KeyError(j)
+            used = f.rd_t[x] if how == "read" else f.outputs[x][1]
+            items[f"(= {f.wr_t[i]} {used})"] = None
+    return [
+        "; certificate: per operation, one of its write facts (o k t) and a read fact or graph-output fact named by an",
+        ";   untrusted search; the claim t = (that fact's tensor) is checked in place, identical instances once",
+        *conj(items),
+    ]
+
+
+def dead_body(facts: Sequence[ScopeFacts], dead: Dict[int, List[int]]) -> List[str]:
+    units: List[str] = []
+    checks: List[str] = []
+    for f in facts:
+        listed = {f.op_base + j for j in dead.get(f.index, [])}
+        written = {t for o, _, t in f.writes() if o in listed}
+        units.extend(f"(Dd {o})" if o in listed else f"(not (Dd {o}))" for o in range(f.op_base, f.op_base + f.n))
+        units.extend(f"(X {t})" if t in written else f"(not (X {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
+        checks.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+        checks.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
+        checks.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
+    return [
+        NOTE,
+        "; counter-certificate from an untrusted search: Dd (the listed operations) and X (the tensors they write),",
+        ";   units for every id; checks: a write of a listed operation is in X, no read or graph output is in X.",
+        ";   Refutation: unsat = every listed operation is dead",
+        "(declare-fun Dd (Int) Bool)",
+        "(declare-fun X (Int) Bool)",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (Dd o) (X t)))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (not (X t)))",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (X t)))",
+        *conj(units),
+        f"(assert (not (and {' '.join(checks)} true)))",
+    ]
+
+
+def _dead(
+    facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation], seen: int | None = None
+) -> RuleResult:
+    """Verify the untrusted list of dead operations; ``seen`` is the one the search model showed (must be listed)."""
+    dead: Dict[int, List[int]] = {}
+    for f in facts:
+        _, d = uses(f, index_of(f))
+        if d:
+            dead[f.index] = d
+    if seen is not None and not any(seen - f.op_base in dead.get(f.index, []) for f in facts):
+        return RuleResult(
+            unknown(ID, "the search model's dead operation is not in the list (a tool defect)", mode), obs
+        )
+    ob = Obligation(
+        ID,
+        "r1.dead",
+        "QF_UFLIA",
+        dead_body(facts, dead),
+        "sat",
+        "certificate",
+        "the listed operations fail a check (unsat: each writes nothing that is read or a graph output)",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    obs.append(ob)
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, mode), obs)
+    if ans.result != "unsat" or not dead:
+        return RuleResult(rejected(ID, ob, "list of dead operations", mode).verdict, obs)
     found: List[Dict[str, Any]] = []
-    for f, j, vs in uvars:
-        if all(vals.get(v) is False for v in vs):
-            op = f.graph.operations[j]
-            found.append({**op_ref(f.path, j, op), "outputs": [o for o in op.output_mapping if o]})
-    if not found:
-        return RuleResult(unknown(ID, "the model of the violation names no dead operation (a tool defect)", mode), [ob])
+    for f in facts:
+        ops = f.graph.operations
+        for j in dead.get(f.index, []):
+            found.append({**op_ref(f.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]})
     shown = [f"{x['operation']} (#{x['index']} in {x['scope']})" for x in found]
     return RuleResult(
         violated(
@@ -112,96 +163,52 @@ def _search_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str)
             {"count": len(found), "dead": first(found)},
             mode,
         ),
-        [ob],
+        obs,
     )
 
 
-def _transitive_body(
-    facts: Sequence[ScopeFacts], inf: int, cert: bool
-) -> Tuple[List[str], List[Tuple[ScopeFacts, int, str]]]:
-    body: List[str] = []
-    dvars: List[Tuple[ScopeFacts, int, str]] = []
-    for f in facts:
-        s = f.index
-        outs = set(f.graph.outputs)
-        succ = f.successors()
-        sources = [j for j, os_ in enumerate(f.outs) if any(o in outs for o in os_ if o)]
-        src = set(sources)
-        dist = distances(f.n, succ, sources, inf) if cert else None
-        if dist is None:
-            body.extend(f"(declare-fun d{s}_{j} () Int)" for j in range(f.n))
-            name = [f"d{s}_{j}" for j in range(f.n)]
-        else:  # certificate: the given distances are written in place of the unknowns
-            name = [str(x) for x in dist]
-        seen: set[Tuple[str, Tuple[str, ...]]] = set()
-        for j in range(f.n):
-            v = name[j]
-            if j in src:
-                body.append(f"(assert (= {v} 0))")
-            else:
-                nxt = list(dict.fromkeys(name[k] for k, _ in succ[j]))
-                if cert:  # ground: an equation already written for the same numbers would repeat it
-                    key = (v, tuple(nxt))
-                    if key in seen:
-                        dvars.append((f, j, v))
-                        continue
-                    seen.add(key)
-                if not nxt:
-                    body.append(f"(assert (= {v} {inf}))")
-                else:
-                    m = nested("<=", nxt)
-                    body.append(f"(assert {capped_step(v, m, inf)})")
-            dvars.append((f, j, v))
-    return body, dvars
+def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+    if mode == "certificate":
+        cert: Dict[int, Dict[int, Use]] = {}
+        for f in facts:
+            found, dead = uses(f, index_of(f))
+            if dead:
+                return _dead(facts, settings, mode, [])
+            cert[f.index] = found
+        return check_certificate(facts, cert, settings)
+    ob = search_obligation(facts)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "unsat":
+        return RuleResult(proved(ID, mode), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    w = model_values(ans, ["w"]).get("w")
+    return _dead(facts, settings, mode, [ob], w if isinstance(w, int) else -1)
 
 
-def _search_t(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
-    inf = total_operations(facts) + 1
-    body, dvars = _transitive_body(facts, inf, cert=False)
-    body.append(f"(assert {or_all([f'(= {v} {inf})' for _, _, v in dvars])})")
+def check_certificate(
+    facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]], settings: SolverSettings
+) -> RuleResult:
+    try:
+        body = certificate_body(facts, cert)
+    except KeyError as exc:
+        return RuleResult(
+            unknown(ID, f"the use certificate names no write of operation {exc} (a tool defect)", "certificate")
+        )
     ob = Obligation(
-        ID_T,
-        "r1t.non_contributing",
+        ID,
+        "r1.certificate",
         "QF_LIA",
         body,
-        "unsat",
-        "search",
-        "with the distances to a graph output (unique solution of the equations), some operation reaches no output",
-    )
-    ans, settled = settle(ID_T, ob, settings, "search")
-    if settled is not None:
-        return settled
-    vals = model_values(ans, [v for _, _, v in dvars])
-    found = [op_ref(f.path, j, f.graph.operations[j]) for f, j, v in dvars if vals.get(v) == inf]
-    if not found:
-        return RuleResult(
-            unknown(ID_T, "the model names no non-contributing operation (a tool defect)", "search"), [ob]
-        )
-    shown = [f"{x['operation']} (#{x['index']} in {x['scope']})" for x in found]
-    return RuleResult(
-        violated(
-            ID_T,
-            f"{len(found)} operation(s) contribute to no graph output: {brief(shown)}",
-            {"count": len(found), "non_contributing": first(found)},
-            "search",
-        ),
-        [ob],
-    )
-
-
-def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    if mode != "certificate":
-        return _search_t(facts, settings)
-    inf = total_operations(facts) + 1
-    body, dvars = _transitive_body(facts, inf, cert=True)
-    body.append(f"(assert (not {or_all(distinct([f'(= {v} {inf})' for _, _, v in dvars]))}))")
-    ob = Obligation(
-        ID_T,
-        "r1t.certificate",
-        "QF_LIA",
-        distinct(body),
         "sat",
         "certificate",
-        "the given distances solve the contribution equations and every operation reaches a graph output",
+        "every operation has a write fact whose tensor is that of the named read or graph-output fact",
     )
-    return certificate_or_search(ID_T, ob, settings, lambda: _search_t(facts, settings))
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, "certificate"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    return rejected(ID, ob, "use certificate", "certificate")

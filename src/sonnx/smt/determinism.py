@@ -1,231 +1,275 @@
-"""GRAPH-R2 and GRAPH-DETERMINISM as SMT: two separate findings.
+"""GRAPH-R2 and GRAPH-DETERMINISM as SMT: two separate findings, one classification.
 
-Classification of each operation (deterministic, nondeterministic, unknown)
-is the direct engine's (:func:`shared_classes`): the table of
-:mod:`sonnx.rules.determinism` and the evaluation of its conditions are a
-trusted base shared by both engines, stated as such in the spec.
+Classification (:mod:`.classify`): the determinism table rendered as a
+function ``cls`` of an operation's raw facts; every operation's facts are an
+instance ``c = cls(...)`` (operations with identical facts share one), and
+the solver evaluates the table's conditions on them. The table's entries are
+the trusted base both engines share (spec, GRAPH-R2); the evaluation is the
+solver's.
 
-GRAPH-R2 (syntactic): one Boolean ``n`` per operation of a kind the table
-flags (operations of deterministic kinds have ``n`` false and are left out),
-asserted from the classification; an unknown operation is left
-unconstrained. Obligation ``r2.certain`` (unknown ones forced false): some
-``n`` holds; satisfiable = VIOLATED, the model lists the offenders. Otherwise
-``r2.possible`` (unknown ones free): satisfiable = UNKNOWN, unsatisfiable =
-PROVED.
+GRAPH-R2: obligation ``r2.certain``: some instance has class 2
+(nondeterministic); sat = VIOLATED, the model gives every operation's class
+and the deciding entry (the reasons); a duplicate-index witness proposed by an
+untrusted sort is checked there too. Otherwise ``r2.possible``: some instance
+has class 1 or 2; sat = UNKNOWN (the model names the operations whose
+determinism is not established), unsat = PROVED.
 
-GRAPH-DETERMINISM (semantic): two runs of each graph on equal inputs.
-Values are an uninterpreted sort; each deterministic operation is an
-uninterpreted function per output (so equal arguments give equal results by
-congruence); each nondeterministic operation, or a control-flow operation
-whose nested graph is not deterministic, gives a fresh value in each run.
-Only tensors in the forward cone of such sources get two copies (the others
-are the same term in both runs). Obligation: some graph output differs
-between the runs. Unsatisfiable = deterministic. Satisfiable = the model
-shows which output differs; following differing inputs back gives the
-nondeterministic operation and its path to that output. Nested graphs are
-decided first (bottom up); unknown-determinism operations are sources only in
-a second check, whose satisfiability gives UNKNOWN. A random operation that
-feeds only a dead node breaks R2 but not graph determinism.
+GRAPH-DETERMINISM: two runs of each graph on equal inputs. Values are an
+uninterpreted sort ``V``; a graph input, initializer, captured name or
+unwritten tensor has one value shared by both runs; a write of a
+deterministic operation is an uninterpreted function of the operation id,
+the output position and the values it reads (so equal arguments give equal
+results by congruence); a source, an operation of class 2 by the
+classification or a control-flow operation whose nested graph is not
+deterministic, writes fresh values in each run. Every operation of the graph
+is encoded (the solver, not Python, finds what a source reaches); tensor
+values are definitions in a dependency order, an untrusted Kahn order that z3
+checks by refusing any use before a definition. Obligation: some graph output
+differs between the runs; unsat = deterministic. Nested graphs are decided
+first (bottom up); operations of class 1 (or holding a nested graph of
+unknown determinism) are sources only in a second check, whose
+satisfiability gives UNKNOWN. The path of the witness, from the source to
+the differing output, is found by an untrusted search over the facts. The
+rule is stated for graphs where GRAPH-ACYCLIC and GRAPH-C1 hold; otherwise
+UNKNOWN.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Dict, List, Sequence, Tuple
 
 import z3
 
 from ..model.graph import Model
 from ..model.structure import brief, first
-from ..rules import deterministic as rules_det
-from ..rules.base import CheckContext
 from ..verdict import Status, Verdict
+from .certify import index_of, ranks_of
+from .classify import Instance, Lister, reason, table_formula
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, solve
+from .solver import Answer, SolverSettings, model_values, solve
 
 ID_R2 = "GRAPH-R2"
 ID_SEM = "GRAPH-DETERMINISM"
-DET, NONDET, UNK = "det", "nondet", "unknown"
+DET, UNK, NONDET = 0, 1, 2
+
+Classes = Dict[Tuple[int, int], Tuple[int, str]]
+"""(scope index, operation index) -> (class, reason), for every operation not of class 0."""
 
 
-def shared_classes(model: Model) -> Dict[Tuple[int, int], Tuple[str, str]]:
-    """Class of every operation that is not plainly deterministic: (scope, op) -> (class, reason).
+def _groups(model: Model, facts: Sequence[ScopeFacts]) -> Tuple[Lister, List[Instance], List[List[Tuple[int, int]]]]:
+    lister = Lister(model, facts)
+    index: Dict[str, int] = {}
+    insts: List[Instance] = []
+    members: List[List[Tuple[int, int]]] = []
+    for f in facts:
+        for j in range(f.n):
+            inst = lister.instance(f, j)
+            g = index.get(inst.term)
+            if g is None:
+                g = index[inst.term] = len(insts)
+                insts.append(inst)
+                members.append([])
+            members[g].append((f.index, j))
+    return lister, insts, members
 
-    This is the direct rule's classification (:func:`sonnx.rules.deterministic.operation_classes`):
-    the table of :mod:`sonnx.rules.determinism` and the evaluation of its conditions are the trusted
-    base both engines share, so a wrong table entry cannot show up as a disagreement between them.
-    What the solver decides on top of it is stated in this module's docstring.
-    """
-    ctx = CheckContext(model)
-    mapped = {rules_det.NONDET: NONDET, rules_det.UNKNOWN: UNK}
-    return {k: (mapped[c], r) for k, (c, r) in rules_det.operation_classes(ctx).items()}
+
+def _body(lister: Lister, insts: List[Instance]) -> List[str]:
+    out = [
+        "; raw facts per operation, as arguments of cls: domain and operator codes, schema since-version (0: none),",
+        ";   is_test, sorted (0 absent, 1 INT, 2 other; value), reduction (0 absent, 1 none, 2 other), inputs 0-2",
+        ";   given, to (kind, value), CastLike target element type, and the condition terms over constant inputs",
+        *lister.codes.legend(),
+        *table_formula(lister.codes),
+    ]
+    for g, inst in enumerate(insts):
+        out.append(f"(declare-fun c{g} () Int)")
+        out.append(f"(assert (= c{g} {inst.term}))")
+    return out
+
+
+def _codes(ans: Answer, n: int) -> Dict[int, int]:
+    vals = model_values(ans, [f"c{g}" for g in range(n)])
+    return {g: int(v) for g, v in ((int(k[1:]), v) for k, v in vals.items()) if isinstance(v, int)}
 
 
 def prove_r2(
-    facts: Sequence[ScopeFacts], classes: Dict[Tuple[int, int], Tuple[str, str]], settings: SolverSettings, mode: str
-) -> RuleResult:
-    decl = [f"(declare-fun n{s}_{j} () Bool)" for (s, j) in classes]
-    facts_det = [f"(assert (not n{s}_{j}))" for (s, j), (c, _) in classes.items() if c == DET]
-    facts_nd = [f"(assert n{s}_{j})" for (s, j), (c, _) in classes.items() if c == NONDET]
-    unk_false = [f"(assert (not n{s}_{j}))" for (s, j), (c, _) in classes.items() if c == UNK]
-    goal = f"(assert {or_all([f'n{s}_{j}' for (s, j) in classes])})"
+    model: Model, facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str
+) -> Tuple[RuleResult, Classes | None]:
+    """R2's verdict, and every operation's class from the solver's model (None when it is not known)."""
+    lister, insts, members = _groups(model, facts)
+    body = _body(lister, insts)
+    checks = [f"(assert (=> (= (mod c{g} 4) 2) {i.check}))" for g, i in enumerate(insts) if i.check]
     certain = Obligation(
         ID_R2,
         "r2.certain",
-        "QF_UF",
-        decl + facts_det + facts_nd + unk_false + [goal],
+        "ALL",
+        body + checks + [f"(assert {or_all([f'(= (mod c{g} 4) 2)' for g in range(len(insts))])})"],
         "unsat",
         mode,
-        "some operation certainly applies a nondeterministic operator",
+        "some operation's facts put it in the table's nondeterministic class",
     )
     ans = solve(certain.script(), settings)
     record(certain, ans)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID_R2, ans.reason, mode), [certain])
+        return RuleResult(unknown(ID_R2, ans.reason, mode), [certain]), None
     if ans.result == "sat":
-        m = ans.solver.model()
-        bad: List[Dict[str, Any]] = []
-        for (s, j), (_, reason) in classes.items():
-            if z3.is_true(m.eval(z3.Bool(f"n{s}_{j}", m.ctx), model_completion=True)):
-                f = facts[s]
-                bad.append({**op_ref(f.path, j, f.graph.operations[j]), "reason": reason})
+        classes = _classes(facts, insts, members, _codes(ans, len(insts)))
+        bad = [(k, r) for k, (c, r) in classes.items() if c == NONDET]
         n_unknown = sum(1 for c, _ in classes.values() if c == UNK)
-        shown = [f"{b['operation']} in {b['scope']}" for b in bad]
+        listed = [{**op_ref(facts[s].path, j, facts[s].graph.operations[j]), "reason": r} for (s, j), r in bad]
+        shown = [f"{b['operation']} in {b['scope']}" for b in listed]
         return RuleResult(
             violated(
                 ID_R2,
-                f"{len(bad)} nondeterministic operation(s): {brief(shown)}; {bad[0]['reason']}",
-                {"count": len(bad), "nondeterministic": first(bad), "unknown_count": n_unknown},
+                f"{len(listed)} nondeterministic operation(s): {brief(shown)}; {listed[0]['reason']}",
+                {"count": len(listed), "nondeterministic": first(listed), "unknown_count": n_unknown},
                 mode,
             ),
             [certain],
-        )
+        ), classes
     possible = Obligation(
         ID_R2,
         "r2.possible",
-        "QF_UF",
-        decl + facts_det + facts_nd + [goal],
+        "ALL",
+        [*body, f"(assert {or_all([f'(<= 1 (mod c{g} 4))' for g in range(len(insts))])})"],
         "unsat",
         mode,
-        "some operation may apply a nondeterministic operator (unknown ones unconstrained)",
+        "some operation's facts put it in the table's nondeterministic or unknown class",
     )
     ans2 = solve(possible.script(), settings)
     record(possible, ans2)
     if ans2.result == "unsat":
-        return RuleResult(proved(ID_R2, mode), [certain, possible])
+        return RuleResult(proved(ID_R2, mode), [certain, possible]), {}
     if ans2.result == "unknown":
-        return RuleResult(unknown(ID_R2, ans2.reason, mode), [certain, possible])
+        return RuleResult(unknown(ID_R2, ans2.reason, mode), [certain, possible]), None
+    classes = _classes(facts, insts, members, _codes(ans2, len(insts)))
     reasons = list(dict.fromkeys(r for c, r in classes.values() if c == UNK))
     n = sum(1 for c, _ in classes.values() if c == UNK)
     return RuleResult(
         unknown(ID_R2, f"determinism of {n} operation(s) not established: {brief(reasons, 3)}", mode),
         [certain, possible],
-    )
+    ), classes
+
+
+def _classes(
+    facts: Sequence[ScopeFacts], insts: List[Instance], members: List[List[Tuple[int, int]]], codes: Dict[int, int]
+) -> Classes:
+    out: Classes = {}
+    for g, inst in enumerate(insts):
+        code = codes[g]
+        if code % 4:
+            for key in members[g]:
+                out[key] = (code % 4, reason(code, inst))
+    return dict(sorted(out.items()))
 
 
 # -- semantic graph determinism ------------------------------------------------------
 
 
-class _Scope:
-    """Outcome for one graph: status and, if not deterministic, the witness."""
-
-    def __init__(self, status: str, witness: Dict[str, Any] | None = None, reason: str = "") -> None:
-        self.status = status
-        self.witness = witness
-        self.reason = reason
-
-
-def _semantic_obligation(f: ScopeFacts, sources: Dict[int, str]) -> Tuple[Obligation, Dict[str, Tuple[str, str]]]:
-    """Two-run obligation for scope ``f``; returns it and, per cone tensor, its two constants."""
-    s = f.index
-    cone: set[str] = set()
-    in_cone_ops: set[int] = set()
-    succ = f.successors()
-    stack = list(sources)
-    seen_ops = set(stack)
+def run_dependent(f: ScopeFacts, sources: Dict[int, str]) -> set[int]:
+    """Untrusted: the tensors written downstream of a source (their definitions take the run as a parameter)."""
+    ix = index_of(f)
+    out: set[int] = set()
+    stack = sorted(sources)
+    seen = set(stack)
     while stack:
         j = stack.pop()
-        in_cone_ops.add(j)
-        for o in f.outs[j]:
-            if o:
-                cone.add(o)
-        for k, _ in succ[j]:
-            if k not in seen_ops:
-                seen_ops.add(k)
-                stack.append(k)
-    body = ["(declare-sort V 0)"]
-    single: Dict[str, str] = {}
-    pair: Dict[str, Tuple[str, str]] = {}
+        for i in range(f.wr_ptr[j], f.wr_ptr[j + 1]):
+            t = ix.wr_t[i]
+            out.add(t)
+            for r in ix.readers(t):
+                b = ix.rd_o[r] - f.op_base
+                if b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+    return out
 
-    def term(t: str, run: int) -> str:
-        if t in cone:
-            return pair[t][run]
-        v = single.get(t)
-        if v is None:
-            v = single[t] = f"x{s}_{len(single)}"
-            body.append(f"(declare-fun {v} () V)")
-        return v
 
-    for t in sorted(cone):
-        k = len(pair)
-        pair[t] = (f"a{s}_{k}", f"b{s}_{k}")
-        body.append(f"(declare-fun a{s}_{k} () V)")
-        body.append(f"(declare-fun b{s}_{k} () V)")
-    for j in sorted(in_cone_ops):
+def two_runs(f: ScopeFacts, order: List[int], sources: Dict[int, str]) -> Tuple[Obligation, List[int]]:
+    """Two-run obligation for graph ``f`` (operations in ``order``); returns it and its distinct outputs."""
+    written = set(f.wr_t)
+    dep = run_dependent(f, sources)
+    arities = sorted({f.rd_ptr[j + 1] - f.rd_ptr[j] for j in range(f.n)})
+    body = [
+        f"; two runs ra, rb of graph {f.path} on equal inputs; v<t>: the value of tensor t",
+        ";   a tensor no write fact writes (graph input, initializer, capture, undefined): one value v<t>;",
+        ";   write (o k t) of a deterministic operation: (Fn t <values read>), n = number of o's read facts",
+        ";   (t names the write: one writer per tensor is the rule's premise, GRAPH-C1);",
+        ";   write (o k t) of a source: (S t r), a value of its own in run r;",
+        ";   a definition that mentions a run-dependent value takes the run r as a parameter, (v<t> r): which ones do",
+        ";   is proposed by an untrusted search and checked by z3's sort checking (a definition without the",
+        ";   parameter cannot use one with it); definitions follow an untrusted dependency order, checked by z3 too",
+        ";   (no use before a definition)",
+        "(declare-sort V 0)",
+        "(declare-fun ra () V)",
+        "(declare-fun rb () V)",
+        "(declare-fun S (Int V) V)",
+        *(f"(declare-fun F{n} (Int{' V' * n}) V)" for n in arities),
+    ]
+    body.extend(f"(declare-fun v{t} () V)" for t in range(f.t_base, f.t_base + f.n_tensors) if t not in written)
+    rd_ptr, rd_t, wr_ptr, wr_t = f.rd_ptr, f.rd_t, f.wr_ptr, f.wr_t
+    for j in order:
+        w = range(wr_ptr[j], wr_ptr[j + 1])
         if j in sources:
-            continue  # fresh values in each run: no constraint
-        args = list(f.req[j])
-        for q, o in enumerate(f.outs[j]):
-            if not o:
-                continue
-            fn = f"F{s}_{j}_{q}"
-            if args:
-                body.append(f"(declare-fun {fn} ({' '.join('V' for _ in args)}) V)")
-            else:
-                body.append(f"(declare-fun {fn} () V)")
-            for run in (0, 1):
-                call = f"({fn} {' '.join(term(a, run) for a in args)})" if args else fn
-                body.append(f"(assert (= {term(o, run)} {call}))")
-    diffs = [f"(not (= {pair[o][0]} {pair[o][1]}))" for o in dict.fromkeys(f.graph.outputs) if o in cone]
-    body.append(f"(assert {or_all(diffs)})")
+            body.extend(f"(define-fun v{wr_t[i]} ((r V)) V (S {wr_t[i]} r))" for i in w)
+            continue
+        a, b = rd_ptr[j], rd_ptr[j + 1]
+        args = "".join(f" (v{x} r)" if x in dep else f" v{x}" for x in rd_t[a:b])
+        n = b - a
+        for i in w:
+            t = wr_t[i]
+            head = f"(define-fun v{t} ((r V)) V" if t in dep else f"(define-fun v{t} () V"
+            body.append(f"{head} (F{n} {t}{args}))")
+    outs = list(dict.fromkeys(t for _, t in f.outputs))
+    body.append("; violation: some graph output differs between the runs")
+    goal = [f"(distinct (v{t} ra) (v{t} rb))" if t in dep else f"(distinct v{t} v{t})" for t in outs]
+    body.append(f"(assert {or_all(goal)})")
     ob = Obligation(
         ID_SEM,
-        f"determinism.scope{s}",
-        "QF_UF",
+        f"determinism.scope{f.index}",
+        "QF_UFLIA",
         body,
         "unsat",
         "search",
         f"two runs of graph {f.path} on equal inputs give different values to some graph output",
     )
-    return ob, pair
+    return ob, outs
 
 
-def _path(f: ScopeFacts, m: Any, pair: Dict[str, Tuple[str, str]], sources: Dict[int, str], out: str) -> Dict[str, Any]:
+def _path(f: ScopeFacts, sources: Dict[int, str], out: int) -> Dict[str, Any]:
+    """Untrusted: a shortest chain of facts from a source to the writer of ``out`` (the witness's path)."""
+    ix = index_of(f)
+    parent: Dict[int, Tuple[int, int] | None] = {j: None for j in sorted(sources)}
+    queue = deque(sorted(sources))
+    goal = {ix.wr_o[i] - f.op_base for i in ix.writers(out)}
+    hit = next((j for j in queue if j in goal), None)
+    while queue and hit is None:
+        a = queue.popleft()
+        for i in range(f.wr_ptr[a], f.wr_ptr[a + 1]):
+            for r in ix.readers(ix.wr_t[i]):
+                b = ix.rd_o[r] - f.op_base
+                if b not in parent:
+                    parent[b] = (a, ix.wr_t[i])
+                    queue.append(b)
+                    if b in goal:
+                        hit = b
     ops = f.graph.operations
-
-    def differs(t: str) -> bool:
-        if t not in pair:
-            return False
-        a, b = (m.eval(z3.Const(v, z3.DeclareSort("V", m.ctx)), model_completion=True) for v in pair[t])
-        return not a.eq(b)
-
     steps: List[Dict[str, Any]] = []
-    cur = out
+    cur, tensor = (hit if hit is not None else next(iter(goal))), out
     while True:
-        p = f.producers(cur)[0]
-        steps.append({"tensor": cur, **op_ref(f.path, p, ops[p])})
-        if p in sources:
+        steps.append({"tensor": f.name(tensor), **op_ref(f.path, cur, ops[cur])})
+        p = parent.get(cur)
+        if p is None:
             break
-        nxt = next((t for t in f.req[p] if differs(t)), None)
-        if nxt is None or len(steps) > f.n:
-            break
-        cur = nxt
+        cur, tensor = p
     steps.reverse()
     src = steps[0]
     return {
         "scope": f.path,
-        "output": out,
+        "output": f.name(out),
         "source": {k: src[k] for k in ("scope", "index", "operation")},
         "source_reason": sources.get(src["index"], ""),
         "path": steps,
@@ -233,11 +277,9 @@ def _path(f: ScopeFacts, m: Any, pair: Dict[str, Tuple[str, str]], sources: Dict
 
 
 def _check_scope(
-    f: ScopeFacts, sources: Dict[int, str], settings: SolverSettings, obs: List[Obligation], export: bool
+    f: ScopeFacts, order: List[int], sources: Dict[int, str], settings: SolverSettings, obs: List[Obligation]
 ) -> Tuple[str, Dict[str, Any] | None, str]:
-    if not sources and not export:
-        return "det", None, ""  # empty cone: the obligation is the empty disjunction, false
-    ob, pair = _semantic_obligation(f, sources)
+    ob, outs = two_runs(f, order, sources)
     ans = solve(ob.script(), settings)
     record(ob, ans)
     obs.append(ob)
@@ -246,70 +288,67 @@ def _check_scope(
     if ans.result == "unsat":
         return "det", None, ""
     m = ans.solver.model()
-    for o in dict.fromkeys(f.graph.outputs):
-        if o in pair:
-            a, b = (m.eval(z3.Const(v, z3.DeclareSort("V", m.ctx)), model_completion=True) for v in pair[o])
-            if not a.eq(b):
-                return "nondet", _path(f, m, pair, sources, o), ""
+    goal = ans.solver.assertions()[-1]
+    cases = goal.children() if z3.is_or(goal) else [goal]
+    for t, case in zip(outs, cases, strict=False):
+        if z3.is_true(m.eval(case, model_completion=True)):
+            return "nondet", _path(f, sources, t), ""
     return "unknown", None, "the model of the violation shows no differing output (a tool defect)"
 
 
 def prove_semantic(
-    facts: Sequence[ScopeFacts],
-    classes: Dict[Tuple[int, int], Tuple[str, str]],
-    structure: Dict[str, Verdict],
-    settings: SolverSettings,
+    facts: Sequence[ScopeFacts], classes: Classes | None, structure: Dict[str, Verdict], settings: SolverSettings
 ) -> RuleResult:
     for rid in ("GRAPH-ACYCLIC", "GRAPH-C1"):
         v = structure.get(rid)
         if v is None or v.status is not Status.PROVED:
-            return RuleResult(
-                unknown(
-                    ID_SEM,
-                    f"graph determinism is stated for graphs where {rid} holds, and the SMT engine did not prove it",
-                    "search",
-                )
-            )
-    children: Dict[int, List[Tuple[int, int]]] = {}
+            why = f"graph determinism is stated for graphs where {rid} holds, and the SMT engine did not prove it"
+            return RuleResult(unknown(ID_SEM, why, "search"))
+    if classes is None:
+        return RuleResult(unknown(ID_SEM, "the classification of the operations is not known (GRAPH-R2)", "search"))
+    holders: Dict[int, Tuple[int, int]] = {}
     by_graph = {id(f.graph): f.index for f in facts}
     for f in facts:
         for j, op in enumerate(f.graph.operations):
             if op.attributes:
                 for _, g in op.subgraphs:
                     if id(g) in by_graph:
-                        children.setdefault(by_graph[id(g)], []).append((f.index, j))
+                        holders[by_graph[id(g)]] = (f.index, j)
     result: Dict[int, Tuple[str, Dict[str, Any] | None, str]] = {}
     obs: List[Obligation] = []
-    body_class: Dict[Tuple[int, int], Tuple[str, str]] = {}
+    body_class: Dict[Tuple[int, int], Tuple[int, str]] = {}
     for f in reversed(list(facts)):  # nested graphs before the graphs holding them
         certain: Dict[int, str] = {}
         maybe: Dict[int, str] = {}
         for j in range(f.n):
-            c, r = classes.get((f.index, j), (DET, ""))
-            bc, br = body_class.get((f.index, j), (DET, ""))
-            if NONDET in (c, bc):
-                certain[j] = r if c == NONDET else br
-            elif UNK in (c, bc):
-                maybe[j] = r if c == UNK else br
-        st, wit, why = _check_scope(f, certain, settings, obs, export=f.index == 0)
+            c, r = max(classes.get((f.index, j), (DET, "")), body_class.get((f.index, j), (DET, "")))
+            if c == NONDET:
+                certain[j] = r
+            elif c == UNK:
+                maybe[j] = r
+        rk = ranks_of(f)
+        if rk is None:
+            return RuleResult(
+                unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
+            )
+        order = sorted(range(f.n), key=rk[0].__getitem__)
+        st, wit, why = _check_scope(f, order, certain, settings, obs)
         if st == "det" and maybe:
-            st2, wit2, why2 = _check_scope(f, {**certain, **maybe}, settings, obs, export=False)
+            st2, wit2, why2 = _check_scope(f, order, {**certain, **maybe}, settings, obs)
             st, wit, why = (
                 ("unknown", wit2, why2 or "an operation of unknown determinism may reach an output")
                 if st2 == "nondet"
                 else (st2, wit2, why2)
             )
         result[f.index] = (st, wit, why)
-        if f.parent >= 0 and st != "det":
-            for holder in children.get(f.index, []):
-                prev = body_class.get(holder, (DET, ""))
-                new = (
-                    (NONDET, f"nested graph {f.path} is not deterministic")
-                    if st == "nondet"
-                    else (UNK, f"determinism of nested graph {f.path} not established")
-                )
-                if prev[0] != NONDET:
-                    body_class[holder] = new
+        if f.parent >= 0 and st != "det" and f.index in holders:
+            holder = holders[f.index]
+            new = (
+                (NONDET, f"nested graph {f.path} is not deterministic")
+                if st == "nondet"
+                else (UNK, f"determinism of nested graph {f.path} not established")
+            )
+            body_class[holder] = max(body_class.get(holder, (DET, "")), new)
     st, wit, why = result[0]
     if st == "det":
         return RuleResult(proved(ID_SEM, "search"), obs)

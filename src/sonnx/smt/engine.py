@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List
 from ..model.graph import Model
 from ..model.structure import gc_paused
 from ..verdict import Severity, Verdict
-from . import acyclic, completeness, dead_nodes, determinism, input_usage, single_assignment
+from . import acyclic, completeness, contribution, dead_nodes, determinism, input_usage, single_assignment
 from .common import RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
 from .smtlib import Obligation
@@ -39,11 +39,12 @@ RULE_IDS = (
     input_usage.ID,
     completeness.ID,
     dead_nodes.ID,
-    dead_nodes.ID_T,
+    contribution.ID,
     determinism.ID_R2,
     determinism.ID_SEM,
 )
 """Rules the SMT engine decides, in report order."""
+
 
 @dataclass
 class SmtRun:
@@ -87,7 +88,7 @@ def _run_smt(
     verdicts: List[Verdict] = []
     obligations: List[Obligation] = []
     by_id: Dict[str, Verdict] = {}
-    classes: Dict[Any, Any] | None = None
+    classes: List[Any] = [None]
 
     def run(rule_id: str, fn: Callable[[], RuleResult]) -> None:
         say(f"smt: proving {rule_id} ({chosen})")
@@ -104,20 +105,18 @@ def _run_smt(
         verdicts.append(v)
         by_id[rule_id] = v
 
-    def get_classes() -> Dict[Any, Any]:
-        nonlocal classes
-        if classes is None:
-            classes = determinism.shared_classes(model)
-        return classes
+    def r2() -> RuleResult:
+        res, classes[0] = determinism.prove_r2(model, facts, st, chosen)
+        return res
 
     run(acyclic.ID, lambda: acyclic.prove(facts, st, chosen))
     run(single_assignment.ID, lambda: single_assignment.prove(facts, st, chosen))
     run(input_usage.ID, lambda: input_usage.prove(facts, st, chosen))
     run(completeness.ID, lambda: completeness.prove(facts, st, chosen))
     run(dead_nodes.ID, lambda: dead_nodes.prove_r1(facts, st, chosen))
-    run(dead_nodes.ID_T, lambda: dead_nodes.prove_transitive(facts, st, chosen))
-    run(determinism.ID_R2, lambda: determinism.prove_r2(facts, get_classes(), st, chosen))
-    run(determinism.ID_SEM, lambda: determinism.prove_semantic(facts, get_classes(), by_id, st))
+    run(contribution.ID, lambda: contribution.prove_transitive(facts, st, chosen))
+    run(determinism.ID_R2, r2)
+    run(determinism.ID_SEM, lambda: determinism.prove_semantic(facts, classes[0], by_id, st))
     params = settings_report(st)
     params["mode"] = chosen
     return SmtRun(verdicts, obligations, params, chosen)

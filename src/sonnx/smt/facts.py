@@ -1,138 +1,196 @@
-"""Facts the encodings are generated from, read straight off the model.
+"""The raw facts of a model: the only input of every SMT obligation (spec section 1, rules of section 4).
 
-This module builds its own producer and consumer maps from the operations'
-input and output mappings; it does not use the direct engine's indices or
-answers, so the SMT engine stays an independent decision procedure. Only the
-walk over nested graphs (:func:`sonnx.model.structure.walk_scopes`, a plain
-traversal) is shared.
+Python's part of the SMT engine is to list these facts; every rule is a formula
+over them and the solver does the joins (which operation writes the tensor
+another one reads, which tensors a set contains...). The facts are read straight
+off the model's mappings; nothing here uses the direct engine's indices or
+answers, and nothing is derived beyond giving things numbers.
 
-Per scope (graph): the operations, for each operation its required inputs
-(input mapping without omitted entries, then the names its nested graphs
-capture), every output-mapping entry of every name, the graph inputs, the
-initialized tensors, and for a nested graph the names an enclosing graph
-defines (nearest enclosing scope).
+Ids. Every operation of every graph gets a global integer id (the operations of
+one graph are numbered contiguously from ``op_base``, in storage order); every
+name of every graph gets a global tensor id (one id per graph and name: the
+same name in a nested graph is another tensor, bound to the outer one by a
+capture or shadow fact below).
+
+Facts of one graph (``s`` its scope index):
+
+* read ``(o, k, t)``: operation ``o`` reads tensor ``t`` at input position
+  ``k`` (omitted optional inputs are not facts); the names a nested graph of
+  ``o`` captures are implicit inputs of ``o`` (spec 1.4), at positions after the
+  explicit ones, in name order;
+* write ``(o, k, t)``: operation ``o`` writes ``t`` at output position ``k``;
+* graph input ``(k, t)`` and graph output ``(k, t)`` at position ``k``;
+* initializer ``t`` (a tensor with an initial value);
+* capture ``(t, u)``: the nested graph reads ``t`` without defining it, and
+  ``u`` is the tensor of the nearest enclosing graph that defines the name;
+* shadow ``(t, u)``: the nested graph defines ``t`` (input, initializer or
+  output) and ``u`` is the nearest enclosing graph's definition of the name;
+* loop body: the graph is the ``body`` attribute of a ``Loop`` operation of
+  the default domain (GRAPH-C2 exempts its first two inputs).
+
+The walk over nested graphs is :func:`sonnx.model.structure.walk_scopes`, a
+plain traversal shared with the direct engine.
 """
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, Iterator, List, Sequence, Tuple
 
 from ..model.graph import Graph, Model
 from ..model.structure import walk_scopes
 
+Fact = Tuple[int, int, int]
+
 
 @dataclass
 class ScopeFacts:
+    """The raw facts of one graph (scope), with global ids."""
+
     index: int
     path: str
     graph: Graph
     parent: int
-    req: List[Tuple[str, ...]]
-    outs: List[Tuple[str, ...]]
-    entries: Dict[str, List[Tuple[int, int]]]
-    """name -> every (operation, output position) assigning it, in order."""
-    inputs: Tuple[str, ...]
-    initialized: frozenset[str]
-    outer: Dict[str, int] = field(default_factory=dict)
-    """Names this scope defines or captures that an enclosing scope defines -> nearest such scope."""
-    _succ: List[List[Tuple[int, str]]] | None = None
-    _edges: List[Tuple[int, int, str]] | None = None
-    _prods: Dict[str, List[int]] | None = None
+    op_base: int
+    t_base: int
+    names: List[str] = field(default_factory=list)
+    """Local tensor number -> name (global id = ``t_base`` + local number)."""
+    tid: Dict[str, int] = field(default_factory=dict)
+    """Name -> global tensor id."""
+    rd_ptr: array = field(default_factory=lambda: array("i", [0]))
+    rd_o: array = field(default_factory=lambda: array("i"))
+    rd_k: array = field(default_factory=lambda: array("i"))
+    rd_t: array = field(default_factory=lambda: array("i"))
+    wr_ptr: array = field(default_factory=lambda: array("i", [0]))
+    wr_o: array = field(default_factory=lambda: array("i"))
+    wr_k: array = field(default_factory=lambda: array("i"))
+    wr_t: array = field(default_factory=lambda: array("i"))
+    inputs: List[Tuple[int, int]] = field(default_factory=list)
+    outputs: List[Tuple[int, int]] = field(default_factory=list)
+    initialized: List[int] = field(default_factory=list)
+    captures: List[Tuple[int, int]] = field(default_factory=list)
+    shadows: List[Tuple[int, int]] = field(default_factory=list)
+    loop_body: bool = False
+    cache: Dict[str, object] = field(default_factory=dict)
+    """Untrusted helpers computed once per run (see :func:`.certify.index_of`)."""
 
     @property
     def n(self) -> int:
-        return len(self.req)
+        return len(self.rd_ptr) - 1
 
-    def defines(self, name: str) -> bool:
-        return name in self.entries or name in self.initialized or name in self.inputs_set
+    def id_of(self, name: str) -> int:
+        t = self.tid.get(name)
+        if t is None:
+            t = self.tid[name] = self.t_base + len(self.names)
+            self.names.append(name)
+        return t
+
+    def name(self, t: int) -> str:
+        return self.names[t - self.t_base]
+
+    def reads(self) -> Iterator[Fact]:
+        return zip(self.rd_o, self.rd_k, self.rd_t, strict=True)
+
+    def writes(self) -> Iterator[Fact]:
+        return zip(self.wr_o, self.wr_k, self.wr_t, strict=True)
+
+    def reads_of(self, j: int) -> List[Fact]:
+        """Read facts of local operation ``j``."""
+        a, b = self.rd_ptr[j], self.rd_ptr[j + 1]
+        return list(zip(self.rd_o[a:b], self.rd_k[a:b], self.rd_t[a:b], strict=True))
+
+    def writes_of(self, j: int) -> List[Fact]:
+        a, b = self.wr_ptr[j], self.wr_ptr[j + 1]
+        return list(zip(self.wr_o[a:b], self.wr_k[a:b], self.wr_t[a:b], strict=True))
+
+    def op(self, o: int) -> int:
+        """Local index of global operation id ``o``."""
+        return o - self.op_base
 
     @property
-    def inputs_set(self) -> frozenset[str]:
-        return frozenset(self.inputs)
-
-    def producers(self, name: str) -> List[int]:
-        return list(dict.fromkeys(j for j, _ in self.entries.get(name, ())))
-
-    def producer_lists(self) -> Dict[str, List[int]]:
-        """:meth:`producers` of every assigned name (cached)."""
-        if self._prods is None:
-            self._prods = {
-                t: [e[0][0]] if len(e) == 1 else list(dict.fromkeys(p for p, _ in e)) for t, e in self.entries.items()
-            }
-        return self._prods
-
-    def edges(self) -> List[Tuple[int, int, str]]:
-        """Dependency edges (producer, consumer, tensor), one per producer of each required input (cached)."""
-        if self._edges is not None:
-            return self._edges
-        out: List[Tuple[int, int, str]] = []
-        entries = self.entries
-        for j, names in enumerate(self.req):
-            for t in names:
-                e = entries.get(t)
-                if e is not None:
-                    if len(e) == 1:
-                        out.append((e[0][0], j, t))
-                    else:
-                        out.extend((p, j, t) for p in dict.fromkeys(p for p, _ in e))
-        self._edges = out
-        return out
-
-    def successors(self) -> List[List[Tuple[int, str]]]:
-        if self._succ is None:
-            succ: List[List[Tuple[int, str]]] = [[] for _ in range(self.n)]
-            for a, b, t in self.edges():
-                succ[a].append((b, t))
-            self._succ = succ
-        return self._succ
-
-    def seeded(self) -> frozenset[str]:
-        """Names with a value before any operation fires: inputs, initializers, outer definitions captured."""
-        cap = self.graph.captures if self.parent >= 0 else frozenset()
-        return self.inputs_set | self.initialized | frozenset(c for c in cap if c in self.outer)
+    def n_tensors(self) -> int:
+        return len(self.names)
 
 
-def _required(op: object) -> Tuple[str, ...]:
-    if op[5]:  # type: ignore[index]
-        return op.required_inputs  # type: ignore[attr-defined]
-    return tuple(n for n in op[3] if n)  # type: ignore[index]
+def _scope_facts(index: int, path: str, graph: Graph, parent: int, op_base: int, t_base: int) -> ScopeFacts:
+    f = ScopeFacts(index, path, graph, parent, op_base, t_base)
+    idf = f.id_of
+    for k, nm in enumerate(graph.inputs):
+        f.inputs.append((k, idf(nm)))
+    f.initialized = [idf(nm) for nm, t in sorted(graph.tensors.items()) if t.initial_value is not None]
+    rd_o, rd_k, rd_t, rd_ptr = f.rd_o, f.rd_k, f.rd_t, f.rd_ptr
+    wr_o, wr_k, wr_t, wr_ptr = f.wr_o, f.wr_k, f.wr_t, f.wr_ptr
+    o = op_base
+    for op in graph.operations:
+        ins = op[3]
+        for k, nm in enumerate(ins):
+            if nm:
+                rd_o.append(o)
+                rd_k.append(k)
+                rd_t.append(idf(nm))
+        if op[5]:  # attributes: nested graphs give implicit inputs
+            for i, nm in enumerate(op.implicit_inputs):
+                rd_o.append(o)
+                rd_k.append(len(ins) + i)
+                rd_t.append(idf(nm))
+        rd_ptr.append(len(rd_o))
+        for k, nm in enumerate(op[4]):
+            if nm:
+                wr_o.append(o)
+                wr_k.append(k)
+                wr_t.append(idf(nm))
+        wr_ptr.append(len(wr_o))
+        o += 1
+    for k, nm in enumerate(graph.outputs):
+        f.outputs.append((k, idf(nm)))
+    return f
 
 
-def scope_facts(index: int, path: str, graph: Graph, parent: int) -> ScopeFacts:
-    ops = graph.operations
-    req = [_required(op) for op in ops]
-    outs = [op[4] for op in ops]
-    entries: Dict[str, List[Tuple[int, int]]] = {}
-    for j, os_ in enumerate(outs):
-        for k, o in enumerate(os_):
-            if o:
-                lst = entries.get(o)
-                if lst is None:
-                    entries[o] = [(j, k)]
-                else:
-                    lst.append((j, k))
-    init = frozenset(n for n, t in graph.tensors.items() if t.initial_value is not None)
-    return ScopeFacts(index, path, graph, parent, req, outs, entries, graph.inputs, init)
+def _loop_bodies(graphs: Sequence[Graph]) -> set[int]:
+    bodies: set[int] = set()
+    for g in graphs:
+        for op in g.operations:
+            if op.attributes and op.operator == "Loop" and op.domain in ("", "ai.onnx"):
+                a = op.attribute("body")
+                if a is not None and a.type == "GRAPH":
+                    bodies.add(id(a.value))
+    return bodies
 
 
 def model_facts(model: Model) -> List[ScopeFacts]:
-    """Facts of every scope of ``model``, main graph first, with the outer definitions filled in."""
+    """Facts of every graph of ``model``, main graph first (pre-order), with the bindings across graphs."""
     scopes = walk_scopes(model.graph)
-    facts = [scope_facts(i, s.path, s.graph, s.parent) for i, s in enumerate(scopes)]
-    if len(facts) == 1:
-        return facts
+    facts: List[ScopeFacts] = []
+    op_base = t_base = 0
+    for i, s in enumerate(scopes):
+        f = _scope_facts(i, s.path, s.graph, s.parent, op_base, t_base)
+        facts.append(f)
+        op_base += f.n
+        t_base += f.n_tensors
+    if len(facts) > 1:
+        _bind(facts)
+        loops = _loop_bodies([f.graph for f in facts])
+        for f in facts:
+            f.loop_body = f.parent >= 0 and id(f.graph) in loops
+    return facts
+
+
+def _defined(f: ScopeFacts) -> List[str]:
+    names = {f.name(t) for t in f.wr_t}
+    names.update(f.name(t) for _, t in f.inputs)
+    names.update(f.name(t) for t in f.initialized)
+    return sorted(names)
+
+
+def _bind(facts: List[ScopeFacts]) -> None:
+    """Capture and shadow facts: for each nested graph, the nearest enclosing definition of its names."""
     children: List[List[int]] = [[] for _ in facts]
     for f in facts:
         if f.parent >= 0:
             children[f.parent].append(f.index)
     visible: Dict[str, List[int]] = {}
-
-    def own(f: ScopeFacts) -> List[str]:
-        return sorted(set(f.entries) | f.inputs_set | f.initialized)
-
-    names0 = own(facts[0])
-    for nm in names0:
+    for nm in _defined(facts[0]):
         visible[nm] = [0]
     stack: List[Tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
     pushed: Dict[int, List[str]] = {}
@@ -146,18 +204,44 @@ def model_facts(model: Model) -> List[ScopeFacts]:
                     del visible[nm]
             continue
         f = facts[i]
-        names = own(f)
-        for nm in set(names) | set(f.graph.captures):
+        own = _defined(f)
+        for nm in sorted(f.graph.captures):
             d = visible.get(nm)
             if d:
-                f.outer[nm] = d[-1]
-        for nm in names:
+                f.captures.append((f.tid[nm], facts[d[-1]].tid[nm]))
+        for nm in own:
+            d = visible.get(nm)
+            if d:
+                f.shadows.append((f.tid[nm], facts[d[-1]].tid[nm]))
+        for nm in own:
             visible.setdefault(nm, []).append(i)
-        pushed[i] = names
+        pushed[i] = own
         stack.append((i, False))
         stack.extend((c, True) for c in reversed(children[i]))
-    return facts
 
 
 def total_operations(facts: Sequence[ScopeFacts]) -> int:
     return sum(f.n for f in facts)
+
+
+def scope_of_op(facts: Sequence[ScopeFacts], o: int) -> ScopeFacts:
+    """The scope holding global operation id ``o`` (operations of a scope are contiguous)."""
+    lo, hi = 0, len(facts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if facts[mid].op_base <= o:
+            lo = mid
+        else:
+            hi = mid - 1
+    return facts[lo]
+
+
+def scope_of_tensor(facts: Sequence[ScopeFacts], t: int) -> ScopeFacts:
+    lo, hi = 0, len(facts) - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if facts[mid].t_base <= t:
+            lo = mid
+        else:
+            hi = mid - 1
+    return facts[lo]

@@ -1,11 +1,23 @@
 """GRAPH-C2 as SMT: no graph input is left unread.
 
-Obligation (violation search): one Boolean ``u`` per graph input of every
-graph, with the fact the model gives (``u`` holds when some operation of that
-graph requires the input, explicitly or through a nested graph's captures),
-and the assertion that some non-exempt input has ``u`` false. Unsatisfiable
-means every input is read (PROVED); a model lists every unread input. The
-first two inputs of a ``Loop`` body are exempt (imposed by the operator).
+The rule's violation as a formula over the raw facts: an unknown tensor ``w``
+that is a graph input (a disjunction over the graph-input facts), is not one
+of the two inputs a ``Loop`` imposes on its body (the loop-body facts), and
+differs from the tensor of every read fact (implicit inputs of nested graphs
+included). Tensor ids are per graph, so a read in another graph never counts.
+The solver decides; Python only lists the facts.
+
+* search mode: unsat = PROVED; a model gives ``w``, an unread input; the
+  witness lists every unread input (each found input is excluded by an
+  assumption literal and the check repeated).
+* certificate mode: an untrusted search names, for every graph-input fact,
+  a read fact of the same tensor (or the imposed Loop position of the same
+  name); each claim is written as the ground equality of the two tensor ids
+  (with the position and loop-body facts), and z3 evaluates them; sat =
+  PROVED.
+* violations in certificate mode: the claimed unread inputs are marked by
+  ``U``; every read fact asserts that its tensor is not marked; sat confirms
+  that the claimed inputs are read by no read fact.
 """
 
 from __future__ import annotations
@@ -13,67 +25,57 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, or_all, settle, unknown, violated
-from .facts import ScopeFacts
+from .certify import index_of, input_readers
+from .common import RuleResult, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
+from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values
+from .solver import Session, SolverSettings, model_values, solve
 
 ID = "GRAPH-C2"
-LOGIC = "QF_UF"
+LOGIC = "QF_UFLIA"
+
+FACTS_NOTE = (
+    "; raw facts: (gi s k t) tensor t is input k of graph s; (rd o k t) operation o reads t at input k;"
+    " (lb s) graph s is the body of a Loop"
+)
 
 
-def _loop_bodies(facts: Sequence[ScopeFacts]) -> set[int]:
-    bodies: set[int] = set()
+def _lb_facts(facts: Sequence[ScopeFacts]) -> List[str]:
+    return [f"(lb {f.index})" if f.loop_body else f"(not (lb {f.index}))" for f in facts if f.inputs]
+
+
+def _reads(facts: Sequence[ScopeFacts]) -> List[str]:
+    out: List[str] = []
     for f in facts:
-        for op in f.graph.operations:
-            if op.attributes and op.operator == "Loop" and op.domain in ("", "ai.onnx"):
-                a = op.attribute("body")
-                if a is not None and a.type == "GRAPH":
-                    bodies.add(id(a.value))
-    return bodies
+        out.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
+    return out
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    loops = _loop_bodies(facts)
-    body: List[str] = []
-    targets: List[str] = []
-    where: Dict[str, Tuple[ScopeFacts, str, int]] = {}
-    for f in facts:
-        if not f.inputs:
-            continue
-        read: set[str] = set()
-        for names in f.req:
-            read.update(names)
-        exempt = set(f.inputs[:2]) if id(f.graph) in loops else set()
-        first_pos: Dict[str, int] = {}
-        for k, nm in enumerate(f.inputs):
-            first_pos.setdefault(nm, k)
-        for nm, k in first_pos.items():
-            v = f"u{f.index}_{k}"
-            body.append(f"(declare-fun {v} () Bool)")
-            body.append(f"(assert {v})" if nm in read else f"(assert (not {v}))")
-            if nm not in exempt:
-                targets.append(f"(not {v})")
-                where[v] = (f, nm, k)
-    body.append(f"(assert {or_all(targets)})")
-    ob = Obligation(
-        ID,
-        "c2.unread_input",
-        LOGIC,
-        body,
-        "unsat",
-        mode,
-        "some graph input (Loop-imposed ones excepted) is required by no operation of its graph",
-    )
-    ans, settled = settle(ID, ob, settings, mode)
-    if settled is not None:
-        return settled
-    vals = model_values(ans, list(where), "Bool")
-    found: List[Dict[str, Any]] = [
-        {"scope": f.path, "input": nm, "position": k} for v, (f, nm, k) in where.items() if vals.get(v) is False
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    cands = [f"(in {f.index} {k} {t})" for f in facts for k, t in f.inputs]
+    body = [
+        FACTS_NOTE,
+        "; rule (violation): w is a graph input, not imposed by a Loop, and read by no read fact",
+        "(declare-fun w () Int)",
+        "(declare-fun lb (Int) Bool)",
+        "(define-fun in ((s Int) (k Int) (t Int)) Bool (= w t))",
+        "(define-fun gi ((s Int) (k Int) (t Int)) Bool (=> (and (< k 2) (lb s)) (distinct w t)))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (distinct w t))",
+        *facts_lines(_lb_facts(facts)),
+        f"(assert {or_all(cands)})",
+        *facts_lines(f"(gi {f.index} {k} {t})" for f in facts for k, t in f.inputs),
+        *facts_lines(_reads(facts)),
     ]
-    if not found:
-        return RuleResult(unknown(ID, "the model of the violation names no unread input (a tool defect)", mode), [ob])
+    return Obligation(ID, "c2.unread_input", LOGIC, body, "unsat", "search", "some graph input is read by no read fact")
+
+
+def _entry(facts: Sequence[ScopeFacts], t: int) -> Dict[str, Any]:
+    f = scope_of_tensor(facts, t)
+    k = next(k for k, x in f.inputs if x == t)
+    return {"scope": f.path, "input": f.name(t), "position": k}
+
+
+def _found(found: List[Dict[str, Any]], mode: str, obs: List[Obligation]) -> RuleResult:
     shown = [f"{x['input']!r} (in {x['scope']})" for x in found]
     return RuleResult(
         violated(
@@ -82,5 +84,121 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
             {"count": len(found), "unused": first(found)},
             mode,
         ),
-        [ob],
+        obs,
     )
+
+
+def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
+    ob = search_obligation(facts)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "unsat":
+        return RuleResult(proved(ID, "search"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    ids = sorted({t for f in facts for _, t in f.inputs})
+    guards = [f"(declare-fun x{t} () Bool)\n(assert (=> x{t} (distinct w {t})))" for t in ids]
+    session = Session(ob.script() + "\n".join(guards), settings)
+    found: List[int] = []
+    a = ans
+    while a.result == "sat":
+        w = model_values(a, ["w"]).get("w")
+        if not isinstance(w, int) or w in found or w not in ids:
+            return RuleResult(
+                unknown(ID, "the model of the violation names no new graph input (a tool defect)", "search"), [ob]
+            )
+        found.append(w)
+        a = session.check([f"x{t}" for t in found])
+    if a.result == "unknown":
+        return RuleResult(unknown(ID, a.reason, "search"), [ob])
+    return _found(sorted((_entry(facts, t) for t in found), key=_order(facts)), "search", [ob])
+
+
+def _order(facts: Sequence[ScopeFacts]) -> Any:
+    rank = {f.path: f.index for f in facts}
+    return lambda x: (rank[x["scope"]], x["position"])
+
+
+def certificate_body(facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]]) -> List[str]:
+    items: List[str] = []
+    for f in facts:
+        lb = "true" if f.loop_body else "false"
+        for k, t in f.inputs:
+            how, x = claims[f.index][k]
+            if how == "exempt":
+                items.append(f"(and (= {t} {dict(f.inputs)[x]}) (< {x} 2) {lb})")
+            else:
+                items.append(f"(= {t} {f.rd_t[x]})")
+    return [
+        "; certificate: per graph-input fact (gi s k t), a read fact of t named by an untrusted search",
+        ";   (t = the read fact's tensor), or an input position below 2 of the same name in a Loop body;",
+        ";   each claim checked in place",
+        *conj(dict.fromkeys(items)),
+    ]
+
+
+def check_certificate(
+    facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]], settings: SolverSettings
+) -> RuleResult:
+    ob = Obligation(
+        ID,
+        "c2.certificate",
+        "QF_LIA",
+        certificate_body(facts, claims),
+        "sat",
+        "certificate",
+        "every graph input is the tensor of the read fact (or imposed Loop input) named for it",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, "certificate"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    return rejected(ID, ob, "input-reader certificate", "certificate")
+
+
+def _counter(
+    facts: Sequence[ScopeFacts], unread: List[Tuple[ScopeFacts, int, int]], settings: SolverSettings
+) -> RuleResult:
+    body = [
+        FACTS_NOTE,
+        "; counter-certificate: the inputs an untrusted search claims unread are marked by U;",
+        ";   (cl s k t): the claimed input fact is marked and not imposed by a Loop;",
+        ";   every read fact's tensor is unmarked",
+        "(declare-fun U (Int) Bool)",
+        "(declare-fun lb (Int) Bool)",
+        "(define-fun cl ((s Int) (k Int) (t Int)) Bool (and (U t) (not (and (< k 2) (lb s)))))",
+        "(define-fun gi ((s Int) (k Int) (t Int)) Bool (=> (and (< k 2) (lb s)) (not (U t))))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (not (U t)))",
+        *facts_lines(_lb_facts(facts)),
+        *facts_lines(f"(cl {f.index} {k} {t})" for f, k, t in unread),
+        *conj(f"(gi {f.index} {k} {t})" for f in facts for k, t in f.inputs),
+        *conj(_reads(facts)),
+    ]
+    ob = Obligation(
+        ID, "c2.unread", LOGIC, body, "sat", "certificate", "the claimed graph inputs are read by no read fact"
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    if ans.result != "sat":
+        return rejected(ID, ob, "claimed unread inputs", "certificate")
+    return _found([_entry(facts, t) for _, _, t in unread], "certificate", [ob])
+
+
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+    if mode != "certificate":
+        return _search(facts, settings)
+    claims: Dict[int, Dict[int, Tuple[str, int]]] = {}
+    unread: List[Tuple[ScopeFacts, int, int]] = []
+    for f in facts:
+        if not f.inputs:
+            continue
+        c, u = input_readers(f, index_of(f))
+        claims[f.index] = c
+        unread.extend((f, k, t) for k, t in u)
+    if unread:
+        return _counter(facts, unread, settings)
+    return check_certificate(facts, claims, settings)

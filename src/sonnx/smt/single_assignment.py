@@ -1,157 +1,196 @@
-"""GRAPH-C1 as SMT: a producer map exists (each name has exactly one definition, across scopes).
+"""GRAPH-C1 as SMT: no tensor is defined twice, across graphs.
 
-Obligation: for every name a graph defines, an integer constant ``p`` (the
-name's producer), and one equation ``p = id`` for each place that defines the
-name: each output-mapping entry has its own id, the graph input and the
-initializer of a name share one id (an input with a default value is allowed).
-In a nested graph, a name that an enclosing graph also defines is tied to the
-outer constant (``p_inner = p_outer``): one name, one assignment, across
-scopes. The script is satisfiable exactly when single assignment holds; its
-model is the producer map.
+The rule as a formula over the raw facts: every definition fact defines one
+tensor id, and those ids are pairwise ``distinct``. The definition facts are
+the write facts ``(o, k, t)``, one seed fact ``(s, t)`` per tensor of graph
+``s`` that is a graph input or has an initial value (an input with a default
+value is one definition), and the binding facts ``(t, u)`` of nested graphs
+(the nested name ``t`` takes its value from ``u``, the nearest enclosing
+definition). Two writes of a tensor, a write of a graph input or initializer,
+or a nested graph defining a name that is bound to an enclosing definition
+repeat an id. The solver decides the distinctness (no certificate is needed:
+the formula is linear); Python only lists the facts.
 
-Certificate mode: the untrusted producer map (each name's first definition)
-is written in place of the unknowns, one ground conjunction per name; z3
-evaluates them (satisfiable = the map is a solution = PROVED), else the rule
-is decided by the search obligation. An equation that the substitution turns
-into ``(= c c)`` (each name's first definition) is true and is not written,
-so for a graph where every name has one definition and no outer twin the
-certificate obligation is empty: the map satisfies every equation by
-construction.
+In search mode each fact is written with its ids, ``(wr o k t)``,
+``(sd s t)``, ``(bd t u)``, as a term whose value is the defined tensor; in
+certificate mode (large models) only the defined tensor's id is written per
+fact, the same formula in fewer bytes. sat = PROVED.
 
-Witness: each name's equations are guarded by an assumption literal; unsat
-cores name the conflicting names one after the other (each found name is
-dropped and the check repeated), up to a bound.
+Violations, both modes: an untrusted grouping proposes, per tensor, the
+definition facts that repeat it (as the direct rule lists them); each group
+is refuted on its own (an assumption literal per group), and the exported
+obligation is all groups together (unsat).
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import LIMIT, brief, first
-from .common import RuleResult, and_all, op_ref, proved, record, settle, unknown, violated
-from .facts import ScopeFacts
+from ..model.structure import brief, first
+from .common import RuleResult, facts_lines, op_ref, proved, record, rejected, unknown, violated
+from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, solve
 
 ID = "GRAPH-C1"
-LOGIC = "QF_LIA"
-MAX_ROUNDS = 10 * LIMIT
+LOGIC = "QF_UFLIA"
+
+RULE = [
+    "; raw facts: (wr o k t) operation o writes tensor t at output k; (sd s t) tensor t of graph s is a graph input",
+    ";   or has an initial value (one definition either way); (bd t u) name t of a nested graph is bound to u, the",
+    ";   nearest enclosing graph's definition of the name. Each fact is a term whose value is the tensor it defines",
+    "; rule: no tensor is defined twice: the defined tensors are pairwise distinct",
+    "(define-fun wr ((o Int) (k Int) (t Int)) Int t)",
+    "(define-fun sd ((s Int) (t Int)) Int t)",
+    "(define-fun bd ((t Int) (u Int)) Int t)",
+]
 
 
-def _encode(
-    facts: Sequence[ScopeFacts], guarded: bool, cert: bool = False
-) -> Tuple[List[str], Dict[str, Tuple[int, str]]]:
-    """The producer-map constraints; with ``cert`` the map is given (each name's first definition)."""
-    body: List[str] = []
-    guards: Dict[str, Tuple[int, str]] = {}
-    var: Dict[Tuple[int, str], str] = {}
-    next_id = 0
+def _seeds(f: ScopeFacts) -> List[int]:
+    return list(dict.fromkeys([t for _, t in f.inputs] + f.initialized))
+
+
+def _distinct(items: List[str]) -> str:
+    if len(items) < 2:
+        return "(assert true)"
+    return f"(assert (distinct {' '.join(items)}))"
+
+
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    items: List[str] = []
     for f in facts:
-        names = sorted(set(f.entries) | f.inputs_set | f.initialized)
-        for k, nm in enumerate(names):
-            # certificate: the given producer (the first definition's id) is written in place of the unknown
-            v = str(next_id) if cert else f"p{f.index}_{k}"
-            var[(f.index, nm)] = v
-            if not cert:
-                body.append(f"(declare-fun {v} () Int)")
-            eqs: List[str] = []
-            if nm in f.inputs_set or nm in f.initialized:
-                eqs.append(f"(= {v} {next_id})")
-                next_id += 1
-            for _ in f.entries.get(nm, ()):
-                eqs.append(f"(= {v} {next_id})")
-                next_id += 1
-            outer = f.outer.get(nm) if f.parent >= 0 else None
-            if outer is not None:
-                eqs.append(f"(= {v} {var[(outer, nm)]})")
-            if guarded:
-                g = f"a{f.index}_{k}"
-                guards[g] = (f.index, nm)
-                body.append(f"(declare-fun {g} () Bool)")
-                body.append(f"(assert (=> {g} (and {' '.join(eqs)} true)))")
-            elif cert:
-                # with the map written in place, the name's first equation reads (= c c): true, so omitted
-                rest = [e for e in eqs if e != f"(= {v} {v})"]
-                if rest:
-                    body.append(f"(assert {and_all(rest)})")
-            else:
-                body.extend(f"(assert {e})" for e in eqs)
-    return body, guards
+        items.extend(f"(sd {f.index} {t})" for t in _seeds(f))
+        items.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+        items.extend(f"(bd {t} {u})" for t, u in f.captures + f.shadows)
+    return Obligation(
+        ID,
+        "c1.distinct",
+        LOGIC,
+        [*RULE, _distinct(items)],
+        "sat",
+        "search",
+        "the tensors defined by the definition facts are pairwise distinct",
+    )
 
 
-def _describe(facts: Sequence[ScopeFacts], s: int, nm: str) -> Dict[str, Any]:
-    f = facts[s]
-    ops = f.graph.operations
-    entries = f.entries.get(nm, [])
-    producers = [{**op_ref(f.path, j, ops[j]), "output": k} for j, k in entries]
-    if len(entries) > 1:
-        kind = "assigned more than once"
-    elif entries and nm in f.inputs_set:
-        kind = "assigns a graph input"
-    elif entries and nm in f.initialized:
-        kind = "assigns an initialized tensor"
-    else:
-        kind = "shadows an outer name"
-    out: Dict[str, Any] = {"kind": kind, "scope": f.path, "tensor": nm, "producers": producers}
-    if f.parent >= 0 and nm in f.outer:
-        out["outer_scope"] = facts[f.outer[nm]].path
+def certificate_mode_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    items: List[str] = []
+    for f in facts:
+        items.extend(map(str, _seeds(f)))
+        items.extend(map(str, f.wr_t))
+        items.extend(str(t) for t, _ in f.captures + f.shadows)
+    return Obligation(
+        ID,
+        "c1.distinct",
+        "QF_LIA",
+        [
+            "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
+            ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
+            _distinct(items),
+        ],
+        "sat",
+        "certificate",
+        "the tensors defined by the definition facts are pairwise distinct",
+    )
+
+
+Group = Tuple[str, ScopeFacts, int, List[str]]
+"""(kind, scope, tensor id, the raw facts that conflict)."""
+
+
+def conflicts(facts: Sequence[ScopeFacts]) -> List[Group]:
+    """Untrusted: per tensor, the definition facts that cannot share one P (in the direct rule's order)."""
+    out: List[Group] = []
+    for f in facts:
+        s = f.index
+        writes: Dict[int, List[str]] = {}
+        for o, k, t in f.writes():
+            writes.setdefault(t, []).append(f"(wr {o} {k} {t})")
+        inputs = {t: f"(sd {s} {t})" for _, t in f.inputs}
+        inits = {t: f"(sd {s} {t})" for t in f.initialized}
+        for t in sorted((t for t, w in writes.items() if len(w) > 1), key=f.name):
+            out.append(("assigned more than once", f, t, writes[t]))
+        for kind, seeds in (("assigns a graph input", inputs), ("assigns an initialized tensor", inits)):
+            for t in sorted((t for t in seeds if t in writes), key=f.name):
+                if kind == "assigns an initialized tensor" and t in inputs:
+                    continue
+                out.append((kind, f, t, [seeds[t], writes[t][0]]))
+        for t, u in sorted(f.shadows, key=lambda p: f.name(p[0])):
+            own = inputs.get(t) or inits.get(t) or writes[t][0]
+            g = scope_of_tensor(facts, u)
+            outer = _first_definition(g, u)
+            out.append(("shadows an outer name", f, t, [own, f"(bd {t} {u})", outer]))
     return out
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    if mode == "certificate":
-        cbody, _ = _encode(facts, guarded=False, cert=True)
-        cob = Obligation(
-            ID,
-            "c1.certificate",
-            LOGIC,
-            cbody,
-            "sat",
-            mode,
-            "the given producer map (first definition of each name) satisfies every definition equation",
-        )
-        cans = solve(cob.script(), settings)
-        record(cob, cans)
-        if cans.result == "sat":
-            return RuleResult(proved(ID, mode), [cob])
-        if cans.result == "unknown":
-            return RuleResult(unknown(ID, cans.reason, mode), [cob])
-    body, _ = _encode(facts, guarded=False)
+def _first_definition(g: ScopeFacts, u: int) -> str:
+    if u in _seeds(g):
+        return f"(sd {g.index} {u})"
+    for o, k, t in g.writes():
+        if t == u:
+            return f"(wr {o} {k} {t})"
+    raise AssertionError(f"tensor {u} has no definition in graph {g.path}")
+
+
+def _describe(facts: Sequence[ScopeFacts], grp: Group) -> Dict[str, Any]:
+    kind, f, t, _ = grp
+    nm = f.name(t)
+    ops = f.graph.operations
+    producers = [{**op_ref(f.path, o - f.op_base, ops[o - f.op_base]), "output": k} for o, k, x in f.writes() if x == t]
+    out: Dict[str, Any] = {"kind": kind, "scope": f.path, "tensor": nm, "producers": producers}
+    for t2, u in f.shadows:
+        if t2 == t:
+            out["outer_scope"] = scope_of_tensor(facts, u).path
+    return out
+
+
+def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
+    groups = conflicts(facts)
+    guarded = list(RULE)
+    for g_i, (_, _, _, lines) in enumerate(groups):
+        guarded.append(f"(declare-fun g{g_i} () Bool)")
+        guarded.append(f"(assert (=> g{g_i} (distinct {' '.join(lines)})))")
     ob = Obligation(
         ID,
-        "c1.producer_map",
+        "c1.conflicts",
         LOGIC,
-        body,
+        [
+            "; counter-certificate: definition facts grouped per tensor by an untrusted search",
+            *RULE,
+            *facts_lines(f"(distinct {' '.join(grp[3])})" for grp in groups),
+        ],
         "sat",
-        mode,
-        "every name defined in a graph (or visible from an enclosing graph) has exactly one producer",
+        "certificate",
+        "each listed group of definition facts defines distinct tensors (unsat: some tensor is defined twice)",
     )
-    _, settled = settle(ID, ob, settings, mode, proof="sat")
-    if settled is not None:
-        return settled
-    gbody, guards = _encode(facts, guarded=True)
-    session = Session("\n".join(gbody), settings)
-    live = list(guards)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    obs.append(ob)
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, mode), obs)
+    if ans.result != "unsat":
+        return RuleResult(rejected(ID, ob, "conflicting definitions", mode).verdict, obs)
+    session = Session("\n".join(guarded), settings)
     found: List[Dict[str, Any]] = []
-    complete = False
-    for _ in range(MAX_ROUNDS):
-        a = session.check(live)
-        if a.result == "sat":
-            complete = True
-            break
-        if a.result == "unknown" or not a.core:
-            return RuleResult(unknown(ID, a.reason or "empty unsat core (a tool defect)", mode), [ob])
-        core = [guards[c] for c in a.core]
-        inner = [
-            c for c, sn in zip(a.core, core, strict=True) if facts[sn[0]].parent >= 0 and sn[1] in facts[sn[0]].outer
-        ]
-        blamed = inner[0] if inner else a.core[0]
-        found.append(_describe(facts, *guards[blamed]))
-        live.remove(blamed)
+    for g_i, grp in enumerate(groups):
+        a = session.check([f"g{g_i}"])
+        if a.result == "unknown":
+            return RuleResult(unknown(ID, a.reason, mode), obs)
+        if a.result == "unsat":
+            found.append(_describe(facts, grp))
     if not found:
-        return RuleResult(unknown(ID, "unsat, but no conflicting name was isolated (a tool defect)", mode), [ob])
+        return RuleResult(unknown(ID, "no conflict group was refuted on its own (a tool defect)", mode), obs)
     shown = [f"{x['tensor']!r} ({x['kind']}, in {x['scope']})" for x in found]
     data: Dict[str, Any] = {"count": len(found), "violations": first(found)}
-    if not complete:
-        data["count_is_lower_bound"] = True
-    return RuleResult(violated(ID, f"{len(found)} single-assignment violation(s): {brief(shown, 3)}", data, mode), [ob])
+    return RuleResult(violated(ID, f"{len(found)} single-assignment violation(s): {brief(shown, 3)}", data, mode), obs)
+
+
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+    ob = certificate_mode_obligation(facts) if mode == "certificate" else search_obligation(facts)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, mode), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    return _violation(facts, settings, mode, [ob])

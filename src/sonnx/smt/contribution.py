@@ -1,0 +1,205 @@
+"""GRAPH-R1-TRANSITIVE as SMT: every operation contributes to a graph output.
+
+The rule as Horn clauses over the raw facts, with Booleans ``C`` (operation
+contributes) and ``L`` (tensor is live): a graph-output fact makes its tensor
+live; a write fact ``(o, k, t)`` makes ``o`` contribute when ``t`` is live;
+a read fact ``(o, k, t)`` makes ``t`` live when ``o`` contributes (spec 2.1,
+"contributes"). The clauses force ``C`` true exactly on the least fixpoint,
+so "some operation fact has ``C`` false" is satisfiable exactly when some
+operation contributes to no output (an operation only feeding a cycle cut off
+from the outputs included). Python only lists the facts.
+
+* search mode: unsat = PROVED; sat = VIOLATED.
+* certificate mode: an untrusted backward search gives, per operation, a
+  distance ``d``, one of its write facts and either a graph-output fact of the
+  same tensor or a read fact of it by an operation with a smaller distance;
+  in place: the two tensor ids are equal, ``0 <= d`` and the reader's ``d``
+  is smaller. Distances decrease to a graph output along every claim, so
+  every operation contributes; sat = PROVED.
+* the witness list, both modes (no fallback to search): the untrusted search
+  lists the non-contributing operations ``N`` and the tensors ``Z`` they
+  write, as units for every id; checks: every write of an operation in ``N``
+  is in ``Z``, every reader of a tensor in ``Z`` is in ``N``, no graph output
+  is in ``Z``. Then no operation of ``N`` contributes (induction on the
+  fixpoint). Written as a refutation: unsat = every check holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence, Tuple
+
+from ..model.structure import brief, first
+from .certify import Use, distances, index_of
+from .common import RuleResult, conj, facts_lines, op_ref, or_all, proved, record, rejected, unknown, violated
+from .dead_nodes import NOTE, op_facts, use_facts
+from .facts import ScopeFacts
+from .smtlib import Obligation
+from .solver import SolverSettings, solve
+
+ID = "GRAPH-R1-TRANSITIVE"
+
+
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    body = [
+        NOTE,
+        "; rule: Horn clauses of contribution; C o: o contributes, L t: t is a graph output or read by a contributor",
+        "(declare-fun C (Int) Bool)",
+        "(declare-fun L (Int) Bool)",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (L t))",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (L t) (C o)))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (=> (C o) (L t)))",
+        "(define-fun op ((o Int)) Bool (not (C o)))",
+        *facts_lines(use_facts(facts)),
+        "; violation: some operation does not contribute",
+        f"(assert {or_all(op_facts(facts))})",
+    ]
+    return Obligation(
+        ID,
+        "r1t.non_contributing",
+        "QF_UFLIA",
+        body,
+        "unsat",
+        "search",
+        "in the least fixpoint of the contribution clauses, some operation does not contribute",
+    )
+
+
+Dist = Dict[int, Dict[int, Tuple[int, Use]]]
+
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> List[str]:
+    eqs: Dict[str, None] = {}
+    order: Dict[str, None] = {}
+    for f in facts:
+        c = cert[f.index]
+        for j in range(f.n):
+            d, (how, i, x) = c[j]
+            if not f.wr_ptr[j] <= i < f.wr_ptr[j + 1]:
+                raise KeyError(j)
+            order[f"(<= 0 {d})"] = None
+            if how == "output":
+                eqs[f"(= {f.wr_t[i]} {f.outputs[x][1]})"] = None
+            else:
+                eqs[f"(= {f.wr_t[i]} {f.rd_t[x]})"] = None
+                order[f"(< {c[f.rd_o[x] - f.op_base][0]} {d})"] = None
+    return [
+        "; certificate: per operation o, a distance d(o), one of its write facts and the graph-output fact or the read",
+        ";   fact (by an operation of smaller distance) of the same tensor, named by an untrusted backward search;",
+        ";   checked in place: the tensor ids are equal, 0 <= d, and the reader's distance is smaller",
+        *conj(eqs),
+        *conj(order),
+    ]
+
+
+def idle_body(facts: Sequence[ScopeFacts], idle: Dict[int, List[int]]) -> List[str]:
+    units: List[str] = []
+    checks: List[str] = []
+    for f in facts:
+        listed = {f.op_base + j for j in idle.get(f.index, [])}
+        written = {t for o, _, t in f.writes() if o in listed}
+        units.extend(f"(N {o})" if o in listed else f"(not (N {o}))" for o in range(f.op_base, f.op_base + f.n))
+        units.extend(f"(Z {t})" if t in written else f"(not (Z {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
+        checks.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
+        checks.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
+        checks.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
+    return [
+        NOTE,
+        "; counter-certificate from an untrusted search: N (operations claimed not to contribute) and Z (tensors they",
+        ";   write), units for every id; checks: writes of N are in Z, readers of Z are in N, no graph output is in Z.",
+        ";   Refutation: unsat = every check holds",
+        "(declare-fun N (Int) Bool)",
+        "(declare-fun Z (Int) Bool)",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (N o) (Z t)))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (=> (Z t) (N o)))",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (Z t)))",
+        *conj(units),
+        f"(assert (not (and {' '.join(checks)} true)))",
+    ]
+
+
+def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
+    idle: Dict[int, List[int]] = {}
+    for f in facts:
+        _, rest = distances(f, index_of(f))
+        if rest:
+            idle[f.index] = rest
+    return check_idle(facts, idle, settings, mode, obs)
+
+
+def check_idle(
+    facts: Sequence[ScopeFacts], idle: Dict[int, List[int]], settings: SolverSettings, mode: str, obs: List[Obligation]
+) -> RuleResult:
+    ob = Obligation(
+        ID,
+        "r1t.idle",
+        "QF_UFLIA",
+        idle_body(facts, idle),
+        "sat",
+        "certificate",
+        "the listed operations fail a closure check (unsat: none of them contributes)",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    obs.append(ob)
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, mode), obs)
+    if ans.result != "unsat" or not idle:
+        return RuleResult(rejected(ID, ob, "list of non-contributing operations", mode).verdict, obs)
+    found: List[Dict[str, Any]] = []
+    for f in facts:
+        ops = f.graph.operations
+        found.extend(op_ref(f.path, j, ops[j]) for j in idle.get(f.index, []))
+    shown = [f"{x['operation']} (#{x['index']} in {x['scope']})" for x in found]
+    return RuleResult(
+        violated(
+            ID,
+            f"{len(found)} operation(s) contribute to no graph output: {brief(shown)}",
+            {"count": len(found), "non_contributing": first(found)},
+            mode,
+        ),
+        obs,
+    )
+
+
+def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+    if mode == "certificate":
+        cert: Dist = {}
+        for f in facts:
+            d, rest = distances(f, index_of(f))
+            if rest:
+                return _idle(facts, settings, mode, [])
+            cert[f.index] = d
+        return check_certificate(facts, cert, settings)
+    ob = search_obligation(facts)
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "unsat":
+        return RuleResult(proved(ID, mode), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    return _idle(facts, settings, mode, [ob])
+
+
+def check_certificate(facts: Sequence[ScopeFacts], cert: Dist, settings: SolverSettings) -> RuleResult:
+    try:
+        body = certificate_body(facts, cert)
+    except KeyError as exc:
+        return RuleResult(
+            unknown(ID, f"the distance certificate has no record for {exc} (a tool defect)", "certificate")
+        )
+    ob = Obligation(
+        ID,
+        "r1t.certificate",
+        "QF_LIA",
+        body,
+        "sat",
+        "certificate",
+        "the given distances and uses lead every operation to a graph output",
+    )
+    ans = solve(ob.script(), settings)
+    record(ob, ans)
+    if ans.result == "sat":
+        return RuleResult(proved(ID, "certificate"), [ob])
+    if ans.result == "unknown":
+        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
+    return rejected(ID, ob, "distance certificate", "certificate")
