@@ -1,7 +1,11 @@
 """Agreement between the direct engine and the SMT engine.
 
-The two engines are independent decision procedures for the same rules. For
-each rule both decide, :func:`combine` gives one verdict:
+The two engines are separate implementations of the same rules: the direct
+engine's graph algorithms, and the SMT engine's formulas over the model's raw
+facts. They share the loaded model, the walk over nested graphs and, for
+GRAPH-R2, the determinism table (a trusted base: a wrong entry is wrong in
+both, and agreement cannot show it). For each rule both decide,
+:func:`combine` gives one verdict:
 
 * same status: the direct verdict (its witness), with engine ``direct+smt/...``;
 * PROVED against VIOLATED, or PROVED against UNKNOWN: UNKNOWN with reason

@@ -92,10 +92,17 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
 
 
 def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
+    """The facts of the claimed cycle, last step first.
+
+    The order is for z3's difference-logic engine, which refutes the facts
+    written against the cycle's direction in time linear in its length (and
+    quadratic in the other direction; measured on a cycle of 3,000
+    operations: 0.46 s against 2.9 s, and 5.5 s with the default arithmetic).
+    """
     lines: List[str] = []
-    for i, r in steps:
-        lines.append(f"(wr {f.wr_o[i]} {f.wr_k[i]} {f.wr_t[i]})")
+    for i, r in reversed(steps):
         lines.append(f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})")
+        lines.append(f"(wr {f.wr_o[i]} {f.wr_k[i]} {f.wr_t[i]})")
     return Obligation(
         ID,
         f"acyclic.cycle{f.index}",
@@ -155,7 +162,11 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
         if steps is None:
             continue
         ob = _cycle_obligation(f, steps)
-        ans = solve(ob.script(), settings)
+        ans = solve(ob.script(), settings, difference_logic=True)
+        if ans.result == "unknown":
+            # z3's difference logic refutes a cycle but calls a consistent set of facts "incomplete" (the
+            # rank functions' arguments are outside its fragment); the general arithmetic decides that case.
+            ans = solve(ob.script(), settings)
         record(ob, ans)
         obs.append(ob)
         if ans.result == "unknown":

@@ -10,8 +10,11 @@ Mode: ``search`` (the solver finds the proof) for models of at most
 default: measured on random DAGs, the search for GRAPH-R1-TRANSITIVE takes
 3.5 s at 1,000 operations and 126 s at 3,000; GRAPH-C3 2 s at 3,000),
 ``certificate`` above it (an untrusted algorithm proposes ranks,
-firing times, distances; z3 validates them, and falls back to search when a
-certificate is rejected). The mode that produced each verdict is in its
+firing times, distances...; Python writes each raw fact's instance of the
+rule with those numbers in place and z3 evaluates the instances; a rejected
+certificate is UNKNOWN, a tool defect, and nothing falls back to search).
+Violations in either mode are confirmed by a counter-certificate that z3
+checks against the raw facts. The mode that produced each verdict is in its
 ``engine`` string (``smt/search``, ``smt/certificate``) for PROVED verdicts,
 in the witness data (``mode``) for VIOLATED ones and in the reason for
 UNKNOWN ones.

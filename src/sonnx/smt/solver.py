@@ -109,6 +109,20 @@ def solve(
     return Answer("unknown", f"z3 answered unknown: {why}")
 
 
+def recheck(answer: Answer, assumptions: Sequence[str]) -> Answer:
+    """Check the solver of a ``sat`` answer again under the named Boolean assumptions; never raises."""
+    try:
+        s = answer.solver
+        r = s.check(*[z3.Bool(a, s.ctx) for a in assumptions])
+    except Exception as exc:  # a failure is "not established", never a pass
+        return Answer("unknown", f"z3 raised an exception: {exc}")
+    if r == z3.sat:
+        return Answer("sat", solver=s)
+    if r == z3.unsat:
+        return Answer("unsat", solver=s)
+    return Answer("unknown", f"z3 answered unknown: {s.reason_unknown()}")
+
+
 class Session:
     """One parsed script checked repeatedly under changing assumptions (witness enumeration)."""
 

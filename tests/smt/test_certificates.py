@@ -1,0 +1,259 @@
+"""Wrong certificates and counter-certificates are rejected by the solver, never believed.
+
+The producers of :mod:`sonnx.smt.certify` are untrusted: a certificate only
+says which facts and values an obligation mentions. Each test here feeds a
+hand-made wrong one, either straight to a rule's check or by replacing the
+producer the rule calls, and requires an UNKNOWN verdict that names the
+rejection; the same check given the right certificate must prove the rule (or
+confirm the violation), so every test can fail both ways.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Tuple
+
+import pytest
+
+from sonnx.model.graph import Model, Operation
+from sonnx.smt import SolverSettings, acyclic, completeness, contribution, dead_nodes, input_usage
+from sonnx.smt import single_assignment as c1
+from sonnx.smt.certify import derivation, distances, index_of, input_readers, ranks, uses
+from sonnx.smt.facts import ScopeFacts, model_facts
+from sonnx.verdict import Status
+
+from .smtkit import g, model, smt
+
+ST = SolverSettings()
+
+
+def op(kind: str, ins: Tuple[str, ...], outs: Tuple[str, ...], name: str = "") -> Operation:
+    return Operation(kind, "", name, ins, outs)
+
+
+def chain() -> Model:
+    """x -> a -> b -> y: acyclic, complete, every operation contributes."""
+    return model(
+        g(["x"], ["y"], [op("Relu", ("x",), ("a",), "r"), op("Neg", ("a",), ("b",), "n"), op("Abs", ("b",), ("y",))])
+    )
+
+
+def cyclic() -> Model:
+    """a = Add(x, b), b = Neg(a): a cycle of two."""
+    return model(g(["x"], ["b"], [op("Add", ("x", "b"), ("a",), "add"), op("Neg", ("a",), ("b",), "neg")]))
+
+
+def rejected(v: Any) -> bool:
+    return (v.status is Status.UNKNOWN and "rejected" in (v.reason or "")) or "tool defect" in (v.reason or "")
+
+
+# -- GRAPH-ACYCLIC --------------------------------------------------------------------------------
+
+
+def test_right_rank_certificate_proves() -> None:
+    facts = model_facts(chain())
+    certs = {f.index: ranks(f, index_of(f)) for f in facts}
+    assert acyclic.check_certificate(facts, certs, ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shape", ["all equal", "reversed", "tensor below its writer"])
+def test_wrong_rank_certificate_on_a_dag_is_rejected(shape: str) -> None:
+    facts = model_facts(chain())
+    f = facts[0]
+    rank, trank = ranks(f, index_of(f))  # type: ignore[misc]
+    if shape == "all equal":
+        rank, trank = [1] * len(rank), [1] * len(trank)
+    elif shape == "reversed":
+        top = max(rank) + 1
+        rank, trank = [top - r for r in rank], [top - t for t in trank]
+    else:
+        trank = [t - 1 for t in trank]
+    v = acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    assert rejected(v), v
+
+
+def test_no_rank_certificate_is_accepted_for_a_cycle() -> None:
+    """Equal ranks satisfy ``<=`` on a cycle; the strict read constraint must reject them."""
+    facts = model_facts(cyclic())
+    f = facts[0]
+    for value in (0, 1, 5):
+        v = acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}, ST).verdict
+        assert v.status is Status.UNKNOWN and "rejected" in (v.reason or ""), v
+    # ranks that work for every edge but one
+    v = acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}, ST).verdict
+    assert v.status is Status.UNKNOWN, v
+
+
+def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = cyclic()
+    assert smt(m, "certificate")["GRAPH-ACYCLIC"].status is Status.VIOLATED
+
+    def not_a_cycle(f: ScopeFacts, ix: Any) -> List[Tuple[int, int]]:
+        return [(0, 0)]  # write of Add, read of x by Add: not a cycle
+
+    monkeypatch.setattr(acyclic, "cycle", not_a_cycle)
+    for mode in ("search", "certificate"):
+        assert rejected(smt(m, mode)["GRAPH-ACYCLIC"])
+
+
+# -- GRAPH-C3 -------------------------------------------------------------------------------------
+
+
+def test_right_definedness_certificate_proves() -> None:
+    facts = model_facts(chain())
+    cert = {f.index: derivation(f, index_of(f)) for f in facts}
+    assert completeness.check_certificate(facts, cert, ST).verdict.status is Status.PROVED
+
+
+@pytest.mark.parametrize("wrong", ["fires too early", "wrong write", "output without record"])
+def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
+    facts = model_facts(chain())
+    f = facts[0]
+    fired, h = derivation(f, index_of(f))
+    fired, h = dict(fired), dict(h)
+    y = f.tid["y"]
+    if wrong == "fires too early":
+        fired[2] = 1  # Abs reads b, defined at time 2
+    elif wrong == "wrong write":
+        h[y] = (h[y][0], ("write", 0))  # the write of Relu defines a, not y
+    else:
+        del h[y]
+    assert rejected(completeness.check_certificate(facts, {0: (fired, h)}, ST).verdict)
+
+
+def _c3_model() -> Model:
+    return model(g(["x"], ["z", "y"], [op("Relu", ("x",), ("y",)), op("Neg", ("ghost",), ("z",), "neg")]))
+
+
+def test_right_never_defined_set_confirms_the_violation() -> None:
+    v = smt(_c3_model(), "certificate")["GRAPH-C3"]
+    assert v.status is Status.VIOLATED
+
+
+@pytest.mark.parametrize("wrong", ["a defined tensor claimed", "input claimed", "writer not blocked"])
+def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
+    facts = model_facts(_c3_model())
+    f = facts[0]
+    t = f.tid
+    members = {t["ghost"], t["z"]}
+    blocked = {1: f.rd_ptr[1]}  # Neg's read of ghost
+    outs = [t["z"]]
+    if wrong == "a defined tensor claimed":
+        members.add(t["y"])
+        outs.append(t["y"])
+    elif wrong == "input claimed":
+        members.add(t["x"])
+    else:
+        blocked = {}
+    v = completeness.check_counter(facts, {0: (members, blocked, outs)}, ST).verdict
+    assert rejected(v), v
+    right = completeness.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}, ST)
+    assert right.verdict.status is Status.VIOLATED
+
+
+# -- GRAPH-R1 and GRAPH-R1-TRANSITIVE -------------------------------------------------------------
+
+
+def test_right_use_and_distance_certificates_prove() -> None:
+    facts = model_facts(chain())
+    f = facts[0]
+    assert dead_nodes.check_certificate(facts, {0: uses(f, index_of(f))[0]}, ST).verdict.status is Status.PROVED
+    d = distances(f, index_of(f))[0]
+    assert contribution.check_certificate(facts, {0: d}, ST).verdict.status is Status.PROVED
+
+
+def test_wrong_use_certificate_is_rejected() -> None:
+    facts = model_facts(chain())
+    f = facts[0]
+    found = dict(uses(f, index_of(f))[0])
+    found[0] = ("read", 0, 2)  # Relu's write of a "used by" Abs's read of b
+    assert rejected(dead_nodes.check_certificate(facts, {0: found}, ST).verdict)
+    found[0] = ("read", 1, 1)  # a write fact of another operation
+    assert rejected(dead_nodes.check_certificate(facts, {0: found}, ST).verdict)
+
+
+@pytest.mark.parametrize("wrong", ["distance not decreasing", "negative distance", "wrong tensor"])
+def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
+    facts = model_facts(chain())
+    f = facts[0]
+    d: Dict[int, Any] = dict(distances(f, index_of(f))[0])
+    if wrong == "distance not decreasing":
+        d[0] = (0, d[0][1])  # Relu's next step is Neg, at distance 1
+    elif wrong == "negative distance":
+        d[2] = (-1, d[2][1])
+        d[1] = (0, d[1][1])
+        d[0] = (1, d[0][1])
+    else:
+        d[0] = (d[0][0], ("output", 0, 0))  # Relu does not write the graph output
+    assert rejected(contribution.check_certificate(facts, {0: d}, ST).verdict)
+
+
+def _dead_model() -> Model:
+    ops = [op("Relu", ("x",), ("y",)), op("Abs", ("x",), ("a",), "abs"), op("Neg", ("a",), ("n",), "neg")]
+    return model(g(["x"], ["y"], ops))
+
+
+@pytest.mark.parametrize(
+    ("module", "producer", "rule"),
+    [(dead_nodes, "uses", "GRAPH-R1"), (contribution, "distances", "GRAPH-R1-TRANSITIVE")],
+)
+def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, rule: str, monkeypatch: Any) -> None:
+    m = _dead_model()
+    for mode in ("search", "certificate"):
+        assert smt(m, mode)[rule].status is Status.VIOLATED
+    real: Callable[..., Any] = getattr(module, producer)
+
+    def lying(f: ScopeFacts, ix: Any) -> Any:
+        found, rest = real(f, ix)
+        return found, sorted({*rest, 0})  # Relu writes the graph output
+
+    monkeypatch.setattr(module, producer, lying)
+    for mode in ("search", "certificate"):
+        assert rejected(smt(m, mode)[rule])
+
+
+# -- GRAPH-C2 and GRAPH-C1 ------------------------------------------------------------------------
+
+
+def test_wrong_input_reader_certificate_is_rejected() -> None:
+    m = model(g(["x", "w"], ["y"], [op("Add", ("x", "w"), ("y",))]))
+    facts = model_facts(m)
+    f = facts[0]
+    claims, unread = input_readers(f, index_of(f))
+    assert not unread
+    assert input_usage.check_certificate(facts, {0: claims}, ST).verdict.status is Status.PROVED
+    claims = dict(claims)
+    claims[1] = ("read", 0)  # w "read" by the read fact of x
+    assert rejected(input_usage.check_certificate(facts, {0: claims}, ST).verdict)
+    claims[1] = ("exempt", 0)  # not a Loop body: nothing is exempt
+    assert rejected(input_usage.check_certificate(facts, {0: claims}, ST).verdict)
+
+
+def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    m = model(g(["x", "spare"], ["y"], [op("Relu", ("x",), ("y",))]))
+    assert smt(m, "certificate")["GRAPH-C2"].status is Status.VIOLATED
+    real = input_usage.input_readers
+
+    def lying(f: ScopeFacts, ix: Any) -> Any:
+        claims, unread = real(f, ix)
+        return claims, [*unread, (0, f.tid["x"])]
+
+    monkeypatch.setattr(input_usage, "input_readers", lying)
+    assert rejected(smt(m, "certificate")["GRAPH-C2"])
+
+
+def test_a_conflict_group_that_is_no_conflict_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    ops = [op("Relu", ("x",), ("y",), "r"), op("Neg", ("x",), ("y",), "n"), op("Abs", ("x",), ("z",))]
+    m = model(g(["x"], ["y", "z"], ops))
+    assert smt(m, "certificate")["GRAPH-C1"].status is Status.VIOLATED
+    real = c1.conflicts
+
+    def lying(facts: Any) -> Any:
+        f = facts[0]
+        y, z = f.tid["y"], f.tid["z"]
+        fake = ("assigned more than once", f, z, [f"(wr 0 0 {y})", f"(wr 2 0 {z})"])
+        return [fake]
+
+    monkeypatch.setattr(c1, "conflicts", lying)
+    assert rejected(smt(m, "certificate")["GRAPH-C1"])
+    monkeypatch.setattr(c1, "conflicts", real)
+    assert smt(m, "certificate")["GRAPH-C1"].status is Status.VIOLATED

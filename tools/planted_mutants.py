@@ -1,0 +1,226 @@
+"""Replay the hand-planted mutants of ``docs/mutation.rst``: each must make a test fail.
+
+Each mutant is one textual edit of a file under ``src/sonnx/`` (the text must
+occur exactly once). For each, the edit is applied, pytest runs on the chosen
+tests with ``-x``, and the file is restored whatever happens. A mutant is
+*killed* when pytest fails; the first failing test is printed. Usage (from the
+repository root, with the development venv)::
+
+    python -m tools.planted_mutants                  # every mutant, tests/smt and tests/rules
+    python -m tools.planted_mutants M4 M7            # some of them
+    python -m tools.planted_mutants --ignore tests/smt/test_planted_bugs.py   # without some test files
+
+Exit code 1 when a mutant survives. Not run in CI (each survivor costs a full
+run of the selected tests); ``make mutate`` is the broad campaign.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, NamedTuple
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Mutant(NamedTuple):
+    key: str
+    path: str
+    old: str
+    new: str
+    what: str
+
+
+SMT = "src/sonnx/smt/"
+
+MUTANTS: List[Mutant] = [
+    Mutant(
+        "M1",
+        SMT + "contribution.py",
+        "Bool (=> (L t) (C o)))",
+        "Bool (=> (and (= k 0) (L t)) (C o)))",
+        "search: an operation contributes only through its first output",
+    ),
+    Mutant(
+        "M1c",
+        SMT + "certify.py",
+        "                if a not in d:",
+        "                if a not in d and f.wr_k[i] == 0:",
+        "certificate: distances follow only first outputs",
+    ),
+    Mutant(
+        "M2",
+        SMT + "determinism.py",
+        'if f.parent >= 0 and st != "det" and f.index in holders:',
+        'if f.parent >= 0 and st == "nondet" and f.index in holders:',
+        "UNKNOWN determinism of a nested graph not propagated to its holder",
+    ),
+    Mutant(
+        "M3",
+        SMT + "determinism.py",
+        "outs = list(dict.fromkeys(t for _, t in f.outputs))",
+        "outs = list(dict.fromkeys(t for _, t in f.outputs))[:1]",
+        "only the first graph output compared between the two runs",
+    ),
+    Mutant(
+        "M4",
+        SMT + "classify.py",
+        '"(ite (and (= sk 1) (= sv 0)) 2 0)"',
+        '"(ite (and (= sk 1) (distinct sv 0)) 2 0)"',
+        "TopK's sorted test flipped",
+    ),
+    Mutant(
+        "M5",
+        SMT + "constants.py",
+        "is_input = any(u == x for _, u in cur.inputs)",
+        'is_input = role != "training_mode" and any(u == x for _, u in cur.inputs)',
+        "training_mode taken from a graph input counted as a known constant (its initializer's value)",
+    ),
+    Mutant(
+        "M5g",
+        SMT + "constants.py",
+        "is_input = any(u == x for _, u in cur.inputs)",
+        "is_input = False",
+        "any constant input taken from a graph input counted as known",
+    ),
+    Mutant(
+        "M6",
+        SMT + "classify.py",
+        '"(ite (and (= itk 1) (distinct itv 0)) 0 2)"',
+        '"(ite (= itk 1) 0 2)"',
+        "any is_test value counted as inference",
+    ),
+    Mutant(
+        "M7",
+        SMT + "acyclic.py",
+        'items[f"(< {trank[t - tb]} {rank[o - ob]})"] = None',
+        'items[f"(<= {trank[t - tb]} {rank[o - ob]})"] = None',
+        "rank certificate's read constraint weakened to <=",
+    ),
+    Mutant(
+        "M8",
+        SMT + "acyclic.py",
+        'if ans.result == "sat":\n        return RuleResult(proved(ID, "certificate"), [ob])',
+        'if True:\n        return RuleResult(proved(ID, "certificate"), [ob])',
+        "any rank certificate accepted",
+    ),
+    Mutant(
+        "M9",
+        SMT + "completeness.py",
+        '    if ans.result != "unsat":\n        return rejected(ID, ob, "never-defined set"',
+        '    if False:\n        return rejected(ID, ob, "never-defined set"',
+        "any never-defined set (C3 counter-certificate) accepted",
+    ),
+    Mutant(
+        "M10",
+        SMT + "dead_nodes.py",
+        'if ans.result != "unsat" or not dead:',
+        "if not dead:",
+        "any list of dead operations accepted",
+    ),
+    Mutant(
+        "M11",
+        SMT + "contribution.py",
+        'if ans.result != "unsat" or not idle:',
+        "if not idle:",
+        "any list of non-contributing operations accepted",
+    ),
+    Mutant(
+        "M12",
+        SMT + "acyclic.py",
+        '        if ans.result != "unsat":\n            return RuleResult(rejected(ID, ob, "claimed cycle"',
+        '        if False:\n            return RuleResult(rejected(ID, ob, "claimed cycle"',
+        "any claimed cycle accepted",
+    ),
+    Mutant(
+        "M13",
+        SMT + "input_usage.py",
+        'items.append(f"(= {t} {f.rd_t[x]})")',
+        'items.append("true")',
+        "input-reader certificate not checked",
+    ),
+    Mutant(
+        "M14",
+        SMT + "completeness.py",
+        'items[f"(< {h[t][0]} {fj})"] = None',
+        'items[f"(<= {h[t][0]} {fj})"] = None',
+        "firing-time certificate weakened to <=",
+    ),
+    Mutant(
+        "M15",
+        SMT + "contribution.py",
+        'order[f"(< {c[f.rd_o[x] - f.op_base][0]} {d})"] = None',
+        'order[f"(<= {c[f.rd_o[x] - f.op_base][0]} {d})"] = None',
+        "distance certificate weakened to <=",
+    ),
+    Mutant(
+        "M16",
+        SMT + "dead_nodes.py",
+        'items[f"(= {f.wr_t[i]} {used})"] = None',
+        'items["true"] = None',
+        "use certificate not checked",
+    ),
+    Mutant(
+        "M17",
+        SMT + "single_assignment.py",
+        '    if ans.result != "unsat":\n        return RuleResult(rejected(ID, ob, "conflicting definitions"',
+        '    if False:\n        return RuleResult(rejected(ID, ob, "conflicting definitions"',
+        "any group of conflicting definitions accepted",
+    ),
+    Mutant(
+        "M18",
+        SMT + "determinism.py",
+        '            return "nondet", _path(f, sources, t), ""',
+        '            return "nondet", _path(f, sources, f.outputs[0][1]), ""',
+        "the witness names the first graph output, not one the solver confirms can differ",
+    ),
+    Mutant(
+        "M19",
+        SMT + "acyclic.py",
+        "    for i, r in reversed(steps):",
+        "    for i, r in reversed(steps[1:]):",
+        "a cycle's closing step left out of the counter-certificate (its facts then admit ranks)",
+    ),
+]
+
+_FAILED = re.compile(r"^FAILED (\S+)", re.M)
+
+
+def run_one(m: Mutant, tests: List[str], ignore: List[str]) -> tuple[bool, str]:
+    """Apply ``m``, run the tests, restore: (killed, first failing test or pytest's last line)."""
+    path = ROOT / m.path
+    original = path.read_text(encoding="utf-8")
+    if original.count(m.old) != 1:
+        raise SystemExit(f"{m.key}: the text to replace occurs {original.count(m.old)} times in {m.path}")
+    try:
+        path.write_text(original.replace(m.old, m.new), encoding="utf-8")
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-rf", *tests]
+        cmd += [f"--ignore={p}" for p in ignore]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    finally:
+        path.write_text(original, encoding="utf-8")
+    hit = _FAILED.search(proc.stdout)
+    last = (proc.stdout.strip().splitlines() or [""])[-1]
+    return proc.returncode != 0, hit.group(1) if hit else last
+
+
+def main(argv: List[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("keys", nargs="*", help="mutants to run (default: all)")
+    ap.add_argument("--tests", nargs="+", default=["tests/smt", "tests/rules"])
+    ap.add_argument("--ignore", nargs="*", default=[], help="test files left out")
+    args = ap.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.keys or m.key in args.keys]
+    survivors = 0
+    for m in chosen:
+        killed, by = run_one(m, args.tests, args.ignore)
+        survivors += not killed
+        print(f"{m.key:<4} {'killed ' if killed else 'SURVIVED'} {m.what}: {by}", flush=True)
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
