@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS: dict[str, str] = {
     "structural": "bench_structural.py",
     "smt": "bench_smt.py",
+    "smt-violations": "bench_smt_violations.py",
     "executor": "bench_executor.py",
     "real": "bench_real_models.py",
     "equiv": "equiv_ort.py",
@@ -48,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.list:
         for name, script in BENCHMARKS.items():
-            print(f"{name:<11} benchmarks/{script}: {first_line(script)}")
+            print(f"{name:<15} benchmarks/{script}: {first_line(script)}")
         return 0
     unknown = [n for n in args.names if n not in BENCHMARKS]
     if unknown:

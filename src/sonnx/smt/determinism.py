@@ -33,7 +33,11 @@ the solver confirms can differ on its own (an assumption literal per
 run-dependent output). Nested graphs are decided
 first (bottom up); operations of class 1 (or holding a nested graph of
 unknown determinism) are sources only in a second check, whose
-satisfiability gives UNKNOWN. The path of the witness, from the source to
+satisfiability gives UNKNOWN. A graph without any source (every operation
+of class 0 in the solver's GRAPH-R2 answer, no nested graph in doubt) gets no
+two-run obligation: a graph of functions computes a function of its inputs
+(spec 3.7), and the GRAPH-R2 obligations are where the solver decided that
+there is no source. The path of the witness, from the source to
 the differing output, is found by an untrusted search over the facts. The
 rule is stated for graphs where GRAPH-ACYCLIC and GRAPH-C1 hold; otherwise
 UNKNOWN.
@@ -345,22 +349,31 @@ def prove_semantic(
     result: Dict[int, Tuple[str, Dict[str, Any] | None, str]] = {}
     obs: List[Obligation] = []
     body_class: Dict[Tuple[int, int], Tuple[int, str]] = {}
+    marked: Dict[int, set[Tuple[int, int]]] = {}
+    for key in classes:
+        marked.setdefault(key[0], set()).add(key)
     for f in reversed(list(facts)):  # nested graphs before the graphs holding them
         certain: Dict[int, str] = {}
         maybe: Dict[int, str] = {}
-        for j in range(f.n):
-            c, r = max(classes.get((f.index, j), (DET, "")), body_class.get((f.index, j), (DET, "")))
+        for key in sorted(marked.get(f.index, ())):
+            c, r = max(classes.get(key, (DET, "")), body_class.get(key, (DET, "")))
             if c == NONDET:
-                certain[j] = r
+                certain[key[1]] = r
             elif c == UNK:
-                maybe[j] = r
+                maybe[key[1]] = r
+        if not certain and not maybe:
+            # No source: the GRAPH-R2 obligations (decided by the solver) put every operation of this graph in
+            # the deterministic class, and no nested graph of it is in doubt. A graph of functions computes a
+            # function of its inputs (spec 3.7, proofs/order_independence.py), so there is nothing to solve.
+            result[f.index] = ("det", None, "")
+            continue
         rk = ranks_of(f)
         if rk is None:
             return RuleResult(
                 unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
             )
         order = sorted(range(f.n), key=rk[0].__getitem__)
-        st, wit, why = _check_scope(f, order, certain, settings, obs)
+        st, wit, why = _check_scope(f, order, certain, settings, obs) if certain else ("det", None, "")
         if st == "det" and maybe:
             st2, wit2, why2 = _check_scope(f, order, {**certain, **maybe}, settings, obs)
             st, wit, why = (
@@ -377,6 +390,7 @@ def prove_semantic(
                 else (UNK, f"determinism of nested graph {f.path} not established")
             )
             body_class[holder] = max(body_class.get(holder, (DET, "")), new)
+            marked.setdefault(holder[0], set()).add(holder)
     st, wit, why = result[0]
     if st == "det":
         return RuleResult(proved(ID_SEM, "search"), obs)
