@@ -120,6 +120,17 @@ def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
     assert rejected(completeness.check_certificate(facts, {0: (fired, h)}, ST).verdict)
 
 
+def test_equal_times_cannot_justify_a_cycle() -> None:
+    """A cycle does not support itself: an operation must fire strictly after what it reads is defined."""
+    facts = model_facts(cyclic())
+    f = facts[0]
+    t = f.tid
+    h = {t["x"]: (0, ("input", 0)), t["a"]: (1, ("write", 0)), t["b"]: (1, ("write", 1))}
+    v = completeness.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}, ST).verdict
+    assert rejected(v), v
+    assert smt(cyclic(), "certificate")["GRAPH-C3"].status is Status.VIOLATED
+
+
 def _c3_model() -> Model:
     return model(g(["x"], ["z", "y"], [op("Relu", ("x",), ("y",)), op("Neg", ("ghost",), ("z",), "neg")]))
 
@@ -185,6 +196,19 @@ def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
     else:
         d[0] = (d[0][0], ("output", 0, 0))  # Relu does not write the graph output
     assert rejected(contribution.check_certificate(facts, {0: d}, ST).verdict)
+
+
+def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
+    """Each step of a distance certificate must get strictly closer to an output."""
+    ops = [op("Relu", ("x",), ("y",)), op("Add", ("x", "b"), ("a",), "add"), op("Neg", ("a",), ("b",), "neg")]
+    m = model(g(["x"], ["y"], ops))
+    facts = model_facts(m)
+    f = facts[0]
+    assert [f.rd_t[3], f.rd_t[2]] == [f.tid["a"], f.tid["b"]]
+    # Relu writes the output; Add "reaches" it through Neg's read of a, Neg through Add's read of b
+    d = {0: (0, ("output", 0, 0)), 1: (1, ("read", 1, 3)), 2: (1, ("read", 2, 2))}
+    assert rejected(contribution.check_certificate(facts, {0: d}, ST).verdict)
+    assert smt(m, "certificate")["GRAPH-R1-TRANSITIVE"].status is Status.VIOLATED
 
 
 def _dead_model() -> Model:
@@ -254,6 +278,7 @@ def test_a_conflict_group_that_is_no_conflict_is_rejected(monkeypatch: pytest.Mo
         return [fake]
 
     monkeypatch.setattr(c1, "conflicts", lying)
-    assert rejected(smt(m, "certificate")["GRAPH-C1"])
+    v = smt(m, "certificate")["GRAPH-C1"]
+    assert v.status is Status.UNKNOWN and "rejected the conflicting definitions" in (v.reason or ""), v
     monkeypatch.setattr(c1, "conflicts", real)
     assert smt(m, "certificate")["GRAPH-C1"].status is Status.VIOLATED
