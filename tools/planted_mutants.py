@@ -184,6 +184,13 @@ MUTANTS: List[Mutant] = [
         "    for i, r in reversed(steps[1:]):",
         "a cycle's closing step left out of the counter-certificate (its facts then admit ranks)",
     ),
+    Mutant(
+        "M20",
+        SMT + "common.py",
+        "    for k in range(n):\n        chunk = items",
+        "    for k in range(1):\n        chunk = items",
+        "only the first part of a large certificate solved",
+    ),
 ]
 
 _FAILED = re.compile(r"^FAILED (\S+)", re.M)

@@ -282,3 +282,35 @@ def test_a_conflict_group_that_is_no_conflict_is_rejected(monkeypatch: pytest.Mo
     assert v.status is Status.UNKNOWN and "rejected the conflicting definitions" in (v.reason or ""), v
     monkeypatch.setattr(c1, "conflicts", real)
     assert smt(m, "certificate")["GRAPH-C1"].status is Status.VIOLATED
+
+
+# -- large certificates are checked in parts ------------------------------------------------------
+
+
+def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of two instances: every part is solved, and a wrong instance in any part is caught."""
+    from sonnx.smt import common
+
+    monkeypatch.setattr(common, "PART", 2)
+    monkeypatch.setattr(c1, "PART", 2)
+    from sonnx.smt import SolverSettings as Settings
+    from sonnx.smt import run_smt
+
+    run = run_smt(chain(), Settings(), mode="certificate")
+    assert all(v.status is Status.PROVED for v in run.verdicts), run.verdicts
+    names = [o.name for o in run.obligations]
+    assert "acyclic.certificate.part1" in names and "c1.distinct.part1" in names
+    # a tensor written twice: wherever its two definitions fall, the parts' ranges catch it
+    for second in range(4):
+        ops = [op("Relu", ("x",), ("a",), "r"), op("Neg", ("a",), ("b",)), op("Abs", ("b",), ("y",))]
+        ops.insert(second, op("Sin", ("x",), ("a",), "again"))
+        m = model(g(["x"], ["y"], ops))
+        assert smt(m, "certificate")["GRAPH-C1"].status is Status.VIOLATED
+    # a rank certificate whose only wrong instance is the last one
+    facts = model_facts(chain())
+    f = facts[0]
+    rank, trank = ranks(f, index_of(f))  # type: ignore[misc]
+    trank = [*trank]
+    trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
+    v = acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    assert rejected(v), v

@@ -33,7 +33,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
 from .certify import Edge, Step, cycle, index_of, ranks_of
-from .common import RuleResult, conj, distinct, facts_lines, proved, record, rejected, unknown, violated
+from .common import RuleResult, check_ground, distinct, facts_lines, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings, solve
@@ -114,8 +114,10 @@ def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
     )
 
 
-def certificate_body(facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]]) -> List[str]:
-    """Each read and write fact's instance with the certificate's ranks in place (distinct instances once)."""
+def certificate_body(
+    facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]]
+) -> Tuple[List[str], List[str]]:
+    """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each)."""
     items: Dict[str, None] = {}
     for f in facts:
         rank, trank = certs[f.index]
@@ -127,8 +129,7 @@ def certificate_body(facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[in
     return [
         "; certificate: ranks R(o), T(t) from an untrusted Kahn sort, written in place in each raw fact's instance",
         "; read (o k t): T(t) < R(o); write (o k t): R(o) <= T(t); identical ground instances written once",
-        *conj(items),
-    ]
+    ], list(items)
 
 
 def _witness(cyclic: List[Tuple[ScopeFacts, List[Step]]]) -> Tuple[str, Dict[str, Any]]:
@@ -203,19 +204,18 @@ def check_certificate(
     facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]], settings: SolverSettings
 ) -> RuleResult:
     """Have the solver check rank certificates (scope index -> (R per operation, T per tensor))."""
-    ob = Obligation(
+    head, items = certificate_body(facts, certs)
+    ans, obs = check_ground(
         ID,
         "acyclic.certificate",
         "QF_LIA",
-        certificate_body(facts, certs),
-        "sat",
-        "certificate",
+        head,
+        items,
         "the given ranks satisfy T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
+        settings,
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
     if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
+        return RuleResult(proved(ID, "certificate"), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-    return rejected(ID, ob, "rank certificate", "certificate")
+        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
+    return RuleResult(rejected(ID, obs[-1], "rank certificate", "certificate").verdict, obs)

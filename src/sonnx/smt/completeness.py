@@ -39,7 +39,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import LIMIT, brief, first
 from .certify import Seed, blocked_reads, derivation, index_of
-from .common import RuleResult, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
+from .common import RuleResult, check_ground, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, Session, SolverSettings, solve
@@ -189,7 +189,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
 Times = Dict[int, Tuple[Dict[int, int], Dict[int, Tuple[int, Seed]]]]
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> List[str]:
+def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> Tuple[List[str], List[str]]:
     """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError)."""
     items: Dict[str, None] = {}
     for f in facts:
@@ -218,33 +218,30 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> List[str]:
         "; certificate: untrusted firing times f(o) and, per defined tensor t, its time h(t) and the fact defining it;",
         ";   per read fact (o k t) of a fired o: h(t) < f(o); per defined t: the named fact's tensor is t (and for a",
         ";   write (o k t), f(o) <= h(t)); every graph output has a record. Values in place, identical instances once",
-        *conj(items),
-    ]
+    ], list(items)
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Times, settings: SolverSettings) -> RuleResult:
     try:
-        body = certificate_body(facts, cert)
+        head, items = certificate_body(facts, cert)
     except KeyError as exc:
         return RuleResult(
             unknown(ID, f"the definedness certificate is incomplete at {exc} (a tool defect)", "certificate")
         )
-    ob = Obligation(
+    ans, obs = check_ground(
         ID,
         "c3.certificate",
         "QF_LIA",
-        body,
-        "sat",
-        "certificate",
+        head,
+        items,
         "the given times and defining facts justify a value for every graph output",
+        settings,
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
     if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
+        return RuleResult(proved(ID, "certificate"), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-    return rejected(ID, ob, "definedness certificate", "certificate")
+        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
+    return RuleResult(rejected(ID, obs[-1], "definedness certificate", "certificate").verdict, obs)
 
 
 Blocked = Dict[int, Tuple[set[int], Dict[int, int], List[int]]]

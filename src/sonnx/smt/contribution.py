@@ -30,7 +30,19 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
 from .certify import Use, distances, index_of
-from .common import RuleResult, conj, facts_lines, op_ref, or_all, proved, record, rejected, unknown, violated
+from .common import (
+    RuleResult,
+    check_ground,
+    conj,
+    facts_lines,
+    op_ref,
+    or_all,
+    proved,
+    record,
+    rejected,
+    unknown,
+    violated,
+)
 from .dead_nodes import NOTE, op_facts, use_facts
 from .facts import ScopeFacts
 from .smtlib import Obligation
@@ -67,7 +79,7 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
 Dist = Dict[int, Dict[int, Tuple[int, Use]]]
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> List[str]:
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> Tuple[List[str], List[str]]:
     eqs: Dict[str, None] = {}
     order: Dict[str, None] = {}
     for f in facts:
@@ -86,9 +98,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> List[str]:
         "; certificate: per operation o, a distance d(o), one of its write facts and the graph-output fact or the read",
         ";   fact (by an operation of smaller distance) of the same tensor, named by an untrusted backward search;",
         ";   checked in place: the tensor ids are equal, 0 <= d, and the reader's distance is smaller",
-        *conj(eqs),
-        *conj(order),
-    ]
+    ], [*eqs, *order]
 
 
 def idle_body(facts: Sequence[ScopeFacts], idle: Dict[int, List[int]]) -> List[str]:
@@ -182,24 +192,22 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Dist, settings: SolverSettings) -> RuleResult:
     try:
-        body = certificate_body(facts, cert)
+        head, items = certificate_body(facts, cert)
     except KeyError as exc:
         return RuleResult(
             unknown(ID, f"the distance certificate has no record for {exc} (a tool defect)", "certificate")
         )
-    ob = Obligation(
+    ans, obs = check_ground(
         ID,
         "r1t.certificate",
         "QF_LIA",
-        body,
-        "sat",
-        "certificate",
+        head,
+        items,
         "the given distances and uses lead every operation to a graph output",
+        settings,
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
     if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
+        return RuleResult(proved(ID, "certificate"), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-    return rejected(ID, ob, "distance certificate", "certificate")
+        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
+    return RuleResult(rejected(ID, obs[-1], "distance certificate", "certificate").verdict, obs)

@@ -24,11 +24,23 @@ reads through ``U``. Python only lists the facts.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
 from .certify import Use, index_of, uses
-from .common import RuleResult, conj, facts_lines, op_ref, or_all, proved, record, rejected, unknown, violated
+from .common import (
+    RuleResult,
+    check_ground,
+    conj,
+    facts_lines,
+    op_ref,
+    or_all,
+    proved,
+    record,
+    rejected,
+    unknown,
+    violated,
+)
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings, model_values, solve
@@ -78,7 +90,7 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]]) -> List[str]:
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]]) -> Tuple[List[str], List[str]]:
     items: Dict[str, None] = {}
     for f in facts:
         c = cert[f.index]
@@ -91,8 +103,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]
     return [
         "; certificate: per operation, one of its write facts (o k t) and a read fact or graph-output fact named by an",
         ";   untrusted search; the claim t = (that fact's tensor) is checked in place, identical instances once",
-        *conj(items),
-    ]
+    ], list(items)
 
 
 def dead_body(facts: Sequence[ScopeFacts], dead: Dict[int, List[int]]) -> List[str]:
@@ -191,24 +202,22 @@ def check_certificate(
     facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]], settings: SolverSettings
 ) -> RuleResult:
     try:
-        body = certificate_body(facts, cert)
+        head, items = certificate_body(facts, cert)
     except KeyError as exc:
         return RuleResult(
             unknown(ID, f"the use certificate names no write of operation {exc} (a tool defect)", "certificate")
         )
-    ob = Obligation(
+    ans, obs = check_ground(
         ID,
         "r1.certificate",
         "QF_LIA",
-        body,
-        "sat",
-        "certificate",
+        head,
+        items,
         "every operation has a write fact whose tensor is that of the named read or graph-output fact",
+        settings,
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
     if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
+        return RuleResult(proved(ID, "certificate"), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-    return rejected(ID, ob, "use certificate", "certificate")
+        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
+    return RuleResult(rejected(ID, obs[-1], "use certificate", "certificate").verdict, obs)

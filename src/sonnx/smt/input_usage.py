@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
 from .certify import index_of, input_readers
-from .common import RuleResult, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
+from .common import RuleResult, check_ground, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, model_values, solve
@@ -119,7 +119,9 @@ def _order(facts: Sequence[ScopeFacts]) -> Any:
     return lambda x: (rank[x["scope"]], x["position"])
 
 
-def certificate_body(facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]]) -> List[str]:
+def certificate_body(
+    facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]]
+) -> Tuple[List[str], List[str]]:
     items: List[str] = []
     for f in facts:
         lb = "true" if f.loop_body else "false"
@@ -133,29 +135,27 @@ def certificate_body(facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tu
         "; certificate: per graph-input fact (gi s k t), a read fact of t named by an untrusted search",
         ";   (t = the read fact's tensor), or an input position below 2 of the same name in a Loop body;",
         ";   each claim checked in place",
-        *conj(dict.fromkeys(items)),
-    ]
+    ], list(dict.fromkeys(items))
 
 
 def check_certificate(
     facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]], settings: SolverSettings
 ) -> RuleResult:
-    ob = Obligation(
+    head, items = certificate_body(facts, claims)
+    ans, obs = check_ground(
         ID,
         "c2.certificate",
         "QF_LIA",
-        certificate_body(facts, claims),
-        "sat",
-        "certificate",
+        head,
+        items,
         "every graph input is the tensor of the read fact (or imposed Loop input) named for it",
+        settings,
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
     if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), [ob])
+        return RuleResult(proved(ID, "certificate"), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
-    return rejected(ID, ob, "input-reader certificate", "certificate")
+        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
+    return RuleResult(rejected(ID, obs[-1], "input-reader certificate", "certificate").verdict, obs)
 
 
 def _counter(

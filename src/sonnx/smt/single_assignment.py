@@ -14,7 +14,9 @@ the formula is linear); Python only lists the facts.
 In search mode each fact is written with its ids, ``(wr o k t)``,
 ``(sd s t)``, ``(bd t u)``, as a term whose value is the defined tensor; in
 certificate mode (large models) only the defined tensor's id is written per
-fact, the same formula in fewer bytes. sat = PROVED.
+fact, the same formula in fewer bytes, cut into parts of consecutive values
+above 200,000 definition facts (see :func:`certificate_mode_obligations`).
+sat = PROVED.
 
 Violations, both modes: an untrusted grouping proposes, per tensor, the
 definition facts that repeat it (as the direct rule lists them); each group
@@ -24,13 +26,14 @@ obligation is all groups together (unsat).
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.structure import brief, first
-from .common import RuleResult, facts_lines, op_ref, proved, record, rejected, unknown, violated
+from .common import PART, RuleResult, conj, facts_lines, op_ref, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
-from .solver import Session, SolverSettings, solve
+from .solver import Answer, Session, SolverSettings, solve
 
 ID = "GRAPH-C1"
 LOGIC = "QF_UFLIA"
@@ -73,25 +76,67 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def certificate_mode_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
-    items: List[str] = []
+def certificate_mode_obligations(
+    facts: Sequence[ScopeFacts], settings: SolverSettings
+) -> Tuple[Answer, List[Obligation]]:
+    """The distinctness of the defined tensors, one number per definition fact; in parts on large models.
+
+    Up to :data:`.common.PART` definition facts, one ``distinct``. Above, the
+    numbers are sorted (untrusted) and cut into parts of consecutive values;
+    each part states that its numbers, in that order, increase strictly, and
+    that its first one is above the previous part's last one. A strictly
+    increasing sequence has no repeated number, so the whole sorted sequence
+    has none. What Python is trusted for: the sequence holds the number of
+    every definition fact once (it is the facts' list, sorted), and the
+    previous part's last number is written as it was.
+    """
+    ids: List[int] = []
     for f in facts:
-        items.extend(map(str, _seeds(f)))
-        items.extend(map(str, f.wr_t))
-        items.extend(str(t) for t, _ in f.captures + f.shadows)
-    return Obligation(
-        ID,
-        "c1.distinct",
-        "QF_LIA",
-        [
-            "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
-            ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
-            _distinct(items),
-        ],
-        "sat",
-        "certificate",
-        "the tensors defined by the definition facts are pairwise distinct",
-    )
+        ids.extend(_seeds(f))
+        ids.extend(f.wr_t)
+        ids.extend(t for t, _ in f.captures + f.shadows)
+    head = [
+        "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
+        ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
+    ]
+    if len(ids) <= PART:
+        ob = Obligation(
+            ID,
+            "c1.distinct",
+            "QF_LIA",
+            [*head, _distinct([str(t) for t in ids])],
+            "sat",
+            "certificate",
+            "the tensors defined by the definition facts are pairwise distinct",
+        )
+        ans = solve(ob.script(), settings)
+        record(ob, ans)
+        return ans, [ob]
+    ids.sort()
+    n = -(-len(ids) // PART)
+    obs: List[Obligation] = []
+    ans = Answer("unknown", "no obligation was solved")
+    for k in range(n):
+        part = ids[k * PART : (k + 1) * PART]
+        lines = [*head, ";   a part of the sorted numbers: strictly increasing, and above the previous part's last"]
+        lines.extend(conj(f"(< {a} {b})" for a, b in pairwise(part)))
+        if k:
+            lines.append(f"(assert (< {ids[k * PART - 1]} {part[0]}))")
+        ob = Obligation(
+            ID,
+            f"c1.distinct.part{k}",
+            "QF_LIA",
+            lines,
+            "sat",
+            "certificate",
+            f"the tensors defined by the definition facts are pairwise distinct (part {k + 1} of {n})",
+        )
+        ans = solve(ob.script(), settings)
+        record(ob, ans)
+        obs.append(ob)
+        if ans.result != "sat":
+            break
+    return ans, obs
 
 
 Group = Tuple[str, ScopeFacts, int, List[str]]
@@ -186,11 +231,15 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
-    ob = certificate_mode_obligation(facts) if mode == "certificate" else search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    if mode == "certificate":
+        ans, obs = certificate_mode_obligations(facts, settings)
+    else:
+        ob = search_obligation(facts)
+        ans = solve(ob.script(), settings)
+        record(ob, ans)
+        obs = [ob]
     if ans.result == "sat":
-        return RuleResult(proved(ID, mode), [ob])
+        return RuleResult(proved(ID, mode), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
-    return _violation(facts, settings, mode, [ob])
+        return RuleResult(unknown(ID, ans.reason, mode), obs)
+    return _violation(facts, settings, mode, obs)
