@@ -28,7 +28,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Se
 
 import numpy as np
 
-from .graph import Graph, Operation, child_segments, scope_path
+from .graph import Graph, Operation
+from .scopes import child_segments, scope_path
 
 LIMIT = 100
 """Most offenders a witness lists; the total count is always given."""

@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, Mapping, Tuple
 import numpy as np
 
 from ..errors import SonnxError, ToolError
-from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping
+from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping, names_used
 from ..rules import CheckConfig, run_rules
 from ..verdict import Status
 
@@ -68,6 +68,14 @@ class Pass(ABC):
     operators: Tuple[str, ...] = ()
     theorem: str = ""
 
+    def __init_subclass__(
+        cls, name: str = "", title: str = "", operators: Tuple[str, ...] = (), theorem: str = "", **kw: Any
+    ) -> None:
+        """A concrete pass states who it is in its class line: ``class P(Pass, name=..., title=..., ...)``."""
+        super().__init_subclass__(**kw)
+        if name:
+            cls.name, cls.title, cls.operators, cls.theorem = name, title, operators, theorem
+
     @abstractmethod
     def requires(self, model: Model, op: Operation) -> str | None:
         """None when the pass may rewrite ``op`` in ``model``, else why not (one line)."""
@@ -75,6 +83,22 @@ class Pass(ABC):
     @abstractmethod
     def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
         """The rewritten model and a one-line description; only called when ``requires`` holds."""
+
+
+def standard_form(op: Operation, outputs: str | None = "one output") -> str | None:
+    """Why ``op`` is not the standard-domain operator a pass expects (None when it is).
+
+    ``outputs="one output"``: exactly one output, bound; ``"a data output"``:
+    the first output bound; None: the domain alone is checked.
+    """
+    if op.domain not in ("", "ai.onnx"):
+        return f"not a standard {op.operator}" + (f" with {outputs}" if outputs else "")
+    bound = bool(op.output_mapping) and bool(op.output_mapping[0])
+    if outputs == "one output" and (len(op.output_mapping) != 1 or not bound):
+        return f"not a standard {op.operator} with one output"
+    if outputs == "a data output" and not bound:
+        return f"not a standard {op.operator} with a data output"
+    return None
 
 
 class BypassPass(Pass):
@@ -178,15 +202,7 @@ def declared_elem_type(g: Graph, name: str) -> int:
 
 def all_names(g: Graph) -> set[str]:
     """Every name used anywhere in ``g`` and its nested graphs (to pick fresh names)."""
-    names: set[str] = set()
-    for _, sub in g.nested():
-        names.update(sub.inputs)
-        names.update(sub.outputs)
-        names.update(sub.tensors)
-        for op in sub.operations:
-            names.update(op.input_mapping)
-            names.update(op.output_mapping)
-    return names
+    return names_used(sub for _, sub in g.nested())
 
 
 def fresh_name(g: Graph, base: str) -> str:
