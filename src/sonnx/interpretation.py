@@ -101,7 +101,8 @@ def check_supported(model: Model, registry: KernelRegistry = REGISTRY) -> None:
         )
 
 
-_SINGLE = onnx_defs.OpSchema.FormalParameterOption.Single
+_OPTIONAL = onnx_defs.OpSchema.FormalParameterOption.Optional
+_VARIADIC = onnx_defs.OpSchema.FormalParameterOption.Variadic
 
 
 def _check_operation_form(operation: Operation, schema: onnx_defs.OpSchema) -> None:
@@ -119,10 +120,13 @@ def _check_operation_form(operation: Operation, schema: onnx_defs.OpSchema) -> N
         )
     formals = schema.inputs
     for k, name in enumerate(operation.input_mapping):
-        if name or k >= len(formals):
+        if name or not formals:
             continue
-        formal = formals[k]
-        if formal.option == _SINGLE:
+        # positions past the last formal belong to it when it is variadic (Concat, Sum, Max...)
+        formal = formals[min(k, len(formals) - 1)]
+        if k >= len(formals) and formal.option != _VARIADIC:
+            continue
+        if formal.option != _OPTIONAL:
             raise ExecutionError(
                 f"{operation.label}: required input {k} ({formal.name}) is left out (an empty name); "
                 f"only optional inputs may be"
