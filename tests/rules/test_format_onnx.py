@@ -118,6 +118,17 @@ def test_structure_only_reads_no_byte_of_external_data(tmp_path: Path) -> None:
     assert read < 8 * 2**20, f"{read} bytes read"
 
 
+def test_a_file_the_checkers_parser_cannot_read_is_unknown(tmp_path: Path) -> None:
+    from sonnx.loader import wire
+
+    path = tmp_path / "deep.onnx"
+    path.write_bytes(wire.encode_nested_if_model(150))  # 150 nested If: sonnx's loader reads it, protobuf's stops
+    with pytest.raises(onnx.checker.ValidationError, match="Unable to parse"):
+        onnx.checker.check_model(str(path), full_check=True)
+    v = verdict(path)
+    assert v.status is Status.UNKNOWN and "100 levels of nesting" in v.reason  # type: ignore[attr-defined]
+
+
 def test_a_model_not_read_from_a_file_is_unknown() -> None:
     v = run(ID, model(seed_example()))
     assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or "")
