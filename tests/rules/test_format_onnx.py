@@ -151,3 +151,16 @@ def test_the_rule_is_in_the_base_profile_and_left_out_for_graphs_only() -> None:
 
     assert format_onnx.RULE in rules_for("sonnx")
     assert format_onnx.RULE not in rules_for("sonnx", graph_only=True)
+
+
+def test_an_input_or_initializer_passed_through_as_an_output_is_valid_onnx(tmp_path: Path) -> None:
+    # the reading D3 of the spec: ONNX accepts such outputs, and so do FORMAT-ONNX and GRAPH-C3
+    w = numpy_helper.from_array(np.ones(2, np.float32), "w")
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [vi("x", TensorProto.FLOAT, [2])],
+        [vi("y", TensorProto.FLOAT, [2]), vi("x", TensorProto.FLOAT, [2]), vi("w", TensorProto.FLOAT, [2])], [w],
+    )
+    path = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "p.onnx")
+    report = check_file(str(path), CheckOptions(engine="direct"))
+    got = {v.rule_id: v.status for v in report.verdicts}
+    assert got["FORMAT-ONNX"] is Status.PROVED and got["GRAPH-C3"] is Status.PROVED

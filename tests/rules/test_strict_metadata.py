@@ -105,3 +105,7 @@ def test_the_option_is_validated_and_recorded() -> None:
     assert o.rules_config().required_metadata == ("a", "b")
     assert CheckOptions.from_recorded(o.recorded(), None).required_metadata == ("a", "b")
     assert "--required-metadata" in o.command_line("m.onnx")
+    from sonnx.api import check_options
+
+    assert check_options(profile=PROFILE_STRICT, required_metadata=["a", "b"]).required_metadata == ("a", "b")
+    assert check_options(profile=PROFILE_STRICT, required_metadata="a, b").required_metadata == ("a", "b")

@@ -57,7 +57,8 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
     p.add_argument(
         "--operators",
         metavar="LIST|@FILE",
-        help="operator set of the sonnx-strict profile: comma-separated [domain:]Operator, or @file",
+        help="operator set of the sonnx-strict profile: comma-separated [domain:]Operator, or @file (default: "
+        "the SONNX working group's list, mapped to ONNX names; training operators are refused)",
     )
     p.add_argument(
         "--required-metadata",
