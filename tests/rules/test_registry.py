@@ -11,6 +11,7 @@ from sonnx.verdict import Severity, Status
 from tests.common.rulekit import model, seed_example
 
 EXPECTED = {
+    "FORMAT-ONNX": ("format_onnx", Severity.ERROR, PROFILE_SONNX),
     "GRAPH-ACYCLIC": ("acyclic", Severity.ERROR, PROFILE_SONNX),
     "GRAPH-C1": ("single_assignment", Severity.ERROR, PROFILE_SONNX),
     "GRAPH-C2": ("input_usage", Severity.ERROR, PROFILE_SONNX),
@@ -30,6 +31,7 @@ EXPECTED = {
     "STRICT-SHAPES": ("strict_shapes", Severity.ERROR, PROFILE_STRICT),
     "STRICT-SPARSE": ("strict_sparse", Severity.ERROR, PROFILE_STRICT),
     "STRICT-OPSET": ("strict_opset", Severity.ERROR, PROFILE_STRICT),
+    "STRICT-METADATA": ("strict_metadata", Severity.ERROR, PROFILE_STRICT),
 }
 
 
@@ -48,8 +50,10 @@ def test_every_rule_answers_on_the_seed_example() -> None:
     verdicts = run_rules(model(seed_example()), CheckConfig(profile=PROFILE_STRICT))
     got = {v.rule_id: v.status for v in verdicts}
     assert len(verdicts) == len(RULES)
-    violated = {"GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE", "STRICT-SHAPES"}
+    violated = {"GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE", "STRICT-SHAPES", "STRICT-METADATA"}
     assert {k for k, s in got.items() if s is Status.VIOLATED} == violated
+    # the example is built in memory: there is no file for FORMAT-ONNX to check
+    assert got.pop("FORMAT-ONNX") is Status.UNKNOWN
     assert all(s is Status.PROVED for k, s in got.items() if k not in violated)
     for v in verdicts:
         json.loads(json.dumps(v.to_json()))  # JSON-ready
@@ -86,6 +90,7 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
     assert statuses.pop("GRAPH-DETERMINISM") is Status.UNKNOWN
     # a model with missing outputs still has outputs: GRAPH-OUTPUTS's witness is tested in test_seed_rules.py
     assert statuses.pop("GRAPH-OUTPUTS") is Status.PROVED
+    assert statuses.pop("FORMAT-ONNX") is Status.UNKNOWN  # built in memory: no file to check
     assert all(s is Status.VIOLATED for s in statuses.values()), statuses
     for v in verdicts:
         text = json.dumps(v.to_json())

@@ -37,6 +37,11 @@ class CheckConfig:
     :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see :mod:`sonnx.agreement`)."""
     smt_dir: str | None = None
     """When set, every SMT proof obligation is written there as a standalone ``.smt2`` file."""
+    required_metadata: Tuple[str, ...] | None = None
+    """The ``metadata_props`` keys STRICT-METADATA requires; None means its default list."""
+    read_weights: bool = True
+    """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
+    unread)."""
 
 
 @dataclass
@@ -100,3 +105,6 @@ class Rule:
     check: CheckFn
     rationale: str = ""
     spec: str = "spec/graph.rst"
+    reads_file: bool = False
+    """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
+    graph that was never serialized, such as a partition's subgraph."""

@@ -19,6 +19,7 @@ from . import (
     contribution,
     dead_nodes,
     deterministic,
+    format_onnx,
     functions,
     graph_determinism,
     graph_outputs,
@@ -27,6 +28,7 @@ from . import (
     names,
     single_assignment,
     strict_attributes,
+    strict_metadata,
     strict_operators,
     strict_opset,
     strict_shapes,
@@ -37,6 +39,7 @@ from . import (
 from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule
 
 RULES: Tuple[Rule, ...] = (
+    format_onnx.RULE,
     acyclic.RULE,
     single_assignment.RULE,
     input_usage.RULE,
@@ -56,14 +59,18 @@ RULES: Tuple[Rule, ...] = (
     strict_shapes.RULE,
     strict_sparse.RULE,
     strict_opset.RULE,
+    strict_metadata.RULE,
 )
 
 
-def rules_for(profile: str) -> Tuple[Rule, ...]:
-    """The rules that apply under ``profile`` (the strict profile includes the base one)."""
-    if profile == PROFILE_STRICT:
-        return RULES
-    return tuple(r for r in RULES if r.profile == profile)
+def rules_for(profile: str, graph_only: bool = False) -> Tuple[Rule, ...]:
+    """The rules that apply under ``profile`` (the strict profile includes the base one).
+
+    ``graph_only`` leaves out the rules about the model's file (``Rule.reads_file``), for a graph that was
+    never serialized, such as a partition's subgraph.
+    """
+    chosen = RULES if profile == PROFILE_STRICT else tuple(r for r in RULES if r.profile == profile)
+    return tuple(r for r in chosen if not (graph_only and r.reads_file))
 
 
 def rule_by_id(rule_id: str) -> Rule:
@@ -77,12 +84,15 @@ def run_rules(
     model: Model,
     config: CheckConfig | None = None,
     progress: Callable[[str], None] | None = None,
+    graph_only: bool = False,
 ) -> list[Verdict]:
-    """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order."""
+    """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order.
+
+    ``graph_only``: only the rules about the graph (see :func:`rules_for`)."""
     cfg = config or CheckConfig()
     ctx = CheckContext(model, cfg)
     verdicts: list[Verdict] = []
-    for rule in rules_for(cfg.profile):
+    for rule in rules_for(cfg.profile, graph_only):
         if progress is not None:
             progress(f"checking {rule.id}")
         try:
