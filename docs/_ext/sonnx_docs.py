@@ -358,7 +358,7 @@ def rules_page(trace: Dict[str, Any]) -> str:
 
 def determinism_page() -> str:
     """GRAPH-R2's table and the reviewed open points, as the spec shows them (generated: they cannot drift)."""
-    from sonnx.rules import determinism as table
+    from sonnx.rules import determinism_table as table
 
     def versions(e: Any) -> str:
         if e.last is None:
@@ -376,11 +376,12 @@ def determinism_page() -> str:
         return out
 
     parts = [
-        "Operators that are nondeterministic, always or under a condition (``sonnx.rules.determinism.TABLE``); "
+        "Operators that are nondeterministic, always or under a condition (``sonnx.rules.determinism_table.TABLE``); "
         "every operator of the known domains not listed is deterministic:\n",
         list_table(["Operator", "Schema versions", "Nondeterministic when", "Reason"], rows(table.TABLE, True),
                    [22, 14, 24, 40]),
-        "\nOpen points of the operator texts that cannot make outputs vary (``sonnx.rules.determinism.REVIEWED``):\n",
+        "\nOpen points of the operator texts that cannot make outputs vary "
+        "(``sonnx.rules.determinism_table.REVIEWED``):\n",
         list_table(["Operator", "Schema versions", "Why deterministic"], rows(table.REVIEWED, False), [22, 14, 64]),
     ]
     return "\n".join(parts)

@@ -22,7 +22,7 @@ import onnx
 from ..model.structure import brief, first, op_ref, operations_of, operator_kinds, scopes
 from ..verdict import Severity, Verdict, Witness
 from .base import PROFILE_STRICT, CheckContext, Rule
-from .determinism import opset_version, schema_at
+from .determinism_table import opset_version, schema_at
 
 ID = "STRICT-ATTRIBUTES"
 SEVERITY = Severity.ERROR

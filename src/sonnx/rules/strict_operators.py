@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping
 from ..model.structure import first, op_ref, operations_of, operator_kinds, scopes
 from ..verdict import Severity, Verdict, Witness
 from .base import PROFILE_STRICT, CheckContext, Rule
-from .determinism import normal_domain
+from .determinism_table import normal_domain
 
 ID = "STRICT-OPERATORS"
 SEVERITY = Severity.ERROR

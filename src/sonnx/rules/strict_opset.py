@@ -16,7 +16,7 @@ from ..model.graph import Graph
 from ..model.structure import first, op_ref, operator_kinds, scopes
 from ..verdict import Severity, Verdict, Witness
 from .base import PROFILE_STRICT, CheckContext, Rule
-from .determinism import normal_domain, opset_version
+from .determinism_table import normal_domain, opset_version
 
 ID = "STRICT-OPSET"
 SEVERITY = Severity.ERROR

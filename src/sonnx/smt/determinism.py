@@ -2,7 +2,7 @@
 
 Classification of each operation (deterministic, nondeterministic, unknown)
 is the direct engine's (:func:`shared_classes`): the table of
-:mod:`sonnx.rules.determinism` and the evaluation of its conditions are a
+:mod:`sonnx.rules.determinism_table` and the evaluation of its conditions are a
 trusted base shared by both engines, stated as such in the spec.
 
 GRAPH-R2 (syntactic): one Boolean ``n`` per operation of a kind the table
@@ -36,7 +36,7 @@ import z3
 
 from ..model.graph import Model
 from ..model.structure import brief, first
-from ..rules import deterministic as rules_det
+from ..rules import graph_r2 as rules_det
 from ..rules.base import CheckContext
 from ..verdict import Status, Verdict
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
@@ -52,8 +52,8 @@ DET, NONDET, UNK = "det", "nondet", "unknown"
 def shared_classes(model: Model) -> Dict[Tuple[int, int], Tuple[str, str]]:
     """Class of every operation that is not plainly deterministic: (scope, op) -> (class, reason).
 
-    This is the direct rule's classification (:func:`sonnx.rules.deterministic.operation_classes`):
-    the table of :mod:`sonnx.rules.determinism` and the evaluation of its conditions are the trusted
+    This is the direct rule's classification (:func:`sonnx.rules.graph_r2.operation_classes`):
+    the table of :mod:`sonnx.rules.determinism_table` and the evaluation of its conditions are the trusted
     base both engines share, so a wrong table entry cannot show up as a disagreement between them.
     What the solver decides on top of it is stated in this module's docstring.
     """

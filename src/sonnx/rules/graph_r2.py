@@ -40,7 +40,7 @@ from ..model.structure import (
     scopes,
 )
 from ..verdict import Severity, Verdict, Witness
-from . import determinism as table
+from . import determinism_table as table
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-R2"
