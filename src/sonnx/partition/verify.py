@@ -38,12 +38,12 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..model.graph import Model, Tensor, make_graph
-from ..model.structure import brief
 from ..rules import CheckConfig, run_rules
 from ..smt.acyclic import rank_body
 from ..smt.certify import shortest_cycle
 from ..smt.solver import SolverSettings, model_values, solve
 from ..verdict import Severity, Status, Verdict, Witness
+from ..witness import brief
 from .schema import Partition, Subgraph
 from .structure import Edge, NodeIndex
 

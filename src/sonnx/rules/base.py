@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Tuple
 
 from ..model.graph import Graph, Model
-from ..model.structure import Offenders, brief
 from ..verdict import Severity, Verdict, Witness
+from ..witness import Offenders, brief
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"

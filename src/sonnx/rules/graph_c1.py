@@ -20,8 +20,10 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..model.graph import Graph
-from ..model.structure import Scope, brief, first, index, op_ref, outer_definers, scopes
+from ..model.index import index
+from ..model.structure import Scope, outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first, op_ref
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-C1"

@@ -21,8 +21,10 @@ from typing import Any, Dict, List
 
 import numpy as np
 
-from ..model.structure import GRAPH_INPUT, GraphIndex, attribute_ops, brief, first, index, scopes
+from ..model.index import GRAPH_INPUT, GraphIndex, attribute_ops, index
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-C2"

@@ -31,8 +31,10 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from ..model.structure import index, op_ref, scopes
+from ..model.index import index
+from ..model.structure import scopes
 from ..verdict import Severity, Status, Verdict, Witness
+from ..witness import op_ref
 from . import graph_acyclic, graph_c1
 from .base import PROFILE_SONNX, CheckContext, Rule
 from .graph_r2 import NONDET, UNKNOWN, operation_classes

@@ -22,8 +22,8 @@ from collections import Counter
 from typing import Any, Dict, List, Tuple
 
 from ..model.graph import Function, Model
-from ..model.structure import brief, first
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-FUNCTIONS"

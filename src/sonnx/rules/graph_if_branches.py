@@ -20,8 +20,10 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..model.graph import Graph, Operation, TensorType
-from ..model.structure import brief, first, op_ref, operations_of, operator_kinds, scopes
+from ..model.index import operations_of, operator_kinds
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first, op_ref
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-IF-BRANCHES"

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from ..model.structure import brief, first, index, scopes
+from ..model.index import index
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-INITIALIZERS-USED"

@@ -24,8 +24,9 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Dict, List
 
-from ..model.structure import brief, first, scopes
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-NAMES"

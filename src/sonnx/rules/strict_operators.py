@@ -22,8 +22,10 @@ import json
 from importlib import resources
 from typing import Any, Dict, Iterable, List, Mapping
 
-from ..model.structure import first, op_ref, operations_of, operator_kinds, scopes
+from ..model.index import operations_of, operator_kinds
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
 from .determinism_table import normal_domain
 

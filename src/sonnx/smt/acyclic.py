@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import LIMIT, brief, first
+from ..witness import LIMIT, brief, first
 from .certify import Edge, cycle, ranks, shortest_cycle
 from .common import RuleResult, distinct, proved, record, unknown, violated
 from .facts import ScopeFacts

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import LIMIT, brief, first
+from ..witness import LIMIT, brief, first
 from .common import RuleResult, certificate_or_search, distinct, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import capped_step, firing_times, nested

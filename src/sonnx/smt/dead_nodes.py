@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import brief, first
+from ..witness import brief, first
 from .common import RuleResult, and_all, certificate_or_search, distinct, op_ref, or_all, settle, unknown, violated
 from .facts import ScopeFacts, total_operations
 from .fixpoint import capped_step, distances, nested

@@ -35,10 +35,10 @@ from typing import Any, Dict, List, Sequence, Tuple
 import z3
 
 from ..model.graph import Model
-from ..model.structure import brief, first
 from ..rules import graph_r2 as rules_det
 from ..rules.base import CheckContext
 from ..verdict import Status, Verdict
+from ..witness import brief, first
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation

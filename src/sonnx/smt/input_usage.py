@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import brief, first
+from ..witness import brief, first
 from .common import RuleResult, or_all, settle, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation

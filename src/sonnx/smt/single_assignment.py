@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import LIMIT, brief, first
+from ..witness import LIMIT, brief, first
 from .common import RuleResult, and_all, op_ref, proved, record, settle, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
