@@ -9,11 +9,11 @@ failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Tuple
+from typing import Any, Callable, Iterator, Sequence, Tuple
 
 from ..model.graph import Graph, Model
 from ..verdict import Severity, Verdict, Witness
-from ..witness import Offenders, brief
+from ..witness import Offenders, brief, first
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"
@@ -65,7 +65,7 @@ CheckFn = Callable[[CheckContext], Verdict]
 
 
 def offenders_verdict(
-    found: Offenders,
+    found: Offenders | Sequence[dict[str, Any]],
     rule_id: str,
     severity: Severity,
     what: str,
@@ -75,18 +75,17 @@ def offenders_verdict(
 ) -> Verdict:
     """PROVED when ``found`` is empty, else VIOLATED with the usual witness layout.
 
-    The summary reads ``<count> <what>: <first few shown>``; the data holds
-    ``count`` (every offender) and ``key`` (the first :data:`LIMIT` listed).
+    ``found`` is an :class:`Offenders` tally or the whole list of offenders.
+    The summary reads ``<count> <what>: <first few shown>`` (``keep`` of
+    them, 5 by default); the data holds ``count`` (every offender) and ``key``
+    (the first :data:`LIMIT` listed).
     """
-    if not found.count:
+    count, listed = (found.count, found.listed) if isinstance(found, Offenders) else (len(found), first(found))
+    if not count:
         return Verdict.proved(rule_id, severity)
-    shown = [show(f) for f in found.listed]
-    head = brief(shown, total=found.count) if keep is None else brief(shown, keep, found.count)
-    return Verdict.violated(
-        rule_id,
-        Witness(f"{found.count} {what}: {head}", {"count": found.count, key: found.listed}),
-        severity,
-    )
+    shown = [show(f) for f in listed]
+    head = brief(shown, total=count) if keep is None else brief(shown, keep, count)
+    return Verdict.violated(rule_id, Witness(f"{count} {what}: {head}", {"count": count, key: listed}), severity)
 
 
 @dataclass(frozen=True)

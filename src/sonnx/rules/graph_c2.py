@@ -23,9 +23,8 @@ import numpy as np
 
 from ..model.index import GRAPH_INPUT, GraphIndex, attribute_ops, index
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import brief, first
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-C2"
 SEVERITY = Severity.ERROR
@@ -70,16 +69,9 @@ def check(ctx: CheckContext) -> Verdict:
             for nm in unused_inputs(ix)
             if nm not in exempt
         )
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['input']!r} (in {f['scope']})" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} graph input(s) read by no operation: {brief(shown)}",
-            {"count": len(found), "unused": first(found)},
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "graph input(s) read by no operation", "unused",
+        lambda f: f"{f['input']!r} (in {f['scope']})",
     )
 
 

@@ -22,9 +22,9 @@ from typing import Any, Dict, List
 from ..model.graph import Graph, Operation, TensorType
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import brief, first, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..verdict import Severity, Verdict
+from ..witness import brief, op_ref
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-IF-BRANCHES"
 SEVERITY = Severity.ERROR
@@ -122,15 +122,9 @@ def check(ctx: CheckContext) -> Verdict:
             f"branch output types not declared, so their agreement is not established: {brief(shown, 3)}",
             SEVERITY,
         )
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['operation']} in {f['scope']}: {f['problem']}" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} If branch mismatch(es): {brief(shown, 3)}", {"count": len(found), "mismatches": first(found)}
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "If branch mismatch(es)", "mismatches",
+        lambda f: f"{f['operation']} in {f['scope']}: {f['problem']}", keep=3,
     )
 
 
