@@ -114,7 +114,9 @@ class Operation(NamedTuple):
     ``input_mapping[k]`` is the tensor bound to the operator's k-th input and
     ``output_mapping[k]`` the tensor bound to its k-th output; the empty
     string marks an optional input or output that is left out (as in ONNX).
-    ``name`` is the ONNX node name, possibly empty.
+    ``name`` is the ONNX node name, possibly empty. ``domain`` spells the
+    default domain ``""``, never ``"ai.onnx"``: the loader and
+    :func:`make_operation` normalise it, so code compares with ``""`` alone.
     """
 
     operator: str
@@ -335,6 +337,12 @@ class Model:
     weights_loaded: bool = True
     metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
+    def __post_init__(self) -> None:
+        # the default domain is spelled "" in opset_imports too (as the loader writes it)
+        if "ai.onnx" in self.opset_imports:
+            opsets = {("" if d == "ai.onnx" else d): v for d, v in self.opset_imports.items()}
+            object.__setattr__(self, "opset_imports", MappingProxyType(opsets))
+
 
 def freeze_mapping(d: Mapping[str, Any]) -> Mapping[str, Any]:
     """A read-only view of a fresh copy of ``d``."""
@@ -393,4 +401,5 @@ def make_operation(
         else:
             raise TypeError(f"attribute {key!r}: cannot infer an ONNX attribute type for {type(v).__name__}")
         attrs.append(Attribute(key, t, v))
+    domain = "" if domain == "ai.onnx" else domain
     return Operation(operator, domain, name, tuple(inputs), tuple(outputs), tuple(attrs))

@@ -91,7 +91,7 @@ def standard_form(op: Operation, outputs: str | None = "one output") -> str | No
     ``outputs="one output"``: exactly one output, bound; ``"a data output"``:
     the first output bound; None: the domain alone is checked.
     """
-    if op.domain not in ("", "ai.onnx"):
+    if op.domain:
         return f"not a standard {op.operator}" + (f" with {outputs}" if outputs else "")
     bound = bool(op.output_mapping) and bool(op.output_mapping[0])
     if outputs == "one output" and (len(op.output_mapping) != 1 or not bound):
@@ -131,7 +131,7 @@ class BypassPass(Pass):
 
 def ai_onnx_opset(model: Model) -> int:
     """The imported version of the default ONNX domain (0 when none is imported)."""
-    return int(model.opset_imports.get("", model.opset_imports.get("ai.onnx", 0)))
+    return int(model.opset_imports.get("", 0))
 
 
 def captured_names(g: Graph) -> frozenset[str]:

@@ -50,7 +50,7 @@ def imposed_inputs(ctx: CheckContext) -> Dict[int, int]:
     for sc in scopes(ctx):
         for k in attribute_ops(ctx, sc.graph):
             op = sc.graph.operations[k]
-            if op.operator == "Loop" and op.domain in ("", "ai.onnx"):
+            if op.operator == "Loop" and op.domain == "":
                 body = op.attribute("body")
                 if body is not None and body.type == "GRAPH":
                     out[id(body.value)] = LOOP_IMPOSED_INPUTS

@@ -29,7 +29,7 @@ from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 ID = "GRAPH-IF-BRANCHES"
 SEVERITY = Severity.ERROR
 BRANCHES = ("then_branch", "else_branch")
-IF_KINDS = frozenset({("", "If"), ("ai.onnx", "If")})
+IF_KINDS = frozenset({("", "If")})
 
 
 def _show(t: TensorType) -> str:
