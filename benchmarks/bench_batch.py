@@ -4,9 +4,12 @@ Each run is ``python -m sonnx batch --json -q LIGHT_DIR`` in a fresh process
 with ``--jobs 1`` (serial, in-process), ``--workers 2 --executor pool`` or
 ``--workers 2 --executor dask`` (an embedded LocalCluster, its start-up
 included); the parent measures the wall time. Every run's per-model JSON must
-equal the serial run's, or the benchmark fails. Usage::
+equal the serial run's, or the benchmark fails. Two workloads: ``check``
+(``sonnx-check``'s defaults: rules and SMT proofs) and ``certify`` (the same
+plus ``--orders 3 --cross-check onnxruntime``, the per-model work of a
+certification campaign). Usage::
 
-    python benchmarks/bench_batch.py [--repeat 3] [--workers 2]
+    python benchmarks/bench_batch.py [--repeat 3] [--workers 2] [--workload check|certify]
 
 Prints a Markdown table (the one kept in benchmarks/README.md): median and
 all times, and the speed-up over serial.
@@ -28,8 +31,14 @@ import onnx
 LIGHT = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 
 
-def run(mode: list[str]) -> tuple[float, dict[str, object]]:
-    cmd = [sys.executable, "-m", "sonnx", "batch", "--json", "-q", *mode, str(LIGHT)]
+WORKLOADS: dict[str, list[str]] = {
+    "check": [],
+    "certify": ["--orders", "3", "--cross-check", "onnxruntime"],
+}
+
+
+def run(mode: list[str], workload: list[str]) -> tuple[float, dict[str, object]]:
+    cmd = [sys.executable, "-m", "sonnx", "batch", "--json", "-q", *workload, *mode, str(LIGHT)]
     start = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True)
     seconds = time.perf_counter() - start
@@ -42,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workload", choices=sorted(WORKLOADS), default="check")
     args = ap.parse_args(argv)
     n = str(args.workers)
     modes = {
@@ -50,13 +60,17 @@ def main(argv: list[str] | None = None) -> int:
         f"Dask LocalCluster, {n} workers": ["--workers", n, "--executor", "dask"],
     }
     models = len(list(LIGHT.glob("*.onnx")))
-    print(f"{models} light models from {LIGHT}; {os.cpu_count()} cores; {args.repeat} runs per mode", flush=True)
+    print(
+        f"{models} light models from {LIGHT}; workload {args.workload}; {os.cpu_count()} cores; "
+        f"{args.repeat} runs per mode",
+        flush=True,
+    )
     reference = None
     rows = []
     for name, mode in modes.items():
         times = []
         for _ in range(args.repeat):
-            seconds, doc = run(mode)
+            seconds, doc = run(mode, WORKLOADS[args.workload])
             times.append(seconds)
             if reference is None:
                 reference = doc["models"]

@@ -36,7 +36,8 @@ def _vi(name: str, shape: list[int], elem: int = F) -> onnx.ValueInfoProto:
 
 
 def cnn_block() -> onnx.ModelProto:
-    """A conforming CNN block: Conv, Relu, MaxPool, Flatten, Gemm, Softmax, all attributes explicit."""
+    """A conforming CNN block: Conv, Relu, MaxPool, Flatten, Gemm, Softmax, all attributes explicit, the strict
+    profile's metadata given."""
     rng = np.random.default_rng(2026)
     w = numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "conv.weight")
     b = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "conv.bias")
@@ -61,7 +62,15 @@ def cnn_block() -> onnx.ModelProto:
         value_info=[_vi("conv", [1, 8, 16, 16]), _vi("relu", [1, 8, 16, 16]), _vi("pool", [1, 8, 8, 8]),
                     _vi("flat", [1, 512]), _vi("logits", [1, 10])],
     )
-    return _model(g)
+    m = _model(g)
+    # The metadata the sonnx-strict profile requires by default (STRICT-METADATA, REQ-FO-040/050).
+    helper.set_model_props(m, {
+        "sonnx.io_semantics": "image: one RGB image, values in [0, 1]; probabilities: the 10 class scores",
+        "sonnx.dimension_semantics": "image: batch, channel, height, width; probabilities: batch, class",
+        "sonnx.execution_order": '["conv", "relu", "pool", "flatten", "fc", "softmax"]',
+        "sonnx.target": "any CPU (example)",
+    })
+    return m
 
 
 def seed001_example() -> onnx.ModelProto:

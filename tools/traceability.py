@@ -18,7 +18,11 @@ Built from the sources, never maintained by hand:
   Files that merely enumerate the registry (:data:`LISTING_TESTS`) are shown
   but do not count as exercising a rule; ``tests/spec`` is not searched;
 * **theorems**: the modules listed in ``proofs/registry.py`` (``MODULES``),
-  each supporting the rule IDs of its ``SUPPORTS`` constant.
+  each supporting the rule IDs of its ``SUPPORTS`` constant;
+* **working group**: the group's labels or requirement IDs each rule
+  implements, with the commit of the text they were read from, and the
+  coverage table of the group's statements (:mod:`tools.wg_coverage`, data in
+  ``src/sonnx/data/wg_traceability.json``).
 
 Spec anchors, SMT modules and theorem modules are read with :mod:`ast` and
 regular expressions: nothing is imported from ``proofs/`` or ``sonnx.smt``,
@@ -42,6 +46,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 from sonnx.rules import RULES, Rule
+from tools import wg_coverage
 
 SCHEMA = "sonnx-traceability/1"
 
@@ -91,6 +96,7 @@ class RuleTrace:
     tests: List[str] = field(default_factory=list)
     listing_tests: List[str] = field(default_factory=list)
     theorems: List[TheoremRef] = field(default_factory=list)
+    wg: Dict[str, Any] = field(default_factory=dict)
 
 
 def spec_entries(root: Path) -> Dict[str, SpecEntry]:
@@ -194,6 +200,7 @@ def build(root: Path | None = None) -> List[RuleTrace]:
     smt = smt_modules(base)
     tests = scan_tests(base)
     theorems = theorem_modules(base)
+    wg = wg_coverage.rule_labels(base)
     rows: List[RuleTrace] = []
     for rule in RULES:
         mod = rule.check.__module__
@@ -215,6 +222,7 @@ def build(root: Path | None = None) -> List[RuleTrace]:
                 tests=[p for p in mentioning if p not in LISTING_TESTS],
                 listing_tests=[p for p in mentioning if p in LISTING_TESTS],
                 theorems=[ref for ref, sup in theorems if rule.id in sup],
+                wg=wg.get(rule.id, {"labels": [], "none": ""}),
             )
         )
     return rows
@@ -240,6 +248,7 @@ def problems(root: Path | None = None) -> List[str]:
         for rid in sup:
             if rid not in registered:
                 out.append(f"theorem {ref.id}: supports {rid}, which is not a registry rule")
+    out.extend(wg_coverage.problems(base, [r.id for r in rows], [ref.id for ref, _ in theorem_modules(base)]))
     return out
 
 
@@ -260,6 +269,7 @@ def matrix(root: Path | None = None) -> Dict[str, Any]:
         ],
         "problems": problems(base),
         "smt_only": sorted(set(smt_modules(base)) - {r.id for r in rows}),
+        "working_group": {k: v for k, v in wg_coverage.load(base).items() if k != "comment"},
     }
 
 

@@ -7,6 +7,9 @@ At ``config-inited`` (before the builder starts and before any source is read) t
   entry of :data:`sonnx.rules.RULES` and one ``thm`` per theorem of
   ``proofs/registry.py``, with the traceability of ``tools.traceability``;
 * ``rules.rst``: the table of rules;
+* ``wg_coverage.rst``: the working group's statements and requirements against sonnx's rules, theorems and tests,
+  the ID clashes, and the default operator set of sonnx-strict with its mappings (from the package data files
+  ``wg_traceability.json`` and ``strict_operators.json``);
 * ``proofs.rst``: the theorems, proved again during this build, with every
   obligation's outcome (a FAILED theorem is also a build warning, so ``-W``
   stops the build rather than publish it quietly);
@@ -177,6 +180,14 @@ def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
     )
     if trace["problems"]:
         parts.append(".. warning::\n\n" + indent("\n".join(f"* {esc(p)}" for p in trace["problems"]), 3) + "\n")
+    clashes = [c for c in trace["working_group"]["clashes"] if c["sonnx"] != "-"]
+    parts.append(
+        ".. note::\n\n   Each rule also names the SONNX working group's label or requirement that it implements, "
+        "with the commit of the text it was read from (coverage of the group's texts: :ref:`wg-coverage`). "
+        "Where the IDs clash:\n\n"
+        + "\n".join(f"   * the group's {esc(c['group'])} and sonnx's :ref:`{c['sonnx']}`: {esc(c['note'])}"
+                    for c in clashes) + "\n"
+    )
     parts.append(
         list_table(
             ["Rule", "Check", "SMT encoding", "Tests", "Theorems"],
@@ -232,6 +243,7 @@ def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
             for t in row["theorems"]
         )
         parts.append(f"   * Theorems: {thms or 'none'}")
+        parts.append(f"   * Working group: {wg_labels(row['wg'])}")
         parts.append("")
     parts.append("\n" + title("Theorems", "-"))
     for r in results:
@@ -244,6 +256,84 @@ def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
                      f"Result of this build: **{r['result']}** (:ref:`proof-results`).")
         parts.append("")
         parts.append(literal(r["statement"], 3))
+    return "\n".join(parts)
+
+
+def wg_labels(wg: Dict[str, Any]) -> str:
+    """A rule's labels in the working group's texts, each with the text and the commit it was read from."""
+    if not wg.get("labels"):
+        return esc(wg.get("none") or "no entry")
+    out = []
+    for lab in wg["labels"]:
+        part = f", {esc(lab['part'])}" if lab.get("part") else ""
+        where = f"``{lab['path'].rsplit('/', 1)[-1]}`` at ``{lab['commit'][:7]}``" if lab.get("commit") else esc(
+            lab.get("path", ""))
+        out.append(f"{esc(lab['label'])} ({where}{part})")
+    return "; ".join(out)
+
+
+def _covered_by(ref: Dict[str, str]) -> str:
+    kind, value = next(iter(ref.items()))
+    if kind == "rule":
+        return f":ref:`{value}`"
+    if kind == "theorem":
+        return f":need:`{need_id(value)}`"
+    if kind == "spec":
+        return f":ref:`{value}`"
+    return f"test ``{value}``"
+
+
+def wg_page(trace: Dict[str, Any]) -> str:
+    from sonnx.rules.strict_operators import operator_set_data
+
+    wg = trace["working_group"]
+    parts = [".. _wg-coverage:\n", title("The working group's texts: coverage")]
+    parts.append(
+        "Generated at build time from the package data file ``src/sonnx/data/wg_traceability.json`` (hand-written; "
+        "``tools.wg_coverage`` checks that every rule, theorem, test and spec label it names exists, and a test fails "
+        "otherwise). It maps every labelled statement of the SONNX working group's graph text and every requirement "
+        "of its requirement list that concerns graphs, serialization or tools to what covers it in sonnx: "
+        "**covers**, **partly** or **not**. Every reading that differs from the group's text is listed, with its "
+        "reason, in :ref:`wg-differences`.\n"
+    )
+    parts.append(title("Sources", "-"))
+    parts.append(list_table(
+        ["Key", "Text", "Path", "Commit"],
+        ([f"``{k}``", esc(v["title"]), f"``{v['path']}``" if v["commit"] else esc(v["path"]),
+          f"``{v['commit']}`` ({v['date']})" if v["commit"] else "\\-"]
+         for k, v in wg["sources"].items()),
+        [12, 25, 40, 23],
+    ))
+    parts.append(title("Coverage", "-"))
+    counts = {c: sum(1 for r in wg["coverage"] if r["coverage"] == c) for c in ("covers", "partly", "not")}
+    parts.append(f"{len(wg['coverage'])} statements: {counts['covers']} covered, {counts['partly']} partly, "
+                 f"{counts['not']} not covered.\n")
+    parts.append(list_table(
+        ["Source", "Label", "Statement (in sonnx's words)", "Coverage", "Covered by", "Note"],
+        ([f"``{r['source']}``", esc(r["label"]), esc(r["topic"]), f"**{r['coverage']}**",
+          ", ".join(_covered_by(b) for b in r["by"]) or "\\-", esc(r.get("note", ""))]
+         for r in wg["coverage"]),
+        [10, 14, 26, 8, 24, 18],
+    ))
+    parts.append(title("ID clashes", "-"))
+    parts.append(list_table(["Group's ID", "sonnx", "Note"],
+                            ([esc(c["group"]), esc(c["sonnx"]), esc(c["note"])] for c in wg["clashes"]), [20, 20, 60]))
+    ops = operator_set_data()
+    src = ops["source"]
+    parts.append(".. _wg-operator-set:\n")
+    parts.append(title("The default operator set of sonnx-strict", "-"))
+    parts.append(
+        f"The list of {esc(src['requirement'])} (``{src['path']}`` at ``{src['commit'][:7]}``), read from "
+        "``src/sonnx/data/strict_operators.json``: each listed name and the ONNX operators (default domain) it "
+        "stands for. ``--operators`` replaces the set. Excluded from every set: "
+        + esc(ops["excluded"]["reason"]) + "\n"
+    )
+    parts.append(list_table(
+        ["Listed by the group", "ONNX operators", "Reason for the mapping"],
+        ([esc(e["listed"]), ", ".join(f"``{o}``" for o in e["onnx"]), esc(e.get("reason", "same name"))]
+         for e in ops["operators"]),
+        [25, 25, 50],
+    ))
     return "\n".join(parts)
 
 
@@ -268,7 +358,7 @@ def rules_page(trace: Dict[str, Any]) -> str:
 
 def determinism_page() -> str:
     """GRAPH-R2's table and the reviewed open points, as the spec shows them (generated: they cannot drift)."""
-    from sonnx.rules import determinism as table
+    from sonnx.rules import determinism_table as table
 
     def versions(e: Any) -> str:
         if e.last is None:
@@ -286,11 +376,12 @@ def determinism_page() -> str:
         return out
 
     parts = [
-        "Operators that are nondeterministic, always or under a condition (``sonnx.rules.determinism.TABLE``); "
+        "Operators that are nondeterministic, always or under a condition (``sonnx.rules.determinism_table.TABLE``); "
         "every operator of the known domains not listed is deterministic:\n",
         list_table(["Operator", "Schema versions", "Nondeterministic when", "Reason"], rows(table.TABLE, True),
                    [22, 14, 24, 40]),
-        "\nOpen points of the operator texts that cannot make outputs vary (``sonnx.rules.determinism.REVIEWED``):\n",
+        "\nOpen points of the operator texts that cannot make outputs vary "
+        "(``sonnx.rules.determinism_table.REVIEWED``):\n",
         list_table(["Operator", "Schema versions", "Why deterministic"], rows(table.REVIEWED, False), [22, 14, 64]),
     ]
     return "\n".join(parts)
@@ -442,6 +533,7 @@ def generate(app: Sphinx, config: Any = None) -> None:
     results = run_proofs()
     write("catalogue.rst", catalogue_page(trace, results))
     write("rules.rst", rules_page(trace))
+    write("wg_coverage.rst", wg_page(trace))
     write("proofs.rst", proofs_page(results))
     write("conformance.rst", conformance_page())
     write("cli.rst", cli_page())

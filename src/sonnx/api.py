@@ -64,7 +64,8 @@ def check_options(**values: Any) -> CheckOptions:
     """A :class:`~sonnx.options.CheckOptions` from keyword values, with the conveniences of the API.
 
     ``operators`` may be an iterable of ``"[domain:]Operator"`` strings (or
-    ``(domain, operator)`` pairs), ``oracles`` a comma-separated string or an
+    ``(domain, operator)`` pairs), ``required_metadata`` a comma-separated string
+    or an iterable of keys, ``oracles`` a comma-separated string or an
     iterable of names, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
     or a mapping with ``atol``, ``rtol``, ``ulp``. An unknown name or a value
     the check cannot use is a :class:`~sonnx.errors.UsageError`.
@@ -77,6 +78,10 @@ def check_options(**values: Any) -> CheckOptions:
         if isinstance(ops, str):
             ops = [o.strip() for o in ops.split(",") if o.strip()]
         values["operators"] = frozenset(o if isinstance(o, tuple) else operator_pair(str(o)) for o in ops)
+    meta = values.get("required_metadata")
+    if meta is not None and not isinstance(meta, tuple):
+        values["required_metadata"] = tuple(m.strip() for m in meta.split(",") if m.strip()) if isinstance(
+            meta, str) else tuple(meta)
     oracles = values.get("oracles")
     if oracles is not None and not isinstance(oracles, tuple):
         values["oracles"] = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")

@@ -78,7 +78,7 @@ class StructuralDiff:
 
 
 def _kind(op: Operation) -> str:
-    return f"{op.domain}:{op.operator}" if op.domain not in ("", "ai.onnx") else op.operator
+    return f"{op.domain}:{op.operator}" if op.domain else op.operator
 
 
 def _attrs(op: Operation) -> Dict[str, Any]:

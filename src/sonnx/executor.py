@@ -1,6 +1,6 @@
 """The NumPy executor: the model's execution semantics run with NumPy arrays.
 
-:class:`~sonnx.plan.NumpyInterpretation` is the value domain: it looks up the
+:class:`~sonnx.interpretation.NumpyInterpretation` is the value domain: it looks up the
 kernel of each operation (:mod:`sonnx.ops`) for the model's opset and calls
 it. A run is :func:`sonnx.model.semantics.run` with that interpretation, a
 scheduler chosen by the caller (file order, a seeded random valid order,
@@ -25,11 +25,12 @@ import numpy as np
 from onnx import TensorProto
 
 from .errors import ExecutionError
+from .interpretation import NumpyInterpretation, check_supported, unsupported_operators
 from .model.graph import Model, TensorType
 from .model.semantics import FileOrder, Scheduler, initial_state, outputs_of, run
 from .ops import REGISTRY, KernelRegistry
 from .ops.values import numpy_dtype
-from .plan import ModelPlan, NumpyInterpretation, Probe, check_supported, unsupported_operators
+from .plan import ModelPlan, Probe
 from .signature import check_inputs
 
 __all__ = [

@@ -26,6 +26,7 @@ from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES
 from .errors import UsageError
 from .rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
+from .rules.strict_operators import training_operators
 
 Engine = Literal["auto", "direct", "smt", "both"]
 ENGINES: tuple[Engine, ...] = ("auto", "direct", "smt", "both")
@@ -56,6 +57,8 @@ class CheckOptions:
     cross-checks with those runtimes under ``tolerance``; both run on the
     values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.
     ``evidence`` names the directory of the evidence bundle.
+    ``required_metadata`` lists the ``metadata_props`` keys STRICT-METADATA
+    requires (None: its default list; strict profile only).
     """
 
     profile: str = PROFILE_SONNX
@@ -70,12 +73,25 @@ class CheckOptions:
     tolerance: Tolerance = field(default_factory=Tolerance)
     evidence: str | None = None
     evidence_timestamp: bool = False
+    required_metadata: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise UsageError(f"--profile: unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
         if self.operators is not None and self.profile != PROFILE_STRICT:
             raise UsageError("--operators only applies with --profile sonnx-strict")
+        training = training_operators(self.operators or ())
+        if training:
+            raise UsageError(
+                f"--operators: {', '.join(training[:5])} is used only for training, which no SONNX operator set "
+                "may contain (REQ-OP-020)"
+            )
+        if self.required_metadata is not None:
+            if self.profile != PROFILE_STRICT:
+                raise UsageError("--required-metadata only applies with --profile sonnx-strict")
+            bad = [k for k in self.required_metadata if not isinstance(k, str) or not k or k != k.strip()]
+            if bad:
+                raise UsageError(f"--required-metadata: {bad[0]!r} is not a metadata key")
         if self.engine not in ENGINES:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
@@ -101,7 +117,12 @@ class CheckOptions:
 
     def rules_config(self) -> CheckConfig:
         """What the rules themselves read: the profile and its operator set."""
-        return CheckConfig(profile=self.profile, allowed_operators=self.operators)
+        return CheckConfig(
+            profile=self.profile,
+            allowed_operators=self.operators,
+            required_metadata=self.required_metadata,
+            read_weights=self.read_weights,
+        )
 
     def recorded(self) -> dict[str, Any]:
         """The options as an evidence bundle records them (the inputs file by its name only)."""
@@ -115,6 +136,7 @@ class CheckOptions:
             "inputs": None if self.inputs is None else Path(self.inputs).name,
             "cross_check": list(self.oracles),
             "tolerance": self.tolerance.to_json(),
+            "required_metadata": None if self.required_metadata is None else list(self.required_metadata),
         }
 
     @classmethod
@@ -125,9 +147,11 @@ class CheckOptions:
         so the record has no oracles; a malformed record is a :class:`UsageError`.
         """
         ops = data.get("operators")
+        meta = data.get("required_metadata")
         try:
             operators = None if ops is None else frozenset(operator_pair(str(x)) for x in ops)
             return cls(
+                required_metadata=None if meta is None else tuple(str(k) for k in meta),
                 profile=str(data["profile"]),
                 operators=operators,
                 engine=cast(Engine, data["engine"]),
@@ -144,6 +168,8 @@ class CheckOptions:
         cmd = ["sonnx-check", "--profile", self.profile, "--engine", self.engine]
         if self.operators:
             cmd += ["--operators", ",".join(operator_names(self.operators))]
+        if self.required_metadata is not None:
+            cmd += ["--required-metadata", ",".join(self.required_metadata)]
         if self.structure_only:
             cmd.append("--structure-only")
         cmd += ["--seed", str(self.seed)]

@@ -18,6 +18,12 @@ What the verdict ``EXEC-ORDERS`` claims, exactly:
   bytes; the verdict says how many orders were tried;
 * VIOLATED when two runs differ, naming both schedules.
 
+A model that declares its execution order (metadata ``sonnx.execution_order``,
+:mod:`sonnx.model.metadata`; spec rule STRICT-METADATA) has that order run too,
+as the schedule ``declared``, and compared like the others. A declared order
+that is malformed makes the verdict UNKNOWN with the one-line reason: the
+check cannot say that the order the model asks for gives the same results.
+
 No schedule is run twice. The firing sequence a scheduler takes depends on
 names only, never on values, so the main graph's sequence for a seed is
 worked out first from the compiled plan (:meth:`sonnx.plan.GraphPlan.simulate`,
@@ -37,6 +43,7 @@ from typing import Any, Callable, Iterator, Mapping
 from .errors import SonnxError, ToolError
 from .executor import execute, model_plan, random_inputs
 from .model.graph import Graph, Model
+from .model.metadata import OrderError, declared_order
 from .model.semantics import FileOrder, Scheduler, SeededRandomOrder
 from .ops.values import same_value
 from .verdict import Severity, Verdict, Witness
@@ -186,11 +193,23 @@ def _violation(name: str, schedule: str, schedules: list[dict[str, Any]], seed: 
 def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, Any] | None = None) -> Verdict:
     """Compare the outputs of several valid schedules bit for bit; see the module docstring for the claim."""
     try:
+        declared = declared_order(model)
+    except OrderError as exc:
+        return Verdict.unknown(ID, f"the model's declared execution order cannot be run: {exc}", engine="executor")
+    try:
         feeds = dict(inputs) if inputs is not None else random_inputs(model, seed)
         base_sched = RecordingScheduler(FileOrder())
         reference = execute(model, feeds, base_sched)
         schedules: list[dict[str, Any]] = [{"schedule": "file-order", "sha256": _digest(base_sched.fired)}]
         g = model.graph
+        if declared is not None and declared != tuple(base_sched.fired):
+            got = execute(model, feeds, FixedOrder(declared))
+            entry = {"schedule": "declared", "sha256": _digest(declared)}
+            schedules.append(entry)
+            for name, value in reference.items():
+                if not same_value(value, got[name]):
+                    return _violation(name, "declared", schedules, seed)
+        ran = {tuple(base_sched.fired)} | ({declared} if declared is not None else set())
         seeded = _seeded(g, True)
         orders: list[tuple[int, ...]] | None = None
         if _nested_have_one_order(model):
@@ -200,7 +219,7 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
                 orders = valid_orders(g, seeded, EXHAUSTIVE_LIMIT)
         if orders is not None:
             for k, order in enumerate(orders):
-                if order == tuple(base_sched.fired):
+                if order in ran:
                     continue
                 got = execute(model, feeds, FixedOrder(order))
                 entry = {"schedule": f"valid-order:{k}", "sha256": _digest(order)}
@@ -212,10 +231,10 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
             if len(orders) == 1:
                 details["note"] = "the model has a single valid order (nested graphs too): one run is every run"
             return Verdict(ID, Verdict.proved(ID).status, Severity.ERROR, engine="executor", details=details)
-        seen = {tuple(base_sched.fired)}
+        seen = set(ran)
         plan = None if _has_nested(model) else model_plan(model).main
-        k = attempts = 0
-        while len(schedules) < count + 1 and attempts < count * MAX_ATTEMPTS_PER_ORDER:
+        k = attempts = randoms = 0
+        while randoms < count and attempts < count * MAX_ATTEMPTS_PER_ORDER:
             sched_seed = seed * 1_000_003 + k
             k += 1
             attempts += 1
@@ -230,6 +249,7 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
             seen.add(order)
             entry = {"schedule": f"random:{sched_seed}", "sha256": _digest(rec.fired)}
             schedules.append(entry)
+            randoms += 1
             for name, value in reference.items():
                 if not same_value(value, got[name]):
                     return _violation(name, entry["schedule"], schedules, seed)
@@ -237,14 +257,15 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
         raise
     except SonnxError as exc:
         return Verdict.unknown(ID, f"the model could not be executed: {exc.one_line()}", engine="executor")
-    tried = len(schedules) - 1
+    tried = sum(1 for e in schedules if str(e["schedule"]).startswith("random:"))
+    also = " and the declared order" if any(e["schedule"] == "declared" for e in schedules) else ""
     if tried == 0:
         return Verdict.unknown(ID, f"no distinct random schedule found in {attempts} draws; nothing was compared",
                                engine="executor")
     scope = "nested graphs in seeded random orders too" if _has_nested(model) else "one graph"
     return Verdict.tested(
         ID,
-        f"file order and {tried} distinct seeded random orders of the main graph ({scope}); not every valid "
+        f"file order{also} and {tried} distinct seeded random orders of the main graph ({scope}); not every valid "
         f"order was run (more than {EXHAUSTIVE_LIMIT}, a main graph of more than {ENUMERATION_MAX_OPERATIONS} "
         "operations, or nested graphs with several orders)",
         {"input_seed": seed, "requested": count, "schedules": schedules},

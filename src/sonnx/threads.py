@@ -15,6 +15,20 @@ from typing import Iterator
 
 from .errors import UsageError
 
+CHECK_THREADS = 1
+"""BLAS threads of the executions whose values leave the process: the cross-check and the evidence bundle's record.
+
+OpenBLAS may split a product differently with another thread count, which
+changes float32 results in the last bits; an ill-conditioned output (a
+Softmax over nearly tied logits in onnx's light SqueezeNet) turns those bits
+into a different cross-check verdict. A check's verdicts and a bundle's output
+digests must not depend on how many cores the machine has, or on whether a
+batch worker runs it (Dask workers start with one BLAS thread), so these run
+one thread, as the oracles do (onnxruntime with one intra-op thread).
+EXEC-ORDERS compares runs of one process with each other, all under the same
+count, so it keeps the caller's; ``sonnx run`` uses ``--threads``.
+"""
+
 
 def machine_cores() -> int:
     """The cores this process may run on (its CPU affinity where the system has one)."""

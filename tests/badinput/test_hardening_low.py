@@ -41,6 +41,18 @@ def test_a_required_input_left_empty(tmp_path: Path) -> None:
     assert "required input 0 (X)" in err
 
 
+@pytest.mark.parametrize("position", [0, 1])
+def test_a_variadic_input_left_empty(tmp_path: Path, position: int) -> None:
+    # found by the file fuzzer (mutant 16 of seed 1): Concat with "" among its inputs reached the kernel
+    names = ["x", "x"]
+    names[position] = ""
+    node = helper.make_node("Concat", names, ["y"], axis=0)
+    p = model(tmp_path / "v.onnx", [node], [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [4])])
+    code, out, err = call(main, "run", p)
+    one_line(code, out, err)
+    assert f"required input {position} (inputs)" in err and "internal error" not in err
+
+
 @pytest.mark.parametrize("command", ["run", "rewrite"])
 def test_an_attribute_the_schema_does_not_declare(tmp_path: Path, command: str) -> None:
     # Found by the file fuzzer: Dropout-13 takes ratio as an input; an attribute of that name must

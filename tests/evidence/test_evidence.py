@@ -55,7 +55,7 @@ def test_bundle_content(cnn_bundle: Path) -> None:
     execution = json.loads((cnn_bundle / "execution.json").read_text())
     assert execution["seed"] == 0 and execution["orders"]["verdict"]["status"] == "PROVED"
     trace = json.loads((cnn_bundle / "traceability.json").read_text())
-    assert trace["spec_version"] == bundle_mod.spec_version() == "0.3.0" and trace["matrix"]["rules"]
+    assert trace["spec_version"] == bundle_mod.spec_version() == "0.4.0" and trace["matrix"]["rules"]
     html = (cnn_bundle / "report.html").read_text()
     assert html.count("<svg") == 2 and "Cross-checks" in html and "onnxruntime" in html
 
@@ -94,7 +94,7 @@ def test_identical_bytes_across_processes_with_different_hash_seeds(tmp_path: Pa
 
 
 def test_timestamp_only_when_asked(tmp_path: Path) -> None:
-    assert write(tmp_path / "t", EX / "unsorted_acyclic.onnx", "--evidence-timestamp") == 0
+    assert write(tmp_path / "t", EX / "r1_unused_output.onnx", "--evidence-timestamp") == 0
     m = json.loads((tmp_path / "t" / "manifest.json").read_text())
     assert m["created"] and m["created"].endswith("Z") and "--evidence-timestamp" in m["command_line"]
     assert verify(tmp_path / "t")[0] == 0
@@ -304,7 +304,7 @@ def test_evidence_usage_errors(tmp_path: Path, argv: list[str], message: str) ->
 def test_empty_existing_directory_is_used(tmp_path: Path) -> None:
     d = tmp_path / "empty"
     d.mkdir()
-    assert write(d, EX / "unsorted_acyclic.onnx") == 0
+    assert write(d, EX / "r1_unused_output.onnx") == 0
     assert (d / "manifest.json").is_file()
 
 

@@ -125,7 +125,8 @@ def test_a_deeply_nested_model_gets_a_bundle_that_verifies(tmp_path: Path) -> No
     model = tmp_path / "deep.onnx"
     model.write_bytes(wire.encode_nested_if_model(150))
     dest = tmp_path / "bundle"
-    assert write(dest, model) == 0
+    # exit 2: FORMAT-ONNX is UNKNOWN, since onnx.checker's parser also stops at 100 levels; every graph rule holds
+    assert write(dest, model) == 2
     code, out = verify(dest)
     assert code == 0, out
 

@@ -23,10 +23,11 @@ import onnx
 import pytest
 from benchmarks.bench_structural import build
 
-from sonnx import fleet
+import sonnx.fleet
 from sonnx.cli import check_main, main
-from sonnx.errors import UsageError
-from sonnx.fleet import Collector, Task, find_models, run_batch
+from sonnx.errors import ToolError, UsageError
+from sonnx.fleet import MAX_ATTEMPTS, Collector, Task, check_task, engines, find_models, run_batch, tasks
+from sonnx.fleet.engines import run_pool
 from sonnx.options import CheckOptions
 from sonnx.report import json_document
 from tests.fleet import crashers
@@ -185,7 +186,7 @@ def test_a_worker_killed_mid_batch_costs_no_result(tmp_path: Path) -> None:
     slow = _slow_models(tmp_path, 3)
     paths = sorted([*slow, str(ROOT / "examples" / "cnn_block.onnx"), str(ROOT / "examples" / "c2_unused_input.onnx")])
     alone = {
-        p: entries([fleet.check_task(Task(0, p, CheckOptions(), "m")).report])[0] for p in paths if p not in slow[1:]
+        p: entries([check_task(Task(0, p, CheckOptions(), "m")).report])[0] for p in paths if p not in slow[1:]
     }
     # the copies of the slow model differ from the first one by their path only
     expected = [alone[p] if p in alone else {**alone[slow[0]], "path": p} for p in paths]
@@ -236,9 +237,9 @@ def test_a_dead_pool_worker_costs_no_result(tmp_path: Path) -> None:
     options = CheckOptions(engine="direct")
     tasks = [Task(k, p, options, Path(p).stem) for k, p in enumerate(paths)]
     collector = Collector(tasks, lambda _m: None)
-    fleet._run_pool(tasks, collector, 2, crashers.dies_once)
+    run_pool(tasks, collector, 2, crashers.dies_once)
     items = collector.result()
-    assert entries([i.report for i in items]) == entries([fleet.check_task(t).report for t in tasks])
+    assert entries([i.report for i in items]) == entries([check_task(t).report for t in tasks])
     assert items[0].attempts == 2
     assert (tmp_path / "crash.onnx.attempts").read_text() == "2"
 
@@ -249,11 +250,11 @@ def test_a_model_that_always_kills_its_worker_is_an_error_result(tmp_path: Path)
     paths = [str(crash), str(ROOT / "examples" / "cnn_block.onnx")]
     tasks = [Task(k, p, CheckOptions(engine="direct"), Path(p).stem) for k, p in enumerate(paths)]
     collector = Collector(tasks, lambda _m: None)
-    fleet._run_pool(tasks, collector, 2, crashers.always_dies)
+    run_pool(tasks, collector, 2, crashers.always_dies)
     lost, fine = collector.result()
     assert lost.report.outcome == "ERROR" and lost.report.exit_code == 2
     assert "lost 3 times" in lost.report.error.one_line()  # type: ignore[union-attr]
-    assert lost.attempts == fleet.MAX_ATTEMPTS
+    assert lost.attempts == MAX_ATTEMPTS
     assert fine.report.outcome == "PROVED"
 
 
@@ -261,11 +262,11 @@ def test_a_second_result_for_a_model_is_a_tool_error() -> None:
     tasks = [Task(0, str(ROOT / "examples" / "cnn_block.onnx"), CheckOptions(engine="direct"), "cnn_block")]
     collector = Collector(tasks, lambda _m: None)
     collector.submitted(tasks[0])
-    result = fleet.check_task(tasks[0])
+    result = check_task(tasks[0])
     collector.add(result)
-    with pytest.raises(fleet.ToolError, match="second result"):
+    with pytest.raises(ToolError, match="second result"):
         collector.add(result)
-    with pytest.raises(fleet.ToolError, match="no result"):
+    with pytest.raises(ToolError, match="no result"):
         Collector(tasks, lambda _m: None).result()
 
 
@@ -273,7 +274,7 @@ def test_a_failing_check_is_a_per_model_error_not_a_crash(monkeypatch: pytest.Mo
     def broken(*_args: Any, **_kwargs: Any) -> Any:
         raise ZeroDivisionError("planted")
 
-    monkeypatch.setattr(fleet, "check_file", broken)
+    monkeypatch.setattr(tasks, "check_file", broken)
     batch = run_batch([str(ROOT / "examples" / "cnn_block.onnx")], CheckOptions(), workers=1)
     [item] = batch.items
     assert item.report.outcome == "ERROR" and batch.exit_code == 2
@@ -283,7 +284,7 @@ def test_a_failing_check_is_a_per_model_error_not_a_crash(monkeypatch: pytest.Mo
 def test_without_dask_a_process_pool_runs_and_says_so(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(fleet, "dask_available", lambda: False)
+    monkeypatch.setattr(sonnx.fleet, "dask_available", lambda: False)
     models = [str(ROOT / "examples" / "cnn_block.onnx"), str(ROOT / "examples" / "c3_incomplete.onnx")]
     assert main(["batch", "-q", "--workers", "2", "--engine", "direct", *models]) == 1
     out = capsys.readouterr()
@@ -317,7 +318,7 @@ def test_bad_batch_options_are_one_line_errors(
 def test_an_unreachable_scheduler_is_a_one_line_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(fleet, "CONNECT_TIMEOUT", 1.0)
+    monkeypatch.setattr(engines, "CONNECT_TIMEOUT", 1.0)
     code = main(["batch", "-q", "--scheduler", "tcp://127.0.0.1:9", str(ROOT / "examples" / "cnn_block.onnx")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "cannot connect" in err, err

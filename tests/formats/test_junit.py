@@ -56,7 +56,8 @@ def test_failures_errors_and_passes_follow_the_verdicts(tmp_path: Path) -> None:
             assert kinds(case) == []
     suite = root.find("testsuite")
     assert suite is not None and suite.get("name") == model
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == (str(len(got)), "2", "1")
+    # FORMAT-ONNX (nodes not in topological order), GRAPH-ACYCLIC and GRAPH-C3 fail; GRAPH-DETERMINISM is unknown
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == (str(len(got)), "3", "1")
     props = {p.get("name"): p.get("value") for p in suite.iter("property")}
     assert props == {"profile": "sonnx", "outcome": "VIOLATED", "exit_code": "1"}
 

@@ -9,8 +9,10 @@ entries, node order, duplicated and dropped nodes). Each mutant is given to
 --structure-only``, ``sonnx run``, ``sonnx rewrite`` and ``sonnx partition``.
 
 Every run happens in a forked child of a process that imported sonnx once,
-with an address-space limit (``RLIMIT_AS``) and a wall-clock limit. A run
-FAILS when it ends by a signal, passes its time limit, exits with a code
+with an address-space limit (``RLIMIT_AS``), a CPU-time limit
+(``RLIMIT_CPU``) and a wall-clock limit ten times longer for a run that is
+blocked without computing. A run
+FAILS when it ends by a signal, passes a time limit, exits with a code
 other than 0, 1 or 2, or prints a traceback or "internal error". The mutant
 of every failure is saved (``--save DIR``) with the command that failed.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import math
 import os
 import random
 import resource
@@ -43,7 +46,12 @@ ROOT = Path(__file__).resolve().parents[2]
 MEMORY_LIMIT = 3 << 30
 """Address-space limit of one run (3 GiB): a run that needs more must say so in one line."""
 TIME_LIMIT = 60.0
-"""Wall-clock limit of one run, seconds: a run past it is a hang."""
+"""CPU-time limit of one run, seconds (``RLIMIT_CPU``): a run that computes longer is a hang.
+
+CPU time, not wall time, so that a loaded machine (a campaign beside other
+work, ``nice``) does not turn slow runs into hangs."""
+WALL_FACTOR = 10
+"""A run is also a hang when its wall time passes ``WALL_FACTOR`` times the CPU limit: it is blocked (a FIFO...)."""
 
 
 def corpus() -> List[Path]:
@@ -188,6 +196,7 @@ def run_forked(
     time_limit: float = TIME_LIMIT,
     memory: int = MEMORY_LIMIT,
     entry: Callable[[], tuple[int, str]] | None = None,
+    wall_limit: float | None = None,
 ) -> Outcome:
     """Run ``entry`` (by default the command ``argv``) in a forked child under the limits; classify how it ended."""
     run = entry if entry is not None else cli_entry(argv)
@@ -197,6 +206,8 @@ def run_forked(
         os.close(read_fd)
         try:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            cpu = max(1, math.ceil(time_limit))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
             code, err_text = run()
             payload = json.dumps({"code": code, "err": err_text[-2000:]}).encode()
         except BaseException as exc:
@@ -204,10 +215,13 @@ def run_forked(
         os.write(write_fd, payload)
         os._exit(0)
     os.close(write_fd)
-    deadline = time.monotonic() + time_limit
+    wall = wall_limit if wall_limit is not None else WALL_FACTOR * time_limit
+    deadline = time.monotonic() + wall
     status = None
+    cpu_used = 0.0
     while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
+        cpu_used = usage.ru_utime + usage.ru_stime
         if done:
             break
         time.sleep(0.01)
@@ -215,7 +229,7 @@ def run_forked(
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         os.close(read_fd)
-        return Outcome(argv, "hang", f"more than {time_limit:.0f} s")
+        return Outcome(argv, "hang", f"blocked: more than {wall:.0f} s of wall time")
     chunks = []
     while True:
         block = os.read(read_fd, 1 << 16)
@@ -224,6 +238,9 @@ def run_forked(
         chunks.append(block)
     os.close(read_fd)
     assert status is not None
+    cpu_limit_hit = os.WTERMSIG(status) == signal.SIGXCPU or cpu_used >= time_limit
+    if os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL) and cpu_limit_hit:
+        return Outcome(argv, "hang", f"more than {time_limit:.0f} s of CPU time")
     if os.WIFSIGNALED(status):
         return Outcome(argv, f"signal {os.WTERMSIG(status)}")
     try:

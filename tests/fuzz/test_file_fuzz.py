@@ -28,6 +28,11 @@ def _sleeps() -> tuple[int, str]:
     return 0, ""
 
 
+def _computes() -> tuple[int, str]:
+    while True:
+        sum(range(10_000))
+
+
 def _raises() -> tuple[int, str]:
     raise KeyError("boom")
 
@@ -37,6 +42,7 @@ def _raises() -> tuple[int, str]:
     [
         (_killed, f"signal {int(signal.SIGSEGV)}"),
         (_sleeps, "hang"),
+        (_computes, "hang"),
         (_raises, "traceback"),
         (lambda: (2, "sonnx run: internal error: TypeError: x\n"), "internal error"),
         (lambda: (3, ""), "exit 3"),
@@ -44,5 +50,10 @@ def _raises() -> tuple[int, str]:
     ],
 )
 def test_the_harness_classifies_each_way_a_run_can_end(entry: object, status: str) -> None:
-    got = run_forked(["x"], time_limit=2, entry=entry)  # type: ignore[arg-type]
+    # CPU limit 1 s; wall limit 3 s (a sleeping run uses no CPU, so only the wall limit stops it)
+    got = run_forked(["x"], time_limit=1, entry=entry, wall_limit=3)  # type: ignore[arg-type]
     assert got.status == status, got
+    if entry is _computes:
+        assert "CPU time" in got.detail, got
+    if entry is _sleeps:
+        assert "wall time" in got.detail, got

@@ -10,7 +10,7 @@ from onnx import TensorProto
 
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.rules import determinism as table
+from sonnx.rules import determinism_table as table
 from sonnx.smt.engine import run_smt
 from sonnx.verdict import Status, Verdict
 from tests.common.rulekit import data, init, model, run, tensors, value

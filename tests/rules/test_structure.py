@@ -1,4 +1,5 @@
-"""The shared analyses of :mod:`sonnx.model.structure`, against plain reimplementations."""
+"""The shared analyses of sonnx.model.index and sonnx.model.structure, and the witness helpers, against plain
+reimplementations."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sonnx import witness as W
+from sonnx.model import index as X
 from sonnx.model import structure as S
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
@@ -50,8 +53,8 @@ def test_index_codes() -> None:
     from tests.common.rulekit import init, tensors
 
     g = make_graph("g", ["x"], ["y"], g.operations, tensors(init("w")))
-    ix = S.index(CheckContext(model(g)), g)
-    assert ix.code.tolist() == [S.GRAPH_INPUT, S.INITIALIZED, 0, S.EMPTY, S.NO_PRODUCER]
+    ix = X.index(CheckContext(model(g)), g)
+    assert ix.code.tolist() == [X.GRAPH_INPUT, X.INITIALIZED, 0, X.EMPTY, X.NO_PRODUCER]
     assert ix.names_of(np.arange(5)) == ["x", "w", "a", "", "ghost"]
     assert (ix.e_src.tolist(), ix.e_dst.tolist()) == ([0], [1])
 
@@ -73,12 +76,12 @@ def csr(n: int, edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
 @given(edges_st, st.sampled_from([1, 2, 64]))
 def test_property_peel_and_reach_agree_with_networkx(case: tuple[int, list[tuple[int, int]]], batch: int) -> None:
     n, edges = case
-    old = S._BATCH
-    S._BATCH = batch  # exercise both the NumPy and the loop path
+    old = X._BATCH
+    X._BATCH = batch  # exercise both the NumPy and the loop path
     try:
         ptr, vals = csr(n, edges)
         indeg = np.bincount(np.array([b for _, b in edges], np.intp), minlength=n)
-        done = S.peel(n, ptr, vals, indeg)
+        done = X.peel(n, ptr, vals, indeg)
         dg: nx.MultiDiGraph[int] = nx.MultiDiGraph()
         dg.add_nodes_from(range(n))
         dg.add_edges_from(edges)
@@ -88,18 +91,18 @@ def test_property_peel_and_reach_agree_with_networkx(case: tuple[int, list[tuple
             after |= nx.descendants(dg, v)
         assert {v for v in range(n) if not done[v]} == after
         start = np.array([0, n - 1], np.intp)
-        seen = S.reach(n, ptr, vals, start)
+        seen = X.reach(n, ptr, vals, start)
         expected = {0, n - 1} | nx.descendants(dg, 0) | nx.descendants(dg, n - 1)
         assert set(np.flatnonzero(seen).tolist()) == expected
     finally:
-        S._BATCH = old
+        X._BATCH = old
 
 
 def test_brief_and_offenders() -> None:
-    assert S.brief(["a", "b"]) == "a, b"
-    assert S.brief(["a", "b", "c"], 2) == "a, b (and 1 more)"
-    assert S.brief(["a"], 5, total=10) == "a (and 9 more)"
-    o = S.Offenders()
+    assert W.brief(["a", "b"]) == "a, b"
+    assert W.brief(["a", "b", "c"], 2) == "a, b (and 1 more)"
+    assert W.brief(["a"], 5, total=10) == "a (and 9 more)"
+    o = W.Offenders()
     o.add(150, ({"k": i} for i in range(150)))
     o.add(3, ({"k": i} for i in range(3)))
-    assert o.count == 153 and len(o.listed) == S.LIMIT
+    assert o.count == 153 and len(o.listed) == W.LIMIT

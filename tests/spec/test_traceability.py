@@ -63,6 +63,8 @@ def fake_root(tmp_path: Path) -> Path:
     for d in ("spec", "tests", "proofs"):
         shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
     shutil.copytree(ROOT / "src" / "sonnx" / "smt", tmp_path / "src" / "sonnx" / "smt")
+    (tmp_path / "src" / "sonnx" / "data").mkdir()
+    shutil.copy(ROOT / "src" / "sonnx" / "data" / "wg_traceability.json", tmp_path / "src" / "sonnx" / "data")
     return tmp_path
 
 

@@ -31,6 +31,7 @@ from .common import (
     add_seed,
     add_tolerance,
     check_report_outputs,
+    metadata_keys,
     operator_list,
     output_format,
     progress_for,
@@ -56,7 +57,15 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
     p.add_argument(
         "--operators",
         metavar="LIST|@FILE",
-        help="operator set of the sonnx-strict profile: comma-separated [domain:]Operator, or @file",
+        help="operator set of the sonnx-strict profile: comma-separated [domain:]Operator, or @file (default: "
+        "the SONNX working group's list, mapped to ONNX names; training operators are refused)",
+    )
+    p.add_argument(
+        "--required-metadata",
+        metavar="KEYS|@FILE",
+        help="metadata_props keys the sonnx-strict profile requires (STRICT-METADATA): comma-separated, or @file; "
+        "'' requires none; default: sonnx.io_semantics, sonnx.dimension_semantics, sonnx.execution_order, "
+        "sonnx.target",
     )
     p.add_argument(
         "--structure-only",
@@ -80,7 +89,8 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="also execute N distinct seeded random schedules and compare the outputs bit for bit",
+        help="also execute N distinct seeded random schedules and compare the outputs bit for bit (and the "
+        "order the model declares in its sonnx.execution_order metadata, when it declares one)",
     )
     add_seed(p, "the random inputs and schedules")
     p.add_argument("--inputs", metavar="FILE.npz", help="input values for --orders, keyed by graph-input name")
@@ -102,6 +112,9 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
     return CheckOptions(
         profile=args.profile,
         operators=None if args.operators is None else operator_list(args.operators, "--operators"),
+        required_metadata=(
+            None if args.required_metadata is None else metadata_keys(args.required_metadata, "--required-metadata")
+        ),
         engine=args.engine,
         smt_dir=args.smt_dir,
         structure_only=args.structure_only,

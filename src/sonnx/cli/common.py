@@ -137,6 +137,19 @@ def operator_list(text: str, option: str) -> frozenset[tuple[str, str]]:
     return frozenset(pairs)
 
 
+def metadata_keys(text: str, option: str) -> tuple[str, ...]:
+    """``key1,key2`` (or ``@file``, one a line, ``#`` comments) as metadata keys; an empty list requires none."""
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as fh:
+                items = [line.strip() for line in fh if line.strip() and not line.lstrip().startswith("#")]
+        except OSError as exc:
+            raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
+    else:
+        items = [t.strip() for t in text.split(",") if t.strip()]
+    return tuple(dict.fromkeys(items))
+
+
 def write_json(out: TextIO, data: Any) -> None:
     """One JSON document on ``out``: two-space indent, UTF-8 kept, final newline."""
     out.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")

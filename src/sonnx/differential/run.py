@@ -34,6 +34,7 @@ from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
+from ..threads import CHECK_THREADS, blas_threads
 from ..version import __version__
 from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, RUNNERS, OracleRun
@@ -233,7 +234,8 @@ def cross_check(
         return report
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
-        ours = execute(model, feeds)
+        with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.threads)
+            ours = execute(model, feeds)
     except SonnxError as exc:
         report.subject_error = exc.one_line()
     except Exception as exc:  # a kernel defect: the executor's result is not established

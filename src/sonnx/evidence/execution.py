@@ -18,6 +18,7 @@ from ..executor import execute
 from ..inputs import load_inputs
 from ..model.graph import Model
 from ..ops.values import value_digest
+from ..threads import CHECK_THREADS, blas_threads
 
 
 def run_record(model: Model | None, inputs_file: str | None, seed: int) -> dict[str, Any]:
@@ -28,7 +29,8 @@ def run_record(model: Model | None, inputs_file: str | None, seed: int) -> dict[
         return {"ran": False, "reason": "the model was checked for structure only; its weights were not read"}
     try:
         feeds = load_inputs(model, inputs_file, [], seed)
-        outputs: Mapping[str, Any] = execute(model, feeds)
+        with blas_threads(CHECK_THREADS):
+            outputs: Mapping[str, Any] = execute(model, feeds)
     except SonnxError as exc:
         return {"ran": False, "reason": exc.one_line()}
     return {

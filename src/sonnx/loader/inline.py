@@ -45,6 +45,7 @@ from ..errors import UnsupportedModelError
 from ..model.graph import Attribute, Function, Graph, Operation, Tensor
 from .attributes import REF
 from .cycles import elementary_cycles
+from .graph_tree import names_in, post_order, tree, with_new_subgraphs
 
 FnKey = Tuple[str, str, str]
 """(domain, name, overload) of a local function; the overload is ``""`` when unused."""
@@ -74,66 +75,6 @@ class _Template(NamedTuple):
     formal_inputs: Tuple[str, ...]
     defaults: Dict[str, Attribute]
     size: int
-
-
-def _tree(root: Graph) -> List[Tuple[Graph, List[int]]]:
-    """``root`` and the graphs nested in it, each after all graphs nested in it (shared ones once),
-    with the indices of the operations that hold nested graphs (only those need looking into)."""
-    out: List[Tuple[Graph, List[int]]] = []
-    entered: Set[int] = set()
-    stack: List[Tuple[Graph, List[int] | None]] = [(root, None)]
-    while stack:
-        g, holders = stack.pop()
-        if holders is not None:
-            out.append((g, holders))
-            continue
-        if id(g) in entered:
-            continue
-        entered.add(id(g))
-        ops = g.operations
-        holders = [i for i, op in enumerate(ops) if op[5] and ops[i].subgraphs]
-        stack.append((g, holders))
-        for i in holders:
-            for _, sub in ops[i].subgraphs:
-                if id(sub) not in entered:
-                    stack.append((sub, None))
-    return out
-
-
-def _post_order(root: Graph) -> List[Graph]:
-    """``root`` and the graphs nested in it, each after all graphs nested in it (shared ones once)."""
-    return [g for g, _ in _tree(root)]
-
-
-def _names_in(root: Graph) -> Set[str]:
-    """Every tensor name used anywhere in ``root`` or below."""
-    names: Set[str] = set()
-    for g in _post_order(root):
-        names.update(g.inputs)
-        names.update(g.outputs)
-        names.update(g.tensors)
-        for op in g.operations:
-            names.update(op.input_mapping)
-            names.update(op.output_mapping)
-    names.discard("")
-    return names
-
-
-def _with_new_subgraphs(attrs: Tuple[Attribute, ...], new: Dict[int, Graph]) -> Tuple[Attribute, ...]:
-    """``attrs`` with nested graphs replaced by their rebuilt versions (the same tuple if none changed)."""
-    out: List[Attribute] = []
-    changed = False
-    for a in attrs:
-        if a.type == "GRAPH" and isinstance(a.value, Graph):
-            g = new.get(id(a.value), a.value)
-            if g is not a.value:
-                a, changed = Attribute(a.name, a.type, g), True
-        elif a.type == "GRAPHS":
-            gs = tuple(new.get(id(x), x) for x in a.value)
-            if any(x is not y for x, y in zip(gs, a.value, strict=True)):
-                a, changed = Attribute(a.name, a.type, gs), True
-        out.append(a)
-    return tuple(out) if changed else attrs
 
 
 def _passthrough_count(body: Graph) -> int:
@@ -185,7 +126,7 @@ class Inliner:
                     roots.extend(a.value)
             callees: Set[FnKey] = set()
             for root in roots:
-                for g in _post_order(root):
+                for g in post_order(root):
                     callees.update(k for _, k in self._calls_in(g))
             edges[key] = callees
         names = {k: qualified_name(k) for k in self.functions}
@@ -232,7 +173,7 @@ class Inliner:
         """
         total = 0
         sizes = getattr(self, "sizes", {})
-        for g in _post_order(root):
+        for g in post_order(root):
             calls = {i: k for i, k in self._calls_in(g) if k in sizes}
             total += len(g.operations) - len(calls) + sum(sizes[k] for k in calls.values())
         return total
@@ -248,7 +189,7 @@ class Inliner:
 
     def _make_template(self, fn: LocalFunction) -> None:
         body = fn.function.body
-        used = _names_in(body)
+        used = names_in(body)
         expanded = self.expand(body, used)
         defaults: Dict[str, Attribute] = {}
         for a in fn.defaults:
@@ -257,7 +198,7 @@ class Inliner:
             elif a.type == "GRAPHS":
                 a = Attribute(a.name, a.type, tuple(self.expand(x, used) for x in a.value))
             defaults.setdefault(a.name, a)
-        size = sum(len(g.operations) for g in _post_order(expanded)) + len(body.outputs)
+        size = sum(len(g.operations) for g in post_order(expanded)) + len(body.outputs)
         self.templates[fn.key] = _Template(fn.function.name, expanded, body.inputs, defaults, size)
         self.operator_names.add(fn.key[1])
 
@@ -276,11 +217,11 @@ class Inliner:
 
         def taken() -> Set[str]:
             if not names:
-                names.append(_names_in(root))
+                names.append(names_in(root))
             return names[0]
 
         new: Dict[int, Graph] = {}
-        for g, holders in _tree(root):
+        for g, holders in tree(root):
             new[id(g)] = self._expand_level(g, holders, new, taken)
         return new[id(root)]
 
@@ -306,7 +247,7 @@ class Inliner:
         replaced: Dict[int, Operation] = {}
         for i in holders:
             op = ops[i]
-            attrs = _with_new_subgraphs(op.attributes, new)
+            attrs = with_new_subgraphs(op.attributes, new)
             if attrs is not op.attributes:
                 replaced[i] = op._replace(attributes=attrs)
         if not hits and not replaced:
@@ -379,7 +320,7 @@ class Inliner:
 
         new: Dict[int, Graph] = {}
         produced: List[Operation] = []
-        for g in _post_order(body):
+        for g in post_order(body):
             ops = [
                 Operation(
                     op.operator,

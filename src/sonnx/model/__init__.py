@@ -2,7 +2,7 @@
 
 Immutable types (:mod:`.graph`), the execution semantics as pure functions
 (:mod:`.semantics`), the symbolic value domain (:mod:`.symbolic`), and
-structural indices shared by the rules (:mod:`.structure`).
+structural indices shared by the rules (:mod:`.index` per graph, :mod:`.structure` across scopes).
 """
 
 from __future__ import annotations

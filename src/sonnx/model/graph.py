@@ -26,7 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Callable, Iterator, Mapping, NamedTuple, Tuple, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Tuple, Union
+
+from .scopes import child_segments, scope_path
 
 Dim = Union[int, str, None]
 """A dimension: a fixed size, a symbolic name (``dim_param``) or unknown."""
@@ -112,7 +114,9 @@ class Operation(NamedTuple):
     ``input_mapping[k]`` is the tensor bound to the operator's k-th input and
     ``output_mapping[k]`` the tensor bound to its k-th output; the empty
     string marks an optional input or output that is left out (as in ONNX).
-    ``name`` is the ONNX node name, possibly empty.
+    ``name`` is the ONNX node name, possibly empty. ``domain`` spells the
+    default domain ``""``, never ``"ai.onnx"``: the loader and
+    :func:`make_operation` normalise it, so code compares with ``""`` alone.
     """
 
     operator: str
@@ -253,28 +257,15 @@ class Graph:
             stack.extend(reversed(children))
 
 
-PATH_LEVELS = 12
-"""How many innermost levels a scope path names; deeper levels are summarised by their number."""
-
-
-def child_segments(segments: Tuple[str, ...], level: str) -> Tuple[str, ...]:
-    """The segments a scope path keeps for a child scope: the root, then at most the innermost levels."""
-    kept = segments[1:][-(PATH_LEVELS - 1) :] if len(segments) >= PATH_LEVELS else segments[1:]
-    return (segments[0], *kept, level)
-
-
-def scope_path(segments: Tuple[str, ...], depth: int) -> str:
-    """``main/If:a.then_branch/...``: the root and the levels kept; skipped levels are counted.
-
-    Naming every level would make the paths of a graph nested N deep cost N
-    squared characters (9 GB at 20,000 levels); past :data:`PATH_LEVELS` levels
-    the middle is written ``.../(K levels)/...``, so each path has a bounded
-    length and still names its innermost levels and its depth.
-    """
-    skipped = depth - (len(segments) - 1)
-    if skipped <= 0:
-        return "/".join(segments)
-    return "/".join((segments[0], f"({skipped} levels)", *segments[1:]))
+def names_used(graphs: Iterable[Graph]) -> set[str]:
+    """Every tensor name that ``graphs`` declare or bind (inputs, outputs, tensors, operation mappings)."""
+    names: set[str] = set()
+    for g in graphs:
+        names.update(g.inputs, g.outputs, g.tensors)
+        for op in g.operations:
+            names.update(op.input_mapping, op.output_mapping)
+    names.discard("")
+    return names
 
 
 def _fill_captures(root: Graph) -> None:
@@ -346,6 +337,12 @@ class Model:
     weights_loaded: bool = True
     metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
+    def __post_init__(self) -> None:
+        # the default domain is spelled "" in opset_imports too (as the loader writes it)
+        if "ai.onnx" in self.opset_imports:
+            opsets = {("" if d == "ai.onnx" else d): v for d, v in self.opset_imports.items()}
+            object.__setattr__(self, "opset_imports", MappingProxyType(opsets))
+
 
 def freeze_mapping(d: Mapping[str, Any]) -> Mapping[str, Any]:
     """A read-only view of a fresh copy of ``d``."""
@@ -404,4 +401,5 @@ def make_operation(
         else:
             raise TypeError(f"attribute {key!r}: cannot infer an ONNX attribute type for {type(v).__name__}")
         attrs.append(Attribute(key, t, v))
+    domain = "" if domain == "ai.onnx" else domain
     return Operation(operator, domain, name, tuple(inputs), tuple(outputs), tuple(attrs))

@@ -71,7 +71,7 @@ class SymbolicInterpretation:
         if not operation.input_mapping and not operation.implicit_inputs:
             return [atom(n) for n in outs]
         full = tuple(a if a is not None else ABSENT for a in args)
-        if operation.operator == "If" and operation.domain in ("", "ai.onnx"):
+        if operation.operator == "If" and operation.domain == "":
             return self._if(operation, full, scope)
         if operation.implicit_inputs:
             full = full + tuple(atom(n) for n in operation.implicit_inputs)

@@ -110,6 +110,15 @@ def named(fn: KernelFn, name: str, doc: str) -> KernelFn:
     return fn
 
 
+def int_vector(operator: str, name: str, v: np.ndarray | None) -> list[int] | None:
+    """An optional 1-D integer input as Python ints (None when left out); any other rank or type is an error."""
+    if v is None:
+        return None
+    if v.ndim != 1 or not np.issubdtype(v.dtype, np.integer):
+        raise ValueError(f"{operator}'s {name} must be a 1-D integer tensor, got {v.dtype} {v.shape}")
+    return [int(k) for k in v.tolist()]
+
+
 def attribute_value(attr: Attribute) -> Any:
     """The Python value a kernel receives for an attribute (tensors as arrays, lists as lists)."""
     v = attr.value

@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .base import Kernel
+from .base import Kernel, int_vector
 
 
 def _window(start: int, end: int, step: int, n: int) -> slice:
@@ -73,14 +73,6 @@ def slice_attributes(
     return _slice(data, list(starts), list(ends), axes, None, negative_axes=False)
 
 
-def _vector(name: str, v: np.ndarray | None) -> list[int] | None:
-    if v is None:
-        return None
-    if v.ndim != 1 or not np.issubdtype(v.dtype, np.integer):
-        raise ValueError(f"Slice's {name} must be a 1-D integer tensor, got {v.dtype} {v.shape}")
-    return [int(k) for k in v.tolist()]
-
-
 def _slice_inputs(
     data: np.ndarray,
     starts: np.ndarray,
@@ -91,11 +83,11 @@ def _slice_inputs(
     negative_axes: bool,
 ) -> np.ndarray:
     """Opset 10 on: ``starts``, ``ends``, optional ``axes`` and ``steps`` are inputs; steps may be negative."""
-    s = _vector("starts", starts)
-    e = _vector("ends", ends)
+    s = int_vector("Slice", "starts", starts)
+    e = int_vector("Slice", "ends", ends)
     if s is None or e is None:
         raise ValueError("Slice needs its starts and ends inputs")
-    return _slice(data, s, e, _vector("axes", axes), _vector("steps", steps), negative_axes)
+    return _slice(data, s, e, int_vector("Slice", "axes", axes), int_vector("Slice", "steps", steps), negative_axes)
 
 
 def slice_inputs_10(*inputs: Any, **_attrs: Any) -> np.ndarray:

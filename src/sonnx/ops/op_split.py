@@ -16,7 +16,7 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
-from .base import Kernel
+from .base import Kernel, int_vector
 
 
 def _axis(x: np.ndarray, axis: int) -> int:
@@ -49,14 +49,6 @@ def _cut_equally_unless(
     return _cut(x, axis, [n // count] * count)
 
 
-def _lengths_input(split: np.ndarray | None) -> list[int] | None:
-    if split is None:
-        return None
-    if split.ndim != 1 or not np.issubdtype(split.dtype, np.integer):
-        raise ValueError(f"Split's split must be a 1-D integer tensor, got {split.dtype} {split.shape}")
-    return [int(k) for k in split.tolist()]
-
-
 def split_1(
     x: np.ndarray,
     split_input: np.ndarray | None = None,
@@ -68,7 +60,7 @@ def split_1(
     """Opset 1: lengths from the ``split`` attribute or the second input; non-negative axis."""
     if axis < 0:
         raise ValueError(f"Split-1: negative axis {axis}")
-    lengths = _lengths_input(split_input)
+    lengths = int_vector("Split", "split", split_input)
     if lengths is None and split is not None:
         lengths = list(split)
     return _cut_equally_unless(x, axis, lengths, num_outputs)
@@ -101,7 +93,7 @@ def split_13(
     **_attrs: Any,
 ) -> Tuple[np.ndarray, ...]:
     """Opset 13: lengths from the optional ``split`` input."""
-    return _cut_equally_unless(x, axis, _lengths_input(split), num_outputs)
+    return _cut_equally_unless(x, axis, int_vector("Split", "split", split), num_outputs)
 
 
 def split_18(
@@ -112,7 +104,7 @@ def split_18(
     **_attrs: Any,
 ) -> Tuple[np.ndarray, ...]:
     """Opset 18: exactly one of the ``split`` input and the ``num_outputs`` attribute."""
-    lengths = _lengths_input(split)
+    lengths = int_vector("Split", "split", split)
     if (lengths is None) == (num_outputs is None):
         raise ValueError("Split-18 needs exactly one of the split input and the num_outputs attribute")
     if lengths is not None:

@@ -21,8 +21,10 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
 * ``PARTITION-RULES``: each subgraph, taken as a graph of its own (declared
   inputs as graph inputs, constant initializers with their values, declared
   outputs as graph outputs), satisfies the SONNX rules
-  (:func:`sonnx.rules.run_rules`); error-severity violations fail it,
-  warnings are listed in its details.
+  (:func:`sonnx.rules.run_rules`, graph rules only: a subgraph was never a
+  file, so FORMAT-ONNX has nothing to check there; the whole model's file is
+  checked by ``sonnx-check``); error-severity violations fail it, warnings are
+  listed in its details.
 
 The exit code follows ``sonnx-check``: 1 when a verdict is VIOLATED, else 2
 when one is UNKNOWN, else 0.
@@ -36,12 +38,12 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..model.graph import Model, Tensor, make_graph
-from ..model.structure import brief
 from ..rules import CheckConfig, run_rules
 from ..smt.acyclic import rank_body
 from ..smt.certify import shortest_cycle
 from ..smt.solver import SolverSettings, model_values, solve
 from ..verdict import Severity, Status, Verdict, Witness
+from ..witness import brief
 from .schema import Partition, Subgraph
 from .structure import Edge, NodeIndex
 
@@ -295,7 +297,7 @@ def rules_verdict(
     for k, sg in enumerate(subgraphs):
         if say is not None and k % step == 0:
             say(f"SONNX rules on subgraph {k + 1} of {len(subgraphs)}")
-        for v in run_rules(sub_model(model, ix, sg), CheckConfig()):
+        for v in run_rules(sub_model(model, ix, sg), CheckConfig(), graph_only=True):
             if v.status is Status.VIOLATED:
                 entry = {"subgraph": sg.id, "rule": v.rule_id, "summary": v.witness.summary if v.witness else ""}
                 (failed if v.fails else warnings).append(entry)

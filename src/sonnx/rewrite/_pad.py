@@ -160,11 +160,11 @@ def find_fusion(model: Model, consumer: Operation) -> Fusion | str:
     from the input size, which the fusion changes).
     """
     g = model.graph
-    if consumer.domain not in ("", "ai.onnx") or not consumer.input_mapping or not consumer.input_mapping[0]:
+    if consumer.domain or not consumer.input_mapping or not consumer.input_mapping[0]:
         return "not a standard operation with a data input"
     t = consumer.input_mapping[0]
     k = producer(g, t)
-    if k is None or g.operations[k].operator != "Pad" or g.operations[k].domain not in ("", "ai.onnx"):
+    if k is None or g.operations[k].operator != "Pad" or g.operations[k].domain:
         return "its data input is not produced by a Pad"
     pad = g.operations[k]
     if readers(g, t) != [(g.operations.index(consumer), 0)]:

@@ -25,7 +25,7 @@ from typing import Any, Dict, Iterable, Mapping, Tuple
 import numpy as np
 
 from ..errors import SonnxError, ToolError
-from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping
+from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping, names_used
 from ..rules import CheckConfig, run_rules
 from ..verdict import Status
 
@@ -68,6 +68,14 @@ class Pass(ABC):
     operators: Tuple[str, ...] = ()
     theorem: str = ""
 
+    def __init_subclass__(
+        cls, name: str = "", title: str = "", operators: Tuple[str, ...] = (), theorem: str = "", **kw: Any
+    ) -> None:
+        """A concrete pass states who it is in its class line: ``class P(Pass, name=..., title=..., ...)``."""
+        super().__init_subclass__(**kw)
+        if name:
+            cls.name, cls.title, cls.operators, cls.theorem = name, title, operators, theorem
+
     @abstractmethod
     def requires(self, model: Model, op: Operation) -> str | None:
         """None when the pass may rewrite ``op`` in ``model``, else why not (one line)."""
@@ -75,6 +83,22 @@ class Pass(ABC):
     @abstractmethod
     def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
         """The rewritten model and a one-line description; only called when ``requires`` holds."""
+
+
+def standard_form(op: Operation, outputs: str | None = "one output") -> str | None:
+    """Why ``op`` is not the standard-domain operator a pass expects (None when it is).
+
+    ``outputs="one output"``: exactly one output, bound; ``"a data output"``:
+    the first output bound; None: the domain alone is checked.
+    """
+    if op.domain:
+        return f"not a standard {op.operator}" + (f" with {outputs}" if outputs else "")
+    bound = bool(op.output_mapping) and bool(op.output_mapping[0])
+    if outputs == "one output" and (len(op.output_mapping) != 1 or not bound):
+        return f"not a standard {op.operator} with one output"
+    if outputs == "a data output" and not bound:
+        return f"not a standard {op.operator} with a data output"
+    return None
 
 
 class BypassPass(Pass):
@@ -107,7 +131,7 @@ class BypassPass(Pass):
 
 def ai_onnx_opset(model: Model) -> int:
     """The imported version of the default ONNX domain (0 when none is imported)."""
-    return int(model.opset_imports.get("", model.opset_imports.get("ai.onnx", 0)))
+    return int(model.opset_imports.get("", 0))
 
 
 def captured_names(g: Graph) -> frozenset[str]:
@@ -178,15 +202,7 @@ def declared_elem_type(g: Graph, name: str) -> int:
 
 def all_names(g: Graph) -> set[str]:
     """Every name used anywhere in ``g`` and its nested graphs (to pick fresh names)."""
-    names: set[str] = set()
-    for _, sub in g.nested():
-        names.update(sub.inputs)
-        names.update(sub.outputs)
-        names.update(sub.tensors)
-        for op in sub.operations:
-            names.update(op.input_mapping)
-            names.update(op.output_mapping)
-    return names
+    return names_used(sub for _, sub in g.nested())
 
 
 def fresh_name(g: Graph, base: str) -> str:
@@ -310,8 +326,9 @@ def tensor_type_of(arr: np.ndarray, data_type: int) -> TensorType:
 
 
 def rule_statuses(model: Model) -> Dict[str, Status]:
-    """The status of every rule of the default SONNX profile (direct engine) on ``model``."""
-    return {v.rule_id: v.status for v in run_rules(model, CheckConfig())}
+    """The status of every graph rule of the default SONNX profile (direct engine) on ``model`` (FORMAT-ONNX, a
+    rule about the file, is left out: a rewritten model in memory has no file yet)."""
+    return {v.rule_id: v.status for v in run_rules(model, CheckConfig(), graph_only=True)}
 
 
 def ensures(before: Model, before_status: Mapping[str, Status], after: Model, pass_name: str) -> Dict[str, Status]:

@@ -16,7 +16,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..model.graph import InitialValue, Model, Operation, Tensor, TensorType
-from .base import Pass, array_value, rebuild, with_graph
+from .base import Pass, array_value, rebuild, standard_form, with_graph
 
 _KINDS = ("value", "value_float", "value_floats", "value_int", "value_ints", "value_string", "value_strings")
 
@@ -51,15 +51,13 @@ def _value(op: Operation) -> Tuple[InitialValue, TensorType] | str:
     return array_value(arr, dt), TensorType("tensor", dt, tuple(arr.shape))
 
 
-class ConstantToInitializer(Pass):
-    name = "constant"
-    title = "Constant to initializer"
-    operators = ("Constant",)
-    theorem = "rewrite_constant"
-
+class ConstantToInitializer(
+    Pass, name="constant", title="Constant to initializer", operators=("Constant",), theorem="rewrite_constant"
+):
     def requires(self, model: Model, op: Operation) -> str | None:
-        if op.domain not in ("", "ai.onnx") or len(op.output_mapping) != 1 or not op.output_mapping[0]:
-            return "not a standard Constant with one output"
+        why = standard_form(op)
+        if why is not None:
+            return why
         if model.ir_version < 4:
             return f"IR version {model.ir_version} < 4: initializers must be graph inputs, which callers can override"
         if op.output_mapping[0] in model.graph.inputs:

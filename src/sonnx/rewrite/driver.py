@@ -101,7 +101,7 @@ def conformance_problems(model: Model) -> List[str]:
     from ..rules import CheckConfig, run_rules
 
     out = []
-    for v in run_rules(model, CheckConfig()):
+    for v in run_rules(model, CheckConfig(), graph_only=True):
         if v.status is Status.VIOLATED and v.severity is Severity.ERROR:
             out.append(f"{v.rule_id} violated")
         elif v.status is Status.UNKNOWN:

@@ -15,19 +15,17 @@ needs the model to be in inference mode, which the model itself decides:
 from __future__ import annotations
 
 from ..model.graph import Model, Operation
-from .base import BypassPass, ai_onnx_opset, captured_names, constant_array, readers
+from .base import BypassPass, ai_onnx_opset, captured_names, constant_array, readers, standard_form
 
 
-class DropoutRemoval(BypassPass):
-    name = "dropout"
-    title = "Dropout removal (inference)"
-    operators = ("Dropout",)
-    theorem = "rewrite_dropout"
-
+class DropoutRemoval(
+    BypassPass, name="dropout", title="Dropout removal (inference)", operators=("Dropout",), theorem="rewrite_dropout"
+):
     def precondition(self, model: Model, op: Operation) -> str | None:
         g = model.graph
-        if op.domain not in ("", "ai.onnx") or not op.output_mapping or not op.output_mapping[0]:
-            return "not a standard Dropout with a data output"
+        why = standard_form(op, "a data output")
+        if why is not None:
+            return why
         if not op.input_mapping or not op.input_mapping[0]:
             return "Dropout without its data input"
         opset = ai_onnx_opset(model)

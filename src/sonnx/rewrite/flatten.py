@@ -25,7 +25,17 @@ import numpy as np
 from onnx import TensorProto
 
 from ..model.graph import Attribute, Model, Operation, Tensor
-from .base import Pass, ai_onnx_opset, array_value, fresh_name, rebuild, static_shape, tensor_type_of, with_graph
+from .base import (
+    Pass,
+    ai_onnx_opset,
+    array_value,
+    fresh_name,
+    rebuild,
+    standard_form,
+    static_shape,
+    tensor_type_of,
+    with_graph,
+)
 
 
 def flatten_shape(dims: Tuple[int, ...], axis: int) -> Tuple[int, int]:
@@ -34,20 +44,18 @@ def flatten_shape(dims: Tuple[int, ...], axis: int) -> Tuple[int, int]:
     return int(np.prod(dims[:a], dtype=np.int64)), int(np.prod(dims[a:], dtype=np.int64))
 
 
-class FlattenToReshape(Pass):
-    name = "flatten"
-    title = "Flatten to Reshape"
-    operators = ("Flatten",)
-    theorem = "rewrite_flatten"
-
+class FlattenToReshape(
+    Pass, name="flatten", title="Flatten to Reshape", operators=("Flatten",), theorem="rewrite_flatten"
+):
     def _axis(self, op: Operation) -> int:
         a = op.attribute("axis")
         return int(a.value) if a is not None else 1
 
     def requires(self, model: Model, op: Operation) -> str | None:
         g = model.graph
-        if op.domain not in ("", "ai.onnx") or len(op.output_mapping) != 1 or not op.output_mapping[0]:
-            return "not a standard Flatten with one output"
+        why = standard_form(op)
+        if why is not None:
+            return why
         if not op.input_mapping or not op.input_mapping[0]:
             return "Flatten without its input"
         opset = ai_onnx_opset(model)

@@ -9,18 +9,16 @@ of the main graph (which then writes the output name directly).
 from __future__ import annotations
 
 from ..model.graph import Model, Operation
-from .base import BypassPass
+from .base import BypassPass, standard_form
 
 
-class IdentityRemoval(BypassPass):
-    name = "identity"
-    title = "Identity removal"
-    operators = ("Identity",)
-    theorem = "rewrite_identity"
-
+class IdentityRemoval(
+    BypassPass, name="identity", title="Identity removal", operators=("Identity",), theorem="rewrite_identity"
+):
     def precondition(self, model: Model, op: Operation) -> str | None:
-        if op.domain not in ("", "ai.onnx") or len(op.output_mapping) != 1 or not op.output_mapping[0]:
-            return "not a standard Identity with one output"
+        why = standard_form(op)
+        if why is not None:
+            return why
         if len(op.input_mapping) != 1 or not op.input_mapping[0]:
             return "Identity without its input"
         return None

@@ -20,12 +20,9 @@ from ._pad import Fusion, find_fusion, fused_model, is_positive_zero
 from .base import Pass
 
 
-class PadIntoConv(Pass):
-    name = "pad-conv"
-    title = "Fusion of Pad into Conv"
-    operators = ("Conv",)
-    theorem = "rewrite_pad_conv"
-
+class PadIntoConv(
+    Pass, name="pad-conv", title="Fusion of Pad into Conv", operators=("Conv",), theorem="rewrite_pad_conv"
+):
     def _check(self, model: Model, op: Operation) -> Fusion | str:
         f = find_fusion(model, op)
         if isinstance(f, str):

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 from ..model.graph import Model, Operation
 from ._pad import pad_params
-from .base import BypassPass
+from .base import BypassPass, standard_form
 
 
-class PadRemoval(BypassPass):
-    name = "pad-nop"
-    title = "Removal of a Pad that does nothing"
-    operators = ("Pad",)
-    theorem = "rewrite_pad_nop"
-
+class PadRemoval(
+    BypassPass,
+    name="pad-nop",
+    title="Removal of a Pad that does nothing",
+    operators=("Pad",),
+    theorem="rewrite_pad_nop",
+):
     def precondition(self, model: Model, op: Operation) -> str | None:
-        if op.domain not in ("", "ai.onnx"):
-            return "not a standard Pad"
+        why = standard_form(op, None)
+        if why is not None:
+            return why
         p = pad_params(model, op)
         if isinstance(p, str):
             return p

@@ -61,12 +61,13 @@ def _lowest_fill(fill: object, elem_type: int) -> bool:
     return False
 
 
-class PadIntoPool(Pass):
-    name = "pad-pool"
-    title = "Fusion of Pad into pooling"
-    operators = ("AveragePool", "MaxPool")
-    theorem = "rewrite_pad_pool"
-
+class PadIntoPool(
+    Pass,
+    name="pad-pool",
+    title="Fusion of Pad into pooling",
+    operators=("AveragePool", "MaxPool"),
+    theorem="rewrite_pad_pool",
+):
     def _check(self, model: Model, op: Operation) -> Tuple[Fusion, Tuple[Attribute, ...]] | str:
         got = self._check_fusion(model, op)
         if isinstance(got, str):

@@ -22,7 +22,17 @@ import numpy as np
 from onnx import TensorProto
 
 from ..model.graph import Model, Operation, Tensor
-from .base import Pass, ai_onnx_opset, array_value, prune, rebuild, static_shape, tensor_type_of, with_graph
+from .base import (
+    Pass,
+    ai_onnx_opset,
+    array_value,
+    prune,
+    rebuild,
+    standard_form,
+    static_shape,
+    tensor_type_of,
+    with_graph,
+)
 
 
 def shape_slice(rank: int, start: int, end: int | None) -> Tuple[int, int]:
@@ -35,16 +45,14 @@ def shape_slice(rank: int, start: int, end: int | None) -> Tuple[int, int]:
     return clamp(start), rank if end is None else clamp(end)
 
 
-class ShapeToConstant(Pass):
-    name = "shape"
-    title = "Shape to constant (static shapes)"
-    operators = ("Shape",)
-    theorem = "rewrite_shape"
-
+class ShapeToConstant(
+    Pass, name="shape", title="Shape to constant (static shapes)", operators=("Shape",), theorem="rewrite_shape"
+):
     def requires(self, model: Model, op: Operation) -> str | None:
         g = model.graph
-        if op.domain not in ("", "ai.onnx") or len(op.output_mapping) != 1 or not op.output_mapping[0]:
-            return "not a standard Shape with one output"
+        why = standard_form(op)
+        if why is not None:
+            return why
         if model.ir_version < 4:
             return f"IR version {model.ir_version} < 4: initializers must be graph inputs"
         if op.output_mapping[0] in g.inputs:

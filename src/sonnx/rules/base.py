@@ -9,11 +9,11 @@ failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Tuple
+from typing import Any, Callable, Iterator, Sequence, Tuple
 
 from ..model.graph import Graph, Model
-from ..model.structure import Offenders, brief
 from ..verdict import Severity, Verdict, Witness
+from ..witness import Offenders, brief, first
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"
@@ -37,6 +37,11 @@ class CheckConfig:
     :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see :mod:`sonnx.agreement`)."""
     smt_dir: str | None = None
     """When set, every SMT proof obligation is written there as a standalone ``.smt2`` file."""
+    required_metadata: Tuple[str, ...] | None = None
+    """The ``metadata_props`` keys STRICT-METADATA requires; None means its default list."""
+    read_weights: bool = True
+    """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
+    unread)."""
 
 
 @dataclass
@@ -60,7 +65,7 @@ CheckFn = Callable[[CheckContext], Verdict]
 
 
 def offenders_verdict(
-    found: Offenders,
+    found: Offenders | Sequence[dict[str, Any]],
     rule_id: str,
     severity: Severity,
     what: str,
@@ -70,18 +75,17 @@ def offenders_verdict(
 ) -> Verdict:
     """PROVED when ``found`` is empty, else VIOLATED with the usual witness layout.
 
-    The summary reads ``<count> <what>: <first few shown>``; the data holds
-    ``count`` (every offender) and ``key`` (the first :data:`LIMIT` listed).
+    ``found`` is an :class:`Offenders` tally or the whole list of offenders.
+    The summary reads ``<count> <what>: <first few shown>`` (``keep`` of
+    them, 5 by default); the data holds ``count`` (every offender) and ``key``
+    (the first :data:`LIMIT` listed).
     """
-    if not found.count:
+    count, listed = (found.count, found.listed) if isinstance(found, Offenders) else (len(found), first(found))
+    if not count:
         return Verdict.proved(rule_id, severity)
-    shown = [show(f) for f in found.listed]
-    head = brief(shown, total=found.count) if keep is None else brief(shown, keep, found.count)
-    return Verdict.violated(
-        rule_id,
-        Witness(f"{found.count} {what}: {head}", {"count": found.count, key: found.listed}),
-        severity,
-    )
+    shown = [show(f) for f in listed]
+    head = brief(shown, total=count) if keep is None else brief(shown, keep, count)
+    return Verdict.violated(rule_id, Witness(f"{count} {what}: {head}", {"count": count, key: listed}), severity)
 
 
 @dataclass(frozen=True)
@@ -100,3 +104,6 @@ class Rule:
     check: CheckFn
     rationale: str = ""
     spec: str = "spec/graph.rst"
+    reads_file: bool = False
+    """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
+    graph that was never serialized, such as a partition's subgraph."""

@@ -31,11 +31,13 @@ from typing import Any, Dict, List, Tuple
 
 import numpy as np
 
-from ..model.structure import index, op_ref, scopes
+from ..model.index import index
+from ..model.structure import scopes
 from ..verdict import Severity, Status, Verdict, Witness
-from . import acyclic, single_assignment
+from ..witness import op_ref
+from . import graph_acyclic, graph_c1
 from .base import PROFILE_SONNX, CheckContext, Rule
-from .deterministic import NONDET, UNKNOWN, operation_classes
+from .graph_r2 import NONDET, UNKNOWN, operation_classes
 
 ID = "GRAPH-DETERMINISM"
 SEVERITY = Severity.ERROR
@@ -85,7 +87,7 @@ def _reach(ctx: CheckContext, scope: int, sources: Dict[int, str]) -> Dict[str, 
 
 
 def check(ctx: CheckContext) -> Verdict:
-    for rule in (acyclic.RULE, single_assignment.RULE):
+    for rule in (graph_acyclic.RULE, graph_c1.RULE):
         if rule.check(ctx).status is not Status.PROVED:
             return Verdict.unknown(
                 ID, f"graph determinism is stated for graphs where {rule.id} holds, and it does not", SEVERITY

@@ -14,56 +14,63 @@ from ..errors import SonnxError
 from ..model.graph import Model
 from ..verdict import Verdict
 from . import (
-    acyclic,
-    completeness,
-    contribution,
-    dead_nodes,
-    deterministic,
-    functions,
+    format_onnx,
+    graph_acyclic,
+    graph_c1,
+    graph_c2,
+    graph_c3,
     graph_determinism,
+    graph_functions,
+    graph_if_branches,
+    graph_initializers_used,
+    graph_names,
     graph_outputs,
-    if_branches,
-    input_usage,
-    names,
-    single_assignment,
+    graph_r1,
+    graph_r1_outputs,
+    graph_r1_transitive,
+    graph_r2,
     strict_attributes,
+    strict_metadata,
     strict_operators,
     strict_opset,
     strict_shapes,
     strict_sparse,
-    unused_initializers,
-    unused_outputs,
 )
 from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule
 
 RULES: Tuple[Rule, ...] = (
-    acyclic.RULE,
-    single_assignment.RULE,
-    input_usage.RULE,
-    completeness.RULE,
+    format_onnx.RULE,
+    graph_acyclic.RULE,
+    graph_c1.RULE,
+    graph_c2.RULE,
+    graph_c3.RULE,
     graph_outputs.RULE,
-    dead_nodes.RULE,
-    unused_outputs.RULE,
-    unused_initializers.RULE,
-    contribution.RULE,
-    deterministic.RULE,
+    graph_r1.RULE,
+    graph_r1_outputs.RULE,
+    graph_initializers_used.RULE,
+    graph_r1_transitive.RULE,
+    graph_r2.RULE,
     graph_determinism.RULE,
-    functions.RULE,
-    if_branches.RULE,
-    names.RULE,
+    graph_functions.RULE,
+    graph_if_branches.RULE,
+    graph_names.RULE,
     strict_operators.RULE,
     strict_attributes.RULE,
     strict_shapes.RULE,
     strict_sparse.RULE,
     strict_opset.RULE,
+    strict_metadata.RULE,
 )
 
 
-def rules_for(profile: str) -> Tuple[Rule, ...]:
-    """The rules that apply under ``profile`` (the strict profile includes the base one)."""
-    if profile == PROFILE_STRICT:
-        return RULES
-    return tuple(r for r in RULES if r.profile == profile)
+def rules_for(profile: str, graph_only: bool = False) -> Tuple[Rule, ...]:
+    """The rules that apply under ``profile`` (the strict profile includes the base one).
+
+    ``graph_only`` leaves out the rules about the model's file (``Rule.reads_file``), for a graph that was
+    never serialized, such as a partition's subgraph.
+    """
+    chosen = RULES if profile == PROFILE_STRICT else tuple(r for r in RULES if r.profile == profile)
+    return tuple(r for r in chosen if not (graph_only and r.reads_file))
 
 
 def rule_by_id(rule_id: str) -> Rule:
@@ -77,12 +84,15 @@ def run_rules(
     model: Model,
     config: CheckConfig | None = None,
     progress: Callable[[str], None] | None = None,
+    graph_only: bool = False,
 ) -> list[Verdict]:
-    """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order."""
+    """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order.
+
+    ``graph_only``: only the rules about the graph (see :func:`rules_for`)."""
     cfg = config or CheckConfig()
     ctx = CheckContext(model, cfg)
     verdicts: list[Verdict] = []
-    for rule in rules_for(cfg.profile):
+    for rule in rules_for(cfg.profile, graph_only):
         if progress is not None:
             progress(f"checking {rule.id}")
         try:

@@ -19,10 +19,12 @@ from typing import Any, Dict, List, Tuple
 
 import onnx
 
-from ..model.structure import brief, first, op_ref, operations_of, operator_kinds, scopes
+from ..model.index import operations_of, operator_kinds
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
-from .determinism import opset_version, schema_at
+from .determinism_table import opset_version, schema_at
 
 ID = "STRICT-ATTRIBUTES"
 SEVERITY = Severity.ERROR

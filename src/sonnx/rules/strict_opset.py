@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any, Dict, List, Mapping
 
 from ..model.graph import Graph
-from ..model.structure import first, op_ref, operator_kinds, scopes
+from ..model.index import operator_kinds
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
-from .determinism import normal_domain, opset_version
+from .determinism_table import normal_domain, opset_version
 
 ID = "STRICT-OPSET"
 SEVERITY = Severity.ERROR

@@ -17,8 +17,10 @@ from itertools import chain
 from typing import Dict
 
 from ..model.graph import Graph
-from ..model.structure import Offenders, index, scopes
+from ..model.index import index
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict
+from ..witness import Offenders
 from .base import PROFILE_STRICT, CheckContext, Rule, offenders_verdict
 
 ID = "STRICT-SHAPES"

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..model.graph import TensorType
-from ..model.structure import attribute_ops, brief, first, op_ref, scopes
+from ..model.index import attribute_ops
+from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
 
 ID = "STRICT-SPARSE"

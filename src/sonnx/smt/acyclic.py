@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import LIMIT, brief, first
+from ..witness import LIMIT, brief, first
 from .certify import Edge, Step, cycle, index_of, ranks_of
 from .common import RuleResult, check_ground, distinct, facts_lines, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts

@@ -1,6 +1,6 @@
 """GRAPH-R2's classification of operations as a formula: the determinism table over raw facts.
 
-The table of :mod:`sonnx.rules.determinism` (``TABLE``, ``KNOWN_DOMAINS``)
+The table of :mod:`sonnx.rules.determinism_table` (``TABLE``, ``KNOWN_DOMAINS``)
 stays the shared trusted base of both engines: its entries are data. What
 this module does is turn that data into an SMT-LIB function ``cls`` (one
 ``ite`` per entry: domain, operator, range of schema versions, condition), and
@@ -37,7 +37,7 @@ from typing import Dict, List, Sequence, Tuple
 import numpy as np
 
 from ..model.graph import Model, Operation
-from ..rules import determinism as table
+from ..rules import determinism_table as table
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, declared_shape, num, terms
 from .facts import ScopeFacts
 
@@ -96,7 +96,7 @@ def table_formula(codes: Codes) -> List[str]:
         body = f"(ite (and {' '.join(match)}) (+ {cond} {4 * n}) {body})"
     params = " ".join(f"({x} Int)" for x in PARAMS)
     return [
-        "; the determinism table (sonnx.rules.determinism.TABLE) as a function of an operation's facts:",
+        "; the determinism table (sonnx.rules.determinism_table.TABLE) as a function of an operation's facts:",
         ";   code = class (0 deterministic, 1 unknown, 2 nondeterministic) + 4 * number of the deciding entry",
         f"(define-fun known ((d Int)) Bool (or {known}))",
         f"(define-fun cls ({params}) Int (ite (not (known d)) {1 + 4 * UNKNOWN_DOMAIN}"

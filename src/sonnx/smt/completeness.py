@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import LIMIT, brief, first
+from ..witness import LIMIT, brief, first
 from .certify import Seed, blocked_reads, derivation, index_of
 from .common import RuleResult, check_ground, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import brief, first
+from ..witness import brief, first
 from .certify import Use, distances, index_of
 from .common import (
     RuleResult,

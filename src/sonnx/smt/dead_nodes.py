@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import brief, first
+from ..witness import brief, first
 from .certify import Use, index_of, uses
 from .common import (
     RuleResult,

@@ -49,8 +49,8 @@ from collections import deque
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..model.graph import Model
-from ..model.structure import brief, first
 from ..verdict import Status, Verdict
+from ..witness import brief, first
 from .certify import index_of, ranks_of
 from .classify import Instance, Lister, reason, table_formula
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated

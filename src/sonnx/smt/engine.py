@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List
 
+from ..caching import gc_paused
 from ..model.graph import Model
-from ..model.structure import gc_paused
 from ..verdict import Severity, Verdict
 from . import acyclic, completeness, contribution, dead_nodes, determinism, input_usage, single_assignment
 from .common import RuleResult, unknown

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import brief, first
+from ..witness import brief, first
 from .certify import index_of, input_readers
 from .common import RuleResult, check_ground, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor

@@ -29,7 +29,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.structure import brief, first
+from ..witness import brief, first
 from .common import PART, RuleResult, conj, facts_lines, op_ref, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation

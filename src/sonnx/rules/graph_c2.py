@@ -21,9 +21,10 @@ from typing import Any, Dict, List
 
 import numpy as np
 
-from ..model.structure import GRAPH_INPUT, GraphIndex, attribute_ops, brief, first, index, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.index import GRAPH_INPUT, GraphIndex, attribute_ops, index
+from ..model.structure import scopes
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-C2"
 SEVERITY = Severity.ERROR
@@ -49,7 +50,7 @@ def imposed_inputs(ctx: CheckContext) -> Dict[int, int]:
     for sc in scopes(ctx):
         for k in attribute_ops(ctx, sc.graph):
             op = sc.graph.operations[k]
-            if op.operator == "Loop" and op.domain in ("", "ai.onnx"):
+            if op.operator == "Loop" and op.domain == "":
                 body = op.attribute("body")
                 if body is not None and body.type == "GRAPH":
                     out[id(body.value)] = LOOP_IMPOSED_INPUTS
@@ -68,16 +69,9 @@ def check(ctx: CheckContext) -> Verdict:
             for nm in unused_inputs(ix)
             if nm not in exempt
         )
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['input']!r} (in {f['scope']})" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} graph input(s) read by no operation: {brief(shown)}",
-            {"count": len(found), "unused": first(found)},
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "graph input(s) read by no operation", "unused",
+        lambda f: f"{f['input']!r} (in {f['scope']})",
     )
 
 

@@ -27,20 +27,13 @@ from typing import Any, Dict, List, Tuple
 import numpy as np
 from onnx import TensorProto
 
+from ..caching import cached
 from ..model.graph import InitialValue, Operation
-from ..model.structure import (
-    brief,
-    cached,
-    first,
-    index,
-    op_ref,
-    operations_of,
-    operator_kinds,
-    outer_definers,
-    scopes,
-)
+from ..model.index import index, operations_of, operator_kinds
+from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
-from . import determinism as table
+from ..witness import brief, first, op_ref
+from . import determinism_table as table
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-R2"

@@ -24,9 +24,10 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, Dict, List
 
-from ..model.structure import brief, first, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.structure import scopes
+from ..verdict import Severity, Verdict
+from ..witness import first
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-NAMES"
 SEVERITY = Severity.ERROR
@@ -69,15 +70,9 @@ def node_problems(ctx: CheckContext) -> List[Dict[str, Any]]:
 
 def check(ctx: CheckContext) -> Verdict:
     found = tensor_problems(ctx) + node_problems(ctx)
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['kind']} {f['name']!r}: {f['problem']}" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} duplicated name(s): {brief(shown, 3)}", {"count": len(found), "duplicates": first(found)}
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "duplicated name(s)", "duplicates",
+        lambda f: f"{f['kind']} {f['name']!r}: {f['problem']}", keep=3,
     )
 
 

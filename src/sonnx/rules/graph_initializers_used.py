@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from ..model.structure import brief, first, index, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.index import index
+from ..model.structure import scopes
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-INITIALIZERS-USED"
 SEVERITY = Severity.WARNING
@@ -40,16 +41,9 @@ def unused_initializers(ctx: CheckContext) -> List[Dict[str, Any]]:
 
 def check(ctx: CheckContext) -> Verdict:
     found = unused_initializers(ctx)
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['initializer']!r} {f['dims']} (in {f['scope']})" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} initializer(s) read by no operation: {brief(shown)}",
-            {"count": len(found), "unused": first(found)},
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "initializer(s) read by no operation", "unused",
+        lambda f: f"{f['initializer']!r} {f['dims']} (in {f['scope']})",
     )
 
 

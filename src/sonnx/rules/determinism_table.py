@@ -294,12 +294,8 @@ def normal_domain(domain: str) -> str:
 
 
 def opset_version(opset_imports: Mapping[str, int], domain: str) -> int | None:
-    """The version of ``domain`` the model imports (the default domain under either of its names)."""
-    domain = normal_domain(domain)
-    if domain == "":
-        v = opset_imports.get("", opset_imports.get("ai.onnx"))
-    else:
-        v = opset_imports.get(domain)
+    """The version of ``domain`` the model imports (``domain`` may name the default domain either way)."""
+    v = opset_imports.get(normal_domain(domain))
     return None if v is None else int(v)
 
 

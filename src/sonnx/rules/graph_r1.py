@@ -14,8 +14,9 @@ transitive form (contribution to some graph output) is GRAPH-R1-TRANSITIVE.
 
 from __future__ import annotations
 
-from ..model.structure import Offenders, dead_ops, op_ref, scopes
+from ..model.structure import dead_ops, scopes
 from ..verdict import Severity, Verdict
+from ..witness import Offenders, op_ref
 from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-R1"

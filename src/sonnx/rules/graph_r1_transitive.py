@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.structure import Offenders, dead_ops, live_ops, op_ref, scopes, topology
+from ..model.index import topology
+from ..model.structure import dead_ops, live_ops, scopes
 from ..verdict import Severity, Verdict
+from ..witness import Offenders, op_ref
 from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-R1-TRANSITIVE"

@@ -18,8 +18,10 @@ from typing import Iterator, List, Tuple
 
 import numpy as np
 
-from ..model.structure import GraphIndex, Offenders, dead_ops, index, op_ref, scopes
+from ..model.index import GraphIndex, index
+from ..model.structure import dead_ops, scopes
 from ..verdict import Severity, Verdict
+from ..witness import Offenders, op_ref
 from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-R1-OUTPUTS"

@@ -20,14 +20,16 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..model.graph import Graph, Operation, TensorType
-from ..model.structure import brief, first, op_ref, operations_of, operator_kinds, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.index import operations_of, operator_kinds
+from ..model.structure import scopes
+from ..verdict import Severity, Verdict
+from ..witness import brief, op_ref
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-IF-BRANCHES"
 SEVERITY = Severity.ERROR
 BRANCHES = ("then_branch", "else_branch")
-IF_KINDS = frozenset({("", "If"), ("ai.onnx", "If")})
+IF_KINDS = frozenset({("", "If")})
 
 
 def _show(t: TensorType) -> str:
@@ -120,15 +122,9 @@ def check(ctx: CheckContext) -> Verdict:
             f"branch output types not declared, so their agreement is not established: {brief(shown, 3)}",
             SEVERITY,
         )
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['operation']} in {f['scope']}: {f['problem']}" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} If branch mismatch(es): {brief(shown, 3)}", {"count": len(found), "mismatches": first(found)}
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "If branch mismatch(es)", "mismatches",
+        lambda f: f"{f['operation']} in {f['scope']}: {f['problem']}", keep=3,
     )
 
 

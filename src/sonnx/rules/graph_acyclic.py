@@ -21,8 +21,10 @@ from typing import Any, Dict, List
 
 import numpy as np
 
-from ..model.structure import LIMIT, Scope, brief, find_cycle, first, index, scopes, topology
+from ..model.index import find_cycle, index, topology
+from ..model.structure import Scope, scopes
 from ..verdict import Severity, Verdict, Witness
+from ..witness import LIMIT, brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-ACYCLIC"

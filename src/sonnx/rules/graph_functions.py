@@ -22,9 +22,8 @@ from collections import Counter
 from typing import Any, Dict, List, Tuple
 
 from ..model.graph import Function, Model
-from ..model.structure import brief, first
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-FUNCTIONS"
 SEVERITY = Severity.ERROR
@@ -99,17 +98,10 @@ def check(ctx: CheckContext) -> Verdict:
         entry = chains.setdefault(chain, {"chain": list(chain), "sources": []})
         entry["sources"].append("call graph")
         entry["calls"] = sites
-    if not chains:
-        return Verdict.proved(ID, SEVERITY)
     listed = [chains[c] for c in sorted(chains)]
-    shown = [" -> ".join(e["chain"]) for e in listed]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(listed)} recursive function call chain(s): {brief(shown, 3)}",
-            {"count": len(listed), "chains": first(listed)},
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        listed, ID, SEVERITY, "recursive function call chain(s)", "chains",
+        lambda e: " -> ".join(e["chain"]), keep=3,
     )
 
 

@@ -20,9 +20,11 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from ..model.graph import Graph
-from ..model.structure import Scope, brief, first, index, op_ref, outer_definers, scopes
-from ..verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from ..model.index import index
+from ..model.structure import Scope, outer_definers, scopes
+from ..verdict import Severity, Verdict
+from ..witness import op_ref
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 
 ID = "GRAPH-C1"
 SEVERITY = Severity.ERROR
@@ -92,16 +94,9 @@ def check(ctx: CheckContext) -> Verdict:
                         "outer": _role(ctx, all_scopes[outer[i][name]], name),
                     }
                 )
-    if not found:
-        return Verdict.proved(ID, SEVERITY)
-    shown = [f"{f['tensor']!r} ({f['kind']}, in {f['scope']})" for f in found]
-    return Verdict.violated(
-        ID,
-        Witness(
-            f"{len(found)} single-assignment violation(s): {brief(shown, 3)}",
-            {"count": len(found), "violations": first(found)},
-        ),
-        SEVERITY,
+    return offenders_verdict(
+        found, ID, SEVERITY, "single-assignment violation(s)", "violations",
+        lambda f: f"{f['tensor']!r} ({f['kind']}, in {f['scope']})", keep=3,
     )
 
 

@@ -1,0 +1,386 @@
+"""The per-graph index: integer-coded operations and dependency edges, and the propagations over them.
+
+A :class:`GraphIndex` is built once per graph and check run (cached in the
+check context) and read by the structural rules; the propagations
+(topological peeling, reachability) run level by level with NumPy while the
+frontier is wide and switch to a plain loop over flat arrays while it is
+narrow (a chain). Nothing here recurses. See :mod:`sonnx.model.structure`
+for the dependency relation these edges encode.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, repeat
+from operator import itemgetter
+from typing import Any, Dict, List, NamedTuple, Sequence, Tuple
+
+import numpy as np
+
+from ..caching import cached, gc_paused
+from .graph import Graph, Operation
+
+_BATCH = 64
+"""Frontier size from which a propagation step is done with NumPy."""
+
+
+NO_PRODUCER = -1
+
+
+EMPTY = -2
+
+
+GRAPH_INPUT = -3
+
+
+INITIALIZED = -4
+
+
+_IN = itemgetter(3)
+
+
+_OUT = itemgetter(4)
+
+
+_ATTRS = itemgetter(5)
+
+
+_OPERATOR = itemgetter(0)
+
+
+_DOMAIN = itemgetter(1)
+
+
+def operations_with_attributes(ops: Sequence[Operation]) -> List[int]:
+    """Indices of the operations that carry attributes (only those can hold nested graphs)."""
+    if not any(map(_ATTRS, ops)):
+        return []
+    return np.flatnonzero(np.fromiter(map(bool, map(_ATTRS, ops)), np.bool_, len(ops))).tolist()
+
+
+def attribute_ops(ctx: Any, graph: Graph) -> List[int]:
+    """:func:`operations_with_attributes` of ``graph`` (cached)."""
+    return cached(ctx.cache, ("structure.attr", id(graph)), lambda: operations_with_attributes(graph.operations))
+
+
+def operator_kinds(ctx: Any, graph: Graph) -> frozenset[Tuple[str, str]]:
+    """The distinct (domain, operator) pairs used by the operations of ``graph`` (cached)."""
+
+    def build() -> frozenset[Tuple[str, str]]:
+        ops = graph.operations
+        domains = set(map(_DOMAIN, ops))
+        if len(domains) == 1:  # the common case: no pair to build per operation
+            (d,) = domains
+            return frozenset((d, o) for o in set(map(_OPERATOR, ops)))
+        return frozenset(zip(map(_DOMAIN, ops), map(_OPERATOR, ops), strict=True))
+
+    return cached(ctx.cache, ("structure.kinds", id(graph)), build)
+
+
+def operations_of(graph: Graph, kinds: set[Tuple[str, str]] | frozenset[Tuple[str, str]]) -> List[int]:
+    """Indices of the operations whose (domain, operator) is in ``kinds``."""
+    return [j for j, op in enumerate(graph.operations) if (op[1], op[0]) in kinds]
+
+
+class GraphIndex:
+    """Flat, integer-coded view of one graph's operations and dependency edges.
+
+    The required inputs of all operations, one after the other, are the
+    *occurrences* (``in_ptr`` delimits each operation's, ``in_op`` names the
+    operation, :meth:`names_of` gives the tensors). ``code[k]`` is the first
+    producer of occurrence ``k``, or :data:`NO_PRODUCER`, :data:`EMPTY` (an
+    omitted optional input), :data:`GRAPH_INPUT` or :data:`INITIALIZED`.
+    ``prod`` maps each assigned name to its first producer and ``multi`` lists
+    the names assigned more than once. Edges (``e_src`` -> ``e_dst`` through
+    occurrence ``e_occ``) are sorted by consumer; ``dptr`` indexes them.
+    """
+
+    def __init__(self, graph: Graph, attr_ops: List[int]) -> None:
+        self.graph = graph
+        ops = graph.operations
+        n = self.n = len(ops)
+        self.attr_ops = attr_ops
+        req: List[Tuple[str, ...]] = list(map(_IN, ops))
+        for j in self.attr_ops:
+            req[j] = ops[j].required_inputs
+        self.req = req
+        outs: List[Tuple[str, ...]] = list(map(_OUT, ops))
+        self.outs = outs
+        arange = np.arange(n, dtype=np.intp)
+        in_len = np.fromiter(map(len, req), np.intp, n)
+        out_len = np.fromiter(map(len, outs), np.intp, n)
+        self.in_ptr = np.zeros(n + 1, np.intp)
+        np.cumsum(in_len, out=self.in_ptr[1:])
+        self.out_len = out_len
+        self.in_op = np.repeat(arange, in_len)
+        entries = int(out_len.sum())
+        prod: Dict[str, int] = dict(zip(chain.from_iterable(outs), np.repeat(arange, out_len).tolist(), strict=True))
+        empties = 0
+        if "" in prod:
+            del prod[""]
+            empties = sum(os.count("") for os in outs)
+        self.empty_outputs = empties
+        """How many output-mapping entries are empty (omitted optional outputs)."""
+        self.multi: Dict[str, List[Tuple[int, int]]] = {}
+        if len(prod) != entries - empties:
+            self._find_multi(prod)
+        self.prod = prod
+        self.input_set = frozenset(graph.inputs)
+        self.initialized = frozenset(nm for nm, t in graph.tensors.items() if t[2] is not None)
+        self.code = self._resolve(prod)
+        self._edges()
+        self._succ: Tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _find_multi(self, prod: Dict[str, int]) -> None:
+        """Record every name assigned by more than one output-mapping entry; ``prod`` keeps the first."""
+        entries: Dict[str, List[Tuple[int, int]]] = {}
+        for j, os in enumerate(self.outs):
+            for k, o in enumerate(os):
+                if o:
+                    entries.setdefault(o, []).append((j, k))
+        self.multi = {o: e for o, e in entries.items() if len(e) > 1}
+        for o, e in self.multi.items():
+            prod[o] = e[0][0]
+
+    def _resolve(self, prod: Dict[str, int]) -> np.ndarray:
+        added: List[str] = [""]
+        prod[""] = EMPTY
+        for nm, mark in chain(zip(self.graph.inputs, repeat(GRAPH_INPUT)), zip(self.initialized, repeat(INITIALIZED))):
+            if nm not in prod:
+                prod[nm] = mark
+                added.append(nm)
+        try:
+            total = int(self.in_ptr[-1])
+            return np.fromiter(map(prod.get, chain.from_iterable(self.req), repeat(NO_PRODUCER)), np.intp, total)
+        finally:
+            for nm in added:
+                del prod[nm]
+
+    def _edges(self) -> None:
+        occ = np.flatnonzero(self.code >= 0)
+        src = self.code[occ]
+        dst = self.in_op[occ]
+        if self.multi:
+            extra_src: List[int] = []
+            extra_occ: List[int] = []
+            firsts = np.fromiter((e[0][0] for e in self.multi.values()), np.intp, len(self.multi))
+            picked = np.flatnonzero(np.isin(self.code, firsts))
+            for k, name in zip(picked.tolist(), self.names_of(picked), strict=True):
+                entries = self.multi.get(name)
+                if entries is not None:
+                    others = {j for j, _ in entries} - {entries[0][0]}
+                    extra_src.extend(sorted(others))
+                    extra_occ.extend([k] * len(others))
+            if extra_src:
+                xo = np.array(extra_occ, np.intp)
+                occ = np.concatenate([occ, xo])
+                src = np.concatenate([src, np.array(extra_src, np.intp)])
+                dst = np.concatenate([dst, self.in_op[xo]])
+                order = np.argsort(dst, kind="stable")
+                occ, src, dst = occ[order], src[order], dst[order]
+        self.e_occ, self.e_src, self.e_dst = occ, src, dst
+        self.dptr = _pointers(dst, self.n)
+
+    def succ(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Edges grouped by producing operation: (pointers, consumers, occurrences)."""
+        if self._succ is None:
+            order = np.argsort(self.e_src, kind="stable")
+            self._succ = (_pointers(self.e_src[order], self.n), self.e_dst[order], self.e_occ[order])
+        return self._succ
+
+    def producers(self, name: str) -> List[int]:
+        """Every operation assigning ``name`` (in order, without repetition)."""
+        entries = self.multi.get(name)
+        if entries is not None:
+            return list(dict.fromkeys(j for j, _ in entries))
+        j = self.prod.get(name)
+        return [] if j is None else [j]
+
+    def defines(self, name: str) -> bool:
+        """True when this graph defines ``name`` (graph input, initializer or operation output)."""
+        return name in self.prod or name in self.input_set or name in self.initialized
+
+    def inputs_of(self, j: int) -> List[str]:
+        """The required inputs of operation ``j`` as occurrences (omitted inputs included as '')."""
+        return list(self.req[j])
+
+    def names_of(self, occurrences: np.ndarray) -> List[str]:
+        """The tensor of each input occurrence (by index in operation order)."""
+        occ = np.asarray(occurrences, np.intp)
+        ops = np.searchsorted(self.in_ptr, occ, side="right") - 1
+        req = self.req
+        return [req[j][k] for j, k in zip(ops.tolist(), (occ - self.in_ptr[ops]).tolist(), strict=True)]
+
+    def output_producers(self) -> np.ndarray:
+        """Operations that assign some graph output."""
+        found: List[int] = []
+        for nm in self.graph.outputs:
+            found.extend(self.producers(nm))
+        return np.unique(np.array(found, np.intp))
+
+    def consumed_ops(self) -> np.ndarray:
+        """Boolean per operation: some tensor of its output mapping is a required input of an operation."""
+        mask = np.zeros(self.n, np.bool_)
+        mask[self.e_src] = True
+        return mask
+
+
+def _pointers(keys: np.ndarray, n: int) -> np.ndarray:
+    ptr = np.zeros(n + 1, np.intp)
+    np.cumsum(np.bincount(keys, minlength=n), out=ptr[1:])
+    return ptr
+
+
+def index(ctx: Any, graph: Graph) -> GraphIndex:
+    """The :class:`GraphIndex` of ``graph`` (cached; the index keeps the graph alive, so ids stay unique)."""
+
+    def build() -> GraphIndex:
+        with gc_paused():
+            return GraphIndex(graph, attribute_ops(ctx, graph))
+
+    return cached(ctx.cache, ("structure.index", id(graph)), build)
+
+
+def _gather(ptr: np.ndarray, vals: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+    """``vals[ptr[v]:ptr[v+1]]`` for every ``v`` of ``nodes``, concatenated."""
+    starts = ptr[nodes]
+    lens = ptr[nodes + 1] - starts
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, np.intp)
+    ends = np.cumsum(lens)
+    return vals[np.repeat(starts - ends + lens, lens) + np.arange(total, dtype=np.intp)]
+
+
+def peel(n: int, ptr: np.ndarray, vals: np.ndarray, indeg: np.ndarray) -> np.ndarray:
+    """Kahn's peeling: which nodes get in-degree zero when sources are removed repeatedly.
+
+    ``ptr``/``vals`` give each node's successors, one entry per edge;
+    ``indeg`` (consumed) counts the same edges per target. The nodes left out
+    are exactly those on a cycle or reachable from one. The peeling goes level
+    by level: a wide level in one NumPy step, a narrow one (a chain) in a loop.
+    """
+    done = np.zeros(n, np.bool_)
+    level = np.flatnonzero(indeg == 0)
+    done[level] = True
+    narrow: List[int] | None = None
+    P, V, D, F = ptr.data, vals.data, indeg.data, done.data
+    while True:
+        if narrow is not None:
+            if len(narrow) >= _BATCH:
+                level, narrow = np.array(narrow, np.intp), None
+                continue
+            nxt: List[int] = []
+            for a in narrow:
+                for e in range(P[a], P[a + 1]):
+                    b = V[e]
+                    d = D[b] - 1
+                    D[b] = d
+                    if d == 0:
+                        F[b] = True
+                        nxt.append(b)
+            if not nxt:
+                return done
+            narrow = nxt
+            continue
+        if level.size < _BATCH:
+            narrow = level.tolist()
+            continue
+        targets = _gather(ptr, vals, level)
+        u, c = np.unique(targets, return_counts=True)
+        indeg[u] -= c
+        level = u[indeg[u] == 0]
+        done[level] = True
+        if not level.size:
+            return done
+
+
+def reach(n: int, ptr: np.ndarray, vals: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """Nodes reachable from ``start`` (included) following ``ptr``/``vals`` adjacency, level by level."""
+    seen = np.zeros(n, np.bool_)
+    level = np.unique(np.asarray(start, np.intp))
+    seen[level] = True
+    narrow: List[int] | None = None
+    P, V, S = ptr.data, vals.data, seen.data
+    while True:
+        if narrow is not None:
+            if len(narrow) >= _BATCH:
+                level, narrow = np.array(narrow, np.intp), None
+                continue
+            nxt: List[int] = []
+            for a in narrow:
+                for e in range(P[a], P[a + 1]):
+                    b = V[e]
+                    if not S[b]:
+                        S[b] = True
+                        nxt.append(b)
+            if not nxt:
+                return seen
+            narrow = nxt
+            continue
+        if level.size < _BATCH:
+            narrow = level.tolist()
+            continue
+        nxt_level = _gather(ptr, vals, level)
+        level = np.unique(nxt_level[~seen[nxt_level]])
+        seen[level] = True
+        if not level.size:
+            return seen
+
+
+class Topology(NamedTuple):
+    """Result of topological peeling: ``done[j]`` is False for operations on or after a cycle."""
+
+    acyclic: bool
+    done: np.ndarray
+
+
+def topology(ctx: Any, graph: Graph) -> Topology:
+    """Whether the dependency relation of ``graph`` is acyclic (whatever the file order)."""
+
+    def build() -> Topology:
+        ix = index(ctx, graph)
+        if not np.any(ix.e_src >= ix.e_dst):  # the file order is a topological order
+            return Topology(True, np.ones(ix.n, np.bool_))
+        sptr, sdst, _ = ix.succ()
+        done = peel(ix.n, sptr, sdst, np.bincount(ix.e_dst, minlength=ix.n))
+        return Topology(bool(done.all()), done)
+
+    return cached(ctx.cache, ("structure.topology", id(graph)), build)
+
+
+def find_cycle(ctx: Any, graph: Graph) -> List[Tuple[int, int]] | None:
+    """One cycle of the dependency relation, or None when acyclic.
+
+    The cycle is a shortest one through an operation found to lie on a cycle,
+    as ``(operation, occurrence)`` pairs: the occurrence (an index into
+    occurrences, see :meth:`GraphIndex.names_of`) is the input of the *next* operation that reads the tensor
+    linking them. A self-loop is a cycle of one pair.
+    """
+    top = topology(ctx, graph)
+    if top.acyclic:
+        return None
+    ix = index(ctx, graph)
+    done = top.done.data
+    dptr, src = ix.dptr.data, ix.e_src.data
+    v = int(np.flatnonzero(~top.done)[0])
+    seen: Dict[int, None] = {}
+    while v not in seen:  # every left-over operation has a left-over predecessor
+        seen[v] = None
+        v = next(u for u in (src[e] for e in range(dptr[v], dptr[v + 1])) if not done[u])
+    sp, sd, so = (a.data for a in ix.succ())
+    parent: Dict[int, Tuple[int, int]] = {v: (-1, -1)}
+    queue = [v]
+    for a in queue:
+        for e in range(sp[a], sp[a + 1]):
+            b = sd[e]
+            if b == v:
+                path = [(a, so[e])]
+                while a != v:
+                    a, occ = parent[a]
+                    path.append((a, occ))
+                path.reverse()
+                return path
+            if not done[b] and b not in parent:
+                parent[b] = (a, so[e])
+                queue.append(b)
+    raise AssertionError("an operation left by peeling must lie on or after a cycle")

@@ -1,0 +1,166 @@
+"""FORMAT-ONNX (REQ-FO-000): onnx.checker's full check on the model file, its findings, its limits and crashes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from sonnx.loader import load_model
+from sonnx.options import CheckOptions
+from sonnx.pipeline import check_file
+from sonnx.rules import format_onnx
+from sonnx.rules.base import CheckConfig
+from sonnx.verdict import Status
+from tests.common.rulekit import model, run, seed_example
+
+ID = "FORMAT-ONNX"
+vi = helper.make_tensor_value_info
+
+
+def save(m: onnx.ModelProto, path: Path, **kw: object) -> Path:
+    m.ir_version = 8
+    onnx.save(m, str(path), **kw)  # type: ignore[arg-type]
+    return path
+
+
+def reshape_model(shape_name: str = "shape") -> onnx.ModelProto:
+    """y = reshape(x + w, shape): shape inference needs the value of the initializer ``shape``."""
+    w = numpy_helper.from_array(np.ones((2, 2), np.float32), "w")
+    shape = numpy_helper.from_array(np.array([4, 1], np.int64), shape_name)
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "w"], ["s"], name="add"),
+         helper.make_node("Reshape", ["s", shape_name], ["y"], name="reshape")],
+        "g", [vi("x", TensorProto.FLOAT, [2, 2])], [vi("y", TensorProto.FLOAT, [4, 1])], [w, shape],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def verdict(path: Path, structure_only: bool = False) -> object:
+    m = load_model(str(path), read_weights=not structure_only)
+    return run(ID, m, CheckConfig(read_weights=not structure_only))
+
+
+def test_a_valid_model_is_proved(tmp_path: Path) -> None:
+    v = verdict(save(reshape_model(), tmp_path / "m.onnx"))
+    assert v.status is Status.PROVED  # type: ignore[attr-defined]
+
+
+def test_checker_findings_are_a_witness(tmp_path: Path) -> None:
+    # nodes stored out of topological order: valid for the SONNX graph rules, not for the ONNX format
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["a"], ["y"], name="second"), helper.make_node("Abs", ["x"], ["a"], name="first")],
+        "g", [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])],
+    )
+    path = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "u.onnx")
+    v = verdict(path)
+    assert v.status is Status.VIOLATED  # type: ignore[attr-defined]
+    w = v.witness  # type: ignore[attr-defined]
+    assert "topologically sorted" in w.summary and "\n" not in w.summary
+    assert w.data["stage"] == "structure"
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(str(path), full_check=True)  # the same answer as the checker's own
+
+
+def test_strict_shape_inference_findings_are_a_witness(tmp_path: Path) -> None:
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "n"], ["y"], name="add")],
+        "g", [vi("x", TensorProto.FLOAT, [2]), vi("n", TensorProto.INT64, [2])], [vi("y", TensorProto.FLOAT, [2])],
+    )
+    path = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "t.onnx")
+    onnx.checker.check_model(str(path))  # the structural check alone accepts it: only full_check refuses it
+    v = verdict(path)
+    assert v.status is Status.VIOLATED  # type: ignore[attr-defined]
+    assert v.witness.data["stage"] == "shape inference"  # type: ignore[attr-defined]
+
+
+def test_external_data_is_checked_through_the_path(tmp_path: Path) -> None:
+    path = save(reshape_model(), tmp_path / "e.onnx", save_as_external_data=True, location="e.data",
+                size_threshold=0)
+    # onnx's own full check on the path stops at the external shape tensor: a limit of the checker
+    with pytest.raises(onnx.shape_inference.InferenceError, match="external"):
+        onnx.checker.check_model(str(path), full_check=True)
+    assert verdict(path).status is Status.PROVED  # type: ignore[attr-defined]
+
+
+def test_structure_only_is_unknown_when_shape_inference_needs_external_data(tmp_path: Path) -> None:
+    path = save(reshape_model(), tmp_path / "e.onnx", save_as_external_data=True, location="e.data",
+                size_threshold=0)
+    v = verdict(path, structure_only=True)
+    assert v.status is Status.UNKNOWN and "--structure-only" in v.reason  # type: ignore[attr-defined]
+
+
+def test_structure_only_reads_no_byte_of_external_data(tmp_path: Path) -> None:
+    # a 64 MiB external weight: the check under --structure-only reads far less than that
+    big = numpy_helper.from_array(np.zeros((4096, 4096), np.float32), "big")
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "big"], ["y"], name="add")],
+        "g", [vi("x", TensorProto.FLOAT, [4096, 4096])], [vi("y", TensorProto.FLOAT, [4096, 4096])], [big],
+    )
+    path = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "b.onnx",
+                save_as_external_data=True, location="b.data", size_threshold=0)
+    io = Path("/proc/self/io")
+    if not io.is_file():
+        pytest.skip("needs /proc/self/io to count the bytes read")
+
+    def rchar() -> int:
+        return int(next(line for line in io.read_text().splitlines() if line.startswith("rchar")).split()[1])
+
+    before = rchar()
+    report = check_file(str(path), CheckOptions(engine="direct", structure_only=True))
+    read = rchar() - before
+    assert {v.rule_id: v.status for v in report.verdicts}[ID] is Status.PROVED
+    assert os.path.getsize(tmp_path / "b.data") == 64 * 2**20
+    assert read < 8 * 2**20, f"{read} bytes read"
+
+
+def test_a_file_the_checkers_parser_cannot_read_is_unknown(tmp_path: Path) -> None:
+    from sonnx.loader import wire
+
+    path = tmp_path / "deep.onnx"
+    path.write_bytes(wire.encode_nested_if_model(150))  # 150 nested If: sonnx's loader reads it, protobuf's stops
+    with pytest.raises(onnx.checker.ValidationError, match="Unable to parse"):
+        onnx.checker.check_model(str(path), full_check=True)
+    v = verdict(path)
+    assert v.status is Status.UNKNOWN and "100 levels of nesting" in v.reason  # type: ignore[attr-defined]
+
+
+def test_a_model_not_read_from_a_file_is_unknown() -> None:
+    v = run(ID, model(seed_example()))
+    assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or "")
+
+
+def test_a_crash_of_the_checker_is_unknown_never_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = save(reshape_model(), tmp_path / "m.onnx")
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise RuntimeError("checker\nexploded")
+
+    monkeypatch.setattr(onnx.checker, "check_model", boom)
+    v = verdict(path)
+    assert v.status is Status.UNKNOWN  # type: ignore[attr-defined]
+    assert v.reason == "onnx.checker failed: RuntimeError: checker exploded"  # type: ignore[attr-defined]
+
+
+def test_the_rule_is_in_the_base_profile_and_left_out_for_graphs_only() -> None:
+    from sonnx.rules import rules_for
+
+    assert format_onnx.RULE in rules_for("sonnx")
+    assert format_onnx.RULE not in rules_for("sonnx", graph_only=True)
+
+
+def test_an_input_or_initializer_passed_through_as_an_output_is_valid_onnx(tmp_path: Path) -> None:
+    # the reading D3 of the spec: ONNX accepts such outputs, and so do FORMAT-ONNX and GRAPH-C3
+    w = numpy_helper.from_array(np.ones(2, np.float32), "w")
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "g", [vi("x", TensorProto.FLOAT, [2])],
+        [vi("y", TensorProto.FLOAT, [2]), vi("x", TensorProto.FLOAT, [2]), vi("w", TensorProto.FLOAT, [2])], [w],
+    )
+    path = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "p.onnx")
+    report = check_file(str(path), CheckOptions(engine="direct"))
+    got = {v.rule_id: v.status for v in report.verdicts}
+    assert got["FORMAT-ONNX"] is Status.PROVED and got["GRAPH-C3"] is Status.PROVED
