@@ -15,8 +15,8 @@ from typing import Any, Callable, Dict, List, Tuple
 import pytest
 
 from sonnx.model.graph import Model, Operation
-from sonnx.smt import SolverSettings, acyclic, completeness, contribution, dead_nodes, input_usage
-from sonnx.smt import single_assignment as c1
+from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive
+from sonnx.smt import graph_c1 as c1
 from sonnx.smt.certify import derivation, distances, index_of, input_readers, ranks, uses
 from sonnx.smt.facts import ScopeFacts, model_facts
 from sonnx.verdict import Status
@@ -52,7 +52,7 @@ def rejected(v: Any) -> bool:
 def test_right_rank_certificate_proves() -> None:
     facts = model_facts(chain())
     certs = {f.index: ranks(f, index_of(f)) for f in facts}
-    assert acyclic.check_certificate(facts, certs, ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
+    assert graph_acyclic.check_certificate(facts, certs, ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("shape", ["all equal", "reversed", "tensor below its writer"])
@@ -67,7 +67,7 @@ def test_wrong_rank_certificate_on_a_dag_is_rejected(shape: str) -> None:
         rank, trank = [top - r for r in rank], [top - t for t in trank]
     else:
         trank = [t - 1 for t in trank]
-    v = acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    v = graph_acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
     assert rejected(v), v
 
 
@@ -76,10 +76,10 @@ def test_no_rank_certificate_is_accepted_for_a_cycle() -> None:
     facts = model_facts(cyclic())
     f = facts[0]
     for value in (0, 1, 5):
-        v = acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}, ST).verdict
+        v = graph_acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}, ST).verdict
         assert v.status is Status.UNKNOWN and "rejected" in (v.reason or ""), v
     # ranks that work for every edge but one
-    v = acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}, ST).verdict
+    v = graph_acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}, ST).verdict
     assert v.status is Status.UNKNOWN, v
 
 
@@ -90,7 +90,7 @@ def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyP
     def not_a_cycle(f: ScopeFacts, ix: Any) -> List[Tuple[int, int]]:
         return [(0, 0)]  # write of Add, read of x by Add: not a cycle
 
-    monkeypatch.setattr(acyclic, "cycle", not_a_cycle)
+    monkeypatch.setattr(graph_acyclic, "cycle", not_a_cycle)
     for mode in ("search", "certificate"):
         assert rejected(smt(m, mode)["GRAPH-ACYCLIC"])
 
@@ -101,7 +101,7 @@ def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyP
 def test_right_definedness_certificate_proves() -> None:
     facts = model_facts(chain())
     cert = {f.index: derivation(f, index_of(f)) for f in facts}
-    assert completeness.check_certificate(facts, cert, ST).verdict.status is Status.PROVED
+    assert graph_c3.check_certificate(facts, cert, ST).verdict.status is Status.PROVED
 
 
 @pytest.mark.parametrize("wrong", ["fires too early", "wrong write", "output without record"])
@@ -117,7 +117,7 @@ def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
         h[y] = (h[y][0], ("write", 0))  # the write of Relu defines a, not y
     else:
         del h[y]
-    assert rejected(completeness.check_certificate(facts, {0: (fired, h)}, ST).verdict)
+    assert rejected(graph_c3.check_certificate(facts, {0: (fired, h)}, ST).verdict)
 
 
 def test_equal_times_cannot_justify_a_cycle() -> None:
@@ -126,7 +126,7 @@ def test_equal_times_cannot_justify_a_cycle() -> None:
     f = facts[0]
     t = f.tid
     h = {t["x"]: (0, ("input", 0)), t["a"]: (1, ("write", 0)), t["b"]: (1, ("write", 1))}
-    v = completeness.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}, ST).verdict
+    v = graph_c3.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}, ST).verdict
     assert rejected(v), v
     assert smt(cyclic(), "certificate")["GRAPH-C3"].status is Status.VIOLATED
 
@@ -155,9 +155,9 @@ def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
         members.add(t["x"])
     else:
         blocked = {}
-    v = completeness.check_counter(facts, {0: (members, blocked, outs)}, ST).verdict
+    v = graph_c3.check_counter(facts, {0: (members, blocked, outs)}, ST).verdict
     assert rejected(v), v
-    right = completeness.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}, ST)
+    right = graph_c3.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}, ST)
     assert right.verdict.status is Status.VIOLATED
 
 
@@ -167,9 +167,9 @@ def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
 def test_right_use_and_distance_certificates_prove() -> None:
     facts = model_facts(chain())
     f = facts[0]
-    assert dead_nodes.check_certificate(facts, {0: uses(f, index_of(f))[0]}, ST).verdict.status is Status.PROVED
+    assert graph_r1.check_certificate(facts, {0: uses(f, index_of(f))[0]}, ST).verdict.status is Status.PROVED
     d = distances(f, index_of(f))[0]
-    assert contribution.check_certificate(facts, {0: d}, ST).verdict.status is Status.PROVED
+    assert graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict.status is Status.PROVED
 
 
 def test_wrong_use_certificate_is_rejected() -> None:
@@ -177,9 +177,9 @@ def test_wrong_use_certificate_is_rejected() -> None:
     f = facts[0]
     found = dict(uses(f, index_of(f))[0])
     found[0] = ("read", 0, 2)  # Relu's write of a "used by" Abs's read of b
-    assert rejected(dead_nodes.check_certificate(facts, {0: found}, ST).verdict)
+    assert rejected(graph_r1.check_certificate(facts, {0: found}, ST).verdict)
     found[0] = ("read", 1, 1)  # a write fact of another operation
-    assert rejected(dead_nodes.check_certificate(facts, {0: found}, ST).verdict)
+    assert rejected(graph_r1.check_certificate(facts, {0: found}, ST).verdict)
 
 
 @pytest.mark.parametrize("wrong", ["distance not decreasing", "negative distance", "wrong tensor"])
@@ -195,7 +195,7 @@ def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
         d[0] = (1, d[0][1])
     else:
         d[0] = (d[0][0], ("output", 0, 0))  # Relu does not write the graph output
-    assert rejected(contribution.check_certificate(facts, {0: d}, ST).verdict)
+    assert rejected(graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict)
 
 
 def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
@@ -207,7 +207,7 @@ def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
     assert [f.rd_t[3], f.rd_t[2]] == [f.tid["a"], f.tid["b"]]
     # Relu writes the output; Add "reaches" it through Neg's read of a, Neg through Add's read of b
     d = {0: (0, ("output", 0, 0)), 1: (1, ("read", 1, 3)), 2: (1, ("read", 2, 2))}
-    assert rejected(contribution.check_certificate(facts, {0: d}, ST).verdict)
+    assert rejected(graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict)
     assert smt(m, "certificate")["GRAPH-R1-TRANSITIVE"].status is Status.VIOLATED
 
 
@@ -218,7 +218,7 @@ def _dead_model() -> Model:
 
 @pytest.mark.parametrize(
     ("module", "producer", "rule"),
-    [(dead_nodes, "uses", "GRAPH-R1"), (contribution, "distances", "GRAPH-R1-TRANSITIVE")],
+    [(graph_r1, "uses", "GRAPH-R1"), (graph_r1_transitive, "distances", "GRAPH-R1-TRANSITIVE")],
 )
 def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, rule: str, monkeypatch: Any) -> None:
     m = _dead_model()
@@ -244,24 +244,24 @@ def test_wrong_input_reader_certificate_is_rejected() -> None:
     f = facts[0]
     claims, unread = input_readers(f, index_of(f))
     assert not unread
-    assert input_usage.check_certificate(facts, {0: claims}, ST).verdict.status is Status.PROVED
+    assert graph_c2.check_certificate(facts, {0: claims}, ST).verdict.status is Status.PROVED
     claims = dict(claims)
     claims[1] = ("read", 0)  # w "read" by the read fact of x
-    assert rejected(input_usage.check_certificate(facts, {0: claims}, ST).verdict)
+    assert rejected(graph_c2.check_certificate(facts, {0: claims}, ST).verdict)
     claims[1] = ("exempt", 0)  # not a Loop body: nothing is exempt
-    assert rejected(input_usage.check_certificate(facts, {0: claims}, ST).verdict)
+    assert rejected(graph_c2.check_certificate(facts, {0: claims}, ST).verdict)
 
 
 def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     m = model(g(["x", "spare"], ["y"], [op("Relu", ("x",), ("y",))]))
     assert smt(m, "certificate")["GRAPH-C2"].status is Status.VIOLATED
-    real = input_usage.input_readers
+    real = graph_c2.input_readers
 
     def lying(f: ScopeFacts, ix: Any) -> Any:
         claims, unread = real(f, ix)
         return claims, [*unread, (0, f.tid["x"])]
 
-    monkeypatch.setattr(input_usage, "input_readers", lying)
+    monkeypatch.setattr(graph_c2, "input_readers", lying)
     assert rejected(smt(m, "certificate")["GRAPH-C2"])
 
 
@@ -299,7 +299,7 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     run = run_smt(chain(), Settings(), mode="certificate")
     assert all(v.status is Status.PROVED for v in run.verdicts), run.verdicts
     names = [o.name for o in run.obligations]
-    assert "acyclic.certificate.part1" in names and "c1.distinct.part1" in names
+    assert "graph_acyclic.certificate.part1" in names and "c1.distinct.part1" in names
     # a tensor written twice: wherever its two definitions fall, the parts' ranges catch it
     for second in range(4):
         ops = [op("Relu", ("x",), ("a",), "r"), op("Neg", ("a",), ("b",)), op("Abs", ("b",), ("y",))]
@@ -312,5 +312,5 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     rank, trank = ranks(f, index_of(f))  # type: ignore[misc]
     trank = [*trank]
     trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
-    v = acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    v = graph_acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
     assert rejected(v), v

@@ -13,7 +13,7 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
   its nodes produce that are required outside it or are graph outputs;
 * ``PARTITION-ACYCLIC``: the fused graph (each subgraph contracted to one
   node) is acyclic. Proved by z3 with the rank encoding of GRAPH-ACYCLIC
-  (:func:`sonnx.smt.acyclic.rank_body` over the fused edges); a satisfying
+  (:func:`sonnx.smt.graph_acyclic.rank_body` over the fused edges); a satisfying
   ranking is read back and re-checked edge by edge. A cycle comes from an
   unsat core of guarded edge constraints, shortened by
   :func:`sonnx.smt.certify.shortest_cycle` and re-refuted on its own; the
@@ -39,8 +39,8 @@ from typing import Any, Callable, Dict, List, Sequence, Tuple
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..model.graph import Model, Tensor, make_graph
 from ..rules import CheckConfig, run_rules
-from ..smt.acyclic import rank_body
 from ..smt.certify import shortest_cycle
+from ..smt.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
 from ..verdict import Severity, Status, Verdict, Witness
 from ..witness import brief

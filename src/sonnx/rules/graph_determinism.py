@@ -8,7 +8,7 @@ node breaks R2 and leaves the graph deterministic. The two are reported
 separately.
 
 Direct check (the SMT engine proves the same property by two-run congruence,
-:mod:`sonnx.smt.determinism`): the operations that GRAPH-R2 classifies as
+:mod:`sonnx.smt.graph_r2`): the operations that GRAPH-R2 classifies as
 nondeterministic are *sources*; a control-flow operation whose nested graph
 is not deterministic is a source of its own graph (nested graphs are decided
 first, bottom up). The graph is deterministic when no source reaches an

@@ -30,21 +30,21 @@ from typing import Any, Callable, Dict, List
 from ..caching import gc_paused
 from ..model.graph import Model
 from ..verdict import Severity, Verdict
-from . import acyclic, completeness, contribution, dead_nodes, determinism, input_usage, single_assignment
+from . import graph_acyclic, graph_c1, graph_c2, graph_c3, graph_determinism, graph_r1, graph_r1_transitive, graph_r2
 from .common import RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
 from .smtlib import Obligation
 from .solver import SolverSettings, settings_report
 
 RULE_IDS = (
-    acyclic.ID,
-    single_assignment.ID,
-    input_usage.ID,
-    completeness.ID,
-    dead_nodes.ID,
-    contribution.ID,
-    determinism.ID_R2,
-    determinism.ID_SEM,
+    graph_acyclic.ID,
+    graph_c1.ID,
+    graph_c2.ID,
+    graph_c3.ID,
+    graph_r1.ID,
+    graph_r1_transitive.ID,
+    graph_r2.ID_R2,
+    graph_determinism.ID_SEM,
 )
 """Rules the SMT engine decides, in report order."""
 
@@ -109,17 +109,17 @@ def _run_smt(
         by_id[rule_id] = v
 
     def r2() -> RuleResult:
-        res, classes[0] = determinism.prove_r2(model, facts, st, chosen)
+        res, classes[0] = graph_r2.prove_r2(model, facts, st, chosen)
         return res
 
-    run(acyclic.ID, lambda: acyclic.prove(facts, st, chosen))
-    run(single_assignment.ID, lambda: single_assignment.prove(facts, st, chosen))
-    run(input_usage.ID, lambda: input_usage.prove(facts, st, chosen))
-    run(completeness.ID, lambda: completeness.prove(facts, st, chosen))
-    run(dead_nodes.ID, lambda: dead_nodes.prove_r1(facts, st, chosen))
-    run(contribution.ID, lambda: contribution.prove_transitive(facts, st, chosen))
-    run(determinism.ID_R2, r2)
-    run(determinism.ID_SEM, lambda: determinism.prove_semantic(facts, classes[0], by_id, st))
+    run(graph_acyclic.ID, lambda: graph_acyclic.prove(facts, st, chosen))
+    run(graph_c1.ID, lambda: graph_c1.prove(facts, st, chosen))
+    run(graph_c2.ID, lambda: graph_c2.prove(facts, st, chosen))
+    run(graph_c3.ID, lambda: graph_c3.prove(facts, st, chosen))
+    run(graph_r1.ID, lambda: graph_r1.prove_r1(facts, st, chosen))
+    run(graph_r1_transitive.ID, lambda: graph_r1_transitive.prove_transitive(facts, st, chosen))
+    run(graph_r2.ID_R2, r2)
+    run(graph_determinism.ID_SEM, lambda: graph_determinism.prove_semantic(facts, classes[0], by_id, st))
     params = settings_report(st)
     params["mode"] = chosen
     return SmtRun(verdicts, obligations, params, chosen)

@@ -151,7 +151,7 @@ def _loop_bodies(graphs: Sequence[Graph]) -> set[int]:
     bodies: set[int] = set()
     for g in graphs:
         for op in g.operations:
-            if op.attributes and op.operator == "Loop" and op.domain in ("", "ai.onnx"):
+            if op.attributes and op.operator == "Loop" and op.domain == "":
                 a = op.attribute("body")
                 if a is not None and a.type == "GRAPH":
                     bodies.add(id(a.value))

@@ -82,7 +82,7 @@ def _facts(facts: Sequence[ScopeFacts]) -> List[str]:
 def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     return Obligation(
         ID,
-        "acyclic.search",
+        "graph_acyclic.search",
         LOGIC,
         RULE + facts_lines(_facts(facts)),
         "sat",
@@ -105,7 +105,7 @@ def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
         lines.append(f"(wr {f.wr_o[i]} {f.wr_k[i]} {f.wr_t[i]})")
     return Obligation(
         ID,
-        f"acyclic.cycle{f.index}",
+        f"graph_acyclic.cycle{f.index}",
         LOGIC,
         ["; counter-certificate: the raw facts of a cycle claimed by an untrusted search", *RULE, *facts_lines(lines)],
         "sat",
@@ -207,7 +207,7 @@ def check_certificate(
     head, items = certificate_body(facts, certs)
     ans, obs = check_ground(
         ID,
-        "acyclic.certificate",
+        "graph_acyclic.certificate",
         "QF_LIA",
         head,
         items,

@@ -1,18 +1,4 @@
-"""GRAPH-R2 and GRAPH-DETERMINISM as SMT: two separate findings, one classification.
-
-Classification (:mod:`.classify`): the determinism table rendered as a
-function ``cls`` of an operation's raw facts; every operation's facts are an
-instance ``c = cls(...)`` (operations with identical facts share one), and
-the solver evaluates the table's conditions on them. The table's entries are
-the trusted base both engines share (spec, GRAPH-R2); the evaluation is the
-solver's.
-
-GRAPH-R2: obligation ``r2.certain``: some instance has class 2
-(nondeterministic); sat = VIOLATED, the model gives every operation's class
-and the deciding entry (the reasons); a duplicate-index witness proposed by an
-untrusted sort is checked there too. Otherwise ``r2.possible``: some instance
-has class 1 or 2; sat = UNKNOWN (the model names the operations whose
-determinism is not established), unsat = PROVED.
+"""GRAPH-DETERMINISM as SMT: two runs of each graph on equal inputs, with the classes GRAPH-R2 decided.
 
 GRAPH-DETERMINISM: two runs of each graph on equal inputs. Values are an
 uninterpreted sort ``V``; a graph input, initializer, captured name or
@@ -43,137 +29,23 @@ rule is stated for graphs where GRAPH-ACYCLIC and GRAPH-C1 hold; otherwise
 UNKNOWN.
 """
 
+
 from __future__ import annotations
 
 from collections import deque
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..model.graph import Model
 from ..verdict import Status, Verdict
-from ..witness import brief, first
+from ..witness import first
 from .certify import index_of, ranks_of
-from .classify import Instance, Lister, reason, table_formula
 from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
+from .graph_r2 import DET, NONDET, UNK, Classes
 from .smtlib import Obligation
-from .solver import Answer, SolverSettings, model_values, recheck, solve
+from .solver import SolverSettings, recheck, solve
 
-ID_R2 = "GRAPH-R2"
 ID_SEM = "GRAPH-DETERMINISM"
-DET, UNK, NONDET = 0, 1, 2
 
-Classes = Dict[Tuple[int, int], Tuple[int, str]]
-"""(scope index, operation index) -> (class, reason), for every operation not of class 0."""
-
-
-def _groups(model: Model, facts: Sequence[ScopeFacts]) -> Tuple[Lister, List[Instance], List[List[Tuple[int, int]]]]:
-    lister = Lister(model, facts)
-    index: Dict[str, int] = {}
-    insts: List[Instance] = []
-    members: List[List[Tuple[int, int]]] = []
-    for f in facts:
-        for j in range(f.n):
-            inst = lister.instance(f, j)
-            g = index.get(inst.term)
-            if g is None:
-                g = index[inst.term] = len(insts)
-                insts.append(inst)
-                members.append([])
-            members[g].append((f.index, j))
-    return lister, insts, members
-
-
-def _body(lister: Lister, insts: List[Instance]) -> List[str]:
-    out = [
-        "; raw facts per operation, as arguments of cls: domain and operator codes, schema since-version (0: none),",
-        ";   is_test, sorted (0 absent, 1 INT, 2 other; value), reduction (0 absent, 1 none, 2 other), inputs 0-2",
-        ";   given, to (kind, value), CastLike target element type, and the condition terms over constant inputs",
-        *lister.codes.legend(),
-        *table_formula(lister.codes),
-    ]
-    for g, inst in enumerate(insts):
-        out.append(f"(declare-fun c{g} () Int)")
-        out.append(f"(assert (= c{g} {inst.term}))")
-    return out
-
-
-def _codes(ans: Answer, n: int) -> Dict[int, int]:
-    vals = model_values(ans, [f"c{g}" for g in range(n)])
-    return {g: int(v) for g, v in ((int(k[1:]), v) for k, v in vals.items()) if isinstance(v, int)}
-
-
-def prove_r2(
-    model: Model, facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str
-) -> Tuple[RuleResult, Classes | None]:
-    """R2's verdict, and every operation's class from the solver's model (None when it is not known)."""
-    lister, insts, members = _groups(model, facts)
-    body = _body(lister, insts)
-    checks = [f"(assert (=> (= (mod c{g} 4) 2) {i.check}))" for g, i in enumerate(insts) if i.check]
-    certain = Obligation(
-        ID_R2,
-        "r2.certain",
-        "ALL",
-        body + checks + [f"(assert {or_all([f'(= (mod c{g} 4) 2)' for g in range(len(insts))])})"],
-        "unsat",
-        mode,
-        "some operation's facts put it in the table's nondeterministic class",
-    )
-    ans = solve(certain.script(), settings)
-    record(certain, ans)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID_R2, ans.reason, mode), [certain]), None
-    if ans.result == "sat":
-        classes = _classes(facts, insts, members, _codes(ans, len(insts)))
-        bad = [(k, r) for k, (c, r) in classes.items() if c == NONDET]
-        n_unknown = sum(1 for c, _ in classes.values() if c == UNK)
-        listed = [{**op_ref(facts[s].path, j, facts[s].graph.operations[j]), "reason": r} for (s, j), r in bad]
-        shown = [f"{b['operation']} in {b['scope']}" for b in listed]
-        return RuleResult(
-            violated(
-                ID_R2,
-                f"{len(listed)} nondeterministic operation(s): {brief(shown)}; {listed[0]['reason']}",
-                {"count": len(listed), "nondeterministic": first(listed), "unknown_count": n_unknown},
-                mode,
-            ),
-            [certain],
-        ), classes
-    possible = Obligation(
-        ID_R2,
-        "r2.possible",
-        "ALL",
-        [*body, f"(assert {or_all([f'(<= 1 (mod c{g} 4))' for g in range(len(insts))])})"],
-        "unsat",
-        mode,
-        "some operation's facts put it in the table's nondeterministic or unknown class",
-    )
-    ans2 = solve(possible.script(), settings)
-    record(possible, ans2)
-    if ans2.result == "unsat":
-        return RuleResult(proved(ID_R2, mode), [certain, possible]), {}
-    if ans2.result == "unknown":
-        return RuleResult(unknown(ID_R2, ans2.reason, mode), [certain, possible]), None
-    classes = _classes(facts, insts, members, _codes(ans2, len(insts)))
-    reasons = list(dict.fromkeys(r for c, r in classes.values() if c == UNK))
-    n = sum(1 for c, _ in classes.values() if c == UNK)
-    return RuleResult(
-        unknown(ID_R2, f"determinism of {n} operation(s) not established: {brief(reasons, 3)}", mode),
-        [certain, possible],
-    ), classes
-
-
-def _classes(
-    facts: Sequence[ScopeFacts], insts: List[Instance], members: List[List[Tuple[int, int]]], codes: Dict[int, int]
-) -> Classes:
-    out: Classes = {}
-    for g, inst in enumerate(insts):
-        code = codes[g]
-        if code % 4:
-            for key in members[g]:
-                out[key] = (code % 4, reason(code, inst))
-    return dict(sorted(out.items()))
-
-
-# -- semantic graph determinism ------------------------------------------------------
 
 
 def run_dependent(f: ScopeFacts, sources: Dict[int, str]) -> set[int]:

@@ -43,8 +43,8 @@ from .common import (
     unknown,
     violated,
 )
-from .dead_nodes import NOTE, op_facts, use_facts
 from .facts import ScopeFacts
+from .graph_r1 import NOTE, op_facts, use_facts
 from .smtlib import Obligation
 from .solver import SolverSettings, solve
 
