@@ -102,10 +102,10 @@ MUTANTS: List[Mutant] = [
     ),
     Mutant(
         "M8",
-        SMT + "graph_acyclic.py",
-        'if ans.result == "sat":\n        return RuleResult(proved(ID, "certificate"), [ob])',
-        'if True:\n        return RuleResult(proved(ID, "certificate"), [ob])',
-        "any rank certificate accepted",
+        SMT + "common.py",
+        'if ans.result == "sat":\n        return RuleResult(proved(rule_id, "certificate"), obs)',
+        'if True:\n        return RuleResult(proved(rule_id, "certificate"), obs)',
+        "any certificate accepted (rank, input-reader, definedness, use and distance certificates alike)",
     ),
     Mutant(
         "M9",

@@ -149,3 +149,14 @@ def test_training_mode_from_a_constant_operation() -> None:
     ops = [Operation("Constant", "", "c", (), ("t",), (value,)), op("Dropout", ("x", "", "t"), ("y",), "drop")]
     m = model(g(["x"], ["y"], ops), opset=13)
     all_are(m, "GRAPH-R2", Status.PROVED)
+
+
+def test_every_planted_mutant_still_applies_to_the_code() -> None:
+    # tools/planted_mutants.py is not run in CI: a refactoring that moves a mutant's text must fail here instead
+    from pathlib import Path
+
+    from tools.planted_mutants import MUTANTS
+
+    root = Path(__file__).resolve().parents[2]
+    stale = [(m.key, m.path) for m in MUTANTS if (root / m.path).read_text(encoding="utf-8").count(m.old) != 1]
+    assert not stale, f"planted mutants whose text is not found exactly once: {stale}"

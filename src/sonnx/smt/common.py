@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Sequence
 
 from ..model.graph import Operation
 from ..verdict import Severity, Verdict, Witness
@@ -111,6 +111,35 @@ def check_ground(
         if ans.result != "sat":
             break
     return ans, obs
+
+
+def certificate_verdict(
+    rule_id: str,
+    name: str,
+    build: Callable[[], tuple[List[str], Sequence[str]]],
+    meaning: str,
+    certificate: str,
+    settings: SolverSettings,
+    missing: str | None = None,
+) -> RuleResult:
+    """Have the solver check the certificate ``build()`` writes (head, ground items): PROVED on sat.
+
+    ``unknown`` is UNKNOWN with z3's reason, ``unsat`` a rejected
+    ``certificate`` (UNKNOWN, never a fallback). ``missing`` words the tool
+    defect when ``build`` finds no record for a key (a ``KeyError``).
+    """
+    try:
+        head, items = build()
+    except KeyError as exc:
+        if missing is None:
+            raise
+        return RuleResult(unknown(rule_id, f"{missing} {exc} (a tool defect)", "certificate"))
+    ans, obs = check_ground(rule_id, name, "QF_LIA", head, items, meaning, settings)
+    if ans.result == "sat":
+        return RuleResult(proved(rule_id, "certificate"), obs)
+    if ans.result == "unknown":
+        return RuleResult(unknown(rule_id, ans.reason, "certificate"), obs)
+    return RuleResult(rejected(rule_id, obs[-1], certificate, "certificate").verdict, obs)
 
 
 def distinct(items: Iterable[str]) -> List[str]:

@@ -33,7 +33,17 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..witness import LIMIT, brief, first
 from .certify import Edge, Step, cycle, index_of, ranks_of
-from .common import RuleResult, check_ground, distinct, facts_lines, proved, record, rejected, unknown, violated
+from .common import (
+    RuleResult,
+    certificate_verdict,
+    distinct,
+    facts_lines,
+    proved,
+    record,
+    rejected,
+    unknown,
+    violated,
+)
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings, solve
@@ -204,18 +214,11 @@ def check_certificate(
     facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]], settings: SolverSettings
 ) -> RuleResult:
     """Have the solver check rank certificates (scope index -> (R per operation, T per tensor))."""
-    head, items = certificate_body(facts, certs)
-    ans, obs = check_ground(
+    return certificate_verdict(
         ID,
         "graph_acyclic.certificate",
-        "QF_LIA",
-        head,
-        items,
+        lambda: certificate_body(facts, certs),
         "the given ranks satisfy T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
+        "rank certificate",
         settings,
     )
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), obs)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
-    return RuleResult(rejected(ID, obs[-1], "rank certificate", "certificate").verdict, obs)

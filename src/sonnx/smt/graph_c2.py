@@ -26,7 +26,18 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..witness import brief, first
 from .certify import index_of, input_readers
-from .common import RuleResult, check_ground, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
+from .common import (
+    RuleResult,
+    certificate_verdict,
+    conj,
+    facts_lines,
+    or_all,
+    proved,
+    record,
+    rejected,
+    unknown,
+    violated,
+)
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, model_values, solve
@@ -141,21 +152,14 @@ def certificate_body(
 def check_certificate(
     facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]], settings: SolverSettings
 ) -> RuleResult:
-    head, items = certificate_body(facts, claims)
-    ans, obs = check_ground(
+    return certificate_verdict(
         ID,
         "c2.certificate",
-        "QF_LIA",
-        head,
-        items,
+        lambda: certificate_body(facts, claims),
         "every graph input is the tensor of the read fact (or imposed Loop input) named for it",
+        "input-reader certificate",
         settings,
     )
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), obs)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
-    return RuleResult(rejected(ID, obs[-1], "input-reader certificate", "certificate").verdict, obs)
 
 
 def _counter(

@@ -39,7 +39,18 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ..witness import LIMIT, brief, first
 from .certify import Seed, blocked_reads, derivation, index_of
-from .common import RuleResult, check_ground, conj, facts_lines, or_all, proved, record, rejected, unknown, violated
+from .common import (
+    RuleResult,
+    certificate_verdict,
+    conj,
+    facts_lines,
+    or_all,
+    proved,
+    record,
+    rejected,
+    unknown,
+    violated,
+)
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, Session, SolverSettings, solve
@@ -222,26 +233,14 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> Tuple[List[str
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Times, settings: SolverSettings) -> RuleResult:
-    try:
-        head, items = certificate_body(facts, cert)
-    except KeyError as exc:
-        return RuleResult(
-            unknown(ID, f"the definedness certificate is incomplete at {exc} (a tool defect)", "certificate")
-        )
-    ans, obs = check_ground(
+    return certificate_verdict(
         ID,
         "c3.certificate",
-        "QF_LIA",
-        head,
-        items,
+        lambda: certificate_body(facts, cert),
         "the given times and defining facts justify a value for every graph output",
-        settings,
+        "definedness certificate",
+        settings, missing="the definedness certificate is incomplete at",
     )
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), obs)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
-    return RuleResult(rejected(ID, obs[-1], "definedness certificate", "certificate").verdict, obs)
 
 
 Blocked = Dict[int, Tuple[set[int], Dict[int, int], List[int]]]

@@ -30,7 +30,7 @@ from ..witness import brief, first
 from .certify import Use, index_of, uses
 from .common import (
     RuleResult,
-    check_ground,
+    certificate_verdict,
     conj,
     facts_lines,
     op_ref,
@@ -201,23 +201,11 @@ def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -
 def check_certificate(
     facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]], settings: SolverSettings
 ) -> RuleResult:
-    try:
-        head, items = certificate_body(facts, cert)
-    except KeyError as exc:
-        return RuleResult(
-            unknown(ID, f"the use certificate names no write of operation {exc} (a tool defect)", "certificate")
-        )
-    ans, obs = check_ground(
+    return certificate_verdict(
         ID,
         "r1.certificate",
-        "QF_LIA",
-        head,
-        items,
+        lambda: certificate_body(facts, cert),
         "every operation has a write fact whose tensor is that of the named read or graph-output fact",
-        settings,
+        "use certificate",
+        settings, missing="the use certificate names no write of operation",
     )
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), obs)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
-    return RuleResult(rejected(ID, obs[-1], "use certificate", "certificate").verdict, obs)

@@ -32,7 +32,7 @@ from ..witness import brief, first
 from .certify import Use, distances, index_of
 from .common import (
     RuleResult,
-    check_ground,
+    certificate_verdict,
     conj,
     facts_lines,
     op_ref,
@@ -191,23 +191,11 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Dist, settings: SolverSettings) -> RuleResult:
-    try:
-        head, items = certificate_body(facts, cert)
-    except KeyError as exc:
-        return RuleResult(
-            unknown(ID, f"the distance certificate has no record for {exc} (a tool defect)", "certificate")
-        )
-    ans, obs = check_ground(
+    return certificate_verdict(
         ID,
         "r1t.certificate",
-        "QF_LIA",
-        head,
-        items,
+        lambda: certificate_body(facts, cert),
         "the given distances and uses lead every operation to a graph output",
-        settings,
+        "distance certificate",
+        settings, missing="the distance certificate has no record for",
     )
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "certificate"), obs)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "certificate"), obs)
-    return RuleResult(rejected(ID, obs[-1], "distance certificate", "certificate").verdict, obs)
