@@ -235,6 +235,20 @@ def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, r
         assert rejected(smt(m, mode)[rule])
 
 
+@pytest.mark.parametrize(
+    ("module", "producer", "rule"),
+    [(graph_r1, "uses", "GRAPH-R1"), (graph_r1_transitive, "distances", "GRAPH-R1-TRANSITIVE")],
+)
+def test_an_empty_list_is_no_witness_of_a_violation_the_search_found(
+    module: Any, producer: str, rule: str, monkeypatch: Any
+) -> None:
+    # the search says some operation is dead or idle; a producer that lists none must not turn that into VIOLATED
+    real: Callable[..., Any] = getattr(module, producer)
+    monkeypatch.setattr(module, producer, lambda f, ix: (real(f, ix)[0], []))
+    verdict = smt(_dead_model(), "search")[rule]
+    assert verdict.status is Status.UNKNOWN, verdict
+
+
 # -- GRAPH-C2 and GRAPH-C1 ------------------------------------------------------------------------
 
 

@@ -116,16 +116,20 @@ def tolerance_from(args: argparse.Namespace) -> Tolerance:
     return Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp)
 
 
+def list_items(text: str, option: str) -> list[str]:
+    """The items of a list option: ``a,b,c``, or ``@file`` with one item a line and ``#`` comments."""
+    if not text.startswith("@"):
+        return [t.strip() for t in text.split(",") if t.strip()]
+    try:
+        with open(text[1:], encoding="utf-8") as fh:
+            return [line.strip() for line in fh if line.strip() and not line.lstrip().startswith("#")]
+    except OSError as exc:
+        raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
+
+
 def operator_list(text: str, option: str) -> frozenset[tuple[str, str]]:
     """``Add,Relu,com.acme:Fused`` (or ``@file``, one a line, ``#`` comments) as (domain, operator) pairs."""
-    if text.startswith("@"):
-        try:
-            with open(text[1:], encoding="utf-8") as fh:
-                items = [line.strip() for line in fh if line.strip() and not line.lstrip().startswith("#")]
-        except OSError as exc:
-            raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
-    else:
-        items = [t.strip() for t in text.split(",") if t.strip()]
+    items = list_items(text, option)
     if not items:
         raise UsageError(f"{option}: the operator list is empty")
     pairs = set()
@@ -139,14 +143,7 @@ def operator_list(text: str, option: str) -> frozenset[tuple[str, str]]:
 
 def metadata_keys(text: str, option: str) -> tuple[str, ...]:
     """``key1,key2`` (or ``@file``, one a line, ``#`` comments) as metadata keys; an empty list requires none."""
-    if text.startswith("@"):
-        try:
-            with open(text[1:], encoding="utf-8") as fh:
-                items = [line.strip() for line in fh if line.strip() and not line.lstrip().startswith("#")]
-        except OSError as exc:
-            raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
-    else:
-        items = [t.strip() for t in text.split(",") if t.strip()]
+    items = list_items(text, option)
     return tuple(dict.fromkeys(items))
 
 

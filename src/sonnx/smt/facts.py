@@ -35,6 +35,7 @@ plain traversal shared with the direct engine.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Dict, Iterator, List, Sequence, Tuple
 
@@ -226,22 +227,9 @@ def total_operations(facts: Sequence[ScopeFacts]) -> int:
 
 def scope_of_op(facts: Sequence[ScopeFacts], o: int) -> ScopeFacts:
     """The scope holding global operation id ``o`` (operations of a scope are contiguous)."""
-    lo, hi = 0, len(facts) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if facts[mid].op_base <= o:
-            lo = mid
-        else:
-            hi = mid - 1
-    return facts[lo]
+    return facts[max(0, bisect_right(facts, o, key=lambda f: f.op_base) - 1)]
 
 
 def scope_of_tensor(facts: Sequence[ScopeFacts], t: int) -> ScopeFacts:
-    lo, hi = 0, len(facts) - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if facts[mid].t_base <= t:
-            lo = mid
-        else:
-            hi = mid - 1
-    return facts[lo]
+    """The scope holding global tensor id ``t`` (tensors of a scope are contiguous)."""
+    return facts[max(0, bisect_right(facts, t, key=lambda f: f.t_base) - 1)]

@@ -29,8 +29,8 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..witness import brief, first
-from .common import PART, RuleResult, conj, facts_lines, op_ref, proved, record, rejected, unknown, violated
+from ..witness import brief, first, op_ref
+from .common import PART, RuleResult, conj, facts_lines, proved, record, rejected, unknown, violated
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
 from .solver import Answer, Session, SolverSettings, solve

@@ -36,9 +36,9 @@ from collections import deque
 from typing import Any, Dict, List, Sequence, Tuple
 
 from ..verdict import Status, Verdict
-from ..witness import first
+from ..witness import first, op_ref
 from .certify import index_of, ranks_of
-from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
+from .common import RuleResult, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
 from .graph_r2 import DET, NONDET, UNK, Classes
 from .smtlib import Obligation

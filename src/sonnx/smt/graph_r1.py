@@ -26,18 +26,18 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..witness import brief, first
+from ..witness import brief, first, op_ref
 from .certify import Use, index_of, uses
 from .common import (
     RuleResult,
     certificate_verdict,
+    closed_set_lines,
     conj,
     facts_lines,
-    op_ref,
     or_all,
     proved,
     record,
-    rejected,
+    refute,
     unknown,
     violated,
 )
@@ -107,16 +107,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]
 
 
 def dead_body(facts: Sequence[ScopeFacts], dead: Dict[int, List[int]]) -> List[str]:
-    units: List[str] = []
-    checks: List[str] = []
-    for f in facts:
-        listed = {f.op_base + j for j in dead.get(f.index, [])}
-        written = {t for o, _, t in f.writes() if o in listed}
-        units.extend(f"(Dd {o})" if o in listed else f"(not (Dd {o}))" for o in range(f.op_base, f.op_base + f.n))
-        units.extend(f"(X {t})" if t in written else f"(not (X {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
-        checks.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
-        checks.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
-        checks.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
+    units, checks = closed_set_lines(facts, dead, "Dd", "X")
     return [
         NOTE,
         "; counter-certificate from an untrusted search: Dd (the listed operations) and X (the tensors they write),",
@@ -145,22 +136,19 @@ def _dead(
         return RuleResult(
             unknown(ID, "the search model's dead operation is not in the list (a tool defect)", mode), obs
         )
-    ob = Obligation(
+    failed = refute(
         ID,
         "r1.dead",
-        "QF_UFLIA",
         dead_body(facts, dead),
-        "sat",
-        "certificate",
         "the listed operations fail a check (unsat: each writes nothing that is read or a graph output)",
+        "list of dead operations",
+        settings,
+        mode,
+        obs,
+        accept=bool(dead),
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    obs.append(ob)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), obs)
-    if ans.result != "unsat" or not dead:
-        return RuleResult(rejected(ID, ob, "list of dead operations", mode).verdict, obs)
+    if failed is not None:
+        return failed
     found: List[Dict[str, Any]] = []
     for f in facts:
         ops = f.graph.operations

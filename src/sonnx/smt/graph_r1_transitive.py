@@ -28,18 +28,18 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..witness import brief, first
+from ..witness import brief, first, op_ref
 from .certify import Use, distances, index_of
 from .common import (
     RuleResult,
     certificate_verdict,
+    closed_set_lines,
     conj,
     facts_lines,
-    op_ref,
     or_all,
     proved,
     record,
-    rejected,
+    refute,
     unknown,
     violated,
 )
@@ -102,16 +102,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> Tuple[List[str]
 
 
 def idle_body(facts: Sequence[ScopeFacts], idle: Dict[int, List[int]]) -> List[str]:
-    units: List[str] = []
-    checks: List[str] = []
-    for f in facts:
-        listed = {f.op_base + j for j in idle.get(f.index, [])}
-        written = {t for o, _, t in f.writes() if o in listed}
-        units.extend(f"(N {o})" if o in listed else f"(not (N {o}))" for o in range(f.op_base, f.op_base + f.n))
-        units.extend(f"(Z {t})" if t in written else f"(not (Z {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
-        checks.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
-        checks.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
-        checks.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
+    units, checks = closed_set_lines(facts, idle, "N", "Z")
     return [
         NOTE,
         "; counter-certificate from an untrusted search: N (operations claimed not to contribute) and Z (tensors they",
@@ -139,22 +130,19 @@ def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs:
 def check_idle(
     facts: Sequence[ScopeFacts], idle: Dict[int, List[int]], settings: SolverSettings, mode: str, obs: List[Obligation]
 ) -> RuleResult:
-    ob = Obligation(
+    failed = refute(
         ID,
         "r1t.idle",
-        "QF_UFLIA",
         idle_body(facts, idle),
-        "sat",
-        "certificate",
         "the listed operations fail a closure check (unsat: none of them contributes)",
+        "list of non-contributing operations",
+        settings,
+        mode,
+        obs,
+        accept=bool(idle),
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    obs.append(ob)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), obs)
-    if ans.result != "unsat" or not idle:
-        return RuleResult(rejected(ID, ob, "list of non-contributing operations", mode).verdict, obs)
+    if failed is not None:
+        return failed
     found: List[Dict[str, Any]] = []
     for f in facts:
         ops = f.graph.operations

@@ -23,9 +23,9 @@ from __future__ import annotations
 from typing import Dict, List, Sequence, Tuple
 
 from ..model.graph import Model
-from ..witness import brief, first
+from ..witness import brief, first, op_ref
 from .classify import Instance, Lister, reason, table_formula
-from .common import RuleResult, op_ref, or_all, proved, record, unknown, violated
+from .common import RuleResult, or_all, proved, record, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, model_values, solve
