@@ -94,6 +94,15 @@ def test_structure_only_is_unknown_when_shape_inference_needs_external_data(tmp_
     assert v.status is Status.UNKNOWN and "--structure-only" in v.reason  # type: ignore[attr-defined]
 
 
+PROC_IO = Path("/proc/self/io")
+
+
+@pytest.mark.xfail(
+    not PROC_IO.is_file(),
+    reason="deviation: the bytes a process reads are counted from Linux's /proc/self/io (onnx.checker reads files "
+    "from C++, which no Python audit hook sees); without it the count cannot be taken",
+    strict=True,
+)
 def test_structure_only_reads_no_byte_of_external_data(tmp_path: Path) -> None:
     # a 64 MiB external weight: the check under --structure-only reads far less than that
     big = numpy_helper.from_array(np.zeros((4096, 4096), np.float32), "big")
@@ -103,12 +112,8 @@ def test_structure_only_reads_no_byte_of_external_data(tmp_path: Path) -> None:
     )
     path = save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "b.onnx",
                 save_as_external_data=True, location="b.data", size_threshold=0)
-    io = Path("/proc/self/io")
-    if not io.is_file():
-        pytest.skip("needs /proc/self/io to count the bytes read")
-
     def rchar() -> int:
-        return int(next(line for line in io.read_text().splitlines() if line.startswith("rchar")).split()[1])
+        return int(next(line for line in PROC_IO.read_text().splitlines() if line.startswith("rchar")).split()[1])
 
     before = rchar()
     report = check_file(str(path), CheckOptions(engine="direct", structure_only=True))
