@@ -195,16 +195,6 @@ def padded_for_windows(x: np.ndarray, geo: WindowGeometry, value: object) -> np.
     return pad_spatial(x, geo.pad_begin, after, value)
 
 
-def window_sums(values: np.ndarray, geo: WindowGeometry) -> np.ndarray:
-    """The sum of ``values`` (N x C x D1 x ...) over every window, in their type; padding and overhang add 0."""
-    padded = padded_for_windows(values, geo, 0)
-    lead = (slice(None), slice(None))
-    total = np.zeros(values.shape[:2] + geo.out, dtype=values.dtype)
-    for off in geo.offsets():
-        total += padded[lead + geo.window_slices(off)]
-    return total
-
-
 def accumulation_dtype(dtype: np.dtype) -> np.dtype:
     """The type sums are carried in: float32 for narrower floats, the type itself otherwise."""
     if dtype.kind == "f" and dtype.itemsize < 4:
