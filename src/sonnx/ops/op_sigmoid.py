@@ -11,10 +11,16 @@ from .base import Kernel
 
 def sigmoid_(x: np.ndarray, **_attrs: Any) -> np.ndarray:
     """Versions differ only in the types they admit (and version 1's ignored ``consumed_inputs``)."""
-    # exp(-|x|) never overflows; the two branches are the same function rearranged
-    e = np.exp(-np.abs(x))
+    # exp(-|x|) never overflows; the two branches are the same function rearranged: 1 / (1 + e) where
+    # x >= 0, e / (1 + e) elsewhere, computed as one quotient whose numerator is chosen per element
     one = np.ones((), dtype=x.dtype)
-    return np.where(x >= 0, one / (one + e), e / (one + e)).astype(x.dtype, copy=False)
+    e = np.abs(x, out=np.empty(x.shape, dtype=x.dtype))  # an array even for a 0-d x
+    np.negative(e, out=e)
+    np.exp(e, out=e)
+    denominator = np.add(one, e)
+    np.copyto(e, one, where=x >= 0)
+    np.divide(e, denominator, out=e)
+    return e.astype(x.dtype, copy=False)
 
 
 KERNELS = (Kernel("Sigmoid", (1, 6, 13), sigmoid_),)

@@ -1,0 +1,37 @@
+"""Kernels rewritten for speed give, bit for bit, what their earlier, plainer form gave.
+
+The earlier forms are kept here as the reference: the executor is the oracle
+the cross-check trusts, so a faster kernel may change how many passes it makes
+over memory, never an operation or its rounding.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from sonnx.ops.op_sigmoid import sigmoid_
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 88.0, -88.0, 104.0, -104.0, 1e4, -1e4]
+
+
+def sigmoid_before(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    one = np.ones((), dtype=x.dtype)
+    return np.where(x >= 0, one / (one + e), e / (one + e)).astype(x.dtype, copy=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("shape", [(), (7,), (3, 50, 41)])
+def test_sigmoid_bits(dtype: type, shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(len(shape))
+    x = (rng.standard_normal(shape) * 12).astype(dtype)
+    if x.size >= len(SPECIAL):
+        x.reshape(-1)[: len(SPECIAL)] = np.array(SPECIAL).astype(dtype)
+    with np.errstate(all="ignore"):
+        got = sigmoid_(x)
+        want = sigmoid_before(x)
+    assert isinstance(got, np.ndarray)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
