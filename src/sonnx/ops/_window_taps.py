@@ -30,8 +30,9 @@ from changes, never an operation or its rounding.
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Iterator
+from typing import Iterator, Tuple
 
 import numpy as np
 
@@ -46,6 +47,49 @@ def _plane_rows(phase: int, stride: int, before: int, size: int) -> tuple[int, i
     return first, start, count
 
 
+class _Layout:
+    """Where everything lies for one input spatial shape and geometry (computed once, see :func:`_layout`).
+
+    ``extents`` of the planes, ``grid`` their elements, ``size`` their stored
+    length (the grid and the reach of the last run past it), ``length`` of each
+    run, ``shifts`` the (phase, start) of each offset's run in row-major offset
+    order, ``fills`` for each phase the plane region that receives input
+    elements and the slices of the input they come from (None: no element).
+    """
+
+    __slots__ = ("extents", "fills", "grid", "length", "shifts", "size")
+
+    def __init__(self, spatial: Tuple[int, ...], geo: WindowGeometry) -> None:
+        padded = [n + b + a + o for n, b, a, o in zip(spatial, geo.pad_begin, geo.pad_end, geo.overhang, strict=True)]
+        self.extents = tuple(-(-p // s) for p, s in zip(padded, geo.strides, strict=True))
+        rows = [math.prod(self.extents[j + 1 :]) for j in range(len(spatial))]
+        self.length = geo.out[0] * rows[0]
+        self.shifts: list[tuple[tuple[int, ...], int]] = []
+        for offset in geo.offsets():
+            reach = [k * d for k, d in zip(offset, geo.dilations, strict=True)]
+            phase = tuple(r % s for r, s in zip(reach, geo.strides, strict=True))
+            shift = sum((r // s) * w for r, s, w in zip(reach, geo.strides, rows, strict=True))
+            self.shifts.append((phase, shift))
+        self.grid = math.prod(self.extents)
+        self.size = max(self.grid, max((shift for _, shift in self.shifts), default=0) + self.length)
+        self.fills: dict[tuple[int, ...], tuple[Tuple[slice, ...], Tuple[slice, ...]] | tuple[None, None]] = {}
+        for phase in dict.fromkeys(p for p, _ in self.shifts):
+            target: list[slice] = [slice(None), slice(None)]
+            source: list[slice] = [slice(None), slice(None)]
+            for j, n in enumerate(spatial):
+                first, start, count = _plane_rows(phase[j], geo.strides[j], geo.pad_begin[j], n)
+                target.append(slice(first, first + count))
+                source.append(slice(start, start + max(count - 1, 0) * geo.strides[j] + 1, geo.strides[j]))
+            filled = all(t.stop > t.start for t in target[2:])
+            self.fills[phase] = (tuple(target), tuple(source)) if filled else (None, None)
+
+
+@functools.lru_cache(maxsize=1024)
+def _layout(spatial: Tuple[int, ...], geo: WindowGeometry) -> _Layout:
+    """The layout for ``spatial`` and ``geo``, remembered: an operation meets the same ones on every run."""
+    return _Layout(spatial, geo)
+
+
 class WindowTaps:
     """The padded ``x`` (N x C x D1 x ...) as phase planes; :meth:`taps` gives one (N, C, length) view per offset.
 
@@ -54,33 +98,15 @@ class WindowTaps:
     """
 
     def __init__(self, x: np.ndarray, geo: WindowGeometry, fill: object) -> None:
-        spatial = x.shape[2:]
         lead = x.shape[:2]
         self.geo = geo
-        padded = [n + b + a + o for n, b, a, o in zip(spatial, geo.pad_begin, geo.pad_end, geo.overhang, strict=True)]
-        self.extents = tuple(-(-p // s) for p, s in zip(padded, geo.strides, strict=True))
-        rows = [math.prod(self.extents[j + 1 :]) for j in range(len(spatial))]
-        self.length = geo.out[0] * rows[0]
-        self._shifts: list[tuple[tuple[int, ...], int]] = []
-        for offset in geo.offsets():
-            reach = [k * d for k, d in zip(offset, geo.dilations, strict=True)]
-            phase = tuple(r % s for r, s in zip(reach, geo.strides, strict=True))
-            shift = sum((r // s) * w for r, s, w in zip(reach, geo.strides, rows, strict=True))
-            self._shifts.append((phase, shift))
-        size = math.prod(self.extents)
-        span = max((shift for _, shift in self._shifts), default=0) + self.length
+        layout = _layout(x.shape[2:], geo)
+        self.extents, self.length, self._shifts = layout.extents, layout.length, layout.shifts
         self._planes: dict[tuple[int, ...], np.ndarray] = {}
-        for phase in dict.fromkeys(p for p, _ in self._shifts):
-            flat = np.full((*lead, max(size, span)), fill, dtype=x.dtype)
-            grid = flat[:, :, :size].reshape(*lead, *self.extents)
-            target: list[slice] = [slice(None), slice(None)]
-            source: list[slice] = [slice(None), slice(None)]
-            for j, n in enumerate(spatial):
-                first, start, count = _plane_rows(phase[j], geo.strides[j], geo.pad_begin[j], n)
-                target.append(slice(first, first + count))
-                source.append(slice(start, start + max(count - 1, 0) * geo.strides[j] + 1, geo.strides[j]))
-            if all(s.stop > s.start for s in target[2:]):
-                grid[tuple(target)] = x[tuple(source)]
+        for phase, (target, source) in layout.fills.items():
+            flat = np.full((*lead, layout.size), fill, dtype=x.dtype)
+            if target is not None:
+                flat[:, :, : layout.grid].reshape(*lead, *self.extents)[target] = x[source]
             self._planes[phase] = flat
 
     def taps(self) -> Iterator[np.ndarray]:
