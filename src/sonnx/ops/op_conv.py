@@ -13,6 +13,7 @@ offsets in row-major order from zero and then adding the bias.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -60,8 +61,8 @@ def conv(
     xp = pad_spatial(xa, geo.pad_begin, geo.pad_end, 0)
     lead = (slice(None), slice(None))
     spatial_ones = (1,) * nsp
-    ksize = int(np.prod(geo.kernel))
-    npos = int(np.prod(geo.out))
+    ksize = math.prod(geo.kernel)
+    npos = math.prod(geo.out)
     if ksize == 1 and xp.shape[2:] == geo.out:
         cols = xp.reshape(n, c, npos)
     else:
