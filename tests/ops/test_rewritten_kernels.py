@@ -35,3 +35,18 @@ def test_sigmoid_bits(dtype: type, shape: tuple[int, ...]) -> None:
     assert isinstance(got, np.ndarray)
     assert got.dtype == want.dtype and got.shape == want.shape
     assert got.tobytes() == want.tobytes()
+
+
+def test_slice_and_split_give_views_of_their_input() -> None:
+    """No copy where a view is exact: the parts share the input's memory and hold its elements."""
+    from sonnx.ops.op_slice import slice_attributes
+    from sonnx.ops.op_split import split_13
+
+    x = np.arange(2 * 6 * 5, dtype=np.float32).reshape(2, 6, 5)
+    part = slice_attributes(x, starts=[3], ends=[6], axes=[1])
+    assert np.shares_memory(part, x)
+    np.testing.assert_array_equal(part, x[:, 3:6])
+    pieces = split_13(x, np.array([2, 4], dtype=np.int64), axis=1)
+    assert all(np.shares_memory(p, x) for p in pieces)
+    np.testing.assert_array_equal(np.concatenate(pieces, axis=1), x)
+    assert [p.shape for p in pieces] == [(2, 2, 5), (2, 4, 5)]
