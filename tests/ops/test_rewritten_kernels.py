@@ -50,3 +50,39 @@ def test_slice_and_split_give_views_of_their_input() -> None:
     assert all(np.shares_memory(p, x) for p in pieces)
     np.testing.assert_array_equal(np.concatenate(pieces, axis=1), x)
     assert [p.shape for p in pieces] == [(2, 2, 5), (2, 4, 5)]
+
+
+def test_erf_float32_rounds_as_the_float64_erf() -> None:
+    """The faster float32 Erf gives erf(x) rounded to float32, bit for bit, near midpoints too."""
+    from sonnx.ops import _erf
+    from sonnx.ops.op_erf import erf
+
+    rng = np.random.default_rng(17)
+    x = np.concatenate(
+        [
+            rng.standard_normal(300_000) * 2,
+            np.linspace(-7, 7, 100_001),
+            10.0 ** rng.uniform(-45, 1, 20_000) * rng.choice([-1.0, 1.0], 20_000),
+            np.array([*SPECIAL, 1e-45, -1e-45, 2.0, -2.0, 6.0, -6.0]),
+        ]
+    ).astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = _erf.erf(x.astype(np.float64)).astype(np.float32)
+        got = erf(x.reshape(4, -1) if x.size % 4 == 0 else x)
+    assert got.dtype == np.float32
+    assert got.reshape(-1).tobytes() == want.tobytes()
+    # some elements of the sample lie near a float32 midpoint and took the double-double path
+    y = _erf._series_float64(np.abs(x[np.abs(x) < 2].astype(np.float64)))
+    assert _erf._near_float32_midpoint(y, y.astype(np.float32)).sum() > 10
+    assert erf(np.float32(0.5) * np.ones((), np.float32)).shape == ()
+
+
+def test_erf_float64_series_error_is_far_inside_the_margin() -> None:
+    """The plain float64 series is within 2e-13 (relative) of the double-double erf on [0, 2); the margin is 1.5e-11."""
+    from sonnx.ops import _erf
+
+    x = np.linspace(0, 2, 400_001)[:-1]
+    fast = _erf._series_float64(x)
+    precise = _erf.erf(x)
+    relative = np.abs(fast - precise) / np.maximum(np.abs(precise), np.finfo(np.float64).tiny)
+    assert relative.max() < 2e-13 < _erf.MIDPOINT_MARGIN

@@ -123,3 +123,70 @@ def erf(x: np.ndarray) -> np.ndarray:
         out[near] = _series(a[near])
         out[middle] = 1.0 - _complement(a[middle])
     return np.copysign(out, x)
+
+
+# ---------------------------------------------------------------------------------- float32 results, faster
+# A float32 Erf needs erf(x) only up to its rounding to float32. The double-double series above costs some
+# 700 float64 operations an element; the plain float64 Horner evaluation of the same 36 terms costs 72, with
+# a relative error below 2e-13 for |x| < 2 (Horner's bound: 72 roundings of 2^-53 times sum |c_n| z^n / p(z),
+# at most 8.2 / 0.441 at x = 2, plus the coefficients' and the final products' roundings), far inside the
+# MIDPOINT_MARGIN used below. Where that faster value lies farther than the margin from every midpoint between
+# two float32 values, it rounds to the same float32 as the exact erf(x) and as ``erf`` (within one unit of
+# float64 of it): the float32 result is the same. The few elements nearer a midpoint, and every non-finite
+# input, are computed by ``erf`` itself. For 2 <= |x| < 6 the faster value is ``erf``'s own (the same continued
+# fraction).
+
+MIDPOINT_MARGIN = 2.0**-36
+"""Relative distance to a float32 midpoint under which an element is recomputed by :func:`erf` (about 1.5e-11)."""
+
+
+def _series_float64(x: np.ndarray) -> np.ndarray:
+    """erf(x) for 0 <= x < 2 by the same series, evaluated in plain float64 (Horner's rule in x^2)."""
+    z = x * x
+    acc = np.full_like(x, float(_COEFFICIENTS[-1]))
+    for c in reversed(_COEFFICIENTS[:-1]):
+        acc *= z
+        acc += float(c)
+    acc *= TWO_OVER_SQRT_PI[0]
+    acc *= x
+    return acc
+
+
+def _near_float32_midpoint(y: np.ndarray, rounded: np.ndarray) -> np.ndarray:
+    """Where ``y`` (float64) lies within MIDPOINT_MARGIN * |y| of the midpoint on its side of ``rounded``."""
+    r = rounded.astype(np.float64)
+    up = y >= r
+    neighbour = np.where(up, np.nextafter(rounded, np.float32(np.inf)), np.nextafter(rounded, np.float32(-np.inf)))
+    midpoint = (r + neighbour.astype(np.float64)) * 0.5
+    return np.abs(y - midpoint) <= MIDPOINT_MARGIN * np.abs(y)
+
+
+def erf_float32(x: np.ndarray, block: int = 32768) -> np.ndarray:
+    """erf of every element of a float32 ``x``, rounded to float32: the float32 rounding of :func:`erf`'s result.
+
+    Computed in blocks of ``block`` elements (the temporaries stay in the cache); each element's operations do
+    not depend on the blocks.
+    """
+    flat = x.reshape(-1)
+    out = np.empty(flat.shape, dtype=np.float32)
+    for start in range(0, flat.size, block):
+        out[start : start + block] = _erf_float32_block(flat[start : start + block])
+    return out.reshape(x.shape)
+
+
+def _erf_float32_block(x32: np.ndarray) -> np.ndarray:
+    x = x32.astype(np.float64)
+    a = np.abs(x)
+    y = np.ones_like(a)  # |x| >= 6 (the finite ones; non-finite inputs are recomputed below)
+    near = a < SERIES_CUT
+    middle = (a >= SERIES_CUT) & (a < SATURATION)
+    with np.errstate(all="ignore"):
+        y[near] = _series_float64(a[near])
+        y[middle] = 1.0 - _complement(a[middle])
+    y = np.copysign(y, x)
+    rounded = y.astype(np.float32)
+    redo = _near_float32_midpoint(y, rounded) & near
+    redo |= ~np.isfinite(x)
+    if redo.any():
+        rounded[redo] = erf(x[redo]).astype(np.float32)
+    return rounded
