@@ -10,8 +10,10 @@ generate it.
 Every tool runs in a fresh process on the same stored inputs: load, one
 warm-up run, then ``--repeat`` timed runs (fewer when the warm-up run shows
 that they would take more than a minute, but at least 3); the child reports
-min and median seconds per run and the parent takes its peak RSS from
-``os.wait4``.
+min and median wall seconds per run and the CPU seconds (user + system, from
+``getrusage``) per timed run, and the parent takes its peak RSS from
+``os.wait4``. On a machine shared with other work the CPU seconds are the
+steadier measure: wall time also counts the time other processes held the core.
 
 * ``sonnx-1t``: ``sonnx.executor.execute`` with NumPy's BLAS limited to one
   thread (threadpoolctl and the BLAS environment variables); after the timed
@@ -107,15 +109,24 @@ def child(tool: str, model: str, inputs: str, repeat: int, out: str) -> None:
             return dict(zip(names, sess.run(None, feeds), strict=True))
     load_s = time.perf_counter() - t_load
     t = time.perf_counter()
+    start = resource.getrusage(resource.RUSAGE_SELF)
     first = run()
     first_s = time.perf_counter() - t
+    end = resource.getrusage(resource.RUSAGE_SELF)
+    first_cpu = end.ru_utime - start.ru_utime + end.ru_stime - start.ru_stime
     times = [first_s] if tool == "reference" else []
     # slow runs (an Erf kernel on BERT-base and ViT-B/16) get fewer repeats: at least 3, about a minute in all
     repeat = max(3, min(repeat, int(60.0 / max(first_s, 1e-9))))
+    before = resource.getrusage(resource.RUSAGE_SELF)
     for _ in range(0 if tool == "reference" else repeat):
         t = time.perf_counter()
         run()
         times.append(time.perf_counter() - t)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    if tool == "reference":
+        cpu = first_cpu
+    else:
+        cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / repeat
     if tool.startswith("sonnx"):
         try:
             from sonnx.executor import Probe
@@ -128,7 +139,7 @@ def child(tool: str, model: str, inputs: str, repeat: int, out: str) -> None:
                          kernels_s=sum(f.end - f.start for f in probe.firings), profiled_run_s=probe.end - probe.start)
     np.savez(out, **{k: np.asarray(v) for k, v in first.items()})
     print(json.dumps({"load_s": load_s, "first_s": first_s, "min": min(times), "median": statistics.median(times),
-                      "runs": len(times), **extra}))
+                      "runs": len(times), "cpu": cpu, **extra}))
 
 
 def measure(tool: str, path: Path, inputs: Path, repeat: int, budget: float | None, out: str,
@@ -233,7 +244,11 @@ def main() -> int:
 
 
 def table(rows: dict[str, dict[str, Any]]) -> str:
-    """The figures as a Markdown table: median seconds per run (peak RSS GB), ratios, memory."""
+    """The figures as a Markdown table: median wall seconds / CPU seconds per run (peak RSS GB), ratios, memory.
+
+    Ratios are of CPU seconds per run, the wall-clock ratio in parentheses (on
+    a shared machine, wall time counts the time other processes held the core).
+    """
 
     def cell(r: dict[str, Any] | None) -> str:
         if r is None:
@@ -242,14 +257,14 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
             return f"> {r['budget_s']:.0f} s (budget; {r['rss_gb']:.2f})"
         if r["status"] != "ok":
             return f"failed: {r['message']}"
-        return f"{r['median']:.4f} ({r['rss_gb']:.2f})"
+        return f"{r['median']:.4f} / {r['cpu']:.4f} ({r['rss_gb']:.2f})"
 
     def ratio(x: dict[str, Any] | None, y: dict[str, Any] | None) -> str:
         if x is None or y is None or x.get("status") != "ok" or y.get("status") != "ok":
             if x is not None and x.get("status") == "over budget" and y is not None and y.get("status") == "ok":
-                return f"> {x['budget_s'] / y['median']:.0f}x"
+                return f"> {x['budget_s'] / y['median']:.0f}x (wall)"
             return "-"
-        return f"{x['median'] / y['median']:.2f}x"
+        return f"{x['cpu'] / y['cpu']:.2f}x ({x['median'] / y['median']:.2f}x)"
 
     lines = [
         "| model | sonnx 1t before | sonnx 1t after | ORT 1t no-opt | ORT 1t default | reference (1 run) | "

@@ -37,6 +37,7 @@ from typing import Any, Callable, Collection, Mapping, Sequence
 
 import numpy as np
 
+from .allocator import keep_freed_memory
 from .interpretation import NumpyInterpretation, check_supported
 from .model.graph import Graph, Model, Operation
 from .model.semantics import FileOrder, GraphScope, Scheduler
@@ -340,11 +341,13 @@ class ModelPlan:
     """The plan of a model's main graph for :func:`sonnx.executor.execute` (outputs kept, the rest dropped).
 
     It holds the model's graph but not the model itself, so that a cache keyed
-    weakly by the model lets both go together.
+    weakly by the model lets both go together. Making one keeps the process's
+    freed memory for its next arrays (:func:`sonnx.allocator.keep_freed_memory`).
     """
 
     def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:
         check_supported(model, registry)
+        keep_freed_memory()
         self.registry = registry
         self.interpretation = NumpyInterpretation(model, registry)
         g = model.graph

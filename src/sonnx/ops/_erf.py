@@ -123,3 +123,83 @@ def erf(x: np.ndarray) -> np.ndarray:
         out[near] = _series(a[near])
         out[middle] = 1.0 - _complement(a[middle])
     return np.copysign(out, x)
+
+
+# ---------------------------------------------------------------------------------- float32 results, faster
+# A float32 Erf needs erf(x) only up to its rounding to float32. The double-double series above costs some
+# 700 float64 operations an element; the plain float64 Horner evaluation of the same 36 terms costs 72, with
+# a relative error below 2e-13 for |x| < 2 (Horner's bound: 72 roundings of 2^-53 times sum |c_n| z^n / p(z),
+# at most 8.2 / 0.441 at x = 2, plus the coefficients' and the final products' roundings), far inside the
+# MIDPOINT_MARGIN used below. Where every value within the margin of that faster value rounds to the same float32,
+# so do the exact erf(x) and ``erf``'s value (within one unit of float64 of it): the float32 result is the same.
+# The few other elements (near a midpoint between two float32 values), and every non-finite input, are computed
+# by ``erf`` itself. For 2 <= |x| < 6 the faster value is ``erf``'s own (the same continued
+# fraction).
+
+MIDPOINT_MARGIN = 2.0**-36
+"""Relative distance to a float32 midpoint under which an element is recomputed by :func:`erf` (about 1.5e-11)."""
+
+
+def _series_float64(x: np.ndarray) -> np.ndarray:
+    """erf(x) for 0 <= x < 2 by the same series, evaluated in plain float64 (Horner's rule in x^2)."""
+    z = x * x
+    acc = np.full_like(x, float(_COEFFICIENTS[-1]))
+    for c in reversed(_COEFFICIENTS[:-1]):
+        acc *= z
+        acc += float(c)
+    acc *= TWO_OVER_SQRT_PI[0]
+    acc *= x
+    return acc
+
+
+def _near_float32_midpoint(y: np.ndarray, rounded: np.ndarray) -> np.ndarray:
+    """Where ``y`` (float64) might lie within MIDPOINT_MARGIN * |y| of a midpoint between float32 values.
+
+    Rounding is monotonic: when y (1 - m) and y (1 + m) both round to ``rounded``, so does every value between
+    them (the two products' own roundings, 2^-53 relative, narrow the interval negligibly).
+    """
+    low = (y * (1.0 - MIDPOINT_MARGIN)).astype(np.float32)
+    high = (y * (1.0 + MIDPOINT_MARGIN)).astype(np.float32)
+    return (low != rounded) | (high != rounded)
+
+
+def erf_float32(x: np.ndarray, block: int = 32768) -> np.ndarray:
+    """erf of every element of a float32 ``x``, rounded to float32: the float32 rounding of :func:`erf`'s result.
+
+    Computed in blocks of ``block`` elements (the temporaries stay in the cache); each element's operations do
+    not depend on the blocks. The elements to recompute are gathered over all blocks and go through
+    :func:`erf` at once.
+    """
+    flat = x.reshape(-1)
+    out = np.empty(flat.shape, dtype=np.float32)
+    redo: list[np.ndarray] = []
+    for start in range(0, flat.size, block):
+        rounded, again = _erf_float32_block(flat[start : start + block])
+        out[start : start + block] = rounded
+        if again.size:
+            redo.append(again + start)
+    if redo:
+        where = np.concatenate(redo)
+        out[where] = erf(flat[where].astype(np.float64)).astype(np.float32)
+    return out.reshape(x.shape)
+
+
+def _erf_float32_block(x32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The faster values of a block rounded to float32, and the indices of the elements to recompute."""
+    x = x32.astype(np.float64)
+    a = np.abs(x)
+    with np.errstate(all="ignore"):
+        # the series for every element (no boolean-mask gather), replaced where |x| >= 2 through the indices
+        # of those elements, usually few
+        y = _series_float64(a)
+        far = np.flatnonzero(a >= SERIES_CUT)
+        if far.size:
+            tail = np.ones(far.size)  # |x| >= 6 (finite ones; non-finite inputs are recomputed)
+            af = a[far]
+            middle = np.flatnonzero(af < SATURATION)
+            tail[middle] = 1.0 - _complement(af[middle])
+            y[far] = tail
+        y = np.copysign(y, x)
+        rounded = y.astype(np.float32)
+        redo = np.flatnonzero((_near_float32_midpoint(y, rounded) & (a < SERIES_CUT)) | ~np.isfinite(x))
+    return rounded, redo

@@ -25,6 +25,7 @@ own; the checks every convolution and pool starts with are here too.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence, Tuple
@@ -32,6 +33,7 @@ from typing import Any, Iterator, Sequence, Tuple
 import numpy as np
 
 AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+_FLOAT32 = np.dtype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,31 @@ def window_geometry(
     are left. ``ceil_mode`` is the pools' alone: they pass it by position, and a
     keyword argument of that name is not read.
     """
-    return resolve_geometry(spatial, kernel_shape, strides, dilations, pads, auto_pad, bool(ceil_mode))
+    return _resolved(
+        tuple(spatial), _frozen(kernel_shape), _frozen(strides), _frozen(dilations), _frozen(pads), auto_pad,
+        bool(ceil_mode),
+    )
+
+
+def _frozen(value: Sequence[int] | None) -> Tuple[int, ...] | None:
+    return None if value is None else tuple(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(
+    spatial: Tuple[int, ...],
+    kernel_shape: Tuple[int, ...] | None,
+    strides: Tuple[int, ...] | None,
+    dilations: Tuple[int, ...] | None,
+    pads: Tuple[int, ...] | None,
+    auto_pad: str | bytes,
+    ceil_mode: bool,
+) -> WindowGeometry:
+    """:func:`resolve_geometry`, remembered: an operation meets the same shapes and attributes on every run.
+
+    (A geometry is immutable; an error is raised again each time, never remembered.)
+    """
+    return resolve_geometry(spatial, kernel_shape, strides, dilations, pads, auto_pad, ceil_mode)  # type: ignore[arg-type]
 
 
 def window_counts(geo: WindowGeometry, spatial: Sequence[int], include_pad: bool) -> np.ndarray:
@@ -195,22 +221,11 @@ def padded_for_windows(x: np.ndarray, geo: WindowGeometry, value: object) -> np.
     return pad_spatial(x, geo.pad_begin, after, value)
 
 
-def window_sums(values: np.ndarray, geo: WindowGeometry) -> np.ndarray:
-    """The sum of ``values`` (N x C x D1 x ...) over every window, in their type; padding and overhang add 0."""
-    padded = padded_for_windows(values, geo, 0)
-    lead = (slice(None), slice(None))
-    total = np.zeros(values.shape[:2] + geo.out, dtype=values.dtype)
-    for off in geo.offsets():
-        total += padded[lead + geo.window_slices(off)]
-    return total
-
-
 def accumulation_dtype(dtype: np.dtype) -> np.dtype:
     """The type sums are carried in: float32 for narrower floats, the type itself otherwise."""
-    if dtype.kind == "f" and dtype.itemsize < 4:
-        return np.dtype(np.float32)
-    if dtype.kind == "V" or dtype.name == "bfloat16":
-        return np.dtype(np.float32)
+    kind = dtype.kind
+    if kind == "V" or (kind == "f" and dtype.itemsize < 4):  # ml_dtypes' types (bfloat16, float8...) are "V"
+        return _FLOAT32
     return dtype
 
 

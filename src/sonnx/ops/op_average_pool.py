@@ -22,7 +22,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._windows import accumulation_dtype, pooled_axes, window_counts, window_geometry, window_sums
+from ._window_taps import window_sums
+from ._windows import accumulation_dtype, pooled_axes, window_counts, window_geometry
 from .base import Kernel
 
 

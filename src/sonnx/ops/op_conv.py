@@ -6,16 +6,19 @@ where ``g = m // (M / group)`` and ``Cg = C / group``. The three schema versions
 
 Computation: the padded input is gathered once per kernel offset into a column
 tensor (im2col) and contracted with the weights by one batched matmul per
-group (for depthwise convolution, one small matmul per channel, still a
-single NumPy call).
+group. Depthwise convolution (one input channel per group) is instead a
+multiply-accumulate per kernel offset over the whole tensor, summing the
+offsets in row-major order from zero and then adding the bias.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
 
+from ._window_taps import WindowTaps
 from ._windows import (
     WindowGeometry,
     accumulation_dtype,
@@ -52,14 +55,14 @@ def conv(
     acc = accumulation_dtype(x.dtype)
     xa = x.astype(acc, copy=False)
     wa = w.astype(acc, copy=False)
-    xp = pad_spatial(xa, geo.pad_begin, geo.pad_end, 0)
     mg = m // group
+    if group == c and cg == 1:
+        return _depthwise(xa, wa, b, geo, mg, acc).astype(x.dtype, copy=False)
+    xp = pad_spatial(xa, geo.pad_begin, geo.pad_end, 0)
     lead = (slice(None), slice(None))
     spatial_ones = (1,) * nsp
-    ksize = int(np.prod(geo.kernel))
-    npos = int(np.prod(geo.out))
-    if group == c and cg == 1:
-        return _depthwise(xp, wa, b, geo, mg, acc).astype(x.dtype, copy=False)
+    ksize = math.prod(geo.kernel)
+    npos = math.prod(geo.out)
     if ksize == 1 and xp.shape[2:] == geo.out:
         cols = xp.reshape(n, c, npos)
     else:
@@ -78,26 +81,30 @@ def conv(
 
 
 def _depthwise(
-    xp: np.ndarray, wa: np.ndarray, b: np.ndarray | None, geo: WindowGeometry, mg: int, acc: np.dtype
+    xa: np.ndarray, wa: np.ndarray, b: np.ndarray | None, geo: WindowGeometry, mg: int, acc: np.dtype
 ) -> np.ndarray:
     """One filter per input channel (times ``mg``): a multiply-accumulate per kernel offset.
 
     A per-channel matmul would be ``C`` tiny products; here each kernel offset
-    is one broadcast multiply over the whole tensor, which is what NumPy does well.
+    is one broadcast multiply and one add over the whole tensor, in offset
+    order from zero, then the bias. The offsets are read as one contiguous run
+    per channel (``_window_taps``), so each call has long inner loops.
     """
-    n = xp.shape[0]
+    n = xa.shape[0]
     m = wa.shape[0]
     if mg > 1:
-        xp = np.repeat(xp, mg, axis=1)
-    spatial_ones = (1,) * len(geo.out)
-    lead = (slice(None), slice(None))
-    y = np.zeros((n, m, *geo.out), dtype=acc)
-    taps = wa.reshape(m, -1)
-    for i, off in enumerate(geo.offsets()):
-        y += taps[:, i].reshape(m, *spatial_ones) * xp[lead + geo.window_slices(off)]
+        xa = np.repeat(xa, mg, axis=1)
+    windows = WindowTaps(xa, geo, 0)
+    y = np.zeros((n, m, windows.length), dtype=acc)
+    product = np.empty_like(y)
+    weights = wa.reshape(m, -1)
+    for i, tap in enumerate(windows.taps()):
+        np.multiply(weights[:, i : i + 1], tap, out=product)
+        np.add(y, product, out=y)
+    out = windows.crop(y)
     if b is not None:
-        y += b.astype(acc, copy=False).reshape(m, *spatial_ones)
-    return y
+        return out + b.astype(acc, copy=False).reshape(m, *(1,) * len(geo.out))
+    return np.ascontiguousarray(out)
 
 
 KERNELS = (Kernel("Conv", (1, 11, 22), conv),)

@@ -21,6 +21,7 @@ from typing import Any, Sequence, Tuple
 
 import numpy as np
 
+from ._window_taps import window_maxima
 from ._windows import WindowGeometry, padded_for_windows, pooled_axes, window_counts, window_geometry
 from .base import Kernel
 
@@ -41,14 +42,14 @@ def _pool(
     geo = window_geometry(x.shape[2:], kernel_shape, ceil_mode, **attrs)
     if np.any(window_counts(geo, x.shape[2:], False) == 0):
         raise ValueError("a pooling window covers padding only (its maximum is undefined)")
+    if not want_indices:
+        return window_maxima(x, geo, _lowest(x.dtype)), None, geo
     xp = padded_for_windows(x, geo, _lowest(x.dtype))
     lead = (slice(None), slice(None))
     taps = [xp[lead + geo.window_slices(off)] for off in geo.offsets()]
     best = taps[0].copy()
     for tap in taps[1:]:
         np.maximum(best, tap, out=best)
-    if not want_indices:
-        return best, None, geo
     # The winner is the first offset (row-major) holding the maximum: walk the offsets backwards so the
     # earliest match is written last. A NaN in a window propagates to the maximum; its first NaN wins.
     which = np.zeros(best.shape, dtype=np.int64)

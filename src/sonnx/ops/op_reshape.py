@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -25,11 +26,11 @@ def _resolve(data: np.ndarray, requested: Sequence[int], allowzero: int) -> tupl
                     raise ValueError(f"Reshape: dimension {k} is 0 but the input has rank {data.ndim}")
                 dims[k] = data.shape[k]
     if -1 in dims:
-        known = int(np.prod([d for d in dims if d != -1], dtype=np.int64))
+        known = math.prod(d for d in dims if d != -1)
         if known == 0 or data.size % known != 0:
             raise ValueError(f"Reshape: cannot infer the -1 dimension of {dims} for {data.size} elements")
         dims[dims.index(-1)] = data.size // known
-    if int(np.prod(dims, dtype=np.int64)) != data.size:
+    if math.prod(dims) != data.size:
         raise ValueError(f"Reshape: shape {dims} does not hold {data.size} elements (input shape {data.shape})")
     return tuple(dims)
 

@@ -1,0 +1,88 @@
+"""Kernels rewritten for speed give, bit for bit, what their earlier, plainer form gave.
+
+The earlier forms are kept here as the reference: the executor is the oracle
+the cross-check trusts, so a faster kernel may change how many passes it makes
+over memory, never an operation or its rounding.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from sonnx.ops.op_sigmoid import sigmoid_
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30, 88.0, -88.0, 104.0, -104.0, 1e4, -1e4]
+
+
+def sigmoid_before(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    one = np.ones((), dtype=x.dtype)
+    return np.where(x >= 0, one / (one + e), e / (one + e)).astype(x.dtype, copy=False)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("shape", [(), (7,), (3, 50, 41)])
+def test_sigmoid_bits(dtype: type, shape: tuple[int, ...]) -> None:
+    rng = np.random.default_rng(len(shape))
+    x = (rng.standard_normal(shape) * 12).astype(dtype)
+    if x.size >= len(SPECIAL):
+        x.reshape(-1)[: len(SPECIAL)] = np.array(SPECIAL).astype(dtype)
+    with np.errstate(all="ignore"):
+        got = sigmoid_(x)
+        want = sigmoid_before(x)
+    assert isinstance(got, np.ndarray)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.tobytes() == want.tobytes()
+
+
+def test_slice_and_split_give_views_of_their_input() -> None:
+    """No copy where a view is exact: the parts share the input's memory and hold its elements."""
+    from sonnx.ops.op_slice import slice_attributes
+    from sonnx.ops.op_split import split_13
+
+    x = np.arange(2 * 6 * 5, dtype=np.float32).reshape(2, 6, 5)
+    part = slice_attributes(x, starts=[3], ends=[6], axes=[1])
+    assert np.shares_memory(part, x)
+    np.testing.assert_array_equal(part, x[:, 3:6])
+    pieces = split_13(x, np.array([2, 4], dtype=np.int64), axis=1)
+    assert all(np.shares_memory(p, x) for p in pieces)
+    np.testing.assert_array_equal(np.concatenate(pieces, axis=1), x)
+    assert [p.shape for p in pieces] == [(2, 2, 5), (2, 4, 5)]
+
+
+def test_erf_float32_rounds_as_the_float64_erf() -> None:
+    """The faster float32 Erf gives erf(x) rounded to float32, bit for bit, near midpoints too."""
+    from sonnx.ops import _erf
+    from sonnx.ops.op_erf import erf
+
+    rng = np.random.default_rng(17)
+    x = np.concatenate(
+        [
+            rng.standard_normal(300_000) * 2,
+            np.linspace(-7, 7, 100_001),
+            10.0 ** rng.uniform(-45, 1, 20_000) * rng.choice([-1.0, 1.0], 20_000),
+            np.array([*SPECIAL, 1e-45, -1e-45, 2.0, -2.0, 6.0, -6.0]),
+        ]
+    ).astype(np.float32)
+    with np.errstate(all="ignore"):
+        want = _erf.erf(x.astype(np.float64)).astype(np.float32)
+        got = erf(x.reshape(4, -1) if x.size % 4 == 0 else x)
+    assert got.dtype == np.float32
+    assert got.reshape(-1).tobytes() == want.tobytes()
+    # some elements of the sample lie near a float32 midpoint and took the double-double path
+    y = _erf._series_float64(np.abs(x[np.abs(x) < 2].astype(np.float64)))
+    assert _erf._near_float32_midpoint(y, y.astype(np.float32)).sum() > 10
+    assert erf(np.float32(0.5) * np.ones((), np.float32)).shape == ()
+
+
+def test_erf_float64_series_error_is_far_inside_the_margin() -> None:
+    """The plain float64 series is within 2e-13 (relative) of the double-double erf on [0, 2); the margin is 1.5e-11."""
+    from sonnx.ops import _erf
+
+    x = np.linspace(0, 2, 400_001)[:-1]
+    fast = _erf._series_float64(x)
+    precise = _erf.erf(x)
+    relative = np.abs(fast - precise) / np.maximum(np.abs(precise), np.finfo(np.float64).tiny)
+    assert relative.max() < 2e-13 < _erf.MIDPOINT_MARGIN

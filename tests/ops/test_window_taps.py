@@ -1,0 +1,130 @@
+"""The window kernels read through ``_window_taps`` give the bits the strided views gave.
+
+Depthwise Conv, MaxPool (values only), AveragePool and LpPool read their
+windows as long runs of phase planes. Each kept output element must be computed
+from the same elements in the same order as with the strided views of the padded
+input (``WindowGeometry.window_slices``), which the reference functions below
+still use: the outputs are compared byte for byte over random geometries (1 to
+3 spatial axes, strides, dilations, explicit and automatic padding, ceil mode,
+batches, channel multipliers), inputs with signed zeros, infinities and NaNs.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sonnx.ops._window_taps import WindowTaps
+from sonnx.ops._windows import WindowGeometry, pad_spatial, padded_for_windows, window_counts, window_geometry
+from sonnx.ops.op_average_pool import average_pool
+from sonnx.ops.op_conv import conv
+from sonnx.ops.op_max_pool import max_pool
+
+LEAD = (slice(None), slice(None))
+
+
+def strided_depthwise(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, geo: WindowGeometry) -> np.ndarray:
+    mg = w.shape[0] // x.shape[1]
+    xp = pad_spatial(x, geo.pad_begin, geo.pad_end, 0)
+    if mg > 1:
+        xp = np.repeat(xp, mg, axis=1)
+    ones = (1,) * len(geo.out)
+    y = np.zeros((x.shape[0], w.shape[0], *geo.out), dtype=x.dtype)
+    taps = w.reshape(w.shape[0], -1)
+    for i, off in enumerate(geo.offsets()):
+        y += taps[:, i].reshape(-1, *ones) * xp[LEAD + geo.window_slices(off)]
+    if b is not None:
+        y += b.reshape(-1, *ones)
+    return y
+
+
+def strided_maxima(x: np.ndarray, geo: WindowGeometry) -> np.ndarray:
+    xp = padded_for_windows(x, geo, -np.inf)
+    taps = [xp[LEAD + geo.window_slices(off)] for off in geo.offsets()]
+    best = taps[0].copy()
+    for tap in taps[1:]:
+        np.maximum(best, tap, out=best)
+    return best
+
+
+def strided_sums(x: np.ndarray, geo: WindowGeometry) -> np.ndarray:
+    xp = padded_for_windows(x, geo, 0)
+    total = np.zeros(x.shape[:2] + geo.out, dtype=x.dtype)
+    for off in geo.offsets():
+        total += xp[LEAD + geo.window_slices(off)]
+    return total
+
+
+def random_case(rng: np.random.Generator) -> tuple[np.ndarray, dict[str, object]]:
+    nsp = int(rng.integers(1, 4))
+    kernel = [int(k) for k in rng.integers(1, 4, nsp)]
+    strides = [int(s) for s in rng.integers(1, 4, nsp)]
+    dilations = [int(d) for d in rng.integers(1, 3, nsp)]
+    spatial = [int(rng.integers((k - 1) * d + 1, (k - 1) * d + 9)) for k, d in zip(kernel, dilations, strict=True)]
+    x = rng.standard_normal((int(rng.integers(1, 3)), int(rng.integers(1, 6)), *spatial)).astype(np.float32)
+    # signed zeros, infinities and NaNs where a reordering or a wrong element would show
+    flat = x.reshape(-1)
+    picks = rng.choice(flat.size, size=min(flat.size, 6), replace=False)
+    flat[picks] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -0.0], dtype=np.float32)[: picks.size]
+    attrs: dict[str, object] = {"kernel_shape": kernel, "strides": strides, "dilations": dilations}
+    mode = rng.choice(["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"])
+    if mode == "NOTSET":
+        extents = [(k - 1) * d + 1 for k, d in zip(kernel, dilations, strict=True)] * 2
+        attrs["pads"] = [int(rng.integers(0, min(3, e))) for e in extents]  # a window never holds padding only
+    else:
+        attrs["auto_pad"] = str(mode)
+    return x, attrs
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_depthwise_conv_bits(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x, attrs = random_case(rng)
+    c = x.shape[1]
+    mg = int(rng.integers(1, 3))
+    w = rng.standard_normal((c * mg, 1, *attrs["kernel_shape"])).astype(np.float32)  # type: ignore[misc]
+    w.reshape(-1)[0] = -0.0
+    b = rng.standard_normal(c * mg).astype(np.float32) if seed % 2 else None
+    geo = window_geometry(x.shape[2:], w.shape[2:], **attrs)
+    with np.errstate(all="ignore"):
+        got = conv(x, w, b, group=c, **attrs)
+        want = strided_depthwise(x, w, b, geo)
+    assert same_bits(got, want)
+    assert got.flags.c_contiguous
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_pools_bits(seed: int) -> None:
+    rng = np.random.default_rng(1000 + seed)
+    x, attrs = random_case(rng)
+    kernel = attrs.pop("kernel_shape")
+    ceil_mode = int(seed % 3 == 0 and "auto_pad" not in attrs)
+    geo = window_geometry(x.shape[2:], kernel, ceil_mode, **attrs)  # type: ignore[arg-type]
+    with np.errstate(all="ignore"):
+        want_max = strided_maxima(x, geo)
+        want_sum = strided_sums(x, geo)
+        got_max = max_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, output_count=1, **attrs)
+        got_avg = average_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, count_include_pad=1, **attrs)
+    assert isinstance(got_max, np.ndarray)
+    assert same_bits(got_max, want_max)
+    with np.errstate(all="ignore"):
+        want_avg = want_sum / window_counts(geo, x.shape[2:], True).astype(np.float32)
+    assert same_bits(got_avg, want_avg)
+
+
+def test_taps_are_the_window_elements() -> None:
+    """Each run holds, at every kept position, the element the strided view holds (checked on the index grid)."""
+    x = np.arange(2 * 3 * 7 * 9, dtype=np.float64).reshape(2, 3, 7, 9)
+    for strides, dilations, pads in itertools.product(([1, 1], [2, 3]), ([1, 1], [2, 1]), ([0] * 4, [1, 2, 0, 1])):
+        geo = window_geometry(x.shape[2:], [3, 2], strides=strides, dilations=dilations, pads=pads)
+        xp = padded_for_windows(x, geo, -1.0)
+        windows = WindowTaps(x, geo, -1.0)
+        for off, tap in zip(geo.offsets(), windows.taps(), strict=True):
+            assert tap.shape == (2, 3, windows.length)
+            np.testing.assert_array_equal(windows.crop(tap), xp[LEAD + geo.window_slices(off)])
