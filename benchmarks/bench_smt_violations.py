@@ -33,14 +33,14 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Dict, List, Tuple
 
 from onnx import GraphProto, TensorProto, helper
 
 HERE = Path(__file__).resolve().parent
 
-Case = Tuple[str, Callable[[GraphProto, int], None]]
+Case = tuple[str, Callable[[GraphProto, int], None]]
 
 
 def _chain(g: GraphProto, n: int, first: str = "Relu") -> None:
@@ -54,7 +54,7 @@ def _chain(g: GraphProto, n: int, first: str = "Relu") -> None:
         node.output.append(prev)
 
 
-def _extra(g: GraphProto, op: str, ins: List[str], out: str, name: str) -> None:
+def _extra(g: GraphProto, op: str, ins: list[str], out: str, name: str) -> None:
     node = g.node.add()
     node.op_type, node.name = op, name
     node.input.extend(ins)
@@ -110,7 +110,7 @@ def nondeterministic(g: GraphProto, n: int) -> None:
     g.output.append(_value(f"t{n - 1}"))
 
 
-CASES: Dict[str, Tuple[Callable[[GraphProto, int], None], str]] = {
+CASES: dict[str, tuple[Callable[[GraphProto, int], None], str]] = {
     "satisfied": (satisfied, ""),
     "undefined-output": (undefined_output, "GRAPH-C3"),
     "undefined-read": (undefined_read, "GRAPH-C3"),
@@ -152,7 +152,7 @@ print(f"{t1 - t0:.3f} {mode} {','.join(bad) or '-'}")
 """
 
 
-def measure(engine: str, path: Path) -> Tuple[float, float, str, str]:
+def measure(engine: str, path: Path) -> tuple[float, float, str, str]:
     """Run one engine in a child: (rules s, peak RSS GB, mode, rules not PROVED as RULE=STATUS)."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, engine, str(path)], stdout=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -171,9 +171,9 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows: List[str] = []
-    base: Dict[int, float] = {}
-    failures: List[str] = []
+    rows: list[str] = []
+    base: dict[int, float] = {}
+    failures: list[str] = []
     cases = [c for c in CASES if c in args.cases.split(",")]
     if "satisfied" in cases:
         cases.remove("satisfied")

@@ -10,7 +10,7 @@ realistic models (cross-checks, rewrites, partitions).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import onnx

@@ -21,7 +21,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -43,13 +43,13 @@ def optimize_basic(src: Path, dst: Path) -> None:
     ort.InferenceSession(str(src), opts, providers=["CPUExecutionProvider"])
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=224, help="input image size (default 224)")
     parser.add_argument("--json", metavar="OUT.json", help="also write every report as JSON")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    reports: Dict[str, Any] = {}
+    reports: dict[str, Any] = {}
     summary = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, build in MODELS.items():

@@ -28,7 +28,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List
 
 import onnx
 
@@ -45,7 +44,7 @@ from sonnx.partition.ort import ort_assignment, partition_from_assignment  # noq
 LEVELS = {"disable": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED"}
 
 
-def assignment_at(path: str, level: str, optimized: str | None) -> List[tuple[str, List[str]]]:
+def assignment_at(path: str, level: str, optimized: str | None) -> list[tuple[str, list[str]]]:
     """onnxruntime's assignment at one optimization level (saving the optimized graph when asked)."""
     if level == "disable":
         return ort_assignment(path, optimization="disable")
@@ -60,7 +59,7 @@ def assignment_at(path: str, level: str, optimized: str | None) -> List[tuple[st
     return [(str(e.ep_name), [str(n.name) for n in e.get_nodes()]) for e in sess.get_provider_graph_assignment_info()]
 
 
-def check(model_path: str, part_path: str) -> Dict[str, object]:
+def check(model_path: str, part_path: str) -> dict[str, object]:
     out, err = io.StringIO(), io.StringIO()
     code = sonnx_main(["partition", "--check", model_path, part_path, "--json"], stdout=out, stderr=err)
     if code == 2 and not out.getvalue():
@@ -81,7 +80,7 @@ def main() -> int:
         return run(args.size, args.out, work, ort.__version__, ort.get_available_providers())
 
 
-def run(size: int, out: str, work: str, version: str, available: List[str]) -> int:
+def run(size: int, out: str, work: str, version: str, available: list[str]) -> int:
     files = {"cnn_block": str(ROOT / "examples" / "cnn_block.onnx")}
     for name, build in MODELS.items():
         path = os.path.join(work, f"{name}.onnx")

@@ -9,8 +9,8 @@ written, by hand, in ``examples/expected.json`` and checked by a test.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import onnx

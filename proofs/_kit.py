@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, List, Sequence
 
 import z3
 
@@ -55,7 +55,7 @@ class Result:
     """A theorem's result: every outcome, and whether all of them hold."""
 
     theorem: str
-    outcomes: List[Outcome] = field(default_factory=list)
+    outcomes: list[Outcome] = field(default_factory=list)
 
     @property
     def proved(self) -> bool:

@@ -5,8 +5,6 @@ Run ``python -m proofs.acyclicity`` (from the repository root): prints PROVED or
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -39,7 +37,7 @@ path ending at b has at most n-1 edges in an acyclic graph).
 """
 
 
-def general_if() -> List[Obligation]:
+def general_if() -> list[Obligation]:
     V = z3.DeclareSort("V")
     E = z3.Function("E", V, V, z3.BoolSort())
     r = z3.Function("r", V, z3.IntSort())
@@ -72,7 +70,7 @@ def general_if() -> List[Obligation]:
 def bounded_only_if(n: int) -> Obligation:
     E = [[z3.Bool(f"e_{a}_{b}") for b in range(n)] for a in range(n)]
     # ends[d][v]: some walk of exactly d edges ends at v (d = 0: the empty walk at v).
-    ends: List[List[z3.BoolRef]] = [[z3.BoolVal(True) for _ in range(n)]]
+    ends: list[list[z3.BoolRef]] = [[z3.BoolVal(True) for _ in range(n)]]
     for _d in range(n):
         prev = ends[-1]
         ends.append([z3.Or([z3.And(prev[a], E[a][b]) for a in range(n)]) for b in range(n)])
@@ -100,7 +98,7 @@ def check() -> Result:
     V = z3.DeclareSort("V")
     E = z3.Function("E", V, V, z3.BoolSort())
     v = z3.Const("v", V)
-    extra: List[Outcome] = [satisfiable("a cyclic graph exists (the closed-walk notion is not empty)", [E(v, v)])]
+    extra: list[Outcome] = [satisfiable("a cyclic graph exists (the closed-walk notion is not empty)", [E(v, v)])]
     return run_obligations(TITLE, obs, extra)
 
 

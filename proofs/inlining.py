@@ -5,8 +5,6 @@ Run ``python -m proofs.inlining`` (from the repository root): prints PROVED or F
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Result, main, run_obligations, satisfiable
@@ -43,7 +41,7 @@ calls = z3.Function("calls", F, F, z3.BoolSort())
 MAIN = z3.Const("main", F)
 
 
-def obligations() -> List[Obligation]:
+def obligations() -> list[Obligation]:
     r = z3.Function("r", F, z3.IntSort())
     f, g = z3.Consts("f g", F)
     i = z3.Int("i")

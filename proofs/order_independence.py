@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from itertools import product
-from typing import Dict, Iterator, List, NamedTuple, Tuple
+from typing import NamedTuple
 
 from proofs import confluence, termination
 from proofs._kit import Outcome, Result, main
@@ -29,8 +30,8 @@ SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1")
 class Family(NamedTuple):
     """One enumerated family: graph inputs, operator alphabet, maximal number of operations."""
 
-    inputs: Tuple[str, ...]
-    alphabet: Tuple[Tuple[str, int, int], ...]
+    inputs: tuple[str, ...]
+    alphabet: tuple[tuple[str, int, int], ...]
     """(operator, number of inputs, number of outputs); the symbolic domain treats each as uninterpreted."""
     max_ops: int
 
@@ -90,21 +91,21 @@ once, and all runs of a graph reach the same final state, so the same outputs.
 {_families_text()}
 """
 
-Wiring = Tuple[Tuple[str, Tuple[int, ...]], ...]
+Wiring = tuple[tuple[str, tuple[int, ...]], ...]
 """One graph: per operation (operator, indices of the tensors it reads); tensor k is the k-th defined."""
 
 
-def _arity(fam: Family, op: str) -> Tuple[int, int]:
+def _arity(fam: Family, op: str) -> tuple[int, int]:
     for name, n_in, n_out in fam.alphabet:
         if name == op:
             return n_in, n_out
     raise KeyError(op)
 
 
-def _op_terms(fam: Family, w: Wiring) -> List[Term]:
+def _op_terms(fam: Family, w: Wiring) -> list[Term]:
     """The symbolic term of each operation (its first output), constants anonymised."""
-    tensors: List[Term] = [atom(n) for n in fam.inputs]
-    result: List[Term] = []
+    tensors: list[Term] = [atom(n) for n in fam.inputs]
+    result: list[Term] = []
     for op, args in w:
         n_in, n_out = _arity(fam, op)
         if n_in == 0:
@@ -120,7 +121,7 @@ def _op_terms(fam: Family, w: Wiring) -> List[Term]:
     return result
 
 
-def _key(fam: Family, w: Wiring) -> frozenset[Tuple[Term, int]]:
+def _key(fam: Family, w: Wiring) -> frozenset[tuple[Term, int]]:
     """Isomorphism invariant: the multiset of operation terms.
 
     An operation is determined by its operator and its argument terms, and all
@@ -140,7 +141,7 @@ def _extensions(fam: Family, w: Wiring) -> Iterator[Wiring]:
             yield (*w, (op, args))
 
 
-def enumerate_graphs(fam: Family) -> Dict[int, List[Wiring]]:
+def enumerate_graphs(fam: Family) -> dict[int, list[Wiring]]:
     """Representatives of every wiring of the family up to isomorphism, by number of operations.
 
     Completeness: an acyclic graph with n+1 operations has an operation no other
@@ -149,9 +150,9 @@ def enumerate_graphs(fam: Family) -> Dict[int, List[Wiring]]:
     gives a graph isomorphic to the original. So extending every representative
     of size n by every possible last operation reaches every class of size n+1.
     """
-    levels: Dict[int, List[Wiring]] = {0: [()]}
+    levels: dict[int, list[Wiring]] = {0: [()]}
     for n in range(1, fam.max_ops + 1):
-        seen: Dict[frozenset[Tuple[Term, int]], Wiring] = {}
+        seen: dict[frozenset[tuple[Term, int]], Wiring] = {}
         for w in levels[n - 1]:
             for e in _extensions(fam, w):
                 seen.setdefault(_key(fam, e), e)
@@ -171,7 +172,7 @@ def to_graph(fam: Family, w: Wiring) -> Graph:
     return make_graph("g", list(fam.inputs), names[len(fam.inputs) :], ops)
 
 
-def all_schedules(graph: Graph) -> Tuple[int, List[str]]:
+def all_schedules(graph: Graph) -> tuple[int, list[str]]:
     """Check every schedule of ``graph``; return (number of maximal runs, problems found).
 
     The runs are the paths of the graph of states keyed by the set of fired
@@ -186,13 +187,13 @@ def all_schedules(graph: Graph) -> Tuple[int, List[str]]:
     interp = SymbolicInterpretation()
     n_ops = len(graph.operations)
     start: State[Term] = initial_state(graph, {n: atom(n) for n in graph.inputs})
-    ref: Dict[frozenset[int], State[Term]] = {start.fired: start}
-    paths: Dict[frozenset[int], int] = {start.fired: 1}
-    problems: List[str] = []
+    ref: dict[frozenset[int], State[Term]] = {start.fired: start}
+    paths: dict[frozenset[int], int] = {start.fired: 1}
+    problems: list[str] = []
     runs = 0
     frontier = [start.fired]
     for _step in range(n_ops + 1):
-        nxt: List[frozenset[int]] = []
+        nxt: list[frozenset[int]] = []
         for fired in frontier:
             s = ref[fired]
             ready = executable(graph, s)
@@ -221,8 +222,8 @@ def all_schedules(graph: Graph) -> Tuple[int, List[str]]:
     return runs, problems
 
 
-def bounded_check() -> List[Outcome]:
-    outcomes: List[Outcome] = []
+def bounded_check() -> list[Outcome]:
+    outcomes: list[Outcome] = []
     for k, fam in enumerate(FAMILIES):
         t0 = time.perf_counter()
         levels = enumerate_graphs(fam)

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from typing import Tuple
 
-MODULES: Tuple[str, ...] = (
+MODULES: tuple[str, ...] = (
     "confluence",
     "termination",
     "order_independence",
@@ -44,7 +43,7 @@ class Theorem:
     id: str
     title: str
     module: str
-    supports: Tuple[str, ...]
+    supports: tuple[str, ...]
     statement: str
     rewrite_pass: str = ""
 
@@ -56,7 +55,7 @@ def passes_by_theorem() -> dict[str, str]:
     return {p.theorem: p.name for p in PASSES if p.theorem}
 
 
-def theorems() -> Tuple[Theorem, ...]:
+def theorems() -> tuple[Theorem, ...]:
     """Import every theorem module and describe it (nothing is proved by this call)."""
     proves = passes_by_theorem()
     out = []

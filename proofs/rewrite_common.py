@@ -16,7 +16,7 @@ Not a theorem itself (not in ``registry.MODULES``). Two helpers:
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from collections.abc import Sequence
 
 import z3
 
@@ -32,7 +32,7 @@ def refute(name: str, formulas: Sequence[z3.BoolRef]) -> Outcome:
     return Outcome(name, False, f"no counterexample found ({a.status})")
 
 
-def rewiring_obligations() -> List[Obligation]:
+def rewiring_obligations() -> list[Obligation]:
     """The graph-level obligations of deleting ``y := F(x)`` and redirecting the readers of ``y`` to ``x``."""
     N = z3.DeclareSort("Name")
     V = z3.DeclareSort("Value")
@@ -164,7 +164,7 @@ class PadWindow:
         return u - (self.cb + self.pb)
 
 
-def fusion_read_obligations() -> List[Obligation]:
+def fusion_read_obligations() -> list[Obligation]:
     """Per axis and for every rank: each window element reads the same input element or padding."""
     w = PadWindow()
     obs = [

@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_constant`` (from the repository root): prints PRO
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -43,7 +41,7 @@ def check() -> Result:
     before = c  # the Constant fires and writes c; nothing else writes y (C1)
     after = z3.If(z3.And(ir < 4, fed), feed, c)  # IR < 4: the initializer is a graph input's default
     producers_before, producers_after = z3.Int("producers_before"), z3.Int("producers_after")
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         Obligation(
             "IR >= 4, y not a graph input: every reader sees c before and after",
             z3.Implies(z3.And(ir >= 4, z3.Not(fed)), after == before),
@@ -56,7 +54,7 @@ def check() -> Result:
             ),
         ),
     ]
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("the precondition admits models", [ir >= 4, z3.Not(fed)]),
         refute("IR 3: a caller feeding y overrides the folded constant", [ir == 3, fed, feed != c, after != before]),
     ]

@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_dropout`` (from the repository root): prints PROV
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -51,7 +49,7 @@ def _semantics() -> tuple[z3.BoolRef, z3.BoolRef, z3.ArithRef, z3.ArithRef, dict
 
 def check() -> Result:
     pre, domain, y, xi, v = _semantics()
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         Obligation(
             "precondition => y(i) = x(i) for every i, value, ratio and opset", z3.Implies(z3.And(domain, pre), y == xi)
         ),
@@ -61,7 +59,7 @@ def check() -> Result:
     read = z3.Function("read", N, z3.BoolSort())
     producers = z3.Function("producers", N, z3.IntSort())
     mask_name = z3.Const("mask_name", N)
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("the precondition admits Dropouts (opsets 6, 10 and 13)", [domain, pre, v["opset"] == 13]),
         refute(
             "seed precondition too weak: is_test = 0 at opset 6 drops an element",

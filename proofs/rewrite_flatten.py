@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_flatten`` (from the repository root): prints PROV
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -65,7 +63,7 @@ def check() -> Result:
     def resolved(q: z3.ArithRef, dim_in: z3.ArithRef) -> z3.ArithRef:
         return z3.If(z3.And(az == 0, q == 0), dim_in, q)
 
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         Obligation(
             "axis normalisation maps [-r, r] into [0, r]",
             z3.Implies(z3.And(r >= 0, -r <= a, a <= r), z3.And(0 <= norm, norm <= r)),
@@ -95,7 +93,7 @@ def check() -> Result:
     dims = [2, 0, 3]
     p2 = dims[0] * dims[1]
     s2 = dims[2]
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("non-vacuous: rank 4, axis -1", [r == 4, a == -1, P(0) == 1, S(r) == 1]),
         refute(
             "allowzero = 0 with a zero-sized axis: [2, 0, 3], axis 2 requests [0, 3], Reshape targets [2, 3]",

@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_identity`` (from the repository root): prints PRO
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -37,7 +35,7 @@ def check() -> Result:
     v = z3.Const("v", V)
     semantics = z3.ForAll([v], ident(v) == v)
     x = z3.Const("x", V)
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         Obligation("Identity semantics gives val(y) = val(x)", z3.Implies(semantics, ident(x) == x)),
         *rewiring_obligations(),
     ]
@@ -46,7 +44,7 @@ def check() -> Result:
     is_output = z3.Function("is_graph_output", N, z3.BoolSort())
     produced = z3.Function("produced_after", N, z3.BoolSort())
     xn, yn = z3.Consts("xn yn", N)
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("Identity semantics is consistent", [semantics]),
         refute(
             "graph output y fed by graph input x: after deletion y has no producer",

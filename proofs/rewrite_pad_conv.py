@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_pad_conv`` (from the repository root): prints PRO
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -50,14 +48,14 @@ padding reads an element the Pad had removed.
 
 
 def check() -> Result:
-    obs: List[Obligation] = [*fusion_read_obligations(), *rewiring_obligations()]
+    obs: list[Obligation] = [*fusion_read_obligations(), *rewiring_obligations()]
     n, pb, pe, s = z3.Ints("n pb pe stride")
 
     def same_upper_out(size: z3.ArithRef) -> z3.ArithRef:
         return (size + s - 1) / s  # ceil(size / s) for s >= 1 (integer division)
 
     w = PadWindow()
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("non-vacuous: a padded axis", [w.domain(), w.pb == 1, w.cb == 1]),
         fusion_counterexample_negative_pad(),
         fusion_counterexample_batch_axis(),

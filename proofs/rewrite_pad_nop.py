@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_pad_nop`` (from the repository root): prints PROV
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -57,7 +55,7 @@ def check() -> Result:
     out_value = z3.If(all_inside, X(src), fill)
     n0, b0, e0, t0 = z3.Ints("n b e t")
     size0, inside0, src0 = pad_axis(n0, b0, e0, t0)
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         Obligation(
             "one axis, counts 0: output size n; every t in [0, n) reads input index t",
             z3.Implies(z3.And(n0 >= 0, b0 == 0, e0 == 0, 0 <= t0, t0 < n0), z3.And(size0 == n0, inside0, src0 == t0)),
@@ -74,7 +72,7 @@ def check() -> Result:
         ),
         *rewiring_obligations(),
     ]
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("non-vacuous: a rank-3 tensor with counts 0", [R == 3, zeros, in_range, N[0] == 2]),
         refute(
             "b + e = 0 is not enough: n = 2, b = -1, e = 1 moves element 1 to index 0",

@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_pad_pool`` (from the repository root): prints PRO
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -79,7 +77,7 @@ def check() -> Result:
     counted_incl_after = z3.Lambda([u], z3.And(0 <= u, u < w.total_after()))
     counted_excl_before = z3.Lambda([u], z3.And(w.cb <= u, u < w.cb + w.padded_size()))
     counted_excl_after = z3.Lambda([u], z3.And(w.cb + w.pb <= u, u < w.cb + w.pb + w.n))
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         *fusion_read_obligations(),
         Obligation("floor mode: the output sizes agree", z3.Implies(geometry, floor_before == floor_after)),
         Obligation(
@@ -102,7 +100,7 @@ def check() -> Result:
     ]
     xv, before_max, after_max = z3.Reals("x_value max_before max_after")
     v = PadWindow("_c")
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("non-vacuous: a padded axis with a window", [geometry, w.pb == 1, e == 3, s == 2]),
         refute(
             "MaxPool with Pad value 0: window {Pad zero, input -1} has max 0 before, -1 after",

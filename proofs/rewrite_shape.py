@@ -5,8 +5,6 @@ Run ``python -m proofs.rewrite_shape`` (from the repository root): prints PROVED
 
 from __future__ import annotations
 
-from typing import List
-
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
@@ -60,7 +58,7 @@ def check() -> Result:
     same_dims = z3.ForAll(
         [z3.Int("k")], z3.Implies(z3.And(0 <= z3.Int("k"), z3.Int("k") < r), dims[z3.Int("k")] == runtime[z3.Int("k")])
     )
-    obs: List[Obligation] = [
+    obs: list[Obligation] = [
         Obligation("0 <= lo <= r and 0 <= hi <= r", z3.Implies(r >= 0, z3.And(0 <= lo, lo <= r, 0 <= hi, hi <= r))),
         Obligation(
             "every element j < max(hi - lo, 0) reads a dimension inside the shape",
@@ -75,7 +73,7 @@ def check() -> Result:
             z3.Implies(z3.And(r >= 0, same_dims, 0 <= j, j < length), dims[lo + j] == runtime[lo + j]),
         ),
     ]
-    extra: List[Outcome] = [
+    extra: list[Outcome] = [
         satisfiable("non-vacuous: a rank-4 shape with start -2", [r == 4, start == -2, z3.Not(has_end)]),
         refute(
             "a wrongly declared shape folds to a wrong constant",

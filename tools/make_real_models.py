@@ -39,8 +39,9 @@ import argparse
 import json
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import onnx

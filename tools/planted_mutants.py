@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import List, NamedTuple
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,7 +38,7 @@ SMT = "src/sonnx/smt/"
 GUARD = "tests/smt/test_planted_bugs.py::test_every_planted_mutant_still_applies_to_the_code"
 """The test that each mutant's text is in the code: not a test of behaviour."""
 
-MUTANTS: List[Mutant] = [
+MUTANTS: list[Mutant] = [
     Mutant(
         "M1",
         SMT + "graph_r1_transitive.py",
@@ -198,7 +198,7 @@ MUTANTS: List[Mutant] = [
 _FAILED = re.compile(r"^FAILED (\S+)", re.M)
 
 
-def run_one(m: Mutant, tests: List[str], ignore: List[str]) -> tuple[bool, str]:
+def run_one(m: Mutant, tests: list[str], ignore: list[str]) -> tuple[bool, str]:
     """Apply ``m``, run the tests, restore: (killed, first failing test or pytest's last line)."""
     path = ROOT / m.path
     original = path.read_text(encoding="utf-8")
@@ -217,7 +217,7 @@ def run_one(m: Mutant, tests: List[str], ignore: List[str]) -> tuple[bool, str]:
     return proc.returncode != 0, hit.group(1) if hit else last
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("keys", nargs="*", help="mutants to run (default: all)")
     ap.add_argument("--tests", nargs="+", default=["tests/smt", "tests/rules"])

@@ -43,7 +43,7 @@ import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 from sonnx.rules import RULES, Rule
 from tools import wg_coverage
@@ -53,7 +53,7 @@ SCHEMA = "sonnx-traceability/1"
 RULE_ANCHOR = re.compile(r"^\.\. _([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+):\s*$")
 """A spec anchor that names a rule (lower-case anchors such as ``spec-graph`` are page labels)."""
 
-LISTING_TESTS: Tuple[str, ...] = ("tests/rules/test_registry.py",)
+LISTING_TESTS: tuple[str, ...] = ("tests/rules/test_registry.py",)
 """Test files that list every registry entry; they do not count as tests of a particular rule."""
 
 NO_SMT = "no SMT encoding yet"
@@ -93,15 +93,15 @@ class RuleTrace:
     check_file: str
     smt_module: str | None
     smt_note: str
-    tests: List[str] = field(default_factory=list)
-    listing_tests: List[str] = field(default_factory=list)
-    theorems: List[TheoremRef] = field(default_factory=list)
-    wg: Dict[str, Any] = field(default_factory=dict)
+    tests: list[str] = field(default_factory=list)
+    listing_tests: list[str] = field(default_factory=list)
+    theorems: list[TheoremRef] = field(default_factory=list)
+    wg: dict[str, Any] = field(default_factory=dict)
 
 
-def spec_entries(root: Path) -> Dict[str, SpecEntry]:
+def spec_entries(root: Path) -> dict[str, SpecEntry]:
     """Every rule anchor of ``spec/*.rst``, by rule ID (the first one, if an ID is anchored twice)."""
-    found: Dict[str, SpecEntry] = {}
+    found: dict[str, SpecEntry] = {}
     for page in sorted((root / "spec").glob("*.rst")):
         for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
             m = RULE_ANCHOR.match(line)
@@ -110,9 +110,9 @@ def spec_entries(root: Path) -> Dict[str, SpecEntry]:
     return found
 
 
-def duplicate_anchors(root: Path) -> List[str]:
+def duplicate_anchors(root: Path) -> list[str]:
     """Rule IDs anchored more than once in ``spec/`` (each must have exactly one spec entry)."""
-    seen: Dict[str, int] = {}
+    seen: dict[str, int] = {}
     for page in sorted((root / "spec").glob("*.rst")):
         for line in page.read_text(encoding="utf-8").splitlines():
             m = RULE_ANCHOR.match(line)
@@ -121,15 +121,15 @@ def duplicate_anchors(root: Path) -> List[str]:
     return sorted(k for k, v in seen.items() if v > 1)
 
 
-def _constants(path: Path) -> Dict[str, Any]:
+def _constants(path: Path) -> dict[str, Any]:
     """Top-level ``NAME = <literal>`` assignments of a Python file (unparsable files give nothing)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (SyntaxError, UnicodeDecodeError, OSError):
         return {}
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for node in tree.body:
-        targets: List[ast.expr] = []
+        targets: list[ast.expr] = []
         value: ast.expr | None = None
         if isinstance(node, ast.Assign):
             targets, value = list(node.targets), node.value
@@ -144,9 +144,9 @@ def _constants(path: Path) -> Dict[str, Any]:
     return out
 
 
-def smt_modules(root: Path) -> Dict[str, str]:
+def smt_modules(root: Path) -> dict[str, str]:
     """Rule ID -> module, for every module of ``src/sonnx/smt`` declaring ``ID`` or ``ID_*`` constants."""
-    found: Dict[str, str] = {}
+    found: dict[str, str] = {}
     smt = root / "src" / "sonnx" / "smt"
     for f in sorted(smt.glob("*.py")) if smt.is_dir() else []:
         for name, value in _constants(f).items():
@@ -155,7 +155,7 @@ def smt_modules(root: Path) -> Dict[str, str]:
     return found
 
 
-def _smt_for(root: Path, rule: Rule, by_id: Dict[str, str]) -> Tuple[str | None, str]:
+def _smt_for(root: Path, rule: Rule, by_id: dict[str, str]) -> tuple[str | None, str]:
     if rule.id in by_id:
         return by_id[rule.id], f"declares the rule ID {rule.id!r}"
     stem = rule.check.__module__.rsplit(".", 1)[-1]
@@ -164,9 +164,9 @@ def _smt_for(root: Path, rule: Rule, by_id: Dict[str, str]) -> Tuple[str | None,
     return None, NO_SMT
 
 
-def scan_tests(root: Path) -> Dict[str, str]:
+def scan_tests(root: Path) -> dict[str, str]:
     """Every test file outside ``tests/spec``, path -> text."""
-    out: Dict[str, str] = {}
+    out: dict[str, str] = {}
     for f in sorted((root / "tests").rglob("test_*.py")):
         rel = f.relative_to(root).as_posix()
         if rel.startswith("tests/spec/"):
@@ -179,10 +179,10 @@ def _mentions(text: str, rule_id: str) -> bool:
     return re.search(r"""(["'])""" + re.escape(rule_id) + r"\1", text) is not None
 
 
-def theorem_modules(root: Path) -> List[Tuple[TheoremRef, Tuple[str, ...]]]:
+def theorem_modules(root: Path) -> list[tuple[TheoremRef, tuple[str, ...]]]:
     """(theorem, supported rule IDs) for every module named in ``proofs/registry.py``."""
     names = _constants(root / "proofs" / "registry.py").get("MODULES", ())
-    out: List[Tuple[TheoremRef, Tuple[str, ...]]] = []
+    out: list[tuple[TheoremRef, tuple[str, ...]]] = []
     for name in names:
         path = root / "proofs" / f"{name}.py"
         c = _constants(path)
@@ -191,7 +191,7 @@ def theorem_modules(root: Path) -> List[Tuple[TheoremRef, Tuple[str, ...]]]:
     return out
 
 
-def build(root: Path | None = None) -> List[RuleTrace]:
+def build(root: Path | None = None) -> list[RuleTrace]:
     """The matrix: one :class:`RuleTrace` per registry rule, in registry order."""
     base = root or default_root()
     if not (base / "spec").is_dir():
@@ -201,7 +201,7 @@ def build(root: Path | None = None) -> List[RuleTrace]:
     tests = scan_tests(base)
     theorems = theorem_modules(base)
     wg = wg_coverage.rule_labels(base)
-    rows: List[RuleTrace] = []
+    rows: list[RuleTrace] = []
     for rule in RULES:
         mod = rule.check.__module__
         smt_mod, note = _smt_for(base, rule, smt)
@@ -228,13 +228,13 @@ def build(root: Path | None = None) -> List[RuleTrace]:
     return rows
 
 
-def problems(root: Path | None = None) -> List[str]:
+def problems(root: Path | None = None) -> list[str]:
     """Every traceability gap; empty when spec, registry, tests and theorems agree."""
     base = root or default_root()
     rows = build(base)
     specs = spec_entries(base)
     registered = {r.id for r in rows}
-    out: List[str] = []
+    out: list[str] = []
     for r in rows:
         if r.spec is None:
             out.append(f"{r.id}: in the registry but has no spec entry (.. _{r.id}: in spec/*.rst)")
@@ -252,7 +252,7 @@ def problems(root: Path | None = None) -> List[str]:
     return out
 
 
-def matrix(root: Path | None = None) -> Dict[str, Any]:
+def matrix(root: Path | None = None) -> dict[str, Any]:
     """The matrix as JSON-ready data (for the docs' export and the evidence bundle).
 
     ``smt_only`` lists rule IDs that an SMT module declares but the registry
@@ -291,7 +291,7 @@ def packaged(root: Path | None = None) -> str:
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Write (or --check) the packaged traceability matrix.")
     ap.add_argument("--check", action="store_true", help="exit 1 when the packaged file is not current")
     args = ap.parse_args(argv)

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping
+from typing import Any
 
 WG_DATA = Path("src/sonnx/data/wg_traceability.json")
 """Where the data lives, relative to the repository root."""
@@ -37,12 +38,12 @@ REF_KINDS = ("rule", "theorem", "test", "spec")
 SPEC_LABEL = re.compile(r"^\.\. _([A-Za-z0-9-]+):\s*$", re.M)
 
 
-def load(root: Path) -> Dict[str, Any]:
+def load(root: Path) -> dict[str, Any]:
     """The data file of the checkout at ``root`` (an empty record when it is missing)."""
     path = root / WG_DATA
     if not path.is_file():
         return {}
-    data: Dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
 
@@ -78,7 +79,7 @@ def _ref_problem(root: Path, where: str, ref: Mapping[str, Any], rules: set[str]
     return None if ok else f"{where}: names the {kind} {value!r}, which does not exist"
 
 
-def problems(root: Path, rules: Iterable[str], theorems: Iterable[str]) -> List[str]:
+def problems(root: Path, rules: Iterable[str], theorems: Iterable[str]) -> list[str]:
     """Every gap between the data and the checkout: see the module text."""
     data = load(root)
     if not data:
@@ -86,7 +87,7 @@ def problems(root: Path, rules: Iterable[str], theorems: Iterable[str]) -> List[
     rule_ids, thm_ids, labels = list(rules), set(theorems), spec_labels(root)
     known = set(rule_ids)
     sources = set(data.get("sources", {}))
-    out: List[str] = []
+    out: list[str] = []
     entries: Mapping[str, Any] = data.get("rules", {})
     for rid in rule_ids:
         e = entries.get(rid)
@@ -115,11 +116,11 @@ def problems(root: Path, rules: Iterable[str], theorems: Iterable[str]) -> List[
     return out
 
 
-def rule_labels(root: Path) -> Dict[str, Dict[str, Any]]:
+def rule_labels(root: Path) -> dict[str, dict[str, Any]]:
     """Rule ID -> its entry, each label completed with its source's path and commit (for the matrix)."""
     data = load(root)
     sources: Mapping[str, Any] = data.get("sources", {})
-    out: Dict[str, Dict[str, Any]] = {}
+    out: dict[str, dict[str, Any]] = {}
     for rid, e in data.get("rules", {}).items():
         labels = []
         for lab in e.get("labels", []):

@@ -25,7 +25,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -41,7 +41,7 @@ CHECK_ARGS = [MODEL, "--cross-check", "reference,onnxruntime", "--orders", "2"]
 EXCERPT_VERDICTS = 3
 
 
-def _run(fn: Any, argv: List[str]) -> tuple[int, str]:
+def _run(fn: Any, argv: list[str]) -> tuple[int, str]:
     out, err = io.StringIO(), io.StringIO()
     code = fn(argv, out, err)
     return code, out.getvalue() + err.getvalue()
@@ -115,7 +115,7 @@ def _known_defect_example() -> None:
     (OUT / "softmax11.txt").write_text(f"$ sonnx crosscheck {rel}\n{text}(exit code {code})\n", encoding="utf-8")
 
 
-def setup(app: Sphinx) -> Dict[str, Any]:
+def setup(app: Sphinx) -> dict[str, Any]:
     # Priority 600: after sonnx_docs (500), which deletes and recreates docs/_generated/ at config-inited.
     app.connect("config-inited", generate, priority=600)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -32,8 +32,9 @@ import io
 import json
 import os
 import shutil
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Sequence, Tuple
+from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.util import logging
@@ -44,7 +45,7 @@ DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 OUT = DOCS / "_generated"
 
-TUTORIAL_RUNS: Tuple[Tuple[str, Tuple[str, ...]], ...] = (
+TUTORIAL_RUNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cnn_block", ("examples/cnn_block.onnx",)),
     ("seed001_example", ("examples/seed001_example.onnx",)),
     ("acyclic_cycle", ("examples/acyclic_cycle.onnx",)),
@@ -96,12 +97,12 @@ def write(rel: str, text: str) -> None:
 # --------------------------------------------------------------------------- proofs
 
 
-def run_proofs() -> List[Dict[str, Any]]:
+def run_proofs() -> list[dict[str, Any]]:
     """Run every theorem module's ``check()`` and keep its printed report."""
     from proofs import _kit
     from proofs.registry import MODULES, passes_by_theorem
 
-    results: List[Dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
     proves = passes_by_theorem()
     for name in MODULES:
         mod = importlib.import_module(f"proofs.{name}")
@@ -127,7 +128,7 @@ def run_proofs() -> List[Dict[str, Any]]:
     return results
 
 
-def _justifies(r: Dict[str, Any]) -> str:
+def _justifies(r: dict[str, Any]) -> str:
     """The rules a theorem supports, or the rewrite pass it proves sound."""
     if r["supports"]:
         return ", ".join(f":ref:`{s}`" for s in r["supports"])
@@ -138,7 +139,7 @@ def need_id(theorem_id: str) -> str:
     return "THM-" + theorem_id.upper().replace("_", "-")
 
 
-def proofs_page(results: List[Dict[str, Any]]) -> str:
+def proofs_page(results: list[dict[str, Any]]) -> str:
     parts = [".. _proof-results:\n", title("Proof results")]
     parts.append(
         "Every theorem of ``proofs/`` was run again while this page was built; the verdict below is the one "
@@ -168,7 +169,7 @@ def proofs_page(results: List[Dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------- catalogue and rules
 
 
-def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
+def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
     by_id = {r["id"]: r for r in results}
     parts = [".. _catalogue:\n", title("Requirement catalogue")]
     parts.append(
@@ -259,7 +260,7 @@ def catalogue_page(trace: Dict[str, Any], results: List[Dict[str, Any]]) -> str:
     return "\n".join(parts)
 
 
-def wg_labels(wg: Dict[str, Any]) -> str:
+def wg_labels(wg: dict[str, Any]) -> str:
     """A rule's labels in the working group's texts, each with the text and the commit it was read from."""
     if not wg.get("labels"):
         return esc(wg.get("none") or "no entry")
@@ -272,7 +273,7 @@ def wg_labels(wg: Dict[str, Any]) -> str:
     return "; ".join(out)
 
 
-def _covered_by(ref: Dict[str, str]) -> str:
+def _covered_by(ref: dict[str, str]) -> str:
     kind, value = next(iter(ref.items()))
     if kind == "rule":
         return f":ref:`{value}`"
@@ -283,7 +284,7 @@ def _covered_by(ref: Dict[str, str]) -> str:
     return f"test ``{value}``"
 
 
-def wg_page(trace: Dict[str, Any]) -> str:
+def wg_page(trace: dict[str, Any]) -> str:
     from sonnx.rules.strict_operators import operator_set_data
 
     wg = trace["working_group"]
@@ -337,7 +338,7 @@ def wg_page(trace: Dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def rules_page(trace: Dict[str, Any]) -> str:
+def rules_page(trace: dict[str, Any]) -> str:
     parts = [".. _rules-table:\n", title("Table of rules")]
     parts.append("Generated from ``sonnx.rules.RULES``, in report order (the order of ``sonnx rules``).\n")
     parts.append(
@@ -365,7 +366,7 @@ def determinism_page() -> str:
             return f"{e.first} and later"
         return f"{e.first}" if e.first == e.last else f"{e.first} to {e.last}"
 
-    def rows(entries: Iterable[Any], with_condition: bool) -> List[List[str]]:
+    def rows(entries: Iterable[Any], with_condition: bool) -> list[list[str]]:
         out = []
         for e in entries:
             row = [f"{e.domain or 'ai.onnx'}::{e.operator}", versions(e)]
@@ -399,7 +400,7 @@ def conformance_page() -> str:
         "lists of the conformance tests. A kernel declares the ONNX schema versions (``since_version``) it "
         "implements; an operator version no kernel declares is refused, never approximated.\n"
     )
-    versions: Dict[Tuple[str, str], List[int]] = {}
+    versions: dict[tuple[str, str], list[int]] = {}
     for domain, op, since in REGISTRY.entries():
         versions.setdefault((domain, op), []).append(since)
     parts.append(scoreboard_section())
@@ -460,7 +461,7 @@ def scoreboard_section() -> str:
 # --------------------------------------------------------------------------- CLI
 
 
-def _capture(fn: Any, argv: List[str]) -> str:
+def _capture(fn: Any, argv: list[str]) -> str:
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
@@ -544,7 +545,7 @@ def generate(app: Sphinx, config: Any = None) -> None:
     write("export/proofs.json", json.dumps(export, indent=2, sort_keys=True) + "\n")
 
 
-def setup(app: Sphinx) -> Dict[str, Any]:
+def setup(app: Sphinx) -> dict[str, Any]:
     # config-inited: before the HTML builder checks html_extra_path and before any source is read.
     app.connect("config-inited", generate)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

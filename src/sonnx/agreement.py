@@ -24,8 +24,8 @@ included; the mechanism remains for a future SMT-only property.)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Dict, List, Sequence, Tuple
 
 from .verdict import Status, Verdict
 
@@ -38,7 +38,7 @@ def _disagree(d: Verdict, s: Verdict) -> Verdict:
     return Verdict.unknown(d.rule_id, why, d.severity, engine="direct+smt")
 
 
-def agree(d: Verdict, s: Verdict) -> Tuple[Verdict, str | None]:
+def agree(d: Verdict, s: Verdict) -> tuple[Verdict, str | None]:
     """The combined verdict of one rule, and the disagreement (None when the engines agree)."""
     if d.status is s.status:
         if d.status is Status.UNKNOWN:
@@ -50,11 +50,11 @@ def agree(d: Verdict, s: Verdict) -> Tuple[Verdict, str | None]:
     return v, f"{d.rule_id}: {v.reason}"
 
 
-def combine(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> Tuple[List[Verdict], List[Verdict], List[str]]:
+def combine(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> tuple[list[Verdict], list[Verdict], list[str]]:
     """``--engine both``: (verdicts aligned with ``direct``, SMT-only findings, disagreements)."""
-    by_id: Dict[str, Verdict] = {v.rule_id: v for v in smt}
-    out: List[Verdict] = []
-    disagreements: List[str] = []
+    by_id: dict[str, Verdict] = {v.rule_id: v for v in smt}
+    out: list[Verdict] = []
+    disagreements: list[str] = []
     for d in direct:
         s = by_id.pop(d.rule_id, None)
         if s is None:
@@ -67,8 +67,8 @@ def combine(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> Tuple[List[Ver
     return out, list(by_id.values()), disagreements
 
 
-def smt_only(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> Tuple[List[Verdict], List[Verdict]]:
+def smt_only(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> tuple[list[Verdict], list[Verdict]]:
     """``--engine smt``: SMT verdicts, direct ones for rules without an encoding; and the SMT-only findings."""
-    by_id: Dict[str, Verdict] = {v.rule_id: v for v in smt}
+    by_id: dict[str, Verdict] = {v.rule_id: v for v in smt}
     out = [by_id.pop(d.rule_id, d) for d in direct]
     return out, list(by_id.values())

@@ -23,8 +23,9 @@ Example::
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from .options import CheckOptions, operator_pair
 from .pipeline import check_model, check_models
 from .report import ModelReport
 
-ModelSource = Union[str, "os.PathLike[str]", Model]
+ModelSource = str | os.PathLike[str] | Model
 """A model file's path, or a model already loaded with :func:`load`."""
 
 Progress = Callable[[str], None]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterator, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 
@@ -21,7 +22,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def cached(cache: Dict[object, object], key: object, build: Callable[[], T]) -> T:
+def cached(cache: dict[object, object], key: object, build: Callable[[], T]) -> T:
     """``cache[key]``, computed by ``build`` on first use."""
     if key in cache:
         return cache[key]  # type: ignore[return-value]

@@ -28,8 +28,9 @@ Equivalence here is evidence on the seeded inputs, not a proof.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any
 
 from .differential.metrics import Tolerance
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
@@ -57,16 +58,16 @@ class EquivError(SonnxError):
 
 @dataclass
 class StructuralDiff:
-    added: Dict[str, int] = field(default_factory=dict)
-    removed: Dict[str, int] = field(default_factory=dict)
-    changed: List[Dict[str, Any]] = field(default_factory=list)
-    operations: Tuple[int, int] = (0, 0)
-    output_map: Dict[str, str] = field(default_factory=dict)
-    output_match: Dict[str, str] = field(default_factory=dict)
+    added: dict[str, int] = field(default_factory=dict)
+    removed: dict[str, int] = field(default_factory=dict)
+    changed: list[dict[str, Any]] = field(default_factory=list)
+    operations: tuple[int, int] = (0, 0)
+    output_map: dict[str, str] = field(default_factory=dict)
+    output_match: dict[str, str] = field(default_factory=dict)
     """How each output of A was matched: ``name`` or ``position``."""
-    unmatched: List[str] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "operations": {"a": self.operations[0], "b": self.operations[1]},
             "added": dict(sorted(self.added.items())),
@@ -81,8 +82,8 @@ def _kind(op: Operation) -> str:
     return f"{op.domain}:{op.operator}" if op.domain else op.operator
 
 
-def _attrs(op: Operation) -> Dict[str, Any]:
-    out: Dict[str, Any] = {}
+def _attrs(op: Operation) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for a in op.attributes:
         if a.type in ("GRAPH", "GRAPHS", "TENSOR", "TENSORS", "SPARSE_TENSOR"):
             out[a.name] = f"<{a.type.lower()}>"
@@ -134,7 +135,7 @@ def structural_diff(a: Model, b: Model) -> StructuralDiff:
     return d
 
 
-def _free_inputs(m: Model) -> List[str]:
+def _free_inputs(m: Model) -> list[str]:
     g = m.graph
     return [n for n in g.inputs if g.tensor(n).initial_value is None]
 
@@ -158,12 +159,12 @@ def _compatible(a: TensorType | None, b: TensorType | None) -> bool:
     return True
 
 
-def signature_differences(a: Model, b: Model, output_map: Dict[str, str]) -> List[str]:
+def signature_differences(a: Model, b: Model, output_map: dict[str, str]) -> list[str]:
     """Each input (by name) and each matched output whose declared signature differs between the models.
 
     What a side leaves undeclared is not compared (the numbers decide there).
     """
-    out: List[str] = []
+    out: list[str] = []
     pairs = [("input", n, n) for n in _free_inputs(a)] + [("output", x, y) for x, y in output_map.items()]
     for what, x, y in pairs:
         ta, tb = a.graph.tensor(x).type, b.graph.tensor(y).type
@@ -177,8 +178,8 @@ class EquivReport:
     a: str
     b: str
     diff: StructuralDiff
-    sets: List[SetResult]
-    checks: Dict[str, Dict[str, Any]]
+    sets: list[SetResult]
+    checks: dict[str, dict[str, Any]]
     problem: str | None = None
     """Why the models are not equivalent before any number is compared (interfaces differ)."""
 
@@ -189,7 +190,7 @@ class EquivReport:
         return EXIT_OK if self.sets and all(s.ok for s in self.sets) else EXIT_VIOLATED
 
     @property
-    def intermediates_outside(self) -> List[str]:
+    def intermediates_outside(self) -> list[str]:
         """``set/name`` of every intermediate comparison outside the tolerance (evidence, not the verdict)."""
         return [f"{r.name}/{n}" for r in self.sets for n, c in r.outputs.items() if n in r.informative and not c.ok]
 
@@ -197,7 +198,7 @@ class EquivReport:
     def verdict(self) -> str:
         return "EQUIVALENT" if self.exit_code == EXIT_OK else "NOT EQUIVALENT"
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "schema_version": SCHEMA_VERSION,
             "tool": "sonnx equiv",
@@ -213,7 +214,7 @@ class EquivReport:
         }
 
 
-def _check(path: str) -> Dict[str, Any]:
+def _check(path: str) -> dict[str, Any]:
     rep = check_file(path, CheckOptions(engine="direct"))
     return {
         "outcome": rep.outcome,

@@ -18,7 +18,8 @@ by every later run (``sonnx run --repeat``, ``--orders``, cross-checks).
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import numpy as np

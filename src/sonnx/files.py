@@ -14,7 +14,8 @@ import os
 import stat
 import tempfile
 import zipfile
-from typing import Any, BinaryIO, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, BinaryIO
 
 import numpy as np
 

@@ -7,7 +7,8 @@ every tool that executes a model reads inputs the same way.
 from __future__ import annotations
 
 import zipfile
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -8,7 +8,8 @@ opset version. The compiled plan (:mod:`sonnx.plan`) uses both.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from onnx import defs as onnx_defs

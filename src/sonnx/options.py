@@ -18,9 +18,10 @@ the options stand for.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping, cast
+from typing import Any, Literal, cast
 
 from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES

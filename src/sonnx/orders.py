@@ -38,7 +38,8 @@ sequence, so that anyone can replay them.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from .errors import SonnxError, ToolError
 from .executor import execute, model_plan, random_inputs

@@ -22,9 +22,9 @@ evidence bundle (one model only) is written before anything is printed.
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 from .agreement import combine, smt_only
 from .differential.run import CrossCheckReport, cross_check

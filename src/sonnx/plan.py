@@ -33,7 +33,8 @@ firing sequence and bit-identical outputs.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 import os
 import statistics
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from .plan import ModelPlan, Probe
 

@@ -10,8 +10,9 @@ parsed, solved or run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import UsageError
 from .evidence.safe_files import member_path

@@ -10,8 +10,9 @@ same bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .differential.run import CrossCheckReport
 from .differential.verdicts import TITLES as CROSSCHECK_TITLES

@@ -10,8 +10,8 @@ then has, so that a report can state the figure it ran with.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from .errors import UsageError
 

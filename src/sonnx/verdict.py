@@ -12,8 +12,9 @@ an ``error`` violation fails the check, a ``warning`` is reported only.
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 JSONValue = Any
 

@@ -7,8 +7,9 @@ size.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import Any, Dict, Iterable, List, Protocol, Sequence, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -24,12 +25,12 @@ LIMIT = 100
 """Most offenders a witness lists; the total count is always given."""
 
 
-def op_ref(path: str, j: int, op: Labelled) -> Dict[str, Any]:
+def op_ref(path: str, j: int, op: Labelled) -> dict[str, Any]:
     """How a witness names an operation: its scope path, its index in ``graph.operations``, its label."""
     return {"scope": path, "index": j, "operation": op.label}
 
 
-def first(items: Sequence[T], limit: int = LIMIT) -> List[T]:
+def first(items: Sequence[T], limit: int = LIMIT) -> list[T]:
     """The first ``limit`` items (witness lists are bounded; the count is given beside them)."""
     return list(items[:limit])
 
@@ -46,13 +47,13 @@ class Offenders:
 
     def __init__(self) -> None:
         self.count = 0
-        self.listed: List[Dict[str, Any]] = []
+        self.listed: list[dict[str, Any]] = []
 
     @property
     def room(self) -> int:
         return LIMIT - len(self.listed)
 
-    def add(self, total: int, details: Iterable[Dict[str, Any]]) -> None:
+    def add(self, total: int, details: Iterable[dict[str, Any]]) -> None:
         """Count ``total`` more offenders; ``details`` (consumed lazily, at once) describes them in order."""
         self.count += total
         if total and self.room > 0:

@@ -20,7 +20,7 @@ What is not kept, on purpose (each is stated, not silent):
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import onnx

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Type
 
 import pytest
 from hypothesis import given
@@ -18,7 +17,7 @@ RICH = rich_model_bytes()
 
 @pytest.mark.parametrize("case_id, builder, expected", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("read_weights", [True, False], ids=["weights", "structure"])
-def test_bad_input(tmp_path: Path, case_id: str, builder: Builder, expected: Type[SonnxError],
+def test_bad_input(tmp_path: Path, case_id: str, builder: Builder, expected: type[SonnxError],
                    read_weights: bool) -> None:
     path = builder(tmp_path)
     with pytest.raises(SonnxError) as info:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, List, Tuple, Type
 
 import numpy as np
 import onnx
@@ -207,7 +207,7 @@ def build_nested_graph_garbage(folder: Path) -> str:
     return _write(folder, wire.model(g))
 
 
-CASES: List[Tuple[str, Builder, Type[SonnxError]]] = [
+CASES: list[tuple[str, Builder, type[SonnxError]]] = [
     ("missing_path", build_missing_path, InputError),
     ("directory", build_directory, InputError),
     ("empty_file", build_empty_file, InputError),

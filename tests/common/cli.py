@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from sonnx.cli import check_main, main
 

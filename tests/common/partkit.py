@@ -8,7 +8,7 @@ partitioner and the checker with a straightforward implementation.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -35,7 +35,7 @@ def models(draw: st.DrawFn, max_nodes: int = 12) -> Model:
     outs = [f"t_{s}" for s in names]
     use_const = draw(st.booleans())
     pool = ["x0", "x1"] + (["c0"] if use_const else [])
-    ops: List[Operation] = []
+    ops: list[Operation] = []
     for k in range(n):
         prev = outs[k - 1] if k else "x0"
         avail = pool + outs[:k]
@@ -49,7 +49,7 @@ def models(draw: st.DrawFn, max_nodes: int = 12) -> Model:
     inputs = [x for x in ("x0", "x1") if x in used]
     extra = draw(st.lists(st.sampled_from(outs[:-1]), max_size=2, unique=True)) if n > 1 else []
     outputs = [outs[-1], *extra]
-    tensors: Dict[str, Tensor] = {x: Tensor(x, FLOAT23) for x in inputs + outputs}
+    tensors: dict[str, Tensor] = {x: Tensor(x, FLOAT23) for x in inputs + outputs}
     if "c0" in used:
         tensors["c0"] = Tensor("c0", FLOAT23, const(np.linspace(-1, 1, 6).reshape(2, 3)))
     perm = draw(st.permutations(range(n)))
@@ -58,7 +58,7 @@ def models(draw: st.DrawFn, max_nodes: int = 12) -> Model:
 
 
 @st.composite
-def providers(draw: st.DrawFn) -> List[Provider]:
+def providers(draw: st.DrawFn) -> list[Provider]:
     """One to three providers, each supporting a random non-empty subset of the operators used."""
     count = draw(st.integers(1, 3))
     ops = sorted(UNARY + BINARY)
@@ -69,7 +69,7 @@ def providers(draw: st.DrawFn) -> List[Provider]:
     return out
 
 
-def with_ops(model: Model, order: List[int]) -> Model:
+def with_ops(model: Model, order: list[int]) -> Model:
     """The same model with its operations in another file order."""
     g = model.graph
     return replace(
@@ -80,15 +80,15 @@ def with_ops(model: Model, order: List[int]) -> Model:
 # ---------------------------------------------------------------- oracle
 
 
-def producers(model: Model) -> Dict[str, int]:
+def producers(model: Model) -> dict[str, int]:
     return {o: j for j, op in enumerate(model.graph.operations) for o in op.output_mapping if o}
 
 
-def key_of(model: Model) -> Dict[str, int]:
+def key_of(model: Model) -> dict[str, int]:
     return {next(o for o in op.output_mapping if o): j for j, op in enumerate(model.graph.operations)}
 
 
-def oracle_boundary(model: Model, keys: List[str]) -> Tuple[Set[str], Set[str]]:
+def oracle_boundary(model: Model, keys: list[str]) -> tuple[set[str], set[str]]:
     """(true inputs incl. constant initializers, true outputs) of the nodes named ``keys``."""
     ops = model.graph.operations
     idx = key_of(model)
@@ -114,7 +114,7 @@ def fused_graph(model: Model, partition: Partition) -> nx.DiGraph:
     return fg
 
 
-def exact(model: Model, sub: Subgraph, keys: List[str], sid: str | None = None) -> Subgraph:
+def exact(model: Model, sub: Subgraph, keys: list[str], sid: str | None = None) -> Subgraph:
     """A subgraph over ``keys`` with its boundary recomputed by the oracle (for building corruptions)."""
     ins, outs = oracle_boundary(model, keys)
     consts = {n for n in ins if n in model.graph.initialized and n not in model.graph.inputs}

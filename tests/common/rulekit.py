@@ -8,7 +8,8 @@ checks the fast implementation against a straightforward one.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Set, Tuple
+from collections.abc import Iterable
+from typing import Any
 
 import networkx as nx
 import numpy as np
@@ -29,7 +30,7 @@ def init(name: str, v: Any = 0.0, data_type: int = 1, ty: TensorType | None = No
     return Tensor(name, ty, value(v, data_type))
 
 
-def tensors(*items: Tensor) -> Dict[str, Tensor]:
+def tensors(*items: Tensor) -> dict[str, Tensor]:
     return {t.name: t for t in items}
 
 
@@ -49,7 +50,7 @@ def status(rule_id: str, m: Model, config: CheckConfig | None = None) -> Status:
     return run(rule_id, m, config).status
 
 
-def data(v: Verdict) -> Dict[str, Any]:
+def data(v: Verdict) -> dict[str, Any]:
     assert v.witness is not None, v
     return dict(v.witness.data)
 
@@ -71,35 +72,35 @@ def seed_example() -> Graph:
 class OScope:
     """One graph as the oracle sees it: path, graph, enclosing scopes (outermost first)."""
 
-    def __init__(self, path: str, graph: Graph, ancestors: List[OScope]) -> None:
+    def __init__(self, path: str, graph: Graph, ancestors: list[OScope]) -> None:
         self.path = path
         self.graph = graph
         self.ancestors = ancestors
 
     @property
-    def initializers(self) -> Set[str]:
+    def initializers(self) -> set[str]:
         return {n for n, t in self.graph.tensors.items() if t.initial_value is not None}
 
     @property
-    def produced(self) -> Set[str]:
+    def produced(self) -> set[str]:
         return {o for op in self.graph.operations for o in op.output_mapping if o}
 
     @property
-    def defined(self) -> Set[str]:
+    def defined(self) -> set[str]:
         return set(self.graph.inputs) | self.initializers | self.produced
 
-    def outer_defined(self) -> Set[str]:
-        out: Set[str] = set()
+    def outer_defined(self) -> set[str]:
+        out: set[str] = set()
         for a in self.ancestors:
             out |= a.defined
         return out
 
 
-def oracle_scopes(g: Graph) -> List[OScope]:
+def oracle_scopes(g: Graph) -> list[OScope]:
     """Every graph, pre-order, with paths in the format of ``Graph.nested`` (recursive: test sizes only)."""
-    found: List[OScope] = []
+    found: list[OScope] = []
 
-    def visit(path: str, graph: Graph, ancestors: List[OScope]) -> None:
+    def visit(path: str, graph: Graph, ancestors: list[OScope]) -> None:
         me = OScope(path, graph, ancestors)
         found.append(me)
         for op in graph.operations:
@@ -114,9 +115,9 @@ def oracle_scopes(g: Graph) -> List[OScope]:
     return found
 
 
-def free_names(g: Graph) -> Set[str]:
+def free_names(g: Graph) -> set[str]:
     """Names ``g`` (or anything nested in it) reads or outputs without defining them."""
-    read: Set[str] = set(g.outputs)
+    read: set[str] = set(g.outputs)
     for op in g.operations:
         read |= required(op)
     defined = set(g.inputs) | {n for n, t in g.tensors.items() if t.initial_value is not None}
@@ -124,7 +125,7 @@ def free_names(g: Graph) -> Set[str]:
     return read - defined
 
 
-def required(op: Operation) -> Set[str]:
+def required(op: Operation) -> set[str]:
     names = {n for n in op.input_mapping if n}
     for a in op.attributes:
         subs = [a.value] if a.type == "GRAPH" else list(a.value) if a.type == "GRAPHS" else []
@@ -158,9 +159,9 @@ def o_shortest_cycle_through(g: Graph, v: int) -> int:
     return min(lengths[p] + 1 for p in dg.predecessors(v) if p in lengths)
 
 
-def o_c1(sc: OScope) -> Set[Tuple[str, str, str]]:
+def o_c1(sc: OScope) -> set[tuple[str, str, str]]:
     """(scope, tensor, kind) of every single-assignment fault."""
-    entries: Dict[str, int] = {}
+    entries: dict[str, int] = {}
     for op in sc.graph.operations:
         for o in op.output_mapping:
             if o:
@@ -174,18 +175,18 @@ def o_c1(sc: OScope) -> Set[Tuple[str, str, str]]:
     return found
 
 
-def o_unused_inputs(sc: OScope) -> Set[str]:
-    used: Set[str] = set()
+def o_unused_inputs(sc: OScope) -> set[str]:
+    used: set[str] = set()
     for op in sc.graph.operations:
         used |= required(op)
     return set(sc.graph.inputs) - used
 
 
-def o_defined(sc: OScope) -> Set[str]:
+def o_defined(sc: OScope) -> set[str]:
     """Naive definedness fixpoint: sweep the operations until nothing changes."""
     g = sc.graph
     defined = set(g.inputs) | sc.initializers | (free_names(g) & sc.outer_defined())
-    fired: Set[int] = set()
+    fired: set[int] = set()
     changed = True
     while changed:
         changed = False
@@ -197,19 +198,19 @@ def o_defined(sc: OScope) -> Set[str]:
     return defined
 
 
-def o_consumed(g: Graph) -> Set[str]:
+def o_consumed(g: Graph) -> set[str]:
     used = set(g.outputs)
     for op in g.operations:
         used |= required(op)
     return used
 
 
-def o_dead(sc: OScope) -> Set[int]:
+def o_dead(sc: OScope) -> set[int]:
     used = o_consumed(sc.graph)
     return {j for j, op in enumerate(sc.graph.operations) if not ({o for o in op.output_mapping if o} & used)}
 
 
-def o_unused_outputs(sc: OScope) -> Set[Tuple[int, int]]:
+def o_unused_outputs(sc: OScope) -> set[tuple[int, int]]:
     used = o_consumed(sc.graph)
     return {
         (j, k)
@@ -219,7 +220,7 @@ def o_unused_outputs(sc: OScope) -> Set[Tuple[int, int]]:
     }
 
 
-def o_non_contributing(sc: OScope) -> Set[int]:
+def o_non_contributing(sc: OScope) -> set[int]:
     g = sc.graph
     dg = dependency_graph(g)
     sinks = {j for j, op in enumerate(g.operations) if set(op.output_mapping) & set(g.outputs) - {""}}
@@ -229,5 +230,5 @@ def o_non_contributing(sc: OScope) -> Set[int]:
     return set(range(len(g.operations))) - live
 
 
-def scoped(items: Iterable[Dict[str, Any]], *keys: str) -> Set[Tuple[Any, ...]]:
+def scoped(items: Iterable[dict[str, Any]], *keys: str) -> set[tuple[Any, ...]]:
     return {tuple(item[k] for k in keys) for item in items}

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import onnx.backend.test
 import pytest

@@ -36,9 +36,9 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Sequence
 
 import onnx
 
@@ -54,7 +54,7 @@ WALL_FACTOR = 10
 """A run is also a hang when its wall time passes ``WALL_FACTOR`` times the CPU limit: it is blocked (a FIFO...)."""
 
 
-def corpus() -> List[Path]:
+def corpus() -> list[Path]:
     """The seed models: the examples, onnx's light models, the small real exports."""
     light = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
     real = sorted((ROOT / "tests" / "data" / "real").glob("*.onnx"))
@@ -158,13 +158,13 @@ def mutate_proto(data: bytes, rng: random.Random) -> bytes:
 
 @dataclass
 class Outcome:
-    command: List[str]
+    command: list[str]
     status: str
     """``ok`` or why it failed: ``signal N``, ``hang``, ``exit N``, ``traceback``, ``internal error``."""
     detail: str = ""
 
 
-def commands(path: str, workdir: str) -> List[List[str]]:
+def commands(path: str, workdir: str) -> list[list[str]]:
     out = os.path.join(workdir, "out")
     return [
         ["sonnx-check", "-q", path],
@@ -175,7 +175,7 @@ def commands(path: str, workdir: str) -> List[List[str]]:
     ]
 
 
-def cli_entry(argv: List[str]) -> Callable[[], tuple[int, str]]:
+def cli_entry(argv: list[str]) -> Callable[[], tuple[int, str]]:
     """Run one command of sonnx's command line in this process: (exit code, stderr)."""
 
     def run() -> tuple[int, str]:
@@ -192,7 +192,7 @@ def cli_entry(argv: List[str]) -> Callable[[], tuple[int, str]]:
 
 
 def run_forked(
-    argv: List[str],
+    argv: list[str],
     time_limit: float = TIME_LIMIT,
     memory: int = MEMORY_LIMIT,
     entry: Callable[[], tuple[int, str]] | None = None,
@@ -261,7 +261,7 @@ def run_forked(
 class Campaign:
     runs: int = 0
     mutants: int = 0
-    failures: List[Outcome] = field(default_factory=list)
+    failures: list[Outcome] = field(default_factory=list)
 
 
 def make_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[Path, bytes]:
@@ -273,10 +273,10 @@ def make_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[Path, bytes]:
     return src, mutant
 
 
-def try_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[int, str, bytes, List[Outcome]]:
+def try_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[int, str, bytes, list[Outcome]]:
     """Make mutant ``k`` and give it to every command; (k, seed model stem, mutant, outcomes that failed)."""
     src, mutant = make_mutant(k, seed, files)
-    failed: List[Outcome] = []
+    failed: list[Outcome] = []
     with tempfile.TemporaryDirectory(prefix="sonnx-fuzz-") as work:
         path = os.path.join(work, "mutant.onnx")
         Path(path).write_bytes(mutant)
@@ -287,7 +287,7 @@ def try_mutant(k: int, seed: int, files: Sequence[Path]) -> tuple[int, str, byte
     return k, src.stem, mutant, failed
 
 
-def _pool_try(job: tuple[int, int, List[Path]]) -> tuple[int, str, bytes, List[Outcome]]:
+def _pool_try(job: tuple[int, int, list[Path]]) -> tuple[int, str, bytes, list[Outcome]]:
     return try_mutant(*job)
 
 
@@ -311,7 +311,7 @@ def campaign(
     numbers = range(start, start + mutants)
     per_mutant = len(commands("m.onnx", "w"))
 
-    def record(k: int, stem: str, mutant: bytes, failed: List[Outcome]) -> None:
+    def record(k: int, stem: str, mutant: bytes, failed: list[Outcome]) -> None:
         result.mutants += 1
         result.runs += per_mutant
         for outcome in failed:

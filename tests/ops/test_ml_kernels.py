@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import onnx

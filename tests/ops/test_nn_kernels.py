@@ -10,7 +10,8 @@ and gather strided views; they are slow and meant for small shapes only.
 from __future__ import annotations
 
 import itertools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pytest

@@ -7,7 +7,8 @@ state, dtypes of the results, and naive per-element references for small shapes.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ml_dtypes
 import numpy as np

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import List
 
 import networkx as nx
 from hypothesis import assume, given, settings
@@ -23,7 +22,7 @@ def statuses(model: Model, partition: Partition) -> dict[str, Status]:
 
 @given(models(), providers())
 @settings(max_examples=60)
-def test_produced_partitions_verify_and_match_the_oracle(model: Model, provs: List[Provider]) -> None:
+def test_produced_partitions_verify_and_match_the_oracle(model: Model, provs: list[Provider]) -> None:
     part = make_partition(model, provs)
     report = check_partition(model, part)
     assert report.exit_code == 0, report.text()
@@ -49,7 +48,7 @@ def test_produced_partitions_verify_and_match_the_oracle(model: Model, provs: Li
 
 @given(models(), providers())
 @settings(max_examples=40)
-def test_subgraphs_are_maximal(model: Model, provs: List[Provider]) -> None:
+def test_subgraphs_are_maximal(model: Model, provs: list[Provider]) -> None:
     """No subgraph can absorb a touching subgraph of the same device without making the fused graph cyclic."""
     part = make_partition(model, provs)
     fg = fused_graph(model, part)
@@ -62,7 +61,7 @@ def test_subgraphs_are_maximal(model: Model, provs: List[Provider]) -> None:
 
 @given(models(), providers(), st.randoms(use_true_random=False))
 @settings(max_examples=40)
-def test_partition_does_not_depend_on_file_order(model: Model, provs: List[Provider], rnd) -> None:  # type: ignore[no-untyped-def]
+def test_partition_does_not_depend_on_file_order(model: Model, provs: list[Provider], rnd) -> None:  # type: ignore[no-untyped-def]
     order = list(range(len(model.graph.operations)))
     rnd.shuffle(order)
     assert make_partition(model, provs) == make_partition(with_ops(model, order), provs)
@@ -70,7 +69,7 @@ def test_partition_does_not_depend_on_file_order(model: Model, provs: List[Provi
 
 @given(models(max_nodes=8), providers())
 @settings(max_examples=25)
-def test_partitioned_execution_is_bit_identical(model: Model, provs: List[Provider]) -> None:
+def test_partitioned_execution_is_bit_identical(model: Model, provs: list[Provider]) -> None:
     part = make_partition(model, provs)
     v = exec_verdict(model, part, random_inputs(model, 0), "seed 0")
     assert v.status is Status.TESTED, v
@@ -78,7 +77,7 @@ def test_partitioned_execution_is_bit_identical(model: Model, provs: List[Provid
 
 @given(models(), providers(), st.data())
 @settings(max_examples=60)
-def test_a_moved_node_is_caught_at_its_old_subgraph(model: Model, provs: List[Provider], data: st.DataObject) -> None:
+def test_a_moved_node_is_caught_at_its_old_subgraph(model: Model, provs: list[Provider], data: st.DataObject) -> None:
     part = make_partition(model, provs)
     subs = list(part.subgraphs)
     if len(subs) == 1:  # give the single subgraph a second one to move into
@@ -101,7 +100,7 @@ def test_a_moved_node_is_caught_at_its_old_subgraph(model: Model, provs: List[Pr
 
 @given(models(), providers(), st.data())
 @settings(max_examples=60)
-def test_a_dropped_output_is_named(model: Model, provs: List[Provider], data: st.DataObject) -> None:
+def test_a_dropped_output_is_named(model: Model, provs: list[Provider], data: st.DataObject) -> None:
     part = make_partition(model, provs)
     k = data.draw(st.sampled_from([k for k, s in enumerate(part.subgraphs) if s.outputs]))
     sg = part.subgraphs[k]

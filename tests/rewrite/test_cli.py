@@ -6,7 +6,6 @@ import io
 import json
 import shutil
 from pathlib import Path
-from typing import Tuple
 
 import numpy as np
 import onnx
@@ -26,7 +25,7 @@ EXAMPLES = ROOT / "examples"
 EXPECTED = json.loads((EXAMPLES / "expected.json").read_text())
 
 
-def run(*argv: str) -> Tuple[int, str, str]:
+def run(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), out, err)
     return code, out.getvalue(), err.getvalue()
@@ -86,7 +85,7 @@ class _ReluToIdentity(Pass):
     def requires(self, model: Model, op: Operation) -> str | None:
         return None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         new = op._replace(operator="Identity")
         ops = [new if o is op else o for o in model.graph.operations]
         return with_graph(model, rebuild(model.graph, ops)), "Relu -> Identity"
@@ -101,7 +100,7 @@ class _DropsOperation(Pass):
     def requires(self, model: Model, op: Operation) -> str | None:
         return None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         ops = [o for o in model.graph.operations if o is not op]
         return with_graph(model, rebuild(model.graph, ops)), "deleted"
 
@@ -262,7 +261,7 @@ class _ShiftWeights(Pass):
     def requires(self, model: Model, op: Operation) -> str | None:
         return None if op.input_mapping[1] == "w" else "already shifted"
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         from onnx import TensorProto
 
         from sonnx.model.graph import Tensor

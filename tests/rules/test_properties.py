@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from itertools import pairwise
-from typing import Any, Dict, List
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -44,7 +44,7 @@ from tests.common.rulekit import (
 POOL = [f"t{i}" for i in range(6)]
 
 
-def _pool(depth: int) -> List[str]:
+def _pool(depth: int) -> list[str]:
     return POOL if depth == 0 else POOL[:3] + [f"d{depth}_{i}" for i in range(3)]
 
 
@@ -53,7 +53,7 @@ def _graphs(draw: st.DrawFn, depth: int) -> Graph:
     names, maybe = _NAMES[depth]
     inputs = draw(st.lists(names, unique=True, max_size=3))
     inits = draw(st.lists(names, unique=True, max_size=2))
-    ops: List[Operation] = []
+    ops: list[Operation] = []
     for j in range(draw(st.integers(0, 7))):
         ins = draw(st.lists(maybe, max_size=3))
         outs = draw(st.lists(maybe, max_size=2))
@@ -74,7 +74,7 @@ GRAPHS = {d: _graphs(d) for d in range(3)}
 def mutated_dags(draw: st.DrawFn) -> Graph:
     inputs = [f"x{i}" for i in range(draw(st.integers(1, 3)))]
     names = list(inputs)
-    ops: List[Operation] = []
+    ops: list[Operation] = []
     for j in range(draw(st.integers(1, 10))):
         ins = tuple(draw(st.sampled_from(names)) for _ in range(draw(st.integers(1, 3))))
         ops.append(Operation("Op", "", "", ins, (f"v{j}",)))
@@ -96,11 +96,11 @@ def mutated_dags(draw: st.DrawFn) -> Graph:
     return make_graph("dag", inputs, outputs, ops)
 
 
-def first_scope(scopes: List[OScope], path: str) -> OScope:
+def first_scope(scopes: list[OScope], path: str) -> OScope:
     return next(s for s in scopes if s.path == path)
 
 
-def check_acyclic(g: Graph, scopes: List[OScope]) -> None:
+def check_acyclic(g: Graph, scopes: list[OScope]) -> None:
     v = run("GRAPH-ACYCLIC", model(g))
     cyclic = [s for s in scopes if not o_acyclic(s)]
     assert (v.status is Status.VIOLATED) == bool(cyclic)
@@ -119,7 +119,7 @@ def check_acyclic(g: Graph, scopes: List[OScope]) -> None:
     assert d["length"] == o_shortest_cycle_through(cyclic[0].graph, cycle[0]["index"])
 
 
-def check_completeness(g: Graph, scopes: List[OScope]) -> None:
+def check_completeness(g: Graph, scopes: list[OScope]) -> None:
     v = run("GRAPH-C3", model(g))
     defined = {id(s): o_defined(s) for s in scopes}
     expected = {(s.path, o) for s in scopes for o in s.graph.outputs if o not in defined[id(s)]}
@@ -148,9 +148,9 @@ def check_completeness(g: Graph, scopes: List[OScope]) -> None:
         assert not any(last["tensor"] in o.output_mapping for o in ops)
 
 
-def check_sets(g: Graph, scopes: List[OScope]) -> None:
+def check_sets(g: Graph, scopes: list[OScope]) -> None:
     m = model(g)
-    cases: Dict[str, Any] = {
+    cases: dict[str, Any] = {
         "GRAPH-C1": (
             {(s.path, n, k) for s in scopes for (_, n, k) in o_c1(s)},
             "violations",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -25,24 +25,24 @@ def model(graph: Graph, opset: int = 17) -> Model:
     return Model(graph, 8, {"": opset})
 
 
-def g(inputs: List[str], outputs: List[str], ops: List[Operation], inits: Dict[str, Any] | None = None) -> Graph:
+def g(inputs: list[str], outputs: list[str], ops: list[Operation], inits: dict[str, Any] | None = None) -> Graph:
     tensors = {n: Tensor(n, None, const(v)) for n, v in (inits or {}).items()}
     return make_graph("g", inputs, outputs, ops, tensors)
 
 
-def smt(m: Model, mode: str = "search", **kw: Any) -> Dict[str, Verdict]:
+def smt(m: Model, mode: str = "search", **kw: Any) -> dict[str, Verdict]:
     return {v.rule_id: v for v in run_smt(m, SolverSettings(**kw), mode=mode).verdicts}
 
 
-def direct(m: Model) -> Dict[str, Verdict]:
+def direct(m: Model) -> dict[str, Verdict]:
     return {v.rule_id: v for v in run_rules(m)}
 
 
-def disagreements(m: Model) -> Tuple[List[str], Dict[str, Verdict], Dict[str, Verdict]]:
+def disagreements(m: Model) -> tuple[list[str], dict[str, Verdict], dict[str, Verdict]]:
     """Rules on which the engines disagree (search and certificate mode); the search verdicts; the direct ones."""
     d = direct(m)
-    out: List[str] = []
-    first: Dict[str, Verdict] = {}
+    out: list[str] = []
+    first: dict[str, Verdict] = {}
     for mode in ("search", "certificate"):
         s = smt(m, mode)
         for rid in COMPARED:

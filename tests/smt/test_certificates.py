@@ -10,7 +10,8 @@ confirm the violation), so every test can fail both ways.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Tuple
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ from .smtkit import g, model, smt
 ST = SolverSettings()
 
 
-def op(kind: str, ins: Tuple[str, ...], outs: Tuple[str, ...], name: str = "") -> Operation:
+def op(kind: str, ins: tuple[str, ...], outs: tuple[str, ...], name: str = "") -> Operation:
     return Operation(kind, "", name, ins, outs)
 
 
@@ -87,7 +88,7 @@ def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyP
     m = cyclic()
     assert smt(m, "certificate")["GRAPH-ACYCLIC"].status is Status.VIOLATED
 
-    def not_a_cycle(f: ScopeFacts, ix: Any) -> List[Tuple[int, int]]:
+    def not_a_cycle(f: ScopeFacts, ix: Any) -> list[tuple[int, int]]:
         return [(0, 0)]  # write of Add, read of x by Add: not a cycle
 
     monkeypatch.setattr(graph_acyclic, "cycle", not_a_cycle)
@@ -186,7 +187,7 @@ def test_wrong_use_certificate_is_rejected() -> None:
 def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
     facts = model_facts(chain())
     f = facts[0]
-    d: Dict[int, Any] = dict(distances(f, index_of(f))[0])
+    d: dict[int, Any] = dict(distances(f, index_of(f))[0])
     if wrong == "distance not decreasing":
         d[0] = (0, d[0][1])  # Relu's next step is Neg, at distance 1
     elif wrong == "negative distance":

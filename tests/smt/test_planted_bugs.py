@@ -7,7 +7,7 @@ SMT engine has two), so a bug in either engine turns the test red.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import pytest
 
@@ -23,7 +23,7 @@ def op(kind: str, ins: tuple[str, ...], outs: tuple[str, ...], name: str = "", *
     return make_operation(kind, list(ins), list(outs), name=name, **attrs)
 
 
-def statuses(m: Model, rule: str) -> Dict[str, Status]:
+def statuses(m: Model, rule: str) -> dict[str, Status]:
     """The status of ``rule`` from the direct engine and from the SMT engine in each mode."""
     out = {"direct": direct(m)[rule].status}
     for mode in MODES:
@@ -127,7 +127,7 @@ def test_dropout_6_is_inference_only_with_a_nonzero_is_test(is_test: int | None,
     all_are(m, "GRAPH-R2", expected)
 
 
-def _dropout_13(inputs: list[str], inits: Dict[str, Any]) -> Model:
+def _dropout_13(inputs: list[str], inits: dict[str, Any]) -> Model:
     ops = [op("Dropout", ("x", "", "t"), ("y",), "drop")]
     return model(g(inputs, ["y"], ops, inits), opset=13)
 

@@ -12,7 +12,6 @@ profile runs about 200 examples per test; ``make fuzz`` runs 10,000.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List, Set
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,7 +38,7 @@ def graphs(draw: st.DrawFn, depth: int = 0) -> Graph:
     maybe = st.sampled_from([*names, ""])
     inputs = draw(st.lists(name, unique=True, max_size=3))
     inits = draw(st.lists(name, unique=True, max_size=2))
-    ops: List[Operation] = []
+    ops: list[Operation] = []
     for j in range(draw(st.integers(0, 7))):
         ins = tuple(draw(st.lists(maybe, max_size=3)))
         outs = tuple(draw(st.lists(maybe, max_size=2)))
@@ -76,13 +75,13 @@ def oracle_deterministic(m: Model, r2: Verdict) -> str:
     level_name = {0: "det", 1: "unknown", 2: "nondet"}
 
     def visit(path: str, h: Graph) -> int:
-        src: Dict[int, int] = {}
+        src: dict[int, int] = {}
         for j, o in enumerate(h.operations):
             level = 2 if (path, j) in listed else 1 if maybe and o.domain not in ("", "ai.onnx", "ai.onnx.ml") else 0
             for attr, sub in o.subgraphs:
                 level = max(level, visit(f"{path}/{o.label}.{attr}", sub))
             src[j] = level
-        taint: Dict[str, int] = {}
+        taint: dict[str, int] = {}
         changed = True
         while changed:
             changed = False
@@ -122,7 +121,7 @@ def test_property_random_graphs_engines_agree(g: Graph) -> None:
 def mutated_examples(draw: st.DrawFn) -> Model:
     m = load_model(str(draw(st.sampled_from(EXAMPLES))))
     ops = list(m.graph.operations)
-    names: Set[str] = set(m.graph.inputs) | {o for op in ops for o in op.output_mapping if o}
+    names: set[str] = set(m.graph.inputs) | {o for op in ops for o in op.output_mapping if o}
     pool = sorted(names) or ["x"]
     # up to three mutations in a row (one alone exhausts its space at about 600 distinct models)
     for kind in draw(st.lists(st.sampled_from(["rewire", "delete", "duplicate", "random"]), max_size=3)):

@@ -12,7 +12,6 @@ unresolved recursive calls.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 import onnx
 from hypothesis import given, reject, settings
@@ -29,7 +28,7 @@ FUNCS = ["F0", "F1"]
 KINDS = ["Add", "Relu", "Neg", "RandomUniformLike", *FUNCS]
 
 
-def _node(draw: st.DrawFn, pool: List[str], out: str, tag: str) -> onnx.NodeProto:
+def _node(draw: st.DrawFn, pool: list[str], out: str, tag: str) -> onnx.NodeProto:
     kind = draw(st.sampled_from(KINDS))
     arity = 2 if kind in ("Add", *FUNCS) else 1
     ins = [draw(st.sampled_from(pool)) for _ in range(arity)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List
 
 from sonnx.cli import check_main
 from sonnx.smt import expected_answer
@@ -19,7 +18,7 @@ def cvc5_answer(text: str) -> str:
     return answers[0]
 
 
-def _export(tmp_path: Path, *models: Path, extra: tuple[str, ...] = ()) -> List[Path]:
+def _export(tmp_path: Path, *models: Path, extra: tuple[str, ...] = ()) -> list[Path]:
     out = tmp_path / "smt"
     code = check_main(["--quiet", "--smt-dir", str(out), *extra, *map(str, models)])
     assert code in (0, 1, 2)

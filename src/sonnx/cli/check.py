@@ -15,7 +15,8 @@ and ``--sarif`` also write it to files, whatever stdout shows.
 from __future__ import annotations
 
 import argparse
-from typing import Mapping, Sequence, TextIO
+from collections.abc import Mapping, Sequence
+from typing import TextIO
 
 from ..differential.run import parse_oracles
 from ..formats import write_junit, write_sarif

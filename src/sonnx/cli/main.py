@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence, TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 from ..errors import EXIT_UNUSABLE, SonnxError, UsageError
 from ..text import printable, safe_stream

@@ -29,10 +29,11 @@ import platform
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import onnx

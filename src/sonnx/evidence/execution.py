@@ -11,7 +11,8 @@ the reason, and the replay must fail for the same reason.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import SonnxError
 from ..executor import execute

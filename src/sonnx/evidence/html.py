@@ -16,8 +16,9 @@ deterministic (no timestamps, no random identifiers).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from html import escape
-from typing import Any, Iterable
+from typing import Any
 
 from ..differential.run import CrossCheckReport
 from ..model.graph import Graph

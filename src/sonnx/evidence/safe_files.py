@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import InputError
 

@@ -14,8 +14,6 @@ bundle's.
 
 from __future__ import annotations
 
-from typing import List, Union
-
 from ..errors import InputError
 
 ALLOWED = frozenset(
@@ -34,15 +32,15 @@ ALLOWED = frozenset(
 )
 """The commands of an obligation file: declarations, definitions, assertions, the check. No option, no output."""
 
-SExpr = Union[str, List["SExpr"]]
+SExpr = str | list["SExpr"]
 
 
 class ScriptError(InputError):
     """The script uses something outside the allow-list, or is not well-formed SMT-LIB."""
 
 
-def _tokens(text: str) -> List[str]:
-    out: List[str] = []
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -81,10 +79,10 @@ def _tokens(text: str) -> List[str]:
     return out
 
 
-def parse(text: str) -> List[SExpr]:
+def parse(text: str) -> list[SExpr]:
     """The script's top-level s-expressions (iterative: nesting depth costs no Python stack)."""
-    top: List[SExpr] = []
-    stack: List[List[SExpr]] = []
+    top: list[SExpr] = []
+    stack: list[list[SExpr]] = []
     for tok in _tokens(text):
         if tok == "(":
             stack.append([])
@@ -102,8 +100,8 @@ def parse(text: str) -> List[SExpr]:
     return top
 
 
-def _write(e: SExpr, out: List[str]) -> None:
-    stack: List[object] = [e]
+def _write(e: SExpr, out: list[str]) -> None:
+    stack: list[object] = [e]
     while stack:
         item = stack.pop()
         if isinstance(item, list):
@@ -118,21 +116,21 @@ def _write(e: SExpr, out: List[str]) -> None:
 
 def rebuild(text: str) -> str:
     """The script written again from allowed commands only; :class:`ScriptError` names the first other one."""
-    lines: List[str] = []
+    lines: list[str] = []
     for cmd in parse(text):
         if not isinstance(cmd, list) or not cmd or not isinstance(cmd[0], str):
             raise ScriptError("a top-level item that is not a command")
         if cmd[0] not in ALLOWED:
             raise ScriptError(f"command {cmd[0][:40]!r} is not allowed in an obligation file")
-        parts: List[str] = []
+        parts: list[str] = []
         _write(cmd, parts)
         lines.append(_join(parts))
     return "\n".join(lines) + "\n"
 
 
-def _join(tokens: List[str]) -> str:
+def _join(tokens: list[str]) -> str:
     """Tokens with single spaces, none after an opening or before a closing parenthesis."""
-    out: List[str] = []
+    out: list[str] = []
     prev = "("
     for tok in tokens:
         if prev != "(" and tok != ")":

@@ -31,8 +31,9 @@ directory>/``, byte for byte the bundle ``sonnx-check --evidence`` writes.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from ..errors import EXIT_OK, UsageError
 from ..options import CheckOptions

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import UsageError
 from ..evidence.bundle import check_destination

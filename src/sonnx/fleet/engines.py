@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from multiprocessing.context import BaseContext
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..errors import UsageError
 from .tasks import MAX_ATTEMPTS, Collector, Task, TaskResult, check_task

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from ..errors import SonnxError, ToolError
 from ..options import CheckOptions

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from typing import BinaryIO, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import BinaryIO
 
 from ..files import write_atomically
 from ..report import ModelReport, titles, verdict_lines

@@ -35,8 +35,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping, Sequence
+from typing import Any, BinaryIO
 from urllib.parse import quote, urlsplit
 
 from ..errors import UsageError

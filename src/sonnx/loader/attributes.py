@@ -10,7 +10,7 @@ and no shell escapes the loader unfilled.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Tuple
+from typing import Any, NamedTuple
 
 from ..errors import ModelFormatError
 from ..model.graph import Attribute, Graph
@@ -96,8 +96,8 @@ class AttributeConverter:
         return found[0] if found else UNDEFINED
 
     def convert(
-        self, attrs: Any, children: List[PendingChild], in_function: bool, where: str
-    ) -> Tuple[Attribute, ...]:
+        self, attrs: Any, children: list[PendingChild], in_function: bool, where: str
+    ) -> tuple[Attribute, ...]:
         """The attributes in file order; nested graphs are shells, their bytes appended to ``children``.
 
         ``where`` names the node in messages. ``in_function`` allows

@@ -18,7 +18,7 @@ attributes. Names are not interned.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Dict, List, NamedTuple, Set, Tuple
+from typing import Any, NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -46,11 +46,11 @@ class _Frame:
 
     def __init__(self) -> None:
         self.name = ""
-        self.inputs: Tuple[str, ...] = ()
-        self.outputs: Tuple[str, ...] = ()
-        self.tensors: Dict[str, Tensor] = {}
-        self.ops: List[Operation] = []
-        self.redeclared: Dict[Tuple[str, str], None] = {}
+        self.inputs: tuple[str, ...] = ()
+        self.outputs: tuple[str, ...] = ()
+        self.tensors: dict[str, Tensor] = {}
+        self.ops: list[Operation] = []
+        self.redeclared: dict[tuple[str, str], None] = {}
 
 
 def _derived_type(iv: InitialValue) -> TensorType:
@@ -75,7 +75,7 @@ class GraphConverter:
         model_path: str,
         ir_version: int,
         values: ValueFactory,
-        calls: Set[Tuple[str, str]] | None = None,
+        calls: set[tuple[str, str]] | None = None,
     ) -> None:
         self.model_path = model_path
         self.ir_version = ir_version
@@ -83,31 +83,31 @@ class GraphConverter:
         self.attributes = AttributeConverter(model_path, values)
         self.calls = calls or set()
         self.call_names = {name for _, name in self.calls}
-        self.overloads: Dict[int, Dict[int, str]] = {}
+        self.overloads: dict[int, dict[int, str]] = {}
         self.types = TypeCache()
-        self._frame_overloads: Dict[int, Dict[int, str]] = {}
+        self._frame_overloads: dict[int, dict[int, str]] = {}
 
     # -- public entry points -------------------------------------------------
 
     def convert_graph(self, msg: Any) -> Graph:
         """The :class:`Graph` of a shallow ``GraphProto`` and of everything nested in it."""
-        children: List[PendingChild] = []
+        children: list[PendingChild] = []
         frame = self._start_graph(msg, False, children)
         return self._drive(frame, children)
 
-    def convert_function(self, fp: Any) -> Tuple[Graph, Tuple[Attribute, ...]]:
+    def convert_function(self, fp: Any) -> tuple[Graph, tuple[Attribute, ...]]:
         """The body of a shallow ``FunctionProto`` as a graph, and its attribute defaults.
 
         The body's inputs and outputs are the formal ones; its declared tensors
         are the function's ``value_info``.
         """
-        children: List[PendingChild] = []
+        children: list[PendingChild] = []
         frame = _Frame()
         frame.name = fp.name
         where = f"function {fp.domain}.{fp.name}"
         frame.inputs = self._names(list(fp.input), "input", frame)
         frame.outputs = self._names(list(fp.output), "output", frame)
-        types: Dict[str, TensorType | None] = {}
+        types: dict[str, TensorType | None] = {}
         self._declare(fp.value_info, "value_info", frame, types)
         frame.tensors = {nm: Tensor(nm, ty, None) for nm, ty in types.items()}
         defaults = self.attributes.convert(fp.attribute_proto, children, False, where + " defaults")
@@ -117,9 +117,9 @@ class GraphConverter:
 
     # -- the explicit-stack driver -------------------------------------------
 
-    def _drive(self, root: _Frame, children: List[PendingChild]) -> Graph:
+    def _drive(self, root: _Frame, children: list[PendingChild]) -> Graph:
         result = graph_shell()
-        stack: List[Any] = [_Exit(root, result)]
+        stack: list[Any] = [_Exit(root, result)]
         stack.extend(reversed(children))
         while stack:
             item = stack.pop()
@@ -133,7 +133,7 @@ class GraphConverter:
                 raise ModelFormatError(
                     f"{self.model_path}: {child.where}: nested graph cannot be parsed: {decode_detail(e)}"
                 ) from None
-            grandchildren: List[PendingChild] = []
+            grandchildren: list[PendingChild] = []
             frame = self._start_graph(msg, child.in_function, grandchildren)
             del msg
             stack.append(_Exit(frame, child.shell))
@@ -157,7 +157,7 @@ class GraphConverter:
 
     # -- one graph level -----------------------------------------------------
 
-    def _names(self, names: List[str], role: str, frame: _Frame) -> Tuple[str, ...]:
+    def _names(self, names: list[str], role: str, frame: _Frame) -> tuple[str, ...]:
         seen: set[str] = set()
         for nm in names:
             if nm in seen:
@@ -166,10 +166,10 @@ class GraphConverter:
         return tuple(names)
 
     def _declare(
-        self, infos: Any, role: str, frame: _Frame, types: Dict[str, TensorType | None]
-    ) -> List[str]:
+        self, infos: Any, role: str, frame: _Frame, types: dict[str, TensorType | None]
+    ) -> list[str]:
         """Record the names and types of ``ValueInfoProto`` entries; the first declared type wins."""
-        names: List[str] = []
+        names: list[str] = []
         append = names.append
         seen: set[str] = set()
         known = self.types.known
@@ -190,16 +190,16 @@ class GraphConverter:
                 types[nm] = ty  # type: ignore[assignment]
         return names
 
-    def _start_graph(self, msg: Any, in_function: bool, children: List[PendingChild]) -> _Frame:
+    def _start_graph(self, msg: Any, in_function: bool, children: list[PendingChild]) -> _Frame:
         """Convert one graph level; push the bytes of its nested graphs onto ``children``."""
         frame = _Frame()
         frame.name = msg.name
-        types: Dict[str, TensorType | None] = {}
+        types: dict[str, TensorType | None] = {}
         inputs = self._declare(msg.input, "input", frame, types)
         frame.outputs = tuple(self._declare(msg.output, "output", frame, types))
         self._declare(msg.value_info, "value_info", frame, types)
 
-        values: Dict[str, InitialValue] = {}
+        values: dict[str, InitialValue] = {}
         for t in msg.initializer:
             nm = t.name
             if nm in values:
@@ -219,7 +219,7 @@ class GraphConverter:
             inputs = [nm for nm in inputs if nm not in values]
         frame.inputs = tuple(inputs)
 
-        tensors: Dict[str, Tensor] = {}
+        tensors: dict[str, Tensor] = {}
         for nm, ty in types.items():
             iv = values.get(nm)
             if ty is None and iv is not None:
@@ -233,11 +233,11 @@ class GraphConverter:
         return frame
 
     def _convert_nodes(
-        self, nodes: Any, in_function: bool, children: List[PendingChild], frame: _Frame, where: str
+        self, nodes: Any, in_function: bool, children: list[PendingChild], frame: _Frame, where: str
     ) -> None:
         convert = self.attributes.convert
 
-        def attrs(n: Any) -> Tuple[Attribute, ...]:
+        def attrs(n: Any) -> tuple[Attribute, ...]:
             label = f"{where} node {n.name!r}" if n.name else f"{where} unnamed {n.op_type} node"
             return convert(n.attribute, children, in_function, label)
 
@@ -258,7 +258,7 @@ class GraphConverter:
         if self.calls:
             # Read the overload of the operations that may call a local function only.
             calls, names = self.calls, self.call_names
-            table: Dict[int, str] = {}
+            table: dict[int, str] = {}
             for i in [i for i, op in enumerate(ops) if op[0] in names]:
                 op = ops[i]
                 if (op[1], op[0]) in calls:

@@ -13,7 +13,8 @@ reported with a partial list.
 
 from __future__ import annotations
 
-from typing import Dict, Hashable, Iterator, List, Mapping, Sequence, Set, Tuple, TypeVar
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from typing import TypeVar
 
 from ..errors import UnsupportedModelError
 
@@ -25,19 +26,19 @@ MAX_STEPS = 2_000_000
 """Most search steps spent listing chains; more is refused as unsupported."""
 
 
-def strongly_connected(nodes: Sequence[K], edges: Mapping[K, Sequence[K]]) -> Dict[K, int]:
+def strongly_connected(nodes: Sequence[K], edges: Mapping[K, Sequence[K]]) -> dict[K, int]:
     """Component number of every node (Tarjan's algorithm with an explicit stack)."""
-    index: Dict[K, int] = {}
-    low: Dict[K, int] = {}
-    comp: Dict[K, int] = {}
-    on_stack: Set[K] = set()
-    stack: List[K] = []
+    index: dict[K, int] = {}
+    low: dict[K, int] = {}
+    comp: dict[K, int] = {}
+    on_stack: set[K] = set()
+    stack: list[K] = []
     counter = 0
     components = 0
     for root in nodes:
         if root in index:
             continue
-        work: List[Tuple[K, Iterator[K]]] = [(root, iter(edges.get(root, ())))]
+        work: list[tuple[K, Iterator[K]]] = [(root, iter(edges.get(root, ())))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -74,8 +75,8 @@ def strongly_connected(nodes: Sequence[K], edges: Mapping[K, Sequence[K]]) -> Di
 
 
 def elementary_cycles(
-    names: Dict[K, str], edges: Dict[K, Set[K]], path: str
-) -> Tuple[Tuple[Tuple[str, ...], ...], Set[K]]:
+    names: dict[K, str], edges: dict[K, set[K]], path: str
+) -> tuple[tuple[tuple[str, ...], ...], set[K]]:
     """Every elementary cycle of the call graph, and the set of nodes on some cycle.
 
     A cycle is given as the chain of qualified names that starts and ends with
@@ -87,15 +88,15 @@ def elementary_cycles(
     rank = {k: i for i, k in enumerate(order)}
     succ = {k: sorted(edges.get(k, ()), key=rank.__getitem__) for k in order}
     comp = strongly_connected(order, succ)
-    cycles: List[Tuple[str, ...]] = []
-    on_cycle: Set[K] = set()
+    cycles: list[tuple[str, ...]] = []
+    on_cycle: set[K] = set()
     steps = 0
     for start in order:
         r = rank[start]
         c = comp[start]
-        chain: List[K] = [start]
-        on_chain: Set[K] = {start}
-        iters: List[Iterator[K]] = [iter(succ[start])]
+        chain: list[K] = [start]
+        on_chain: set[K] = {start}
+        iters: list[Iterator[K]] = [iter(succ[start])]
         while iters:
             steps += 1
             if steps > MAX_STEPS:

@@ -27,8 +27,9 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import PurePosixPath, PureWindowsPath
-from typing import Any, Dict, Iterable, Tuple
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -39,9 +40,9 @@ from ..errors import ExternalDataError, ModelFormatError, UnsafePathError
 from ..model.graph import ExternalLocation
 
 
-def _bits_per_element() -> Dict[int, int]:
+def _bits_per_element() -> dict[int, int]:
     """Storage bits of one element for every fixed-width ONNX data type (STRING excluded)."""
-    table: Dict[int, int] = {}
+    table: dict[int, int] = {}
     for _, number in onnx.TensorProto.DataType.items():
         try:
             dt = np.dtype(helper.tensor_dtype_to_np_dtype(number))
@@ -65,7 +66,7 @@ def _bits_per_element() -> Dict[int, int]:
 _BITS = _bits_per_element()
 
 
-def expected_nbytes(data_type: int, dims: Tuple[int, ...]) -> int | None:
+def expected_nbytes(data_type: int, dims: tuple[int, ...]) -> int | None:
     """Bytes ``raw_data`` must hold for this type and shape, or None when not fixed (strings)."""
     bits = _BITS.get(data_type)
     if bits is None or any(d < 0 for d in dims):
@@ -103,16 +104,16 @@ class ExternalData:
         self.model_path = display
         self.base = os.path.realpath(os.path.dirname(os.path.abspath(model_path)))
         self.check_contents = check_contents
-        self._readable: Dict[str, int] = {}
+        self._readable: dict[str, int] = {}
 
     def _fail(self, cls: type[ExternalDataError], tensor: str, detail: str) -> ExternalDataError:
         return cls(f"{self.model_path}: tensor {tensor!r}: {detail}")
 
     def locate(
-        self, tensor: str, entries: Iterable[Tuple[str, str]], data_type: int, dims: Tuple[int, ...]
+        self, tensor: str, entries: Iterable[tuple[str, str]], data_type: int, dims: tuple[int, ...]
     ) -> ExternalLocation:
         """Check the external-data entries of tensor ``tensor`` and return where its bytes are."""
-        keys: Dict[str, str] = {}
+        keys: dict[str, str] = {}
         for k, v in entries:
             keys[k] = v
         location = keys.get("location")
@@ -158,7 +159,7 @@ class ExternalData:
             self._check_readable(tensor, location, resolved)
         return ExternalLocation(resolved, offset, length)
 
-    def _number(self, tensor: str, keys: Dict[str, str], key: str) -> int | None:
+    def _number(self, tensor: str, keys: dict[str, str], key: str) -> int | None:
         """The non-negative integer entry ``key``, or None when absent."""
         raw = keys.get(key)
         if raw is None:
@@ -189,7 +190,7 @@ class ExternalData:
         offset: int,
         length: int | None,
         data_type: int,
-        dims: Tuple[int, ...],
+        dims: tuple[int, ...],
     ) -> None:
         """Check, from the file's size alone (nothing is read), that the range holds the tensor's bytes.
 

@@ -10,7 +10,7 @@ attribute (``ref_attr_name``) is kept as a reference (see
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Dict, List
+from typing import Any
 
 import onnx
 
@@ -24,14 +24,14 @@ MAX_AI_ONNX_OPSET = int(onnx.defs.onnx_opset_version())
 """The newest ``ai.onnx`` operator set the installed ``onnx`` knows."""
 
 
-def opset_map(entries: Any, display: str, where: str) -> Dict[str, int]:
+def opset_map(entries: Any, display: str, where: str) -> dict[str, int]:
     """Domain -> version of ``OperatorSetIdProto`` entries, ``ai.onnx`` spelled ``""``.
 
     The default domain must be at a version ``onnx`` knows (1 to
     :data:`MAX_AI_ONNX_OPSET`); other domains are recorded at any version.
     One domain imported at two different versions is contradictory.
     """
-    out: Dict[str, int] = {}
+    out: dict[str, int] = {}
     for e in entries:
         domain = normalise_domain(e.domain)
         version = int(e.version)
@@ -48,10 +48,10 @@ def opset_map(entries: Any, display: str, where: str) -> Dict[str, int]:
     return out
 
 
-def collect_functions(functions: Any, converter: GraphConverter, display: str) -> List[LocalFunction]:
+def collect_functions(functions: Any, converter: GraphConverter, display: str) -> list[LocalFunction]:
     """Convert every ``FunctionProto``; two definitions under one key are rejected as ambiguous."""
-    out: List[LocalFunction] = []
-    seen: Dict[FnKey, int] = {}
+    out: list[LocalFunction] = []
+    seen: dict[FnKey, int] = {}
     for position, fp in enumerate(functions):
         domain = normalise_domain(fp.domain)
         overload = fp.overload
@@ -78,7 +78,7 @@ def collect_functions(functions: Any, converter: GraphConverter, display: str) -
     return out
 
 
-def check_function_opsets(functions: List[LocalFunction], model_opsets: Dict[str, int], display: str) -> None:
+def check_function_opsets(functions: list[LocalFunction], model_opsets: dict[str, int], display: str) -> None:
     """Refuse a function whose own operator-set imports give one of its operations another schema.
 
     A function's body is inlined into graphs that run under the model's

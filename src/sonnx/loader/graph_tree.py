@@ -8,17 +8,15 @@ is linear in the number of distinct graphs.
 
 from __future__ import annotations
 
-from typing import Dict, List, Set, Tuple
-
 from ..model.graph import Attribute, Graph, names_used
 
 
-def tree(root: Graph) -> List[Tuple[Graph, List[int]]]:
+def tree(root: Graph) -> list[tuple[Graph, list[int]]]:
     """``root`` and the graphs nested in it, each after all graphs nested in it (shared ones once),
     with the indices of the operations that hold nested graphs (only those need looking into)."""
-    out: List[Tuple[Graph, List[int]]] = []
-    entered: Set[int] = set()
-    stack: List[Tuple[Graph, List[int] | None]] = [(root, None)]
+    out: list[tuple[Graph, list[int]]] = []
+    entered: set[int] = set()
+    stack: list[tuple[Graph, list[int] | None]] = [(root, None)]
     while stack:
         g, holders = stack.pop()
         if holders is not None:
@@ -37,19 +35,19 @@ def tree(root: Graph) -> List[Tuple[Graph, List[int]]]:
     return out
 
 
-def post_order(root: Graph) -> List[Graph]:
+def post_order(root: Graph) -> list[Graph]:
     """``root`` and the graphs nested in it, each after all graphs nested in it (shared ones once)."""
     return [g for g, _ in tree(root)]
 
 
-def names_in(root: Graph) -> Set[str]:
+def names_in(root: Graph) -> set[str]:
     """Every tensor name used anywhere in ``root`` or below (each shared graph read once)."""
     return names_used(post_order(root))
 
 
-def with_new_subgraphs(attrs: Tuple[Attribute, ...], new: Dict[int, Graph]) -> Tuple[Attribute, ...]:
+def with_new_subgraphs(attrs: tuple[Attribute, ...], new: dict[int, Graph]) -> tuple[Attribute, ...]:
     """``attrs`` with nested graphs replaced by their rebuilt versions (the same tuple if none changed)."""
-    out: List[Attribute] = []
+    out: list[Attribute] = []
     changed = False
     for a in attrs:
         if a.type == "GRAPH" and isinstance(a.value, Graph):

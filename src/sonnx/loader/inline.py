@@ -38,8 +38,9 @@ Details that matter for faithfulness:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any, Callable, Dict, List, NamedTuple, Set, Tuple
+from typing import Any, NamedTuple
 
 from ..errors import UnsupportedModelError
 from ..model.graph import Attribute, Function, Graph, Operation, Tensor
@@ -47,7 +48,7 @@ from .attributes import REF
 from .cycles import elementary_cycles
 from .graph_tree import names_in, post_order, tree, with_new_subgraphs
 
-FnKey = Tuple[str, str, str]
+FnKey = tuple[str, str, str]
 """(domain, name, overload) of a local function; the overload is ``""`` when unused."""
 
 MAX_INLINED_OPERATIONS = 10_000_000
@@ -66,20 +67,20 @@ class LocalFunction(NamedTuple):
 
     key: FnKey
     function: Function
-    defaults: Tuple[Attribute, ...]
+    defaults: tuple[Attribute, ...]
 
 
 class _Template(NamedTuple):
     name: str
     body: Graph
-    formal_inputs: Tuple[str, ...]
-    defaults: Dict[str, Attribute]
+    formal_inputs: tuple[str, ...]
+    defaults: dict[str, Attribute]
     size: int
 
 
 def _passthrough_count(body: Graph) -> int:
     """How many Identity operations an instantiation adds: formal outputs that are inputs or repeat an output."""
-    seen: Set[str] = set(body.inputs)
+    seen: set[str] = set(body.inputs)
     count = 0
     for o in body.outputs:
         if o in seen:
@@ -92,20 +93,20 @@ class Inliner:
     """Finds recursive chains among local functions and inlines the calls of the others."""
 
     def __init__(
-        self, path: str, functions: List[LocalFunction], overloads: Dict[int, Dict[int, str]] | None
+        self, path: str, functions: list[LocalFunction], overloads: dict[int, dict[int, str]] | None
     ) -> None:
         self.path = path
         self.functions = {f.key: f for f in functions}
         self.overloads = overloads or {}
-        self.templates: Dict[FnKey, _Template] = {}
-        self.operator_names: Set[str] = set()
+        self.templates: dict[FnKey, _Template] = {}
+        self.operator_names: set[str] = set()
         """Names of the functions that have a template: a cheap first filter for calls."""
-        self.call_cycles: Tuple[Tuple[str, ...], ...] = ()
+        self.call_cycles: tuple[tuple[str, ...], ...] = ()
         self._prepare()
 
     # -- call graph and templates ------------------------------------------------
 
-    def _calls_in(self, g: Graph) -> List[Tuple[int, FnKey]]:
+    def _calls_in(self, g: Graph) -> list[tuple[int, FnKey]]:
         """(index, key) of every operation of ``g`` (this level only) that calls a local function."""
         table = self.overloads.get(id(g))
         found = []
@@ -116,7 +117,7 @@ class Inliner:
         return found
 
     def _prepare(self) -> None:
-        edges: Dict[FnKey, Set[FnKey]] = {}
+        edges: dict[FnKey, set[FnKey]] = {}
         for key, fn in self.functions.items():
             roots = [fn.function.body]
             for a in fn.defaults:
@@ -124,7 +125,7 @@ class Inliner:
                     roots.append(a.value)
                 elif a.type == "GRAPHS":
                     roots.extend(a.value)
-            callees: Set[FnKey] = set()
+            callees: set[FnKey] = set()
             for root in roots:
                 for g in post_order(root):
                     callees.update(k for _, k in self._calls_in(g))
@@ -133,13 +134,13 @@ class Inliner:
         self.call_cycles, recursive = elementary_cycles(names, edges, self.path)
 
         # Callee-first order over the functions that are not on a cycle.
-        ordered: List[FnKey] = []
-        visited: Set[FnKey] = set()
+        ordered: list[FnKey] = []
+        visited: set[FnKey] = set()
         for start in sorted(self.functions, key=lambda k: (names[k], k)):
             if start in recursive or start in visited:
                 continue
             visited.add(start)
-            stack: List[Tuple[FnKey, List[FnKey]]] = [(start, sorted(edges[start] - recursive))]
+            stack: list[tuple[FnKey, list[FnKey]]] = [(start, sorted(edges[start] - recursive))]
             while stack:
                 key, todo = stack[-1]
                 if todo:
@@ -151,7 +152,7 @@ class Inliner:
                 stack.pop()
                 ordered.append(key)
         # Sizes first, from the call counts alone: an exponential expansion is refused before it is built.
-        self.sizes: Dict[FnKey, int] = {}
+        self.sizes: dict[FnKey, int] = {}
         for key in ordered:
             fn = self.functions[key]
             size = self.cost(fn.function.body) + _passthrough_count(fn.function.body)
@@ -191,7 +192,7 @@ class Inliner:
         body = fn.function.body
         used = names_in(body)
         expanded = self.expand(body, used)
-        defaults: Dict[str, Attribute] = {}
+        defaults: dict[str, Attribute] = {}
         for a in fn.defaults:
             if a.type == "GRAPH" and isinstance(a.value, Graph):
                 a = Attribute(a.name, a.type, self.expand(a.value, used))
@@ -204,7 +205,7 @@ class Inliner:
 
     # -- expansion -----------------------------------------------------------------
 
-    def expand(self, root: Graph, used: Set[str] | None = None) -> Graph:
+    def expand(self, root: Graph, used: set[str] | None = None) -> Graph:
         """``root`` with every call of an expandable local function inlined, at every depth.
 
         ``used`` holds the names already taken in the tree ``root`` belongs to;
@@ -213,20 +214,20 @@ class Inliner:
         """
         if not self.templates:
             return root
-        names: List[Set[str]] = [] if used is None else [used]
+        names: list[set[str]] = [] if used is None else [used]
 
-        def taken() -> Set[str]:
+        def taken() -> set[str]:
             if not names:
                 names.append(names_in(root))
             return names[0]
 
-        new: Dict[int, Graph] = {}
+        new: dict[int, Graph] = {}
         for g, holders in tree(root):
             new[id(g)] = self._expand_level(g, holders, new, taken)
         return new[id(root)]
 
     def _expand_level(
-        self, g: Graph, holders: List[int], new: Dict[int, Graph], taken: Callable[[], Set[str]]
+        self, g: Graph, holders: list[int], new: dict[int, Graph], taken: Callable[[], set[str]]
     ) -> Graph:
         """``g`` with its calls inlined and its nested graphs replaced by their expanded versions.
 
@@ -238,13 +239,13 @@ class Inliner:
         operators = self.operator_names
         table = self.overloads.get(id(g))
         templates = self.templates
-        hits: Dict[int, _Template] = {}
+        hits: dict[int, _Template] = {}
         for i in [i for i, op in enumerate(ops) if op[0] in operators]:
             op = ops[i]
             tmpl = templates.get((op[1], op[0], table.get(i, "") if table else ""))
             if tmpl is not None:
                 hits[i] = tmpl
-        replaced: Dict[int, Operation] = {}
+        replaced: dict[int, Operation] = {}
         for i in holders:
             op = ops[i]
             attrs = with_new_subgraphs(op.attributes, new)
@@ -252,8 +253,8 @@ class Inliner:
                 replaced[i] = op._replace(attributes=attrs)
         if not hits and not replaced:
             return g
-        out: List[Operation] = []
-        extra: Dict[str, Tensor] = {}
+        out: list[Operation] = []
+        extra: dict[str, Tensor] = {}
         start = 0
         for i in sorted(set(hits) | set(replaced)):
             out.extend(ops[start:i])
@@ -274,19 +275,19 @@ class Inliner:
         return Graph(g.name, g.inputs, g.outputs, MappingProxyType(tensors), tuple(out), g.redeclared, g.metadata)
 
     def _instantiate(
-        self, tmpl: _Template, call: Operation, used: Set[str]
-    ) -> Tuple[List[Operation], Dict[str, Tensor]]:
+        self, tmpl: _Template, call: Operation, used: set[str]
+    ) -> tuple[list[Operation], dict[str, Tensor]]:
         """The operations and declared tensors that replace ``call``."""
         body = tmpl.body
         actual_in, actual_out = call.input_mapping, call.output_mapping
         prefix = call.name or next((o for o in actual_out if o), "") or "call"
         base = f"{prefix}/{tmpl.name}/"
 
-        mapping: Dict[str, str] = {}
+        mapping: dict[str, str] = {}
         for k, formal in enumerate(tmpl.formal_inputs):
             if formal not in mapping:
                 mapping[formal] = actual_in[k] if k < len(actual_in) else ""
-        passthrough: List[Tuple[str, str]] = []
+        passthrough: list[tuple[str, str]] = []
         for k, formal in enumerate(body.outputs):
             actual = actual_out[k] if k < len(actual_out) else ""
             if formal in mapping:
@@ -312,14 +313,14 @@ class Inliner:
                 mapping[x] = r
             return r
 
-        bindings: Dict[str, Attribute] = {}
+        bindings: dict[str, Attribute] = {}
         for a in call.attributes:
             bindings.setdefault(a.name, a)
         for name, a in tmpl.defaults.items():
             bindings.setdefault(name, a)
 
-        new: Dict[int, Graph] = {}
-        produced: List[Operation] = []
+        new: dict[int, Graph] = {}
+        produced: list[Operation] = []
         for g in post_order(body):
             ops = [
                 Operation(
@@ -352,9 +353,9 @@ class Inliner:
         return produced, tensors
 
 
-def _bind(attrs: Tuple[Attribute, ...], bindings: Dict[str, Attribute], new: Dict[int, Graph]) -> Tuple[Any, ...]:
+def _bind(attrs: tuple[Attribute, ...], bindings: dict[str, Attribute], new: dict[int, Graph]) -> tuple[Any, ...]:
     """Attributes of a copied operation: references resolved, nested graphs replaced by their copies."""
-    out: List[Attribute] = []
+    out: list[Attribute] = []
     for a in attrs:
         if a.type == REF:
             bound = bindings.get(a.value.name)

@@ -27,7 +27,7 @@ import gc
 import os
 import stat
 from types import MappingProxyType
-from typing import Any, Dict, Tuple, Union
+from typing import Any
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -42,7 +42,7 @@ from .inline import Inliner
 from .proto import ModelProto, decode_detail, text
 from .values import ValueFactory
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = str | os.PathLike[str]
 
 
 def _one_line(text_: str) -> str:
@@ -116,7 +116,7 @@ def _read_file(path: str, display: str) -> bytes:
     return data
 
 
-def _header(m: Any, display: str) -> Tuple[int, Dict[str, int], Dict[str, str]]:
+def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
     """IR version, opset imports and metadata, checked."""
     ir = int(m.ir_version)
     if not m.HasField("ir_version") or ir == 0:
@@ -132,7 +132,7 @@ def _header(m: Any, display: str) -> Tuple[int, Dict[str, int], Dict[str, str]]:
         if ir >= 3:
             raise UnsupportedModelError(f"{display}: the model imports no operator set (opset_import is empty)")
         opsets = {"": 1}  # before IR 3 there was no opset_import: operators were version 1
-    meta: Dict[str, str] = {
+    meta: dict[str, str] = {
         "producer_name": m.producer_name,
         "producer_version": m.producer_version,
         "domain": m.domain,
@@ -167,7 +167,7 @@ def _load(path: str, display: str, read_weights: bool) -> Model:
     graph = converter.convert_graph(m.graph)
     del m  # the protobuf arena is released here; only converted values remain
 
-    cycles: Tuple[Tuple[str, ...], ...] = ()
+    cycles: tuple[tuple[str, ...], ...] = ()
     if functions:
         inliner = Inliner(display, functions, converter.overloads)
         inliner.check_total(graph)

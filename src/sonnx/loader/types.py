@@ -7,12 +7,12 @@ result back up, so the nesting depth costs no Python stack.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any
 
 from ..model.graph import Dim, TensorType
 
 
-def convert_shape(shape: Any) -> Tuple[Dim, ...]:
+def convert_shape(shape: Any) -> tuple[Dim, ...]:
     """A ``TensorShapeProto`` as a tuple: ``dim_value`` -> int, ``dim_param`` -> str, neither -> None."""
     dims: list[Dim] = []
     for d in shape.dim:
@@ -36,7 +36,7 @@ def convert_type(tp: Any) -> TensorType | None:
     ``opaque`` carries nothing else.
     """
     # Walk down the wrappers (sequence / optional / map) to the innermost type.
-    wrappers: list[Tuple[str, int]] = []
+    wrappers: list[tuple[str, int]] = []
     cur = tp
     inner: TensorType | None = None
     while True:
@@ -82,5 +82,5 @@ class TypeCache:
     """
 
     def __init__(self) -> None:
-        self.known: Dict[bytes, TensorType | None] = {}
+        self.known: dict[bytes, TensorType | None] = {}
         """Serialized ``TypeProto`` -> its conversion."""

@@ -10,7 +10,7 @@ External data is located and checked when the value is built (see
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 import onnx
@@ -35,7 +35,7 @@ class ValueFactory:
         self.model_path = model_path
         self.external = external
 
-    def _reader(self, t: Any, name: str) -> Tuple[ExternalLocation | None, Any]:
+    def _reader(self, t: Any, name: str) -> tuple[ExternalLocation | None, Any]:
         """Where the tensor's bytes are (None when embedded) and a function returning its array."""
         blob = t.SerializeToString()
         if t.data_location == EXTERNAL:
@@ -60,7 +60,7 @@ class ValueFactory:
         return InitialValue(int(s.values.data_type), dims, True, where, reader)
 
 
-def _densify(model_path: str, name: str, dims: Tuple[int, ...], v_reader: Any, i_reader: Any) -> Any:
+def _densify(model_path: str, name: str, dims: tuple[int, ...], v_reader: Any, i_reader: Any) -> Any:
     """Scatter the values of a sparse tensor into a dense array of shape ``dims``.
 
     ONNX allows two index layouts: ``[NNZ]`` linear positions, or ``[NNZ, rank]``

@@ -18,9 +18,9 @@ dim_param=2). Nothing here recurses: nested graphs are passed in as bytes.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence, Tuple, Union
+from collections.abc import Iterable, Sequence
 
-Text = Union[str, bytes]
+Text = str | bytes
 
 FLOAT = 1
 BOOL = 9
@@ -54,7 +54,7 @@ def field_bytes(number: int, data: Text) -> bytes:
     return varint((number << 3) | 2) + varint(len(raw)) + raw
 
 
-def tensor_type(elem_type: int, shape: Sequence[Union[int, str]] | None = None) -> bytes:
+def tensor_type(elem_type: int, shape: Sequence[int | str] | None = None) -> bytes:
     """A ``TypeProto`` holding a tensor type; ``shape`` None leaves the rank unknown."""
     body = field_varint(1, elem_type)
     if shape is not None:
@@ -65,7 +65,7 @@ def tensor_type(elem_type: int, shape: Sequence[Union[int, str]] | None = None) 
     return field_bytes(1, body)
 
 
-def value_info(name: str, elem_type: int | None = None, shape: Sequence[Union[int, str]] | None = None) -> bytes:
+def value_info(name: str, elem_type: int | None = None, shape: Sequence[int | str] | None = None) -> bytes:
     """A ``ValueInfoProto``; without ``elem_type`` it carries no type."""
     out = field_bytes(1, name)
     if elem_type is not None:
@@ -121,7 +121,7 @@ def graph(
     return out
 
 
-def model(graph_bytes: bytes, ir_version: int = 8, opsets: Sequence[Tuple[str, int]] = (("", 17),)) -> bytes:
+def model(graph_bytes: bytes, ir_version: int = 8, opsets: Sequence[tuple[str, int]] = (("", 17),)) -> bytes:
     """A ``ModelProto`` around an encoded graph."""
     out = field_varint(1, ir_version)
     out += field_bytes(7, graph_bytes)

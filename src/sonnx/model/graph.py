@@ -23,14 +23,15 @@ CPython has. Nothing here recurses on the nesting depth of graphs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Tuple, Union
+from typing import Any, NamedTuple
 
 from .scopes import child_segments, scope_path
 
-Dim = Union[int, str, None]
+Dim = int | str | None
 """A dimension: a fixed size, a symbolic name (``dim_param``) or unknown."""
 
 
@@ -46,7 +47,7 @@ class TensorType(NamedTuple):
 
     kind: str
     elem_type: int = 0
-    shape: Tuple[Dim, ...] | None = None
+    shape: tuple[Dim, ...] | None = None
     element: TensorType | None = None
 
     @property
@@ -77,7 +78,7 @@ class InitialValue(NamedTuple):
     """
 
     data_type: int
-    dims: Tuple[int, ...]
+    dims: tuple[int, ...]
     sparse: bool
     external: ExternalLocation | None
     reader: Callable[[], Any]
@@ -122,9 +123,9 @@ class Operation(NamedTuple):
     operator: str
     domain: str
     name: str
-    input_mapping: Tuple[str, ...]
-    output_mapping: Tuple[str, ...]
-    attributes: Tuple[Attribute, ...] = ()
+    input_mapping: tuple[str, ...]
+    output_mapping: tuple[str, ...]
+    attributes: tuple[Attribute, ...] = ()
 
     def attribute(self, name: str) -> Attribute | None:
         """The attribute called ``name``, or None when it is not given."""
@@ -134,9 +135,9 @@ class Operation(NamedTuple):
         return None
 
     @property
-    def subgraphs(self) -> Tuple[Tuple[str, Graph], ...]:
+    def subgraphs(self) -> tuple[tuple[str, Graph], ...]:
         """The nested graphs held by this operation, as (attribute path, graph) pairs."""
-        out: list[Tuple[str, Graph]] = []
+        out: list[tuple[str, Graph]] = []
         for a in self.attributes:
             if a.type == "GRAPH":
                 out.append((a.name, a.value))
@@ -145,7 +146,7 @@ class Operation(NamedTuple):
         return tuple(out)
 
     @property
-    def implicit_inputs(self) -> Tuple[str, ...]:
+    def implicit_inputs(self) -> tuple[str, ...]:
         """Outer tensors read by the nested graphs of this operation (their captures), sorted."""
         if not self.attributes:
             return ()
@@ -155,7 +156,7 @@ class Operation(NamedTuple):
         return tuple(sorted(names))
 
     @property
-    def required_inputs(self) -> Tuple[str, ...]:
+    def required_inputs(self) -> tuple[str, ...]:
         """Every tensor that must have a value before the operation can fire.
 
         The non-empty entries of the input mapping, followed by the implicit
@@ -192,11 +193,11 @@ class Graph:
     """
 
     name: str
-    inputs: Tuple[str, ...]
-    outputs: Tuple[str, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
     tensors: Mapping[str, Tensor]
-    operations: Tuple[Operation, ...]
-    redeclared: Tuple[Tuple[str, str], ...] = ()
+    operations: tuple[Operation, ...]
+    redeclared: tuple[tuple[str, str], ...] = ()
     metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __repr__(self) -> str:
@@ -212,7 +213,7 @@ class Graph:
         return t if t is not None else Tensor(name)
 
     @property
-    def initialized(self) -> Tuple[str, ...]:
+    def initialized(self) -> tuple[str, ...]:
         """Names of the tensors that hold a value before execution (initializers), sorted."""
         return tuple(sorted(n for n, t in self.tensors.items() if t.initial_value is not None))
 
@@ -238,18 +239,18 @@ class Graph:
             cached = self.__dict__["_captures"]
         return cached
 
-    def nested(self) -> Iterator[Tuple[str, Graph]]:
+    def nested(self) -> Iterator[tuple[str, Graph]]:
         """This graph and every graph nested in it, with a scope path, in pre-order.
 
         The path names each level as ``<operation label>.<attribute>``;
         the top level is the graph's own name (see :func:`scope_path` for
         very deep nesting). Iterative: no recursion.
         """
-        stack: list[Tuple[Tuple[str, ...], int, Graph]] = [((self.name or "main",), 0, self)]
+        stack: list[tuple[tuple[str, ...], int, Graph]] = [((self.name or "main",), 0, self)]
         while stack:
             segments, depth, g = stack.pop()
             yield scope_path(segments, depth), g
-            children: list[Tuple[Tuple[str, ...], int, Graph]] = []
+            children: list[tuple[tuple[str, ...], int, Graph]] = []
             for op in g.operations:
                 if op.attributes:
                     for attr, sub in op.subgraphs:
@@ -308,13 +309,13 @@ class Function:
     domain: str
     name: str
     body: Graph
-    attribute_names: Tuple[str, ...] = ()
+    attribute_names: tuple[str, ...] = ()
     opset_imports: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
     overload: str = ""
-    attribute_defaults: Tuple[Attribute, ...] = ()
+    attribute_defaults: tuple[Attribute, ...] = ()
 
     @property
-    def key(self) -> Tuple[str, str]:
+    def key(self) -> tuple[str, str]:
         return (self.domain, self.name)
 
 
@@ -331,8 +332,8 @@ class Model:
     graph: Graph
     ir_version: int
     opset_imports: Mapping[str, int]
-    functions: Tuple[Function, ...] = ()
-    call_cycles: Tuple[Tuple[str, ...], ...] = ()
+    functions: tuple[Function, ...] = ()
+    call_cycles: tuple[tuple[str, ...], ...] = ()
     source: str = ""
     weights_loaded: bool = True
     metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
@@ -351,11 +352,11 @@ def freeze_mapping(d: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def make_graph(
     name: str,
-    inputs: Tuple[str, ...] | list[str],
-    outputs: Tuple[str, ...] | list[str],
-    operations: Tuple[Operation, ...] | list[Operation],
+    inputs: tuple[str, ...] | list[str],
+    outputs: tuple[str, ...] | list[str],
+    operations: tuple[Operation, ...] | list[Operation],
     tensors: Mapping[str, Tensor] | None = None,
-    redeclared: Tuple[Tuple[str, str], ...] = (),
+    redeclared: tuple[tuple[str, str], ...] = (),
 ) -> Graph:
     """Build a :class:`Graph` from plain sequences (tests, rewrites, examples)."""
     return Graph(
@@ -370,8 +371,8 @@ def make_graph(
 
 def make_operation(
     operator: str,
-    inputs: Tuple[str, ...] | list[str],
-    outputs: Tuple[str, ...] | list[str],
+    inputs: tuple[str, ...] | list[str],
+    outputs: tuple[str, ...] | list[str],
     name: str = "",
     domain: str = "",
     **attributes: Any,

@@ -10,9 +10,10 @@ for the dependency relation these edges encode.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import itemgetter
-from typing import Any, Dict, List, NamedTuple, Sequence, Tuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -50,22 +51,22 @@ _OPERATOR = itemgetter(0)
 _DOMAIN = itemgetter(1)
 
 
-def operations_with_attributes(ops: Sequence[Operation]) -> List[int]:
+def operations_with_attributes(ops: Sequence[Operation]) -> list[int]:
     """Indices of the operations that carry attributes (only those can hold nested graphs)."""
     if not any(map(_ATTRS, ops)):
         return []
     return np.flatnonzero(np.fromiter(map(bool, map(_ATTRS, ops)), np.bool_, len(ops))).tolist()
 
 
-def attribute_ops(ctx: Any, graph: Graph) -> List[int]:
+def attribute_ops(ctx: Any, graph: Graph) -> list[int]:
     """:func:`operations_with_attributes` of ``graph`` (cached)."""
     return cached(ctx.cache, ("structure.attr", id(graph)), lambda: operations_with_attributes(graph.operations))
 
 
-def operator_kinds(ctx: Any, graph: Graph) -> frozenset[Tuple[str, str]]:
+def operator_kinds(ctx: Any, graph: Graph) -> frozenset[tuple[str, str]]:
     """The distinct (domain, operator) pairs used by the operations of ``graph`` (cached)."""
 
-    def build() -> frozenset[Tuple[str, str]]:
+    def build() -> frozenset[tuple[str, str]]:
         ops = graph.operations
         domains = set(map(_DOMAIN, ops))
         if len(domains) == 1:  # the common case: no pair to build per operation
@@ -76,7 +77,7 @@ def operator_kinds(ctx: Any, graph: Graph) -> frozenset[Tuple[str, str]]:
     return cached(ctx.cache, ("structure.kinds", id(graph)), build)
 
 
-def operations_of(graph: Graph, kinds: set[Tuple[str, str]] | frozenset[Tuple[str, str]]) -> List[int]:
+def operations_of(graph: Graph, kinds: set[tuple[str, str]] | frozenset[tuple[str, str]]) -> list[int]:
     """Indices of the operations whose (domain, operator) is in ``kinds``."""
     return [j for j, op in enumerate(graph.operations) if (op[1], op[0]) in kinds]
 
@@ -94,16 +95,16 @@ class GraphIndex:
     occurrence ``e_occ``) are sorted by consumer; ``dptr`` indexes them.
     """
 
-    def __init__(self, graph: Graph, attr_ops: List[int]) -> None:
+    def __init__(self, graph: Graph, attr_ops: list[int]) -> None:
         self.graph = graph
         ops = graph.operations
         n = self.n = len(ops)
         self.attr_ops = attr_ops
-        req: List[Tuple[str, ...]] = list(map(_IN, ops))
+        req: list[tuple[str, ...]] = list(map(_IN, ops))
         for j in self.attr_ops:
             req[j] = ops[j].required_inputs
         self.req = req
-        outs: List[Tuple[str, ...]] = list(map(_OUT, ops))
+        outs: list[tuple[str, ...]] = list(map(_OUT, ops))
         self.outs = outs
         arange = np.arange(n, dtype=np.intp)
         in_len = np.fromiter(map(len, req), np.intp, n)
@@ -113,14 +114,14 @@ class GraphIndex:
         self.out_len = out_len
         self.in_op = np.repeat(arange, in_len)
         entries = int(out_len.sum())
-        prod: Dict[str, int] = dict(zip(chain.from_iterable(outs), np.repeat(arange, out_len).tolist(), strict=True))
+        prod: dict[str, int] = dict(zip(chain.from_iterable(outs), np.repeat(arange, out_len).tolist(), strict=True))
         empties = 0
         if "" in prod:
             del prod[""]
             empties = sum(os.count("") for os in outs)
         self.empty_outputs = empties
         """How many output-mapping entries are empty (omitted optional outputs)."""
-        self.multi: Dict[str, List[Tuple[int, int]]] = {}
+        self.multi: dict[str, list[tuple[int, int]]] = {}
         if len(prod) != entries - empties:
             self._find_multi(prod)
         self.prod = prod
@@ -128,11 +129,11 @@ class GraphIndex:
         self.initialized = frozenset(nm for nm, t in graph.tensors.items() if t[2] is not None)
         self.code = self._resolve(prod)
         self._edges()
-        self._succ: Tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._succ: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def _find_multi(self, prod: Dict[str, int]) -> None:
+    def _find_multi(self, prod: dict[str, int]) -> None:
         """Record every name assigned by more than one output-mapping entry; ``prod`` keeps the first."""
-        entries: Dict[str, List[Tuple[int, int]]] = {}
+        entries: dict[str, list[tuple[int, int]]] = {}
         for j, os in enumerate(self.outs):
             for k, o in enumerate(os):
                 if o:
@@ -141,8 +142,8 @@ class GraphIndex:
         for o, e in self.multi.items():
             prod[o] = e[0][0]
 
-    def _resolve(self, prod: Dict[str, int]) -> np.ndarray:
-        added: List[str] = [""]
+    def _resolve(self, prod: dict[str, int]) -> np.ndarray:
+        added: list[str] = [""]
         prod[""] = EMPTY
         for nm, mark in chain(zip(self.graph.inputs, repeat(GRAPH_INPUT)), zip(self.initialized, repeat(INITIALIZED))):
             if nm not in prod:
@@ -160,8 +161,8 @@ class GraphIndex:
         src = self.code[occ]
         dst = self.in_op[occ]
         if self.multi:
-            extra_src: List[int] = []
-            extra_occ: List[int] = []
+            extra_src: list[int] = []
+            extra_occ: list[int] = []
             firsts = np.fromiter((e[0][0] for e in self.multi.values()), np.intp, len(self.multi))
             picked = np.flatnonzero(np.isin(self.code, firsts))
             for k, name in zip(picked.tolist(), self.names_of(picked), strict=True):
@@ -180,14 +181,14 @@ class GraphIndex:
         self.e_occ, self.e_src, self.e_dst = occ, src, dst
         self.dptr = _pointers(dst, self.n)
 
-    def succ(self) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def succ(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Edges grouped by producing operation: (pointers, consumers, occurrences)."""
         if self._succ is None:
             order = np.argsort(self.e_src, kind="stable")
             self._succ = (_pointers(self.e_src[order], self.n), self.e_dst[order], self.e_occ[order])
         return self._succ
 
-    def producers(self, name: str) -> List[int]:
+    def producers(self, name: str) -> list[int]:
         """Every operation assigning ``name`` (in order, without repetition)."""
         entries = self.multi.get(name)
         if entries is not None:
@@ -199,11 +200,11 @@ class GraphIndex:
         """True when this graph defines ``name`` (graph input, initializer or operation output)."""
         return name in self.prod or name in self.input_set or name in self.initialized
 
-    def inputs_of(self, j: int) -> List[str]:
+    def inputs_of(self, j: int) -> list[str]:
         """The required inputs of operation ``j`` as occurrences (omitted inputs included as '')."""
         return list(self.req[j])
 
-    def names_of(self, occurrences: np.ndarray) -> List[str]:
+    def names_of(self, occurrences: np.ndarray) -> list[str]:
         """The tensor of each input occurrence (by index in operation order)."""
         occ = np.asarray(occurrences, np.intp)
         ops = np.searchsorted(self.in_ptr, occ, side="right") - 1
@@ -212,7 +213,7 @@ class GraphIndex:
 
     def output_producers(self) -> np.ndarray:
         """Operations that assign some graph output."""
-        found: List[int] = []
+        found: list[int] = []
         for nm in self.graph.outputs:
             found.extend(self.producers(nm))
         return np.unique(np.array(found, np.intp))
@@ -262,14 +263,14 @@ def peel(n: int, ptr: np.ndarray, vals: np.ndarray, indeg: np.ndarray) -> np.nda
     done = np.zeros(n, np.bool_)
     level = np.flatnonzero(indeg == 0)
     done[level] = True
-    narrow: List[int] | None = None
+    narrow: list[int] | None = None
     P, V, D, F = ptr.data, vals.data, indeg.data, done.data
     while True:
         if narrow is not None:
             if len(narrow) >= _BATCH:
                 level, narrow = np.array(narrow, np.intp), None
                 continue
-            nxt: List[int] = []
+            nxt: list[int] = []
             for a in narrow:
                 for e in range(P[a], P[a + 1]):
                     b = V[e]
@@ -299,14 +300,14 @@ def reach(n: int, ptr: np.ndarray, vals: np.ndarray, start: np.ndarray) -> np.nd
     seen = np.zeros(n, np.bool_)
     level = np.unique(np.asarray(start, np.intp))
     seen[level] = True
-    narrow: List[int] | None = None
+    narrow: list[int] | None = None
     P, V, S = ptr.data, vals.data, seen.data
     while True:
         if narrow is not None:
             if len(narrow) >= _BATCH:
                 level, narrow = np.array(narrow, np.intp), None
                 continue
-            nxt: List[int] = []
+            nxt: list[int] = []
             for a in narrow:
                 for e in range(P[a], P[a + 1]):
                     b = V[e]
@@ -348,7 +349,7 @@ def topology(ctx: Any, graph: Graph) -> Topology:
     return cached(ctx.cache, ("structure.topology", id(graph)), build)
 
 
-def find_cycle(ctx: Any, graph: Graph) -> List[Tuple[int, int]] | None:
+def find_cycle(ctx: Any, graph: Graph) -> list[tuple[int, int]] | None:
     """One cycle of the dependency relation, or None when acyclic.
 
     The cycle is a shortest one through an operation found to lie on a cycle,
@@ -363,12 +364,12 @@ def find_cycle(ctx: Any, graph: Graph) -> List[Tuple[int, int]] | None:
     done = top.done.data
     dptr, src = ix.dptr.data, ix.e_src.data
     v = int(np.flatnonzero(~top.done)[0])
-    seen: Dict[int, None] = {}
+    seen: dict[int, None] = {}
     while v not in seen:  # every left-over operation has a left-over predecessor
         seen[v] = None
         v = next(u for u in (src[e] for e in range(dptr[v], dptr[v + 1])) if not done[u])
     sp, sd, so = (a.data for a in ix.succ())
-    parent: Dict[int, Tuple[int, int]] = {v: (-1, -1)}
+    parent: dict[int, tuple[int, int]] = {v: (-1, -1)}
     queue = [v]
     for a in queue:
         for e in range(sp[a], sp[a + 1]):

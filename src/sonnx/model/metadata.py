@@ -24,7 +24,7 @@ reads it and says in one line what is wrong with a malformed one.
 from __future__ import annotations
 
 import json
-from typing import Mapping, Tuple
+from collections.abc import Mapping
 
 from .graph import Graph, Model
 
@@ -33,7 +33,7 @@ DIMENSION_SEMANTICS = "sonnx.dimension_semantics"
 EXECUTION_ORDER = "sonnx.execution_order"
 TARGET = "sonnx.target"
 
-DEFAULT_REQUIRED: Tuple[str, ...] = (IO_SEMANTICS, DIMENSION_SEMANTICS, EXECUTION_ORDER, TARGET)
+DEFAULT_REQUIRED: tuple[str, ...] = (IO_SEMANTICS, DIMENSION_SEMANTICS, EXECUTION_ORDER, TARGET)
 """The keys STRICT-METADATA requires when the run configures none (see the module text for their sources)."""
 
 STANDARD_FIELDS = frozenset(("producer_name", "producer_version", "domain", "model_version", "doc_string"))
@@ -54,7 +54,7 @@ def metadata_prop(model: Model, key: str) -> str | None:
     return model.metadata.get(stored)
 
 
-def declared_order(model: Model) -> Tuple[int, ...] | None:
+def declared_order(model: Model) -> tuple[int, ...] | None:
     """The main graph's operations, by index, in the declared order; None when the model declares none.
 
     Raises :class:`OrderError` when the entry is present but malformed: not a
@@ -77,7 +77,7 @@ def declared_order(model: Model) -> Tuple[int, ...] | None:
     return order_of(model.graph, names)
 
 
-def order_of(graph: Graph, names: list[str]) -> Tuple[int, ...]:
+def order_of(graph: Graph, names: list[str]) -> tuple[int, ...]:
     """Check ``names`` as a complete firing order of ``graph`` (see :func:`declared_order`); indices in order."""
     ops = graph.operations
     index: dict[str, int] = {}
@@ -110,7 +110,7 @@ def order_of(graph: Graph, names: list[str]) -> Tuple[int, ...]:
     return tuple(order)
 
 
-def required_keys(model: Model, keys: Tuple[str, ...]) -> Mapping[str, str]:
+def required_keys(model: Model, keys: tuple[str, ...]) -> Mapping[str, str]:
     """Each key of ``keys`` the model lacks or leaves empty, with which of the two."""
     out: dict[str, str] = {}
     for k in keys:

@@ -6,19 +6,17 @@ its length stays bounded however deep the nesting goes.
 
 from __future__ import annotations
 
-from typing import Tuple
-
 PATH_LEVELS = 12
 """How many innermost levels a scope path names; deeper levels are summarised by their number."""
 
 
-def child_segments(segments: Tuple[str, ...], level: str) -> Tuple[str, ...]:
+def child_segments(segments: tuple[str, ...], level: str) -> tuple[str, ...]:
     """The segments a scope path keeps for a child scope: the root, then at most the innermost levels."""
     kept = segments[1:][-(PATH_LEVELS - 1) :] if len(segments) >= PATH_LEVELS else segments[1:]
     return (segments[0], *kept, level)
 
 
-def scope_path(segments: Tuple[str, ...], depth: int) -> str:
+def scope_path(segments: tuple[str, ...], depth: int) -> str:
     """``main/If:a.then_branch/...``: the root and the levels kept; skipped levels are counted.
 
     Naming every level would make the paths of a graph nested N deep cost N

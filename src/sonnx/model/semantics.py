@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import heapq
 import random
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Generic, Mapping, Protocol, Sequence, Tuple, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from .graph import Graph, Operation
 
@@ -45,7 +46,7 @@ class State(Generic[V]):
 class Scope(Protocol[V]):
     """What an interpretation may ask of the graph it runs in (for control flow)."""
 
-    def run_nested(self, graph: Graph, inputs: Sequence[V]) -> Tuple[V, ...]:
+    def run_nested(self, graph: Graph, inputs: Sequence[V]) -> tuple[V, ...]:
         """Run a nested graph with these values for its inputs; outer tensors come from this scope."""
         ...
 
@@ -160,7 +161,7 @@ def is_executable(graph: Graph, state: State[V], index: int) -> bool:
     return all(n in state.values for n in graph.operations[index].required_inputs)
 
 
-def executable(graph: Graph, state: State[V]) -> Tuple[int, ...]:
+def executable(graph: Graph, state: State[V]) -> tuple[int, ...]:
     """The indices of every executable operation in ``state``, in file order."""
     return tuple(i for i in range(len(graph.operations)) if is_executable(graph, state, i))
 
@@ -179,7 +180,7 @@ class GraphScope(Generic[V]):
         self._interpretation = interpretation
         self._make_scheduler = make_scheduler
 
-    def run_nested(self, graph: Graph, inputs: Sequence[V]) -> Tuple[V, ...]:
+    def run_nested(self, graph: Graph, inputs: Sequence[V]) -> tuple[V, ...]:
         bound = dict(zip(graph.inputs, inputs, strict=True))
         initial = _initial_values(graph, self._interpretation)
         state = initial_state(graph, bound, initial, self._values)
@@ -288,7 +289,7 @@ def run(
     return State(values, frozenset(fired))
 
 
-def outputs_of(graph: Graph, state: State[V]) -> Tuple[V, ...]:
+def outputs_of(graph: Graph, state: State[V]) -> tuple[V, ...]:
     """The values of the graph outputs in ``state``; KeyError names an output left undefined (C3)."""
     missing = [n for n in graph.outputs if n not in state.values]
     if missing:

@@ -20,8 +20,9 @@ switch to a plain loop over flat arrays while it is narrow (a chain).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import chain
-from typing import Any, Callable, Dict, List, NamedTuple, Tuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -48,16 +49,16 @@ class Scope(NamedTuple):
 
 
 def walk_scopes(
-    root: Graph, attr_ops: Callable[[Graph], List[int]] = lambda g: operations_with_attributes(g.operations)
-) -> List[Scope]:
+    root: Graph, attr_ops: Callable[[Graph], list[int]] = lambda g: operations_with_attributes(g.operations)
+) -> list[Scope]:
     """Every graph under ``root`` in pre-order, with the same paths as :meth:`Graph.nested`."""
-    out: List[Scope] = []
-    stack: List[Tuple[Tuple[str, ...], int, Graph, int]] = [((root.name or "main",), 0, root, -1)]
+    out: list[Scope] = []
+    stack: list[tuple[tuple[str, ...], int, Graph, int]] = [((root.name or "main",), 0, root, -1)]
     while stack:
         segments, depth, g, parent = stack.pop()
         me = len(out)
         out.append(Scope(scope_path(segments, depth), g, parent))
-        children: List[Tuple[Tuple[str, ...], int, Graph, int]] = []
+        children: list[tuple[tuple[str, ...], int, Graph, int]] = []
         ops = g.operations
         for j in attr_ops(g):
             op = ops[j]
@@ -68,14 +69,14 @@ def walk_scopes(
     return out
 
 
-def scopes(ctx: Any) -> List[Scope]:
+def scopes(ctx: Any) -> list[Scope]:
     """The scopes of ``ctx.model`` (cached)."""
     return cached(
         ctx.cache, ("structure.scopes",), lambda: walk_scopes(ctx.model.graph, lambda g: attribute_ops(ctx, g))
     )
 
 
-def outer_definers(ctx: Any) -> List[Dict[str, int]]:
+def outer_definers(ctx: Any) -> list[dict[str, int]]:
     """For each scope, the names it defines or captures that an enclosing scope defines.
 
     ``result[i][name]`` is the index of the nearest enclosing scope that
@@ -85,19 +86,19 @@ def outer_definers(ctx: Any) -> List[Dict[str, int]]:
     explicit stack (no recursion, however deep the nesting).
     """
 
-    def build() -> List[Dict[str, int]]:
+    def build() -> list[dict[str, int]]:
         sc = scopes(ctx)
-        result: List[Dict[str, int]] = [{} for _ in sc]
+        result: list[dict[str, int]] = [{} for _ in sc]
         if len(sc) == 1:
             return result
         main = index(ctx, sc[0].graph)
-        children: List[List[int]] = [[] for _ in sc]
+        children: list[list[int]] = [[] for _ in sc]
         for i, s in enumerate(sc):
             if s.parent >= 0:
                 children[s.parent].append(i)
-        visible: Dict[str, List[int]] = {}
-        own: Dict[int, List[str]] = {}
-        stack: List[Tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
+        visible: dict[str, list[int]] = {}
+        own: dict[int, list[str]] = {}
+        stack: list[tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
         while stack:
             i, entering = stack.pop()
             if not entering:
@@ -177,7 +178,7 @@ def definedness(ctx: Any, scope: int) -> Definedness:
 def _definedness_general(ix: GraphIndex, initial: frozenset[str]) -> Definedness:
     """Worklist fixpoint by names, for graphs where single assignment fails."""
     defined = set(initial)
-    waiting: Dict[str, List[int]] = {}
+    waiting: dict[str, list[int]] = {}
     missing = [0] * ix.n
     for j, names in enumerate(ix.req):
         for nm in names:

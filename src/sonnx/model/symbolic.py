@@ -14,7 +14,8 @@ their explicit and implicit inputs.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence, Tuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from .graph import Graph, Operation, Tensor
 from .semantics import Scope
@@ -24,7 +25,7 @@ class Term(NamedTuple):
     """A symbolic value: an atom (no arguments) or an operator applied to terms."""
 
     head: str
-    args: Tuple[Term, ...] = ()
+    args: tuple[Term, ...] = ()
     output: int | None = None
     is_atom: bool = False
 
@@ -79,7 +80,7 @@ class SymbolicInterpretation:
             return [Term(operation.operator, full)]
         return [Term(operation.operator, full, k) for k in range(len(outs))]
 
-    def _if(self, operation: Operation, args: Tuple[Term, ...], scope: Scope[Term]) -> Sequence[Term]:
+    def _if(self, operation: Operation, args: tuple[Term, ...], scope: Scope[Term]) -> Sequence[Term]:
         then_attr = operation.attribute("then_branch")
         else_attr = operation.attribute("else_branch")
         if then_attr is None or else_attr is None:

@@ -14,8 +14,9 @@ changes the element type ONNX defines for its output.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -17,7 +17,8 @@ inverse normal distribution function to about 1e-9 relative error.]
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

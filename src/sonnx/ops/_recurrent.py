@@ -21,13 +21,14 @@ Arithmetic is carried in the input type, except for the ml_dtypes types
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Mapping, NamedTuple, Sequence, Tuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 Activation = Callable[[np.ndarray], np.ndarray]
-Step = Callable[[np.ndarray, Tuple[np.ndarray, ...]], Tuple[np.ndarray, ...]]
+Step = Callable[[np.ndarray, tuple[np.ndarray, ...]], tuple[np.ndarray, ...]]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -210,9 +211,9 @@ def run_direction(
     xw: np.ndarray,
     lengths: np.ndarray,
     backwards: bool,
-    initial: Tuple[np.ndarray, ...],
+    initial: tuple[np.ndarray, ...],
     step: Step,
-) -> tuple[np.ndarray, Tuple[np.ndarray, ...]]:
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """Run one direction; return its hidden states ``[T, B, H]`` and its final states.
 
     ``step(xw_t, states)`` computes the new states (hidden state first) from
@@ -329,7 +330,7 @@ class Layer:
         bidirectional operation runs backwards.
         """
         ys: list[np.ndarray] = []
-        finals: list[Tuple[np.ndarray, ...]] = []
+        finals: list[tuple[np.ndarray, ...]] = []
         for d in range(self.shapes.directions):
             xw, step = direction(d)
             initial = tuple(state[d] for state in self.initial)

@@ -10,7 +10,8 @@ reducer itself (a NumPy function of the array, the selected axes and
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

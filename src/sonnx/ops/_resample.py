@@ -19,7 +19,8 @@ The cubic kernel is Keys' convolution kernel with parameter ``a``:
 from __future__ import annotations
 
 import itertools
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

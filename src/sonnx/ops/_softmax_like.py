@@ -10,7 +10,8 @@ is the last dimension. A 0-d input is one row of one element.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

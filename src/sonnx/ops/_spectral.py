@@ -15,7 +15,8 @@ one point is ``[1]`` (the formula would divide by zero).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

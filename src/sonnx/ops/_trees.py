@@ -21,8 +21,9 @@ of the trees whose leaf weighs that target (0 when none does).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Iterator, Tuple
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -59,7 +59,7 @@ class _Layout:
 
     __slots__ = ("extents", "fills", "grid", "length", "shifts", "size")
 
-    def __init__(self, spatial: Tuple[int, ...], geo: WindowGeometry) -> None:
+    def __init__(self, spatial: tuple[int, ...], geo: WindowGeometry) -> None:
         padded = [n + b + a + o for n, b, a, o in zip(spatial, geo.pad_begin, geo.pad_end, geo.overhang, strict=True)]
         self.extents = tuple(-(-p // s) for p, s in zip(padded, geo.strides, strict=True))
         rows = [math.prod(self.extents[j + 1 :]) for j in range(len(spatial))]
@@ -72,7 +72,7 @@ class _Layout:
             self.shifts.append((phase, shift))
         self.grid = math.prod(self.extents)
         self.size = max(self.grid, max((shift for _, shift in self.shifts), default=0) + self.length)
-        self.fills: dict[tuple[int, ...], tuple[Tuple[slice, ...], Tuple[slice, ...]] | tuple[None, None]] = {}
+        self.fills: dict[tuple[int, ...], tuple[tuple[slice, ...], tuple[slice, ...]] | tuple[None, None]] = {}
         for phase in dict.fromkeys(p for p, _ in self.shifts):
             target: list[slice] = [slice(None), slice(None)]
             source: list[slice] = [slice(None), slice(None)]
@@ -85,7 +85,7 @@ class _Layout:
 
 
 @functools.lru_cache(maxsize=1024)
-def _layout(spatial: Tuple[int, ...], geo: WindowGeometry) -> _Layout:
+def _layout(spatial: tuple[int, ...], geo: WindowGeometry) -> _Layout:
     """The layout for ``spatial`` and ``geo``, remembered: an operation meets the same ones on every run."""
     return _Layout(spatial, geo)
 

@@ -27,8 +27,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -40,19 +41,19 @@ _FLOAT32 = np.dtype(np.float32)
 class WindowGeometry:
     """Where the windows of one operation lie, per spatial axis."""
 
-    kernel: Tuple[int, ...]
-    strides: Tuple[int, ...]
-    dilations: Tuple[int, ...]
-    pad_begin: Tuple[int, ...]
-    pad_end: Tuple[int, ...]
-    overhang: Tuple[int, ...]
-    out: Tuple[int, ...]
+    kernel: tuple[int, ...]
+    strides: tuple[int, ...]
+    dilations: tuple[int, ...]
+    pad_begin: tuple[int, ...]
+    pad_end: tuple[int, ...]
+    overhang: tuple[int, ...]
+    out: tuple[int, ...]
 
-    def offsets(self) -> Iterator[Tuple[int, ...]]:
+    def offsets(self) -> Iterator[tuple[int, ...]]:
         """Every kernel offset, in row-major order."""
         return itertools.product(*(range(k) for k in self.kernel))
 
-    def window_slices(self, offset: Sequence[int]) -> Tuple[slice, ...]:
+    def window_slices(self, offset: Sequence[int]) -> tuple[slice, ...]:
         """Slices of the padded spatial axes picking, for every output position, the element at ``offset``."""
         return tuple(
             slice(o * d, o * d + (n - 1) * s + 1, s)
@@ -60,7 +61,7 @@ class WindowGeometry:
         )
 
 
-def per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> Tuple[int, ...]:
+def per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> tuple[int, ...]:
     """A per-axis attribute as ``rank`` integers: ``default`` on every axis when absent or empty."""
     if value is None or len(value) == 0:
         return (default,) * rank
@@ -158,17 +159,17 @@ def window_geometry(
     )
 
 
-def _frozen(value: Sequence[int] | None) -> Tuple[int, ...] | None:
+def _frozen(value: Sequence[int] | None) -> tuple[int, ...] | None:
     return None if value is None else tuple(value)
 
 
 @functools.lru_cache(maxsize=4096)
 def _resolved(
-    spatial: Tuple[int, ...],
-    kernel_shape: Tuple[int, ...] | None,
-    strides: Tuple[int, ...] | None,
-    dilations: Tuple[int, ...] | None,
-    pads: Tuple[int, ...] | None,
+    spatial: tuple[int, ...],
+    kernel_shape: tuple[int, ...] | None,
+    strides: tuple[int, ...] | None,
+    dilations: tuple[int, ...] | None,
+    pads: tuple[int, ...] | None,
     auto_pad: str | bytes,
     ceil_mode: bool,
 ) -> WindowGeometry:

@@ -17,9 +17,10 @@ wrong value to the next operation.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Iterable, Mapping, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 import onnx
@@ -52,7 +53,7 @@ class Kernel:
     """
 
     operator: str
-    since_versions: Tuple[int, ...]
+    since_versions: tuple[int, ...]
     fn: KernelFn
     domain: str = ""
     needs_scope: bool = False
@@ -63,7 +64,7 @@ class KernelRegistry:
     """The table of kernels, keyed by (domain, operator, since_version)."""
 
     def __init__(self, kernels: Iterable[Kernel]) -> None:
-        self._table: dict[Tuple[str, str, int], Kernel] = {}
+        self._table: dict[tuple[str, str, int], Kernel] = {}
         for k in kernels:
             for v in k.since_versions:
                 key = (k.domain, k.operator, v)
@@ -80,7 +81,7 @@ class KernelRegistry:
                 f"{domain or 'ai.onnx'}::{operator} has no schema at opset {opset_version}"
             ) from None
 
-    def lookup(self, domain: str, operator: str, opset_version: int) -> Tuple[Kernel, defs.OpSchema]:
+    def lookup(self, domain: str, operator: str, opset_version: int) -> tuple[Kernel, defs.OpSchema]:
         """The kernel and schema for ``operator`` under ``opset_version`` of its domain."""
         schema = self.schema(domain, operator, opset_version)
         kernel = self._table.get((domain, operator, schema.since_version))
@@ -94,11 +95,11 @@ class KernelRegistry:
         """Whether ``(domain, operator, since_version)`` has a kernel."""
         return key in self._table
 
-    def entries(self) -> list[Tuple[str, str, int]]:
+    def entries(self) -> list[tuple[str, str, int]]:
         """Every (domain, operator, since_version) with a kernel, sorted."""
         return sorted(self._table)
 
-    def operators(self) -> list[Tuple[str, str]]:
+    def operators(self) -> list[tuple[str, str]]:
         """Every (domain, operator) with at least one kernel, sorted."""
         return sorted({(d, o) for d, o, _ in self._table})
 
@@ -187,7 +188,7 @@ class BoundKernel:
         """Whether the kernel runs nested graphs (it is then called with the running graph's scope)."""
         return self._needs_scope
 
-    def __call__(self, inputs: Sequence[Any | None], scope: Any = None) -> Tuple[Any, ...]:
+    def __call__(self, inputs: Sequence[Any | None], scope: Any = None) -> tuple[Any, ...]:
         kwargs = self._kwargs
         if self._lists or self._needs_scope:
             kwargs = dict(kwargs)
@@ -223,7 +224,7 @@ def call_kernel(
     inputs: Sequence[Any | None],
     attributes: Mapping[str, Any],
     scope: Any = None,
-) -> Tuple[Any, ...]:
+) -> tuple[Any, ...]:
     """Run ``kernel`` and return exactly one value per entry of the operation's output mapping.
 
     A kernel may compute more optional outputs than the operation names
@@ -233,7 +234,7 @@ def call_kernel(
     return BoundKernel(kernel, operation, attributes)(inputs, scope)
 
 
-def operator_modules(package: str, names: Sequence[str]) -> Tuple[ModuleType, ...]:
+def operator_modules(package: str, names: Sequence[str]) -> tuple[ModuleType, ...]:
     """The operator modules ``package.<name>`` for each listed name, imported in that order.
 
     A catalog lists each of its operator modules once, by name, and registers

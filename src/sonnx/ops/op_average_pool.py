@@ -18,7 +18,8 @@ disagree only on such all-padding windows.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -23,14 +23,14 @@ Which mode runs, per version:
 
 from __future__ import annotations
 
-from typing import Any, Tuple, Union
+from typing import Any
 
 import numpy as np
 
 from ._windows import accumulation_dtype
 from .base import Kernel
 
-Result = Union[np.ndarray, Tuple[np.ndarray, np.ndarray, np.ndarray]]
+Result = np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _as_parameter(p: np.ndarray, x: np.ndarray, per_activation: bool, name: str) -> np.ndarray:

@@ -12,7 +12,7 @@ Version 1 names the target type as a string (``"FLOAT"``).
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 from onnx import TensorProto
@@ -23,7 +23,7 @@ from .base import Kernel
 from .values import numpy_dtype
 
 
-def target_dtype(to: Union[int, str], operator: str) -> np.dtype[Any]:
+def target_dtype(to: int | str, operator: str) -> np.dtype[Any]:
     """The NumPy dtype of the ONNX element type ``to`` (a ``TensorProto.DataType`` number or name)."""
     if isinstance(to, str):  # Cast-1 names the type ("FLOAT")
         try:
@@ -38,7 +38,7 @@ def target_dtype(to: Union[int, str], operator: str) -> np.dtype[Any]:
         raise ValueError(f"{operator}: element type {code} is not a tensor element type") from None
 
 
-def cast(x: np.ndarray, to: Union[int, str], saturate: int = 1, round_mode: str = "up", **_attrs: Any) -> np.ndarray:
+def cast(x: np.ndarray, to: int | str, saturate: int = 1, round_mode: str = "up", **_attrs: Any) -> np.ndarray:
     """All versions (the attributes a version lacks keep their later defaults, which change nothing there)."""
     return convert(x, target_dtype(to, "Cast"), saturate=bool(saturate), round_mode=round_mode)
 

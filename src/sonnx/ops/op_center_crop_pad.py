@@ -9,7 +9,8 @@ names the axes ``shape`` refers to. One version (18).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,7 +11,8 @@ axis, whose product must be ``L``. One version (18).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

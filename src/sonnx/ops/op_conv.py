@@ -14,7 +14,8 @@ offsets in row-major order from zero and then adding the bias.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -34,7 +34,7 @@ output with one strided slice (a col2im scatter-add, one NumPy call per offset).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

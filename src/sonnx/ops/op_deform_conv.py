@@ -16,7 +16,8 @@ Versions: 19 and 22 (bfloat16 added) compute the same.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

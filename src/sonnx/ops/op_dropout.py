@@ -19,7 +19,7 @@ The versions differ in how the mode and the ratio are given:
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +39,7 @@ def _scalar(value: np.ndarray, name: str) -> Any:
     return value.reshape(()).item()
 
 
-def _drop(x: np.ndarray, ratio: float, training: bool, seed: int | None) -> Tuple[np.ndarray, np.ndarray]:
+def _drop(x: np.ndarray, ratio: float, training: bool, seed: int | None) -> tuple[np.ndarray, np.ndarray]:
     """The output and boolean mask; the identity and an all-true mask unless training with a positive ratio."""
     if not training or ratio == 0.0:
         return x.copy(), np.ones(x.shape, dtype=np.bool_)
@@ -49,19 +49,19 @@ def _drop(x: np.ndarray, ratio: float, training: bool, seed: int | None) -> Tupl
     return y.astype(x.dtype), mask
 
 
-def dropout_is_test(x: np.ndarray, *, is_test: int = 0, ratio: float = 0.5, **_attrs: Any) -> Tuple[np.ndarray, ...]:
+def dropout_is_test(x: np.ndarray, *, is_test: int = 0, ratio: float = 0.5, **_attrs: Any) -> tuple[np.ndarray, ...]:
     """Opsets 1 and 6: ``is_test`` = 0 (the default) trains; the mask has the input's type."""
     y, mask = _drop(x, _ratio(ratio), not is_test, None)
     return y, mask.astype(x.dtype)
 
 
-def dropout_7(x: np.ndarray, *, ratio: float = 0.5, **_attrs: Any) -> Tuple[np.ndarray, ...]:
+def dropout_7(x: np.ndarray, *, ratio: float = 0.5, **_attrs: Any) -> tuple[np.ndarray, ...]:
     """Opset 7: inference; the mask has the input's type."""
     _ratio(ratio)
     return x.copy(), np.ones(x.shape, dtype=x.dtype)
 
 
-def dropout_10(x: np.ndarray, *, ratio: float = 0.5, **_attrs: Any) -> Tuple[np.ndarray, ...]:
+def dropout_10(x: np.ndarray, *, ratio: float = 0.5, **_attrs: Any) -> tuple[np.ndarray, ...]:
     """Opset 10: inference, with a boolean mask."""
     _ratio(ratio)
     return x.copy(), np.ones(x.shape, dtype=np.bool_)
@@ -74,7 +74,7 @@ def dropout_12(
     *,
     seed: int | None = None,
     **_attrs: Any,
-) -> Tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...]:
     """Opsets 12, 13 and 22: ratio and training mode are optional scalar inputs; ``seed`` seeds the mask."""
     r = 0.5 if ratio is None else _ratio(float(_scalar(ratio, "ratio")))
     training = False if training_mode is None else bool(_scalar(training_mode, "training_mode"))

@@ -17,7 +17,8 @@ NaN key matches every NaN; a repeated key takes its last value.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

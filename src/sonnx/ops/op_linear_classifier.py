@@ -15,7 +15,8 @@ onnxruntime's convention; the operator's text does not describe the case.]
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -8,7 +8,8 @@ those of the ML operators (:mod:`sonnx.ops._ml`), applied to one target too.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

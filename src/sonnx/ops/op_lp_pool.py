@@ -12,7 +12,8 @@ one function serves every version. ``p`` must be positive.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

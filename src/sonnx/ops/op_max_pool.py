@@ -17,7 +17,8 @@ window makes its maximum NaN (the index is then the first NaN's).
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def _lowest(dtype: np.dtype) -> object:
 
 def _pool(
     x: np.ndarray, kernel_shape: Sequence[int], ceil_mode: int, want_indices: bool, /, **attrs: Any
-) -> Tuple[np.ndarray, np.ndarray | None, WindowGeometry]:
+) -> tuple[np.ndarray, np.ndarray | None, WindowGeometry]:
     """The maxima, and the winning offsets when ``want_indices`` (window attributes: ``window_geometry``)."""
     pooled_axes(x, kernel_shape)
     geo = window_geometry(x.shape[2:], kernel_shape, ceil_mode, **attrs)
@@ -63,7 +64,7 @@ def _pool(
     return best, which, geo
 
 
-def _flat_indices(which: np.ndarray, geo: WindowGeometry, shape: Tuple[int, ...], storage_order: int) -> np.ndarray:
+def _flat_indices(which: np.ndarray, geo: WindowGeometry, shape: tuple[int, ...], storage_order: int) -> np.ndarray:
     """Turn the winning kernel offset of each output element into its index in the flattened input."""
     n, c = shape[:2]
     spatial = shape[2:]
@@ -99,7 +100,7 @@ def max_pool(
     storage_order: int = 0,
     output_count: int = 2,
     **attrs: Any,
-) -> np.ndarray | Tuple[np.ndarray, np.ndarray]:
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
     """MaxPool-8 on: the pooled values and the flattened indices of the chosen elements.
 
     ``output_count`` (how many outputs the operation names, passed by

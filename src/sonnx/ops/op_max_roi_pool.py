@@ -21,7 +21,7 @@ vectorised over every RoI and channel (two loops over the pooled grid's sides).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -13,7 +13,7 @@ Versions 9, 11 and 22 differ only in the types they admit.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

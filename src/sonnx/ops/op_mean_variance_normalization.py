@@ -10,7 +10,8 @@ Computed in at least float32. Versions 9 and 13 differ only in the types they ad
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

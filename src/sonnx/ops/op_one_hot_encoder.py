@@ -9,7 +9,8 @@ number of categories. An element in no category gives zeros when ``zeros`` is
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -18,7 +18,8 @@ edge/wrap padding an empty axis, is undefined and refused.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -6,7 +6,8 @@ Version 22 admits bfloat16, nothing else changes.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

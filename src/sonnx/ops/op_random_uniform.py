@@ -5,7 +5,8 @@ As RandomNormal (``_random.draw``), with NumPy's uniform distribution.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -22,7 +22,8 @@ behaviour), 16 (the attribute, default ``half_pixel``), 22 (bfloat16).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

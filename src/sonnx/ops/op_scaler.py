@@ -7,7 +7,8 @@ and integer inputs compute in float32, double inputs in float64.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,7 +11,8 @@ an optional ``sequence_lens`` first input, and one ``directions`` list.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -14,7 +14,8 @@ flagged elsewhere in sonnx).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 

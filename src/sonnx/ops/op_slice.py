@@ -8,7 +8,8 @@ the first element"). Axes not listed are taken whole.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -12,7 +12,8 @@ evenly, every part has ceil(n / num_outputs) elements but the last, smaller
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ def _axis(x: np.ndarray, axis: int) -> int:
     return axis + x.ndim if axis < 0 else axis
 
 
-def _cut(x: np.ndarray, axis: int, lengths: Sequence[int]) -> Tuple[np.ndarray, ...]:
+def _cut(x: np.ndarray, axis: int, lengths: Sequence[int]) -> tuple[np.ndarray, ...]:
     ax = _axis(x, axis)
     parts = [int(k) for k in lengths]
     if any(k < 0 for k in parts) or sum(parts) != x.shape[ax]:
@@ -37,7 +38,7 @@ def _cut(x: np.ndarray, axis: int, lengths: Sequence[int]) -> Tuple[np.ndarray, 
 
 def _cut_equally_unless(
     x: np.ndarray, axis: int, lengths: Sequence[int] | None, count: int | None
-) -> Tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...]:
     """``x`` cut into ``lengths``, or, without them, into ``count`` equal parts (before opset 18)."""
     if lengths is not None:
         return _cut(x, axis, lengths)
@@ -56,7 +57,7 @@ def split_1(
     split: Sequence[int] | None = None,
     num_outputs: int | None = None,
     **_attrs: Any,
-) -> Tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...]:
     """Opset 1: lengths from the ``split`` attribute or the second input; non-negative axis."""
     if axis < 0:
         raise ValueError(f"Split-1: negative axis {axis}")
@@ -72,13 +73,13 @@ def split_attribute(
     split: Sequence[int] | None = None,
     num_outputs: int | None = None,
     **_attrs: Any,
-) -> Tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...]:
     """Opsets 2 and 11: lengths from the ``split`` attribute (negative axis from 11)."""
     lengths = list(split) if split is not None and len(split) else None
     return _cut_equally_unless(x, axis, lengths, num_outputs)
 
 
-def split_2(x: np.ndarray, axis: int = 0, **attrs: Any) -> Tuple[np.ndarray, ...]:
+def split_2(x: np.ndarray, axis: int = 0, **attrs: Any) -> tuple[np.ndarray, ...]:
     """Opset 2: as 11, with a non-negative axis."""
     if axis < 0:
         raise ValueError(f"Split-2: negative axis {axis}")
@@ -91,7 +92,7 @@ def split_13(
     axis: int = 0,
     num_outputs: int | None = None,
     **_attrs: Any,
-) -> Tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...]:
     """Opset 13: lengths from the optional ``split`` input."""
     return _cut_equally_unless(x, axis, int_vector("Split", "split", split), num_outputs)
 
@@ -102,7 +103,7 @@ def split_18(
     axis: int = 0,
     num_outputs: int | None = None,
     **_attrs: Any,
-) -> Tuple[np.ndarray, ...]:
+) -> tuple[np.ndarray, ...]:
     """Opset 18: exactly one of the ``split`` input and the ``num_outputs`` attribute."""
     lengths = int_vector("Split", "split", split)
     if (lengths is None) == (num_outputs is None):

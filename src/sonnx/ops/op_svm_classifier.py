@@ -33,7 +33,8 @@ in float32, double inputs in float64; Z is float32.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -11,7 +11,8 @@ compute in float32, double inputs in float64.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

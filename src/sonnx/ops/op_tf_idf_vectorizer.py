@@ -15,7 +15,8 @@ IDF ``weights[k]`` where the count is positive, TFIDF ``count * weights[k]``
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

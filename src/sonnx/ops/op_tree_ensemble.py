@@ -16,7 +16,8 @@ Scores add up in float32 for float16 and float32 inputs, float64 for doubles.
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Sized
+from collections.abc import Sequence, Sized
+from typing import Any
 
 import numpy as np
 

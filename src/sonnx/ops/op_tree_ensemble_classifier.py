@@ -32,7 +32,8 @@ version 5 only marks the operator deprecated. Versions behave alike.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

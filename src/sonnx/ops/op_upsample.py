@@ -14,7 +14,8 @@ every axis; modes ``nearest``, ``linear``), 9 and 10 (``scales`` as an input;
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

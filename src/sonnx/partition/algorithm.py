@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Sequence, Set, Tuple
 
 from ..errors import ToolError, UsageError
 from ..model.graph import Model
@@ -62,7 +62,7 @@ class Provider:
     """
 
     name: str
-    operators: FrozenSet[Tuple[str, str]] | None
+    operators: frozenset[tuple[str, str]] | None
 
     def supports(self, domain: str, operator: str) -> bool:
         return self.operators is None or (domain, operator) in self.operators
@@ -70,7 +70,7 @@ class Provider:
 
 def check_providers(providers: Sequence[Provider]) -> None:
     """Device names are identifiers (they become operator names) and distinct."""
-    seen: Set[str] = set()
+    seen: set[str] = set()
     for p in providers:
         if not _NAME.match(p.name):
             raise UsageError(f"provider name {p.name!r}: use letters, digits and '_' (it names fused operators)")
@@ -90,23 +90,23 @@ class _Fusion:
     and a merge only renumbers those.
     """
 
-    def __init__(self, ix: NodeIndex, order: List[int]) -> None:
+    def __init__(self, ix: NodeIndex, order: list[int]) -> None:
         self.ix = ix
         self.pos = {j: k for k, j in enumerate(order)}
         self.ord = dict(self.pos)
         n = len(ix)
         self.group = list(range(n))
-        self.members: Dict[int, List[int]] = {j: [j] for j in range(n)}
-        self.succ: Dict[int, Set[int]] = {j: set(ix.succ[j]) for j in range(n)}
-        self.pred: Dict[int, Set[int]] = {j: set(ix.pred[j]) for j in range(n)}
+        self.members: dict[int, list[int]] = {j: [j] for j in range(n)}
+        self.succ: dict[int, set[int]] = {j: set(ix.succ[j]) for j in range(n)}
+        self.pred: dict[int, set[int]] = {j: set(ix.pred[j]) for j in range(n)}
         self.claimed = [False] * n
 
-    def _forward(self, x: int, y: int) -> List[int] | None:
+    def _forward(self, x: int, y: int) -> list[int] | None:
         """Nodes reachable from ``x`` and placed before ``y``; None when one of them has an edge to ``y``."""
         limit = self.ord[y]
         seen = {x}
         stack = [x]
-        found: List[int] = []
+        found: list[int] = []
         while stack:
             u = stack.pop()
             for v in self.succ[u]:
@@ -119,12 +119,12 @@ class _Fusion:
                     found.append(v)
         return found
 
-    def _backward(self, y: int, x: int) -> List[int]:
+    def _backward(self, y: int, x: int) -> list[int]:
         """Nodes that reach ``y`` and are placed after ``x`` (``y`` excluded)."""
         limit = self.ord[x]
         seen = {y}
         stack = [y]
-        found: List[int] = []
+        found: list[int] = []
         while stack:
             u = stack.pop()
             for v in self.pred[u]:
@@ -173,7 +173,7 @@ class _Fusion:
     def first_pos(self, g: int) -> int:
         return min(self.pos[j] for j in self.members[g])
 
-    def grow(self, g: int, ok: List[bool]) -> None:
+    def grow(self, g: int, ok: list[bool]) -> None:
         """Absorb supported unclaimed neighbours of group ``g`` until a full pass adds nothing."""
         changed = True
         while changed:
@@ -186,7 +186,7 @@ class _Fusion:
                     self.claimed[u] = True
                     changed = True
 
-    def join_touching(self, groups: List[int]) -> List[int]:
+    def join_touching(self, groups: list[int]) -> list[int]:
         """Merge touching groups of one provider while the test allows; the surviving groups, in order."""
         alive = list(groups)
         changed = True
@@ -211,10 +211,10 @@ def make_partition(model: Model, providers: Sequence[Provider], default: str = D
     order = ix.canonical_order()
     fusion = _Fusion(ix, order)
     ops = model.graph.operations
-    device_of: Dict[int, str] = {}
+    device_of: dict[int, str] = {}
     for p in every:
         ok = [p.supports(op.domain, op.operator) for op in ops]
-        groups: List[int] = []
+        groups: list[int] = []
         for j in order:
             if ok[j] and not fusion.claimed[j]:
                 fusion.claimed[j] = True
@@ -225,13 +225,13 @@ def make_partition(model: Model, providers: Sequence[Provider], default: str = D
     return _listing(ix, fusion, device_of, order)
 
 
-def _listing(ix: NodeIndex, fusion: _Fusion, device_of: Dict[int, str], order: List[int]) -> Partition:
+def _listing(ix: NodeIndex, fusion: _Fusion, device_of: dict[int, str], order: list[int]) -> Partition:
     """The subgraphs in canonical topological order of the fused graph (Kahn, earliest first node first)."""
     first = {g: fusion.first_pos(g) for g in device_of}
     indeg = {g: len(fusion.pred[g]) for g in device_of}
     ready = [(first[g], g) for g in device_of if indeg[g] == 0]
     heapq.heapify(ready)
-    listed: List[int] = []
+    listed: list[int] = []
     while ready:
         _, g = heapq.heappop(ready)
         listed.append(g)
@@ -241,8 +241,8 @@ def _listing(ix: NodeIndex, fusion: _Fusion, device_of: Dict[int, str], order: L
                 heapq.heappush(ready, (first[h], h))
     if len(listed) != len(device_of):  # the merge test forbids this; never emit a cyclic partition
         raise ToolError("the fused graph became cyclic while partitioning (a tool defect)")
-    count: Dict[str, int] = {}
-    out: List[Subgraph] = []
+    count: dict[str, int] = {}
+    out: list[Subgraph] = []
     for g in listed:
         dev = device_of[g]
         k = count.get(dev, 0)

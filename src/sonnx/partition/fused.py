@@ -20,7 +20,8 @@ weight shared by two subgraphs). The file is written by
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import SonnxError, ToolError
 from ..executor import execute
@@ -37,7 +38,7 @@ EXEC = "PARTITION-EXEC"
 MIN_IR_FOR_FUNCTIONS = 8
 
 
-def fused_order(ix: NodeIndex, partition: Partition) -> List[int]:
+def fused_order(ix: NodeIndex, partition: Partition) -> list[int]:
     """Subgraph indices in a topological order of the fused graph (ties by position in the list).
 
     The partition must cover the nodes exactly once and be acyclic once fused
@@ -52,13 +53,13 @@ def fused_order(ix: NodeIndex, partition: Partition) -> List[int]:
             part_of[j] = s
     if -1 in part_of:
         raise ToolError("some node is in no subgraph; check the partition first")
-    succ: Dict[int, List[int]] = {s: [] for s in range(len(subs))}
+    succ: dict[int, list[int]] = {s: [] for s in range(len(subs))}
     indeg = [0] * len(subs)
     for a, b, _ in fused_edges(ix, part_of):
         succ[a].append(b)
         indeg[b] += 1
     ready = [s for s in range(len(subs)) if indeg[s] == 0]
-    order: List[int] = []
+    order: list[int] = []
     while ready:
         ready.sort()
         s = ready.pop(0)
@@ -72,11 +73,11 @@ def fused_order(ix: NodeIndex, partition: Partition) -> List[int]:
     return order
 
 
-def execute_partitioned(model: Model, partition: Partition, feeds: Mapping[str, Any]) -> Dict[str, Any]:
+def execute_partitioned(model: Model, partition: Partition, feeds: Mapping[str, Any]) -> dict[str, Any]:
     """Run each subgraph as its own model, passing boundary values; return the graph outputs by name."""
     ix = NodeIndex(model)
     g = model.graph
-    env: Dict[str, Any] = {}
+    env: dict[str, Any] = {}
     for n in g.initialized:
         value = g.tensors[n].initial_value
         assert value is not None
@@ -126,8 +127,8 @@ def fused_model(model: Model, partition: Partition) -> Model:
     ix = NodeIndex(model)
     g = model.graph
     order = fused_order(ix, partition)
-    calls: List[Operation] = []
-    functions: List[Function] = []
+    calls: list[Operation] = []
+    functions: list[Function] = []
     boundary: set[str] = set()
     for s in order:
         sg = partition.subgraphs[s]
@@ -136,7 +137,7 @@ def fused_model(model: Model, partition: Partition) -> Model:
         boundary.update(sg.outputs)
         members = sorted(_members(ix, sg), key=lambda j: j)
         ops = [g.operations[j] for j in members]
-        body_tensors: Dict[str, Tensor] = {}
+        body_tensors: dict[str, Tensor] = {}
         for n in set(formal) | {o for op in ops for o in op.output_mapping if o}:
             t = g.tensors.get(n)
             if t is not None and t.type is not None:
@@ -197,7 +198,7 @@ def fused_verdict(model: Model, partition: Partition, path: str, feeds: Mapping[
             Severity.ERROR,
             engine="executor",
         )
-    details: Dict[str, Any] = {"file": path, "onnx_checker": "passed", "sonnx_rules": "passed"}
+    details: dict[str, Any] = {"file": path, "onnx_checker": "passed", "sonnx_rules": "passed"}
     if feeds is not None:
         try:
             whole, got = execute(model, feeds), execute(fused, feeds)

@@ -10,7 +10,7 @@ UNKNOWN otherwise.
 from __future__ import annotations
 
 import os
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..inputs import load_inputs
 from ..loader import load_model

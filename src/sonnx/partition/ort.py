@@ -28,14 +28,15 @@ onnxruntime is imported only when this module is used.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..errors import InputError, SonnxError
 from ..model.graph import Model
 from .schema import Partition, Subgraph
 from .structure import NodeIndex
 
-Assignment = List[Tuple[str, List[str]]]
+Assignment = list[tuple[str, list[str]]]
 UNRESOLVED = "ort:"
 """Prefix of a node name onnxruntime reports that no operation of the model carries."""
 
@@ -78,12 +79,12 @@ def ort_assignment(
 def partition_from_assignment(model: Model, assignment: Assignment, source: str = "") -> Partition:
     """The assignment as a partition of ``model`` (see the module docstring for what is computed)."""
     ix = NodeIndex(model)
-    by_name: Dict[str, int] = {}
+    by_name: dict[str, int] = {}
     for j, op in enumerate(model.graph.operations):
         if op.name and op.name not in by_name:
             by_name[op.name] = j
-    count: Dict[str, int] = {}
-    subs: List[Subgraph] = []
+    count: dict[str, int] = {}
+    subs: list[Subgraph] = []
     for ep, names in assignment:
         k = count.get(ep, 0)
         count[ep] = k + 1

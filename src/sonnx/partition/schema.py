@@ -30,8 +30,9 @@ are a correct partition of a model is :mod:`sonnx.partition.verify`'s job.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any
 
 from ..errors import InputError
 from ..files import read_input_file, write_atomically
@@ -51,13 +52,13 @@ class Subgraph:
     """One subgraph of a partition: the fields of seed 003, lists kept in the order given."""
 
     id: str
-    inputs: Tuple[str, ...]
-    outputs: Tuple[str, ...]
-    nodes: Tuple[str, ...]
-    constant_initializers: Tuple[str, ...] = ()
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    nodes: tuple[str, ...]
+    constant_initializers: tuple[str, ...] = ()
     device: str = ""
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         """The subgraph as a JSON-ready dict with the schema's key order."""
         return {
             "id": self.id,
@@ -69,7 +70,7 @@ class Subgraph:
         }
 
     @property
-    def boundary_inputs(self) -> Tuple[str, ...]:
+    def boundary_inputs(self) -> tuple[str, ...]:
         """Everything the subgraph reads from outside: ``inputs`` then ``constant_initializers``."""
         return self.inputs + self.constant_initializers
 
@@ -78,10 +79,10 @@ class Subgraph:
 class Partition:
     """A list of subgraphs, and the model file they were made for (informative only)."""
 
-    subgraphs: Tuple[Subgraph, ...]
+    subgraphs: tuple[Subgraph, ...]
     model: str = ""
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -94,7 +95,7 @@ class Partition:
         return json.dumps(self.to_json(), indent=2) + "\n"
 
 
-def _names(value: Any, where: str) -> Tuple[str, ...]:
+def _names(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise PartitionFormatError(f"{where}: expected a list of strings")
     return tuple(value)
@@ -104,7 +105,7 @@ def subgraph_from_json(obj: Any, where: str) -> Subgraph:
     """One subgraph object, checked for form; ``where`` locates it in messages."""
     if not isinstance(obj, dict):
         raise PartitionFormatError(f"{where}: expected an object, got {type(obj).__name__}")
-    fields: Dict[str, Any] = {}
+    fields: dict[str, Any] = {}
     for key, value in obj.items():
         name = _ALIASES.get(key, key)
         if name not in FIELDS:
@@ -178,9 +179,9 @@ def save_partition(partition: Partition, path: str) -> None:
     write_atomically(path, lambda fh: fh.write(data))
 
 
-def subgraphs_by_id(subgraphs: Sequence[Subgraph]) -> Dict[str, List[Subgraph]]:
+def subgraphs_by_id(subgraphs: Sequence[Subgraph]) -> dict[str, list[Subgraph]]:
     """Subgraphs grouped by id (a valid partition has one per id)."""
-    out: Dict[str, List[Subgraph]] = {}
+    out: dict[str, list[Subgraph]] = {}
     for s in subgraphs:
         out.setdefault(s.id, []).append(s)
     return out

@@ -20,12 +20,12 @@
 from __future__ import annotations
 
 import heapq
-from typing import Collection, Dict, List, Set, Tuple
+from collections.abc import Collection
 
 from ..errors import InputError
 from ..model.graph import Graph, Model, Operation
 
-Edge = Tuple[int, int, str]
+Edge = tuple[int, int, str]
 
 
 class PartitionModelError(InputError):
@@ -45,9 +45,9 @@ class NodeIndex:
         self.model = model
         self.graph = g
         ops = g.operations
-        self.keys: List[str] = []
-        self.by_key: Dict[str, int] = {}
-        self.producer: Dict[str, int] = {}
+        self.keys: list[str] = []
+        self.by_key: dict[str, int] = {}
+        self.producer: dict[str, int] = {}
         for j, op in enumerate(ops):
             key = node_key(op)
             if not key:
@@ -66,11 +66,11 @@ class NodeIndex:
                         f"tensor {o!r} is produced twice (GRAPH-C1): the boundary of a subgraph is not defined"
                     )
                 self.producer[o] = j
-        self.required: List[Tuple[str, ...]] = [op.required_inputs for op in ops]
-        self.edges: List[Edge] = []
-        self.succ: List[Set[int]] = [set() for _ in ops]
-        self.pred: List[Set[int]] = [set() for _ in ops]
-        self.consumers: Dict[str, List[int]] = {}
+        self.required: list[tuple[str, ...]] = [op.required_inputs for op in ops]
+        self.edges: list[Edge] = []
+        self.succ: list[set[int]] = [set() for _ in ops]
+        self.pred: list[set[int]] = [set() for _ in ops]
+        self.consumers: dict[str, list[int]] = {}
         for b, names in enumerate(self.required):
             for t in names:
                 self.consumers.setdefault(t, []).append(b)
@@ -86,12 +86,12 @@ class NodeIndex:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def canonical_order(self) -> List[int]:
+    def canonical_order(self) -> list[int]:
         """Operation indices in canonical topological order; a cyclic graph is refused."""
         indeg = [len(p) for p in self.pred]
         heap = [(self.keys[j], j) for j in range(len(self.keys)) if indeg[j] == 0]
         heapq.heapify(heap)
-        order: List[int] = []
+        order: list[int] = []
         while heap:
             _, a = heapq.heappop(heap)
             order.append(a)
@@ -103,20 +103,20 @@ class NodeIndex:
             raise PartitionModelError("the main graph has a cycle (GRAPH-ACYCLIC): it has no topological order")
         return order
 
-    def true_inputs(self, members: Collection[int]) -> List[str]:
+    def true_inputs(self, members: Collection[int]) -> list[str]:
         """Names required by a member and produced by none, in member order then input position."""
         inside = set(members)
-        seen: Dict[str, None] = {}
+        seen: dict[str, None] = {}
         for j in members:
             for t in self.required[j]:
                 if t not in seen and self.producer.get(t, -1) not in inside:
                     seen[t] = None
         return list(seen)
 
-    def true_outputs(self, members: Collection[int]) -> List[str]:
+    def true_outputs(self, members: Collection[int]) -> list[str]:
         """Names produced by a member and required outside or listed as graph outputs, in member order."""
         inside = set(members)
-        out: List[str] = []
+        out: list[str] = []
         for j in members:
             for o in self.graph.operations[j].output_mapping:
                 if not o or o in out:
@@ -125,7 +125,7 @@ class NodeIndex:
                     out.append(o)
         return out
 
-    def split_inputs(self, names: List[str]) -> Tuple[List[str], List[str]]:
+    def split_inputs(self, names: list[str]) -> tuple[list[str], list[str]]:
         """(inputs, constant initializers): seed 003 lists the constant initializers apart."""
         consts = [n for n in names if n in self.constant_initializers]
         return [n for n in names if n not in self.constant_initializers], consts

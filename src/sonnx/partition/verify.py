@@ -33,8 +33,9 @@ when one is UNKNOWN, else 0.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..model.graph import Model, Tensor, make_graph
@@ -69,7 +70,7 @@ class PartitionReport:
 
     model: str
     partition: str
-    verdicts: List[Verdict] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -79,7 +80,7 @@ class PartitionReport:
             return EXIT_UNUSABLE
         return EXIT_OK
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         outcome = {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(self.exit_code, "UNKNOWN")
         if outcome == "PROVED" and any(v.status is Status.TESTED for v in self.verdicts):
             outcome = "TESTED"  # the execution checks ran on samples
@@ -91,7 +92,7 @@ class PartitionReport:
             "verdicts": [v.to_json() for v in self.verdicts],
         }
 
-    def text(self, titles: Dict[str, str] | None = None) -> str:
+    def text(self, titles: dict[str, str] | None = None) -> str:
         """One line per verdict, with its witness or reason (``titles`` names the checks)."""
         shown = titles if titles is not None else TITLES
         lines = [f"{self.model}: partition {self.partition}"]
@@ -104,16 +105,16 @@ class PartitionReport:
         return "\n".join(lines) + "\n"
 
 
-def _violated(rule: str, summary: str, data: Dict[str, Any], engine: str = "direct") -> Verdict:
+def _violated(rule: str, summary: str, data: dict[str, Any], engine: str = "direct") -> Verdict:
     return Verdict.violated(rule, Witness(summary, data), Severity.ERROR, engine)
 
 
-def assignment(ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> Tuple[List[List[int]], Verdict]:
+def assignment(ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> tuple[list[list[int]], Verdict]:
     """Which subgraphs list each operation, and the PARTITION-COVER verdict."""
-    where: List[List[int]] = [[] for _ in range(len(ix))]
-    unknown: List[Dict[str, str]] = []
-    ids: Dict[str, int] = {}
-    dup_ids: List[str] = []
+    where: list[list[int]] = [[] for _ in range(len(ix))]
+    unknown: list[dict[str, str]] = []
+    ids: dict[str, int] = {}
+    dup_ids: list[str] = []
     for s, sg in enumerate(subgraphs):
         if sg.id in ids and sg.id not in dup_ids:
             dup_ids.append(sg.id)
@@ -149,8 +150,8 @@ def assignment(ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> Tuple[List[List[
     return where, _violated(COVER, "; ".join(parts), data)
 
 
-def _members(ix: NodeIndex, sg: Subgraph) -> List[int]:
-    seen: Dict[int, None] = {}
+def _members(ix: NodeIndex, sg: Subgraph) -> list[int]:
+    seen: dict[int, None] = {}
     for key in sg.nodes:
         j = ix.by_key.get(key)
         if j is not None:
@@ -158,7 +159,7 @@ def _members(ix: NodeIndex, sg: Subgraph) -> List[int]:
     return list(seen)
 
 
-def _compare(declared: Sequence[str], true: Sequence[str]) -> Dict[str, List[str]]:
+def _compare(declared: Sequence[str], true: Sequence[str]) -> dict[str, list[str]]:
     d, t = set(declared), set(true)
     repeated = sorted(n for n, k in Counter(declared).items() if k > 1)  # linear (list.count was quadratic)
     return {
@@ -168,10 +169,10 @@ def _compare(declared: Sequence[str], true: Sequence[str]) -> Dict[str, List[str
     }
 
 
-def boundary_verdicts(ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> Tuple[Verdict, Verdict]:
+def boundary_verdicts(ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> tuple[Verdict, Verdict]:
     """PARTITION-INPUTS and PARTITION-OUTPUTS, from each subgraph's listed nodes."""
-    bad_in: List[Dict[str, Any]] = []
-    bad_out: List[Dict[str, Any]] = []
+    bad_in: list[dict[str, Any]] = []
+    bad_out: list[dict[str, Any]] = []
     for sg in subgraphs:
         members = _members(ix, sg)
         diff = _compare(sg.boundary_inputs, ix.true_inputs(members))
@@ -184,7 +185,7 @@ def boundary_verdicts(ix: NodeIndex, subgraphs: Sequence[Subgraph]) -> Tuple[Ver
     return _boundary(INPUTS, "inputs", bad_in), _boundary(OUTPUTS, "outputs", bad_out)
 
 
-def _boundary(rule: str, what: str, bad: List[Dict[str, Any]]) -> Verdict:
+def _boundary(rule: str, what: str, bad: list[dict[str, Any]]) -> Verdict:
     if not bad:
         return Verdict.proved(rule)
     b = bad[0]
@@ -203,9 +204,9 @@ def _boundary(rule: str, what: str, bad: List[Dict[str, Any]]) -> Verdict:
     )
 
 
-def fused_edges(ix: NodeIndex, part_of: Sequence[int]) -> List[Edge]:
+def fused_edges(ix: NodeIndex, part_of: Sequence[int]) -> list[Edge]:
     """Edges between distinct subgraphs (one per ordered pair, labelled by the smallest tensor name)."""
-    best: Dict[Tuple[int, int], str] = {}
+    best: dict[tuple[int, int], str] = {}
     for a, b, t in ix.edges:
         pa, pb = part_of[a], part_of[b]
         if pa != pb and ((pa, pb) not in best or t < best[(pa, pb)]):
@@ -213,7 +214,7 @@ def fused_edges(ix: NodeIndex, part_of: Sequence[int]) -> List[Edge]:
     return [(pa, pb, t) for (pa, pb), t in sorted(best.items())]
 
 
-def acyclic_verdict(edges: List[Edge], ids: Sequence[str], settings: SolverSettings) -> Verdict:
+def acyclic_verdict(edges: list[Edge], ids: Sequence[str], settings: SolverSettings) -> Verdict:
     """PARTITION-ACYCLIC decided by z3 over the fused edges; a cycle comes back as a witness."""
     ans = solve("\n".join(rank_body([(0, edges)], None)), settings, difference_logic=True)
     if ans.result == "unknown":
@@ -263,7 +264,7 @@ def sub_model(model: Model, ix: NodeIndex, sg: Subgraph) -> Model:
     g = model.graph
     members = sorted(_members(ix, sg))
     ops = [g.operations[j] for j in members]
-    tensors: Dict[str, Tensor] = {}
+    tensors: dict[str, Tensor] = {}
     names = set(sg.inputs) | set(sg.outputs)
     for op in ops:
         names.update(o for o in op.output_mapping if o)
@@ -290,9 +291,9 @@ def rules_verdict(
     model: Model, ix: NodeIndex, subgraphs: Sequence[Subgraph], say: Callable[[str], None] | None = None
 ) -> Verdict:
     """PARTITION-RULES: run the SONNX rules on every subgraph taken as a graph of its own."""
-    failed: List[Dict[str, Any]] = []
-    warnings: List[Dict[str, Any]] = []
-    unknown: List[str] = []
+    failed: list[dict[str, Any]] = []
+    warnings: list[dict[str, Any]] = []
+    unknown: list[str] = []
     step = max(1, len(subgraphs) // 10)
     for k, sg in enumerate(subgraphs):
         if say is not None and k % step == 0:

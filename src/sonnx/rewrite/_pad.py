@@ -9,7 +9,7 @@ input that is not a constant initializer makes the Pad unknown (refused).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -31,8 +31,8 @@ from .base import (
 class PadParams:
     """A Pad normalised over every axis of its input: begin and end counts, mode, fill value."""
 
-    begin: Tuple[int, ...]
-    end: Tuple[int, ...]
+    begin: tuple[int, ...]
+    end: tuple[int, ...]
     mode: str
     fill: Any
     """The fill value as a NumPy scalar, or None when not given (the type's zero)."""
@@ -143,9 +143,9 @@ class Fusion:
     pad: Operation
     consumer: Operation
     params: PadParams
-    pads: Tuple[int, ...]
+    pads: tuple[int, ...]
     """The consumer's own explicit padding (begin counts then end counts of the spatial axes)."""
-    merged: Tuple[int, ...]
+    merged: tuple[int, ...]
 
 
 def find_fusion(model: Model, consumer: Operation) -> Fusion | str:
@@ -211,7 +211,7 @@ def is_positive_zero(fill: Any) -> bool:
     return bool(v == 0) and not bool(np.signbit(v))
 
 
-def fused_model(model: Model, f: Fusion, extra: Tuple[Any, ...] = ()) -> Model:
+def fused_model(model: Model, f: Fusion, extra: tuple[Any, ...] = ()) -> Model:
     """The model with the Pad removed and the consumer reading the Pad's input with the merged padding."""
     drop = {"auto_pad", "pads"} | {a.name for a in extra}
     attrs = [a for a in f.consumer.attributes if a.name not in drop]

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Mapping, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -65,11 +66,11 @@ class Pass(ABC):
 
     name: str = ""
     title: str = ""
-    operators: Tuple[str, ...] = ()
+    operators: tuple[str, ...] = ()
     theorem: str = ""
 
     def __init_subclass__(
-        cls, name: str = "", title: str = "", operators: Tuple[str, ...] = (), theorem: str = "", **kw: Any
+        cls, name: str = "", title: str = "", operators: tuple[str, ...] = (), theorem: str = "", **kw: Any
     ) -> None:
         """A concrete pass states who it is in its class line: ``class P(Pass, name=..., title=..., ...)``."""
         super().__init_subclass__(**kw)
@@ -81,7 +82,7 @@ class Pass(ABC):
         """None when the pass may rewrite ``op`` in ``model``, else why not (one line)."""
 
     @abstractmethod
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         """The rewritten model and a one-line description; only called when ``requires`` holds."""
 
 
@@ -120,7 +121,7 @@ class BypassPass(Pass):
         result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
         return result if isinstance(result, str) else None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         result = bypass(model, op, op.input_mapping[0], op.output_mapping[0])
         assert not isinstance(result, str)
         return result
@@ -143,7 +144,7 @@ def captured_names(g: Graph) -> frozenset[str]:
     return frozenset(names)
 
 
-def readers(g: Graph, name: str) -> list[Tuple[int, int]]:
+def readers(g: Graph, name: str) -> list[tuple[int, int]]:
     """(operation index, input position) of every read of ``name`` in the main graph's mappings."""
     out = []
     for i, op in enumerate(g.operations):
@@ -176,7 +177,7 @@ def constant_array(g: Graph, name: str) -> np.ndarray | None:
     return np.asarray(value) if isinstance(value, np.ndarray) else None
 
 
-def static_shape(g: Graph, name: str) -> Tuple[int, ...] | None:
+def static_shape(g: Graph, name: str) -> tuple[int, ...] | None:
     """The declared shape of ``name`` when every dimension is a fixed size, else None."""
     t = g.tensors.get(name)
     if t is None:
@@ -234,7 +235,7 @@ def rebuild(
     g: Graph,
     operations: Iterable[Operation],
     tensors: Mapping[str, Tensor] | None = None,
-    outputs: Tuple[str, ...] | None = None,
+    outputs: tuple[str, ...] | None = None,
 ) -> Graph:
     """A copy of ``g`` with new operations (and optionally declared tensors and outputs)."""
     return dataclasses.replace(
@@ -269,7 +270,7 @@ def prune(g: Graph) -> Graph:
     used = set(g.outputs)
     for op in ops:
         used.update(op.required_inputs)
-    tensors: Dict[str, Tensor] = {}
+    tensors: dict[str, Tensor] = {}
     defined = {o for op in ops for o in op.output_mapping if o}
     for name, t in g.tensors.items():
         if name in g.inputs or name in g.outputs or name in used:
@@ -279,7 +280,7 @@ def prune(g: Graph) -> Graph:
     return rebuild(g, ops, tensors)
 
 
-def bypass(model: Model, op: Operation, source: str, target: str) -> Tuple[Model, str] | str:
+def bypass(model: Model, op: Operation, source: str, target: str) -> tuple[Model, str] | str:
     """Remove ``op``, whose output ``target`` equals its input ``source``, rewiring the readers.
 
     Readers of ``target`` read ``source`` instead. When ``target`` is a graph
@@ -325,13 +326,13 @@ def tensor_type_of(arr: np.ndarray, data_type: int) -> TensorType:
 # ------------------------------------------------------------------------------------------ postcondition
 
 
-def rule_statuses(model: Model) -> Dict[str, Status]:
+def rule_statuses(model: Model) -> dict[str, Status]:
     """The status of every graph rule of the default SONNX profile (direct engine) on ``model`` (FORMAT-ONNX, a
     rule about the file, is left out: a rewritten model in memory has no file yet)."""
     return {v.rule_id: v.status for v in run_rules(model, CheckConfig(), graph_only=True)}
 
 
-def ensures(before: Model, before_status: Mapping[str, Status], after: Model, pass_name: str) -> Dict[str, Status]:
+def ensures(before: Model, before_status: Mapping[str, Status], after: Model, pass_name: str) -> dict[str, Status]:
     """Check the shared postcondition; return the rule statuses of ``after``.
 
     Raises :class:`PostconditionError` when the graph's input or output names

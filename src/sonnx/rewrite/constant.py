@@ -10,7 +10,7 @@ value attribute is given.
 
 from __future__ import annotations
 
-from typing import Any, Tuple
+from typing import Any
 
 import numpy as np
 from onnx import TensorProto
@@ -21,7 +21,7 @@ from .base import Pass, array_value, rebuild, standard_form, with_graph
 _KINDS = ("value", "value_float", "value_floats", "value_int", "value_ints", "value_string", "value_strings")
 
 
-def _value(op: Operation) -> Tuple[InitialValue, TensorType] | str:
+def _value(op: Operation) -> tuple[InitialValue, TensorType] | str:
     given = [a for a in op.attributes if a.name in (*_KINDS, "sparse_value")]
     if len(given) != 1:
         return f"Constant has {len(given)} value attributes (exactly one is required)"
@@ -65,7 +65,7 @@ class ConstantToInitializer(
         got = _value(op)
         return got if isinstance(got, str) else None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         g = model.graph
         got = _value(op)
         assert not isinstance(got, str)

@@ -13,8 +13,9 @@ write the output.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any
 
 from ..files import refuse_overwrite
 from ..loader import load_model, load_with_inferred_shapes
@@ -33,7 +34,7 @@ from .runtime import RuntimeCheck, runtime_check
 from .shape import ShapeToConstant
 from .validate import SetResult, compare_models, input_sets, shared_intermediates, with_outputs
 
-PASSES: Tuple[Pass, ...] = (
+PASSES: tuple[Pass, ...] = (
     DropoutRemoval(),
     FlattenToReshape(),
     ConstantToInitializer(),
@@ -45,10 +46,10 @@ PASSES: Tuple[Pass, ...] = (
 )
 """Every pass, in the order of seed 002 (also the order they are tried in)."""
 
-PASS_NAMES: Tuple[str, ...] = tuple(p.name for p in PASSES)
+PASS_NAMES: tuple[str, ...] = tuple(p.name for p in PASSES)
 
 
-def select(names: Sequence[str] | None) -> Tuple[Pass, ...]:
+def select(names: Sequence[str] | None) -> tuple[Pass, ...]:
     """The passes called ``names`` (all when None or empty), in the fixed order of :data:`PASSES`."""
     if not names:
         return PASSES
@@ -64,9 +65,9 @@ class RewriteResult:
 
     original: Model
     model: Model
-    applications: List[Application] = field(default_factory=list)
-    refusals: List[Refusal] = field(default_factory=list)
-    validation: List[SetResult] = field(default_factory=list)
+    applications: list[Application] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    validation: list[SetResult] = field(default_factory=list)
     runtime: RuntimeCheck | None = None
     """The onnxruntime half of the validation (None when nothing was rewritten)."""
 
@@ -77,7 +78,7 @@ class RewriteResult:
         executor_ok = bool(self.validation) and all(r.ok for r in self.validation)
         return executor_ok and (self.runtime is None or self.runtime.ok)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "operations": {"before": len(self.original.graph.operations), "after": len(self.model.graph.operations)},
@@ -96,7 +97,7 @@ def _read_inputs(m: Model) -> set[str]:
     return {n for n in m.graph.inputs if n in read}
 
 
-def conformance_problems(model: Model) -> List[str]:
+def conformance_problems(model: Model) -> list[str]:
     """The error-severity rules the model violates or leaves UNKNOWN (the rewrite needs none)."""
     from ..rules import CheckConfig, run_rules
 
@@ -126,7 +127,7 @@ def rewrite_model(
     current = model
     status = rule_statuses(current)
     result = RewriteResult(model, model)
-    refused: Dict[Tuple[str, str], Refusal] = {}
+    refused: dict[tuple[str, str], Refusal] = {}
     budget = (len(model.graph.operations) + 1) * (len(passes) + 1)
     changed = True
     while changed and budget > 0:

@@ -19,8 +19,6 @@ with a shape input).
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import numpy as np
 from onnx import TensorProto
 
@@ -38,7 +36,7 @@ from .base import (
 )
 
 
-def flatten_shape(dims: Tuple[int, ...], axis: int) -> Tuple[int, int]:
+def flatten_shape(dims: tuple[int, ...], axis: int) -> tuple[int, int]:
     """The two sizes of Flatten's output (axis already checked to lie in [-r, r])."""
     a = axis + len(dims) if axis < 0 else axis
     return int(np.prod(dims[:a], dtype=np.int64)), int(np.prod(dims[a:], dtype=np.int64))
@@ -73,14 +71,14 @@ class FlattenToReshape(
             return "a product is 0 and Reshape before opset 14 reads 0 as 'copy the input dimension' (no allowzero)"
         return None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         g = model.graph
         dims = static_shape(g, op.input_mapping[0])
         assert dims is not None
         rows, cols = flatten_shape(dims, self._axis(op))
         shape = np.array([rows, cols], dtype=np.int64)
         shape_name = fresh_name(g, f"{op.output_mapping[0]}__shape")
-        attrs: Tuple[Attribute, ...] = ()
+        attrs: tuple[Attribute, ...] = ()
         if rows == 0 or cols == 0:
             attrs = (Attribute("allowzero", "INT", 1),)
         new = Operation("Reshape", "", op.name, (op.input_mapping[0], shape_name), op.output_mapping, attrs)

@@ -13,8 +13,6 @@ must be +0.0 (a -0.0 fill is refused conservatively: see pad_pool.py).
 
 from __future__ import annotations
 
-from typing import Tuple
-
 from ..model.graph import Model, Operation
 from ._pad import Fusion, find_fusion, fused_model, is_positive_zero
 from .base import Pass
@@ -35,7 +33,7 @@ class PadIntoConv(
         got = self._check(model, op)
         return got if isinstance(got, str) else None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         f = self._check(model, op)
         assert not isinstance(f, str)
         return fused_model(model, f), f"Pad fused into {op.label}: pads {list(f.merged)}"

@@ -31,8 +31,6 @@ from the first product would keep -0.0 where the fused operation gives +0.0).
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import numpy as np
 
 from ..model.graph import Attribute, Model, Operation
@@ -68,7 +66,7 @@ class PadIntoPool(
     operators=("AveragePool", "MaxPool"),
     theorem="rewrite_pad_pool",
 ):
-    def _check(self, model: Model, op: Operation) -> Tuple[Fusion, Tuple[Attribute, ...]] | str:
+    def _check(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
         got = self._check_fusion(model, op)
         if isinstance(got, str):
             return got
@@ -87,7 +85,7 @@ class PadIntoPool(
                 )
         return got
 
-    def _check_fusion(self, model: Model, op: Operation) -> Tuple[Fusion, Tuple[Attribute, ...]] | str:
+    def _check_fusion(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
         """The conditions of the arithmetic (the theorem's hypotheses); :meth:`_check` adds the runtime's."""
         f = find_fusion(model, op)
         if isinstance(f, str):
@@ -95,7 +93,7 @@ class PadIntoPool(
         p = f.params
         if _int_attr(op, "ceil_mode", 0) and any(p.end[2:]):
             return "ceil_mode = 1 with end padding: the output size can change (see the counterexample)"
-        extra: Tuple[Attribute, ...] = ()
+        extra: tuple[Attribute, ...] = ()
         if op.operator == "AveragePool":
             if ai_onnx_opset(model) < 7:
                 return "AveragePool before opset 7 has no count_include_pad"
@@ -141,7 +139,7 @@ class PadIntoPool(
         got = self._check(model, op)
         return got if isinstance(got, str) else None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         got = self._check(model, op)
         assert not isinstance(got, str)
         f, extra = got

@@ -18,8 +18,9 @@ Without onnxruntime the check says so and does not fail.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -37,13 +38,13 @@ class RuntimeCheck:
     """``agree``, ``differ``, ``rewritten refused``, ``input refused`` or ``not available``."""
     detail: str = ""
     version: str = ""
-    outputs: Dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.status not in ("differ", "rewritten refused")
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "detail": self.detail, "version": self.version, "outputs": self.outputs}
 
     def line(self) -> str:
@@ -66,7 +67,7 @@ def runtime_check(original: Model, rewritten: Model, feeds: Mapping[str, np.ndar
             f"onnxruntime runs the input model but not the rewritten one: {after.message}",
             after.version or "",
         )
-    figures: Dict[str, str] = {}
+    figures: dict[str, str] = {}
     bad = []
     for name, value in before.outputs.items():
         cmp = compare_arrays(value, after.outputs.get(name), Tolerance())

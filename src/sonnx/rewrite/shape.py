@@ -16,8 +16,6 @@ both models and so checks it on the seeded inputs.
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import numpy as np
 from onnx import TensorProto
 
@@ -35,7 +33,7 @@ from .base import (
 )
 
 
-def shape_slice(rank: int, start: int, end: int | None) -> Tuple[int, int]:
+def shape_slice(rank: int, start: int, end: int | None) -> tuple[int, int]:
     """Shape-15 bounds: negative counts from the back, then clamped to [0, rank] (proved in rewrite_shape)."""
 
     def clamp(k: int) -> int:
@@ -63,7 +61,7 @@ class ShapeToConstant(
             return f"the shape of {op.input_mapping[0]!r} is not declared static"
         return None
 
-    def transform(self, model: Model, op: Operation) -> Tuple[Model, str]:
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
         g = model.graph
         dims = static_shape(g, op.input_mapping[0])
         assert dims is not None

@@ -20,8 +20,9 @@ do not agree.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -49,13 +50,13 @@ def _specials(dtype: np.dtype[Any], kind: str) -> np.ndarray:
     return np.array([False, True], dtype=dtype)
 
 
-def input_sets(model: Model, seed: int) -> Dict[str, Dict[str, np.ndarray]]:
+def input_sets(model: Model, seed: int) -> dict[str, dict[str, np.ndarray]]:
     """The seeded input sets, keyed by set name then graph-input name."""
     base = random_inputs(model, seed)
     rng = np.random.default_rng(seed + 1)
-    out: Dict[str, Dict[str, np.ndarray]] = {"normal": base}
+    out: dict[str, dict[str, np.ndarray]] = {"normal": base}
     for kind in ("signed", "extreme"):
-        feeds: Dict[str, np.ndarray] = {}
+        feeds: dict[str, np.ndarray] = {}
         for name, arr in base.items():
             t = model.graph.tensor(name)
             dtype = numpy_dtype(t.type.elem_type) if t.type is not None else arr.dtype
@@ -75,7 +76,7 @@ def input_sets(model: Model, seed: int) -> Dict[str, Dict[str, np.ndarray]]:
 INTERMEDIATES = ("last", "all", "none")
 
 
-def shared_intermediates(a: Model, b: Model, outputs: Sequence[str], mode: str) -> Tuple[str, ...]:
+def shared_intermediates(a: Model, b: Model, outputs: Sequence[str], mode: str) -> tuple[str, ...]:
     """Tensors both models compute under the same name, to compare besides the graph outputs.
 
     ``last``: those read by the operations of ``a`` that write ``outputs``
@@ -90,7 +91,7 @@ def shared_intermediates(a: Model, b: Model, outputs: Sequence[str], mode: str) 
     both = [n for n in pa if n in pb and n not in a.graph.outputs and n not in b.graph.outputs]
     if mode == "all":
         return tuple(both)
-    last: List[str] = []
+    last: list[str] = []
     for out in outputs:
         op = pa.get(out)
         if op is not None:
@@ -112,9 +113,9 @@ class SetResult:
     name: str
     refused: str | None = None
     """Set when one side could not run: which side and why."""
-    outputs: Dict[str, OutputComparison] = field(default_factory=dict)
-    bit_exact: Dict[str, bool] = field(default_factory=dict)
-    nan: Dict[str, int] = field(default_factory=dict)
+    outputs: dict[str, OutputComparison] = field(default_factory=dict)
+    bit_exact: dict[str, bool] = field(default_factory=dict)
+    nan: dict[str, int] = field(default_factory=dict)
     """NaN elements of the first model's value: NaN against NaN counts as equal, so say how many."""
     informative: frozenset[str] = frozenset()
     """Compared names that do not decide the verdict (intermediate tensors, shown as evidence)."""
@@ -125,7 +126,7 @@ class SetResult:
     def ok(self) -> bool:
         return self.refused is None and all(c.ok for n, c in self.outputs.items() if n not in self.informative)
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {
             "set": self.name,
             "ok": self.ok,
@@ -147,7 +148,7 @@ class ValidationUnavailable(SonnxError):
     """The executor cannot run the model at all (an operator or opset it does not implement): exit 2."""
 
 
-def _run(model: Model, feeds: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray] | str:
+def _run(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray] | str:
     try:
         with np.errstate(all="ignore"):
             return execute(model, feeds)
@@ -167,13 +168,13 @@ def compare_models(
     tolerance: Tolerance | None,
     informative: frozenset[str] = frozenset(),
     intermediate: frozenset[str] = frozenset(),
-) -> List[SetResult]:
+) -> list[SetResult]:
     """Run ``a`` and ``b`` on every input set; compare ``a``'s output k with ``b``'s ``output_map[k]``.
 
     ``tolerance`` None means bit-exact: an output is within tolerance only
     when its bytes are equal (the figures are still computed).
     """
-    results: List[SetResult] = []
+    results: list[SetResult] = []
     for name, feeds in input_sets(a, seed).items():
         res = SetResult(name, informative=informative, intermediate=intermediate)
         ra, rb = _run(a, feeds), _run(b, feeds)
@@ -211,7 +212,7 @@ class _Both(SetResult):
     def ok(self) -> bool:
         return True
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:
         return {"set": self.name, "ok": True, "refused": None, "both_refused": self.note, "outputs": {}}
 
 
@@ -223,7 +224,7 @@ def _force_outside(cmp: OutputComparison) -> OutputComparison:
     return replace(cmp, mismatch="equal values but different bits (signed zero or NaN payload)")
 
 
-def summarize(results: List[SetResult]) -> str:
+def summarize(results: list[SetResult]) -> str:
     lines = []
     for r in results:
         if isinstance(r, _Both):

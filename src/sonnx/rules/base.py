@@ -8,8 +8,9 @@ failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence, Tuple
+from typing import Any
 
 from ..model.graph import Graph, Model
 from ..verdict import Severity, Verdict, Witness
@@ -31,13 +32,13 @@ class CheckConfig:
     """
 
     profile: str = PROFILE_SONNX
-    allowed_operators: frozenset[Tuple[str, str]] | None = None
+    allowed_operators: frozenset[tuple[str, str]] | None = None
     engine: str = "direct"
     """``direct``, ``smt``, ``both``, or ``auto`` (the command line's default: ``both`` up to
     :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see :mod:`sonnx.agreement`)."""
     smt_dir: str | None = None
     """When set, every SMT proof obligation is written there as a standalone ``.smt2`` file."""
-    required_metadata: Tuple[str, ...] | None = None
+    required_metadata: tuple[str, ...] | None = None
     """The ``metadata_props`` keys STRICT-METADATA requires; None means its default list."""
     read_weights: bool = True
     """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
@@ -56,7 +57,7 @@ class CheckContext:
     config: CheckConfig = field(default_factory=CheckConfig)
     cache: dict[object, object] = field(default_factory=dict)
 
-    def graphs(self) -> Iterator[Tuple[str, Graph]]:
+    def graphs(self) -> Iterator[tuple[str, Graph]]:
         """Every graph of the model, main graph first, with its scope path (rules apply in each)."""
         return self.model.graph.nested()
 

@@ -35,8 +35,9 @@ lists, with a reason, every operator on which the two disagree.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache, lru_cache
-from typing import Any, Dict, List, Mapping, NamedTuple, Tuple
+from typing import Any, NamedTuple
 
 import onnx.defs
 
@@ -96,7 +97,7 @@ _E8M0 = (
     "inputs are checked, inputs computed at run time cannot be"
 )
 
-TABLE: Tuple[Entry, ...] = (
+TABLE: tuple[Entry, ...] = (
     Entry("", "RandomNormal", 1, None, ALWAYS, _RANDOM),
     Entry("", "RandomUniform", 1, None, ALWAYS, _RANDOM),
     Entry("", "RandomNormalLike", 1, None, ALWAYS, _RANDOM),
@@ -163,7 +164,7 @@ TABLE: Tuple[Entry, ...] = (
     Entry("", "CastLike", 24, None, NEGATIVE_TO_E8M0, _E8M0),
 )
 
-REVIEWED: Tuple[Entry, ...] = (
+REVIEWED: tuple[Entry, ...] = (
     Entry(
         "",
         "TopK",
@@ -231,7 +232,7 @@ REVIEWED: Tuple[Entry, ...] = (
 
 Rendered in the spec next to :data:`TABLE`; no rule reads it."""
 
-ONNX_FLAG_DIFFERENCES: Mapping[Tuple[str, str], str] = {
+ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
     ("", "If"): "onnx flags control flow as nondeterministic because of the body; sonnx checks the branches "
     "as graphs of the model, so the operator itself is deterministic",
     ("", "Loop"): "as for If: the body is a graph of the model and is checked operation by operation",
@@ -300,9 +301,9 @@ def opset_version(opset_imports: Mapping[str, int], domain: str) -> int | None:
 
 
 @lru_cache(maxsize=1)
-def _history() -> Tuple[Dict[Tuple[str, str], List[int]], Dict[str, int]]:
-    versions: Dict[Tuple[str, str], List[int]] = {}
-    newest: Dict[str, int] = {}
+def _history() -> tuple[dict[tuple[str, str], list[int]], dict[str, int]]:
+    versions: dict[tuple[str, str], list[int]] = {}
+    newest: dict[str, int] = {}
     for s in onnx.defs.get_all_schemas_with_history():
         versions.setdefault((s.domain, s.name), []).append(s.since_version)
         newest[s.domain] = max(newest.get(s.domain, 0), s.since_version)
@@ -313,13 +314,13 @@ def _history() -> Tuple[Dict[Tuple[str, str], List[int]], Dict[str, int]]:
     return {k: sorted(v) for k, v in versions.items()}, newest
 
 
-def schema_versions(domain: str, operator: str) -> List[int]:
+def schema_versions(domain: str, operator: str) -> list[int]:
     """Every since-version ONNX defines for the operator (empty when it does not exist)."""
     return list(_history()[0].get((normal_domain(domain), operator), ()))
 
 
 @cache
-def schema_at(domain: str, operator: str, version: int | None) -> Tuple[Any, str]:
+def schema_at(domain: str, operator: str, version: int | None) -> tuple[Any, str]:
     """(schema, "") for the operator at opset ``version`` of its domain, or (None, why it cannot be had)."""
     domain = normal_domain(domain)
     shown = f"{domain or 'ai.onnx'}::{operator}"

@@ -37,7 +37,8 @@ or an unexpected exception of the checker, which is a crash, not a finding).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..verdict import Severity, Verdict, Witness
 from .base import PROFILE_SONNX, CheckContext, Rule
@@ -66,7 +67,7 @@ def _one_line(text: str) -> str:
 def _finding(stage: str, message: str, how: str) -> Verdict:
     msg = _one_line(message)
     shown = msg if len(msg) <= MESSAGE_SHOWN else msg[: MESSAGE_SHOWN - 3] + "..."
-    data: Dict[str, Any] = {"stage": stage, "message": msg, "how": how}
+    data: dict[str, Any] = {"stage": stage, "message": msg, "how": how}
     return Verdict.violated(ID, Witness(f"onnx.checker refuses the model ({stage}): {shown}", data), SEVERITY)
 
 

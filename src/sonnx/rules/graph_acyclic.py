@@ -17,7 +17,7 @@ on a cycle) and reports a shortest cycle through it, found breadth first.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy as np
 
@@ -31,14 +31,14 @@ ID = "GRAPH-ACYCLIC"
 SEVERITY = Severity.ERROR
 
 
-def _witness(ctx: CheckContext, sc: Scope, cyclic: List[str]) -> Witness:
+def _witness(ctx: CheckContext, sc: Scope, cyclic: list[str]) -> Witness:
     cycle = find_cycle(ctx, sc.graph)
     assert cycle is not None
     ix = index(ctx, sc.graph)
     ops = sc.graph.operations
     shown = cycle[:LIMIT]
     tensors = ix.names_of(np.array([occ for _, occ in shown], np.intp))
-    steps: List[Dict[str, Any]] = [
+    steps: list[dict[str, Any]] = [
         {"index": j, "operation": ops[j].label, "tensor": t} for (j, _), t in zip(shown, tensors, strict=True)
     ]
     labels = [ops[j].label for j, _ in cycle]

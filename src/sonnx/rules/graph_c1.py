@@ -17,7 +17,7 @@ defines, since the inner definition would shadow the outer one.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 from ..model.graph import Graph
 from ..model.index import index
@@ -30,7 +30,7 @@ ID = "GRAPH-C1"
 SEVERITY = Severity.ERROR
 
 
-def _role(ctx: CheckContext, sc: Scope, name: str) -> Dict[str, Any]:
+def _role(ctx: CheckContext, sc: Scope, name: str) -> dict[str, Any]:
     """How graph ``sc`` defines ``name``: as a graph input, an initializer, or by which operations."""
     ix = index(ctx, sc.graph)
     if name in ix.input_set:
@@ -45,11 +45,11 @@ def _role(ctx: CheckContext, sc: Scope, name: str) -> Dict[str, Any]:
     }
 
 
-def _in_graph(ctx: CheckContext, sc: Scope) -> List[Dict[str, Any]]:
+def _in_graph(ctx: CheckContext, sc: Scope) -> list[dict[str, Any]]:
     ix = index(ctx, sc.graph)
     g: Graph = sc.graph
     ops = g.operations
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for name in sorted(ix.multi):
         entries = ix.multi[name]
         found.append(
@@ -77,7 +77,7 @@ def _in_graph(ctx: CheckContext, sc: Scope) -> List[Dict[str, Any]]:
 def check(ctx: CheckContext) -> Verdict:
     all_scopes = scopes(ctx)
     outer = outer_definers(ctx)
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for i, sc in enumerate(all_scopes):
         found.extend(_in_graph(ctx, sc))
         if sc.parent < 0:

@@ -17,7 +17,7 @@ A7).
 from __future__ import annotations
 
 from itertools import chain
-from typing import Any, Dict, List
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +30,7 @@ ID = "GRAPH-C2"
 SEVERITY = Severity.ERROR
 
 
-def unused_inputs(ix: GraphIndex) -> List[str]:
+def unused_inputs(ix: GraphIndex) -> list[str]:
     """The graph inputs of ``ix.graph`` that no operation requires, in input order."""
     used = set(ix.names_of(np.flatnonzero(ix.code == GRAPH_INPUT)))
     produced = [nm for nm in ix.input_set if nm in ix.prod]  # also assigned (a GRAPH-C1 fault)
@@ -44,9 +44,9 @@ LOOP_IMPOSED_INPUTS = 2
 """A Loop body's inputs 0 and 1 (iteration number, condition) exist because Loop's signature demands them."""
 
 
-def imposed_inputs(ctx: CheckContext) -> Dict[int, int]:
+def imposed_inputs(ctx: CheckContext) -> dict[int, int]:
     """For each graph (by id) that is the body of a ``Loop``, how many leading inputs the operator imposes."""
-    out: Dict[int, int] = {}
+    out: dict[int, int] = {}
     for sc in scopes(ctx):
         for k in attribute_ops(ctx, sc.graph):
             op = sc.graph.operations[k]
@@ -58,7 +58,7 @@ def imposed_inputs(ctx: CheckContext) -> Dict[int, int]:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     imposed = imposed_inputs(ctx)
     for sc in scopes(ctx):
         ix = index(ctx, sc.graph)

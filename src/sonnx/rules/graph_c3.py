@@ -20,7 +20,7 @@ nobody assigns only matters when an output needs it, and then it shows here.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 from ..model.index import GraphIndex, index
 from ..model.structure import Definedness, Scope, definedness, scopes
@@ -32,14 +32,14 @@ ID = "GRAPH-C3"
 SEVERITY = Severity.ERROR
 
 
-def undefined_chain(ix: GraphIndex, d: Definedness, name: str) -> Tuple[List[Dict[str, Any]], str]:
+def undefined_chain(ix: GraphIndex, d: Definedness, name: str) -> tuple[list[dict[str, Any]], str]:
     """Why ``name`` is undefined: follow a producer's first undefined input back to a root.
 
     Ends at a tensor that no operation assigns (``"no producer"``) or at a
     tensor already on the chain (``"cycle"``).
     """
     ops = ix.graph.operations
-    steps: List[Dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
     seen: set[str] = set()
     cur = name
     while cur not in seen:
@@ -59,7 +59,7 @@ def undefined_chain(ix: GraphIndex, d: Definedness, name: str) -> Tuple[List[Dic
 
 
 def check(ctx: CheckContext) -> Verdict:
-    found: List[Tuple[int, Scope, str]] = []
+    found: list[tuple[int, Scope, str]] = []
     for i, sc in enumerate(scopes(ctx)):
         d = definedness(ctx, i)
         found.extend((i, sc, nm) for nm in dict.fromkeys(sc.graph.outputs) if not d.defined(nm))

@@ -27,7 +27,7 @@ and the path of (operation, tensor) steps from the source to the output.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import numpy as np
 
@@ -43,13 +43,13 @@ ID = "GRAPH-DETERMINISM"
 SEVERITY = Severity.ERROR
 
 
-def _reach(ctx: CheckContext, scope: int, sources: Dict[int, str]) -> Dict[str, Any] | None:
+def _reach(ctx: CheckContext, scope: int, sources: dict[int, str]) -> dict[str, Any] | None:
     """The path from some source to a graph output of ``scope`` (None when no source reaches one)."""
     sc = scopes(ctx)[scope]
     ix = index(ctx, sc.graph)
     ptr, dst, occ = ix.succ()
     targets = set(ix.output_producers().tolist())
-    parent: Dict[int, Tuple[int, int]] = {}
+    parent: dict[int, tuple[int, int]] = {}
     queue = deque(sorted(sources))
     seen = set(queue)
     hit = -1
@@ -68,7 +68,7 @@ def _reach(ctx: CheckContext, scope: int, sources: Dict[int, str]) -> Dict[str, 
         return None
     ops = sc.graph.operations
     output = next(o for o in sc.graph.outputs if hit in ix.producers(o))
-    steps: List[Dict[str, Any]] = [{"tensor": output, **op_ref(sc.path, hit, ops[hit])}]
+    steps: list[dict[str, Any]] = [{"tensor": output, **op_ref(sc.path, hit, ops[hit])}]
     cur = hit
     while cur in parent:
         prev, k = parent[cur]
@@ -94,17 +94,17 @@ def check(ctx: CheckContext) -> Verdict:
             )
     all_scopes = scopes(ctx)
     classes = operation_classes(ctx)
-    holder: Dict[int, Tuple[int, int]] = {}
+    holder: dict[int, tuple[int, int]] = {}
     for i, sc in enumerate(all_scopes):
         if sc.parent >= 0:
             parent_graph = all_scopes[sc.parent].graph
             j = next(j for j, op in enumerate(parent_graph.operations) for _, g in op.subgraphs if g is sc.graph)
             holder[i] = (sc.parent, j)
-    body: Dict[Tuple[int, int], Tuple[str, str]] = {}
-    result: Dict[int, Tuple[str, Dict[str, Any] | None]] = {}
+    body: dict[tuple[int, int], tuple[str, str]] = {}
+    result: dict[int, tuple[str, dict[str, Any] | None]] = {}
     for i in reversed(range(len(all_scopes))):  # pre-order reversed: nested graphs first
-        certain: Dict[int, str] = {}
-        maybe: Dict[int, str] = {}
+        certain: dict[int, str] = {}
+        maybe: dict[int, str] = {}
         for (s, j), (status, reason) in [*classes.items(), *body.items()]:
             if s == i:
                 (certain if status == NONDET else maybe).setdefault(j, reason)

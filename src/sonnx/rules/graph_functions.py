@@ -19,7 +19,7 @@ be checked against the model.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 from ..model.graph import Function, Model
 from ..verdict import Severity, Verdict
@@ -28,8 +28,8 @@ from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
 ID = "GRAPH-FUNCTIONS"
 SEVERITY = Severity.ERROR
 
-Key = Tuple[str, str]
-Site = Dict[str, Any]
+Key = tuple[str, str]
+Site = dict[str, Any]
 
 
 def qualified(key: Key) -> str:
@@ -38,13 +38,13 @@ def qualified(key: Key) -> str:
     return f"{domain}.{name}" if domain else name
 
 
-def call_graph(model: Model) -> Dict[Key, Dict[Key, Site]]:
+def call_graph(model: Model) -> dict[Key, dict[Key, Site]]:
     """For each function with a unique key: the functions it calls, each with its first call site."""
     counts = Counter(f.key for f in model.functions)
-    funcs: Dict[Key, Function] = {f.key: f for f in model.functions if counts[f.key] == 1}
-    edges: Dict[Key, Dict[Key, Site]] = {}
+    funcs: dict[Key, Function] = {f.key: f for f in model.functions if counts[f.key] == 1}
+    edges: dict[Key, dict[Key, Site]] = {}
     for key in sorted(funcs):
-        calls: Dict[Key, Site] = {}
+        calls: dict[Key, Site] = {}
         for path, g in funcs[key].body.nested():
             for j, op in enumerate(g.operations):
                 callee = (op.domain, op.operator)
@@ -54,8 +54,8 @@ def call_graph(model: Model) -> Dict[Key, Dict[Key, Site]]:
     return edges
 
 
-def _shortest_cycle(edges: Dict[Key, Dict[Key, Site]], start: Key) -> List[Key] | None:
-    parent: Dict[Key, Key] = {}
+def _shortest_cycle(edges: dict[Key, dict[Key, Site]], start: Key) -> list[Key] | None:
+    parent: dict[Key, Key] = {}
     queue = [start]
     for a in queue:
         for b in sorted(edges[a]):
@@ -70,10 +70,10 @@ def _shortest_cycle(edges: Dict[Key, Dict[Key, Site]], start: Key) -> List[Key] 
     return None
 
 
-def rebuilt_cycles(model: Model) -> List[Tuple[Tuple[str, ...], List[Site]]]:
+def rebuilt_cycles(model: Model) -> list[tuple[tuple[str, ...], list[Site]]]:
     """Recursive chains of the rebuilt call graph: one shortest cycle through each function on a cycle."""
     edges = call_graph(model)
-    found: Dict[Tuple[str, ...], List[Site]] = {}
+    found: dict[tuple[str, ...], list[Site]] = {}
     covered: set[Key] = set()
     for key in sorted(edges):
         if key in covered:
@@ -91,7 +91,7 @@ def rebuilt_cycles(model: Model) -> List[Tuple[Tuple[str, ...], List[Site]]]:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    chains: Dict[Tuple[str, ...], Dict[str, Any]] = {}
+    chains: dict[tuple[str, ...], dict[str, Any]] = {}
     for chain in ctx.model.call_cycles:
         chains[tuple(chain)] = {"chain": list(chain), "sources": ["loader"]}
     for chain, sites in rebuilt_cycles(ctx.model):

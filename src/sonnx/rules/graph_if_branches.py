@@ -17,7 +17,7 @@ of different shapes).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 from ..model.graph import Graph, Operation, TensorType
 from ..model.index import operations_of, operator_kinds
@@ -61,7 +61,7 @@ def undeclared(t: TensorType | None) -> bool:
     return False
 
 
-def unknown_positions(op: Operation) -> List[Dict[str, Any]]:
+def unknown_positions(op: Operation) -> list[dict[str, Any]]:
     """Branch output positions whose types cannot be compared because one side leaves them undeclared."""
     then, other = op.attribute("then_branch"), op.attribute("else_branch")
     if then is None or other is None or not isinstance(then.value, Graph) or not isinstance(other.value, Graph):
@@ -74,10 +74,10 @@ def unknown_positions(op: Operation) -> List[Dict[str, Any]]:
     return out
 
 
-def problems(op: Operation) -> List[Dict[str, Any]]:
+def problems(op: Operation) -> list[dict[str, Any]]:
     """What is wrong with one ``If`` operation (empty when nothing is)."""
-    branches: Dict[str, Graph] = {}
-    found: List[Dict[str, Any]] = []
+    branches: dict[str, Graph] = {}
+    found: list[dict[str, Any]] = []
     for name in BRANCHES:
         a = op.attribute(name)
         if a is None or a.type != "GRAPH" or not isinstance(a.value, Graph):
@@ -106,8 +106,8 @@ def problems(op: Operation) -> List[Dict[str, Any]]:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    found: List[Dict[str, Any]] = []
-    open_: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
+    open_: list[dict[str, Any]] = []
     for sc in scopes(ctx):
         ops = sc.graph.operations
         kinds = IF_KINDS & operator_kinds(ctx, sc.graph)

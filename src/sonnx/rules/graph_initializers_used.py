@@ -12,7 +12,7 @@ default value) is not considered here: an unread input is GRAPH-C2's finding.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 from ..model.index import index
 from ..model.structure import scopes
@@ -23,9 +23,9 @@ ID = "GRAPH-INITIALIZERS-USED"
 SEVERITY = Severity.WARNING
 
 
-def unused_initializers(ctx: CheckContext) -> List[Dict[str, Any]]:
+def unused_initializers(ctx: CheckContext) -> list[dict[str, Any]]:
     """Every initializer no operation of its graph requires (captures count) and no graph output names."""
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for sc in scopes(ctx):
         ix = index(ctx, sc.graph)
         candidates = ix.initialized - ix.input_set - frozenset(sc.graph.outputs)

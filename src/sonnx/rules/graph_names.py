@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Dict, List
+from typing import Any
 
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
@@ -34,8 +34,8 @@ SEVERITY = Severity.ERROR
 _NAME = itemgetter(2)
 
 
-def tensor_problems(ctx: CheckContext) -> List[Dict[str, Any]]:
-    found: List[Dict[str, Any]] = []
+def tensor_problems(ctx: CheckContext) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
     for sc in scopes(ctx):
         seen = set()
         for name, role in sc.graph.redeclared:
@@ -51,13 +51,13 @@ def tensor_problems(ctx: CheckContext) -> List[Dict[str, Any]]:
     return found
 
 
-def node_problems(ctx: CheckContext) -> List[Dict[str, Any]]:
+def node_problems(ctx: CheckContext) -> list[dict[str, Any]]:
     all_scopes = scopes(ctx)
     names = list(chain.from_iterable(filter(None, map(_NAME, sc.graph.operations)) for sc in all_scopes))
     if len(set(names)) == len(names):
         return []
     dups = {n for n, c in Counter(names).items() if c > 1}
-    where: Dict[str, List[Dict[str, Any]]] = {n: [] for n in sorted(dups)}
+    where: dict[str, list[dict[str, Any]]] = {n: [] for n in sorted(dups)}
     for sc in all_scopes:
         for j, op in enumerate(sc.graph.operations):
             if op.name in dups:

@@ -14,7 +14,7 @@ outputs (the node-level rule is GRAPH-R1).
 from __future__ import annotations
 
 import heapq
-from typing import Iterator, List, Tuple
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -28,7 +28,7 @@ ID = "GRAPH-R1-OUTPUTS"
 SEVERITY = Severity.WARNING
 
 
-def unused_entries(ix: GraphIndex, dead: np.ndarray) -> Tuple[int, Iterator[Tuple[int, int, str]]]:
+def unused_entries(ix: GraphIndex, dead: np.ndarray) -> tuple[int, Iterator[tuple[int, int, str]]]:
     """How many non-empty output entries are unused, and (operation, position, tensor) for each, in order.
 
     The entries are produced lazily: a witness only needs the first few.
@@ -38,7 +38,7 @@ def unused_entries(ix: GraphIndex, dead: np.ndarray) -> Tuple[int, Iterator[Tupl
     if ix.empty_outputs:
         single = np.array([j for j in single.tolist() if outs[j][0]], np.intp)
     wide = ix.out_len >= 2
-    found: List[Tuple[int, int, str]] = []
+    found: list[tuple[int, int, str]] = []
     if wide.any():
         occ = np.flatnonzero(ix.code >= 0)
         pick = wide[ix.code[occ]]

@@ -22,7 +22,7 @@ otherwise PROVED.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import numpy as np
 from onnx import TensorProto
@@ -39,10 +39,10 @@ from .base import PROFILE_SONNX, CheckContext, Rule
 ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
 DET, NONDET, UNKNOWN = "deterministic", "nondeterministic", "unknown"
-Outcome = Tuple[str, str]
+Outcome = tuple[str, str]
 
 
-def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> Tuple[List[table.Entry | None], str]:
+def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> tuple[list[table.Entry | None], str]:
     """Table entries of every schema version the operation may denote, or an empty list and why."""
     d = table.normal_domain(domain)
     if d not in table.KNOWN_DOMAINS:
@@ -126,7 +126,7 @@ def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
     return (DET, "") if not bool(c.array.reshape(-1)[0]) else (NONDET, f"{c.what} is true")
 
 
-def _declared_shape(ctx: CheckContext, scope: int, name: str) -> Tuple[int | None, ...] | None:
+def _declared_shape(ctx: CheckContext, scope: int, name: str) -> tuple[int | None, ...] | None:
     """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one."""
     g = scopes(ctx)[scope].graph
     t = g.tensors.get(name)
@@ -135,7 +135,7 @@ def _declared_shape(ctx: CheckContext, scope: int, name: str) -> Tuple[int | Non
     return tuple(d if isinstance(d, int) and d >= 0 else None for d in t.type.shape)
 
 
-def _duplicate_rows(keys: np.ndarray) -> Tuple[int, int] | None:
+def _duplicate_rows(keys: np.ndarray) -> tuple[int, int] | None:
     """Positions of the first two equal rows of ``keys`` (a 2-D integer array), or None when all differ."""
     if keys.shape[0] < 2:
         return None
@@ -257,7 +257,7 @@ def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry |
     raise AssertionError(f"determinism table: unknown condition {entry.condition!r}")
 
 
-def _combine(outcomes: List[Outcome]) -> Outcome:
+def _combine(outcomes: list[Outcome]) -> Outcome:
     """One outcome for an operation whose schema version is not known: agree, or unknown."""
     kinds = {k for k, _ in outcomes}
     if len(kinds) == 1:
@@ -266,16 +266,16 @@ def _combine(outcomes: List[Outcome]) -> Outcome:
     return UNKNOWN, f"the model imports no opset for this domain and the versions disagree ({reasons})"
 
 
-def operation_classes(ctx: CheckContext) -> Dict[Tuple[int, int], Outcome]:
+def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
     """Class of every operation that is not plainly deterministic, keyed by (scope index, operation index).
 
     Operations absent from the result are deterministic. Shared with
     GRAPH-DETERMINISM, which asks which of these reach a graph output.
     """
 
-    def build() -> Dict[Tuple[int, int], Outcome]:
-        out: Dict[Tuple[int, int], Outcome] = {}
-        by_kind: Dict[Tuple[str, str], Tuple[List[table.Entry | None], str]] = {}
+    def build() -> dict[tuple[int, int], Outcome]:
+        out: dict[tuple[int, int], Outcome] = {}
+        by_kind: dict[tuple[str, str], tuple[list[table.Entry | None], str]] = {}
         for i, sc in enumerate(scopes(ctx)):
             flagged = set()
             for kind in operator_kinds(ctx, sc.graph):
@@ -299,8 +299,8 @@ def operation_classes(ctx: CheckContext) -> Dict[Tuple[int, int], Outcome]:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    bad: List[Dict[str, Any]] = []
-    unknown: List[Dict[str, Any]] = []
+    bad: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
     all_scopes = scopes(ctx)
     for (i, j), (status, reason) in operation_classes(ctx).items():
         sc = all_scopes[i]

@@ -8,7 +8,7 @@ can never hide a violation.
 
 from __future__ import annotations
 
-from typing import Callable, Tuple
+from collections.abc import Callable
 
 from ..errors import SonnxError
 from ..model.graph import Model
@@ -38,7 +38,7 @@ from . import (
 )
 from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule
 
-RULES: Tuple[Rule, ...] = (
+RULES: tuple[Rule, ...] = (
     format_onnx.RULE,
     graph_acyclic.RULE,
     graph_c1.RULE,
@@ -63,7 +63,7 @@ RULES: Tuple[Rule, ...] = (
 )
 
 
-def rules_for(profile: str, graph_only: bool = False) -> Tuple[Rule, ...]:
+def rules_for(profile: str, graph_only: bool = False) -> tuple[Rule, ...]:
     """The rules that apply under ``profile`` (the strict profile includes the base one).
 
     ``graph_only`` leaves out the rules about the model's file (``Rule.reads_file``), for a graph that was

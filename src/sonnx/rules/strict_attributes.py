@@ -15,7 +15,7 @@ established for that operation: UNKNOWN, unless some operation violates.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any
 
 import onnx
 
@@ -30,7 +30,7 @@ ID = "STRICT-ATTRIBUTES"
 SEVERITY = Severity.ERROR
 
 
-def defaulted_attributes(schema: Any) -> Tuple[str, ...]:
+def defaulted_attributes(schema: Any) -> tuple[str, ...]:
     """The attributes of ``schema`` that are optional and have a default value, sorted."""
     undefined = onnx.AttributeProto.UNDEFINED
     return tuple(
@@ -39,10 +39,10 @@ def defaulted_attributes(schema: Any) -> Tuple[str, ...]:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    found: List[Dict[str, Any]] = []
-    unknown: Dict[str, int] = {}
+    found: list[dict[str, Any]] = []
+    unknown: dict[str, int] = {}
     for sc in scopes(ctx):
-        wanted: Dict[Tuple[str, str], Tuple[str, ...]] = {}
+        wanted: dict[tuple[str, str], tuple[str, ...]] = {}
         for domain, operator in operator_kinds(ctx, sc.graph):
             version = opset_version(ctx.model.opset_imports, domain)
             schema, why = schema_at(domain, operator, version)

@@ -12,7 +12,7 @@ then also runs it.
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 from ..model.metadata import DEFAULT_REQUIRED, EXECUTION_ORDER, OrderError, declared_order, required_keys
 from ..verdict import Severity, Verdict, Witness
@@ -26,7 +26,7 @@ def check(ctx: CheckContext) -> Verdict:
     keys = DEFAULT_REQUIRED if ctx.config.required_metadata is None else ctx.config.required_metadata
     lacking = required_keys(ctx.model, tuple(keys))
     problems = [f"{k} ({why})" for k, why in lacking.items()]
-    data: Dict[str, Any] = {"required": list(keys), "lacking": dict(lacking)}
+    data: dict[str, Any] = {"required": list(keys), "lacking": dict(lacking)}
     try:
         declared_order(ctx.model)
     except OrderError as exc:

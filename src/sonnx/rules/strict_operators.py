@@ -19,8 +19,9 @@ operation that applies one is named as such in the witness.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from importlib import resources
-from typing import Any, Dict, Iterable, List, Mapping
+from typing import Any
 
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
@@ -57,7 +58,7 @@ def is_training(domain: str, operator: str) -> bool:
     return d in TRAINING_DOMAINS or (d, operator) in TRAINING_OPERATORS
 
 
-def training_operators(pairs: Iterable[tuple[str, str]]) -> List[str]:
+def training_operators(pairs: Iterable[tuple[str, str]]) -> list[str]:
     """The training-only operators among ``pairs``, written ``domain:Operator``, sorted."""
     return sorted(f"{normal_domain(d) or 'ai.onnx'}:{o}" for d, o in pairs if is_training(d, o))
 
@@ -66,7 +67,7 @@ def check(ctx: CheckContext) -> Verdict:
     configured = ctx.config.allowed_operators
     chosen = SONNX_OPERATORS if configured is None else configured
     allowed = {(normal_domain(d), o) for d, o in chosen if not is_training(d, o)}
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     names: set[str] = set()
     training: set[str] = set()
     for sc in scopes(ctx):

@@ -10,7 +10,8 @@ or the model's when the function declares none.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..model.graph import Graph
 from ..model.index import operator_kinds
@@ -24,9 +25,9 @@ ID = "STRICT-OPSET"
 SEVERITY = Severity.ERROR
 
 
-def _missing(paths: List[tuple[str, Graph]], imports: Mapping[str, int], where: str) -> List[Dict[str, Any]]:
+def _missing(paths: list[tuple[str, Graph]], imports: Mapping[str, int], where: str) -> list[dict[str, Any]]:
     """One entry per domain used in ``paths`` and absent from ``imports``, with its first use."""
-    seen: Dict[str, Dict[str, Any]] = {}
+    seen: dict[str, dict[str, Any]] = {}
     for path, g in paths:
         for j, op in enumerate(g.operations):
             d = normal_domain(op.domain)
@@ -40,7 +41,7 @@ def check(ctx: CheckContext) -> Verdict:
     used: set[str] = set()
     for sc in scopes(ctx):
         used.update(normal_domain(d) for d, _ in operator_kinds(ctx, sc.graph))
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     if any(opset_version(model.opset_imports, d) is None for d in used):
         found.extend(_missing([(sc.path, sc.graph) for sc in scopes(ctx)], model.opset_imports, "model"))
     for f in model.functions:

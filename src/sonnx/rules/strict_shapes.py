@@ -14,7 +14,6 @@ purpose: a tensor named only in operation mappings, with no declared type
 from __future__ import annotations
 
 from itertools import chain
-from typing import Dict
 
 from ..model.graph import Graph
 from ..model.index import index
@@ -48,7 +47,7 @@ def check(ctx: CheckContext) -> Verdict:
     found = Offenders()
     for sc in scopes(ctx):
         g = sc.graph
-        roles: Dict[str, str] = {}
+        roles: dict[str, str] = {}
         for nm in g.inputs:
             roles.setdefault(nm, "graph input")
         for nm in g.outputs:

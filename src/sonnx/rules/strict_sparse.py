@@ -9,7 +9,7 @@ attribute of type ``SPARSE_TENSOR`` or ``SPARSE_TENSORS`` (such as the
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 from ..model.graph import TensorType
 from ..model.index import attribute_ops
@@ -32,7 +32,7 @@ def has_sparse(t: TensorType | None) -> bool:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for sc in scopes(ctx):
         g = sc.graph
         for name, t in g.tensors.items():  # declaration order: stable, and no sort of a large table

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def index_of(f: ScopeFacts) -> Index:
     return ix  # type: ignore[return-value]
 
 
-def _csr(keys: object, n: int, base: int) -> Tuple[memoryview, memoryview]:
+def _csr(keys: object, n: int, base: int) -> tuple[memoryview, memoryview]:
     k = np.frombuffer(keys, dtype=np.int32) if len(keys) else np.zeros(0, np.int32)  # type: ignore[call-overload,arg-type]
     order = np.argsort(k, kind="stable").astype(np.int32)
     ptr = np.zeros(n + 1, np.int32)
@@ -73,14 +73,14 @@ def _csr(keys: object, n: int, base: int) -> Tuple[memoryview, memoryview]:
 # -- GRAPH-ACYCLIC -------------------------------------------------------------------------
 
 
-def ranks_of(f: ScopeFacts) -> Tuple[List[int], List[int]] | None:
+def ranks_of(f: ScopeFacts) -> tuple[list[int], list[int]] | None:
     """:func:`ranks` of a scope, computed once per run."""
     if "ranks" not in f.cache:
         f.cache["ranks"] = ranks(f, index_of(f))
     return f.cache["ranks"]  # type: ignore[return-value]
 
 
-def ranks(f: ScopeFacts, ix: Index) -> Tuple[List[int], List[int]] | None:
+def ranks(f: ScopeFacts, ix: Index) -> tuple[list[int], list[int]] | None:
     """Kahn ranks from 1: R per operation, T per tensor (its writers' highest rank, 0 without one); None if cyclic."""
     n, base = f.n, f.op_base
     indeg = _indegrees(f, ix)
@@ -109,7 +109,7 @@ def ranks(f: ScopeFacts, ix: Index) -> Tuple[List[int], List[int]] | None:
     return rank, trank.tolist()
 
 
-def _indegrees(f: ScopeFacts, ix: Index) -> List[int]:
+def _indegrees(f: ScopeFacts, ix: Index) -> list[int]:
     """Per operation, its dependency edges: the writers of each tensor of its read facts."""
     if not len(f.rd_t):
         return [0] * f.n
@@ -119,11 +119,11 @@ def _indegrees(f: ScopeFacts, ix: Index) -> List[int]:
     return np.bincount(ro, weights=nw[rt], minlength=f.n).astype(np.int64).tolist()
 
 
-Step = Tuple[int, int]
+Step = tuple[int, int]
 """(write fact index, read fact index): the writer's output is read by the next operation of a cycle."""
 
 
-def cycle(f: ScopeFacts, ix: Index) -> List[Step] | None:
+def cycle(f: ScopeFacts, ix: Index) -> list[Step] | None:
     """A short cycle through operations that Kahn's algorithm cannot rank, as (write, read) fact pairs."""
     n, base = f.n, f.op_base
     indeg = _indegrees(f, ix)
@@ -140,7 +140,7 @@ def cycle(f: ScopeFacts, ix: Index) -> List[Step] | None:
     if not left:
         return None
     keep = set(left)
-    succ: Dict[int, List[Tuple[int, Step]]] = {}
+    succ: dict[int, list[tuple[int, Step]]] = {}
     for a in left:
         for i in range(f.wr_ptr[a], f.wr_ptr[a + 1]):
             for r in ix.readers(ix.wr_t[i]):
@@ -150,12 +150,12 @@ def cycle(f: ScopeFacts, ix: Index) -> List[Step] | None:
     return shortest_cycle_steps(succ, left[:64])
 
 
-def shortest_cycle_steps(succ: Dict[int, List[Tuple[int, Step]]], starts: Sequence[int]) -> List[Step] | None:
-    best: List[Step] | None = None
+def shortest_cycle_steps(succ: dict[int, list[tuple[int, Step]]], starts: Sequence[int]) -> list[Step] | None:
+    best: list[Step] | None = None
     for v in starts:
-        parent: Dict[int, Tuple[int, Step] | None] = {v: None}
+        parent: dict[int, tuple[int, Step] | None] = {v: None}
         queue = deque([v])
-        found: List[Step] | None = None
+        found: list[Step] | None = None
         while queue and found is None:
             a = queue.popleft()
             for b, step in succ.get(a, ()):
@@ -180,12 +180,12 @@ def shortest_cycle_steps(succ: Dict[int, List[Tuple[int, Step]]], starts: Sequen
     return best
 
 
-Edge = Tuple[int, int, str]
+Edge = tuple[int, int, str]
 
 
-def shortest_cycle(edges: Sequence[Edge], starts: Sequence[int] | None = None) -> List[Edge] | None:
+def shortest_cycle(edges: Sequence[Edge], starts: Sequence[int] | None = None) -> list[Edge] | None:
     """A shortest cycle among operation edges ``(a, b, tensor)`` (used by partition verification)."""
-    succ: Dict[int, List[Tuple[int, Step]]] = {}
+    succ: dict[int, list[tuple[int, Step]]] = {}
     for k, (a, b, _) in enumerate(edges):
         succ.setdefault(a, []).append((b, (k, k)))
     steps = shortest_cycle_steps(succ, starts if starts is not None else sorted(succ))
@@ -194,13 +194,13 @@ def shortest_cycle(edges: Sequence[Edge], starts: Sequence[int] | None = None) -
 
 # -- GRAPH-C3 ------------------------------------------------------------------------------
 
-Seed = Tuple[str, int]
+Seed = tuple[str, int]
 """How a tensor gets its value: the index of its graph-input, initializer, capture or write fact, by kind."""
 
 
-def derivation(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, int], Dict[int, Tuple[int, Seed]]]:
+def derivation(f: ScopeFacts, ix: Index) -> tuple[dict[int, int], dict[int, tuple[int, Seed]]]:
     """Least firing times: fired operation (local) -> time; defined tensor -> (time, how it is defined)."""
-    h: Dict[int, Tuple[int, Seed]] = {}
+    h: dict[int, tuple[int, Seed]] = {}
     for k, (_, t) in enumerate(f.inputs):
         h.setdefault(t, (0, ("input", k)))
     for k, t in enumerate(f.initialized):
@@ -209,7 +209,7 @@ def derivation(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, int], Dict[int, Tupl
         h.setdefault(t, (0, ("capture", k)))
     n = f.n
     missing = [0] * n
-    waiting: Dict[int, List[int]] = {}
+    waiting: dict[int, list[int]] = {}
     rd_ptr, rd_t, wr_ptr, wr_t = f.rd_ptr, ix.rd_t, f.wr_ptr, ix.wr_t
     for j in range(n):
         a, b = rd_ptr[j], rd_ptr[j + 1]
@@ -222,7 +222,7 @@ def derivation(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, int], Dict[int, Tupl
                 else:
                     lst.append(j)
     worst = [0] * n
-    fired: Dict[int, int] = {}
+    fired: dict[int, int] = {}
     heap = [(1, j) for j in range(n) if missing[j] == 0]
     heapq.heapify(heap)
     pop, push = heapq.heappop, heapq.heappush
@@ -245,9 +245,9 @@ def derivation(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, int], Dict[int, Tupl
     return fired, h
 
 
-def blocked_reads(f: ScopeFacts, ix: Index, fired: Dict[int, int], h: Dict[int, Tuple[int, Seed]]) -> Dict[int, int]:
+def blocked_reads(f: ScopeFacts, ix: Index, fired: dict[int, int], h: dict[int, tuple[int, Seed]]) -> dict[int, int]:
     """For each operation that never fires: one of its read facts whose tensor is never defined."""
-    out: Dict[int, int] = {}
+    out: dict[int, int] = {}
     for j in range(f.n):
         if j not in fired:
             for r in range(f.rd_ptr[j], f.rd_ptr[j + 1]):
@@ -259,17 +259,17 @@ def blocked_reads(f: ScopeFacts, ix: Index, fired: Dict[int, int], h: Dict[int, 
 
 # -- GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-C2 ----------------------------------------------
 
-Use = Tuple[str, int, int]
+Use = tuple[str, int, int]
 """("read", write fact, read fact) or ("output", write fact, output position)."""
 
 
-def uses(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, Use], List[int]]:
+def uses(f: ScopeFacts, ix: Index) -> tuple[dict[int, Use], list[int]]:
     """Per operation (local) a used output with the read or graph output using it; and the dead operations."""
-    out_pos: Dict[int, int] = {}
+    out_pos: dict[int, int] = {}
     for k, t in f.outputs:
         out_pos.setdefault(t, k)
-    found: Dict[int, Use] = {}
-    dead: List[int] = []
+    found: dict[int, Use] = {}
+    dead: list[int] = []
     for j in range(f.n):
         for i in range(f.wr_ptr[j], f.wr_ptr[j + 1]):
             t = ix.wr_t[i]
@@ -285,12 +285,12 @@ def uses(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, Use], List[int]]:
     return found, dead
 
 
-def distances(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, Tuple[int, Use]], List[int]]:
+def distances(f: ScopeFacts, ix: Index) -> tuple[dict[int, tuple[int, Use]], list[int]]:
     """Per contributing operation its distance to a graph output and the next step; and the others."""
-    out_pos: Dict[int, int] = {}
+    out_pos: dict[int, int] = {}
     for k, t in f.outputs:
         out_pos.setdefault(t, k)
-    d: Dict[int, Tuple[int, Use]] = {}
+    d: dict[int, tuple[int, Use]] = {}
     queue: deque[int] = deque()
     for t, k in out_pos.items():
         for i in ix.writers(t):
@@ -310,17 +310,17 @@ def distances(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, Tuple[int, Use]], Lis
     return d, [j for j in range(f.n) if j not in d]
 
 
-def input_readers(f: ScopeFacts, ix: Index) -> Tuple[Dict[int, Tuple[str, int]], List[Tuple[int, int]]]:
+def input_readers(f: ScopeFacts, ix: Index) -> tuple[dict[int, tuple[str, int]], list[tuple[int, int]]]:
     """Per graph-input position: ("exempt", an imposed position of the same name) or ("read", read fact).
 
     Also the unread, non-exempt inputs as (position, tensor), first position of each name.
     """
-    exempt: Dict[int, int] = {}
+    exempt: dict[int, int] = {}
     if f.loop_body:
         for k, t in f.inputs[:2]:
             exempt.setdefault(t, k)
-    out: Dict[int, Tuple[str, int]] = {}
-    unread: List[Tuple[int, int]] = []
+    out: dict[int, tuple[str, int]] = {}
+    unread: list[tuple[int, int]] = []
     seen: set[int] = set()
     for k, t in f.inputs:
         if t in exempt:

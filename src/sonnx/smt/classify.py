@@ -32,7 +32,7 @@ witness maps it back to the operations.
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -66,22 +66,22 @@ class Codes:
     """Integer codes of domains and operators (the table's first, then the model's, sorted)."""
 
     def __init__(self, ops: Sequence[Operation]) -> None:
-        self.domain: Dict[str, int] = {d: i for i, d in enumerate(table.KNOWN_DOMAINS)}
+        self.domain: dict[str, int] = {d: i for i, d in enumerate(table.KNOWN_DOMAINS)}
         for d in sorted({table.normal_domain(op.domain) for op in ops} - set(self.domain)):
             self.domain[d] = len(self.domain)
-        self.op: Dict[str, int] = {}
+        self.op: dict[str, int] = {}
         for e in table.TABLE:
             self.op.setdefault(e.operator, len(self.op) + 1)
         for name in sorted({op.operator for op in ops} - set(self.op)):
             self.op[name] = len(self.op) + 1
 
-    def legend(self) -> List[str]:
+    def legend(self) -> list[str]:
         doms = ", ".join(f"{c} {d or 'ai.onnx'}" for d, c in self.domain.items())
         ops = ", ".join(f"{c} {o}" for o, c in self.op.items())
         return [f"; domain codes: {doms}", f"; operator codes: {ops}"]
 
 
-def table_formula(codes: Codes) -> List[str]:
+def table_formula(codes: Codes) -> list[str]:
     """The table as ``cls``: code = class + 4 * deciding entry (entries numbered from 1 in TABLE order)."""
     known = " ".join(f"(= d {codes.domain[d]})" for d in table.KNOWN_DOMAINS)
     body = "0"
@@ -104,7 +104,7 @@ def table_formula(codes: Codes) -> List[str]:
     ]
 
 
-def _versions(model: Model, op: Operation) -> Tuple[List[int], str]:
+def _versions(model: Model, op: Operation) -> tuple[list[int], str]:
     d = table.normal_domain(op.domain)
     if d not in table.KNOWN_DOMAINS:
         return [], f"{op.domain}::{op.operator}: domain {op.domain!r} is not one whose operators sonnx knows"
@@ -125,7 +125,7 @@ def _nonzero(x: str, a: np.ndarray) -> str:
     return f"(distinct {x} 0)" if a.dtype.kind in "iub" else f"(not (fp.isZero {x}))"
 
 
-def _any(xs: List[str]) -> str:
+def _any(xs: list[str]) -> str:
     return "false" if not xs else xs[0] if len(xs) == 1 else f"(or {' '.join(xs)})"
 
 
@@ -153,8 +153,8 @@ def elements_term(c: Const, test: str) -> str:
     return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) 1)"
 
 
-Pair = Tuple[int, int, List[int]]
-Scatter = Tuple[str, Pair | None, str]
+Pair = tuple[int, int, list[int]]
+Scatter = tuple[str, Pair | None, str]
 
 
 def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
@@ -200,7 +200,7 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
 
 def _pair(
     idx: np.ndarray, operator: str, dims: Sequence[int | None] | None, axis: int
-) -> Tuple[int, int, List[int]] | None:
+) -> tuple[int, int, list[int]] | None:
     """Untrusted: the first two positions whose index tuples coincide, and the tuple (the formula decides)."""
     if operator == "ScatterND":
         keys = idx.reshape(-1, idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
@@ -237,7 +237,7 @@ class Instance:
     """One operation's facts rendered as the table's arguments, and what the witness needs to explain it."""
 
     def __init__(
-        self, term: str, why: str = "", consts: Tuple[str, ...] = (), pair: Pair | None = None, check: str = ""
+        self, term: str, why: str = "", consts: tuple[str, ...] = (), pair: Pair | None = None, check: str = ""
     ) -> None:
         self.term = term
         self.check = check
@@ -257,8 +257,8 @@ class Lister:
         self.facts = facts
         self.codes = Codes([op for f in facts for op in f.graph.operations])
         self.resolver = Resolver(model, facts)
-        self._versions: Dict[Tuple[str, str], Tuple[List[int], str]] = {}
-        self._plain: Dict[Tuple[object, ...], Instance] = {}
+        self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
+        self._plain: dict[tuple[object, ...], Instance] = {}
 
     def instance(self, f: ScopeFacts, j: int) -> Instance:
         op = f.graph.operations[j]
@@ -277,7 +277,7 @@ class Lister:
         if cond is None and key in self._plain:
             return self._plain[key]
         tm = sc = dz = ng = "0"
-        consts: List[str] = []
+        consts: list[str] = []
         pair = None
         check = ""
         if cond == table.TRAINING_MODE_NOT_FALSE and g[2]:

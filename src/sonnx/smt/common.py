@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Sequence
+from typing import Any
 
 from ..verdict import Severity, Verdict, Witness
 from .facts import ScopeFacts
@@ -16,7 +17,7 @@ ENGINE = "smt"
 @dataclass
 class RuleResult:
     verdict: Verdict
-    obligations: List[Obligation] = field(default_factory=list)
+    obligations: list[Obligation] = field(default_factory=list)
 
 
 def proved(rule_id: str, mode: str, severity: Severity = Severity.ERROR) -> Verdict:
@@ -24,7 +25,7 @@ def proved(rule_id: str, mode: str, severity: Severity = Severity.ERROR) -> Verd
 
 
 def violated(
-    rule_id: str, summary: str, data: Dict[str, Any], mode: str, severity: Severity = Severity.ERROR
+    rule_id: str, summary: str, data: dict[str, Any], mode: str, severity: Severity = Severity.ERROR
 ) -> Verdict:
     return Verdict.violated(rule_id, Witness(summary, {**data, "mode": mode}), severity, engine=ENGINE)
 
@@ -86,11 +87,11 @@ def check_ground(
     rule_id: str,
     name: str,
     logic: str,
-    head: List[str],
+    head: list[str],
     items: Sequence[str],
     meaning: str,
     settings: SolverSettings,
-) -> tuple[Answer, List[Obligation]]:
+) -> tuple[Answer, list[Obligation]]:
     """Solve the conjunction of ``items`` (ground instances, ``head`` before them) part by part.
 
     Returns the first answer that is not ``sat`` (or the last ``sat``) and the
@@ -98,7 +99,7 @@ def check_ground(
     when there are several.
     """
     n = max(1, -(-len(items) // PART))
-    obs: List[Obligation] = []
+    obs: list[Obligation] = []
     ans = Answer("unknown", "no obligation was solved")
     for k in range(n):
         chunk = items[k * PART : (k + 1) * PART]
@@ -116,7 +117,7 @@ def check_ground(
 def certificate_verdict(
     rule_id: str,
     name: str,
-    build: Callable[[], tuple[List[str], Sequence[str]]],
+    build: Callable[[], tuple[list[str], Sequence[str]]],
     meaning: str,
     certificate: str,
     settings: SolverSettings,
@@ -142,7 +143,7 @@ def certificate_verdict(
     return RuleResult(rejected(rule_id, obs[-1], certificate, "certificate").verdict, obs)
 
 
-def distinct(items: Iterable[str]) -> List[str]:
+def distinct(items: Iterable[str]) -> list[str]:
     """``items`` without repetitions, first occurrences in order.
 
     Used on certificate obligations only: there every assertion is ground (the
@@ -155,10 +156,10 @@ def distinct(items: Iterable[str]) -> List[str]:
     return list(dict.fromkeys(items))
 
 
-def conj(items: Iterable[str], size: int = 512) -> List[str]:
+def conj(items: Iterable[str], size: int = 512) -> list[str]:
     """Assertions of the conjunction of ``items``, ``size`` conjuncts per line (one line = one ``assert``)."""
-    out: List[str] = []
-    chunk: List[str] = []
+    out: list[str] = []
+    chunk: list[str] = []
     for x in items:
         chunk.append(x)
         if len(chunk) == size:
@@ -172,8 +173,8 @@ def conj(items: Iterable[str], size: int = 512) -> List[str]:
 
 
 def closed_set_lines(
-    facts: Sequence[ScopeFacts], listed: Dict[int, List[int]], op_set: str, tensor_set: str
-) -> tuple[List[str], List[str]]:
+    facts: Sequence[ScopeFacts], listed: dict[int, list[int]], op_set: str, tensor_set: str
+) -> tuple[list[str], list[str]]:
     """Units and checks of a closed-set counter-certificate (GRAPH-R1's dead list, GRAPH-R1-TRANSITIVE's idle list).
 
     Units fix the uninterpreted ``op_set`` to the listed operations (scope
@@ -181,8 +182,8 @@ def closed_set_lines(
     for every id; the checks are every write, read and graph-output fact, as
     ``wr``, ``rd`` and ``go`` applications whose meaning the caller defines.
     """
-    units: List[str] = []
-    checks: List[str] = []
+    units: list[str] = []
+    checks: list[str] = []
     for f in facts:
         ops = {f.op_base + j for j in listed.get(f.index, [])}
         written = {t for o, _, t in f.writes() if o in ops}
@@ -202,12 +203,12 @@ def closed_set_lines(
 def refute(
     rule_id: str,
     name: str,
-    body: List[str],
+    body: list[str],
     meaning: str,
     what: str,
     settings: SolverSettings,
     mode: str,
-    obs: List[Obligation],
+    obs: list[Obligation],
     accept: bool = True,
 ) -> RuleResult | None:
     """Have the solver refute a counter-certificate's checks; None when it does (``unsat``) and ``accept`` holds.
@@ -227,12 +228,12 @@ def refute(
     return None
 
 
-def facts_lines(items: Iterable[str]) -> List[str]:
+def facts_lines(items: Iterable[str]) -> list[str]:
     """One ``(assert fact)`` line per raw fact (readable: search-mode obligations are small)."""
     return [f"(assert {x})" for x in items]
 
 
-def or_all(terms: List[str]) -> str:
+def or_all(terms: list[str]) -> str:
     if not terms:
         return "false"
     if len(terms) == 1:
@@ -240,7 +241,7 @@ def or_all(terms: List[str]) -> str:
     return "(or " + " ".join(terms) + ")"
 
 
-def and_all(terms: List[str]) -> str:
+def and_all(terms: list[str]) -> str:
     if not terms:
         return "true"
     if len(terms) == 1:

@@ -18,8 +18,9 @@ meaning). What the values mean for the condition is the formula's business
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def fp64(x: float) -> str:
     return f"(fp #b{bits >> 63:01b} #b{(bits >> 52) & 0x7FF:011b} #b{bits & ((1 << 52) - 1):052b})"
 
 
-def terms(a: np.ndarray) -> List[str]:
+def terms(a: np.ndarray) -> list[str]:
     """The elements of ``a`` in flat order as SMT-LIB terms (integers, or doubles for anything else)."""
     flat = a.reshape(-1)
     if flat.dtype.kind in "iub":
@@ -70,9 +71,9 @@ class Resolver:
     def __init__(self, model: Model, facts: Sequence[ScopeFacts]) -> None:
         self.model = model
         self.facts = facts
-        self._writes: Dict[int, Dict[int, List[int]]] = {}
+        self._writes: dict[int, dict[int, list[int]]] = {}
 
-    def _writers(self, f: ScopeFacts) -> Dict[int, List[int]]:
+    def _writers(self, f: ScopeFacts) -> dict[int, list[int]]:
         w = self._writes.get(f.index)
         if w is None:
             w = self._writes[f.index] = {}

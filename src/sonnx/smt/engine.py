@@ -24,8 +24,9 @@ An exception inside an encoding becomes UNKNOWN for that rule, never a pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List
+from typing import Any
 
 from ..caching import gc_paused
 from ..model.graph import Model
@@ -51,13 +52,13 @@ RULE_IDS = (
 
 @dataclass
 class SmtRun:
-    verdicts: List[Verdict]
-    obligations: List[Obligation] = field(default_factory=list)
-    parameters: Dict[str, Any] = field(default_factory=dict)
+    verdicts: list[Verdict]
+    obligations: list[Obligation] = field(default_factory=list)
+    parameters: dict[str, Any] = field(default_factory=dict)
     mode: str = "search"
 
 
-def choose_mode(facts: List[ScopeFacts], settings: SolverSettings) -> str:
+def choose_mode(facts: list[ScopeFacts], settings: SolverSettings) -> str:
     return "search" if total_operations(facts) <= settings.search_limit else "certificate"
 
 
@@ -88,10 +89,10 @@ def _run_smt(
     say = progress or (lambda _m: None)
     facts = model_facts(model)
     chosen = mode or choose_mode(facts, st)
-    verdicts: List[Verdict] = []
-    obligations: List[Obligation] = []
-    by_id: Dict[str, Verdict] = {}
-    classes: List[Any] = [None]
+    verdicts: list[Verdict] = []
+    obligations: list[Obligation] = []
+    by_id: dict[str, Verdict] = {}
+    classes: list[Any] = [None]
 
     def run(rule_id: str, fn: Callable[[], RuleResult]) -> None:
         say(f"smt: proving {rule_id} ({chosen})")

@@ -36,13 +36,13 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Dict, Iterator, List, Sequence, Tuple
 
 from ..model.graph import Graph, Model
 from ..model.structure import walk_scopes
 
-Fact = Tuple[int, int, int]
+Fact = tuple[int, int, int]
 
 
 @dataclass
@@ -55,9 +55,9 @@ class ScopeFacts:
     parent: int
     op_base: int
     t_base: int
-    names: List[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
     """Local tensor number -> name (global id = ``t_base`` + local number)."""
-    tid: Dict[str, int] = field(default_factory=dict)
+    tid: dict[str, int] = field(default_factory=dict)
     """Name -> global tensor id."""
     rd_ptr: array = field(default_factory=lambda: array("i", [0]))
     rd_o: array = field(default_factory=lambda: array("i"))
@@ -67,13 +67,13 @@ class ScopeFacts:
     wr_o: array = field(default_factory=lambda: array("i"))
     wr_k: array = field(default_factory=lambda: array("i"))
     wr_t: array = field(default_factory=lambda: array("i"))
-    inputs: List[Tuple[int, int]] = field(default_factory=list)
-    outputs: List[Tuple[int, int]] = field(default_factory=list)
-    initialized: List[int] = field(default_factory=list)
-    captures: List[Tuple[int, int]] = field(default_factory=list)
-    shadows: List[Tuple[int, int]] = field(default_factory=list)
+    inputs: list[tuple[int, int]] = field(default_factory=list)
+    outputs: list[tuple[int, int]] = field(default_factory=list)
+    initialized: list[int] = field(default_factory=list)
+    captures: list[tuple[int, int]] = field(default_factory=list)
+    shadows: list[tuple[int, int]] = field(default_factory=list)
     loop_body: bool = False
-    cache: Dict[str, object] = field(default_factory=dict)
+    cache: dict[str, object] = field(default_factory=dict)
     """Untrusted helpers computed once per run (see :func:`.certify.index_of`)."""
 
     @property
@@ -96,12 +96,12 @@ class ScopeFacts:
     def writes(self) -> Iterator[Fact]:
         return zip(self.wr_o, self.wr_k, self.wr_t, strict=True)
 
-    def reads_of(self, j: int) -> List[Fact]:
+    def reads_of(self, j: int) -> list[Fact]:
         """Read facts of local operation ``j``."""
         a, b = self.rd_ptr[j], self.rd_ptr[j + 1]
         return list(zip(self.rd_o[a:b], self.rd_k[a:b], self.rd_t[a:b], strict=True))
 
-    def writes_of(self, j: int) -> List[Fact]:
+    def writes_of(self, j: int) -> list[Fact]:
         a, b = self.wr_ptr[j], self.wr_ptr[j + 1]
         return list(zip(self.wr_o[a:b], self.wr_k[a:b], self.wr_t[a:b], strict=True))
 
@@ -159,10 +159,10 @@ def _loop_bodies(graphs: Sequence[Graph]) -> set[int]:
     return bodies
 
 
-def model_facts(model: Model) -> List[ScopeFacts]:
+def model_facts(model: Model) -> list[ScopeFacts]:
     """Facts of every graph of ``model``, main graph first (pre-order), with the bindings across graphs."""
     scopes = walk_scopes(model.graph)
-    facts: List[ScopeFacts] = []
+    facts: list[ScopeFacts] = []
     op_base = t_base = 0
     for i, s in enumerate(scopes):
         f = _scope_facts(i, s.path, s.graph, s.parent, op_base, t_base)
@@ -177,24 +177,24 @@ def model_facts(model: Model) -> List[ScopeFacts]:
     return facts
 
 
-def _defined(f: ScopeFacts) -> List[str]:
+def _defined(f: ScopeFacts) -> list[str]:
     names = {f.name(t) for t in f.wr_t}
     names.update(f.name(t) for _, t in f.inputs)
     names.update(f.name(t) for t in f.initialized)
     return sorted(names)
 
 
-def _bind(facts: List[ScopeFacts]) -> None:
+def _bind(facts: list[ScopeFacts]) -> None:
     """Capture and shadow facts: for each nested graph, the nearest enclosing definition of its names."""
-    children: List[List[int]] = [[] for _ in facts]
+    children: list[list[int]] = [[] for _ in facts]
     for f in facts:
         if f.parent >= 0:
             children[f.parent].append(f.index)
-    visible: Dict[str, List[int]] = {}
+    visible: dict[str, list[int]] = {}
     for nm in _defined(facts[0]):
         visible[nm] = [0]
-    stack: List[Tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
-    pushed: Dict[int, List[str]] = {}
+    stack: list[tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
+    pushed: dict[int, list[str]] = {}
     while stack:
         i, entering = stack.pop()
         if not entering:

@@ -29,7 +29,8 @@ verification (:mod:`sonnx.partition.verify`) uses on fused graphs.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..witness import LIMIT, brief, first
 from .certify import Edge, Step, cycle, index_of, ranks_of
@@ -61,14 +62,14 @@ RULE = [
 ]
 
 
-def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[int, List[int]] | None) -> List[str]:
+def rank_body(per_scope: Sequence[tuple[int, list[Edge]]], values: dict[int, list[int]] | None) -> list[str]:
     """SMT-LIB lines of a rank obligation over operation edges ``(a, b, tensor)`` (fused partition graphs).
 
     With ``values`` None one rank ``r<scope>_<node>`` is declared per node on an
     edge and ``rank(a) < rank(b)`` asserted per edge; with ``values`` the given
     ranks are written in place, each distinct pair once.
     """
-    body: List[str] = []
+    body: list[str] = []
     for s, edges in per_scope:
         if values is None:
             used = sorted({e[0] for e in edges} | {e[1] for e in edges})
@@ -81,8 +82,8 @@ def rank_body(per_scope: Sequence[Tuple[int, List[Edge]]], values: Dict[int, Lis
     return body if values is None else distinct(body)
 
 
-def _facts(facts: Sequence[ScopeFacts]) -> List[str]:
-    out: List[str] = []
+def _facts(facts: Sequence[ScopeFacts]) -> list[str]:
+    out: list[str] = []
     for f in facts:
         out.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
         out.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
@@ -101,7 +102,7 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
+def _cycle_obligation(f: ScopeFacts, steps: list[Step]) -> Obligation:
     """The facts of the claimed cycle, last step first.
 
     The order is for z3's difference-logic engine, which refutes the facts
@@ -109,7 +110,7 @@ def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
     quadratic in the other direction; measured on a cycle of 3,000
     operations: 0.46 s against 2.9 s, and 5.5 s with the default arithmetic).
     """
-    lines: List[str] = []
+    lines: list[str] = []
     for i, r in reversed(steps):
         lines.append(f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})")
         lines.append(f"(wr {f.wr_o[i]} {f.wr_k[i]} {f.wr_t[i]})")
@@ -125,10 +126,10 @@ def _cycle_obligation(f: ScopeFacts, steps: List[Step]) -> Obligation:
 
 
 def certificate_body(
-    facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]]
-) -> Tuple[List[str], List[str]]:
+    facts: Sequence[ScopeFacts], certs: dict[int, tuple[list[int], list[int]]]
+) -> tuple[list[str], list[str]]:
     """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each)."""
-    items: Dict[str, None] = {}
+    items: dict[str, None] = {}
     for f in facts:
         rank, trank = certs[f.index]
         ob, tb = f.op_base, f.t_base
@@ -142,10 +143,10 @@ def certificate_body(
     ], list(items)
 
 
-def _witness(cyclic: List[Tuple[ScopeFacts, List[Step]]]) -> Tuple[str, Dict[str, Any]]:
+def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str, Any]]:
     f, steps = cyclic[0]
     ops = f.graph.operations
-    listed: List[Dict[str, Any]] = []
+    listed: list[dict[str, Any]] = []
     for i, _ in steps:
         j = f.wr_o[i] - f.op_base
         listed.append({"index": j, "operation": ops[j].label, "tensor": f.name(f.wr_t[i])})
@@ -165,9 +166,9 @@ def _witness(cyclic: List[Tuple[ScopeFacts, List[Step]]]) -> Tuple[str, Dict[str
     }
 
 
-def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
+def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
     """Cycles from the untrusted search, each confirmed by the solver on its own facts."""
-    cyclic: List[Tuple[ScopeFacts, List[Step]]] = []
+    cyclic: list[tuple[ScopeFacts, list[Step]]] = []
     for f in facts:
         steps = cycle(f, index_of(f))
         if steps is None:
@@ -193,7 +194,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
     if mode == "certificate":
-        certs: Dict[int, Tuple[List[int], List[int]]] = {}
+        certs: dict[int, tuple[list[int], list[int]]] = {}
         for f in facts:
             r = ranks_of(f)
             if r is None:
@@ -211,7 +212,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
 
 
 def check_certificate(
-    facts: Sequence[ScopeFacts], certs: Dict[int, Tuple[List[int], List[int]]], settings: SolverSettings
+    facts: Sequence[ScopeFacts], certs: dict[int, tuple[list[int], list[int]]], settings: SolverSettings
 ) -> RuleResult:
     """Have the solver check rank certificates (scope index -> (R per operation, T per tensor))."""
     return certificate_verdict(

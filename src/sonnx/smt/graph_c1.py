@@ -26,8 +26,9 @@ obligation is all groups together (unsat).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import pairwise
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any
 
 from ..witness import brief, first, op_ref
 from .common import PART, RuleResult, conj, facts_lines, proved, record, rejected, unknown, violated
@@ -49,18 +50,18 @@ RULE = [
 ]
 
 
-def _seeds(f: ScopeFacts) -> List[int]:
+def _seeds(f: ScopeFacts) -> list[int]:
     return list(dict.fromkeys([t for _, t in f.inputs] + f.initialized))
 
 
-def _distinct(items: List[str]) -> str:
+def _distinct(items: list[str]) -> str:
     if len(items) < 2:
         return "(assert true)"
     return f"(assert (distinct {' '.join(items)}))"
 
 
 def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
-    items: List[str] = []
+    items: list[str] = []
     for f in facts:
         items.extend(f"(sd {f.index} {t})" for t in _seeds(f))
         items.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
@@ -78,7 +79,7 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
 
 def certificate_mode_obligations(
     facts: Sequence[ScopeFacts], settings: SolverSettings
-) -> Tuple[Answer, List[Obligation]]:
+) -> tuple[Answer, list[Obligation]]:
     """The distinctness of the defined tensors, one number per definition fact; in parts on large models.
 
     Up to :data:`.common.PART` definition facts, one ``distinct``. Above, the
@@ -90,7 +91,7 @@ def certificate_mode_obligations(
     every definition fact once (it is the facts' list, sorted), and the
     previous part's last number is written as it was.
     """
-    ids: List[int] = []
+    ids: list[int] = []
     for f in facts:
         ids.extend(_seeds(f))
         ids.extend(f.wr_t)
@@ -114,7 +115,7 @@ def certificate_mode_obligations(
         return ans, [ob]
     ids.sort()
     n = -(-len(ids) // PART)
-    obs: List[Obligation] = []
+    obs: list[Obligation] = []
     ans = Answer("unknown", "no obligation was solved")
     for k in range(n):
         part = ids[k * PART : (k + 1) * PART]
@@ -139,16 +140,16 @@ def certificate_mode_obligations(
     return ans, obs
 
 
-Group = Tuple[str, ScopeFacts, int, List[str]]
+Group = tuple[str, ScopeFacts, int, list[str]]
 """(kind, scope, tensor id, the raw facts that conflict)."""
 
 
-def conflicts(facts: Sequence[ScopeFacts]) -> List[Group]:
+def conflicts(facts: Sequence[ScopeFacts]) -> list[Group]:
     """Untrusted: per tensor, the definition facts that cannot share one P (in the direct rule's order)."""
-    out: List[Group] = []
+    out: list[Group] = []
     for f in facts:
         s = f.index
-        writes: Dict[int, List[str]] = {}
+        writes: dict[int, list[str]] = {}
         for o, k, t in f.writes():
             writes.setdefault(t, []).append(f"(wr {o} {k} {t})")
         inputs = {t: f"(sd {s} {t})" for _, t in f.inputs}
@@ -177,19 +178,19 @@ def _first_definition(g: ScopeFacts, u: int) -> str:
     raise AssertionError(f"tensor {u} has no definition in graph {g.path}")
 
 
-def _describe(facts: Sequence[ScopeFacts], grp: Group) -> Dict[str, Any]:
+def _describe(facts: Sequence[ScopeFacts], grp: Group) -> dict[str, Any]:
     kind, f, t, _ = grp
     nm = f.name(t)
     ops = f.graph.operations
     producers = [{**op_ref(f.path, o - f.op_base, ops[o - f.op_base]), "output": k} for o, k, x in f.writes() if x == t]
-    out: Dict[str, Any] = {"kind": kind, "scope": f.path, "tensor": nm, "producers": producers}
+    out: dict[str, Any] = {"kind": kind, "scope": f.path, "tensor": nm, "producers": producers}
     for t2, u in f.shadows:
         if t2 == t:
             out["outer_scope"] = scope_of_tensor(facts, u).path
     return out
 
 
-def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
+def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
     groups = conflicts(facts)
     guarded = list(RULE)
     for g_i, (_, _, _, lines) in enumerate(groups):
@@ -216,7 +217,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
     if ans.result != "unsat":
         return RuleResult(rejected(ID, ob, "conflicting definitions", mode).verdict, obs)
     session = Session("\n".join(guarded), settings)
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for g_i, grp in enumerate(groups):
         a = session.check([f"g{g_i}"])
         if a.result == "unknown":
@@ -226,7 +227,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
     if not found:
         return RuleResult(unknown(ID, "no conflict group was refuted on its own (a tool defect)", mode), obs)
     shown = [f"{x['tensor']!r} ({x['kind']}, in {x['scope']})" for x in found]
-    data: Dict[str, Any] = {"count": len(found), "violations": first(found)}
+    data: dict[str, Any] = {"count": len(found), "violations": first(found)}
     return RuleResult(violated(ID, f"{len(found)} single-assignment violation(s): {brief(shown, 3)}", data, mode), obs)
 
 

@@ -22,7 +22,8 @@ The solver decides; Python only lists the facts.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..witness import brief, first
 from .certify import index_of, input_readers
@@ -51,12 +52,12 @@ FACTS_NOTE = (
 )
 
 
-def _lb_facts(facts: Sequence[ScopeFacts]) -> List[str]:
+def _lb_facts(facts: Sequence[ScopeFacts]) -> list[str]:
     return [f"(lb {f.index})" if f.loop_body else f"(not (lb {f.index}))" for f in facts if f.inputs]
 
 
-def _reads(facts: Sequence[ScopeFacts]) -> List[str]:
-    out: List[str] = []
+def _reads(facts: Sequence[ScopeFacts]) -> list[str]:
+    out: list[str] = []
     for f in facts:
         out.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
     return out
@@ -80,13 +81,13 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     return Obligation(ID, "c2.unread_input", LOGIC, body, "unsat", "search", "some graph input is read by no read fact")
 
 
-def _entry(facts: Sequence[ScopeFacts], t: int) -> Dict[str, Any]:
+def _entry(facts: Sequence[ScopeFacts], t: int) -> dict[str, Any]:
     f = scope_of_tensor(facts, t)
     k = next(k for k, x in f.inputs if x == t)
     return {"scope": f.path, "input": f.name(t), "position": k}
 
 
-def _found(found: List[Dict[str, Any]], mode: str, obs: List[Obligation]) -> RuleResult:
+def _found(found: list[dict[str, Any]], mode: str, obs: list[Obligation]) -> RuleResult:
     shown = [f"{x['input']!r} (in {x['scope']})" for x in found]
     return RuleResult(
         violated(
@@ -110,7 +111,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
     ids = sorted({t for f in facts for _, t in f.inputs})
     guards = [f"(declare-fun x{t} () Bool)\n(assert (=> x{t} (distinct w {t})))" for t in ids]
     session = Session(ob.script() + "\n".join(guards), settings)
-    found: List[int] = []
+    found: list[int] = []
     a = ans
     while a.result == "sat":
         w = model_values(a, ["w"]).get("w")
@@ -131,9 +132,9 @@ def _order(facts: Sequence[ScopeFacts]) -> Any:
 
 
 def certificate_body(
-    facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]]
-) -> Tuple[List[str], List[str]]:
-    items: List[str] = []
+    facts: Sequence[ScopeFacts], claims: dict[int, dict[int, tuple[str, int]]]
+) -> tuple[list[str], list[str]]:
+    items: list[str] = []
     for f in facts:
         lb = "true" if f.loop_body else "false"
         for k, t in f.inputs:
@@ -150,7 +151,7 @@ def certificate_body(
 
 
 def check_certificate(
-    facts: Sequence[ScopeFacts], claims: Dict[int, Dict[int, Tuple[str, int]]], settings: SolverSettings
+    facts: Sequence[ScopeFacts], claims: dict[int, dict[int, tuple[str, int]]], settings: SolverSettings
 ) -> RuleResult:
     return certificate_verdict(
         ID,
@@ -163,7 +164,7 @@ def check_certificate(
 
 
 def _counter(
-    facts: Sequence[ScopeFacts], unread: List[Tuple[ScopeFacts, int, int]], settings: SolverSettings
+    facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, int]], settings: SolverSettings
 ) -> RuleResult:
     body = [
         FACTS_NOTE,
@@ -195,8 +196,8 @@ def _counter(
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
     if mode != "certificate":
         return _search(facts, settings)
-    claims: Dict[int, Dict[int, Tuple[str, int]]] = {}
-    unread: List[Tuple[ScopeFacts, int, int]] = []
+    claims: dict[int, dict[int, tuple[str, int]]] = {}
+    unread: list[tuple[ScopeFacts, int, int]] = []
     for f in facts:
         if not f.inputs:
             continue

@@ -35,7 +35,8 @@ value. Python only lists the facts; the solver's propagation does the joins.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..witness import LIMIT, brief, first
 from .certify import Seed, blocked_reads, derivation, index_of
@@ -64,7 +65,7 @@ NOTE = (
 )
 
 
-def _horn(facts: Sequence[ScopeFacts]) -> List[str]:
+def _horn(facts: Sequence[ScopeFacts]) -> list[str]:
     out = [
         NOTE,
         "; rule: Horn clauses of the definedness fixpoint; D t: t is defined, F o: o fires",
@@ -77,7 +78,7 @@ def _horn(facts: Sequence[ScopeFacts]) -> List[str]:
         "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (F o) (D t)))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (D t)))",
     ]
-    lines: List[str] = []
+    lines: list[str] = []
     for f in facts:
         s = f.index
         lines.extend(f"(gi {s} {k} {t})" for k, t in f.inputs)
@@ -94,17 +95,17 @@ def _horn(facts: Sequence[ScopeFacts]) -> List[str]:
     return out
 
 
-def _outputs(facts: Sequence[ScopeFacts]) -> List[Tuple[ScopeFacts, int]]:
+def _outputs(facts: Sequence[ScopeFacts]) -> list[tuple[ScopeFacts, int]]:
     return [(f, t) for f in facts for t in dict.fromkeys(t for _, t in f.outputs)]
 
 
-def _chain(f: ScopeFacts, undefined: Any, name_t: int) -> Tuple[List[Dict[str, Any]], str]:
+def _chain(f: ScopeFacts, undefined: Any, name_t: int) -> tuple[list[dict[str, Any]], str]:
     """Follow undefined tensors back through their first writer's first undefined read."""
     ops = f.graph.operations
-    steps: List[Dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
     seen: set[int] = set()
     cur = name_t
-    writers: Dict[int, int] = {}
+    writers: dict[int, int] = {}
     for o, _, t in f.writes():
         writers.setdefault(t, o - f.op_base)
     while cur not in seen:
@@ -124,7 +125,7 @@ def _chain(f: ScopeFacts, undefined: Any, name_t: int) -> Tuple[List[Dict[str, A
     return steps, "cycle"
 
 
-def _report(found: List[Tuple[ScopeFacts, int]], undefined: Any, mode: str, obs: List[Obligation]) -> RuleResult:
+def _report(found: list[tuple[ScopeFacts, int]], undefined: Any, mode: str, obs: list[Obligation]) -> RuleResult:
     f0, t0 = found[0]
     steps, end = _chain(f0, undefined, t0)
     root = steps[-1]["tensor"]
@@ -150,7 +151,7 @@ def _report(found: List[Tuple[ScopeFacts, int]], undefined: Any, mode: str, obs:
     )
 
 
-def _d_values(ans: Answer, ids: Any) -> Dict[int, bool]:
+def _d_values(ans: Answer, ids: Any) -> dict[int, bool]:
     import z3
 
     m = ans.solver.model()
@@ -177,8 +178,8 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
     outs = _outputs(facts)
     guards = "".join(f"(declare-fun y{t} () Bool)(assert (=> y{t} (D {t})))\n" for _, t in outs)
     session = Session(ob.script() + guards, settings)
-    found: List[Tuple[ScopeFacts, int]] = []
-    seen_by: Dict[int, Dict[int, bool]] = {}
+    found: list[tuple[ScopeFacts, int]] = []
+    seen_by: dict[int, dict[int, bool]] = {}
     a = ans
     while a.result == "sat":
         vals = _d_values(a, [t for _, t in outs])
@@ -197,12 +198,12 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
     return _report(found, lambda t: not model.get(t, True), "search", [ob])
 
 
-Times = Dict[int, Tuple[Dict[int, int], Dict[int, Tuple[int, Seed]]]]
+Times = dict[int, tuple[dict[int, int], dict[int, tuple[int, Seed]]]]
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> Tuple[List[str], List[str]]:
+def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str], list[str]]:
     """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError)."""
-    items: Dict[str, None] = {}
+    items: dict[str, None] = {}
     for f in facts:
         fired, h = cert[f.index]
         base = f.op_base
@@ -243,13 +244,13 @@ def check_certificate(facts: Sequence[ScopeFacts], cert: Times, settings: Solver
     )
 
 
-Blocked = Dict[int, Tuple[set[int], Dict[int, int], List[int]]]
+Blocked = dict[int, tuple[set[int], dict[int, int], list[int]]]
 """scope -> (S: undefined tensors, blocked read per never-firing local operation, claimed undefined outputs)."""
 
 
-def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> List[str]:
-    units: List[str] = []
-    checks: List[str] = []
+def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> list[str]:
+    units: list[str] = []
+    checks: list[str] = []
     for f in facts:
         s = f.index
         members, blocked, outs = cc[s]
@@ -282,7 +283,7 @@ def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> List[str]:
 
 
 def check_counter(facts: Sequence[ScopeFacts], cc: Blocked, settings: SolverSettings) -> RuleResult:
-    obs: List[Obligation] = []
+    obs: list[Obligation] = []
     failed = refute(
         ID,
         "c3.never_defined",

@@ -33,7 +33,8 @@ UNKNOWN.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..verdict import Status, Verdict
 from ..witness import first, op_ref
@@ -48,7 +49,7 @@ ID_SEM = "GRAPH-DETERMINISM"
 
 
 
-def run_dependent(f: ScopeFacts, sources: Dict[int, str]) -> set[int]:
+def run_dependent(f: ScopeFacts, sources: dict[int, str]) -> set[int]:
     """Untrusted: the tensors written downstream of a source (their definitions take the run as a parameter)."""
     ix = index_of(f)
     out: set[int] = set()
@@ -67,7 +68,7 @@ def run_dependent(f: ScopeFacts, sources: Dict[int, str]) -> set[int]:
     return out
 
 
-def two_runs(f: ScopeFacts, order: List[int], sources: Dict[int, str]) -> Tuple[Obligation, List[int]]:
+def two_runs(f: ScopeFacts, order: list[int], sources: dict[int, str]) -> tuple[Obligation, list[int]]:
     """Two-run obligation for graph ``f`` (operations in ``order``); returns it and the outputs with a ``d<t>``.
 
     Those are the run-dependent outputs (one value per run); the others have
@@ -119,7 +120,7 @@ def two_runs(f: ScopeFacts, order: List[int], sources: Dict[int, str]) -> Tuple[
                 body.append(f"(define-fun v{t} () V (F{n} {t}{runs[0][1]}))")
     outs = list(dict.fromkeys(t for _, t in f.outputs))
     body.append("; violation: some graph output differs between the runs (d<t>: output t differs)")
-    goal: List[str] = []
+    goal: list[str] = []
     for t in outs:
         if t in dep:
             body.append(f"(declare-fun d{t} () Bool)")
@@ -140,10 +141,10 @@ def two_runs(f: ScopeFacts, order: List[int], sources: Dict[int, str]) -> Tuple[
     return ob, [t for t in outs if t in dep]
 
 
-def _path(f: ScopeFacts, sources: Dict[int, str], out: int) -> Dict[str, Any]:
+def _path(f: ScopeFacts, sources: dict[int, str], out: int) -> dict[str, Any]:
     """Untrusted: a shortest chain of facts from a source to the writer of ``out`` (the witness's path)."""
     ix = index_of(f)
-    parent: Dict[int, Tuple[int, int] | None] = {j: None for j in sorted(sources)}
+    parent: dict[int, tuple[int, int] | None] = {j: None for j in sorted(sources)}
     queue = deque(sorted(sources))
     goal = {ix.wr_o[i] - f.op_base for i in ix.writers(out)}
     hit = next((j for j in queue if j in goal), None)
@@ -158,7 +159,7 @@ def _path(f: ScopeFacts, sources: Dict[int, str], out: int) -> Dict[str, Any]:
                     if b in goal:
                         hit = b
     ops = f.graph.operations
-    steps: List[Dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
     cur, tensor = (hit if hit is not None else next(iter(goal))), out
     while True:
         steps.append({"tensor": f.name(tensor), **op_ref(f.path, cur, ops[cur])})
@@ -178,8 +179,8 @@ def _path(f: ScopeFacts, sources: Dict[int, str], out: int) -> Dict[str, Any]:
 
 
 def _check_scope(
-    f: ScopeFacts, order: List[int], sources: Dict[int, str], settings: SolverSettings, obs: List[Obligation]
-) -> Tuple[str, Dict[str, Any] | None, str]:
+    f: ScopeFacts, order: list[int], sources: dict[int, str], settings: SolverSettings, obs: list[Obligation]
+) -> tuple[str, dict[str, Any] | None, str]:
     ob, outs = two_runs(f, order, sources)
     ans = solve(ob.script(), settings)
     record(ob, ans)
@@ -201,7 +202,7 @@ def _check_scope(
 
 
 def prove_semantic(
-    facts: Sequence[ScopeFacts], classes: Classes | None, structure: Dict[str, Verdict], settings: SolverSettings
+    facts: Sequence[ScopeFacts], classes: Classes | None, structure: dict[str, Verdict], settings: SolverSettings
 ) -> RuleResult:
     for rid in ("GRAPH-ACYCLIC", "GRAPH-C1"):
         v = structure.get(rid)
@@ -210,7 +211,7 @@ def prove_semantic(
             return RuleResult(unknown(ID_SEM, why, "search"))
     if classes is None:
         return RuleResult(unknown(ID_SEM, "the classification of the operations is not known (GRAPH-R2)", "search"))
-    holders: Dict[int, Tuple[int, int]] = {}
+    holders: dict[int, tuple[int, int]] = {}
     by_graph = {id(f.graph): f.index for f in facts}
     for f in facts:
         for j, op in enumerate(f.graph.operations):
@@ -218,15 +219,15 @@ def prove_semantic(
                 for _, g in op.subgraphs:
                     if id(g) in by_graph:
                         holders[by_graph[id(g)]] = (f.index, j)
-    result: Dict[int, Tuple[str, Dict[str, Any] | None, str]] = {}
-    obs: List[Obligation] = []
-    body_class: Dict[Tuple[int, int], Tuple[int, str]] = {}
-    marked: Dict[int, set[Tuple[int, int]]] = {}
+    result: dict[int, tuple[str, dict[str, Any] | None, str]] = {}
+    obs: list[Obligation] = []
+    body_class: dict[tuple[int, int], tuple[int, str]] = {}
+    marked: dict[int, set[tuple[int, int]]] = {}
     for key in classes:
         marked.setdefault(key[0], set()).add(key)
     for f in reversed(list(facts)):  # nested graphs before the graphs holding them
-        certain: Dict[int, str] = {}
-        maybe: Dict[int, str] = {}
+        certain: dict[int, str] = {}
+        maybe: dict[int, str] = {}
         for key in sorted(marked.get(f.index, ())):
             c, r = max(classes.get(key, (DET, "")), body_class.get(key, (DET, "")))
             if c == NONDET:

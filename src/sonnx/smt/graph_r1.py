@@ -24,7 +24,8 @@ reads through ``U``. Python only lists the facts.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..witness import brief, first, op_ref
 from .certify import Use, index_of, uses
@@ -53,12 +54,12 @@ NOTE = (
 )
 
 
-def op_facts(facts: Sequence[ScopeFacts]) -> List[str]:
+def op_facts(facts: Sequence[ScopeFacts]) -> list[str]:
     return [f"(op {o})" for f in facts for o in range(f.op_base, f.op_base + f.n)]
 
 
-def use_facts(facts: Sequence[ScopeFacts]) -> List[str]:
-    out: List[str] = []
+def use_facts(facts: Sequence[ScopeFacts]) -> list[str]:
+    out: list[str] = []
     for f in facts:
         out.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
         out.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
@@ -90,8 +91,8 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]]) -> Tuple[List[str], List[str]]:
-    items: Dict[str, None] = {}
+def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]]) -> tuple[list[str], list[str]]:
+    items: dict[str, None] = {}
     for f in facts:
         c = cert[f.index]
         for j in range(f.n):
@@ -106,7 +107,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]
     ], list(items)
 
 
-def dead_body(facts: Sequence[ScopeFacts], dead: Dict[int, List[int]]) -> List[str]:
+def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[str]:
     units, checks = closed_set_lines(facts, dead, "Dd", "X")
     return [
         NOTE,
@@ -124,10 +125,10 @@ def dead_body(facts: Sequence[ScopeFacts], dead: Dict[int, List[int]]) -> List[s
 
 
 def _dead(
-    facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation], seen: int | None = None
+    facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation], seen: int | None = None
 ) -> RuleResult:
     """Verify the untrusted list of dead operations; ``seen`` is the one the search model showed (must be listed)."""
-    dead: Dict[int, List[int]] = {}
+    dead: dict[int, list[int]] = {}
     for f in facts:
         _, d = uses(f, index_of(f))
         if d:
@@ -149,7 +150,7 @@ def _dead(
     )
     if failed is not None:
         return failed
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for f in facts:
         ops = f.graph.operations
         for j in dead.get(f.index, []):
@@ -168,7 +169,7 @@ def _dead(
 
 def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
     if mode == "certificate":
-        cert: Dict[int, Dict[int, Use]] = {}
+        cert: dict[int, dict[int, Use]] = {}
         for f in facts:
             found, dead = uses(f, index_of(f))
             if dead:
@@ -187,7 +188,7 @@ def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -
 
 
 def check_certificate(
-    facts: Sequence[ScopeFacts], cert: Dict[int, Dict[int, Use]], settings: SolverSettings
+    facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]], settings: SolverSettings
 ) -> RuleResult:
     return certificate_verdict(
         ID,

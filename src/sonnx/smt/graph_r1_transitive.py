@@ -26,7 +26,8 @@ from the outputs included). Python only lists the facts.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
 from ..witness import brief, first, op_ref
 from .certify import Use, distances, index_of
@@ -76,12 +77,12 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-Dist = Dict[int, Dict[int, Tuple[int, Use]]]
+Dist = dict[int, dict[int, tuple[int, Use]]]
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> Tuple[List[str], List[str]]:
-    eqs: Dict[str, None] = {}
-    order: Dict[str, None] = {}
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str], list[str]]:
+    eqs: dict[str, None] = {}
+    order: dict[str, None] = {}
     for f in facts:
         c = cert[f.index]
         for j in range(f.n):
@@ -101,7 +102,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> Tuple[List[str]
     ], [*eqs, *order]
 
 
-def idle_body(facts: Sequence[ScopeFacts], idle: Dict[int, List[int]]) -> List[str]:
+def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[str]:
     units, checks = closed_set_lines(facts, idle, "N", "Z")
     return [
         NOTE,
@@ -118,8 +119,8 @@ def idle_body(facts: Sequence[ScopeFacts], idle: Dict[int, List[int]]) -> List[s
     ]
 
 
-def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: List[Obligation]) -> RuleResult:
-    idle: Dict[int, List[int]] = {}
+def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
+    idle: dict[int, list[int]] = {}
     for f in facts:
         _, rest = distances(f, index_of(f))
         if rest:
@@ -128,7 +129,7 @@ def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs:
 
 
 def check_idle(
-    facts: Sequence[ScopeFacts], idle: Dict[int, List[int]], settings: SolverSettings, mode: str, obs: List[Obligation]
+    facts: Sequence[ScopeFacts], idle: dict[int, list[int]], settings: SolverSettings, mode: str, obs: list[Obligation]
 ) -> RuleResult:
     failed = refute(
         ID,
@@ -143,7 +144,7 @@ def check_idle(
     )
     if failed is not None:
         return failed
-    found: List[Dict[str, Any]] = []
+    found: list[dict[str, Any]] = []
     for f in facts:
         ops = f.graph.operations
         found.extend(op_ref(f.path, j, ops[j]) for j in idle.get(f.index, []))

@@ -20,7 +20,7 @@ GRAPH-DETERMINISM (:mod:`.graph_determinism`) reads the classes decided here.
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from collections.abc import Sequence
 
 from ..model.graph import Model
 from ..witness import brief, first, op_ref
@@ -33,15 +33,15 @@ from .solver import Answer, SolverSettings, model_values, solve
 ID_R2 = "GRAPH-R2"
 DET, UNK, NONDET = 0, 1, 2
 
-Classes = Dict[Tuple[int, int], Tuple[int, str]]
+Classes = dict[tuple[int, int], tuple[int, str]]
 """(scope index, operation index) -> (class, reason), for every operation not of class 0."""
 
 
-def _groups(model: Model, facts: Sequence[ScopeFacts]) -> Tuple[Lister, List[Instance], List[List[Tuple[int, int]]]]:
+def _groups(model: Model, facts: Sequence[ScopeFacts]) -> tuple[Lister, list[Instance], list[list[tuple[int, int]]]]:
     lister = Lister(model, facts)
-    index: Dict[str, int] = {}
-    insts: List[Instance] = []
-    members: List[List[Tuple[int, int]]] = []
+    index: dict[str, int] = {}
+    insts: list[Instance] = []
+    members: list[list[tuple[int, int]]] = []
     for f in facts:
         for j in range(f.n):
             inst = lister.instance(f, j)
@@ -54,7 +54,7 @@ def _groups(model: Model, facts: Sequence[ScopeFacts]) -> Tuple[Lister, List[Ins
     return lister, insts, members
 
 
-def _body(lister: Lister, insts: List[Instance]) -> List[str]:
+def _body(lister: Lister, insts: list[Instance]) -> list[str]:
     out = [
         "; raw facts per operation, as arguments of cls: domain and operator codes, schema since-version (0: none),",
         ";   is_test, sorted (0 absent, 1 INT, 2 other; value), reduction (0 absent, 1 none, 2 other), inputs 0-2",
@@ -68,14 +68,14 @@ def _body(lister: Lister, insts: List[Instance]) -> List[str]:
     return out
 
 
-def _codes(ans: Answer, n: int) -> Dict[int, int]:
+def _codes(ans: Answer, n: int) -> dict[int, int]:
     vals = model_values(ans, [f"c{g}" for g in range(n)])
     return {g: int(v) for g, v in ((int(k[1:]), v) for k, v in vals.items()) if isinstance(v, int)}
 
 
 def prove_r2(
     model: Model, facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str
-) -> Tuple[RuleResult, Classes | None]:
+) -> tuple[RuleResult, Classes | None]:
     """R2's verdict, and every operation's class from the solver's model (None when it is not known)."""
     lister, insts, members = _groups(model, facts)
     body = _body(lister, insts)
@@ -133,7 +133,7 @@ def prove_r2(
 
 
 def _classes(
-    facts: Sequence[ScopeFacts], insts: List[Instance], members: List[List[Tuple[int, int]]], codes: Dict[int, int]
+    facts: Sequence[ScopeFacts], insts: list[Instance], members: list[list[tuple[int, int]]], codes: dict[int, int]
 ) -> Classes:
     out: Classes = {}
     for g, inst in enumerate(insts):

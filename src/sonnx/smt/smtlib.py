@@ -10,9 +10,9 @@ for a second solver). Only standard SMT-LIB2 is used (``QF_IDL``,
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Sequence
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Obligation:
     rule_id: str
     name: str
     logic: str
-    body: List[str]
+    body: list[str]
     """The script's lines; joined into :attr:`text` when the obligation is made (then emptied)."""
     holds_when: str
     """``sat`` or ``unsat``: the answer under which the rule's property holds."""
@@ -30,7 +30,7 @@ class Obligation:
     """``search`` (the solver finds the proof) or ``certificate`` (it validates one)."""
     meaning: str
     answer: str = ""
-    notes: List[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # One string instead of a list of a million short ones: a fifth of the memory, kept for export.
@@ -61,12 +61,12 @@ _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def write_obligations(
     obligations: Sequence[Obligation], directory: str | Path, model_path: str, stem: str | None = None
-) -> List[Path]:
+) -> list[Path]:
     """Write every obligation of one model as ``<stem>.<name>.smt2`` (stem: the model file's, unless given)."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     stem = _SAFE.sub("_", stem if stem is not None else Path(model_path).stem) or "model"
-    out: List[Path] = []
+    out: list[Path] = []
     for ob in obligations:
         p = d / f"{stem}.{_SAFE.sub('_', ob.name)}.smt2"
         p.write_text(ob.render(), encoding="utf-8")
@@ -82,7 +82,7 @@ def expected_answer(text: str) -> str:
     return m.group(1)
 
 
-def cvc5_answers(text: str, time_limit_ms: int | None = None) -> List[str]:
+def cvc5_answers(text: str, time_limit_ms: int | None = None) -> list[str]:
     """What cvc5 prints for each command of an SMT-LIB2 script (the second solver of the exported files).
 
     ``time_limit_ms`` bounds each check (cvc5's ``tlimit-per``). Raises
@@ -98,7 +98,7 @@ def cvc5_answers(text: str, time_limit_ms: int | None = None) -> List[str]:
     sm = cvc5.SymbolManager(tm)
     parser = cvc5.InputParser(solver, sm)
     parser.setStringInput(cvc5.InputLanguage.SMT_LIB_2_6, text, "obligation")
-    answers: List[str] = []
+    answers: list[str] = []
     while True:
         cmd = parser.nextCommand()
         if cmd.isNull():

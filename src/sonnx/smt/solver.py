@@ -13,8 +13,9 @@ verdict. Nothing here ever turns "could not decide" into a pass.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence
+from typing import Any
 
 import z3
 
@@ -41,7 +42,7 @@ class Answer:
     """``sat``, ``unsat`` or ``unknown``."""
     reason: str = ""
     solver: Any = None
-    core: List[str] | None = None
+    core: list[str] | None = None
 
     @property
     def ctx(self) -> Any:
@@ -130,7 +131,7 @@ class Session:
         self.settings = settings
         self.error = ""
         self.solver: Any = None
-        self._lits: Dict[str, Any] = {}
+        self._lits: dict[str, Any] = {}
         try:
             _global_params(settings)
             self.solver = make_solver(settings, difference_logic)
@@ -156,7 +157,7 @@ class Session:
         return Answer("unknown", f"z3 answered unknown: {self.solver.reason_unknown()}")
 
 
-def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> Dict[str, Any]:
+def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> dict[str, Any]:
     """Values of the named ``Int`` (or ``Bool``) constants in the model of a ``sat`` answer.
 
     Each constant is evaluated in the model (``model_completion``: a constant the formula leaves free
@@ -166,7 +167,7 @@ def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> Dic
     m = answer.solver.model()
     make = z3.Bool if sort == "Bool" else z3.Int
     ctx = answer.ctx
-    out: Dict[str, Any] = {}
+    out: dict[str, Any] = {}
     for n in names:
         v = m.eval(make(n, ctx), model_completion=True)
         if z3.is_int_value(v):
@@ -180,7 +181,7 @@ def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> Dic
     return out
 
 
-def settings_report(settings: SolverSettings) -> Dict[str, Any]:
+def settings_report(settings: SolverSettings) -> dict[str, Any]:
     """The solver parameters as a JSON-ready dict (for the report)."""
     return {
         "solver": "z3",
