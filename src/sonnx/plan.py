@@ -41,7 +41,7 @@ import numpy as np
 from .allocator import keep_freed_memory
 from .interpretation import NumpyInterpretation, check_supported
 from .model.graph import Graph, Model, Operation
-from .model.semantics import FileOrder, GraphScope, Scheduler
+from .model.semantics import FileOrder, GraphScope, Pending, Scheduler, settle
 from .ops import REGISTRY, KernelRegistry
 
 
@@ -172,12 +172,10 @@ class GraphPlan:
         Names only: no kernel runs. The steps are those of ``run`` (same
         pushes, in the same order, so a seeded random scheduler draws the same).
         """
-        present = set(self.seeded)
-        waiting = dict(self.waiting)
-        missing = list(self.missing)
+        present: dict[str, None] = dict.fromkeys(self.seeded)
         readers = dict(self.readers)
-        keep = self.keep
         fired: set[int] = set()
+        pending = Pending(dict(self.waiting), list(self.missing), fired, scheduler)
         sequence: list[int] = []
         drops: list[tuple[str, ...]] = []
         for i in self.ready:
@@ -187,26 +185,12 @@ class GraphPlan:
             if i in fired:
                 continue
             before = [n for n in self.produced[i] if n not in present]
-            present.update(self.produced[i])
+            present.update(dict.fromkeys(before))
             fired.add(i)
             sequence.append(i)
-            for n in before:
-                for j in waiting.pop(n, ()):
-                    missing[j] -= 1
-                    if missing[j] == 0 and j not in fired:
-                        scheduler.push(j)
-            dropped: list[str] = []
-            if keep is not None:
-                for n in self.required[i]:
-                    readers[n] -= 1
-                    if readers[n] == 0 and n not in keep and n in present:
-                        present.discard(n)
-                        dropped.append(n)
-                for n in before:
-                    if n not in keep and readers.get(n, 0) == 0 and n in present:
-                        present.discard(n)
-                        dropped.append(n)
-            drops.append(tuple(dropped))
+            held = [n for n in dict.fromkeys((*self.required[i], *before)) if n in present]
+            settle(before, self.required[i], pending, readers, self.keep, present)
+            drops.append(tuple(n for n in held if n not in present))
         return tuple(sequence), tuple(drops)
 
     def _scope(self, values: dict[str, Any], nested: Callable[[], Scheduler]) -> GraphScope[Any]:
@@ -226,63 +210,29 @@ class GraphPlan:
         """
         if probe is not None:
             return self._run_probed(values, scheduler, nested, probe)
-        if scheduler is not None:
-            return self._run_scheduled(values, scheduler, nested)
-        calls, inputs, outputs, scoped = self.calls, self.inputs, self.outputs, self.needs_scope
-        for i, drop in zip(self.file_sequence, self.file_drops, strict=True):
-            args = [values[n] if n else None for n in inputs[i]]
-            results = calls[i](args, self._scope(values, nested) if scoped[i] else None)
-            names = outputs[i]
-            if len(results) != len(names):
-                raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
-                                 f"{len(names)} outputs")
-            for name, value in zip(names, results, strict=True):
-                if name:
-                    values[name] = value
+        # the schedule depends on names alone, so it is fixed first and then run as file order is
+        sequence, drops = (self.file_sequence, self.file_drops) if scheduler is None else self.simulate(scheduler)
+        fire = self._fire
+        for i, drop in zip(sequence, drops, strict=True):
+            fire(i, values, nested)
             for n in drop:
                 del values[n]
         return values
 
-    def _run_scheduled(self, values: dict[str, Any], scheduler: Scheduler, nested: Callable[[], Scheduler]) -> dict[
-            str, Any]:
-        """``run``'s algorithm over the prepared tables, for any scheduler."""
-        waiting = dict(self.waiting)
-        missing = list(self.missing)
-        readers = dict(self.readers)
-        keep = self.keep
-        calls, inputs, outputs, scoped = self.calls, self.inputs, self.outputs, self.needs_scope
-        fired: set[int] = set()
-        for i in self.ready:
-            scheduler.push(i)
-        while len(scheduler):
-            i = scheduler.pop()
-            if i in fired:
-                continue
-            before = [n for n in self.produced[i] if n not in values]
-            args = [values[n] if n else None for n in inputs[i]]
-            results = calls[i](args, self._scope(values, nested) if scoped[i] else None)
-            names = outputs[i]
-            if len(results) != len(names):
-                raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
-                                 f"{len(names)} outputs")
-            for name, value in zip(names, results, strict=True):
-                if name:
-                    values[name] = value
-            fired.add(i)
-            for n in before:
-                for j in waiting.pop(n, ()):
-                    missing[j] -= 1
-                    if missing[j] == 0 and j not in fired:
-                        scheduler.push(j)
-            if keep is not None:
-                for n in self.required[i]:
-                    readers[n] -= 1
-                    if readers[n] == 0 and n not in keep:
-                        values.pop(n, None)
-                for n in before:
-                    if n not in keep and readers.get(n, 0) == 0:
-                        values.pop(n, None)
-        return values
+    def _call(self, i: int, values: dict[str, Any], nested: Callable[[], Scheduler]) -> Sequence[Any]:
+        """The values operation ``i``'s interpretation gives, one per output position (checked)."""
+        args = [values[n] if n else None for n in self.inputs[i]]
+        results = self.calls[i](args, self._scope(values, nested) if self.needs_scope[i] else None)
+        if len(results) != len(self.outputs[i]):
+            raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
+                             f"{len(self.outputs[i])} outputs")
+        return results
+
+    def _fire(self, i: int, values: dict[str, Any], nested: Callable[[], Scheduler]) -> None:
+        """Fire operation ``i``: its outputs' values written into ``values`` (a position left out is skipped)."""
+        for name, value in zip(self.outputs[i], self._call(i, values, nested), strict=True):
+            if name:
+                values[name] = value
 
     def _run_probed(
         self, values: dict[str, Any], scheduler: Scheduler | None, nested: Callable[[], Scheduler], probe: Probe
@@ -303,20 +253,13 @@ class GraphPlan:
         live = probe.input_bytes = sum(sizes[n] for n in counted)
         peak = live
         clock = time.perf_counter
-        calls, inputs, outputs, scoped = self.calls, self.inputs, self.outputs, self.needs_scope
         probe.start = clock()
         for i, drop in zip(sequence, drops, strict=True):
-            args = [values[n] if n else None for n in inputs[i]]
-            scope = self._scope(values, nested) if scoped[i] else None
             t0 = clock()
-            results = calls[i](args, scope)
+            results = self._call(i, values, nested)
             t1 = clock()
-            names = outputs[i]
-            if len(results) != len(names):
-                raise ValueError(f"{self.labels[i]}: the interpretation gave {len(results)} values for "
-                                 f"{len(names)} outputs")
             out_bytes = 0
-            for name, value in zip(names, results, strict=True):
+            for name, value in zip(self.outputs[i], results, strict=True):
                 if name:
                     size = value_nbytes(value)
                     out_bytes += size

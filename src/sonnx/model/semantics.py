@@ -273,20 +273,54 @@ def run(
         before = [n for n in dict.fromkeys(o.output_mapping) if n and n not in values]
         _fire_into(o, values, interpretation, nested_scheduler)
         fired.add(i)
-        for n in before:
-            for j in waiting.pop(n, ()):
-                missing[j] -= 1
-                if missing[j] == 0 and j not in fired:
-                    scheduler.push(j)
-        if keep is not None:
-            for n in o.required_inputs:
-                readers[n] -= 1
-                if readers[n] == 0 and n not in keep:
-                    values.pop(n, None)
-            for n in before:
-                if n not in keep and readers.get(n, 0) == 0:
-                    values.pop(n, None)
+        settle(before, o.required_inputs, Pending(waiting, missing, fired, scheduler), readers, keep, values)
     return State(values, frozenset(fired))
+
+
+W = TypeVar("W", bound=Sequence[int])
+
+
+@dataclass(frozen=True)
+class Pending(Generic[W]):
+    """The bookkeeping of a run that decides which operations become executable (see :func:`run`)."""
+
+    waiting: dict[str, W]
+    """For each name not yet defined, the operations that require it."""
+    missing: list[int]
+    """For each operation, how many of its required inputs are still undefined."""
+    fired: set[int]
+    scheduler: Scheduler
+
+
+def settle(
+    produced: Sequence[str],
+    read: Sequence[str],
+    pending: Pending[W],
+    readers: dict[str, int],
+    keep: frozenset[str] | None,
+    values: dict[str, V],
+) -> None:
+    """What follows a firing in :func:`run`: release the operations waiting for ``produced``, then drop values.
+
+    ``produced`` are the names the firing defined (in output order, so that
+    the release order does not depend on string hashing), ``read`` the
+    operation's required inputs. An operation becomes executable (is pushed)
+    when its last missing input is defined. With ``keep`` (memory mode), a
+    value that no unfired operation requires is dropped unless kept.
+    """
+    for n in produced:
+        for j in pending.waiting.pop(n, ()):
+            pending.missing[j] -= 1
+            if pending.missing[j] == 0 and j not in pending.fired:
+                pending.scheduler.push(j)
+    if keep is not None:
+        for n in read:
+            readers[n] -= 1
+            if readers[n] == 0 and n not in keep:
+                values.pop(n, None)
+        for n in produced:
+            if n not in keep and readers.get(n, 0) == 0:
+                values.pop(n, None)
 
 
 def outputs_of(graph: Graph, state: State[V]) -> tuple[V, ...]:
