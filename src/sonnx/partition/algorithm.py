@@ -39,7 +39,6 @@ local (each node's inputs produced shortly before it).
 
 from __future__ import annotations
 
-import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,7 +46,7 @@ from dataclasses import dataclass
 from ..errors import ToolError, UsageError
 from ..model.graph import Model
 from .schema import Partition, Subgraph
-from .structure import NodeIndex
+from .structure import NodeIndex, least_key_order
 
 DEFAULT_DEVICE = "CPU"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -228,17 +227,7 @@ def make_partition(model: Model, providers: Sequence[Provider], default: str = D
 def _listing(ix: NodeIndex, fusion: _Fusion, device_of: dict[int, str], order: list[int]) -> Partition:
     """The subgraphs in canonical topological order of the fused graph (Kahn, earliest first node first)."""
     first = {g: fusion.first_pos(g) for g in device_of}
-    indeg = {g: len(fusion.pred[g]) for g in device_of}
-    ready = [(first[g], g) for g in device_of if indeg[g] == 0]
-    heapq.heapify(ready)
-    listed: list[int] = []
-    while ready:
-        _, g = heapq.heappop(ready)
-        listed.append(g)
-        for h in fusion.succ[g]:
-            indeg[h] -= 1
-            if indeg[h] == 0:
-                heapq.heappush(ready, (first[h], h))
+    listed = least_key_order(device_of, first.__getitem__, {g: len(fusion.pred[g]) for g in device_of}, fusion.succ)
     if len(listed) != len(device_of):  # the merge test forbids this; never emit a cyclic partition
         raise ToolError("the fused graph became cyclic while partitioning (a tool defect)")
     count: dict[str, int] = {}

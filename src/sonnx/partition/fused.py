@@ -20,7 +20,7 @@ weight shared by two subgraphs). The file is written by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import SonnxError, ToolError
@@ -100,25 +100,34 @@ def first_difference(whole: Mapping[str, Any], other: Mapping[str, Any]) -> str 
     return next((name for name, ref in whole.items() if not same_value(ref, other[name])), None)
 
 
+def _compare_runs(
+    rule: str, runs: Callable[[], tuple[Mapping[str, Any], Mapping[str, Any]]], what: str, differs: str
+) -> Verdict | None:
+    """None when ``runs`` gives two runs whose outputs agree bit for bit; else the UNKNOWN or VIOLATED verdict.
+
+    ``differs`` is the witness's text, with ``{name!r}`` for the first output that differs.
+    """
+    try:
+        whole, other = runs()
+    except SonnxError as exc:
+        return Verdict.unknown(rule, f"could not execute: {exc.one_line()}", engine="executor")
+    name = first_difference(whole, other)
+    if name is None:
+        return None
+    witness = Witness(differs.format(name=name), {"output": name, "inputs": what})
+    return Verdict.violated(rule, witness, Severity.ERROR, engine="executor")
+
+
 def exec_verdict(model: Model, partition: Partition, feeds: Mapping[str, Any], what: str) -> Verdict:
     """PARTITION-EXEC: the partitioned run gives the whole model's outputs bit for bit on ``feeds``."""
-    try:
-        whole = execute(model, feeds)
-        parts = execute_partitioned(model, partition, feeds)
-    except SonnxError as exc:
-        return Verdict.unknown(EXEC, f"could not execute: {exc.one_line()}", engine="executor")
-    name = first_difference(whole, parts)
-    if name is not None:
-        return Verdict.violated(
-            EXEC,
-            Witness(
-                f"output {name!r} differs between the whole model and the partitioned run",
-                {"output": name, "inputs": what},
-            ),
-            Severity.ERROR,
-            engine="executor",
-        )
-    details = {"inputs": what, "outputs_compared": sorted(whole), "subgraphs_run": len(partition.subgraphs)}
+    differs = _compare_runs(
+        EXEC, lambda: (execute(model, feeds), execute_partitioned(model, partition, feeds)), what,
+        "output {name!r} differs between the whole model and the partitioned run",
+    )
+    if differs is not None:
+        return differs
+    compared = sorted(set(model.graph.outputs))
+    details = {"inputs": what, "outputs_compared": compared, "subgraphs_run": len(partition.subgraphs)}
     return Verdict.tested(EXEC, f"1 input set ({what})", details, engine="executor")
 
 
@@ -200,21 +209,12 @@ def fused_verdict(model: Model, partition: Partition, path: str, feeds: Mapping[
         )
     details: dict[str, Any] = {"file": path, "onnx_checker": "passed", "sonnx_rules": "passed"}
     if feeds is not None:
-        try:
-            whole, got = execute(model, feeds), execute(fused, feeds)
-        except SonnxError as exc:
-            return Verdict.unknown(FUSED, f"could not execute: {exc.one_line()}", engine="executor")
-        name = first_difference(whole, got)
-        if name is not None:
-            return Verdict.violated(
-                FUSED,
-                Witness(
-                    f"output {name!r} of the fused model differs from the whole model's",
-                    {"output": name, "inputs": what},
-                ),
-                Severity.ERROR,
-                engine="executor",
-            )
+        differs = _compare_runs(
+            FUSED, lambda: (execute(model, feeds), execute(fused, feeds)), what,
+            "output {name!r} of the fused model differs from the whole model's",
+        )
+        if differs is not None:
+            return differs
         details["executed"] = what
     if feeds is None:
         return Verdict(FUSED, Status.PROVED, engine="executor", details=details)

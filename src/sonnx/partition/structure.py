@@ -20,7 +20,8 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 from ..errors import InputError
 from ..model.graph import Graph, Model, Operation
@@ -88,17 +89,8 @@ class NodeIndex:
 
     def canonical_order(self) -> list[int]:
         """Operation indices in canonical topological order; a cyclic graph is refused."""
-        indeg = [len(p) for p in self.pred]
-        heap = [(self.keys[j], j) for j in range(len(self.keys)) if indeg[j] == 0]
-        heapq.heapify(heap)
-        order: list[int] = []
-        while heap:
-            _, a = heapq.heappop(heap)
-            order.append(a)
-            for b in self.succ[a]:
-                indeg[b] -= 1
-                if indeg[b] == 0:
-                    heapq.heappush(heap, (self.keys[b], b))
+        nodes = range(len(self.keys))
+        order = least_key_order(nodes, self.keys.__getitem__, {j: len(self.pred[j]) for j in nodes}, self.succ)
         if len(order) != len(self.keys):
             raise PartitionModelError("the main graph has a cycle (GRAPH-ACYCLIC): it has no topological order")
         return order
@@ -129,3 +121,28 @@ class NodeIndex:
         """(inputs, constant initializers): seed 003 lists the constant initializers apart."""
         consts = [n for n in names if n in self.constant_initializers]
         return [n for n in names if n not in self.constant_initializers], consts
+
+
+def least_key_order(
+    nodes: Iterable[int],
+    key: Callable[[int], Any],
+    indegree: dict[int, int],
+    succ: Mapping[int, Iterable[int]] | Sequence[Iterable[int]],
+) -> list[int]:
+    """Kahn's topological order that always takes the ready node of least ``(key, node)``.
+
+    ``indegree`` (changed in place) counts each node's predecessors. A node on
+    or behind a cycle is never ready, so the result is shorter than ``nodes``
+    exactly when the graph has a cycle; the caller decides what that means.
+    """
+    ready = [(key(j), j) for j in nodes if indegree[j] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        _, a = heapq.heappop(ready)
+        order.append(a)
+        for b in succ[a]:
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                heapq.heappush(ready, (key(b), b))
+    return order
