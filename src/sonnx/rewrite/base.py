@@ -86,11 +86,12 @@ class Pass(ABC):
         """The rewritten model and a one-line description; only called when ``requires`` holds."""
 
 
-def standard_form(op: Operation, outputs: str | None = "one output") -> str | None:
+def standard_form(op: Operation, outputs: str | None = "one output", first_input: str | None = None) -> str | None:
     """Why ``op`` is not the standard-domain operator a pass expects (None when it is).
 
     ``outputs="one output"``: exactly one output, bound; ``"a data output"``:
-    the first output bound; None: the domain alone is checked.
+    the first output bound; None: the domain alone is checked. With
+    ``first_input`` (its name in the reason), the first input must be bound too.
     """
     if op.domain:
         return f"not a standard {op.operator}" + (f" with {outputs}" if outputs else "")
@@ -99,6 +100,8 @@ def standard_form(op: Operation, outputs: str | None = "one output") -> str | No
         return f"not a standard {op.operator} with one output"
     if outputs == "a data output" and not bound:
         return f"not a standard {op.operator} with a data output"
+    if first_input is not None and not (op.input_mapping and op.input_mapping[0]):
+        return f"{op.operator} without its {first_input}"
     return None
 
 

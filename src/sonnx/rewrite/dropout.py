@@ -23,11 +23,9 @@ class DropoutRemoval(
 ):
     def precondition(self, model: Model, op: Operation) -> str | None:
         g = model.graph
-        why = standard_form(op, "a data output")
+        why = standard_form(op, "a data output", first_input="data input")
         if why is not None:
             return why
-        if not op.input_mapping or not op.input_mapping[0]:
-            return "Dropout without its data input"
         opset = ai_onnx_opset(model)
         if opset < 7:
             a = op.attribute("is_test")

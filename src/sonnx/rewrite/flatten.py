@@ -51,11 +51,9 @@ class FlattenToReshape(
 
     def requires(self, model: Model, op: Operation) -> str | None:
         g = model.graph
-        why = standard_form(op)
+        why = standard_form(op, first_input="input")
         if why is not None:
             return why
-        if not op.input_mapping or not op.input_mapping[0]:
-            return "Flatten without its input"
         opset = ai_onnx_opset(model)
         if opset < 5:
             return f"opset {opset} < 5: Reshape takes its shape as an attribute there"
