@@ -85,7 +85,10 @@ def child(tool: str, model: str, inputs: str, repeat: int, out: str) -> None:
     extra["import_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
     t_load = time.perf_counter()
     if tool.startswith("sonnx"):
-        m = load_model(model)
+        try:
+            m = load_model(model, weights_from_file=True)  # as the command line loads
+        except TypeError:  # a --before-src checkout older than the option
+            m = load_model(model)
         extra["sonnx"] = str(Path(sonnx.__file__).resolve().parent)
 
         def run() -> Any:

@@ -121,13 +121,15 @@ def check_file(
     model is immutable and holds no reference cycles, so scanning its million
     objects again while the rules run would only cost time. ``export_stem``
     names the model's exported obligations (``smt_dir``); the file's stem by
-    default.
+    default. The main graph's embedded weights are read from the file when
+    needed (``weights_from_file``), so the file must stay unchanged while the
+    report's model is used.
     """
     opts = options or CheckOptions()
     say = progress or _quiet
     say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
     try:
-        model = load_model(path, read_weights=opts.read_weights)
+        model = load_model(path, read_weights=opts.read_weights, weights_from_file=True)
     except SonnxError as exc:
         return ModelReport(path, error=exc)
     if freeze_gc:

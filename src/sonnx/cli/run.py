@@ -64,7 +64,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         refuse_overwrite(args.trace, sources, "--trace")
     say = progress_for(args, prog, stderr)
     say(f"loading {args.model}")
-    model = load_model(args.model)
+    model = load_model(args.model, weights_from_file=True)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
     profiled = args.profile or bool(args.trace)
     with blas_threads(threads) as pools:

@@ -17,6 +17,7 @@ attributes. Names are not interned.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -25,6 +26,7 @@ from google.protobuf.message import DecodeError
 from ..errors import ModelFormatError
 from ..model.graph import Attribute, Graph, InitialValue, Operation, Tensor, TensorType
 from .attributes import AttributeConverter, PendingChild, fill_shell, graph_shell
+from .detach import Span
 from .proto import GraphProto, decode_detail
 from .types import TypeCache, convert_type
 from .values import ValueFactory
@@ -89,10 +91,14 @@ class GraphConverter:
 
     # -- public entry points -------------------------------------------------
 
-    def convert_graph(self, msg: Any) -> Graph:
-        """The :class:`Graph` of a shallow ``GraphProto`` and of everything nested in it."""
+    def convert_graph(self, msg: Any, raw: Sequence[Span | None] = ()) -> Graph:
+        """The :class:`Graph` of a shallow ``GraphProto`` and of everything nested in it.
+
+        ``raw[k]``, when given, is where the ``raw_data`` the loader cut out of
+        the ``k``-th initializer of ``msg`` lies in the file (see :mod:`.detach`).
+        """
         children: list[PendingChild] = []
-        frame = self._start_graph(msg, False, children)
+        frame = self._start_graph(msg, False, children, raw)
         return self._drive(frame, children)
 
     def convert_function(self, fp: Any) -> tuple[Graph, tuple[Attribute, ...]]:
@@ -190,7 +196,9 @@ class GraphConverter:
                 types[nm] = ty  # type: ignore[assignment]
         return names
 
-    def _start_graph(self, msg: Any, in_function: bool, children: list[PendingChild]) -> _Frame:
+    def _start_graph(
+        self, msg: Any, in_function: bool, children: list[PendingChild], raw: Sequence[Span | None] = ()
+    ) -> _Frame:
         """Convert one graph level; push the bytes of its nested graphs onto ``children``."""
         frame = _Frame()
         frame.name = msg.name
@@ -200,12 +208,12 @@ class GraphConverter:
         self._declare(msg.value_info, "value_info", frame, types)
 
         values: dict[str, InitialValue] = {}
-        for t in msg.initializer:
+        for k, t in enumerate(msg.initializer):
             nm = t.name
             if nm in values:
                 frame.redeclared[(nm, "initializer")] = None
                 continue
-            values[nm] = self.values.dense(t, nm)
+            values[nm] = self.values.dense(t, nm, raw[k] if raw else None)
         for s in msg.sparse_initializer:
             nm = s.values.name
             if nm in values:

@@ -36,6 +36,7 @@ from ..errors import InputError, ModelFormatError, SonnxError, ToolError, Unsupp
 from ..model.graph import Model
 from .attributes import normalise_domain
 from .convert import GraphConverter
+from .detach import ModelFile, Span, detach_weights, identity_of
 from .external import ExternalData
 from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
@@ -54,13 +55,21 @@ def _display(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
-def load_model(path: PathLike, *, read_weights: bool = True) -> Model:
+def load_model(path: PathLike, *, read_weights: bool = True, weights_from_file: bool = False) -> Model:
     """Load the ONNX model at ``path``.
 
     With ``read_weights=False`` no weight byte is read (values read on
     demand; ``Model.weights_loaded`` is False). With ``read_weights=True``
     values are still read on demand, but every external data file is opened
     once and checked to hold the bytes its tensors need.
+
+    With ``weights_from_file=True`` the main graph's embedded weights are not
+    kept in memory: each is read from the file when its value is read (see
+    :mod:`.detach`), so a run holds one copy of the weights, not two. The
+    file must then stay as it was while the model is used; a value read
+    after it changed or went away is a :class:`ModelFormatError`. The
+    command line loads this way; the default keeps the model independent of
+    the file.
 
     Every failure is a :class:`~sonnx.errors.SonnxError` with a one-line
     message naming the file: an input problem as an ``InputError`` subclass,
@@ -74,7 +83,7 @@ def load_model(path: PathLike, *, read_weights: bool = True) -> Model:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(path, display, read_weights)
+        return _load(path, display, read_weights, weights_from_file)
     except SonnxError as e:
         if "\n" in str(e) or "\r" in str(e):
             raise type(e)(_one_line(str(e))) from None
@@ -94,7 +103,7 @@ def load_model(path: PathLike, *, read_weights: bool = True) -> Model:
             gc.enable()
 
 
-def _read_file(path: str, display: str) -> bytes:
+def _read_file(path: str, display: str) -> tuple[bytes, ModelFile]:
     try:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -111,9 +120,30 @@ def _read_file(path: str, display: str) -> bytes:
         raise InputError(f"{display}: empty file")
     with open(path, "rb") as fh:
         data = fh.read()
+        identity = identity_of(os.fstat(fh.fileno()))
     if not data:
         raise InputError(f"{display}: empty file")
-    return data
+    if identity[2] != len(data):
+        raise InputError(f"{display}: the file changed while it was read")
+    return data, ModelFile(display, os.path.realpath(path), identity)
+
+
+def _parse(data: bytes, display: str, cut_weights: bool) -> tuple[Any, tuple[Span | None, ...]]:
+    """The shallow ``ModelProto`` of ``data``, and (``cut_weights``) the main graph's weights cut out of it.
+
+    The file as it is gets parsed whenever cutting declines or the cut copy
+    does not parse, so errors are protobuf's own for the file itself.
+    """
+    cut = detach_weights(data) if cut_weights else None
+    if cut is not None:
+        try:
+            return ModelProto.FromString(cut.stripped), cut.raw
+        except DecodeError:
+            pass
+    try:
+        return ModelProto.FromString(data), ()
+    except DecodeError as e:
+        raise ModelFormatError(f"{display}: not a well-formed ONNX model: {decode_detail(e)}") from None
 
 
 def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
@@ -148,23 +178,20 @@ def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
     return ir, opsets, meta
 
 
-def _load(path: str, display: str, read_weights: bool) -> Model:
-    data = _read_file(path, display)
-    try:
-        m = ModelProto.FromString(data)
-    except DecodeError as e:
-        raise ModelFormatError(f"{display}: not a well-formed ONNX model: {decode_detail(e)}") from None
-    del data
+def _load(path: str, display: str, read_weights: bool, weights_from_file: bool) -> Model:
+    data, file = _read_file(path, display)
+    m, raw = _parse(data, display, weights_from_file)
+    del data  # the cut-out weights are read from the file again, when their values are read
     if not m.HasField("graph"):
         raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
     ir, opsets, meta = _header(m, display)
 
     calls = {(normalise_domain(fp.domain), fp.name) for fp in m.functions}
-    values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights))
+    values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights), file)
     converter = GraphConverter(display, ir, values, calls)
     functions = collect_functions(m.functions, converter, display)
     check_function_opsets(functions, opsets, display)
-    graph = converter.convert_graph(m.graph)
+    graph = converter.convert_graph(m.graph, raw)
     del m  # the protobuf arena is released here; only converted values remain
 
     cycles: tuple[tuple[str, ...], ...] = ()

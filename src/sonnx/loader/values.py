@@ -3,12 +3,21 @@
 A value keeps the serialized ``TensorProto`` (a few bytes of header plus the
 embedded data, if any) and decodes it only when ``read()`` is called, so a
 model can be checked for structure without materialising its weights.
+
+A tensor of a whole-byte element type whose ``raw_data`` has exactly the
+expected length keeps only those bytes, and ``read()`` returns a read-only
+array over them: what ``onnx.numpy_helper.to_array`` returns for it. The
+main graph's initializers are not kept at all: the loader leaves their bytes
+in the file (:mod:`.detach`) and ``read()`` reads them from it, so the
+decoded arrays are the only copy of the weights while a model runs (issue 17).
 External data is located and checked when the value is built (see
 :mod:`.external`); its bytes are read by the reader.
 """
 
 from __future__ import annotations
 
+import math
+import sys
 from functools import partial
 from typing import Any
 
@@ -17,6 +26,7 @@ import onnx
 
 from ..errors import ModelFormatError
 from ..model.graph import ExternalLocation, InitialValue
+from .detach import ModelFile, Span, read_span
 from .external import ExternalData, decode_tensor, read_external
 from .proto import EXTERNAL
 
@@ -25,18 +35,75 @@ def _read_embedded(model_path: str, blob: bytes, name: str) -> Any:
     return decode_tensor(model_path, onnx.TensorProto.FromString(blob), name)
 
 
+_P = onnx.TensorProto
+_WHOLE_BYTES = frozenset({
+    _P.FLOAT, _P.UINT8, _P.INT8, _P.UINT16, _P.INT16, _P.INT32, _P.INT64, _P.BOOL, _P.FLOAT16, _P.DOUBLE,
+    _P.UINT32, _P.UINT64, _P.COMPLEX64, _P.COMPLEX128, _P.BFLOAT16, _P.FLOAT8E4M3FN, _P.FLOAT8E4M3FNUZ,
+    _P.FLOAT8E5M2, _P.FLOAT8E5M2FNUZ,
+})
+"""Element types that ``to_array`` decodes from ``raw_data`` by ``np.frombuffer`` alone (no unpacking)."""
+
+
+def _plain(t: Any) -> tuple[np.dtype[Any], tuple[int, ...], int] | None:
+    """(dtype, dims, bytes) when ``to_array`` decodes ``t`` from ``raw_data`` by ``np.frombuffer`` alone.
+
+    That is a whole-byte type on a little-endian machine, with no ``segment``;
+    None means that onnx decodes the tensor (and reports its errors).
+    """
+    if sys.byteorder != "little" or t.data_type not in _WHOLE_BYTES or t.HasField("segment"):
+        return None
+    dims = tuple(int(d) for d in t.dims)
+    if any(d < 0 for d in dims):
+        return None
+    dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(t.data_type))
+    return dtype, dims, math.prod(dims) * dtype.itemsize
+
+
+def _frombuffer(raw: bytes, dtype: np.dtype[Any], dims: tuple[int, ...]) -> np.ndarray:
+    return np.frombuffer(raw, dtype=dtype).reshape(dims)
+
+
+def _read_plain_span(file: ModelFile, span: Span, dtype: np.dtype[Any], dims: tuple[int, ...], name: str) -> Any:
+    a = read_span(file, span, name).view(dtype).reshape(dims)
+    a.flags.writeable = False  # as to_array's arrays over raw_data
+    return a
+
+
+def _read_span_tensor(file: ModelFile, span: Span, blob: bytes, name: str) -> Any:
+    t = onnx.TensorProto.FromString(blob)
+    t.raw_data = read_span(file, span, name).tobytes()
+    return decode_tensor(file.display, t, name)
+
+
 class ValueFactory:
     """Builds :class:`InitialValue` objects for one model file.
 
-    ``external`` checks external-data locations against the model's folder.
+    ``external`` checks external-data locations against the model's folder;
+    ``file`` is the model file itself, for the weights the loader left in it
+    (:mod:`.detach`).
     """
 
-    def __init__(self, model_path: str, external: ExternalData) -> None:
+    def __init__(self, model_path: str, external: ExternalData, file: ModelFile | None = None) -> None:
         self.model_path = model_path
         self.external = external
+        self.file = file
 
-    def _reader(self, t: Any, name: str) -> tuple[ExternalLocation | None, Any]:
-        """Where the tensor's bytes are (None when embedded) and a function returning its array."""
+    def _reader(self, t: Any, name: str, span: Span | None = None) -> tuple[ExternalLocation | None, Any]:
+        """Where the tensor's bytes are (None when embedded) and a function returning its array.
+
+        ``span`` is where the tensor's ``raw_data`` lies in the model file when
+        the loader cut it out of the message (:mod:`.detach`); ``t`` then has
+        no ``raw_data`` of its own and the bytes are read when the value is.
+        """
+        plain = _plain(t)
+        if span is not None and self.file is not None:
+            if plain is not None and plain[2] == span.length:
+                return None, partial(_read_plain_span, self.file, span, plain[0], plain[1], name)
+            return None, partial(_read_span_tensor, self.file, span, t.SerializeToString(), name)
+        if plain is not None and t.data_location != EXTERNAL and t.HasField("raw_data"):
+            raw = t.raw_data
+            if len(raw) == plain[2]:
+                return None, partial(_frombuffer, raw, plain[0], plain[1])
         blob = t.SerializeToString()
         if t.data_location == EXTERNAL:
             dims = tuple(int(d) for d in t.dims)
@@ -45,9 +112,9 @@ class ValueFactory:
             return where, partial(read_external, self.model_path, self.external.base, blob, where, name)
         return None, partial(_read_embedded, self.model_path, blob, name)
 
-    def dense(self, t: Any, name: str) -> InitialValue:
-        """The value of a (shallow) ``TensorProto``; ``name`` is used in messages."""
-        where, reader = self._reader(t, name)
+    def dense(self, t: Any, name: str, span: Span | None = None) -> InitialValue:
+        """The value of a (shallow) ``TensorProto``; ``name`` is used in messages; ``span`` as for ``_reader``."""
+        where, reader = self._reader(t, name, span)
         return InitialValue(int(t.data_type), tuple(int(d) for d in t.dims), False, where, reader)
 
     def sparse(self, s: Any, name: str) -> InitialValue:

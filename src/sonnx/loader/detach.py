@@ -1,0 +1,196 @@
+"""The main graph's embedded weights left in the file until they are read (issue 17).
+
+Why: parsing a file with protobuf copies every ``raw_data`` into the parsed
+message, and a value that keeps it serialized holds it again beside its
+decoded array: two copies of the weights while a model runs, and up to three
+at the loader's peak. This module finds, at the wire-format level, the
+``raw_data`` of each initializer of the main graph (``ModelProto.graph`` =
+field 7, ``GraphProto.initializer`` = 5, ``TensorProto.raw_data`` = 9) and
+cuts those payloads out of a copy of the file that is otherwise the same,
+recording where each one lies in the file. The loader parses the small copy
+and reads each weight from the file when its value is read, into an array of
+its own, so that the decoded arrays are the only copy.
+
+It only ever declines: on anything it does not expect (a malformed field, a
+group, the graph field given twice, a tensor that also names external data or
+gives ``raw_data`` twice) it returns None and the loader parses the file as
+it is, with protobuf's own checks and messages.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from ..errors import ModelFormatError
+
+_VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
+_MODEL_GRAPH, _GRAPH_INITIALIZER = 7, 5
+_TENSOR_RAW_DATA, _TENSOR_EXTERNAL_DATA, _TENSOR_DATA_LOCATION = 9, 13, 14
+
+
+class _Malformed(Exception):
+    """Raised inside the scanner on anything unexpected; never leaves this module."""
+
+
+class Field(NamedTuple):
+    number: int
+    start: int
+    """Offset of the field's key."""
+    payload: int
+    """Offset of a length-delimited field's payload (of the value otherwise)."""
+    end: int
+
+
+class Span(NamedTuple):
+    """Where a cut-out ``raw_data`` payload lies in the model file."""
+
+    offset: int
+    length: int
+
+
+class ModelFile(NamedTuple):
+    """The model file the weights were left in, and what it was when loaded."""
+
+    display: str
+    """The file's name in messages."""
+    path: str
+    identity: tuple[int, int, int, int]
+    """(device, inode, size, modification time in ns) of the file that was loaded."""
+
+
+def identity_of(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def read_span(file: ModelFile, span: Span, name: str) -> np.ndarray:
+    """The bytes of ``span`` read again from the model file into an array of their own (``uint8``).
+
+    The file must still be the one that was loaded (same device, inode, size
+    and modification time): a weight is never read from another file.
+    """
+    bad = f"{file.display}: tensor {name!r}"
+    buf = np.empty(span.length, np.uint8)
+    try:
+        with open(file.path, "rb") as fh:
+            if identity_of(os.fstat(fh.fileno())) != file.identity:
+                raise ModelFormatError(f"{bad}: the model file changed after it was loaded")
+            fh.seek(span.offset)
+            got = fh.readinto(buf.data)
+    except OSError as e:
+        raise ModelFormatError(f"{bad}: cannot read the model file again: {e.strerror}") from None
+    if got != span.length:
+        raise ModelFormatError(f"{bad}: the model file changed after it was loaded")
+    return buf
+
+
+class Detached(NamedTuple):
+    """The file with the main graph's ``raw_data`` payloads cut out, and those payloads in order.
+
+    ``raw[k]`` is the (offset, length) in the file of the ``raw_data`` of the
+    ``k``-th initializer of the main graph; None where that initializer kept
+    its own fields (it had no single plain ``raw_data``).
+    """
+
+    stripped: bytes
+    raw: tuple[Span | None, ...]
+
+
+def _varint(data: memoryview, pos: int, end: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise _Malformed
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+
+
+def _fields(data: memoryview, start: int, end: int) -> list[Field]:
+    """The fields of the message in ``data[start:end]``, in order."""
+    out: list[Field] = []
+    pos = start
+    while pos < end:
+        key, p = _varint(data, pos, end)
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            raise _Malformed
+        if wire == _VARINT:
+            _, q = _varint(data, p, end)
+            out.append(Field(number, pos, p, q))
+        elif wire in (_I64, _I32):
+            q = p + (8 if wire == _I64 else 4)
+            if q > end:
+                raise _Malformed
+            out.append(Field(number, pos, p, q))
+        elif wire == _LEN:
+            n, p = _varint(data, p, end)
+            if p + n > end:
+                raise _Malformed
+            out.append(Field(number, pos, p, p + n))
+        else:  # groups (3, 4) and undefined wire types
+            raise _Malformed
+        pos = out[-1].end
+    return out
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        low = value & 0x7F
+        value >>= 7
+        if not value:
+            out.append(low)
+            return bytes(out)
+        out.append(low | 0x80)
+
+
+def _length_field(data: memoryview, field: Field, body: bytes) -> bytes:
+    """``field`` (length-delimited) again with ``body`` as its payload: its own key, a new length."""
+    key_end = _varint(data, field.start, field.payload)[1]
+    return bytes(data[field.start:key_end]) + _encode_varint(len(body)) + body
+
+
+def _tensor(data: memoryview, field: Field) -> tuple[bytes, Span | None]:
+    """An initializer's bytes without its ``raw_data``, and that payload; or itself and None."""
+    inner = _fields(data, field.payload, field.end)
+    numbers = [f.number for f in inner]
+    if numbers.count(_TENSOR_RAW_DATA) != 1 or _TENSOR_EXTERNAL_DATA in numbers or _TENSOR_DATA_LOCATION in numbers:
+        return bytes(data[field.start:field.end]), None
+    raw = next(f for f in inner if f.number == _TENSOR_RAW_DATA)
+    if _varint(data, raw.start, raw.payload)[0] & 7 != _LEN:
+        return bytes(data[field.start:field.end]), None
+    body = bytes(data[field.payload:raw.start]) + bytes(data[raw.end:field.end])
+    return _length_field(data, field, body), Span(raw.payload, raw.end - raw.payload)
+
+
+def detach_weights(data: bytes) -> Detached | None:
+    """Cut the main graph's embedded ``raw_data`` out of ``data``; None to parse ``data`` as it is."""
+    view = memoryview(data)
+    try:
+        top = _fields(view, 0, len(view))
+        graphs = [f for f in top if f.number == _MODEL_GRAPH]
+        if len(graphs) != 1 or _varint(view, graphs[0].start, graphs[0].payload)[0] & 7 != _LEN:
+            return None
+        graph = graphs[0]
+        parts: list[bytes] = []
+        raw: list[Span | None] = []
+        for f in _fields(view, graph.payload, graph.end):
+            if f.number == _GRAPH_INITIALIZER and _varint(view, f.start, f.payload)[0] & 7 == _LEN:
+                body, payload = _tensor(view, f)
+                parts.append(body)
+                raw.append(payload)
+            else:
+                parts.append(bytes(view[f.start:f.end]))
+    except _Malformed:
+        return None
+    if not any(r is not None for r in raw):
+        return None
+    new_graph = _length_field(view, graph, b"".join(parts))
+    stripped = bytes(view[:graph.start]) + new_graph + bytes(view[graph.end:])
+    return Detached(stripped, tuple(raw))
