@@ -54,13 +54,19 @@ def _display(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
-def load_model(path: PathLike, *, read_weights: bool = True) -> Model:
+def load_model(path: PathLike, *, read_weights: bool = True, infer_shapes: bool = False) -> Model:
     """Load the ONNX model at ``path``.
 
     With ``read_weights=False`` no weight byte is read (values read on
     demand; ``Model.weights_loaded`` is False). With ``read_weights=True``
     values are still read on demand, but every external data file is opened
     once and checked to hold the bytes its tensors need.
+
+    With ``infer_shapes=True`` the file is first read by ``onnx`` itself (no
+    external data) and given onnx's shape inference, not strict, with data
+    propagation; the types it adds to each graph's ``value_info`` become the
+    declared types of the tensors (STRICT-BROADCAST reads them). A file onnx
+    cannot read (more than 100 levels of nested graphs) fails as unsupported.
 
     Every failure is a :class:`~sonnx.errors.SonnxError` with a one-line
     message naming the file: an input problem as an ``InputError`` subclass,
@@ -74,7 +80,7 @@ def load_model(path: PathLike, *, read_weights: bool = True) -> Model:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load(path, display, read_weights)
+        return _load(path, display, read_weights, _inferred(path, display) if infer_shapes else None)
     except SonnxError as e:
         if "\n" in str(e) or "\r" in str(e):
             raise type(e)(_one_line(str(e))) from None
@@ -148,8 +154,23 @@ def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
     return ir, opsets, meta
 
 
-def _load(path: str, display: str, read_weights: bool) -> Model:
-    data = _read_file(path, display)
+def _inferred(path: str, display: str) -> bytes:
+    """The file's bytes after onnx's shape inference (not strict, with data propagation, no external data)."""
+    data = _read_file(path, display)  # the same input checks as an ordinary load
+    try:
+        proto = onnx.load_model_from_string(data)  # external data stays unread: no base directory is given
+        inferred = onnx.shape_inference.infer_shapes(proto, check_type=False, strict_mode=False, data_prop=True)
+    except (DecodeError, onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
+        raise UnsupportedModelError(
+            f"{display}: onnx's shape inference cannot read the model: {_one_line(str(exc))}"
+        ) from None
+    return inferred.SerializeToString()
+
+
+def _load(path: str, display: str, read_weights: bool, data: bytes | None = None) -> Model:
+    """Convert the model at ``path`` (from ``data`` when given: the same file after shape inference)."""
+    if data is None:
+        data = _read_file(path, display)
     try:
         m = ModelProto.FromString(data)
     except DecodeError as e:
@@ -168,6 +189,7 @@ def _load(path: str, display: str, read_weights: bool) -> Model:
     del m  # the protobuf arena is released here; only converted values remain
 
     cycles: tuple[tuple[str, ...], ...] = ()
+    written = graph
     if functions:
         inliner = Inliner(display, functions, converter.overloads)
         inliner.check_total(graph)
@@ -182,4 +204,5 @@ def _load(path: str, display: str, read_weights: bool) -> Model:
         source=path,
         weights_loaded=read_weights,
         metadata=MappingProxyType(meta),
+        graph_as_written=None if written is graph else written,
     )

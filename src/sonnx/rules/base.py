@@ -108,3 +108,18 @@ class Rule:
     reads_file: bool = False
     """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
     graph that was never serialized, such as a partition's subgraph."""
+    strict_severity: Severity | None = None
+    """The severity under ``sonnx-strict`` when it differs from ``severity`` (a rule of the base profile that
+    the strict profile makes an error, such as GRAPH-ARITY while the working group marks it TBC)."""
+
+    def severity_in(self, profile: str) -> Severity:
+        """The severity of a violation of this rule when ``profile`` is checked."""
+        if profile == PROFILE_STRICT and self.strict_severity is not None:
+            return self.strict_severity
+        return self.severity
+
+    def severity_text(self) -> str:
+        """The severity as the rule tables show it: ``error``, or ``warning; error in sonnx-strict``."""
+        if self.strict_severity is None or self.strict_severity is self.severity:
+            return self.severity.value
+        return f"{self.severity.value}; {self.strict_severity.value} in {PROFILE_STRICT}"
