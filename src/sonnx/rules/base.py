@@ -117,9 +117,3 @@ class Rule:
         if profile == PROFILE_STRICT and self.strict_severity is not None:
             return self.strict_severity
         return self.severity
-
-    def severity_text(self) -> str:
-        """The severity as the rule tables show it: ``error``, or ``warning; error in sonnx-strict``."""
-        if self.strict_severity is None or self.strict_severity is self.severity:
-            return self.severity.value
-        return f"{self.severity.value}; {self.strict_severity.value} in {PROFILE_STRICT}"

@@ -70,6 +70,8 @@ from .graph_arity import Signatures, WrittenScope, written_scopes
 
 ID = "STRICT-BROADCAST"
 SEVERITY = Severity.ERROR
+STRUCTURAL = False
+"""A rule about shapes, not about the raw facts: it has no SMT encoding (spec, section 4; tools.traceability)."""
 
 MULTI = "multidirectional"
 UNI = "unidirectional"
