@@ -8,7 +8,7 @@ failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +87,11 @@ def offenders_verdict(
     shown = [show(f) for f in listed]
     head = brief(shown, total=count) if keep is None else brief(shown, keep, count)
     return Verdict.violated(rule_id, Witness(f"{count} {what}: {head}", {"count": count, key: listed}), severity)
+
+
+def counted_reasons(unknown: Mapping[str, int]) -> list[str]:
+    """``<reason> (<n> operation(s))`` for each reason a verdict could not be established, sorted by reason."""
+    return [f"{why} ({n} operation(s))" for why, n in sorted(unknown.items())]
 
 
 @dataclass(frozen=True)

@@ -46,12 +46,13 @@ from ..model.graph import Function, Graph, Model, Operation
 from ..model.structure import walk_scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import Offenders, brief, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import PROFILE_SONNX, CheckContext, Rule, counted_reasons
 from .determinism_table import normal_domain, opset_version, schema_at
 
 ID = "GRAPH-ARITY"
 SEVERITY = Severity.WARNING
 STRICT_SEVERITY = Severity.ERROR
+UNKNOWN_SIGNATURE = "operator signature not known for some operations"
 
 
 class Side(NamedTuple):
@@ -219,8 +220,7 @@ def check(ctx: CheckContext) -> Verdict:
         data = {"count": found.count, "operations": found.listed, "unknown_count": sum(unknown.values())}
         return Verdict.violated(ID, Witness(summary, data), severity)
     if unknown:
-        reasons = [f"{why} ({n} operation(s))" for why, n in sorted(unknown.items())]
-        return Verdict.unknown(ID, f"operator signature not known for some operations: {brief(reasons, 3)}", severity)
+        return Verdict.unknown(ID, f"{UNKNOWN_SIGNATURE}: {brief(counted_reasons(unknown), 3)}", severity)
     return Verdict.proved(ID, severity)
 
 

@@ -43,6 +43,20 @@ SEVERITY = Severity.WARNING
 STRICT_SEVERITY = Severity.ERROR
 
 
+def entry(fn: Function, imports: Mapping[str, int], since: int) -> dict[str, Any]:
+    """How a witness names ``fn`` and the standard operator (of schema since-version ``since``) it shadows."""
+    domain = normal_domain(fn.domain)
+    return {
+        "function": qualified(fn),
+        "domain": domain or "ai.onnx",
+        "name": fn.name,
+        "overload": fn.overload,
+        "standard_operator": f"{domain or 'ai.onnx'}::{fn.name}",
+        "since_version": since,
+        "opset": opset_version(imports, domain),
+    }
+
+
 def shadowed(fn: Function, imports: Mapping[str, int]) -> dict[str, Any] | None:
     """The standard operator ``fn`` shadows under the opset ``imports`` (None when there is none)."""
     domain = normal_domain(fn.domain)
@@ -54,15 +68,7 @@ def shadowed(fn: Function, imports: Mapping[str, int]) -> dict[str, Any] | None:
             schema = onnx.defs.get_schema(fn.name, version, domain)
     except onnx.defs.SchemaError:
         return None
-    return {
-        "function": qualified(fn),
-        "domain": domain or "ai.onnx",
-        "name": fn.name,
-        "overload": fn.overload,
-        "standard_operator": f"{domain or 'ai.onnx'}::{fn.name}",
-        "since_version": int(schema.since_version),
-        "opset": version,
-    }
+    return entry(fn, imports, int(schema.since_version))
 
 
 @cache

@@ -36,11 +36,13 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ..model.graph import Model
-from ..rules.graph_arity import Side, Signature, Signatures, written_scopes
+from ..rules.base import counted_reasons
+from ..rules.graph_arity import UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
+from ..verdict import Status
 from ..witness import Offenders, brief, op_ref
-from .common import RuleResult, facts_lines, or_all, proved, record, unknown, violated
+from .common import RuleResult, facts_lines, or_all, settle, unknown, violated
 from .smtlib import Obligation
-from .solver import Session, SolverSettings, model_values, solve
+from .solver import Session, SolverSettings, model_values
 
 ID = "GRAPH-ARITY"
 LOGIC = "QF_UFLIA"
@@ -172,17 +174,12 @@ def _witness(arity: Arity, found: list[tuple[int, int, int]], mode: str, obs: li
 def prove_arity(model: Model, settings: SolverSettings, mode: str) -> RuleResult:
     arity = arity_facts(model)
     ob = search_obligation(arity, mode)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
-    if ans.result == "unsat":
-        if arity.unknown:
-            reasons = [f"{why} ({n} operation(s))" for why, n in sorted(arity.unknown.items())]
-            return RuleResult(
-                unknown(ID, f"operator signature not known for some operations: {brief(reasons, 3)}", mode), [ob]
-            )
-        return RuleResult(proved(ID, mode), [ob])
+    ans, settled = settle(ID, ob, settings, mode)
+    if settled is not None and settled.verdict.status is Status.PROVED and arity.unknown:
+        reasons = brief(counted_reasons(arity.unknown), 3)
+        return RuleResult(unknown(ID, f"{UNKNOWN_SIGNATURE}: {reasons}", mode), [ob])
+    if settled is not None:
+        return settled
     guards = _candidates(arity)
     lines = [f"(declare-fun {x} () Bool)\n(assert (=> {x} (not (and (= w {g}) (= s {s}) (= p {k})))))"
              for (g, s, k), x in guards.items()]

@@ -24,16 +24,13 @@ rule has no certificate: both modes decide it by this formula.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..model.graph import Model
-from ..rules.determinism_table import normal_domain, opset_version
-from ..rules.graph_arity import qualified
-from ..rules.graph_function_shadowing import standard_operators
+from ..rules.determinism_table import normal_domain
+from ..rules.graph_function_shadowing import entry, standard_operators
 from ..witness import brief, first
-from .common import RuleResult, facts_lines, or_all, proved, record, unknown, violated
+from .common import RuleResult, facts_lines, or_all, settle, unknown, violated
 from .smtlib import Obligation
-from .solver import Session, SolverSettings, model_values, solve
+from .solver import Session, SolverSettings, model_values
 
 ID = "GRAPH-FUNCTION-SHADOWING"
 LOGIC = "QF_LIA"
@@ -77,28 +74,11 @@ def search_obligation(model: Model, mode: str) -> Obligation:
     )
 
 
-def _entry(model: Model, i: int, since: int) -> dict[str, Any]:
-    fn = model.functions[i]
-    domain = normal_domain(fn.domain)
-    return {
-        "function": qualified(fn),
-        "domain": domain or "ai.onnx",
-        "name": fn.name,
-        "overload": fn.overload,
-        "standard_operator": f"{domain or 'ai.onnx'}::{fn.name}",
-        "since_version": since,
-        "opset": opset_version(model.opset_imports, domain),
-    }
-
-
 def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> RuleResult:
     ob = search_obligation(model, mode)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, mode), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    ans, settled = settle(ID, ob, settings, mode)
+    if settled is not None:
+        return settled
     n = len(model.functions)
     guards = [f"(declare-fun x{i} () Bool)\n(assert (=> x{i} (distinct w {i})))" for i in range(n)]
     session = Session(ob.script() + "\n".join(guards), settings)
@@ -114,7 +94,7 @@ def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> RuleRe
         a = session.check([f"x{i}" for i in found])
     if a.result == "unknown":
         return RuleResult(unknown(ID, a.reason, mode), [ob])
-    listed = [_entry(model, i, v) for i, v in sorted(found.items())]
+    listed = [entry(model.functions[i], model.opset_imports, v) for i, v in sorted(found.items())]
     shown = [f"function {x['function']} shadows {x['standard_operator']}-{x['since_version']}" for x in listed]
     return RuleResult(
         violated(
