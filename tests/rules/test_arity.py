@@ -7,6 +7,8 @@ from typing import Any
 
 import onnx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from onnx import helper
 
 from sonnx.loader import load_model
@@ -157,3 +159,16 @@ def test_registry_gives_the_profile_severity(profile: str) -> None:
     assert v.status is Status.VIOLATED
     assert v.severity is (Severity.ERROR if profile == PROFILE_STRICT else Severity.WARNING)
 
+
+
+@given(
+    st.lists(st.sampled_from(["", "t"]), max_size=6),
+    st.integers(0, 3),
+    st.booleans(),
+    st.integers(0, 2),
+)
+def test_fast_completeness_test_agrees_with_the_positions_left_out(mapping: list[str], fixed: int, variadic: bool,
+                                                                  minimum: int) -> None:
+    # the check's fast path (a million operations go through it) and the witness's list must never disagree
+    side = Side(tuple(f"f{k}" for k in range(fixed + variadic)), variadic, minimum if variadic else 0)
+    assert side.complete(mapping) == (side.left_out(mapping) == [])

@@ -37,7 +37,7 @@ engine decides the same rule from the same signatures
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import onnx
@@ -75,6 +75,15 @@ class Side(NamedTuple):
             return self.fixed
         return max(self.fixed + self.minimum, given)
 
+    @property
+    def floor(self) -> int:
+        """How many positions must be bound however many the operation writes."""
+        return self.fixed + (self.minimum if self.variadic else 0)
+
+    def complete(self, mapping: Sequence[str]) -> bool:
+        """Whether ``mapping`` binds every position that must be bound (the fast test of :meth:`left_out`)."""
+        return _complete(mapping, self.floor, self.variadic)
+
     def left_out(self, mapping: Sequence[str]) -> list[int]:
         """The positions of ``mapping`` that must be bound and are not (beyond its end, or ``""``)."""
         n = len(mapping)
@@ -85,6 +94,13 @@ class Side(NamedTuple):
         if k < self.fixed:
             return self.formals[k]
         return f"{self.formals[-1]}[{k - self.fixed}]"
+
+
+def _complete(mapping: Sequence[str], floor: int, variadic: bool) -> bool:
+    n = len(mapping)
+    if n < floor:
+        return False
+    return "" not in (mapping if variadic or n == floor else mapping[:floor])
 
 
 class Signature(NamedTuple):
@@ -165,6 +181,19 @@ class Signatures:
             self.functions.setdefault((normal_domain(fn.domain), fn.name), []).append(fn)
         self._cache: dict[tuple[str, str, int | None], tuple[Signature | None, str]] = {}
 
+    def in_scope(self, sc: WrittenScope) -> Callable[[Operation], tuple[Signature | None, str]]:
+        """:meth:`of` for the operations of one scope, memoised by (domain, operator)."""
+        memo: dict[tuple[str, str], tuple[Signature | None, str]] = {}
+
+        def lookup(op: Operation) -> tuple[Signature | None, str]:
+            key = (op[1], op[0])
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = self.of(op, sc.imports)
+            return found
+
+        return lookup
+
     def of(self, op: Operation, imports: Mapping[str, int]) -> tuple[Signature | None, str]:
         """The signature of ``op``'s operator, or None with the reason it is not known."""
         domain = normal_domain(op.domain)
@@ -180,12 +209,10 @@ class Signatures:
         return found
 
 
-def finding(path: str, j: int, op: Operation, sig: Signature) -> dict[str, Any] | None:
-    """What ``op`` leaves out under ``sig`` (None when it binds every position)."""
+def finding(path: str, j: int, op: Operation, sig: Signature) -> dict[str, Any]:
+    """What ``op`` leaves out under ``sig``, for the witness (an operation that is not complete)."""
     ins = sig.inputs.left_out(op.input_mapping)
     outs = sig.outputs.left_out(op.output_mapping)
-    if not ins and not outs:
-        return None
     return {
         **op_ref(path, j, op),
         "signature": sig.origin,
@@ -206,14 +233,24 @@ def check(ctx: CheckContext) -> Verdict:
     found = Offenders()
     unknown: dict[str, int] = {}
     for sc in written_scopes(ctx.model):
+        # per (domain, operator): the signature and the numbers of the fast completeness test (a million
+        # operations go through this loop; a complete operation costs two dictionary lookups and two scans)
+        memo: dict[tuple[str, str], tuple[Signature | None, str, int, bool, int, bool]] = {}
         for j, op in enumerate(sc.graph.operations):
-            sig, why = sigs.of(op, sc.imports)
+            key = (op[1], op[0])
+            e = memo.get(key)
+            if e is None:
+                sig, why = sigs.of(op, sc.imports)
+                if sig is None:
+                    e = memo[key] = (None, why, 0, False, 0, False)
+                else:
+                    e = memo[key] = (sig, "", sig.inputs.floor, sig.inputs.variadic, sig.outputs.floor,
+                                     sig.outputs.variadic)
+            sig, why, fi, vi, fo, vo = e
             if sig is None:
                 unknown[why] = unknown.get(why, 0) + 1
-                continue
-            f = finding(sc.path, j, op, sig)
-            if f is not None:
-                found.add(1, [f])
+            elif not (_complete(op[3], fi, vi) and _complete(op[4], fo, vo)):
+                found.add(1, [finding(sc.path, j, op, sig)])
     if found.count:
         shown = brief([_show(f) for f in found.listed], 3, found.count)
         summary = f"{found.count} operation(s) leave operator positions unbound: {shown}"

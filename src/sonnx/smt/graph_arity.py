@@ -47,8 +47,9 @@ from .solver import Session, SolverSettings, model_values
 ID = "GRAPH-ARITY"
 LOGIC = "QF_UFLIA"
 
-SideFacts = tuple[int, int, bool, int, tuple[int, ...]]
-"""(entries n, fixed formals f, variadic v, minimum m, bound positions) of one side of one operation."""
+SideFacts = tuple[int, int, bool, int, tuple[int, ...] | None]
+"""(entries n, fixed formals f, variadic v, minimum m, bound positions) of one side of one operation; None for
+the bound positions when every entry names a tensor (the common case, written without building the tuple)."""
 
 
 class Member(NamedTuple):
@@ -67,7 +68,12 @@ class Arity(NamedTuple):
 
 
 def _side(side: Side, mapping: Sequence[str]) -> SideFacts:
-    return (len(mapping), side.fixed, side.variadic, side.minimum, tuple(k for k, nm in enumerate(mapping) if nm))
+    bound = None if "" not in mapping else tuple(k for k, nm in enumerate(mapping) if nm)
+    return (len(mapping), side.fixed, side.variadic, side.minimum, bound)
+
+
+def _bound(n: int, bound: tuple[int, ...] | None) -> Sequence[int]:
+    return range(n) if bound is None else bound
 
 
 def arity_facts(model: Model) -> Arity:
@@ -76,8 +82,9 @@ def arity_facts(model: Model) -> Arity:
     index: dict[tuple[SideFacts, SideFacts], int] = {}
     out = Arity([], [], {})
     for sc in written_scopes(model):
+        signature = sigs.in_scope(sc)
         for j, op in enumerate(sc.graph.operations):
-            sig, why = sigs.of(op, sc.imports)
+            sig, why = signature(op)
             if sig is None:
                 out.unknown[why] = out.unknown.get(why, 0) + 1
                 continue
@@ -100,7 +107,7 @@ def search_obligation(arity: Arity, mode: str) -> Obligation:
     for g, sides in enumerate(arity.instances):
         for s, (n, f, v, m, bound) in enumerate(sides):
             facts.append(f"(sg {g} {s} {n} {f} {_bool(v)} {m})")
-            facts.extend(f"(bd {g} {s} {k})" for k in bound)
+            facts.extend(f"(bd {g} {s} {k})" for k in _bound(n, bound))
     body = [
         "; raw facts: (sg g s n f v m) side s (0 inputs, 1 outputs) of instance g has n entries, its signature f",
         ";   single or optional formals then, when v, a variadic formal of minimum arity m;",
