@@ -36,8 +36,10 @@ def _vi(name: str, shape: list[int], elem: int = F) -> onnx.ValueInfoProto:
 
 
 def cnn_block() -> onnx.ModelProto:
-    """A conforming CNN block: Conv, Relu, MaxPool, Flatten, Gemm, Softmax, all attributes explicit, the strict
-    profile's metadata given."""
+    """A CNN block: Conv, Relu, MaxPool, Flatten, Gemm, Softmax, all attributes explicit, the strict profile's
+    metadata given. It conforms to the sonnx profile, with one warning (GRAPH-ARITY: MaxPool's optional Indices
+    output is left out); under sonnx-strict that warning is an error, and Gemm broadcasts its bias of shape [10]
+    to [1, 10] (STRICT-BROADCAST)."""
     rng = np.random.default_rng(2026)
     w = numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "conv.weight")
     b = numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "conv.bias")

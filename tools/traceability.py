@@ -11,7 +11,8 @@ Built from the sources, never maintained by hand:
   ``ID = "RULE-ID"`` (or ``ID_<suffix> = "RULE-ID"``, for a module encoding
   several rules) at top level, or failing that, whose file name is the
   rule module's file name. None when there is none yet; the matrix then says
-  "no SMT encoding yet" instead of failing;
+  "no SMT encoding yet" instead of failing, or that the rule is not
+  structural when its check module declares ``STRUCTURAL = False``;
 * **tests**: the files ``tests/**/test_*.py`` that contain the rule ID as a
   complete quoted string literal (``"GRAPH-R1"`` matches neither
   ``GRAPH-R1-OUTPUTS`` nor a comment mentioning GRAPH-R1 without quotes).
@@ -57,6 +58,8 @@ LISTING_TESTS: tuple[str, ...] = ("tests/rules/test_registry.py",)
 """Test files that list every registry entry; they do not count as tests of a particular rule."""
 
 NO_SMT = "no SMT encoding yet"
+NOT_STRUCTURAL = "not structural (spec, section 4): no SMT encoding"
+"""The note of a rule whose check module declares ``STRUCTURAL = False`` (a rule about shapes)."""
 
 
 def default_root() -> Path:
@@ -85,6 +88,8 @@ class RuleTrace:
     id: str
     title: str
     severity: str
+    strict_severity: str | None
+    """The severity under sonnx-strict when it differs from ``severity`` (GRAPH-ARITY), else None."""
     profile: str
     statement: str
     rationale: str
@@ -161,6 +166,9 @@ def _smt_for(root: Path, rule: Rule, by_id: dict[str, str]) -> tuple[str | None,
     stem = rule.check.__module__.rsplit(".", 1)[-1]
     if (root / "src" / "sonnx" / "smt" / f"{stem}.py").is_file():
         return f"sonnx.smt.{stem}", "same module name as the check"
+    check_file = root / "src" / Path(*rule.check.__module__.split(".")).with_suffix(".py")
+    if _constants(check_file).get("STRUCTURAL") is False:
+        return None, NOT_STRUCTURAL
     return None, NO_SMT
 
 
@@ -211,6 +219,7 @@ def build(root: Path | None = None) -> list[RuleTrace]:
                 id=rule.id,
                 title=rule.title,
                 severity=rule.severity.value,
+                strict_severity=rule.strict_severity.value if rule.strict_severity is not None else None,
                 profile=rule.profile,
                 statement=rule.statement,
                 rationale=rule.rationale,

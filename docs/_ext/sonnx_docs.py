@@ -216,7 +216,7 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
         links = ", ".join(need_id(t["id"]) for t in row["theorems"])
         parts.append(f".. rule:: {esc(row['title'])}")
         parts.append(f"   :id: {row['id']}")
-        parts.append(f"   :severity: {row['severity']}")
+        parts.append(f"   :severity: {severity_text(row)}")
         parts.append(f"   :profile: {row['profile']}")
         parts.append(f"   :check: {row['check_module']}")
         parts.append(f"   :smt: {row['smt_module'] or row['smt_note']}")
@@ -338,6 +338,12 @@ def wg_page(trace: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def severity_text(row: dict[str, Any]) -> str:
+    """A rule's severity as the tables show it: ``warning``, or ``warning; error in sonnx-strict``."""
+    strict = row.get("strict_severity")
+    return f"{row['severity']}; {strict} in sonnx-strict" if strict else row["severity"]
+
+
 def rules_page(trace: dict[str, Any]) -> str:
     parts = [".. _rules-table:\n", title("Table of rules")]
     parts.append("Generated from ``sonnx.rules.RULES``, in report order (the order of ``sonnx rules``).\n")
@@ -345,7 +351,7 @@ def rules_page(trace: dict[str, Any]) -> str:
         list_table(
             ["ID", "Severity", "Profile", "Title", "Statement"],
             (
-                [f":ref:`{r['id']}`", r["severity"], r["profile"], esc(r["title"]), esc(r["statement"])]
+                [f":ref:`{r['id']}`", severity_text(r), r["profile"], esc(r["title"]), esc(r["statement"])]
                 for r in trace["rules"]
             ),
             [18, 8, 10, 16, 48],

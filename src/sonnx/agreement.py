@@ -68,7 +68,11 @@ def combine(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> tuple[list[Ver
 
 
 def smt_only(direct: Sequence[Verdict], smt: Sequence[Verdict]) -> tuple[list[Verdict], list[Verdict]]:
-    """``--engine smt``: SMT verdicts, direct ones for rules without an encoding; and the SMT-only findings."""
+    """``--engine smt``: SMT verdicts, direct ones for rules without an encoding; and the SMT-only findings.
+
+    A verdict keeps the severity of the rule under the checked profile, which the direct verdict carries (the
+    encodings do not know the profile: GRAPH-ARITY is a warning in ``sonnx``, an error in ``sonnx-strict``).
+    """
     by_id: dict[str, Verdict] = {v.rule_id: v for v in smt}
-    out = [by_id.pop(d.rule_id, d) for d in direct]
+    out = [replace(by_id.pop(d.rule_id), severity=d.severity) if d.rule_id in by_id else d for d in direct]
     return out, list(by_id.values())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sonnx.model.graph import Graph, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
@@ -86,3 +88,42 @@ def test_mismatch_in_a_nested_if() -> None:
     then_g = make_graph("t", [], ["t"], [inner])
     (f,) = data(run(ID, model(main(then_g, branch("e", ["b"])))))["mismatches"]
     assert f["scope"] == "main/If:s.then_branch" and f["operation"] == "If:inner"
+
+
+# -- shapes (graph.md v23, "The if operator"): the If's declared shape is compatible with each branch's ---------
+
+
+def shaped(if_shape: tuple[Any, ...] | None, then_shape: tuple[Any, ...] | None,
+           else_shape: tuple[Any, ...] | None) -> Graph:
+    def t(shape: tuple[Any, ...] | None) -> TensorType:
+        return TensorType("tensor", 1, shape)
+
+    then_g, else_g = branch("t", ["a"], {"a": t(then_shape)}), branch("e", ["b"], {"b": t(else_shape)})
+    node = op("If", ["c"], ["y"], name="s", then_branch=then_g, else_branch=else_g)
+    return make_graph("main", ["c", "x"], ["y"], [node], {"y": Tensor("y", t(if_shape))})
+
+
+def test_compatible_shapes_pass() -> None:
+    # the branches may differ from each other; an open If dimension takes either size
+    assert run(ID, model(shaped((2, "N"), (2, 3), (2, 4)))).status is Status.PROVED
+    assert run(ID, model(shaped((2, None), (2, 3), (2, 4)))).status is Status.PROVED
+    assert run(ID, model(shaped((2, 3), (2, None), ("M", 3)))).status is Status.PROVED
+    # a shape nobody declares claims nothing
+    assert run(ID, model(shaped(None, (2, 3), (5,)))).status is Status.PROVED
+    assert run(ID, model(shaped((2, 3), None, None))).status is Status.PROVED
+
+
+def test_incompatible_dimension_is_witnessed() -> None:
+    v = run(ID, model(shaped((2, 3), (2, 3), (2, 4))))
+    (f,) = data(v)["mismatches"]
+    assert f["problem"] == "output shapes incompatible" and f["position"] == 0 and f["operation"] == "If:s"
+    assert f["if"] == {"tensor": "y", "shape": [2, 3]} and f["else_branch"] == {"tensor": "b", "shape": [2, 4]}
+    assert f["why"] == "dimension 1: 3 against 4" and "then_branch" not in f
+
+
+def test_incompatible_rank_and_repeated_name() -> None:
+    (f,) = data(run(ID, model(shaped((2, 3), (2, 3, 1), (2, 3)))))["mismatches"]
+    assert f["why"] == "rank 2 against 3" and f["then_branch"]["shape"] == [2, 3, 1]
+    # one name is one size within the pair: N cannot be both 2 and 3
+    (f,) = data(run(ID, model(shaped(("N", "N"), (2, 3), (2, 2)))))["mismatches"]
+    assert f["why"] == "dimension 1: 2 against 3" and "then_branch" in f

@@ -15,7 +15,8 @@ STATIC = TensorType("tensor", 1, (1, 3))
 def test_strict_rules_belong_to_the_strict_profile_only() -> None:
     strict = {r.id for r in rules_for(PROFILE_STRICT)} - {r.id for r in rules_for(PROFILE_SONNX)}
     assert strict == {
-        "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA"
+        "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA",
+        "STRICT-BROADCAST",
     }
 
 

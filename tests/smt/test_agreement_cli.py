@@ -45,6 +45,18 @@ def test_combine_rules() -> None:
     assert [v.engine for v in only] == ["smt/search", "smt/search", "smt", "smt"] and len(extra2) == 1
 
 
+def test_engine_smt_keeps_the_profile_severity() -> None:
+    # GRAPH-ARITY is a warning in the sonnx profile; the encoding, which knows no profile, must not make it an
+    # error (cnn_block's MaxPool leaves its optional Indices out)
+    for engine in ("smt", "both"):
+        code, out, _ = call("--json", "--engine", engine, str(EXAMPLES / "cnn_block.onnx"))
+        v = next(v for v in json.loads(out)["models"][0]["verdicts"] if v["rule"] == "GRAPH-ARITY")
+        assert code == 0 and v["status"] == "VIOLATED" and v["severity"] == "warning", (engine, v)
+    code, out, _ = call("--json", "--engine", "smt", "--profile", "sonnx-strict", str(EXAMPLES / "cnn_block.onnx"))
+    v = next(v for v in json.loads(out)["models"][0]["verdicts"] if v["rule"] == "GRAPH-ARITY")
+    assert code == 1 and v["severity"] == "error"
+
+
 def test_default_engine_is_both_and_reports_solver_parameters() -> None:
     code, out, _ = call("--json", str(EXAMPLES / "seed001_example.onnx"))
     assert code == 1

@@ -53,6 +53,10 @@ def models_with_functions(draw: st.DrawFn) -> bytes:
         result = draw(st.sampled_from(pool[2:]))
         nodes.append(helper.make_node("Identity", [result], ["o"]))
         functions.append(helper.make_function("local", f, ["a", "b"], ["o"], nodes, [helper.make_opsetid("", 17)]))
+    if draw(st.integers(0, 3)) == 0:
+        # a function that shadows the standard Neg (GRAPH-FUNCTION-SHADOWING); the loader inlines it for Neg
+        body = [helper.make_node("Identity", ["a"], ["o"])]
+        functions.append(helper.make_function("", "Neg", ["a"], ["o"], body, [helper.make_opsetid("", 17)]))
     pool = ["x", "y"]
     nodes = []
     for k in range(draw(st.integers(1, 4))):

@@ -202,3 +202,61 @@ def test_nondeterministic_branch_makes_the_if_a_source() -> None:
     assert v.status is Status.VIOLATED and v.witness is not None
     assert v.witness.data["source"]["operation"] == "If:if"
     assert v.witness.data["nested"][0]["source"]["operation"] == "RandomNormalLike:rn"
+
+
+# -- GRAPH-ARITY and GRAPH-FUNCTION-SHADOWING (issue 20) --------------------------------------------------
+
+
+def _left_out(v: object) -> list[tuple[str, list[int], list[int]]]:
+    from sonnx.verdict import Verdict
+
+    assert isinstance(v, Verdict) and v.witness is not None, v
+    return [
+        (x["operation"], [p["position"] for p in x["inputs_left_out"]], [p["position"] for p in x["outputs_left_out"]])
+        for x in v.witness.data["operations"]
+    ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_arity_positions_left_out(mode: str) -> None:
+    from .smtkit import direct
+
+    ops = [
+        op("MaxPool", ("x",), ("p",), "pool"),  # Indices left out
+        op("Clip", ("p", "", "hi"), ("c",), "clip"),  # min written as ""
+        op("Concat", ("c", "", "x"), ("y",), "cat"),  # a variadic position written empty
+        op("MaxPool", ("x",), ("q",), "pool2"),  # the same facts as "pool": one instance, two operations
+        op("Relu", ("x",), ("r",), "ok"),
+    ]
+    m = model(g(["x", "hi"], ["y", "q", "r"], ops))
+    v = smt(m, mode)["GRAPH-ARITY"]
+    assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["mode"] == mode
+    want = [("MaxPool:pool", [], [1]), ("Clip:clip", [1], []), ("Concat:cat", [1], []), ("MaxPool:pool2", [], [1])]
+    assert sorted(_left_out(v)) == sorted(want)
+    assert sorted(_left_out(direct(m)["GRAPH-ARITY"])) == sorted(want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_arity_proved_and_unknown(mode: str) -> None:
+    bound = model(g(["x"], ["y", "i"], [op("MaxPool", ("x",), ("y", "i"))]))
+    assert smt(bound, mode)["GRAPH-ARITY"].status is Status.PROVED
+    mystery = Operation("Mystery", "com.acme", "", ("x",), ("y",))
+    v = smt(model(g(["x"], ["y"], [mystery])), mode)["GRAPH-ARITY"]
+    assert v.status is Status.UNKNOWN and "com.acme" in (v.reason or "")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_function_shadowing(mode: str) -> None:
+    from sonnx.model.graph import Function, Model, make_graph
+
+    def fn(domain: str, name: str) -> Function:
+        return Function(domain, name, make_graph(name, ["a"], ["b"], [op("Abs", ("a",), ("b",))]))
+
+    base = g(["x"], ["y"], [op("Relu", ("x",), ("y",))])
+    ok = Model(base, 8, {"": 17}, functions=(fn("local", "Relu"), fn("", "Gelu")))
+    assert smt(ok, mode)["GRAPH-FUNCTION-SHADOWING"].status is Status.PROVED
+    bad = Model(base, 8, {"": 17}, functions=(fn("", "Relu"), fn("local", "F"), fn("", "Sigmoid")))
+    v = smt(bad, mode)["GRAPH-FUNCTION-SHADOWING"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    got = [(x["function"], x["standard_operator"], x["since_version"]) for x in v.witness.data["functions"]]
+    assert got == [("Relu", "ai.onnx::Relu", 14), ("Sigmoid", "ai.onnx::Sigmoid", 13)]

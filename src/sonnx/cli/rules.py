@@ -19,13 +19,16 @@ def run_rules_listing(args: argparse.Namespace, stdout: TextIO, _stderr: TextIO,
         write_json(
             stdout,
             [
-                {"id": r.id, "severity": r.severity.value, "profile": r.profile, "title": r.title,
-                 "statement": r.statement, "spec": r.spec}
+                {"id": r.id, "severity": r.severity.value,
+                 "strict_severity": None if r.strict_severity is None else r.strict_severity.value,
+                 "profile": r.profile, "title": r.title, "statement": r.statement, "spec": r.spec}
                 for r in RULES
             ],
         )
         return 0
     for r in RULES:
-        stdout.write(f"{r.id:<22} {r.severity.value:<8} {r.profile:<13} {r.title}\n")
-        stdout.write(f"{'':<22} {r.statement}\n")
+        stdout.write(f"{r.id:<24} {r.severity.value:<8} {r.profile:<13} {r.title}\n")
+        if r.strict_severity is not None:
+            stdout.write(f"{'':<24} ({r.strict_severity.value} in sonnx-strict)\n")
+        stdout.write(f"{'':<24} {r.statement}\n")
     return 0

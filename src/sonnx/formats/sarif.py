@@ -165,6 +165,9 @@ def _descriptor(rule_id: str, docs_url: str | None) -> dict[str, Any]:
     out["help"] = {"text": f"{rule.title}: specified in {rule.spec}, section {rule.id} (docs site page spec.html)."}
     out["defaultConfiguration"] = {"level": level}
     out["properties"] = {"severity": rule.severity.value, "profile": rule.profile, "spec": f"{rule.spec}#{rule.id}"}
+    if rule.strict_severity is not None:
+        # the level of each result is the verdict's own: the severity under the profile checked
+        out["properties"]["strictSeverity"] = rule.strict_severity.value
     return out
 
 

@@ -55,7 +55,9 @@ def _display(path: str) -> str:
     return path if path.isprintable() else repr(path)
 
 
-def load_model(path: PathLike, *, read_weights: bool = True, weights_from_file: bool = False) -> Model:
+def load_model(
+    path: PathLike, *, read_weights: bool = True, infer_shapes: bool = False, weights_from_file: bool = False
+) -> Model:
     """Load the ONNX model at ``path``.
 
     With ``read_weights=False`` no weight byte is read (values read on
@@ -63,13 +65,20 @@ def load_model(path: PathLike, *, read_weights: bool = True, weights_from_file: 
     values are still read on demand, but every external data file is opened
     once and checked to hold the bytes its tensors need.
 
+    With ``infer_shapes=True`` the file is first read by ``onnx`` itself (no
+    external data) and given onnx's shape inference, not strict, with data
+    propagation; the types it adds to each graph's ``value_info`` become the
+    declared types of the tensors (STRICT-BROADCAST reads them). A file onnx
+    cannot read (more than 100 levels of nested graphs) fails as unsupported.
+
     With ``weights_from_file=True`` the main graph's embedded weights are not
     kept in memory: each is read from the file when its value is read (see
     :mod:`.detach`), so a run holds one copy of the weights, not two. The
     file must then stay as it was while the model is used; a value read
     after it changed or went away is a :class:`ModelFormatError`. The
     command line loads this way; the default keeps the model independent of
-    the file.
+    the file. It has no effect with ``infer_shapes`` (the bytes parsed are
+    then onnx's, not the file's).
 
     Every failure is a :class:`~sonnx.errors.SonnxError` with a one-line
     message naming the file: an input problem as an ``InputError`` subclass,
@@ -83,6 +92,8 @@ def load_model(path: PathLike, *, read_weights: bool = True, weights_from_file: 
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
+        if infer_shapes:
+            return _load(path, display, read_weights, False, _inferred(path, display))
         return _load(path, display, read_weights, weights_from_file)
     except SonnxError as e:
         if "\n" in str(e) or "\r" in str(e):
@@ -178,10 +189,30 @@ def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
     return ir, opsets, meta
 
 
-def _load(path: str, display: str, read_weights: bool, weights_from_file: bool) -> Model:
-    data, file = _read_file(path, display)
-    m, raw = _parse(data, display, weights_from_file)
-    del data  # the cut-out weights are read from the file again, when their values are read
+def _inferred(path: str, display: str) -> bytes:
+    """The file's bytes after onnx's shape inference (not strict, with data propagation, no external data)."""
+    data, _ = _read_file(path, display)  # the same input checks as an ordinary load
+    try:
+        proto = onnx.load_model_from_string(data)  # external data stays unread: no base directory is given
+        inferred = onnx.shape_inference.infer_shapes(proto, check_type=False, strict_mode=False, data_prop=True)
+    except (DecodeError, onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
+        raise UnsupportedModelError(
+            f"{display}: onnx's shape inference cannot read the model: {_one_line(str(exc))}"
+        ) from None
+    return inferred.SerializeToString()
+
+
+def _load(
+    path: str, display: str, read_weights: bool, weights_from_file: bool, inferred: bytes | None = None
+) -> Model:
+    """Convert the model at ``path`` (from ``inferred`` when given: the same file after shape inference)."""
+    file: ModelFile | None = None
+    if inferred is None:
+        data, file = _read_file(path, display)
+    else:
+        data, inferred = inferred, None
+    m, raw = _parse(data, display, weights_from_file and file is not None)
+    del data  # cut-out weights are read from the file again, when their values are read
     if not m.HasField("graph"):
         raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
     ir, opsets, meta = _header(m, display)
@@ -195,6 +226,7 @@ def _load(path: str, display: str, read_weights: bool, weights_from_file: bool) 
     del m  # the protobuf arena is released here; only converted values remain
 
     cycles: tuple[tuple[str, ...], ...] = ()
+    written = graph
     if functions:
         inliner = Inliner(display, functions, converter.overloads)
         inliner.check_total(graph)
@@ -209,4 +241,5 @@ def _load(path: str, display: str, read_weights: bool, weights_from_file: bool) 
         source=path,
         weights_loaded=read_weights,
         metadata=MappingProxyType(meta),
+        graph_as_written=None if written is graph else written,
     )

@@ -326,7 +326,10 @@ class Model:
     ``call_cycles`` holds each recursive chain of function calls found while
     inlining (rule GRAPH-FUNCTIONS); calls on such a chain are left in the
     graph as opaque operations. ``weights_loaded`` is False when the model was
-    loaded for structure only.
+    loaded for structure only. ``graph_as_written`` is the main graph as the
+    file writes it, calls of model-local functions still in place, when
+    inlining changed it (None otherwise): rules about the nodes the file
+    writes (GRAPH-ARITY) read it through :attr:`written_graph`.
     """
 
     graph: Graph
@@ -337,6 +340,13 @@ class Model:
     source: str = ""
     weights_loaded: bool = True
     metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    graph_as_written: Graph | None = None
+
+    @property
+    def written_graph(self) -> Graph:
+        """The main graph with the calls of model-local functions as the file writes them (``graph`` when the
+        model has none, or when it was built in memory)."""
+        return self.graph if self.graph_as_written is None else self.graph_as_written
 
     def __post_init__(self) -> None:
         # the default domain is spelled "" in opset_imports too (as the loader writes it)

@@ -231,7 +231,8 @@ def array_value(arr: np.ndarray, data_type: int) -> InitialValue:
 
 
 def with_graph(model: Model, graph: Graph) -> Model:
-    return dataclasses.replace(model, graph=graph)
+    """``model`` with ``graph`` as its graph; the graph as the file wrote it no longer describes it, so it goes."""
+    return dataclasses.replace(model, graph=graph, graph_as_written=None)
 
 
 def rebuild(

@@ -8,7 +8,7 @@ failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +89,11 @@ def offenders_verdict(
     return Verdict.violated(rule_id, Witness(f"{count} {what}: {head}", {"count": count, key: listed}), severity)
 
 
+def counted_reasons(unknown: Mapping[str, int]) -> list[str]:
+    """``<reason> (<n> operation(s))`` for each reason a verdict could not be established, sorted by reason."""
+    return [f"{why} ({n} operation(s))" for why, n in sorted(unknown.items())]
+
+
 @dataclass(frozen=True)
 class Rule:
     """One verification rule of the SONNX graph profile.
@@ -108,3 +113,12 @@ class Rule:
     reads_file: bool = False
     """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
     graph that was never serialized, such as a partition's subgraph."""
+    strict_severity: Severity | None = None
+    """The severity under ``sonnx-strict`` when it differs from ``severity`` (a rule of the base profile that
+    the strict profile makes an error, such as GRAPH-ARITY while the working group marks it TBC)."""
+
+    def severity_in(self, profile: str) -> Severity:
+        """The severity of a violation of this rule when ``profile`` is checked."""
+        if profile == PROFILE_STRICT and self.strict_severity is not None:
+            return self.strict_severity
+        return self.severity

@@ -2,7 +2,10 @@
 
 Seed statement (informal specification V2, "Control-flow operators"): the
 then_branch and the else_branch must produce the same number and types of
-outputs, and those are mapped to the outputs of the ``If`` node.
+outputs, and those are mapped to the outputs of the ``If`` node. The working
+group's graph.md version 23 adds ("The if operator") that the branches' output
+shapes may differ but the shape of each ``If`` output must be compatible with
+both of them.
 
 Checked for every ``If`` of the default domain, in every graph: both branch
 attributes are present and hold a graph; both branches have as many outputs as
@@ -11,15 +14,27 @@ branch outputs have the same kind (tensor, sequence...) and element type, at
 every depth. sonnx reads the types the model declares; where a branch output's
 kind or element type is not declared, the agreement cannot be established and
 the verdict is UNKNOWN with the positions, never PROVED (unless some other
-mismatch is certain: then VIOLATED). Shapes may differ (ONNX allows branches
-of different shapes).
+mismatch is certain: then VIOLATED).
+
+Shapes (graph.md v23): the two branches may give shapes that differ, but the
+shape declared for each ``If`` output must be *compatible* with the shape of
+the output of each branch at its position (:func:`shape_conflict`): the two
+shapes can be made equal by giving sizes to their open dimensions, where one
+symbolic name stands for one size within the pair and each unknown dimension
+for a size of its own. So the ranks are equal, two integer dimensions at one
+position are equal, and a name is never required to be two different sizes.
+Where either shape is not declared (no rank), nothing is claimed and nothing
+contradicts; that is not an open point of the rule. Sequences and optionals are
+compared level by level, down to their element tensors. This part is not
+structural: it has no SMT encoding (neither has the rest of this rule).
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Any
 
-from ..model.graph import Graph, Operation, TensorType
+from ..model.graph import Dim, Graph, Operation, TensorType
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
@@ -61,6 +76,90 @@ def undeclared(t: TensorType | None) -> bool:
     return False
 
 
+class _Sizes:
+    """Union-find over the dimensions of two shapes: a class is one size, bound to at most one integer."""
+
+    def __init__(self) -> None:
+        self.parent: dict[Hashable, Hashable] = {}
+        self.size: dict[Hashable, int] = {}
+
+    def find(self, x: Hashable) -> Hashable:
+        root = x
+        while self.parent.get(root, root) != root:
+            root = self.parent[root]
+        while x != root:
+            x, self.parent[x] = self.parent[x], root
+        return root
+
+    def class_of(self, d: Dim, fresh: Hashable) -> Hashable:
+        """The class of dimension ``d``: its integer, its name, or ``fresh`` for an unknown dimension."""
+        if isinstance(d, int):
+            root = self.find(("size", d))
+            self.size.setdefault(root, d)
+            return root
+        return self.find(("name", d) if isinstance(d, str) else fresh)
+
+    def join(self, a: Hashable, b: Hashable) -> str:
+        """Make classes ``a`` and ``b`` one size; why they cannot be ("" when they can)."""
+        if a == b:
+            return ""
+        sa, sb = self.size.get(a), self.size.get(b)
+        if sa is not None and sb is not None:
+            return f"{sa} against {sb}"
+        self.parent[a] = b
+        if sa is not None:
+            self.size[b] = sa
+        return ""
+
+
+def shape_conflict(a: TensorType | None, b: TensorType | None) -> str:
+    """Why the declared shapes of ``a`` and ``b`` are not compatible ("" when they are; see the module text)."""
+    sizes = _Sizes()
+    level = 0
+    while a is not None and b is not None:
+        if a.shape is not None and b.shape is not None:
+            where = f" (element level {level})" if level else ""
+            if len(a.shape) != len(b.shape):
+                return f"rank {len(a.shape)} against {len(b.shape)}{where}"
+            for k, (x, y) in enumerate(zip(a.shape, b.shape, strict=True)):
+                why = sizes.join(sizes.class_of(x, ("open", level, k, 0)), sizes.class_of(y, ("open", level, k, 1)))
+                if why:
+                    return f"dimension {k}: {why}{where}"
+        a, b, level = a.element, b.element, level + 1
+    return ""
+
+
+def _shape(t: TensorType | None) -> list[Any] | None:
+    return None if t is None or t.shape is None else ["?" if d is None else d for d in t.shape]
+
+
+def shape_problems(op: Operation, outer: Graph, branches: dict[str, Graph]) -> list[dict[str, Any]]:
+    """Each If output whose declared shape is not compatible with a branch's output at its position."""
+    found: list[dict[str, Any]] = []
+    for k, y in enumerate(op.output_mapping):
+        ty = outer.tensor(y).type if y else None
+        if ty is None:
+            continue
+        for name in BRANCHES:
+            g = branches[name]
+            if k >= len(g.outputs):
+                continue
+            x = g.outputs[k]
+            tx = g.tensor(x).type
+            why = shape_conflict(ty, tx)
+            if why:
+                found.append(
+                    {
+                        "problem": "output shapes incompatible",
+                        "position": k,
+                        "if": {"tensor": y, "shape": _shape(ty)},
+                        name: {"tensor": x, "shape": _shape(tx)},
+                        "why": why,
+                    }
+                )
+    return found
+
+
 def unknown_positions(op: Operation) -> list[dict[str, Any]]:
     """Branch output positions whose types cannot be compared because one side leaves them undeclared."""
     then, other = op.attribute("then_branch"), op.attribute("else_branch")
@@ -74,8 +173,8 @@ def unknown_positions(op: Operation) -> list[dict[str, Any]]:
     return out
 
 
-def problems(op: Operation) -> list[dict[str, Any]]:
-    """What is wrong with one ``If`` operation (empty when nothing is)."""
+def problems(op: Operation, outer: Graph) -> list[dict[str, Any]]:
+    """What is wrong with one ``If`` operation of the graph ``outer`` (empty when nothing is)."""
     branches: dict[str, Graph] = {}
     found: list[dict[str, Any]] = []
     for name in BRANCHES:
@@ -102,6 +201,7 @@ def problems(op: Operation) -> list[dict[str, Any]]:
                     "else_branch": {"tensor": y, "type": _show(ty)},
                 }
             )
+    found.extend(shape_problems(op, outer, branches))
     return found
 
 
@@ -113,7 +213,7 @@ def check(ctx: CheckContext) -> Verdict:
         kinds = IF_KINDS & operator_kinds(ctx, sc.graph)
         if kinds:
             for j in operations_of(sc.graph, kinds):
-                found.extend({**op_ref(sc.path, j, ops[j]), **p} for p in problems(ops[j]))
+                found.extend({**op_ref(sc.path, j, ops[j]), **p} for p in problems(ops[j], sc.graph))
                 open_.extend({**op_ref(sc.path, j, ops[j]), **p} for p in unknown_positions(ops[j]))
     if not found and open_:
         shown = [f"{f['operation']} in {f['scope']} output {f['position']}" for f in open_]
@@ -134,14 +234,16 @@ RULE = Rule(
     statement=(
         "Every If operation has a then_branch and an else_branch graph with as many outputs as each other and "
         "as the If's output mapping, of the same kind and element type at each position (undeclared types: "
-        "UNKNOWN)."
+        "UNKNOWN); the shape declared for each If output is compatible with each branch's output shape (equal "
+        "ranks, and sizes can be given to symbolic and unknown dimensions that make the two shapes equal)."
     ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
     rationale=(
         "The outputs of the If are those of whichever branch runs, so both branches must deliver the same "
-        "number and types of values. Witness: each If with the mismatch (missing branch, counts, or the two "
-        "disagreeing output types)."
+        "number and types of values, and the shape declared for the If must hold whichever branch runs (graph.md "
+        "v23). Witness: each If with the mismatch (missing branch, counts, the two disagreeing output types, or "
+        "the If's shape with the branch shape it contradicts and why)."
     ),
 )

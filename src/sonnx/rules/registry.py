@@ -16,10 +16,12 @@ from ..verdict import Verdict
 from . import (
     format_onnx,
     graph_acyclic,
+    graph_arity,
     graph_c1,
     graph_c2,
     graph_c3,
     graph_determinism,
+    graph_function_shadowing,
     graph_functions,
     graph_if_branches,
     graph_initializers_used,
@@ -30,6 +32,7 @@ from . import (
     graph_r1_transitive,
     graph_r2,
     strict_attributes,
+    strict_broadcast,
     strict_metadata,
     strict_operators,
     strict_opset,
@@ -52,11 +55,14 @@ RULES: tuple[Rule, ...] = (
     graph_r2.RULE,
     graph_determinism.RULE,
     graph_functions.RULE,
+    graph_function_shadowing.RULE,
     graph_if_branches.RULE,
     graph_names.RULE,
+    graph_arity.RULE,
     strict_operators.RULE,
     strict_attributes.RULE,
     strict_shapes.RULE,
+    strict_broadcast.RULE,
     strict_sparse.RULE,
     strict_opset.RULE,
     strict_metadata.RULE,
@@ -95,15 +101,16 @@ def run_rules(
     for rule in rules_for(cfg.profile, graph_only):
         if progress is not None:
             progress(f"checking {rule.id}")
+        severity = rule.severity_in(cfg.profile)
         try:
             v = rule.check(ctx)
         except SonnxError as exc:
-            v = Verdict.unknown(rule.id, exc.one_line(), rule.severity)
+            v = Verdict.unknown(rule.id, exc.one_line(), severity)
         except RecursionError:
-            v = Verdict.unknown(rule.id, "the check exceeded Python's recursion limit (a tool defect)", rule.severity)
+            v = Verdict.unknown(rule.id, "the check exceeded Python's recursion limit (a tool defect)", severity)
         except Exception as exc:
-            v = Verdict.unknown(rule.id, f"internal error in the check: {type(exc).__name__}: {exc}", rule.severity)
+            v = Verdict.unknown(rule.id, f"internal error in the check: {type(exc).__name__}: {exc}", severity)
         if v.rule_id != rule.id:
-            v = Verdict.unknown(rule.id, f"the check answered for {v.rule_id!r} (a tool defect)", rule.severity)
+            v = Verdict.unknown(rule.id, f"the check answered for {v.rule_id!r} (a tool defect)", severity)
         verdicts.append(v)
     return verdicts

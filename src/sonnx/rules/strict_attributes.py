@@ -23,7 +23,7 @@ from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import PROFILE_STRICT, CheckContext, Rule, counted_reasons
 from .determinism_table import opset_version, schema_at
 
 ID = "STRICT-ATTRIBUTES"
@@ -70,7 +70,7 @@ def check(ctx: CheckContext) -> Verdict:
             SEVERITY,
         )
     if unknown:
-        reasons = [f"{why} ({n} operation(s))" for why, n in sorted(unknown.items())]
+        reasons = counted_reasons(unknown)
         return Verdict.unknown(ID, f"no operator schema for some operations: {brief(reasons, 3)}", SEVERITY)
     return Verdict.proved(ID, SEVERITY)
 

@@ -1,9 +1,11 @@
 """Run every SMT encoding on a model: one verdict per rule, engine ``smt``.
 
 The rule IDs are those of the direct engine (GRAPH-ACYCLIC, GRAPH-C1,
-GRAPH-C2, GRAPH-C3, GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2 and
-GRAPH-DETERMINISM; the direct engine decides the last by reachability, this
-one by two-run congruence).
+GRAPH-C2, GRAPH-C3, GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2,
+GRAPH-DETERMINISM, GRAPH-FUNCTION-SHADOWING and GRAPH-ARITY; the direct
+engine decides GRAPH-DETERMINISM by reachability, this one by two-run
+congruence). The rules about shapes (STRICT-BROADCAST, the shape part of
+GRAPH-IF-BRANCHES) are not structural and have no encoding.
 
 Mode: ``search`` (the solver finds the proof) for models of at most
 ``settings.search_limit`` operations (all graphs together; 1,000 by
@@ -31,7 +33,18 @@ from typing import Any
 from ..caching import gc_paused
 from ..model.graph import Model
 from ..verdict import Severity, Verdict
-from . import graph_acyclic, graph_c1, graph_c2, graph_c3, graph_determinism, graph_r1, graph_r1_transitive, graph_r2
+from . import (
+    graph_acyclic,
+    graph_arity,
+    graph_c1,
+    graph_c2,
+    graph_c3,
+    graph_determinism,
+    graph_function_shadowing,
+    graph_r1,
+    graph_r1_transitive,
+    graph_r2,
+)
 from .common import RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
 from .smtlib import Obligation
@@ -46,6 +59,8 @@ RULE_IDS = (
     graph_r1_transitive.ID,
     graph_r2.ID_R2,
     graph_determinism.ID_SEM,
+    graph_function_shadowing.ID,
+    graph_arity.ID,
 )
 """Rules the SMT engine decides, in report order."""
 
@@ -121,6 +136,8 @@ def _run_smt(
     run(graph_r1_transitive.ID, lambda: graph_r1_transitive.prove_transitive(facts, st, chosen))
     run(graph_r2.ID_R2, r2)
     run(graph_determinism.ID_SEM, lambda: graph_determinism.prove_semantic(facts, classes[0], by_id, st))
+    run(graph_function_shadowing.ID, lambda: graph_function_shadowing.prove_shadowing(model, st, chosen))
+    run(graph_arity.ID, lambda: graph_arity.prove_arity(model, st, chosen))
     params = settings_report(st)
     params["mode"] = chosen
     return SmtRun(verdicts, obligations, params, chosen)

@@ -1,0 +1,123 @@
+"""GRAPH-FUNCTION-SHADOWING: no model-local function has the domain and name of a standard operator.
+
+Spec rule GRAPH-FUNCTION-SHADOWING (spec/graph.rst, section 4), asked for by
+issue 20 beside the working group's text on function nodes (graph.md version
+23, "Functions nodes"). A node names its operator by domain and name only; when
+a model-local function has the domain and name of an operator that ONNX defines
+at the version the model imports, the node can mean either. sonnx's loader
+inlines the local function; a runtime may run its own kernel for the standard
+operator instead, and runtimes differ on this. The meaning of the model then
+depends on the runtime. Warning in the ``sonnx`` profile, error in
+``sonnx-strict``.
+
+A function shadows a standard operator when ``onnx.defs`` has a schema for
+its (domain, name) at the opset version the model imports for that domain
+(deprecated schemas included: the name still belongs to ONNX). When the model
+imports no version of the domain, any version counts. An operator that ONNX
+adds only in a later opset than the model imports is not shadowed: under the
+model's opset a node can only mean the function (``Gelu`` written as a function
+for opset 17, before ONNX's ``Gelu`` of opset 20).
+
+Witness: each function (domain, name, overload) with the standard operator it
+shadows, that operator's since-version and the opset version consulted. The
+SMT engine decides the same rule by joining the function facts with the
+standard-operator facts (:mod:`sonnx.smt.graph_function_shadowing`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import onnx
+
+from ..model.graph import Function
+from ..verdict import Severity, Verdict
+from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .determinism_table import normal_domain, opset_version
+from .graph_arity import qualified
+
+ID = "GRAPH-FUNCTION-SHADOWING"
+SEVERITY = Severity.WARNING
+STRICT_SEVERITY = Severity.ERROR
+
+
+def entry(fn: Function, imports: Mapping[str, int], since: int) -> dict[str, Any]:
+    """How a witness names ``fn`` and the standard operator (of schema since-version ``since``) it shadows."""
+    domain = normal_domain(fn.domain)
+    return {
+        "function": qualified(fn),
+        "domain": domain or "ai.onnx",
+        "name": fn.name,
+        "overload": fn.overload,
+        "standard_operator": f"{domain or 'ai.onnx'}::{fn.name}",
+        "since_version": since,
+        "opset": opset_version(imports, domain),
+    }
+
+
+def shadowed(fn: Function, imports: Mapping[str, int]) -> dict[str, Any] | None:
+    """The standard operator ``fn`` shadows under the opset ``imports`` (None when there is none)."""
+    domain = normal_domain(fn.domain)
+    version = opset_version(imports, domain)
+    try:
+        if version is None:
+            schema = onnx.defs.get_schema(fn.name, domain=domain)
+        else:
+            schema = onnx.defs.get_schema(fn.name, version, domain)
+    except onnx.defs.SchemaError:
+        return None
+    return entry(fn, imports, int(schema.since_version))
+
+
+@cache
+def _history() -> tuple[tuple[str, str, int], ...]:
+    return tuple(sorted((s.domain, s.name, int(s.since_version)) for s in onnx.defs.get_all_schemas_with_history()))
+
+
+def standard_operators(imports: Mapping[str, int]) -> dict[tuple[str, str], int]:
+    """Every operator ONNX defines under ``imports``, (domain, name) -> since-version of the schema in force.
+
+    A domain the imports do not name counts at every version. This is the listing the SMT engine joins with the
+    function facts; :func:`shadowed` asks ``onnx.defs`` the same question one function at a time.
+    """
+    out: dict[tuple[str, str], int] = {}
+    for domain, name, since in _history():
+        version = opset_version(imports, domain)
+        if version is None or since <= version:
+            key = (normal_domain(domain), name)
+            out[key] = max(out.get(key, 0), since)
+    return out
+
+
+def _show(f: dict[str, Any]) -> str:
+    at = f"opset {f['opset']}" if f["opset"] is not None else "no opset imported"
+    return f"function {f['function']} shadows {f['standard_operator']}-{f['since_version']} ({at})"
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found = [s for s in (shadowed(fn, ctx.model.opset_imports) for fn in ctx.model.functions) if s is not None]
+    return offenders_verdict(
+        found, ID, RULE.severity_in(ctx.config.profile), "model-local function(s) shadow a standard operator",
+        "functions", _show, keep=3,
+    )
+
+
+RULE = Rule(
+    id=ID,
+    title="No function shadows a standard operator",
+    statement=(
+        "No model-local function has the domain and name of an operator that ONNX defines at the opset version "
+        "the model imports for that domain (at any version when the model imports none)."
+    ),
+    severity=SEVERITY,
+    strict_severity=STRICT_SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "A node names its operator by domain and name only; sonnx inlines the local function, a runtime may run "
+        "its own kernel of the standard operator, so the model's meaning would depend on the runtime. Witness: "
+        "each function with the standard operator it shadows and that operator's since-version."
+    ),
+)

@@ -1,0 +1,158 @@
+"""STRICT-BROADCAST: implicit broadcasting is reported, judged on the shapes onnx infers for the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from sonnx.loader import load_model
+from sonnx.model.graph import make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.rules.base import PROFILE_STRICT, CheckConfig
+from sonnx.rules.strict_broadcast import BATCH, ELLIPSIS, LEGACY, MULTI, UNI, broadcasting, same
+from sonnx.verdict import Status, Verdict
+from tests.common.rulekit import data, model, run
+
+ID = "STRICT-BROADCAST"
+STRICT = CheckConfig(profile=PROFILE_STRICT)
+
+
+def vi(name: str, shape: list[Any] | None) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+
+def check(tmp_path: Path, nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoProto],
+          outputs: list[onnx.ValueInfoProto], opset: int = 17, **kw: Any) -> Verdict:
+    g = helper.make_graph(nodes, "main", inputs, outputs, **kw)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = 8
+    path = tmp_path / "m.onnx"
+    onnx.save(m, str(path))
+    return run(ID, load_model(path), STRICT)
+
+
+def add(tmp_path: Path, a: list[Any] | None, b: list[Any] | None) -> Verdict:
+    return check(tmp_path, [helper.make_node("Add", ["a", "b"], ["y"], name="add")], [vi("a", a), vi("b", b)],
+                 [vi("y", None)])
+
+
+def test_equal_shapes_do_not_broadcast(tmp_path: Path) -> None:
+    assert add(tmp_path, [2, 3], [2, 3]).status is Status.PROVED
+    # one symbolic name is one size throughout the model
+    assert add(tmp_path, ["N", 3], ["N", 3]).status is Status.PROVED
+
+
+def test_multidirectional_broadcast_names_both_shapes(tmp_path: Path) -> None:
+    v = add(tmp_path, [2, 3], [3])
+    assert v.status is Status.VIOLATED
+    (f,) = data(v)["operations"]
+    assert f["operation"] == "Add:add" and f["scope"] == "main" and f["operator"] == "ai.onnx::Add-14"
+    assert f["kind"] == MULTI
+    assert f["operands"] == [
+        {"position": 0, "tensor": "a", "shape": [2, 3]},
+        {"position": 1, "tensor": "b", "shape": [3]},
+    ]
+    # a dimension of 1 stretched is broadcasting too, whatever the ranks
+    assert add(tmp_path, [2, 3], [1, 3]).status is Status.VIOLATED
+
+
+def test_open_shapes_are_unknown_never_proved(tmp_path: Path) -> None:
+    v = add(tmp_path, ["N", 3], ["M", 3])
+    assert v.status is Status.UNKNOWN and "symbolic dimensions differ" in (v.reason or "")
+    v = add(tmp_path, [2, 3], None)
+    assert v.status is Status.UNKNOWN and "'b'" in (v.reason or "")
+    # but a certain difference is decided even beside an unknown dimension
+    assert add(tmp_path, [2, None], [3]).status is Status.VIOLATED
+
+
+def test_shapes_come_from_onnx_inference(tmp_path: Path) -> None:
+    nodes = [helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Add", ["r", "a"], ["y"], name="add")]
+    # r has no declared type: onnx's inference gives it [2, 3]
+    assert check(tmp_path, nodes, [vi("a", [2, 3])], [vi("y", None)]).status is Status.PROVED
+    nodes = [helper.make_node("ReduceSum", ["a"], ["r"], keepdims=1), helper.make_node("Add", ["r", "a"], ["y"])]
+    assert check(tmp_path, nodes, [vi("a", [2, 3])], [vi("y", None)]).status is Status.VIOLATED
+
+
+def test_gemm_bias_is_broadcast_unidirectionally(tmp_path: Path) -> None:
+    def gemm(bias: list[int]) -> Verdict:
+        node = helper.make_node("Gemm", ["a", "w", "c"], ["y"], name="fc", transB=1)
+        return check(tmp_path, [node], [vi("a", [1, 4]), vi("w", [5, 4]), vi("c", bias)], [vi("y", [1, 5])])
+
+    v = gemm([5])
+    (f,) = data(v)["operations"]
+    assert f["kind"] == UNI and f["operands"] == [{"position": 2, "tensor": "c", "shape": [5]}]
+    assert f["target"] == {"output": 0, "tensor": "y", "shape": [1, 5]}
+    assert gemm([1, 5]).status is Status.PROVED
+
+
+def test_matmul_batch_dimensions(tmp_path: Path) -> None:
+    def matmul(a: list[int], b: list[int]) -> Status:
+        node = helper.make_node("MatMul", ["a", "b"], ["y"])
+        return check(tmp_path, [node], [vi("a", a), vi("b", b)], [vi("y", None)]).status
+
+    assert matmul([3, 4], [4, 5]) is Status.PROVED
+    assert matmul([2, 3, 4], [2, 4, 5]) is Status.PROVED
+    assert matmul([2, 3, 4], [4, 5]) is Status.VIOLATED  # the matrix is used once per batch entry
+
+
+def test_legacy_broadcast_attribute(tmp_path: Path) -> None:
+    def legacy(flag: int | None, b: list[int]) -> Status:
+        kw = {} if flag is None else {"broadcast": flag}
+        node = helper.make_node("Add", ["a", "b"], ["y"], **kw)
+        return check(tmp_path, [node], [vi("a", [2, 3]), vi("b", b)], [vi("y", [2, 3])], opset=6).status
+
+    assert legacy(1, [3]) is Status.VIOLATED
+    assert legacy(1, [2, 3]) is Status.PROVED
+    assert legacy(None, [2, 3]) is Status.PROVED
+
+
+def test_einsum_ellipsis_is_not_analysed(tmp_path: Path) -> None:
+    node = helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")
+    v = check(tmp_path, [node], [vi("a", [2, 3, 4]), vi("b", [4, 5])], [vi("y", None)])
+    assert v.status is Status.UNKNOWN and "ellipsis" in (v.reason or "")
+
+
+def test_a_model_in_memory_is_unknown() -> None:
+    g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
+    v = run(ID, model(g), STRICT)
+    assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or "")
+
+
+def test_same_decides_only_what_the_shapes_say() -> None:
+    assert same((2, "N"), (2, "N")) is True
+    assert same((2, 3), (2, 3, 1)) is False and same((2, "N"), (3, "N")) is False
+    assert same((2, None), (2, None)) is None and same(("N",), (4,)) is None and same(None, (1,)) is None
+
+
+# The operators' own texts are the source of the table: every schema version of the default domain whose
+# documentation speaks of multidirectional or unidirectional broadcasting, or that has a broadcast attribute,
+# is in it with that kind; nothing else is, except these (with the reason).
+OTHER = {
+    "MatMul": BATCH, "MatMulInteger": BATCH, "QLinearMatMul": BATCH,  # "behaves like numpy.matmul"
+    "Einsum": ELLIPSIS,  # broadcasting over an ellipsis of the equation
+    "StringConcat": MULTI,  # its text says "NumPy-style broadcasting", not "multidirectional"
+}
+NOT_IMPLICIT = {"Expand", "Tile", "SwiGLU"}
+"""Texts that speak of broadcasting without implying any: Expand and Tile broadcast explicitly, SwiGLU refuses."""
+
+
+@pytest.mark.parametrize("schema", [s for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""],
+                         ids=lambda s: f"{s.name}-{s.since_version}")
+def test_table_follows_the_operator_texts(schema: Any) -> None:
+    doc = (schema.doc or "").lower()
+    entry = broadcasting(schema.name, schema.since_version)
+    kind = entry.kind if entry is not None else None
+    if "broadcast" in schema.attributes:
+        assert kind == LEGACY
+    elif "multidirectional" in doc:
+        assert kind == MULTI
+    elif "unidirectional" in doc:
+        assert kind == UNI
+    elif schema.name in OTHER:
+        assert kind == OTHER[schema.name]
+    else:
+        assert kind is None, (schema.name, "broadcast" in doc and schema.name not in NOT_IMPLICIT)
