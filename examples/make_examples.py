@@ -248,6 +248,31 @@ def strict_default_attribute() -> onnx.ModelProto:
     return _model(g)
 
 
+def strict_dense() -> onnx.ModelProto:
+    """A dense layer that conforms to sonnx-strict: MatMul, Add and Relu on fully declared shapes, the bias given
+    at the output's shape (no broadcasting), every output bound, the strict profile's metadata given."""
+    rng = np.random.default_rng(2027)
+    w = numpy_helper.from_array((0.25 * rng.standard_normal((16, 8))).astype(np.float32), "dense.weight")
+    b = numpy_helper.from_array(rng.standard_normal((1, 8)).astype(np.float32), "dense.bias")
+    nodes = [
+        helper.make_node("MatMul", ["features", "dense.weight"], ["product"], name="matmul"),
+        helper.make_node("Add", ["product", "dense.bias"], ["sum"], name="bias"),
+        helper.make_node("Relu", ["sum"], ["activation"], name="relu"),
+    ]
+    g = helper.make_graph(
+        nodes, "strict_dense", [_vi("features", [1, 16])], [_vi("activation", [1, 8])],
+        initializer=[w, b], value_info=[_vi("product", [1, 8]), _vi("sum", [1, 8])],
+    )
+    m = _model(g)
+    helper.set_model_props(m, {
+        "sonnx.io_semantics": "features: 16 sensor readings, scaled to [-1, 1]; activation: 8 non-negative scores",
+        "sonnx.dimension_semantics": "features: batch, reading; activation: batch, score",
+        "sonnx.execution_order": '["matmul", "bias", "relu"]',
+        "sonnx.target": "any CPU (example)",
+    })
+    return m
+
+
 EXAMPLES: dict[str, Callable[[], onnx.ModelProto]] = {
     "cnn_block": cnn_block,
     "seed001_example": seed001_example,
@@ -266,6 +291,7 @@ EXAMPLES: dict[str, Callable[[], onnx.ModelProto]] = {
     "if_branches_mismatch": if_branches_mismatch,
     "names_duplicate_nodes": names_duplicate_nodes,
     "strict_default_attribute": strict_default_attribute,
+    "strict_dense": strict_dense,
 }
 
 

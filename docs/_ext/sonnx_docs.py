@@ -52,6 +52,7 @@ TUTORIAL_RUNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("acyclic_cycle_json", ("examples/acyclic_cycle.onnx", "--json")),
     ("c1_two_producers", ("examples/c1_two_producers.onnx",)),
     ("strict_default_attribute", ("examples/strict_default_attribute.onnx", "--profile", "sonnx-strict")),
+    ("strict_dense", ("examples/strict_dense.onnx", "--profile", "sonnx-strict")),
 )
 """(output name, sonnx-check arguments) of the outputs the tutorial shows."""
 
