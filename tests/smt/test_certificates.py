@@ -21,8 +21,7 @@ from sonnx.smt import graph_c1 as c1
 from sonnx.smt.certify import derivation, distances, index_of, input_readers, ranks, uses
 from sonnx.smt.facts import ScopeFacts, model_facts
 from sonnx.verdict import Status
-
-from .smtkit import g, model, smt
+from tests.common.smtkit import g, model, smt
 
 ST = SolverSettings()
 

@@ -13,8 +13,7 @@ import pytest
 
 from sonnx.model.graph import Attribute, Model, Operation, make_operation
 from sonnx.verdict import Status, Verdict
-
-from .smtkit import const, direct, g, model, smt
+from tests.common.smtkit import const, direct, g, model, smt
 
 MODES = ("search", "certificate")
 

@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 from sonnx.loader import load_model
 from sonnx.model.graph import Graph, Model, Operation, make_graph, make_operation
 from sonnx.verdict import Status, Verdict
-
-from .smtkit import const, disagreements, model
+from tests.common.smtkit import const, disagreements, model
 
 POOL = [f"t{i}" for i in range(6)]
 KINDS = ["Add", "Relu", "Neg", "RandomUniformLike", "Mystery"]

@@ -6,8 +6,7 @@ import pytest
 
 from sonnx.model.graph import Attribute, Operation, make_operation
 from sonnx.verdict import Status
-
-from .smtkit import const, g, model, smt
+from tests.common.smtkit import const, g, model, smt
 
 MODES = ("search", "certificate")
 
@@ -219,7 +218,7 @@ def _left_out(v: object) -> list[tuple[str, list[int], list[int]]]:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_arity_positions_left_out(mode: str) -> None:
-    from .smtkit import direct
+    from tests.common.smtkit import direct
 
     ops = [
         op("MaxPool", ("x",), ("p",), "pool"),  # Indices left out

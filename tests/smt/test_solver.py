@@ -5,8 +5,7 @@ from __future__ import annotations
 from sonnx.model.graph import Operation
 from sonnx.smt import SolverSettings, settings_report, solve
 from sonnx.verdict import Status
-
-from .smtkit import g, model, smt
+from tests.common.smtkit import g, model, smt
 
 
 def test_rlimit_exhaustion_is_unknown_not_a_pass() -> None:
