@@ -98,7 +98,7 @@ class Detached(NamedTuple):
     raw: tuple[Span | None, ...]
 
 
-def _varint(data: memoryview, pos: int, end: int) -> tuple[int, int]:
+def _varint(data: bytes | memoryview, pos: int, end: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         if pos >= end or shift > 63:
@@ -169,6 +169,46 @@ def _tensor(data: memoryview, field: Field) -> tuple[bytes, Span | None]:
     return _length_field(data, field, body), Span(raw.payload, raw.end - raw.payload)
 
 
+def _initializers(data: bytes, start: int, end: int) -> list[Field]:
+    """The ``initializer`` fields of the graph message ``data[start:end]``; every other field is skipped.
+
+    One pass over the fields, without building anything for the fields it
+    skips: a graph of a million operations has a million ``node`` fields, and
+    this loop is the cost of cutting for such a model.
+    """
+    out: list[Field] = []
+    pos = start
+    while pos < end:
+        at = pos
+        key = data[pos]
+        pos += 1
+        if key & 0x80:
+            key, pos = _varint(data, at, end)
+        wire = key & 7
+        if key >> 3 == 0:
+            raise _Malformed
+        if wire == _LEN:
+            if pos >= end:
+                raise _Malformed
+            n = data[pos]
+            pos += 1
+            if n & 0x80:
+                n, pos = _varint(data, pos - 1, end)
+            payload = pos
+            pos += n
+            if key >> 3 == _GRAPH_INITIALIZER:
+                out.append(Field(_GRAPH_INITIALIZER, at, payload, pos))
+        elif wire == _VARINT:
+            pos = _varint(data, pos, end)[1]
+        elif wire in (_I64, _I32):
+            pos += 8 if wire == _I64 else 4
+        else:  # groups (3, 4) and undefined wire types
+            raise _Malformed
+        if pos > end:
+            raise _Malformed
+    return out
+
+
 def detach_weights(data: bytes) -> Detached | None:
     """Cut the main graph's embedded ``raw_data`` out of ``data``; None to parse ``data`` as it is."""
     view = memoryview(data)
@@ -178,19 +218,19 @@ def detach_weights(data: bytes) -> Detached | None:
         if len(graphs) != 1 or _varint(view, graphs[0].start, graphs[0].payload)[0] & 7 != _LEN:
             return None
         graph = graphs[0]
-        parts: list[bytes] = []
-        raw: list[Span | None] = []
-        for f in _fields(view, graph.payload, graph.end):
-            if f.number == _GRAPH_INITIALIZER and _varint(view, f.start, f.payload)[0] & 7 == _LEN:
-                body, payload = _tensor(view, f)
-                parts.append(body)
-                raw.append(payload)
-            else:
-                parts.append(bytes(view[f.start:f.end]))
+        fields = _initializers(data, graph.payload, graph.end)
+        cuts = [_tensor(view, f) for f in fields]
     except _Malformed:
         return None
-    if not any(r is not None for r in raw):
+    if not any(payload is not None for _, payload in cuts):
         return None
+    parts: list[bytes] = []
+    at = graph.payload
+    for f, (body, _) in zip(fields, cuts, strict=True):
+        parts.append(data[at:f.start])
+        parts.append(body)
+        at = f.end
+    parts.append(data[at:graph.end])
     new_graph = _length_field(view, graph, b"".join(parts))
-    stripped = bytes(view[:graph.start]) + new_graph + bytes(view[graph.end:])
-    return Detached(stripped, tuple(raw))
+    stripped = data[:graph.start] + new_graph + data[graph.end:]
+    return Detached(stripped, tuple(payload for _, payload in cuts))
