@@ -89,7 +89,7 @@ def _prove(model: Model, path: str, options: CheckOptions, say: Say, export_stem
         return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
     if engine == "direct":
         return _Proofs(tuple(direct))
-    run = run_smt(model, progress=say)
+    run = run_smt(model, progress=say, jobs=options.jobs)
     disagreements: list[str] = []
     if engine == "smt":
         verdicts, findings = smt_only(direct, run.verdicts)

@@ -19,6 +19,7 @@ from sonnx.model.graph import Model, Operation
 from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive
 from sonnx.smt import graph_c1 as c1
 from sonnx.smt.certify import derivation, distances, index_of, input_readers, ranks, uses
+from sonnx.smt.common import drive
 from sonnx.smt.facts import ScopeFacts, model_facts
 from sonnx.verdict import Status
 
@@ -53,7 +54,7 @@ def rejected(v: Any) -> bool:
 def test_right_rank_certificate_proves() -> None:
     facts = model_facts(chain())
     certs = {f.index: ranks(f, index_of(f)) for f in facts}
-    assert graph_acyclic.check_certificate(facts, certs, ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
+    assert drive(graph_acyclic.check_certificate(facts, certs), ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("shape", ["all equal", "reversed", "tensor below its writer"])
@@ -68,7 +69,7 @@ def test_wrong_rank_certificate_on_a_dag_is_rejected(shape: str) -> None:
         rank, trank = [top - r for r in rank], [top - t for t in trank]
     else:
         trank = [t - 1 for t in trank]
-    v = graph_acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
     assert rejected(v), v
 
 
@@ -77,10 +78,10 @@ def test_no_rank_certificate_is_accepted_for_a_cycle() -> None:
     facts = model_facts(cyclic())
     f = facts[0]
     for value in (0, 1, 5):
-        v = graph_acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}, ST).verdict
+        v = drive(graph_acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}), ST).verdict
         assert v.status is Status.UNKNOWN and "rejected" in (v.reason or ""), v
     # ranks that work for every edge but one
-    v = graph_acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}, ST).verdict
+    v = drive(graph_acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}), ST).verdict
     assert v.status is Status.UNKNOWN, v
 
 
@@ -102,7 +103,7 @@ def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyP
 def test_right_definedness_certificate_proves() -> None:
     facts = model_facts(chain())
     cert = {f.index: derivation(f, index_of(f)) for f in facts}
-    assert graph_c3.check_certificate(facts, cert, ST).verdict.status is Status.PROVED
+    assert drive(graph_c3.check_certificate(facts, cert), ST).verdict.status is Status.PROVED
 
 
 @pytest.mark.parametrize("wrong", ["fires too early", "wrong write", "output without record"])
@@ -118,7 +119,7 @@ def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
         h[y] = (h[y][0], ("write", 0))  # the write of Relu defines a, not y
     else:
         del h[y]
-    assert rejected(graph_c3.check_certificate(facts, {0: (fired, h)}, ST).verdict)
+    assert rejected(drive(graph_c3.check_certificate(facts, {0: (fired, h)}), ST).verdict)
 
 
 def test_equal_times_cannot_justify_a_cycle() -> None:
@@ -127,7 +128,7 @@ def test_equal_times_cannot_justify_a_cycle() -> None:
     f = facts[0]
     t = f.tid
     h = {t["x"]: (0, ("input", 0)), t["a"]: (1, ("write", 0)), t["b"]: (1, ("write", 1))}
-    v = graph_c3.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}, ST).verdict
+    v = drive(graph_c3.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}), ST).verdict
     assert rejected(v), v
     assert smt(cyclic(), "certificate")["GRAPH-C3"].status is Status.VIOLATED
 
@@ -156,9 +157,9 @@ def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
         members.add(t["x"])
     else:
         blocked = {}
-    v = graph_c3.check_counter(facts, {0: (members, blocked, outs)}, ST).verdict
+    v = drive(graph_c3.check_counter(facts, {0: (members, blocked, outs)}), ST).verdict
     assert rejected(v), v
-    right = graph_c3.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}, ST)
+    right = drive(graph_c3.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}), ST)
     assert right.verdict.status is Status.VIOLATED
 
 
@@ -168,9 +169,9 @@ def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
 def test_right_use_and_distance_certificates_prove() -> None:
     facts = model_facts(chain())
     f = facts[0]
-    assert graph_r1.check_certificate(facts, {0: uses(f, index_of(f))[0]}, ST).verdict.status is Status.PROVED
+    assert drive(graph_r1.check_certificate(facts, {0: uses(f, index_of(f))[0]}), ST).verdict.status is Status.PROVED
     d = distances(f, index_of(f))[0]
-    assert graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict.status is Status.PROVED
+    assert drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict.status is Status.PROVED
 
 
 def test_wrong_use_certificate_is_rejected() -> None:
@@ -178,9 +179,9 @@ def test_wrong_use_certificate_is_rejected() -> None:
     f = facts[0]
     found = dict(uses(f, index_of(f))[0])
     found[0] = ("read", 0, 2)  # Relu's write of a "used by" Abs's read of b
-    assert rejected(graph_r1.check_certificate(facts, {0: found}, ST).verdict)
+    assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
     found[0] = ("read", 1, 1)  # a write fact of another operation
-    assert rejected(graph_r1.check_certificate(facts, {0: found}, ST).verdict)
+    assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
 
 
 @pytest.mark.parametrize("wrong", ["distance not decreasing", "negative distance", "wrong tensor"])
@@ -196,7 +197,7 @@ def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
         d[0] = (1, d[0][1])
     else:
         d[0] = (d[0][0], ("output", 0, 0))  # Relu does not write the graph output
-    assert rejected(graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict)
+    assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
 
 
 def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
@@ -208,7 +209,7 @@ def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
     assert [f.rd_t[3], f.rd_t[2]] == [f.tid["a"], f.tid["b"]]
     # Relu writes the output; Add "reaches" it through Neg's read of a, Neg through Add's read of b
     d = {0: (0, ("output", 0, 0)), 1: (1, ("read", 1, 3)), 2: (1, ("read", 2, 2))}
-    assert rejected(graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict)
+    assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
     assert smt(m, "certificate")["GRAPH-R1-TRANSITIVE"].status is Status.VIOLATED
 
 
@@ -259,12 +260,12 @@ def test_wrong_input_reader_certificate_is_rejected() -> None:
     f = facts[0]
     claims, unread = input_readers(f, index_of(f))
     assert not unread
-    assert graph_c2.check_certificate(facts, {0: claims}, ST).verdict.status is Status.PROVED
+    assert drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict.status is Status.PROVED
     claims = dict(claims)
     claims[1] = ("read", 0)  # w "read" by the read fact of x
-    assert rejected(graph_c2.check_certificate(facts, {0: claims}, ST).verdict)
+    assert rejected(drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict)
     claims[1] = ("exempt", 0)  # not a Loop body: nothing is exempt
-    assert rejected(graph_c2.check_certificate(facts, {0: claims}, ST).verdict)
+    assert rejected(drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict)
 
 
 def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -327,5 +328,5 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     rank, trank = ranks(f, index_of(f))  # type: ignore[misc]
     trank = [*trank]
     trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
-    v = graph_acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
     assert rejected(v), v

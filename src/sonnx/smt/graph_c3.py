@@ -41,20 +41,21 @@ from typing import Any
 from ..witness import LIMIT, brief, first
 from .certify import Seed, blocked_reads, derivation, index_of
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
     conj,
     facts_lines,
     or_all,
     proved,
-    record,
     refute,
     unknown,
     violated,
 )
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import Answer, Session, SolverSettings, solve
+from .solver import Answer, Session, SolverSettings
 
 ID = "GRAPH-C3"
 
@@ -159,7 +160,7 @@ def _d_values(ans: Answer, ids: Any) -> dict[int, bool]:
     return {t: z3.is_true(m.eval(d(z3.IntVal(t, ans.ctx)), model_completion=True)) for t in ids}
 
 
-def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
+def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     ob = Obligation(
         ID,
         "c3.undefined_output",
@@ -169,8 +170,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
         "search",
         "in the least fixpoint of the definedness clauses, some graph output is not defined",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob, local=True)
     if ans.result == "unsat":
         return RuleResult(proved(ID, "search"), [ob])
     if ans.result == "unknown":
@@ -233,14 +233,14 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str
     ], list(items)
 
 
-def check_certificate(facts: Sequence[ScopeFacts], cert: Times, settings: SolverSettings) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], cert: Times) -> Proof:
     return certificate_verdict(
         ID,
         "c3.certificate",
         lambda: certificate_body(facts, cert),
         "the given times and defining facts justify a value for every graph output",
         "definedness certificate",
-        settings, missing="the definedness certificate is incomplete at",
+        missing="the definedness certificate is incomplete at",
     )
 
 
@@ -282,15 +282,14 @@ def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> list[str]:
     ]
 
 
-def check_counter(facts: Sequence[ScopeFacts], cc: Blocked, settings: SolverSettings) -> RuleResult:
+def check_counter(facts: Sequence[ScopeFacts], cc: Blocked) -> Proof:
     obs: list[Obligation] = []
-    failed = refute(
+    failed = yield from refute(
         ID,
         "c3.never_defined",
         counter_body(facts, cc),
         "the claimed set of never-defined tensors fails a check (unsat: it is closed and holds the claimed outputs)",
         "never-defined set",
-        settings,
         "certificate",
         obs,
     )
@@ -301,9 +300,9 @@ def check_counter(facts: Sequence[ScopeFacts], cc: Blocked, settings: SolverSett
     return _report(found, lambda t: t in members, "certificate", obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode != "certificate":
-        return _search(facts, settings)
+        return (yield from _search(facts, settings))
     cert: Times = {}
     cc: Blocked = {}
     bad = False
@@ -316,5 +315,5 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
         cc[f.index] = (members, blocked_reads(f, ix, fired, h), outs)
         bad = bad or bool(outs)
     if bad:
-        return check_counter(facts, cc, settings)
-    return check_certificate(facts, cert, settings)
+        return (yield from check_counter(facts, cc))
+    return (yield from check_certificate(facts, cert))

@@ -39,11 +39,11 @@ from typing import Any
 from ..verdict import Status, Verdict
 from ..witness import first, op_ref
 from .certify import index_of, ranks_of
-from .common import RuleResult, or_all, proved, record, unknown, violated
+from .common import Asking, Proof, RuleResult, ask_one, or_all, proved, unknown, violated
 from .facts import ScopeFacts
 from .graph_r2 import DET, NONDET, UNK, Classes
 from .smtlib import Obligation
-from .solver import SolverSettings, recheck, solve
+from .solver import recheck
 
 ID_SEM = "GRAPH-DETERMINISM"
 
@@ -179,11 +179,10 @@ def _path(f: ScopeFacts, sources: dict[int, str], out: int) -> dict[str, Any]:
 
 
 def _check_scope(
-    f: ScopeFacts, order: list[int], sources: dict[int, str], settings: SolverSettings, obs: list[Obligation]
-) -> tuple[str, dict[str, Any] | None, str]:
+    f: ScopeFacts, order: list[int], sources: dict[int, str], obs: list[Obligation]
+) -> Asking[tuple[str, dict[str, Any] | None, str]]:
     ob, outs = two_runs(f, order, sources)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob, local=True)  # local: a sat answer is checked again under assumptions
     obs.append(ob)
     if ans.result == "unknown":
         return "unknown", None, ans.reason
@@ -201,9 +200,7 @@ def _check_scope(
     return "unknown", None, "the solver confirms no differing output on its own (a tool defect)"
 
 
-def prove_semantic(
-    facts: Sequence[ScopeFacts], classes: Classes | None, structure: dict[str, Verdict], settings: SolverSettings
-) -> RuleResult:
+def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structure: dict[str, Verdict]) -> Proof:
     for rid in ("GRAPH-ACYCLIC", "GRAPH-C1"):
         v = structure.get(rid)
         if v is None or v.status is not Status.PROVED:
@@ -246,9 +243,9 @@ def prove_semantic(
                 unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
             )
         order = sorted(range(f.n), key=rk[0].__getitem__)
-        st, wit, why = _check_scope(f, order, certain, settings, obs) if certain else ("det", None, "")
+        st, wit, why = (yield from _check_scope(f, order, certain, obs)) if certain else ("det", None, "")
         if st == "det" and maybe:
-            st2, wit2, why2 = _check_scope(f, order, {**certain, **maybe}, settings, obs)
+            st2, wit2, why2 = yield from _check_scope(f, order, {**certain, **maybe}, obs)
             st, wit, why = (
                 ("unknown", wit2, why2 or "an operation of unknown determinism may reach an output")
                 if st2 == "nondet"

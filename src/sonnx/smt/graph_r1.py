@@ -30,21 +30,22 @@ from typing import Any
 from ..witness import brief, first, op_ref
 from .certify import Use, index_of, uses
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
     closed_set_lines,
     conj,
     facts_lines,
     or_all,
     proved,
-    record,
     refute,
     unknown,
     violated,
 )
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values, solve
+from .solver import SolverSettings, model_values
 
 ID = "GRAPH-R1"
 
@@ -124,9 +125,7 @@ def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[s
     ]
 
 
-def _dead(
-    facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation], seen: int | None = None
-) -> RuleResult:
+def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: int | None = None) -> Proof:
     """Verify the untrusted list of dead operations; ``seen`` is the one the search model showed (must be listed)."""
     dead: dict[int, list[int]] = {}
     for f in facts:
@@ -137,13 +136,12 @@ def _dead(
         return RuleResult(
             unknown(ID, "the search model's dead operation is not in the list (a tool defect)", mode), obs
         )
-    failed = refute(
+    failed = yield from refute(
         ID,
         "r1.dead",
         dead_body(facts, dead),
         "the listed operations fail a check (unsat: each writes nothing that is read or a graph output)",
         "list of dead operations",
-        settings,
         mode,
         obs,
         accept=bool(dead),
@@ -167,34 +165,31 @@ def _dead(
     )
 
 
-def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
         cert: dict[int, dict[int, Use]] = {}
         for f in facts:
             found, dead = uses(f, index_of(f))
             if dead:
-                return _dead(facts, settings, mode, [])
+                return (yield from _dead(facts, mode, []))
             cert[f.index] = found
-        return check_certificate(facts, cert, settings)
+        return (yield from check_certificate(facts, cert))
     ob = search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob, local=True)
     if ans.result == "unsat":
         return RuleResult(proved(ID, mode), [ob])
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), [ob])
     w = model_values(ans, ["w"]).get("w")
-    return _dead(facts, settings, mode, [ob], w if isinstance(w, int) else -1)
+    return (yield from _dead(facts, mode, [ob], w if isinstance(w, int) else -1))
 
 
-def check_certificate(
-    facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]], settings: SolverSettings
-) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]]) -> Proof:
     return certificate_verdict(
         ID,
         "r1.certificate",
         lambda: certificate_body(facts, cert),
         "every operation has a write fact whose tensor is that of the named read or graph-output fact",
         "use certificate",
-        settings, missing="the use certificate names no write of operation",
+        missing="the use certificate names no write of operation",
     )

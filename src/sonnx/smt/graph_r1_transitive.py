@@ -32,14 +32,15 @@ from typing import Any
 from ..witness import brief, first, op_ref
 from .certify import Use, distances, index_of
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
     closed_set_lines,
     conj,
     facts_lines,
     or_all,
     proved,
-    record,
     refute,
     unknown,
     violated,
@@ -47,7 +48,7 @@ from .common import (
 from .facts import ScopeFacts
 from .graph_r1 import NOTE, op_facts, use_facts
 from .smtlib import Obligation
-from .solver import SolverSettings, solve
+from .solver import SolverSettings
 
 ID = "GRAPH-R1-TRANSITIVE"
 
@@ -119,25 +120,22 @@ def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[s
     ]
 
 
-def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
+def _idle(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) -> Proof:
     idle: dict[int, list[int]] = {}
     for f in facts:
         _, rest = distances(f, index_of(f))
         if rest:
             idle[f.index] = rest
-    return check_idle(facts, idle, settings, mode, obs)
+    return (yield from check_idle(facts, idle, mode, obs))
 
 
-def check_idle(
-    facts: Sequence[ScopeFacts], idle: dict[int, list[int]], settings: SolverSettings, mode: str, obs: list[Obligation]
-) -> RuleResult:
-    failed = refute(
+def check_idle(facts: Sequence[ScopeFacts], idle: dict[int, list[int]], mode: str, obs: list[Obligation]) -> Proof:
+    failed = yield from refute(
         ID,
         "r1t.idle",
         idle_body(facts, idle),
         "the listed operations fail a closure check (unsat: none of them contributes)",
         "list of non-contributing operations",
-        settings,
         mode,
         obs,
         accept=bool(idle),
@@ -160,31 +158,30 @@ def check_idle(
     )
 
 
-def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
         cert: Dist = {}
         for f in facts:
             d, rest = distances(f, index_of(f))
             if rest:
-                return _idle(facts, settings, mode, [])
+                return (yield from _idle(facts, mode, []))
             cert[f.index] = d
-        return check_certificate(facts, cert, settings)
+        return (yield from check_certificate(facts, cert))
     ob = search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob)
     if ans.result == "unsat":
         return RuleResult(proved(ID, mode), [ob])
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), [ob])
-    return _idle(facts, settings, mode, [ob])
+    return (yield from _idle(facts, mode, [ob]))
 
 
-def check_certificate(facts: Sequence[ScopeFacts], cert: Dist, settings: SolverSettings) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], cert: Dist) -> Proof:
     return certificate_verdict(
         ID,
         "r1t.certificate",
         lambda: certificate_body(facts, cert),
         "the given distances and uses lead every operation to a graph output",
         "distance certificate",
-        settings, missing="the distance certificate has no record for",
+        missing="the distance certificate has no record for",
     )
