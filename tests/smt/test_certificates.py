@@ -10,15 +10,30 @@ confirm the violation), so every test can fail both ways.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sonnx.model.graph import Model, Operation
 from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive
 from sonnx.smt import graph_c1 as c1
-from sonnx.smt.certify import derivation, distances, index_of, input_readers, ranks, uses
+from sonnx.smt.certify import (
+    INPUT,
+    OUTPUT,
+    READ,
+    WRITE,
+    Derivation,
+    Distances,
+    derivation,
+    distances,
+    index_of,
+    input_readers,
+    ranks,
+    uses,
+)
 from sonnx.smt.common import drive
 from sonnx.smt.facts import ScopeFacts, model_facts
 from sonnx.verdict import Status
@@ -110,16 +125,15 @@ def test_right_definedness_certificate_proves() -> None:
 def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
     facts = model_facts(chain())
     f = facts[0]
-    fired, h = derivation(f, index_of(f))
-    fired, h = dict(fired), dict(h)
-    y = f.tid["y"]
+    c = copy.deepcopy(derivation(f, index_of(f)))
+    y = f.tid["y"] - f.t_base
     if wrong == "fires too early":
-        fired[2] = 1  # Abs reads b, defined at time 2
+        c.fire[2] = 1  # Abs reads b, defined at time 2
     elif wrong == "wrong write":
-        h[y] = (h[y][0], ("write", 0))  # the write of Relu defines a, not y
+        c.fact[y] = 0  # the write of Relu defines a, not y
     else:
-        del h[y]
-    assert rejected(drive(graph_c3.check_certificate(facts, {0: (fired, h)}), ST).verdict)
+        c.time[y] = -1  # y has no record
+    assert rejected(drive(graph_c3.check_certificate(facts, {0: c}), ST).verdict)
 
 
 def test_equal_times_cannot_justify_a_cycle() -> None:
@@ -127,8 +141,10 @@ def test_equal_times_cannot_justify_a_cycle() -> None:
     facts = model_facts(cyclic())
     f = facts[0]
     t = f.tid
-    h = {t["x"]: (0, ("input", 0)), t["a"]: (1, ("write", 0)), t["b"]: (1, ("write", 1))}
-    v = drive(graph_c3.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}), ST).verdict
+    time, how, fact = np.full(3, -1), np.zeros(3, int), np.zeros(3, int)
+    for name, (when, kind, k) in {"x": (0, INPUT, 0), "a": (1, WRITE, 0), "b": (1, WRITE, 1)}.items():
+        time[t[name]], how[t[name]], fact[t[name]] = when, kind, k
+    v = drive(graph_c3.check_certificate(facts, {0: Derivation(np.array([1, 1]), time, how, fact)}), ST).verdict
     assert rejected(v), v
     assert smt(cyclic(), "certificate")["GRAPH-C3"].status is Status.VIOLATED
 
@@ -177,10 +193,10 @@ def test_right_use_and_distance_certificates_prove() -> None:
 def test_wrong_use_certificate_is_rejected() -> None:
     facts = model_facts(chain())
     f = facts[0]
-    found = dict(uses(f, index_of(f))[0])
-    found[0] = ("read", 0, 2)  # Relu's write of a "used by" Abs's read of b
+    found = copy.deepcopy(uses(f, index_of(f))[0])
+    found.kind[0], found.wfact[0], found.other[0] = READ, 0, 2  # Relu's write of a "used by" Abs's read of b
     assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
-    found[0] = ("read", 1, 1)  # a write fact of another operation
+    found.wfact[0], found.other[0] = 1, 1  # a write fact of another operation
     assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
 
 
@@ -188,15 +204,13 @@ def test_wrong_use_certificate_is_rejected() -> None:
 def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
     facts = model_facts(chain())
     f = facts[0]
-    d: dict[int, Any] = dict(distances(f, index_of(f))[0])
+    d = copy.deepcopy(distances(f, index_of(f))[0])
     if wrong == "distance not decreasing":
-        d[0] = (0, d[0][1])  # Relu's next step is Neg, at distance 1
+        d.dist[0] = 0  # Relu's next step is Neg, at distance 1
     elif wrong == "negative distance":
-        d[2] = (-1, d[2][1])
-        d[1] = (0, d[1][1])
-        d[0] = (1, d[0][1])
+        d.dist[[2, 1, 0]] = [-1, 0, 1]
     else:
-        d[0] = (d[0][0], ("output", 0, 0))  # Relu does not write the graph output
+        d.kind[0], d.wfact[0], d.other[0] = OUTPUT, 0, 0  # Relu does not write the graph output
     assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
 
 
@@ -208,7 +222,12 @@ def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
     f = facts[0]
     assert [f.rd_t[3], f.rd_t[2]] == [f.tid["a"], f.tid["b"]]
     # Relu writes the output; Add "reaches" it through Neg's read of a, Neg through Add's read of b
-    d = {0: (0, ("output", 0, 0)), 1: (1, ("read", 1, 3)), 2: (1, ("read", 2, 2))}
+    d = Distances(
+        kind=np.array([OUTPUT, READ, READ]),
+        wfact=np.array([0, 1, 2]),
+        other=np.array([0, 3, 2]),
+        dist=np.array([0, 1, 1]),
+    )
     assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
     assert smt(m, "certificate")["GRAPH-R1-TRANSITIVE"].status is Status.VIOLATED
 
@@ -330,3 +349,53 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
     v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
     assert rejected(v), v
+
+
+# -- the producers' two steps: whole arrays and plain loops give the same certificates ----------------------------
+
+
+def random_graph(seed: int) -> Model:
+    """Random Add operations reading earlier tensors; rarely a later one (cycles), an undefined name, a second write."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 150))
+    names = [f"t{i}" for i in range(n)]
+
+    def pick(i: int) -> str:
+        u = rng.random()
+        if u < 0.02:
+            return "ghost"
+        if u < 0.04:
+            return names[int(rng.integers(i, n))]
+        return (["x", *names[:i]])[int(rng.integers(max(0, i - 8), i + 1))]
+
+    ops = []
+    for i in range(n):
+        out = names[i] if rng.random() > 0.05 else names[int(rng.integers(0, n))]
+        ops.append(op("Add", (pick(i), pick(i)), (out,), f"n{i}"))
+    outs = sorted({names[int(k)] for k in rng.integers(0, n, size=int(rng.integers(1, 6)))} | {names[-1]})
+    return model(g(["x"], outs, ops))
+
+
+def certificates(m: Model) -> list[Any]:
+    out: list[Any] = []
+    for f in model_facts(m):
+        ix = index_of(f)
+        r = ranks(f, ix)
+        d = derivation(f, ix)
+        dist, rest = distances(f, ix)
+        out.append(None if r is None else [x.tolist() for x in r])
+        out.append([x.tolist() for x in (d.fire, d.time, d.how, d.fact)])
+        out.append([x.tolist() for x in (dist.kind, dist.wfact, dist.other, dist.dist)] + [rest])
+    return out
+
+
+def test_array_steps_and_loop_steps_give_the_same_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sonnx.smt import certify
+
+    for seed in range(80):
+        m = random_graph(seed)
+        monkeypatch.setattr(certify, "SMALL", 0)  # every level over whole arrays
+        arrays = certificates(m)
+        monkeypatch.setattr(certify, "SMALL", 10**9)  # every level in a plain loop
+        loops = certificates(m)
+        assert arrays == loops, seed

@@ -184,17 +184,13 @@ def distinct(items: Iterable[str]) -> list[str]:
 
 def conj(items: Iterable[str], size: int = 512) -> list[str]:
     """Assertions of the conjunction of ``items``, ``size`` conjuncts per line (one line = one ``assert``)."""
-    out: list[str] = []
-    chunk: list[str] = []
-    for x in items:
-        chunk.append(x)
-        if len(chunk) == size:
-            out.append(f"(assert (and {' '.join(chunk)}))")
-            chunk = []
-    if len(chunk) == 1:
-        out.append(f"(assert {chunk[0]})")
-    elif chunk:
-        out.append(f"(assert (and {' '.join(chunk)}))")
+    xs = items if isinstance(items, list) else list(items)
+    out = [f"(assert (and {' '.join(xs[k : k + size])}))" for k in range(0, len(xs) - size + 1, size)]
+    rest = xs[len(out) * size :]
+    if len(rest) == 1:
+        out.append(f"(assert {rest[0]})")
+    elif rest:
+        out.append(f"(assert (and {' '.join(rest)}))")
     return out
 
 

@@ -32,8 +32,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import LIMIT, brief, first
-from .certify import Edge, Step, cycle, index_of, ranks_of
+from .arrays import I64, as_np, distinct_mixed
+from .certify import Edge, Ranks, Step, cycle, index_of, ranks_of
 from .common import (
     Proof,
     RuleResult,
@@ -127,22 +130,24 @@ def _cycle_obligation(f: ScopeFacts, steps: list[Step]) -> Obligation:
     )
 
 
-def certificate_body(
-    facts: Sequence[ScopeFacts], certs: dict[int, tuple[list[int], list[int]]]
-) -> tuple[list[str], list[str]]:
-    """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each)."""
-    items: dict[str, None] = {}
+def certificate_body(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> tuple[list[str], list[str]]:
+    """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each).
+
+    Every read fact (o k t) gives ``(< T(t) R(o))`` and every write fact ``(<= R(o) T(t))``, in fact order,
+    scope by scope; each rank is looked up by the fact's own ids.
+    """
+    kinds, left, right = [], [], []
     for f in facts:
-        rank, trank = certs[f.index]
-        ob, tb = f.op_base, f.t_base
-        for o, _, t in f.reads():
-            items[f"(< {trank[t - tb]} {rank[o - ob]})"] = None
-        for o, _, t in f.writes():
-            items[f"(<= {rank[o - ob]} {trank[t - tb]})"] = None
+        rank, trank = (as_np(x) for x in certs[f.index])
+        ix = index_of(f)
+        kinds += [np.zeros(len(ix.rd_j), I64), np.ones(len(ix.wr_j), I64)]
+        left += [trank[ix.rd_x], rank[ix.wr_j]]
+        right += [rank[ix.rd_j], trank[ix.wr_x]]
+    items = distinct_mixed(["(< {} {})", "(<= {} {})"], *(np.concatenate(c) for c in (kinds, left, right)))
     return [
         "; certificate: ranks R(o), T(t) from an untrusted Kahn sort, written in place in each raw fact's instance",
         "; read (o k t): T(t) < R(o); write (o k t): R(o) <= T(t); identical ground instances written once",
-    ], list(items)
+    ], items
 
 
 def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str, Any]]:
@@ -196,7 +201,7 @@ def _violation(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) ->
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
-        certs: dict[int, tuple[list[int], list[int]]] = {}
+        certs: dict[int, Ranks] = {}
         for f in facts:
             r = ranks_of(f)
             if r is None:
@@ -212,7 +217,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
     return (yield from _violation(facts, "search", [ob]))
 
 
-def check_certificate(facts: Sequence[ScopeFacts], certs: dict[int, tuple[list[int], list[int]]]) -> Proof:
+def check_certificate(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> Proof:
     """Have the solver check rank certificates (scope index -> (R per operation, T per tensor))."""
     return certificate_verdict(
         ID,

@@ -27,10 +27,12 @@ obligation is all groups together (unsat).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
+import numpy as np
+
 from ..witness import brief, first, op_ref
+from .arrays import I64, as_np
 from .common import (
     PART,
     Asking,
@@ -38,7 +40,6 @@ from .common import (
     RuleResult,
     ask,
     ask_one,
-    conj,
     facts_lines,
     proved,
     rejected,
@@ -103,11 +104,9 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
     previous part's last number is written as it was. Every part is asked for
     at once; the answer is the first one, in part order, that is not ``sat``.
     """
-    ids: list[int] = []
-    for f in facts:
-        ids.extend(_seeds(f))
-        ids.extend(f.wr_t)
-        ids.extend(t for t, _ in f.captures + f.shadows)
+    ids = np.concatenate(
+        [as_np([*_seeds(f), *f.wr_t, *(t for t, _ in f.captures + f.shadows)]) for f in facts] or [np.zeros(0, I64)]
+    )
     head = [
         "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
         ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
@@ -117,7 +116,7 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
             ID,
             "c1.distinct",
             "QF_LIA",
-            [*head, _distinct([str(t) for t in ids])],
+            [*head, _distinct([str(t) for t in ids.tolist()])],
             "sat",
             "certificate",
             "the tensors defined by the definition facts are pairwise distinct",
@@ -129,7 +128,7 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
     for k in range(n):
         part = ids[k * PART : (k + 1) * PART]
         lines = [*head, ";   a part of the sorted numbers: strictly increasing, and above the previous part's last"]
-        lines.extend(conj(f"(< {a} {b})" for a, b in pairwise(part)))
+        lines.extend(increasing(part))
         if k:
             lines.append(f"(assert (< {ids[k * PART - 1]} {part[0]}))")
         obs.append(
@@ -145,6 +144,18 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
         )
     answers = yield from ask(obs)
     return next((a for a in answers if a.result != "sat"), answers[-1]), obs
+
+
+def increasing(values: np.ndarray, size: int = 512) -> list[str]:
+    """Assertions that ``values`` increase strictly: chains ``(< v0 v1 ... )`` of ``size`` steps each.
+
+    SMT-LIB's ``<`` is chainable (``(< a b c)`` is ``a < b`` and ``b < c``);
+    consecutive chains share their end value, so every consecutive pair is in one chain.
+    """
+    nums = values.tolist()
+    return [
+        f"(assert (< {' '.join(map(str, nums[k : k + size + 1]))}))" for k in range(0, max(0, len(nums) - 1), size)
+    ]
 
 
 Group = tuple[str, ScopeFacts, int, list[str]]

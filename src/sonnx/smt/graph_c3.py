@@ -38,8 +38,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import LIMIT, brief, first
-from .certify import Seed, blocked_reads, derivation, index_of
+from .arrays import I64, as_np, distinct_mixed
+from .certify import CAPTURE, INIT, INPUT, WRITE, Derivation, blocked_reads, derivation, index_of
 from .common import (
     Proof,
     RuleResult,
@@ -198,39 +201,72 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     return _report(found, lambda t: not model.get(t, True), "search", [ob])
 
 
-Times = dict[int, tuple[dict[int, int], dict[int, tuple[int, Seed]]]]
+Times = dict[int, Derivation]
+
+
+def _first_bad(bad: np.ndarray, ids: np.ndarray) -> None:
+    """A missing or unusable record makes the certificate unusable: KeyError naming the first id concerned."""
+    if bad.any():
+        raise KeyError(int(ids[np.flatnonzero(bad)[0]]))
 
 
 def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str], list[str]]:
-    """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError)."""
-    items: dict[str, None] = {}
+    """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError).
+
+    Per scope, in order: per read fact of a fired operation ``(< h(t) f(o))``;
+    per defined tensor (ascending ids) that the named fact's tensor is ``t``,
+    and for a write ``(<= f(o) h(t))``; per graph output ``(<= 0 h(t))``.
+    """
+    kinds, left, right = [], [], []
+
+    def add(kind: int | np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+        kinds.append(np.full(len(a), kind, I64) if isinstance(kind, int) else kind)
+        left.append(a)
+        right.append(b)
+
     for f in facts:
-        fired, h = cert[f.index]
-        base = f.op_base
-        for j in fired:
-            if fired[j] < 1:
-                raise KeyError(j)
-        for o, t in zip(f.rd_o, f.rd_t, strict=True):
-            fj = fired.get(o - base)
-            if fj is not None:
-                items[f"(< {h[t][0]} {fj})"] = None
-        for t, (ht, (how, x)) in h.items():
-            if how == "write":
-                items[f"(= {t} {f.wr_t[x]})"] = None
-                items[f"(<= {fired[f.wr_o[x] - f.op_base]} {ht})"] = None
-            elif how == "input":
-                items[f"(= {t} {f.inputs[x][1]})"] = None
-            elif how == "init":
-                items[f"(= {t} {f.initialized[x]})"] = None
-            else:
-                items[f"(= {t} {f.captures[x][0]})"] = None
-        for _, t in f.outputs:
-            items[f"(<= 0 {h[t][0]})"] = None
+        c, ix = cert[f.index], index_of(f)
+        fire, time, how, fact = (as_np(x) for x in (c.fire, c.time, c.how, c.fact))
+        _first_bad((fire != -1) & (fire < 1), np.arange(f.n))
+        fired = np.flatnonzero(fire[ix.rd_j] != -1)
+        x = ix.rd_x[fired]
+        _first_bad(time[x] == -1, x + f.t_base)
+        add(LT, time[x], fire[ix.rd_j[fired]])
+        defined = np.flatnonzero(time != -1)
+        kind, k = how[defined], fact[defined]
+        named = np.zeros(len(defined), I64)  # the tensor of the fact named for each defined tensor
+        for code, tensors in (
+            (INPUT, as_np([t for _, t in f.inputs])),
+            (INIT, as_np(f.initialized)),
+            (CAPTURE, as_np([t for t, _ in f.captures])),
+            (WRITE, as_np(f.wr_t)),
+        ):
+            at = np.flatnonzero(kind == code)
+            named[at] = tensors[k[at]]
+        _first_bad((kind < INPUT) | (kind > WRITE), defined + f.t_base)
+        writes = kind == WRITE
+        writer = np.zeros(len(defined), I64)
+        writer[writes] = fire[ix.wr_j[k[writes]]]
+        _first_bad(writes & (writer == -1), defined + f.t_base)
+        # per defined tensor its equality, then (for a write) its order, interleaved as they are read
+        pair_kind = np.stack([np.full(len(defined), EQ, I64), np.where(writes, LE, -1)], axis=1).reshape(-1)
+        pair_left = np.stack([defined + f.t_base, writer], axis=1).reshape(-1)
+        pair_right = np.stack([named, time[defined]], axis=1).reshape(-1)
+        keep = pair_kind >= 0
+        add(pair_kind[keep], pair_left[keep], pair_right[keep])
+        out = as_np([t for _, t in f.outputs]) - f.t_base
+        _first_bad(time[out] == -1, out + f.t_base)
+        add(LE, np.zeros(len(out), I64), time[out])
+    items = distinct_mixed(TEMPLATES, *(np.concatenate(c) if c else np.zeros(0, I64) for c in (kinds, left, right)))
     return [
         "; certificate: untrusted firing times f(o) and, per defined tensor t, its time h(t) and the fact defining it;",
         ";   per read fact (o k t) of a fired o: h(t) < f(o); per defined t: the named fact's tensor is t (and for a",
         ";   write (o k t), f(o) <= h(t)); every graph output has a record. Values in place, identical instances once",
-    ], list(items)
+    ], items
+
+
+LT, EQ, LE = 0, 1, 2
+TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Times) -> Proof:
@@ -308,11 +344,11 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
     bad = False
     for f in facts:
         ix = index_of(f)
-        fired, h = derivation(f, ix)
-        cert[f.index] = (fired, h)
-        outs = [t for _, t in f.outputs if t not in h]
-        members = {t for t in range(f.t_base, f.t_base + f.n_tensors) if t not in h}
-        cc[f.index] = (members, blocked_reads(f, ix, fired, h), outs)
+        der = cert[f.index] = derivation(f, ix)
+        undefined = der.time == -1
+        outs = [t for _, t in f.outputs if undefined[t - f.t_base]]
+        members = set((np.flatnonzero(undefined) + f.t_base).tolist())
+        cc[f.index] = (members, blocked_reads(f, ix, der), outs)
         bad = bad or bool(outs)
     if bad:
         return (yield from check_counter(facts, cc))

@@ -36,6 +36,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..verdict import Status, Verdict
 from ..witness import first, op_ref
 from .certify import index_of, ranks_of
@@ -242,7 +244,7 @@ def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structu
             return RuleResult(
                 unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
             )
-        order = sorted(range(f.n), key=rk[0].__getitem__)
+        order = np.argsort(rk[0], kind="stable").tolist()  # by rank, then storage order
         st, wit, why = (yield from _check_scope(f, order, certain, obs)) if certain else ("det", None, "")
         if st == "det" and maybe:
             st2, wit2, why2 = yield from _check_scope(f, order, {**certain, **maybe}, obs)

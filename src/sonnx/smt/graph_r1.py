@@ -27,8 +27,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import brief, first, op_ref
-from .certify import Use, index_of, uses
+from .arrays import I64, as_np, distinct_lines
+from .certify import OUTPUT, READ, Uses, index_of, uses
 from .common import (
     Proof,
     RuleResult,
@@ -92,20 +95,32 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]]) -> tuple[list[str], list[str]]:
-    items: dict[str, None] = {}
-    for f in facts:
-        c = cert[f.index]
-        for j in range(f.n):
-            how, i, x = c[j]
-            if not f.wr_ptr[j] <= i < f.wr_ptr[j + 1]:
-                raise KeyError(j)
-            used = f.rd_t[x] if how == "read" else f.outputs[x][1]
-            items[f"(= {f.wr_t[i]} {used})"] = None
+def named_uses(f: ScopeFacts, c: Uses) -> tuple[np.ndarray, np.ndarray]:
+    """Per operation (in order) the tensor of its named write fact and of the named read or output fact.
+
+    A missing record, or a write fact of another operation, makes the certificate unusable (KeyError).
+    """
+    ix = index_of(f)
+    kind, wfact, other = (as_np(x) for x in (c.kind, c.wfact, c.other))
+    ops = np.arange(f.n)
+    bad = (kind != READ) & (kind != OUTPUT)
+    bad |= (wfact < ix.wr_ptr[ops]) | (wfact >= ix.wr_ptr[ops + 1])
+    if bad.any():
+        raise KeyError(int(np.flatnonzero(bad)[0]))
+    read = kind == READ
+    used = np.zeros(f.n, I64)
+    used[read] = as_np(f.rd_t)[other[read]]
+    used[~read] = as_np([t for _, t in f.outputs])[other[~read]]
+    return as_np(f.wr_t)[wfact], used
+
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> tuple[list[str], list[str]]:
+    pairs = [named_uses(f, cert[f.index]) for f in facts]
+    written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*pairs, strict=True))
     return [
         "; certificate: per operation, one of its write facts (o k t) and a read fact or graph-output fact named by an",
         ";   untrusted search; the claim t = (that fact's tensor) is checked in place, identical instances once",
-    ], list(items)
+    ], distinct_lines("(= {} {})", written, used)
 
 
 def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[str]:
@@ -167,7 +182,7 @@ def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: i
 
 def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
-        cert: dict[int, dict[int, Use]] = {}
+        cert: dict[int, Uses] = {}
         for f in facts:
             found, dead = uses(f, index_of(f))
             if dead:
@@ -184,7 +199,7 @@ def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -
     return (yield from _dead(facts, mode, [ob], w if isinstance(w, int) else -1))
 
 
-def check_certificate(facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]]) -> Proof:
+def check_certificate(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> Proof:
     return certificate_verdict(
         ID,
         "r1.certificate",

@@ -29,8 +29,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import brief, first, op_ref
-from .certify import Use, distances, index_of
+from .arrays import I64, as_np, distinct_lines, distinct_mixed
+from .certify import READ, Distances, distances, index_of
 from .common import (
     Proof,
     RuleResult,
@@ -46,7 +49,7 @@ from .common import (
     violated,
 )
 from .facts import ScopeFacts
-from .graph_r1 import NOTE, op_facts, use_facts
+from .graph_r1 import NOTE, named_uses, op_facts, use_facts
 from .smtlib import Obligation
 from .solver import SolverSettings
 
@@ -78,29 +81,38 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-Dist = dict[int, dict[int, tuple[int, Use]]]
+Dist = dict[int, Distances]
 
 
 def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str], list[str]]:
-    eqs: dict[str, None] = {}
-    order: dict[str, None] = {}
+    """The equalities of each named use, then per operation ``(<= 0 d)`` and, for a read, ``(< d(reader) d)``."""
+    eqs: list[tuple[np.ndarray, np.ndarray]] = []
+    order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for f in facts:
         c = cert[f.index]
-        for j in range(f.n):
-            d, (how, i, x) = c[j]
-            if not f.wr_ptr[j] <= i < f.wr_ptr[j + 1]:
-                raise KeyError(j)
-            order[f"(<= 0 {d})"] = None
-            if how == "output":
-                eqs[f"(= {f.wr_t[i]} {f.outputs[x][1]})"] = None
-            else:
-                eqs[f"(= {f.wr_t[i]} {f.rd_t[x]})"] = None
-                order[f"(< {c[f.rd_o[x] - f.op_base][0]} {d})"] = None
+        eqs.append(named_uses(f, c))
+        kind, other, dist = (as_np(x) for x in (c.kind, c.other, c.dist))
+        read = kind == READ
+        reader = np.where(read, index_of(f).rd_j[np.where(read, other, 0)], 0)
+        missing = read & (kind[reader] == -1)
+        if missing.any():
+            raise KeyError(int(reader[np.flatnonzero(missing)[0]]))
+        # per operation: (<= 0 d), then (< d(reader) d) when the use is a read
+        step = np.stack([np.full(f.n, LE, I64), np.where(read, LT, -1)], axis=1).reshape(-1)
+        a = np.stack([np.zeros(f.n, I64), dist[reader]], axis=1).reshape(-1)
+        b = np.repeat(dist, 2)
+        keep = step >= 0
+        order.append((step[keep], a[keep], b[keep]))
+    written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*eqs, strict=True))
+    step, a, b = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*order, strict=True))
     return [
         "; certificate: per operation o, a distance d(o), one of its write facts and the graph-output fact or the read",
         ";   fact (by an operation of smaller distance) of the same tensor, named by an untrusted backward search;",
         ";   checked in place: the tensor ids are equal, 0 <= d, and the reader's distance is smaller",
-    ], [*eqs, *order]
+    ], [*distinct_lines("(= {} {})", written, used), *distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b)]
+
+
+LE, LT = 0, 1
 
 
 def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[str]:

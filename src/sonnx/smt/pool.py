@@ -58,21 +58,28 @@ class Reply:
     reason: str = ""
     parse_seconds: float = 0.0
     solve_seconds: float = 0.0
-    seconds: float = 0.0
-    """The worker's whole time on the job, freeing the z3 context included."""
+    cpu_seconds: float = 0.0
+    """The CPU time of the process that solved it, freeing the z3 context included."""
 
 
 def solve_job(job: Job) -> Reply:
     """What a worker runs: the solver factory on the job's text, the answer reduced to words."""
-    start = time.perf_counter()
+    start = time.process_time()
     ans = solve(job.text, job.settings, job.difference_logic)
     reply = (ans.result, ans.reason, ans.parse_seconds, ans.solve_seconds)
     del ans  # frees the z3 context before the time is taken
-    return Reply(*reply, seconds=time.perf_counter() - start)
+    return Reply(*reply, cpu_seconds=time.process_time() - start)
 
 
-def answer_of(reply: Reply) -> Answer:
-    return Answer(reply.result, reply.reason, parse_seconds=reply.parse_seconds, solve_seconds=reply.solve_seconds)
+def answer_of(reply: Reply, remote: bool) -> Answer:
+    """The :class:`~.solver.Answer` of a reply (``remote``: from a worker process, whose CPU time it carries)."""
+    return Answer(
+        reply.result,
+        reply.reason,
+        parse_seconds=reply.parse_seconds,
+        solve_seconds=reply.solve_seconds,
+        worker_cpu=reply.cpu_seconds if remote else 0.0,
+    )
 
 
 Worker = Callable[[Job], Reply]
@@ -132,7 +139,7 @@ class Solving:
 
     def submit(self, job: Job) -> Ticket:
         if self._pool is None:
-            return Ticket(job, answer=answer_of(self._run_here(job)))
+            return Ticket(job, answer=answer_of(self._run_here(job), remote=False))
         try:
             return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
         except BrokenProcessPool:  # a worker died since the last submission: a fresh pool takes the job
@@ -144,7 +151,7 @@ class Solving:
         """The ticket's answer (waiting for its worker); a failure of any kind is ``unknown`` with the reason."""
         if ticket.answer is None:
             assert ticket.future is not None
-            ticket.answer = answer_of(self._reply(ticket))
+            ticket.answer = answer_of(self._reply(ticket), remote=True)
             ticket.future = None
         return ticket.answer
 
