@@ -111,7 +111,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "M9",
-        SMT + "common.py",
+        SMT + "counter.py",
         'if ans.result != "unsat" or not accept:',
         "if not accept:",
         "any counter-certificate accepted (C3 never-defined set, R1 dead list, R1-TRANSITIVE idle list alike)",

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from sonnx.model.graph import Model, Operation
-from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive
+from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive, run_smt
 from sonnx.smt import graph_c1 as c1
 from sonnx.smt.certify import (
     INPUT,
@@ -399,3 +399,25 @@ def test_array_steps_and_loop_steps_give_the_same_certificates(monkeypatch: pyte
         monkeypatch.setattr(certify, "SMALL", 10**9)  # every level in a plain loop
         loops = certificates(m)
         assert arrays == loops, seed
+
+
+def test_counter_certificates_are_refuted_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of two checks: each part holds the units of its ids, and a failing check in any part is caught."""
+    from sonnx.smt import common
+
+    monkeypatch.setattr(common, "PART", 2)
+    for wrong in ("a defined tensor claimed", "input claimed", "writer not blocked"):
+        test_wrong_never_defined_set_is_rejected(wrong)
+    run = run_smt(_dead_model(), SolverSettings(), mode="certificate")
+    names = [o.name for o in run.obligations]
+    assert "r1.dead.part1" in names and "r1t.idle.part1" in names and "c3.never_defined.part0" not in names
+    verdicts = {v.rule_id: v.status for v in run.verdicts}
+    assert verdicts["GRAPH-R1"] is verdicts["GRAPH-R1-TRANSITIVE"] is Status.VIOLATED
+    real = graph_r1.uses
+
+    def lying(f: ScopeFacts, ix: Any) -> Any:
+        found, rest = real(f, ix)
+        return found, sorted({*rest, 0})  # Relu writes the graph output: its write check fails in one part
+
+    monkeypatch.setattr(graph_r1, "uses", lying)
+    assert rejected(smt(_dead_model(), "certificate")["GRAPH-R1"])

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..verdict import Severity, Verdict, Witness
-from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
 
@@ -192,60 +191,6 @@ def conj(items: Iterable[str], size: int = 512) -> list[str]:
     elif rest:
         out.append(f"(assert (and {' '.join(rest)}))")
     return out
-
-
-def closed_set_lines(
-    facts: Sequence[ScopeFacts], listed: dict[int, list[int]], op_set: str, tensor_set: str
-) -> tuple[list[str], list[str]]:
-    """Units and checks of a closed-set counter-certificate (GRAPH-R1's dead list, GRAPH-R1-TRANSITIVE's idle list).
-
-    Units fix the uninterpreted ``op_set`` to the listed operations (scope
-    index -> operation indices) and ``tensor_set`` to the tensors they write,
-    for every id; the checks are every write, read and graph-output fact, as
-    ``wr``, ``rd`` and ``go`` applications whose meaning the caller defines.
-    """
-    units: list[str] = []
-    checks: list[str] = []
-    for f in facts:
-        ops = {f.op_base + j for j in listed.get(f.index, [])}
-        written = {t for o, _, t in f.writes() if o in ops}
-        units.extend(
-            f"({op_set} {o})" if o in ops else f"(not ({op_set} {o}))" for o in range(f.op_base, f.op_base + f.n)
-        )
-        units.extend(
-            f"({tensor_set} {t})" if t in written else f"(not ({tensor_set} {t}))"
-            for t in range(f.t_base, f.t_base + f.n_tensors)
-        )
-        checks.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
-        checks.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
-        checks.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
-    return units, checks
-
-
-def refute(
-    rule_id: str,
-    name: str,
-    body: list[str],
-    meaning: str,
-    what: str,
-    mode: str,
-    obs: list[Obligation],
-    accept: bool = True,
-) -> Asking[RuleResult | None]:
-    """Have the solver refute a counter-certificate's checks; None when it does (``unsat``) and ``accept`` holds.
-
-    Otherwise the verdict to return: UNKNOWN with z3's reason, or the
-    counter-certificate rejected (UNKNOWN, a tool defect). The obligation is
-    appended to ``obs`` either way.
-    """
-    ob = Obligation(rule_id, name, "QF_UFLIA", body, "sat", "certificate", meaning)
-    ans = yield from ask_one(ob)
-    obs.append(ob)
-    if ans.result == "unknown":
-        return RuleResult(unknown(rule_id, ans.reason, mode), obs)
-    if ans.result != "unsat" or not accept:
-        return RuleResult(rejected(rule_id, ob, what, mode).verdict, obs)
-    return None
 
 
 def facts_lines(items: Iterable[str]) -> list[str]:

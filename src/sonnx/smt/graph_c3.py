@@ -48,14 +48,13 @@ from .common import (
     RuleResult,
     ask_one,
     certificate_verdict,
-    conj,
     facts_lines,
     or_all,
     proved,
-    refute,
     unknown,
     violated,
 )
+from .counter import Checks, Key, refute
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, Session, SolverSettings
@@ -284,22 +283,36 @@ Blocked = dict[int, tuple[set[int], dict[int, int], list[int]]]
 """scope -> (S: undefined tensors, blocked read per never-firing local operation, claimed undefined outputs)."""
 
 
-def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> list[str]:
-    units: list[str] = []
-    checks: list[str] = []
+def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> Checks:
+    units: dict[Key, str] = {}
+    terms: list[str] = []
+    needs: list[tuple[Key, ...]] = []
+
+    def check(term: str, *tensors: int) -> None:
+        terms.append(term)
+        needs.append(tuple(("t", t) for t in tensors))
+
     for f in facts:
         s = f.index
         members, blocked, outs = cc[s]
-        units.extend(f"(S {t})" if t in members else f"(not (S {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
-        checks.extend(f"(gi {s} {k} {t})" for k, t in f.inputs)
-        checks.extend(f"(iv {s} {t})" for t in f.initialized)
-        checks.extend(f"(cp {t} {u})" for t, u in f.captures)
+        for t in range(f.t_base, f.t_base + f.n_tensors):
+            units["t", t] = f"(S {t})" if t in members else f"(not (S {t}))"
+        for k, t in f.inputs:
+            check(f"(gi {s} {k} {t})", t)
+        for t in f.initialized:
+            check(f"(iv {s} {t})", t)
+        for t, u in f.captures:
+            check(f"(cp {t} {u})", t)
         for o, k, t in f.writes():
             r = blocked.get(o - f.op_base)
-            via = f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})" if r is not None else "false"
-            checks.append(f"(bw (wr {o} {k} {t}) {via})")
-        checks.extend(f"(go {s} {k} {t})" for k, t in f.outputs if t in outs)
-    return [
+            if r is None:
+                check(f"(bw (wr {o} {k} {t}) false)", t)
+            else:
+                check(f"(bw (wr {o} {k} {t}) (rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]}))", t, f.rd_t[r])
+        for k, t in f.outputs:
+            if t in outs:
+                check(f"(go {s} {k} {t})", t)
+    head = [
         NOTE,
         "; counter-certificate from an untrusted propagation: S (units for every tensor) never gets a value, and",
         ";   each operation that never fires names one read fact; check: no seed in S, every write of a tensor",
@@ -313,9 +326,8 @@ def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> list[str]:
         "(define-fun rd ((o Int) (k Int) (t Int)) Bool (S t))",
         "(define-fun bw ((w Bool) (r Bool)) Bool (=> w r))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (S t))",
-        *conj(units),
-        f"(assert (not (and {' '.join(checks)} true)))",
     ]
+    return Checks(head, units, terms, needs)
 
 
 def check_counter(facts: Sequence[ScopeFacts], cc: Blocked) -> Proof:

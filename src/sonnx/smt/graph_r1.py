@@ -37,15 +37,13 @@ from .common import (
     RuleResult,
     ask_one,
     certificate_verdict,
-    closed_set_lines,
-    conj,
     facts_lines,
     or_all,
     proved,
-    refute,
     unknown,
     violated,
 )
+from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings, model_values
@@ -123,9 +121,9 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> tupl
     ], distinct_lines("(= {} {})", written, used)
 
 
-def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[str]:
-    units, checks = closed_set_lines(facts, dead, "Dd", "X")
-    return [
+def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> Checks:
+    checks = closed_set(facts, dead, "Dd", "X")
+    checks.head = [
         NOTE,
         "; counter-certificate from an untrusted search: Dd (the listed operations) and X (the tensors they write),",
         ";   units for every id; checks: a write of a listed operation is in X, no read or graph output is in X.",
@@ -135,9 +133,8 @@ def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[s
         "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (Dd o) (X t)))",
         "(define-fun rd ((o Int) (k Int) (t Int)) Bool (not (X t)))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (X t)))",
-        *conj(units),
-        f"(assert (not (and {' '.join(checks)} true)))",
     ]
+    return checks
 
 
 def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: int | None = None) -> Proof:

@@ -39,15 +39,13 @@ from .common import (
     RuleResult,
     ask_one,
     certificate_verdict,
-    closed_set_lines,
-    conj,
     facts_lines,
     or_all,
     proved,
-    refute,
     unknown,
     violated,
 )
+from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
 from .graph_r1 import NOTE, named_uses, op_facts, use_facts
 from .smtlib import Obligation
@@ -115,9 +113,9 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str]
 LE, LT = 0, 1
 
 
-def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[str]:
-    units, checks = closed_set_lines(facts, idle, "N", "Z")
-    return [
+def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> Checks:
+    checks = closed_set(facts, idle, "N", "Z")
+    checks.head = [
         NOTE,
         "; counter-certificate from an untrusted search: N (operations claimed not to contribute) and Z (tensors they",
         ";   write), units for every id; checks: writes of N are in Z, readers of Z are in N, no graph output is in Z.",
@@ -127,9 +125,8 @@ def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[s
         "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (N o) (Z t)))",
         "(define-fun rd ((o Int) (k Int) (t Int)) Bool (=> (Z t) (N o)))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (Z t)))",
-        *conj(units),
-        f"(assert (not (and {' '.join(checks)} true)))",
     ]
+    return checks
 
 
 def _idle(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) -> Proof:
