@@ -223,3 +223,16 @@ def test_a_dying_worker_through_the_command_line_is_exit_2_without_a_traceback(
     assert code == 2, (out, err)
     assert "GRAPH-ACYCLIC" in out and "died on this obligation" in out
     assert "Traceback" not in out + err and "internal error" not in out + err
+
+
+def test_a_worker_imports_the_solver_not_the_engine() -> None:
+    """Workers start from a server that imported sonnx.smt.pool: it must not pull in the encodings (start-up time)."""
+    import subprocess
+    import sys
+
+    import sonnx.smt as smt_pkg
+
+    assert sorted(smt_pkg.__all__) == sorted(smt_pkg._EXPORTS)
+    code = "import sys, sonnx.smt.pool; print(sorted(m for m in sys.modules if m.startswith('sonnx.smt.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "sonnx.smt.engine" not in out and "sonnx.smt.solver" in out, out

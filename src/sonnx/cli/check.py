@@ -22,7 +22,7 @@ from ..differential.run import parse_oracles
 from ..formats import write_junit, write_sarif
 from ..formats.sarif import sarif_report
 from ..options import ENGINES, CheckOptions
-from ..pipeline import check_models
+from ..pipeline import SMT_AUTO_LIMIT, check_models
 from ..report import ModelReport, json_report, text_report
 from ..rules import PROFILE_SONNX, PROFILES
 from ..smt.pool import POOL_MIN_OPERATIONS
@@ -88,7 +88,7 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         choices=ENGINES,
         default="auto",
         help="decision procedure: direct algorithms, SMT proofs (z3), or both with an agreement check; "
-        "auto (default) is both up to 50,000 operations and direct above, saying so in the report",
+        f"auto (default) is both up to {SMT_AUTO_LIMIT:,} operations and direct above, saying so in the report",
     )
     p.add_argument(
         "--smt-dir",

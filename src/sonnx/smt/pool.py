@@ -37,7 +37,7 @@ from multiprocessing.context import BaseContext
 from ..threads import machine_cores
 from .solver import Answer, SolverSettings, solve
 
-POOL_MIN_OPERATIONS = 20_000
+POOL_MIN_OPERATIONS = 50_000
 """Operations (all graphs together) from which :func:`open_solving` starts worker processes for ``jobs > 1``."""
 
 
