@@ -31,10 +31,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing import get_context
-from multiprocessing.context import BaseContext
 
-from ..threads import machine_cores
+from ..threads import machine_cores, process_context
 from .solver import Answer, SolverSettings, solve
 
 POOL_MIN_OPERATIONS = 50_000
@@ -193,26 +191,7 @@ class Solving:
 
 
 def _executor(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers, mp_context=_context())
-
-
-def _context() -> BaseContext:
-    """Workers fork from a server process that has imported this module (POSIX), else they are spawned.
-
-    Not a plain fork of this process, which may hold threads (a Dask worker's,
-    a caller's) whose locks a forked child would inherit.
-    """
-    try:
-        ctx = get_context("forkserver")
-    except ValueError:
-        return get_context("spawn")
-    ctx.set_forkserver_preload(["sonnx.smt.pool"])
-    return ctx
-
-
-def default_jobs() -> int:
-    """All the cores this process may run on (its CPU affinity)."""
-    return machine_cores()
+    return ProcessPoolExecutor(max_workers=workers, mp_context=process_context(["sonnx.smt.pool"]))
 
 
 def open_solving(jobs: int | None, operations: int, worker: Worker = solve_job, minimum: int | None = None) -> Solving:
@@ -222,6 +201,6 @@ def open_solving(jobs: int | None, operations: int, worker: Worker = solve_job, 
     the obligations are solved in this process whatever ``jobs`` says; the
     answers are the same either way.
     """
-    n = default_jobs() if jobs is None else jobs
+    n = machine_cores() if jobs is None else jobs
     floor = POOL_MIN_OPERATIONS if minimum is None else minimum
     return Solving(n if operations >= floor else 1, worker)
