@@ -236,3 +236,23 @@ def test_a_worker_imports_the_solver_not_the_engine() -> None:
     code = "import sys, sonnx.smt.pool; print(sorted(m for m in sys.modules if m.startswith('sonnx.smt.')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "sonnx.smt.engine" not in out and "sonnx.smt.solver" in out, out
+
+
+def _in_a_daemon(path: str, out: Any) -> None:
+    m = load_model(path, read_weights=False)
+    with Solving(2) as workers:
+        run = run_smt(m, mode="certificate", solving=workers)
+        out.put(([v.status.value for v in run.verdicts], run.workers, workers.note))
+
+
+def test_a_process_that_may_not_have_children_solves_in_place(tmp_path: Path) -> None:
+    """A daemonic process (a multiprocessing or Dask worker) cannot start a pool: its obligations are solved in it."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    proc = ctx.Process(target=_in_a_daemon, args=(str(dag(tmp_path / "m.onnx", 300)), out), daemon=True)
+    proc.start()
+    statuses, workers, note = out.get(timeout=120)
+    proc.join()
+    assert set(statuses) == {"PROVED"} and workers == 1 and "daemonic processes" in note, (statuses, note)

@@ -126,13 +126,13 @@ def _run_smt(
     chosen = mode or choose_mode(facts, st)
     own = solving is None
     pool = open_solving(jobs, total_operations(facts)) if solving is None else solving
-    workers = pool.jobs if pool.parallel else 1
     try:
-        if pool.note:
-            say(f"smt: {pool.note}")
-        elif pool.parallel:
+        if pool.parallel:
             say(f"smt: solving on {pool.jobs} worker processes")
         results = _Scheduler(pool, st, chosen, say, timings).run(model, facts)
+        workers = pool.jobs if pool.parallel else 1
+        if pool.note:
+            say(f"smt: {pool.note}")
     finally:
         if own:
             pool.close()

@@ -139,11 +139,19 @@ class Solving:
         if self._pool is None:
             return Ticket(job, answer=answer_of(self._run_here(job), remote=False))
         try:
-            return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
-        except BrokenProcessPool:  # a worker died since the last submission: a fresh pool takes the job
-            self._replace(self._pool)
-            assert self._pool is not None
-            return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
+            try:
+                return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
+            except BrokenProcessPool:  # a worker died since the last submission: a fresh pool takes the job
+                self._replace(self._pool)
+                assert self._pool is not None
+                return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
+        except (OSError, ValueError, AssertionError, RuntimeError) as exc:
+            # The processes start at the first submission, and some processes may not have children (a daemonic
+            # one: a multiprocessing or Dask worker): this job and the next are solved here, as with --jobs 1.
+            self._pool.shutdown(wait=False, cancel_futures=False)
+            self._pool = None
+            self.note = f"worker processes could not start ({type(exc).__name__}: {exc}); solving in this process"
+            return self.submit(job)
 
     def answer(self, ticket: Ticket) -> Answer:
         """The ticket's answer (waiting for its worker); a failure of any kind is ``unknown`` with the reason."""
