@@ -17,7 +17,8 @@ For each case and size, the SMT engine (``run_smt``, its default mode for the
 size: search up to 1,000 operations, certificate mode above) and the direct
 engine (``run_rules``) each run in a fresh process on the model loaded without
 weights; the parent measures wall time of the rules (load excluded, measured
-in the child) and the child's peak resident memory (``os.wait4``). The child
+in the child) and the peak resident memory of the child and every process
+below it (the SMT engine's solver workers; sampled with ``bench_smt.Tree``). The child
 also reports every rule that is not PROVED, and the benchmark fails if the
 planted rule does not come out VIOLATED from both engines. Usage::
 
@@ -29,7 +30,6 @@ Prints a Markdown table (the one kept in benchmarks/README.md).
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 import time
@@ -39,6 +39,9 @@ from pathlib import Path
 from onnx import GraphProto, TensorProto, helper
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from bench_smt import Tree  # noqa: E402
 
 Case = tuple[str, Callable[[GraphProto, int], None]]
 
@@ -155,12 +158,13 @@ print(f"{t1 - t0:.3f} {mode} {','.join(bad) or '-'}")
 def measure(engine: str, path: Path) -> tuple[float, float, str, str]:
     """Run one engine in a child: (rules s, peak RSS GB, mode, rules not PROVED as RULE=STATUS)."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, engine, str(path)], stdout=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    assert proc.stdout is not None
-    out = proc.stdout.read().split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 3:
+    tree = Tree(proc.pid)
+    stdout, _ = proc.communicate()
+    peak, _hwm = tree.stop()
+    out = stdout.split()
+    if proc.returncode != 0 or len(out) != 3:
         raise SystemExit(f"{engine} failed on {path}")
-    return float(out[0]), usage.ru_maxrss / 1e6, out[1], out[2]
+    return float(out[0]), peak, out[1], out[2]
 
 
 def main() -> None:

@@ -49,8 +49,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M1c",
         SMT + "certify.py",
-        "                if a not in d:",
-        "                if a not in d and f.wr_k[i] == 0:",
+        "        new = np.flatnonzero(dist[a] == -1)",
+        "        new = np.flatnonzero((dist[a] == -1) & (as_np(f.wr_k)[w] == 0))",
         "certificate: distances follow only first outputs",
     ),
     Mutant(
@@ -98,8 +98,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M7",
         SMT + "graph_acyclic.py",
-        'items[f"(< {trank[t - tb]} {rank[o - ob]})"] = None',
-        'items[f"(<= {trank[t - tb]} {rank[o - ob]})"] = None',
+        'distinct_mixed(["(< {} {})", "(<= {} {})"]',
+        'distinct_mixed(["(<= {} {})", "(<= {} {})"]',
         "rank certificate's read constraint weakened to <=",
     ),
     Mutant(
@@ -111,7 +111,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "M9",
-        SMT + "common.py",
+        SMT + "counter.py",
         'if ans.result != "unsat" or not accept:',
         "if not accept:",
         "any counter-certificate accepted (C3 never-defined set, R1 dead list, R1-TRANSITIVE idle list alike)",
@@ -147,22 +147,22 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M14",
         SMT + "graph_c3.py",
-        'items[f"(< {h[t][0]} {fj})"] = None',
-        'items[f"(<= {h[t][0]} {fj})"] = None',
+        'TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]',
+        'TEMPLATES = ["(<= {} {})", "(= {} {})", "(<= {} {})"]',
         "firing-time certificate weakened to <=",
     ),
     Mutant(
         "M15",
         SMT + "graph_r1_transitive.py",
-        'order[f"(< {c[f.rd_o[x] - f.op_base][0]} {d})"] = None',
-        'order[f"(<= {c[f.rd_o[x] - f.op_base][0]} {d})"] = None',
+        'distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b)',
+        'distinct_mixed(["(<= {} {})", "(<= {} {})"], step, a, b)',
         "distance certificate weakened to <=",
     ),
     Mutant(
         "M16",
         SMT + "graph_r1.py",
-        'items[f"(= {f.wr_t[i]} {used})"] = None',
-        'items["true"] = None',
+        'distinct_lines("(= {} {})", written, used)',
+        'distinct_lines("(= {} {})", written, written)',
         "use certificate not checked",
     ),
     Mutant(

@@ -59,7 +59,10 @@ class CheckOptions:
     values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.
     ``evidence`` names the directory of the evidence bundle.
     ``required_metadata`` lists the ``metadata_props`` keys STRICT-METADATA
-    requires (None: its default list; strict profile only).
+    requires (None: its default list; strict profile only). ``jobs`` is the
+    number of processes that solve the SMT obligations (None: every core this
+    process may use); it changes how soon the proofs end, never what they
+    say, so a bundle records neither it nor its command line's ``--jobs``.
     """
 
     profile: str = PROFILE_SONNX
@@ -75,6 +78,7 @@ class CheckOptions:
     evidence: str | None = None
     evidence_timestamp: bool = False
     required_metadata: tuple[str, ...] | None = None
+    jobs: int | None = None
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -111,6 +115,8 @@ class CheckOptions:
             raise UsageError("--atol, --rtol and --ulp apply to --cross-check")
         if self.evidence_timestamp and self.evidence is None:
             raise UsageError("--evidence-timestamp applies to --evidence")
+        if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
+            raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
 
     @property
     def read_weights(self) -> bool:
@@ -165,7 +171,7 @@ class CheckOptions:
             raise UsageError(f"the recorded options cannot be replayed ({type(exc).__name__}: {exc})") from None
 
     def command_line(self, model: str) -> list[str]:
-        """The ``sonnx-check`` command line these options stand for (the bundle's own path left out)."""
+        """The ``sonnx-check`` command line these options stand for (the bundle's own path and ``--jobs`` left out)."""
         cmd = ["sonnx-check", "--profile", self.profile, "--engine", self.engine]
         if self.operators:
             cmd += ["--operators", ",".join(operator_names(self.operators))]

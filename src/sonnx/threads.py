@@ -1,4 +1,4 @@
-"""How many threads NumPy's BLAS library uses, set for the duration of a run (``--threads N``).
+"""How many threads NumPy's BLAS library uses, set for the duration of a run (``--threads N``); cores and processes.
 
 The executor's matrix products (Conv through im2col, Gemm, MatMul) run in
 the BLAS library NumPy links (OpenBLAS in NumPy's wheels), which starts one
@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from multiprocessing import get_context
+from multiprocessing.context import BaseContext
 
 from .errors import UsageError
 
@@ -36,6 +38,21 @@ def machine_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # no affinity call (macOS, Windows)
         return max(1, os.cpu_count() or 1)
+
+
+def process_context(preload: list[str]) -> BaseContext:
+    """How worker processes start: forked from a server process that has imported ``preload`` (POSIX), else spawned.
+
+    Not a plain fork of this process, which may hold threads (a Dask worker's
+    or client's, a caller's) whose locks a forked child would inherit. Used by
+    the batch's process pool and the SMT engine's solver pool.
+    """
+    try:
+        ctx = get_context("forkserver")
+    except ValueError:
+        return get_context("spawn")
+    ctx.set_forkserver_preload(preload)
+    return ctx
 
 
 def check_threads(count: int) -> int:

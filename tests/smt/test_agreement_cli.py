@@ -68,6 +68,30 @@ def test_default_engine_is_both_and_reports_solver_parameters() -> None:
     assert engines["GRAPH-DETERMINISM"] == "direct+smt/search" and m["smt"]["findings"] == []
 
 
+def test_auto_runs_both_engines_up_to_its_limit_and_says_so_above(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--engine auto`` runs the SMT proofs up to SMT_AUTO_LIMIT operations; above, the report says why not."""
+    model = str(EXAMPLES / "cnn_block.onnx")
+    code, out, _ = call("--json", model)
+    m = json.loads(out)["models"][0]
+    assert code == 0 and m["smt"]["mode"] == "search" and "skipped" not in m["smt"]
+    monkeypatch.setattr(check_pipeline, "SMT_AUTO_LIMIT", 2)
+    code, out, _ = call("--json", model)
+    m = json.loads(out)["models"][0]
+    assert code == 0 and "above the automatic SMT limit of 2" in m["smt"]["skipped"]
+    assert {v["engine"] for v in m["verdicts"]} == {"direct"}
+
+
+def test_help_states_the_automatic_limit() -> None:
+    import argparse
+
+    from sonnx.cli.check import add_check_arguments
+
+    parser = argparse.ArgumentParser()
+    add_check_arguments(parser)
+    shown = " ".join(parser.format_help().split())
+    assert f"auto (default) is both up to {check_pipeline.SMT_AUTO_LIMIT:,} operations" in shown
+
+
 def test_engine_direct_runs_no_solver() -> None:
     code, out, _ = call("--json", "--engine", "direct", str(EXAMPLES / "cnn_block.onnx"))
     m = json.loads(out)["models"][0]
@@ -86,8 +110,8 @@ def test_engine_smt_gives_smt_verdicts() -> None:
 def test_disagreement_is_a_tool_error_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     real = smt_pkg.run_smt
 
-    def lying(model, settings=None, mode=None, progress=None):  # type: ignore[no-untyped-def]
-        run = real(model, settings, mode, progress)
+    def lying(model, settings=None, mode=None, progress=None, jobs=None):  # type: ignore[no-untyped-def]
+        run = real(model, settings, mode, progress, jobs)
         flipped = [
             Verdict.violated(v.rule_id, Witness("invented", {}), engine="smt") if v.rule_id == "GRAPH-C2" else v
             for v in run.verdicts

@@ -10,15 +10,31 @@ confirm the violation), so every test can fail both ways.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 from sonnx.model.graph import Model, Operation
-from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive
+from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive, run_smt
 from sonnx.smt import graph_c1 as c1
-from sonnx.smt.certify import derivation, distances, index_of, input_readers, ranks, uses
+from sonnx.smt.certify import (
+    INPUT,
+    OUTPUT,
+    READ,
+    WRITE,
+    Derivation,
+    Distances,
+    derivation,
+    distances,
+    index_of,
+    input_readers,
+    ranks,
+    uses,
+)
+from sonnx.smt.common import drive
 from sonnx.smt.facts import ScopeFacts, model_facts
 from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
@@ -52,7 +68,7 @@ def rejected(v: Any) -> bool:
 def test_right_rank_certificate_proves() -> None:
     facts = model_facts(chain())
     certs = {f.index: ranks(f, index_of(f)) for f in facts}
-    assert graph_acyclic.check_certificate(facts, certs, ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
+    assert drive(graph_acyclic.check_certificate(facts, certs), ST).verdict.status is Status.PROVED  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("shape", ["all equal", "reversed", "tensor below its writer"])
@@ -67,7 +83,7 @@ def test_wrong_rank_certificate_on_a_dag_is_rejected(shape: str) -> None:
         rank, trank = [top - r for r in rank], [top - t for t in trank]
     else:
         trank = [t - 1 for t in trank]
-    v = graph_acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
     assert rejected(v), v
 
 
@@ -76,10 +92,10 @@ def test_no_rank_certificate_is_accepted_for_a_cycle() -> None:
     facts = model_facts(cyclic())
     f = facts[0]
     for value in (0, 1, 5):
-        v = graph_acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}, ST).verdict
+        v = drive(graph_acyclic.check_certificate(facts, {0: ([value] * f.n, [value] * f.n_tensors)}), ST).verdict
         assert v.status is Status.UNKNOWN and "rejected" in (v.reason or ""), v
     # ranks that work for every edge but one
-    v = graph_acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}, ST).verdict
+    v = drive(graph_acyclic.check_certificate(facts, {0: ([1, 2], [0, 2, 3])}), ST).verdict
     assert v.status is Status.UNKNOWN, v
 
 
@@ -101,23 +117,22 @@ def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyP
 def test_right_definedness_certificate_proves() -> None:
     facts = model_facts(chain())
     cert = {f.index: derivation(f, index_of(f)) for f in facts}
-    assert graph_c3.check_certificate(facts, cert, ST).verdict.status is Status.PROVED
+    assert drive(graph_c3.check_certificate(facts, cert), ST).verdict.status is Status.PROVED
 
 
 @pytest.mark.parametrize("wrong", ["fires too early", "wrong write", "output without record"])
 def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
     facts = model_facts(chain())
     f = facts[0]
-    fired, h = derivation(f, index_of(f))
-    fired, h = dict(fired), dict(h)
-    y = f.tid["y"]
+    c = copy.deepcopy(derivation(f, index_of(f)))
+    y = f.tid["y"] - f.t_base
     if wrong == "fires too early":
-        fired[2] = 1  # Abs reads b, defined at time 2
+        c.fire[2] = 1  # Abs reads b, defined at time 2
     elif wrong == "wrong write":
-        h[y] = (h[y][0], ("write", 0))  # the write of Relu defines a, not y
+        c.fact[y] = 0  # the write of Relu defines a, not y
     else:
-        del h[y]
-    assert rejected(graph_c3.check_certificate(facts, {0: (fired, h)}, ST).verdict)
+        c.time[y] = -1  # y has no record
+    assert rejected(drive(graph_c3.check_certificate(facts, {0: c}), ST).verdict)
 
 
 def test_equal_times_cannot_justify_a_cycle() -> None:
@@ -125,8 +140,10 @@ def test_equal_times_cannot_justify_a_cycle() -> None:
     facts = model_facts(cyclic())
     f = facts[0]
     t = f.tid
-    h = {t["x"]: (0, ("input", 0)), t["a"]: (1, ("write", 0)), t["b"]: (1, ("write", 1))}
-    v = graph_c3.check_certificate(facts, {0: ({0: 1, 1: 1}, h)}, ST).verdict
+    time, how, fact = np.full(3, -1), np.zeros(3, int), np.zeros(3, int)
+    for name, (when, kind, k) in {"x": (0, INPUT, 0), "a": (1, WRITE, 0), "b": (1, WRITE, 1)}.items():
+        time[t[name]], how[t[name]], fact[t[name]] = when, kind, k
+    v = drive(graph_c3.check_certificate(facts, {0: Derivation(np.array([1, 1]), time, how, fact)}), ST).verdict
     assert rejected(v), v
     assert smt(cyclic(), "certificate")["GRAPH-C3"].status is Status.VIOLATED
 
@@ -155,9 +172,9 @@ def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
         members.add(t["x"])
     else:
         blocked = {}
-    v = graph_c3.check_counter(facts, {0: (members, blocked, outs)}, ST).verdict
+    v = drive(graph_c3.check_counter(facts, {0: (members, blocked, outs)}), ST).verdict
     assert rejected(v), v
-    right = graph_c3.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}, ST)
+    right = drive(graph_c3.check_counter(facts, {0: ({t["ghost"], t["z"]}, {1: f.rd_ptr[1]}, [t["z"]])}), ST)
     assert right.verdict.status is Status.VIOLATED
 
 
@@ -167,35 +184,33 @@ def test_wrong_never_defined_set_is_rejected(wrong: str) -> None:
 def test_right_use_and_distance_certificates_prove() -> None:
     facts = model_facts(chain())
     f = facts[0]
-    assert graph_r1.check_certificate(facts, {0: uses(f, index_of(f))[0]}, ST).verdict.status is Status.PROVED
+    assert drive(graph_r1.check_certificate(facts, {0: uses(f, index_of(f))[0]}), ST).verdict.status is Status.PROVED
     d = distances(f, index_of(f))[0]
-    assert graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict.status is Status.PROVED
+    assert drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict.status is Status.PROVED
 
 
 def test_wrong_use_certificate_is_rejected() -> None:
     facts = model_facts(chain())
     f = facts[0]
-    found = dict(uses(f, index_of(f))[0])
-    found[0] = ("read", 0, 2)  # Relu's write of a "used by" Abs's read of b
-    assert rejected(graph_r1.check_certificate(facts, {0: found}, ST).verdict)
-    found[0] = ("read", 1, 1)  # a write fact of another operation
-    assert rejected(graph_r1.check_certificate(facts, {0: found}, ST).verdict)
+    found = copy.deepcopy(uses(f, index_of(f))[0])
+    found.kind[0], found.wfact[0], found.other[0] = READ, 0, 2  # Relu's write of a "used by" Abs's read of b
+    assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
+    found.wfact[0], found.other[0] = 1, 1  # a write fact of another operation
+    assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
 
 
 @pytest.mark.parametrize("wrong", ["distance not decreasing", "negative distance", "wrong tensor"])
 def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
     facts = model_facts(chain())
     f = facts[0]
-    d: dict[int, Any] = dict(distances(f, index_of(f))[0])
+    d = copy.deepcopy(distances(f, index_of(f))[0])
     if wrong == "distance not decreasing":
-        d[0] = (0, d[0][1])  # Relu's next step is Neg, at distance 1
+        d.dist[0] = 0  # Relu's next step is Neg, at distance 1
     elif wrong == "negative distance":
-        d[2] = (-1, d[2][1])
-        d[1] = (0, d[1][1])
-        d[0] = (1, d[0][1])
+        d.dist[[2, 1, 0]] = [-1, 0, 1]
     else:
-        d[0] = (d[0][0], ("output", 0, 0))  # Relu does not write the graph output
-    assert rejected(graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict)
+        d.kind[0], d.wfact[0], d.other[0] = OUTPUT, 0, 0  # Relu does not write the graph output
+    assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
 
 
 def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
@@ -206,8 +221,13 @@ def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
     f = facts[0]
     assert [f.rd_t[3], f.rd_t[2]] == [f.tid["a"], f.tid["b"]]
     # Relu writes the output; Add "reaches" it through Neg's read of a, Neg through Add's read of b
-    d = {0: (0, ("output", 0, 0)), 1: (1, ("read", 1, 3)), 2: (1, ("read", 2, 2))}
-    assert rejected(graph_r1_transitive.check_certificate(facts, {0: d}, ST).verdict)
+    d = Distances(
+        kind=np.array([OUTPUT, READ, READ]),
+        wfact=np.array([0, 1, 2]),
+        other=np.array([0, 3, 2]),
+        dist=np.array([0, 1, 1]),
+    )
+    assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
     assert smt(m, "certificate")["GRAPH-R1-TRANSITIVE"].status is Status.VIOLATED
 
 
@@ -258,12 +278,12 @@ def test_wrong_input_reader_certificate_is_rejected() -> None:
     f = facts[0]
     claims, unread = input_readers(f, index_of(f))
     assert not unread
-    assert graph_c2.check_certificate(facts, {0: claims}, ST).verdict.status is Status.PROVED
+    assert drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict.status is Status.PROVED
     claims = dict(claims)
     claims[1] = ("read", 0)  # w "read" by the read fact of x
-    assert rejected(graph_c2.check_certificate(facts, {0: claims}, ST).verdict)
+    assert rejected(drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict)
     claims[1] = ("exempt", 0)  # not a Loop body: nothing is exempt
-    assert rejected(graph_c2.check_certificate(facts, {0: claims}, ST).verdict)
+    assert rejected(drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict)
 
 
 def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -326,5 +346,77 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     rank, trank = ranks(f, index_of(f))  # type: ignore[misc]
     trank = [*trank]
     trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
-    v = graph_acyclic.check_certificate(facts, {0: (rank, trank)}, ST).verdict
+    v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
     assert rejected(v), v
+
+
+# -- the producers' two steps: whole arrays and plain loops give the same certificates ----------------------------
+
+
+def random_graph(seed: int) -> Model:
+    """Random Add operations reading earlier tensors; rarely a later one (cycles), an undefined name, a second write."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 150))
+    names = [f"t{i}" for i in range(n)]
+
+    def pick(i: int) -> str:
+        u = rng.random()
+        if u < 0.02:
+            return "ghost"
+        if u < 0.04:
+            return names[int(rng.integers(i, n))]
+        return (["x", *names[:i]])[int(rng.integers(max(0, i - 8), i + 1))]
+
+    ops = []
+    for i in range(n):
+        out = names[i] if rng.random() > 0.05 else names[int(rng.integers(0, n))]
+        ops.append(op("Add", (pick(i), pick(i)), (out,), f"n{i}"))
+    outs = sorted({names[int(k)] for k in rng.integers(0, n, size=int(rng.integers(1, 6)))} | {names[-1]})
+    return model(g(["x"], outs, ops))
+
+
+def certificates(m: Model) -> list[Any]:
+    out: list[Any] = []
+    for f in model_facts(m):
+        ix = index_of(f)
+        r = ranks(f, ix)
+        d = derivation(f, ix)
+        dist, rest = distances(f, ix)
+        out.append(None if r is None else [x.tolist() for x in r])
+        out.append([x.tolist() for x in (d.fire, d.time, d.how, d.fact)])
+        out.append([x.tolist() for x in (dist.kind, dist.wfact, dist.other, dist.dist)] + [rest])
+    return out
+
+
+def test_array_steps_and_loop_steps_give_the_same_certificates(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sonnx.smt import certify
+
+    for seed in range(80):
+        m = random_graph(seed)
+        monkeypatch.setattr(certify, "SMALL", 0)  # every level over whole arrays
+        arrays = certificates(m)
+        monkeypatch.setattr(certify, "SMALL", 10**9)  # every level in a plain loop
+        loops = certificates(m)
+        assert arrays == loops, seed
+
+
+def test_counter_certificates_are_refuted_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of two checks: each part holds the units of its ids, and a failing check in any part is caught."""
+    from sonnx.smt import common
+
+    monkeypatch.setattr(common, "PART", 2)
+    for wrong in ("a defined tensor claimed", "input claimed", "writer not blocked"):
+        test_wrong_never_defined_set_is_rejected(wrong)
+    run = run_smt(_dead_model(), SolverSettings(), mode="certificate")
+    names = [o.name for o in run.obligations]
+    assert "r1.dead.part1" in names and "r1t.idle.part1" in names and "c3.never_defined.part0" not in names
+    verdicts = {v.rule_id: v.status for v in run.verdicts}
+    assert verdicts["GRAPH-R1"] is verdicts["GRAPH-R1-TRANSITIVE"] is Status.VIOLATED
+    real = graph_r1.uses
+
+    def lying(f: ScopeFacts, ix: Any) -> Any:
+        found, rest = real(f, ix)
+        return found, sorted({*rest, 0})  # Relu writes the graph output: its write check fails in one part
+
+    monkeypatch.setattr(graph_r1, "uses", lying)
+    assert rejected(smt(_dead_model(), "certificate")["GRAPH-R1"])

@@ -259,3 +259,30 @@ def test_function_shadowing(mode: str) -> None:
     assert v.status is Status.VIOLATED and v.witness is not None
     got = [(x["function"], x["standard_operator"], x["since_version"]) for x in v.witness.data["functions"]]
     assert got == [("Relu", "ai.onnx::Relu", 14), ("Sigmoid", "ai.onnx::Sigmoid", 13)]
+
+
+def test_two_run_obligation_in_parts_of_whole_components(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of whole weakly connected components give the verdict and witness of one obligation (issue 18)."""
+    from sonnx.smt import common, run_smt
+    from sonnx.smt.facts import model_facts
+    from sonnx.smt.graph_determinism import parts_of
+
+    def chain(prefix: str, first: str, n: int = 3) -> list[Operation]:
+        ops = [Operation(first, "", f"{prefix}0", ("x",), (f"{prefix}0",))]
+        ops += [Operation("Relu", "", f"{prefix}{i}", (f"{prefix}{i - 1}",), (f"{prefix}{i}",)) for i in range(1, n)]
+        return ops
+
+    ops = chain("a", "Relu") + chain("b", "RandomUniformLike") + chain("c", "Relu") + chain("d", "RandomUniformLike")
+    ops.append(Operation("Relu", "", "dead_end", ("d2",), ("unused",)))
+    m = model(g(["x"], ["a2", "c2", "x", "unused", "b2"], ops))  # the witness: the first output that can differ
+    whole = smt(m)["GRAPH-DETERMINISM"]
+    assert whole.status is Status.VIOLATED and whole.witness is not None
+    monkeypatch.setattr(common, "PART", 3)
+    assert [len(p) for p in parts_of(model_facts(m)[0])] == [3, 3, 3, 4]
+    run = run_smt(m, mode="search")
+    split = next(v for v in run.verdicts if v.rule_id == "GRAPH-DETERMINISM")
+    assert split.to_json() == whole.to_json()
+    names = [o.name for o in run.obligations if o.rule_id == "GRAPH-DETERMINISM"]
+    assert names == [f"determinism.scope0.part{k}" for k in range(4)], names
+    answers = [o.answer for o in run.obligations if o.rule_id == "GRAPH-DETERMINISM"]
+    assert answers == ["unsat", "sat", "unsat", "sat"], answers

@@ -22,9 +22,10 @@ from ..differential.run import parse_oracles
 from ..formats import write_junit, write_sarif
 from ..formats.sarif import sarif_report
 from ..options import ENGINES, CheckOptions
-from ..pipeline import check_models
+from ..pipeline import SMT_AUTO_LIMIT, check_models
 from ..report import ModelReport, json_report, text_report
 from ..rules import PROFILE_SONNX, PROFILES
+from ..smt.pool import POOL_MIN_OPERATIONS
 from ..text import printable
 from .common import (
     add_progress,
@@ -46,6 +47,15 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     add_report_outputs(p, "the report")
     add_check_options(
         p, "write an evidence bundle of the check to DIR (one model only; DIR must not exist or be empty)"
+    )
+    p.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="processes that solve the SMT proof obligations (default: every core this process may use); the "
+        "verdicts, obligation files and evidence bundle are the same for every N; models under "
+        f"{POOL_MIN_OPERATIONS:,} operations are solved in this process",
     )
     add_progress(p)
 
@@ -78,7 +88,7 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         choices=ENGINES,
         default="auto",
         help="decision procedure: direct algorithms, SMT proofs (z3), or both with an agreement check; "
-        "auto (default) is both up to 50,000 operations and direct above, saying so in the report",
+        f"auto (default) is both up to {SMT_AUTO_LIMIT:,} operations and direct above, saying so in the report",
     )
     p.add_argument(
         "--smt-dir",
@@ -126,6 +136,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         tolerance=tolerance_from(args),
         evidence=args.evidence,
         evidence_timestamp=args.evidence_timestamp,
+        jobs=getattr(args, "jobs", None),  # sonnx batch's --jobs sizes its pool of models instead
     )
 
 

@@ -138,7 +138,8 @@ def run_batch(
     else:
         kind = "pool"
         notes.append("Dask distributed is not installed (pip install 'sonnx[fleet]'); using a local process pool")
-    tasks = _tasks(paths, opts)
+    # The models run side by side: each one's SMT obligations are solved in its own worker, not in a pool of pools.
+    tasks = _tasks(paths, opts if kind == "serial" else replace(opts, jobs=1))
     collector = Collector(tasks, say)
     if kind == "serial":
         where = "serial, in this process"

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
-from multiprocessing.context import BaseContext
 from typing import Any
 
 from ..errors import UsageError
+from ..threads import process_context
 from .tasks import MAX_ATTEMPTS, Collector, Task, TaskResult, check_task
 
 CONNECT_TIMEOUT = 10.0
@@ -30,7 +29,8 @@ def run_pool(
     size = workers
     while remaining:
         lost: list[tuple[Task, str]] = []
-        with ProcessPoolExecutor(max_workers=min(size, len(remaining)), mp_context=_context()) as pool:
+        context = process_context(["sonnx.fleet"])  # workers fork from a server that has imported sonnx
+        with ProcessPoolExecutor(max_workers=min(size, len(remaining)), mp_context=context) as pool:
             futures: dict[Future[TaskResult], Task] = {}
             for task in remaining if size > 1 else remaining[:1]:
                 collector.submitted(task)
@@ -49,20 +49,6 @@ def run_pool(
                 collector.lost(task, why)
         remaining = [t for t in remaining if not collector.done(t)]
         size = 1  # isolate: after a break, one model per process, so a model that kills its worker hurts only itself
-
-
-def _context() -> BaseContext:
-    """How pool workers start: forked from a server process that has imported sonnx (POSIX), else spawned.
-
-    Not a plain fork of this process, which may hold threads (a Dask client, a
-    caller's) whose locks a forked child would inherit.
-    """
-    try:
-        ctx = get_context("forkserver")
-    except ValueError:
-        return get_context("spawn")
-    ctx.set_forkserver_preload(["sonnx.fleet"])
-    return ctx
 
 
 def dask_available() -> bool:

@@ -3,13 +3,30 @@
 Public API: :func:`run_smt` (all encodings on a model), :class:`SolverSettings`
 and :func:`solve` (the one solver factory), :func:`write_obligations`
 (SMT-LIB2 export). See :mod:`sonnx.smt.engine` for modes and rule IDs.
+
+The names are imported on first use (PEP 562): a solver worker process
+(:mod:`sonnx.smt.pool`) imports this package to reach the solver factory,
+and should not pay for the encodings it never runs (measured: 0.35 s of
+start-up for the whole engine, against 0.07 s for z3).
 """
 
 from __future__ import annotations
 
-from .engine import RULE_IDS, SmtRun, run_smt
-from .smtlib import Obligation, expected_answer, write_obligations
-from .solver import SolverSettings, settings_report, solve
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "RULE_IDS": "engine",
+    "SmtRun": "engine",
+    "run_smt": "engine",
+    "Obligation": "smtlib",
+    "expected_answer": "smtlib",
+    "write_obligations": "smtlib",
+    "SolverSettings": "solver",
+    "settings_report": "solver",
+    "solve": "solver",
+}
+"""Each public name and the module of this package that defines it."""
 
 __all__ = [
     "RULE_IDS",
@@ -22,3 +39,18 @@ __all__ = [
     "solve",
     "write_obligations",
 ]
+"""The names of :data:`_EXPORTS`."""
+
+if TYPE_CHECKING:  # for type checkers and editors only; at run time the names are read on first use
+    from .engine import RULE_IDS, SmtRun, run_smt
+    from .smtlib import Obligation, expected_answer, write_obligations
+    from .solver import SolverSettings, settings_report, solve
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,13 +1,21 @@
-"""Shared pieces of the rule encodings: result type, verdict helpers, SMT-LIB text helpers."""
+"""Shared pieces of the rule encodings: result type, how a proof asks for answers, verdict and SMT-LIB helpers.
+
+A rule's proof is a generator (:data:`Proof`): it yields the obligations it
+needs answered, as a list of :class:`Ask`, receives z3's answers in the same
+order, and returns its :class:`RuleResult`. The engine (:mod:`.engine`)
+decides where each obligation is solved (this process or a worker of
+:mod:`.pool`) and meanwhile runs the next rule's Python; :func:`drive` solves
+them here, one after the other (the tools and tests that call one rule).
+Nothing in a proof depends on where or when its obligations were solved.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..verdict import Severity, Verdict, Witness
-from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
 
@@ -18,6 +26,47 @@ ENGINE = "smt"
 class RuleResult:
     verdict: Verdict
     obligations: list[Obligation] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One obligation a proof needs answered."""
+
+    ob: Obligation
+    difference_logic: bool = False
+    local: bool = False
+    """Solve it in this process and keep z3's solver in the answer: the rule reads a model, a core or
+    further checks from it. Otherwise the answer is z3's word and reason only, from wherever it was solved."""
+
+
+T = TypeVar("T")
+Asking = Generator[list[Ask], list[Answer], T]
+"""A computation that yields obligations to solve and receives their answers, in order."""
+Proof = Asking[RuleResult]
+"""One rule's proof."""
+
+
+def ask(obs: list[Obligation], difference_logic: bool = False, local: bool = False) -> Asking[list[Answer]]:
+    """Have ``obs`` solved (all at once: they may be solved in parallel); record and return the answers in order."""
+    answers = yield [Ask(ob, difference_logic, local) for ob in obs]
+    for ob, a in zip(obs, answers, strict=True):
+        record(ob, a)
+    return answers
+
+
+def ask_one(ob: Obligation, difference_logic: bool = False, local: bool = False) -> Asking[Answer]:
+    (a,) = yield from ask([ob], difference_logic, local)
+    return a
+
+
+def drive(proof: Asking[T], settings: SolverSettings) -> T:
+    """Run ``proof`` to its end, solving each obligation it asks for in this process, in order."""
+    try:
+        asks = next(proof)
+        while True:
+            asks = proof.send([solve(a.ob.script(), settings, a.difference_logic) for a in asks])
+    except StopIteration as stop:
+        return stop.value
 
 
 def proved(rule_id: str, mode: str, severity: Severity = Severity.ERROR) -> Verdict:
@@ -39,23 +88,17 @@ def record(ob: Obligation, answer: Answer) -> None:
     ob.answer = answer.result
 
 
-def settle(
-    rule_id: str, ob: Obligation, settings: SolverSettings, mode: str, proof: str = "unsat"
-) -> tuple[Answer, RuleResult | None]:
-    """Solve ``ob`` and record the answer; the rule's result when that answer settles it alone.
+def settled(rule_id: str, ob: Obligation, ans: Answer, mode: str, proof: str = "unsat") -> RuleResult | None:
+    """The rule's result when the answer ``ans`` to ``ob`` settles it alone, else None (a witness to read).
 
-    ``proof`` is the answer that proves the rule (``unsat`` for "no violation
-    exists", ``sat`` for "this certificate is consistent"); ``unknown`` gives
-    UNKNOWN. Any other answer returns None: the caller reads its witness from
-    the answer.
+    ``proof`` is the answer that proves the rule (``unsat``: no violation
+    exists); ``unknown`` gives UNKNOWN with z3's reason.
     """
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
     if ans.result == proof:
-        return ans, RuleResult(proved(rule_id, mode), [ob])
+        return RuleResult(proved(rule_id, mode), [ob])
     if ans.result == "unknown":
-        return ans, RuleResult(unknown(rule_id, ans.reason, mode), [ob])
-    return ans, None
+        return RuleResult(unknown(rule_id, ans.reason, mode), [ob])
+    return None
 
 
 def rejected(rule_id: str, ob: Obligation, what: str, mode: str) -> RuleResult:
@@ -90,28 +133,23 @@ def check_ground(
     head: list[str],
     items: Sequence[str],
     meaning: str,
-    settings: SolverSettings,
-) -> tuple[Answer, list[Obligation]]:
+) -> Asking[tuple[Answer, list[Obligation]]]:
     """Solve the conjunction of ``items`` (ground instances, ``head`` before them) part by part.
 
-    Returns the first answer that is not ``sat`` (or the last ``sat``) and the
-    obligations solved so far; each is named ``name``, or ``name.part<k>``
-    when there are several.
+    Every part is asked for at once (parts are independent: they may be
+    solved in parallel) and every part is solved; the answer returned is the
+    first one, in part order, that is not ``sat`` (or the last ``sat``). Each
+    obligation is named ``name``, or ``name.part<k>`` when there are several.
     """
     n = max(1, -(-len(items) // PART))
     obs: list[Obligation] = []
-    ans = Answer("unknown", "no obligation was solved")
     for k in range(n):
         chunk = items[k * PART : (k + 1) * PART]
         tag = f"{name}.part{k}" if n > 1 else name
         what = f"{meaning} (part {k + 1} of {n})" if n > 1 else meaning
-        ob = Obligation(rule_id, tag, logic, [*head, *conj(chunk)], "sat", "certificate", what)
-        ans = solve(ob.script(), settings)
-        record(ob, ans)
-        obs.append(ob)
-        if ans.result != "sat":
-            break
-    return ans, obs
+        obs.append(Obligation(rule_id, tag, logic, [*head, *conj(chunk)], "sat", "certificate", what))
+    answers = yield from ask(obs)
+    return next((a for a in answers if a.result != "sat"), answers[-1]), obs
 
 
 def certificate_verdict(
@@ -120,9 +158,8 @@ def certificate_verdict(
     build: Callable[[], tuple[list[str], Sequence[str]]],
     meaning: str,
     certificate: str,
-    settings: SolverSettings,
     missing: str | None = None,
-) -> RuleResult:
+) -> Proof:
     """Have the solver check the certificate ``build()`` writes (head, ground items): PROVED on sat.
 
     ``unknown`` is UNKNOWN with z3's reason, ``unsat`` a rejected
@@ -135,12 +172,13 @@ def certificate_verdict(
         if missing is None:
             raise
         return RuleResult(unknown(rule_id, f"{missing} {exc} (a tool defect)", "certificate"))
-    ans, obs = check_ground(rule_id, name, "QF_LIA", head, items, meaning, settings)
+    ans, obs = yield from check_ground(rule_id, name, "QF_LIA", head, items, meaning)
     if ans.result == "sat":
         return RuleResult(proved(rule_id, "certificate"), obs)
     if ans.result == "unknown":
         return RuleResult(unknown(rule_id, ans.reason, "certificate"), obs)
-    return RuleResult(rejected(rule_id, obs[-1], certificate, "certificate").verdict, obs)
+    bad = next(ob for ob in obs if ob.answer != "sat")
+    return RuleResult(rejected(rule_id, bad, certificate, "certificate").verdict, obs)
 
 
 def distinct(items: Iterable[str]) -> list[str]:
@@ -158,74 +196,14 @@ def distinct(items: Iterable[str]) -> list[str]:
 
 def conj(items: Iterable[str], size: int = 512) -> list[str]:
     """Assertions of the conjunction of ``items``, ``size`` conjuncts per line (one line = one ``assert``)."""
-    out: list[str] = []
-    chunk: list[str] = []
-    for x in items:
-        chunk.append(x)
-        if len(chunk) == size:
-            out.append(f"(assert (and {' '.join(chunk)}))")
-            chunk = []
-    if len(chunk) == 1:
-        out.append(f"(assert {chunk[0]})")
-    elif chunk:
-        out.append(f"(assert (and {' '.join(chunk)}))")
+    xs = items if isinstance(items, list) else list(items)
+    out = [f"(assert (and {' '.join(xs[k : k + size])}))" for k in range(0, len(xs) - size + 1, size)]
+    rest = xs[len(out) * size :]
+    if len(rest) == 1:
+        out.append(f"(assert {rest[0]})")
+    elif rest:
+        out.append(f"(assert (and {' '.join(rest)}))")
     return out
-
-
-def closed_set_lines(
-    facts: Sequence[ScopeFacts], listed: dict[int, list[int]], op_set: str, tensor_set: str
-) -> tuple[list[str], list[str]]:
-    """Units and checks of a closed-set counter-certificate (GRAPH-R1's dead list, GRAPH-R1-TRANSITIVE's idle list).
-
-    Units fix the uninterpreted ``op_set`` to the listed operations (scope
-    index -> operation indices) and ``tensor_set`` to the tensors they write,
-    for every id; the checks are every write, read and graph-output fact, as
-    ``wr``, ``rd`` and ``go`` applications whose meaning the caller defines.
-    """
-    units: list[str] = []
-    checks: list[str] = []
-    for f in facts:
-        ops = {f.op_base + j for j in listed.get(f.index, [])}
-        written = {t for o, _, t in f.writes() if o in ops}
-        units.extend(
-            f"({op_set} {o})" if o in ops else f"(not ({op_set} {o}))" for o in range(f.op_base, f.op_base + f.n)
-        )
-        units.extend(
-            f"({tensor_set} {t})" if t in written else f"(not ({tensor_set} {t}))"
-            for t in range(f.t_base, f.t_base + f.n_tensors)
-        )
-        checks.extend(f"(wr {o} {k} {t})" for o, k, t in f.writes())
-        checks.extend(f"(rd {o} {k} {t})" for o, k, t in f.reads())
-        checks.extend(f"(go {f.index} {k} {t})" for k, t in f.outputs)
-    return units, checks
-
-
-def refute(
-    rule_id: str,
-    name: str,
-    body: list[str],
-    meaning: str,
-    what: str,
-    settings: SolverSettings,
-    mode: str,
-    obs: list[Obligation],
-    accept: bool = True,
-) -> RuleResult | None:
-    """Have the solver refute a counter-certificate's checks; None when it does (``unsat``) and ``accept`` holds.
-
-    Otherwise the verdict to return: UNKNOWN with z3's reason, or the
-    counter-certificate rejected (UNKNOWN, a tool defect). The obligation is
-    appended to ``obs`` either way.
-    """
-    ob = Obligation(rule_id, name, "QF_UFLIA", body, "sat", "certificate", meaning)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    obs.append(ob)
-    if ans.result == "unknown":
-        return RuleResult(unknown(rule_id, ans.reason, mode), obs)
-    if ans.result != "unsat" or not accept:
-        return RuleResult(rejected(rule_id, ob, what, mode).verdict, obs)
-    return None
 
 
 def facts_lines(items: Iterable[str]) -> list[str]:

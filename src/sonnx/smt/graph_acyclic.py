@@ -32,22 +32,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import LIMIT, brief, first
-from .certify import Edge, Step, cycle, index_of, ranks_of
+from .arrays import I64, as_np, distinct_mixed
+from .certify import Edge, Ranks, Step, cycle, index_of, ranks_of
 from .common import (
+    Proof,
     RuleResult,
+    ask,
+    ask_one,
     certificate_verdict,
     distinct,
     facts_lines,
     proved,
-    record,
     rejected,
     unknown,
     violated,
 )
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, solve
+from .solver import SolverSettings
 
 ID = "GRAPH-ACYCLIC"
 LOGIC = "QF_UFLIA"
@@ -125,22 +130,24 @@ def _cycle_obligation(f: ScopeFacts, steps: list[Step]) -> Obligation:
     )
 
 
-def certificate_body(
-    facts: Sequence[ScopeFacts], certs: dict[int, tuple[list[int], list[int]]]
-) -> tuple[list[str], list[str]]:
-    """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each)."""
-    items: dict[str, None] = {}
+def certificate_body(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> tuple[list[str], list[str]]:
+    """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each).
+
+    Every read fact (o k t) gives ``(< T(t) R(o))`` and every write fact ``(<= R(o) T(t))``, in fact order,
+    scope by scope; each rank is looked up by the fact's own ids.
+    """
+    kinds, left, right = [], [], []
     for f in facts:
-        rank, trank = certs[f.index]
-        ob, tb = f.op_base, f.t_base
-        for o, _, t in f.reads():
-            items[f"(< {trank[t - tb]} {rank[o - ob]})"] = None
-        for o, _, t in f.writes():
-            items[f"(<= {rank[o - ob]} {trank[t - tb]})"] = None
+        rank, trank = (as_np(x) for x in certs[f.index])
+        ix = index_of(f)
+        kinds += [np.zeros(len(ix.rd_j), I64), np.ones(len(ix.wr_j), I64)]
+        left += [trank[ix.rd_x], rank[ix.wr_j]]
+        right += [rank[ix.rd_j], trank[ix.wr_x]]
+    items = distinct_mixed(["(< {} {})", "(<= {} {})"], *(np.concatenate(c) for c in (kinds, left, right)))
     return [
         "; certificate: ranks R(o), T(t) from an untrusted Kahn sort, written in place in each raw fact's instance",
         "; read (o k t): T(t) < R(o); write (o k t): R(o) <= T(t); identical ground instances written once",
-    ], list(items)
+    ], items
 
 
 def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str, Any]]:
@@ -166,20 +173,20 @@ def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str
     }
 
 
-def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
-    """Cycles from the untrusted search, each confirmed by the solver on its own facts."""
-    cyclic: list[tuple[ScopeFacts, list[Step]]] = []
+def _violation(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) -> Proof:
+    """Cycles from the untrusted search, each confirmed by the solver on its own facts (all asked for at once)."""
+    found: list[tuple[ScopeFacts, list[Step], Obligation]] = []
     for f in facts:
         steps = cycle(f, index_of(f))
-        if steps is None:
-            continue
-        ob = _cycle_obligation(f, steps)
-        ans = solve(ob.script(), settings, difference_logic=True)
+        if steps is not None:
+            found.append((f, steps, _cycle_obligation(f, steps)))
+    answers = yield from ask([ob for _, _, ob in found], difference_logic=True)
+    cyclic: list[tuple[ScopeFacts, list[Step]]] = []
+    for (f, steps, ob), ans in zip(found, answers, strict=True):
         if ans.result == "unknown":
             # z3's difference logic refutes a cycle but calls a consistent set of facts "incomplete" (the
             # rank functions' arguments are outside its fragment); the general arithmetic decides that case.
-            ans = solve(ob.script(), settings)
-        record(ob, ans)
+            ans = yield from ask_one(ob)
         obs.append(ob)
         if ans.result == "unknown":
             return RuleResult(unknown(ID, ans.reason, mode), obs)
@@ -192,28 +199,25 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
     return RuleResult(violated(ID, summary, data, mode), obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
-        certs: dict[int, tuple[list[int], list[int]]] = {}
+        certs: dict[int, Ranks] = {}
         for f in facts:
             r = ranks_of(f)
             if r is None:
-                return _violation(facts, settings, mode, [])
+                return (yield from _violation(facts, mode, []))
             certs[f.index] = r
-        return check_certificate(facts, certs, settings)
+        return (yield from check_certificate(facts, certs))
     ob = search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob)
     if ans.result == "sat":
         return RuleResult(proved(ID, "search"), [ob])
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, "search"), [ob])
-    return _violation(facts, settings, "search", [ob])
+    return (yield from _violation(facts, "search", [ob]))
 
 
-def check_certificate(
-    facts: Sequence[ScopeFacts], certs: dict[int, tuple[list[int], list[int]]], settings: SolverSettings
-) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> Proof:
     """Have the solver check rank certificates (scope index -> (R per operation, T per tensor))."""
     return certificate_verdict(
         ID,
@@ -221,5 +225,4 @@ def check_certificate(
         lambda: certificate_body(facts, certs),
         "the given ranks satisfy T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
         "rank certificate",
-        settings,
     )

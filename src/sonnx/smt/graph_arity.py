@@ -40,7 +40,7 @@ from ..rules.base import counted_reasons
 from ..rules.graph_arity import UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
 from ..verdict import Status
 from ..witness import Offenders, brief, op_ref
-from .common import RuleResult, facts_lines, or_all, settle, unknown, violated
+from .common import Proof, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, model_values
 
@@ -178,15 +178,16 @@ def _witness(arity: Arity, found: list[tuple[int, int, int]], mode: str, obs: li
     )
 
 
-def prove_arity(model: Model, settings: SolverSettings, mode: str) -> RuleResult:
+def prove_arity(model: Model, settings: SolverSettings, mode: str) -> Proof:
     arity = arity_facts(model)
     ob = search_obligation(arity, mode)
-    ans, settled = settle(ID, ob, settings, mode)
-    if settled is not None and settled.verdict.status is Status.PROVED and arity.unknown:
+    ans = yield from ask_one(ob, local=True)
+    done = settled(ID, ob, ans, mode)
+    if done is not None and done.verdict.status is Status.PROVED and arity.unknown:
         reasons = brief(counted_reasons(arity.unknown), 3)
         return RuleResult(unknown(ID, f"{UNKNOWN_SIGNATURE}: {reasons}", mode), [ob])
-    if settled is not None:
-        return settled
+    if done is not None:
+        return done
     guards = _candidates(arity)
     lines = [f"(declare-fun {x} () Bool)\n(assert (=> {x} (not (and (= w {g}) (= s {s}) (= p {k})))))"
              for (g, s, k), x in guards.items()]

@@ -27,14 +27,28 @@ obligation is all groups together (unsat).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import pairwise
 from typing import Any
 
+import numpy as np
+
 from ..witness import brief, first, op_ref
-from .common import PART, RuleResult, conj, facts_lines, proved, record, rejected, unknown, violated
+from .arrays import I64, as_np
+from .common import (
+    PART,
+    Asking,
+    Proof,
+    RuleResult,
+    ask,
+    ask_one,
+    facts_lines,
+    proved,
+    rejected,
+    unknown,
+    violated,
+)
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
-from .solver import Answer, Session, SolverSettings, solve
+from .solver import Answer, Session, SolverSettings
 
 ID = "GRAPH-C1"
 LOGIC = "QF_UFLIA"
@@ -77,9 +91,7 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def certificate_mode_obligations(
-    facts: Sequence[ScopeFacts], settings: SolverSettings
-) -> tuple[Answer, list[Obligation]]:
+def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[Answer, list[Obligation]]]:
     """The distinctness of the defined tensors, one number per definition fact; in parts on large models.
 
     Up to :data:`.common.PART` definition facts, one ``distinct``. Above, the
@@ -89,13 +101,12 @@ def certificate_mode_obligations(
     increasing sequence has no repeated number, so the whole sorted sequence
     has none. What Python is trusted for: the sequence holds the number of
     every definition fact once (it is the facts' list, sorted), and the
-    previous part's last number is written as it was.
+    previous part's last number is written as it was. Every part is asked for
+    at once; the answer is the first one, in part order, that is not ``sat``.
     """
-    ids: list[int] = []
-    for f in facts:
-        ids.extend(_seeds(f))
-        ids.extend(f.wr_t)
-        ids.extend(t for t, _ in f.captures + f.shadows)
+    ids = np.concatenate(
+        [as_np([*_seeds(f), *f.wr_t, *(t for t, _ in f.captures + f.shadows)]) for f in facts] or [np.zeros(0, I64)]
+    )
     head = [
         "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
         ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
@@ -105,39 +116,46 @@ def certificate_mode_obligations(
             ID,
             "c1.distinct",
             "QF_LIA",
-            [*head, _distinct([str(t) for t in ids])],
+            [*head, _distinct([str(t) for t in ids.tolist()])],
             "sat",
             "certificate",
             "the tensors defined by the definition facts are pairwise distinct",
         )
-        ans = solve(ob.script(), settings)
-        record(ob, ans)
-        return ans, [ob]
+        return (yield from ask_one(ob)), [ob]
     ids.sort()
     n = -(-len(ids) // PART)
     obs: list[Obligation] = []
-    ans = Answer("unknown", "no obligation was solved")
     for k in range(n):
         part = ids[k * PART : (k + 1) * PART]
         lines = [*head, ";   a part of the sorted numbers: strictly increasing, and above the previous part's last"]
-        lines.extend(conj(f"(< {a} {b})" for a, b in pairwise(part)))
+        lines.extend(increasing(part))
         if k:
             lines.append(f"(assert (< {ids[k * PART - 1]} {part[0]}))")
-        ob = Obligation(
-            ID,
-            f"c1.distinct.part{k}",
-            "QF_LIA",
-            lines,
-            "sat",
-            "certificate",
-            f"the tensors defined by the definition facts are pairwise distinct (part {k + 1} of {n})",
+        obs.append(
+            Obligation(
+                ID,
+                f"c1.distinct.part{k}",
+                "QF_LIA",
+                lines,
+                "sat",
+                "certificate",
+                f"the tensors defined by the definition facts are pairwise distinct (part {k + 1} of {n})",
+            )
         )
-        ans = solve(ob.script(), settings)
-        record(ob, ans)
-        obs.append(ob)
-        if ans.result != "sat":
-            break
-    return ans, obs
+    answers = yield from ask(obs)
+    return next((a for a in answers if a.result != "sat"), answers[-1]), obs
+
+
+def increasing(values: np.ndarray, size: int = 512) -> list[str]:
+    """Assertions that ``values`` increase strictly: chains ``(< v0 v1 ... )`` of ``size`` steps each.
+
+    SMT-LIB's ``<`` is chainable (``(< a b c)`` is ``a < b`` and ``b < c``);
+    consecutive chains share their end value, so every consecutive pair is in one chain.
+    """
+    nums = values.tolist()
+    return [
+        f"(assert (< {' '.join(map(str, nums[k : k + size + 1]))}))" for k in range(0, max(0, len(nums) - 1), size)
+    ]
 
 
 Group = tuple[str, ScopeFacts, int, list[str]]
@@ -190,7 +208,7 @@ def _describe(facts: Sequence[ScopeFacts], grp: Group) -> dict[str, Any]:
     return out
 
 
-def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
+def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> Proof:
     groups = conflicts(facts)
     guarded = list(RULE)
     for g_i, (_, _, _, lines) in enumerate(groups):
@@ -209,8 +227,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
         "certificate",
         "each listed group of definition facts defines distinct tensors (unsat: some tensor is defined twice)",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob)
     obs.append(ob)
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), obs)
@@ -231,16 +248,15 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
     return RuleResult(violated(ID, f"{len(found)} single-assignment violation(s): {brief(shown, 3)}", data, mode), obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
-        ans, obs = certificate_mode_obligations(facts, settings)
+        ans, obs = yield from certificate_mode_obligations(facts)
     else:
         ob = search_obligation(facts)
-        ans = solve(ob.script(), settings)
-        record(ob, ans)
+        ans = yield from ask_one(ob)
         obs = [ob]
     if ans.result == "sat":
         return RuleResult(proved(ID, mode), obs)
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), obs)
-    return _violation(facts, settings, mode, obs)
+    return (yield from _violation(facts, settings, mode, obs))

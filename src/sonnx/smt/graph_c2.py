@@ -28,20 +28,21 @@ from typing import Any
 from ..witness import brief, first
 from .certify import index_of, input_readers
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
     conj,
     facts_lines,
     or_all,
     proved,
-    record,
     rejected,
     unknown,
     violated,
 )
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
-from .solver import Session, SolverSettings, model_values, solve
+from .solver import Session, SolverSettings, model_values
 
 ID = "GRAPH-C2"
 LOGIC = "QF_UFLIA"
@@ -100,10 +101,9 @@ def _found(found: list[dict[str, Any]], mode: str, obs: list[Obligation]) -> Rul
     )
 
 
-def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
+def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     ob = search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob, local=True)
     if ans.result == "unsat":
         return RuleResult(proved(ID, "search"), [ob])
     if ans.result == "unknown":
@@ -150,22 +150,17 @@ def certificate_body(
     ], list(dict.fromkeys(items))
 
 
-def check_certificate(
-    facts: Sequence[ScopeFacts], claims: dict[int, dict[int, tuple[str, int]]], settings: SolverSettings
-) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], claims: dict[int, dict[int, tuple[str, int]]]) -> Proof:
     return certificate_verdict(
         ID,
         "c2.certificate",
         lambda: certificate_body(facts, claims),
         "every graph input is the tensor of the read fact (or imposed Loop input) named for it",
         "input-reader certificate",
-        settings,
     )
 
 
-def _counter(
-    facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, int]], settings: SolverSettings
-) -> RuleResult:
+def _counter(facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, int]]) -> Proof:
     body = [
         FACTS_NOTE,
         "; counter-certificate: the inputs an untrusted search claims unread are marked by U;",
@@ -184,8 +179,7 @@ def _counter(
     ob = Obligation(
         ID, "c2.unread", LOGIC, body, "sat", "certificate", "the claimed graph inputs are read by no read fact"
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob)
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
     if ans.result != "sat":
@@ -193,9 +187,9 @@ def _counter(
     return _found([_entry(facts, t) for _, _, t in unread], "certificate", [ob])
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode != "certificate":
-        return _search(facts, settings)
+        return (yield from _search(facts, settings))
     claims: dict[int, dict[int, tuple[str, int]]] = {}
     unread: list[tuple[ScopeFacts, int, int]] = []
     for f in facts:
@@ -205,5 +199,5 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> R
         claims[f.index] = c
         unread.extend((f, k, t) for k, t in u)
     if unread:
-        return _counter(facts, unread, settings)
-    return check_certificate(facts, claims, settings)
+        return (yield from _counter(facts, unread))
+    return (yield from check_certificate(facts, claims))

@@ -38,23 +38,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import LIMIT, brief, first
-from .certify import Seed, blocked_reads, derivation, index_of
+from .arrays import I64, as_np, distinct_mixed
+from .certify import CAPTURE, INIT, INPUT, WRITE, Derivation, blocked_reads, derivation, index_of
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
-    conj,
     facts_lines,
     or_all,
     proved,
-    record,
-    refute,
     unknown,
     violated,
 )
+from .counter import Checks, Key, refute
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import Answer, Session, SolverSettings, solve
+from .solver import Answer, Session, SolverSettings
 
 ID = "GRAPH-C3"
 
@@ -159,7 +162,7 @@ def _d_values(ans: Answer, ids: Any) -> dict[int, bool]:
     return {t: z3.is_true(m.eval(d(z3.IntVal(t, ans.ctx)), model_completion=True)) for t in ids}
 
 
-def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult:
+def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     ob = Obligation(
         ID,
         "c3.undefined_output",
@@ -169,8 +172,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
         "search",
         "in the least fixpoint of the definedness clauses, some graph output is not defined",
     )
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob, local=True)
     if ans.result == "unsat":
         return RuleResult(proved(ID, "search"), [ob])
     if ans.result == "unknown":
@@ -198,49 +200,82 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> RuleResult
     return _report(found, lambda t: not model.get(t, True), "search", [ob])
 
 
-Times = dict[int, tuple[dict[int, int], dict[int, tuple[int, Seed]]]]
+Times = dict[int, Derivation]
+
+
+def _first_bad(bad: np.ndarray, ids: np.ndarray) -> None:
+    """A missing or unusable record makes the certificate unusable: KeyError naming the first id concerned."""
+    if bad.any():
+        raise KeyError(int(ids[np.flatnonzero(bad)[0]]))
 
 
 def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str], list[str]]:
-    """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError)."""
-    items: dict[str, None] = {}
+    """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError).
+
+    Per scope, in order: per read fact of a fired operation ``(< h(t) f(o))``;
+    per defined tensor (ascending ids) that the named fact's tensor is ``t``,
+    and for a write ``(<= f(o) h(t))``; per graph output ``(<= 0 h(t))``.
+    """
+    kinds, left, right = [], [], []
+
+    def add(kind: int | np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+        kinds.append(np.full(len(a), kind, I64) if isinstance(kind, int) else kind)
+        left.append(a)
+        right.append(b)
+
     for f in facts:
-        fired, h = cert[f.index]
-        base = f.op_base
-        for j in fired:
-            if fired[j] < 1:
-                raise KeyError(j)
-        for o, t in zip(f.rd_o, f.rd_t, strict=True):
-            fj = fired.get(o - base)
-            if fj is not None:
-                items[f"(< {h[t][0]} {fj})"] = None
-        for t, (ht, (how, x)) in h.items():
-            if how == "write":
-                items[f"(= {t} {f.wr_t[x]})"] = None
-                items[f"(<= {fired[f.wr_o[x] - f.op_base]} {ht})"] = None
-            elif how == "input":
-                items[f"(= {t} {f.inputs[x][1]})"] = None
-            elif how == "init":
-                items[f"(= {t} {f.initialized[x]})"] = None
-            else:
-                items[f"(= {t} {f.captures[x][0]})"] = None
-        for _, t in f.outputs:
-            items[f"(<= 0 {h[t][0]})"] = None
+        c, ix = cert[f.index], index_of(f)
+        fire, time, how, fact = (as_np(x) for x in (c.fire, c.time, c.how, c.fact))
+        _first_bad((fire != -1) & (fire < 1), np.arange(f.n))
+        fired = np.flatnonzero(fire[ix.rd_j] != -1)
+        x = ix.rd_x[fired]
+        _first_bad(time[x] == -1, x + f.t_base)
+        add(LT, time[x], fire[ix.rd_j[fired]])
+        defined = np.flatnonzero(time != -1)
+        kind, k = how[defined], fact[defined]
+        named = np.zeros(len(defined), I64)  # the tensor of the fact named for each defined tensor
+        for code, tensors in (
+            (INPUT, as_np([t for _, t in f.inputs])),
+            (INIT, as_np(f.initialized)),
+            (CAPTURE, as_np([t for t, _ in f.captures])),
+            (WRITE, as_np(f.wr_t)),
+        ):
+            at = np.flatnonzero(kind == code)
+            named[at] = tensors[k[at]]
+        _first_bad((kind < INPUT) | (kind > WRITE), defined + f.t_base)
+        writes = kind == WRITE
+        writer = np.zeros(len(defined), I64)
+        writer[writes] = fire[ix.wr_j[k[writes]]]
+        _first_bad(writes & (writer == -1), defined + f.t_base)
+        # per defined tensor its equality, then (for a write) its order, interleaved as they are read
+        pair_kind = np.stack([np.full(len(defined), EQ, I64), np.where(writes, LE, -1)], axis=1).reshape(-1)
+        pair_left = np.stack([defined + f.t_base, writer], axis=1).reshape(-1)
+        pair_right = np.stack([named, time[defined]], axis=1).reshape(-1)
+        keep = pair_kind >= 0
+        add(pair_kind[keep], pair_left[keep], pair_right[keep])
+        out = as_np([t for _, t in f.outputs]) - f.t_base
+        _first_bad(time[out] == -1, out + f.t_base)
+        add(LE, np.zeros(len(out), I64), time[out])
+    items = distinct_mixed(TEMPLATES, *(np.concatenate(c) if c else np.zeros(0, I64) for c in (kinds, left, right)))
     return [
         "; certificate: untrusted firing times f(o) and, per defined tensor t, its time h(t) and the fact defining it;",
         ";   per read fact (o k t) of a fired o: h(t) < f(o); per defined t: the named fact's tensor is t (and for a",
         ";   write (o k t), f(o) <= h(t)); every graph output has a record. Values in place, identical instances once",
-    ], list(items)
+    ], items
 
 
-def check_certificate(facts: Sequence[ScopeFacts], cert: Times, settings: SolverSettings) -> RuleResult:
+LT, EQ, LE = 0, 1, 2
+TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]
+
+
+def check_certificate(facts: Sequence[ScopeFacts], cert: Times) -> Proof:
     return certificate_verdict(
         ID,
         "c3.certificate",
         lambda: certificate_body(facts, cert),
         "the given times and defining facts justify a value for every graph output",
         "definedness certificate",
-        settings, missing="the definedness certificate is incomplete at",
+        missing="the definedness certificate is incomplete at",
     )
 
 
@@ -248,22 +283,36 @@ Blocked = dict[int, tuple[set[int], dict[int, int], list[int]]]
 """scope -> (S: undefined tensors, blocked read per never-firing local operation, claimed undefined outputs)."""
 
 
-def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> list[str]:
-    units: list[str] = []
-    checks: list[str] = []
+def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> Checks:
+    units: dict[Key, str] = {}
+    terms: list[str] = []
+    needs: list[tuple[Key, ...]] = []
+
+    def check(term: str, *tensors: int) -> None:
+        terms.append(term)
+        needs.append(tuple(("t", t) for t in tensors))
+
     for f in facts:
         s = f.index
         members, blocked, outs = cc[s]
-        units.extend(f"(S {t})" if t in members else f"(not (S {t}))" for t in range(f.t_base, f.t_base + f.n_tensors))
-        checks.extend(f"(gi {s} {k} {t})" for k, t in f.inputs)
-        checks.extend(f"(iv {s} {t})" for t in f.initialized)
-        checks.extend(f"(cp {t} {u})" for t, u in f.captures)
+        for t in range(f.t_base, f.t_base + f.n_tensors):
+            units["t", t] = f"(S {t})" if t in members else f"(not (S {t}))"
+        for k, t in f.inputs:
+            check(f"(gi {s} {k} {t})", t)
+        for t in f.initialized:
+            check(f"(iv {s} {t})", t)
+        for t, u in f.captures:
+            check(f"(cp {t} {u})", t)
         for o, k, t in f.writes():
             r = blocked.get(o - f.op_base)
-            via = f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})" if r is not None else "false"
-            checks.append(f"(bw (wr {o} {k} {t}) {via})")
-        checks.extend(f"(go {s} {k} {t})" for k, t in f.outputs if t in outs)
-    return [
+            if r is None:
+                check(f"(bw (wr {o} {k} {t}) false)", t)
+            else:
+                check(f"(bw (wr {o} {k} {t}) (rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]}))", t, f.rd_t[r])
+        for k, t in f.outputs:
+            if t in outs:
+                check(f"(go {s} {k} {t})", t)
+    head = [
         NOTE,
         "; counter-certificate from an untrusted propagation: S (units for every tensor) never gets a value, and",
         ";   each operation that never fires names one read fact; check: no seed in S, every write of a tensor",
@@ -277,20 +326,18 @@ def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> list[str]:
         "(define-fun rd ((o Int) (k Int) (t Int)) Bool (S t))",
         "(define-fun bw ((w Bool) (r Bool)) Bool (=> w r))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (S t))",
-        *conj(units),
-        f"(assert (not (and {' '.join(checks)} true)))",
     ]
+    return Checks(head, units, terms, needs)
 
 
-def check_counter(facts: Sequence[ScopeFacts], cc: Blocked, settings: SolverSettings) -> RuleResult:
+def check_counter(facts: Sequence[ScopeFacts], cc: Blocked) -> Proof:
     obs: list[Obligation] = []
-    failed = refute(
+    failed = yield from refute(
         ID,
         "c3.never_defined",
         counter_body(facts, cc),
         "the claimed set of never-defined tensors fails a check (unsat: it is closed and holds the claimed outputs)",
         "never-defined set",
-        settings,
         "certificate",
         obs,
     )
@@ -301,20 +348,20 @@ def check_counter(facts: Sequence[ScopeFacts], cc: Blocked, settings: SolverSett
     return _report(found, lambda t: t in members, "certificate", obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode != "certificate":
-        return _search(facts, settings)
+        return (yield from _search(facts, settings))
     cert: Times = {}
     cc: Blocked = {}
     bad = False
     for f in facts:
         ix = index_of(f)
-        fired, h = derivation(f, ix)
-        cert[f.index] = (fired, h)
-        outs = [t for _, t in f.outputs if t not in h]
-        members = {t for t in range(f.t_base, f.t_base + f.n_tensors) if t not in h}
-        cc[f.index] = (members, blocked_reads(f, ix, fired, h), outs)
+        der = cert[f.index] = derivation(f, ix)
+        undefined = der.time == -1
+        outs = [t for _, t in f.outputs if undefined[t - f.t_base]]
+        members = set((np.flatnonzero(undefined) + f.t_base).tolist())
+        cc[f.index] = (members, blocked_reads(f, ix, der), outs)
         bad = bad or bool(outs)
     if bad:
-        return check_counter(facts, cc, settings)
-    return check_certificate(facts, cert, settings)
+        return (yield from check_counter(facts, cc))
+    return (yield from check_certificate(facts, cert))

@@ -36,14 +36,18 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..verdict import Status, Verdict
 from ..witness import first, op_ref
+from . import common
+from .arrays import expand
 from .certify import index_of, ranks_of
-from .common import RuleResult, or_all, proved, record, unknown, violated
+from .common import Asking, Proof, RuleResult, ask_one, or_all, proved, unknown, violated
 from .facts import ScopeFacts
 from .graph_r2 import DET, NONDET, UNK, Classes
 from .smtlib import Obligation
-from .solver import SolverSettings, recheck, solve
+from .solver import Answer, recheck
 
 ID_SEM = "GRAPH-DETERMINISM"
 
@@ -68,17 +72,71 @@ def run_dependent(f: ScopeFacts, sources: dict[int, str]) -> set[int]:
     return out
 
 
-def two_runs(f: ScopeFacts, order: list[int], sources: dict[int, str]) -> tuple[Obligation, list[int]]:
+Part = tuple[int, int, set[int]]
+"""(k, n, operations): part k of n of a graph's operations, whole weakly connected components."""
+
+
+def parts_of(f: ScopeFacts) -> list[list[int]]:
+    """The graph's operations in weakly connected components (a reader joined to the writers of what it reads).
+
+    Components are taken in the order of their first operation and put
+    together, whole, into parts of at most :data:`.common.PART` operations
+    (a larger component is a part of its own). A part is closed under the
+    dependencies of its operations: every definition its outputs need is in it.
+    """
+    ix = index_of(f)
+    parent = list(range(f.n))
+
+    def root(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    owner, at = expand(ix.w_ptr, ix.rd_x)
+    for a, b in zip(ix.rd_j[owner].tolist(), ix.wr_j[ix.w_idx[at]].tolist(), strict=True):
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = {}
+    for j in range(f.n):
+        groups.setdefault(root(j), []).append(j)
+    parts: list[list[int]] = []
+    for ops in groups.values():  # in the order of their first operation
+        if parts and len(parts[-1]) + len(ops) <= common.PART:
+            parts[-1].extend(ops)
+        else:
+            parts.append(list(ops))
+    return parts
+
+
+def two_runs(
+    f: ScopeFacts, order: list[int], sources: dict[int, str], part: Part | None = None
+) -> tuple[Obligation, list[int]]:
     """Two-run obligation for graph ``f`` (operations in ``order``); returns it and the outputs with a ``d<t>``.
 
     Those are the run-dependent outputs (one value per run); the others have
     one value for both runs (z3 refuses the script if a run-independent
     definition reads a run-dependent value, whose name it does not know), so
     their disjunct ``(distinct v v)`` is false in every model.
+
+    With ``part``, only its operations and the graph outputs they write (an
+    unwritten output has one value, never two). Definitions are macros, so
+    the whole obligation is the disjunction of its parts' goals over the same
+    free symbols: it is unsat exactly when every part is, and an output can
+    differ in the whole exactly when it can in its part.
     """
     written = set(f.wr_t)
     dep = run_dependent(f, sources)
-    arities = sorted({f.rd_ptr[j + 1] - f.rd_ptr[j] for j in range(f.n)})
+    if part is not None:
+        members = part[2]
+        order = [j for j in order if j in members]
+        mine = {f.wr_t[i] for j in order for i in range(f.wr_ptr[j], f.wr_ptr[j + 1])}
+        read = {f.rd_t[r] for j in order for r in range(f.rd_ptr[j], f.rd_ptr[j + 1])}
+        free = sorted(t for t in read if t not in written)
+    else:
+        free = [t for t in range(f.t_base, f.t_base + f.n_tensors) if t not in written]
+    arities = sorted({f.rd_ptr[j + 1] - f.rd_ptr[j] for j in (order if part is not None else range(f.n))})
     body = [
         f"; two runs ra, rb of graph {f.path} on equal inputs",
         ";   a tensor no write fact writes (graph input, initializer, capture, undefined): one value v<t>;",
@@ -95,7 +153,7 @@ def two_runs(f: ScopeFacts, order: list[int], sources: dict[int, str]) -> tuple[
         "(declare-fun S (Int V) V)",
         *(f"(declare-fun F{n} (Int{' V' * n}) V)" for n in arities),
     ]
-    body.extend(f"(declare-fun v{t} () V)" for t in range(f.t_base, f.t_base + f.n_tensors) if t not in written)
+    body.extend(f"(declare-fun v{t} () V)" for t in free)
     rd_ptr, rd_t, wr_ptr, wr_t = f.rd_ptr, f.rd_t, f.wr_ptr, f.wr_t
     for j in order:
         w = range(wr_ptr[j], wr_ptr[j + 1])
@@ -119,6 +177,8 @@ def two_runs(f: ScopeFacts, order: list[int], sources: dict[int, str]) -> tuple[
             else:
                 body.append(f"(define-fun v{t} () V (F{n} {t}{runs[0][1]}))")
     outs = list(dict.fromkeys(t for _, t in f.outputs))
+    if part is not None:
+        outs = [t for t in outs if t in mine]
     body.append("; violation: some graph output differs between the runs (d<t>: output t differs)")
     goal: list[str] = []
     for t in outs:
@@ -129,15 +189,13 @@ def two_runs(f: ScopeFacts, order: list[int], sources: dict[int, str]) -> tuple[
         else:
             goal.append(f"(distinct v{t} v{t})")
     body.append(f"(assert {or_all(goal)})")
-    ob = Obligation(
-        ID_SEM,
-        f"determinism.scope{f.index}",
-        "QF_UFLIA",
-        body,
-        "unsat",
-        "search",
-        f"two runs of graph {f.path} on equal inputs give different values to some graph output",
-    )
+    name, meaning = f"determinism.scope{f.index}", f"two runs of graph {f.path} on equal inputs give different values"
+    if part is None:
+        meaning += " to some graph output"
+    else:
+        name += f".part{part[0]}"
+        meaning += f" to some graph output of part {part[0] + 1} of {part[1]} (whole weakly connected components)"
+    ob = Obligation(ID_SEM, name, "QF_UFLIA", body, "unsat", "search", meaning)
     return ob, [t for t in outs if t in dep]
 
 
@@ -179,31 +237,50 @@ def _path(f: ScopeFacts, sources: dict[int, str], out: int) -> dict[str, Any]:
 
 
 def _check_scope(
-    f: ScopeFacts, order: list[int], sources: dict[int, str], settings: SolverSettings, obs: list[Obligation]
-) -> tuple[str, dict[str, Any] | None, str]:
-    ob, outs = two_runs(f, order, sources)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
-    obs.append(ob)
-    if ans.result == "unknown":
-        return "unknown", None, ans.reason
-    if ans.result == "unsat":
-        return "det", None, ""
-    # The witness's output: the first run-dependent output that the solver confirms can differ on its own
-    # (sat under the assumption d<t>). No model is asked for: building one costs time quadratic in the
+    f: ScopeFacts, order: list[int], sources: dict[int, str], obs: list[Obligation]
+) -> Asking[tuple[str, dict[str, Any] | None, str]]:
+    """Solve the graph's two-run obligation, in parts of whole components (:func:`parts_of`) on large graphs.
+
+    Parts are solved one after the other in this process (``local``: a sat
+    answer is checked again under assumptions), and a part's z3 context is
+    freed at once unless it is sat, so memory is that of one part.
+    """
+    groups = parts_of(f)
+    made = (
+        [two_runs(f, order, sources)]
+        if len(groups) == 1
+        else [two_runs(f, order, sources, (k, len(groups), set(g))) for k, g in enumerate(groups)]
+    )
+    sat: dict[int, Answer] = {}
+    unknown_reason, any_sat = "", False
+    for ob, outs in made:
+        ans = yield from ask_one(ob, local=True)
+        obs.append(ob)
+        if ans.result == "sat":
+            any_sat = True
+            sat.update((t, ans) for t in outs)
+        else:
+            ans.solver = None  # frees the part's z3 context
+            if ans.result == "unknown" and not unknown_reason:
+                unknown_reason = ans.reason
+    # The witness's output: the first run-dependent output, in output order, that the solver confirms can differ
+    # on its own (sat under the assumption d<t>). No model is asked for: building one costs time quadratic in the
     # length of the longest run-dependent chain (measured: 5.9 s at 3,000 operations).
-    for t in outs:
-        again = recheck(ans, [f"d{t}"])
-        if again.result == "sat":
-            return "nondet", _path(f, sources, t), ""
-        if again.result == "unknown":
-            return "unknown", None, again.reason
-    return "unknown", None, "the solver confirms no differing output on its own (a tool defect)"
+    for t in dict.fromkeys(t for _, t in f.outputs):
+        if t in sat:
+            again = recheck(sat[t], [f"d{t}"])
+            if again.result == "sat":
+                return "nondet", _path(f, sources, t), ""
+            if again.result == "unknown":
+                return "unknown", None, again.reason
+    if unknown_reason:
+        return "unknown", None, unknown_reason
+    if any_sat:
+        return "unknown", None, "the solver confirms no differing output on its own (a tool defect)"
+    return "det", None, ""
 
 
-def prove_semantic(
-    facts: Sequence[ScopeFacts], classes: Classes | None, structure: dict[str, Verdict], settings: SolverSettings
-) -> RuleResult:
+def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structure: dict[str, Verdict]) -> Proof:
     for rid in ("GRAPH-ACYCLIC", "GRAPH-C1"):
         v = structure.get(rid)
         if v is None or v.status is not Status.PROVED:
@@ -245,10 +322,10 @@ def prove_semantic(
             return RuleResult(
                 unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
             )
-        order = sorted(range(f.n), key=rk[0].__getitem__)
-        st, wit, why = _check_scope(f, order, certain, settings, obs) if certain else ("det", None, "")
+        order = np.argsort(rk[0], kind="stable").tolist()  # by rank, then storage order
+        st, wit, why = (yield from _check_scope(f, order, certain, obs)) if certain else ("det", None, "")
         if st == "det" and maybe:
-            st2, wit2, why2 = _check_scope(f, order, {**certain, **maybe}, settings, obs)
+            st2, wit2, why2 = yield from _check_scope(f, order, {**certain, **maybe}, obs)
             st, wit, why = (
                 ("unknown", wit2, why2 or "an operation of unknown determinism may reach an output")
                 if st2 == "nondet"

@@ -28,7 +28,7 @@ from ..model.graph import Model
 from ..rules.determinism_table import normal_domain
 from ..rules.graph_function_shadowing import entry, standard_operators
 from ..witness import brief, first
-from .common import RuleResult, facts_lines, or_all, settle, unknown, violated
+from .common import Proof, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, model_values
 
@@ -74,11 +74,12 @@ def search_obligation(model: Model, mode: str) -> Obligation:
     )
 
 
-def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> RuleResult:
+def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> Proof:
     ob = search_obligation(model, mode)
-    ans, settled = settle(ID, ob, settings, mode)
-    if settled is not None:
-        return settled
+    ans = yield from ask_one(ob, local=True)
+    done = settled(ID, ob, ans, mode)
+    if done is not None:
+        return done
     n = len(model.functions)
     guards = [f"(declare-fun x{i} () Bool)\n(assert (=> x{i} (distinct w {i})))" for i in range(n)]
     session = Session(ob.script() + "\n".join(guards), settings)

@@ -27,24 +27,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import brief, first, op_ref
-from .certify import Use, index_of, uses
+from .arrays import I64, as_np, distinct_lines
+from .certify import OUTPUT, READ, Uses, index_of, uses
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
-    closed_set_lines,
-    conj,
     facts_lines,
     or_all,
     proved,
-    record,
-    refute,
     unknown,
     violated,
 )
+from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import SolverSettings, model_values, solve
+from .solver import SolverSettings, model_values
 
 ID = "GRAPH-R1"
 
@@ -91,25 +93,37 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]]) -> tuple[list[str], list[str]]:
-    items: dict[str, None] = {}
-    for f in facts:
-        c = cert[f.index]
-        for j in range(f.n):
-            how, i, x = c[j]
-            if not f.wr_ptr[j] <= i < f.wr_ptr[j + 1]:
-                raise KeyError(j)
-            used = f.rd_t[x] if how == "read" else f.outputs[x][1]
-            items[f"(= {f.wr_t[i]} {used})"] = None
+def named_uses(f: ScopeFacts, c: Uses) -> tuple[np.ndarray, np.ndarray]:
+    """Per operation (in order) the tensor of its named write fact and of the named read or output fact.
+
+    A missing record, or a write fact of another operation, makes the certificate unusable (KeyError).
+    """
+    ix = index_of(f)
+    kind, wfact, other = (as_np(x) for x in (c.kind, c.wfact, c.other))
+    ops = np.arange(f.n)
+    bad = (kind != READ) & (kind != OUTPUT)
+    bad |= (wfact < ix.wr_ptr[ops]) | (wfact >= ix.wr_ptr[ops + 1])
+    if bad.any():
+        raise KeyError(int(np.flatnonzero(bad)[0]))
+    read = kind == READ
+    used = np.zeros(f.n, I64)
+    used[read] = as_np(f.rd_t)[other[read]]
+    used[~read] = as_np([t for _, t in f.outputs])[other[~read]]
+    return as_np(f.wr_t)[wfact], used
+
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> tuple[list[str], list[str]]:
+    pairs = [named_uses(f, cert[f.index]) for f in facts]
+    written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*pairs, strict=True))
     return [
         "; certificate: per operation, one of its write facts (o k t) and a read fact or graph-output fact named by an",
         ";   untrusted search; the claim t = (that fact's tensor) is checked in place, identical instances once",
-    ], list(items)
+    ], distinct_lines("(= {} {})", written, used)
 
 
-def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[str]:
-    units, checks = closed_set_lines(facts, dead, "Dd", "X")
-    return [
+def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> Checks:
+    checks = closed_set(facts, dead, "Dd", "X")
+    checks.head = [
         NOTE,
         "; counter-certificate from an untrusted search: Dd (the listed operations) and X (the tensors they write),",
         ";   units for every id; checks: a write of a listed operation is in X, no read or graph output is in X.",
@@ -119,14 +133,11 @@ def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> list[s
         "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (Dd o) (X t)))",
         "(define-fun rd ((o Int) (k Int) (t Int)) Bool (not (X t)))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (X t)))",
-        *conj(units),
-        f"(assert (not (and {' '.join(checks)} true)))",
     ]
+    return checks
 
 
-def _dead(
-    facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation], seen: int | None = None
-) -> RuleResult:
+def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: int | None = None) -> Proof:
     """Verify the untrusted list of dead operations; ``seen`` is the one the search model showed (must be listed)."""
     dead: dict[int, list[int]] = {}
     for f in facts:
@@ -137,13 +148,12 @@ def _dead(
         return RuleResult(
             unknown(ID, "the search model's dead operation is not in the list (a tool defect)", mode), obs
         )
-    failed = refute(
+    failed = yield from refute(
         ID,
         "r1.dead",
         dead_body(facts, dead),
         "the listed operations fail a check (unsat: each writes nothing that is read or a graph output)",
         "list of dead operations",
-        settings,
         mode,
         obs,
         accept=bool(dead),
@@ -167,34 +177,31 @@ def _dead(
     )
 
 
-def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
-        cert: dict[int, dict[int, Use]] = {}
+        cert: dict[int, Uses] = {}
         for f in facts:
             found, dead = uses(f, index_of(f))
             if dead:
-                return _dead(facts, settings, mode, [])
+                return (yield from _dead(facts, mode, []))
             cert[f.index] = found
-        return check_certificate(facts, cert, settings)
+        return (yield from check_certificate(facts, cert))
     ob = search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob, local=True)
     if ans.result == "unsat":
         return RuleResult(proved(ID, mode), [ob])
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), [ob])
     w = model_values(ans, ["w"]).get("w")
-    return _dead(facts, settings, mode, [ob], w if isinstance(w, int) else -1)
+    return (yield from _dead(facts, mode, [ob], w if isinstance(w, int) else -1))
 
 
-def check_certificate(
-    facts: Sequence[ScopeFacts], cert: dict[int, dict[int, Use]], settings: SolverSettings
-) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> Proof:
     return certificate_verdict(
         ID,
         "r1.certificate",
         lambda: certificate_body(facts, cert),
         "every operation has a write fact whose tensor is that of the named read or graph-output fact",
         "use certificate",
-        settings, missing="the use certificate names no write of operation",
+        missing="the use certificate names no write of operation",
     )

@@ -29,25 +29,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..witness import brief, first, op_ref
-from .certify import Use, distances, index_of
+from .arrays import I64, as_np, distinct_lines, distinct_mixed
+from .certify import READ, Distances, distances, index_of
 from .common import (
+    Proof,
     RuleResult,
+    ask_one,
     certificate_verdict,
-    closed_set_lines,
-    conj,
     facts_lines,
     or_all,
     proved,
-    record,
-    refute,
     unknown,
     violated,
 )
+from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
-from .graph_r1 import NOTE, op_facts, use_facts
+from .graph_r1 import NOTE, named_uses, op_facts, use_facts
 from .smtlib import Obligation
-from .solver import SolverSettings, solve
+from .solver import SolverSettings
 
 ID = "GRAPH-R1-TRANSITIVE"
 
@@ -77,34 +79,43 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-Dist = dict[int, dict[int, tuple[int, Use]]]
+Dist = dict[int, Distances]
 
 
 def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str], list[str]]:
-    eqs: dict[str, None] = {}
-    order: dict[str, None] = {}
+    """The equalities of each named use, then per operation ``(<= 0 d)`` and, for a read, ``(< d(reader) d)``."""
+    eqs: list[tuple[np.ndarray, np.ndarray]] = []
+    order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for f in facts:
         c = cert[f.index]
-        for j in range(f.n):
-            d, (how, i, x) = c[j]
-            if not f.wr_ptr[j] <= i < f.wr_ptr[j + 1]:
-                raise KeyError(j)
-            order[f"(<= 0 {d})"] = None
-            if how == "output":
-                eqs[f"(= {f.wr_t[i]} {f.outputs[x][1]})"] = None
-            else:
-                eqs[f"(= {f.wr_t[i]} {f.rd_t[x]})"] = None
-                order[f"(< {c[f.rd_o[x] - f.op_base][0]} {d})"] = None
+        eqs.append(named_uses(f, c))
+        kind, other, dist = (as_np(x) for x in (c.kind, c.other, c.dist))
+        read = kind == READ
+        reader = np.where(read, index_of(f).rd_j[np.where(read, other, 0)], 0)
+        missing = read & (kind[reader] == -1)
+        if missing.any():
+            raise KeyError(int(reader[np.flatnonzero(missing)[0]]))
+        # per operation: (<= 0 d), then (< d(reader) d) when the use is a read
+        step = np.stack([np.full(f.n, LE, I64), np.where(read, LT, -1)], axis=1).reshape(-1)
+        a = np.stack([np.zeros(f.n, I64), dist[reader]], axis=1).reshape(-1)
+        b = np.repeat(dist, 2)
+        keep = step >= 0
+        order.append((step[keep], a[keep], b[keep]))
+    written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*eqs, strict=True))
+    step, a, b = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*order, strict=True))
     return [
         "; certificate: per operation o, a distance d(o), one of its write facts and the graph-output fact or the read",
         ";   fact (by an operation of smaller distance) of the same tensor, named by an untrusted backward search;",
         ";   checked in place: the tensor ids are equal, 0 <= d, and the reader's distance is smaller",
-    ], [*eqs, *order]
+    ], [*distinct_lines("(= {} {})", written, used), *distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b)]
 
 
-def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[str]:
-    units, checks = closed_set_lines(facts, idle, "N", "Z")
-    return [
+LE, LT = 0, 1
+
+
+def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> Checks:
+    checks = closed_set(facts, idle, "N", "Z")
+    checks.head = [
         NOTE,
         "; counter-certificate from an untrusted search: N (operations claimed not to contribute) and Z (tensors they",
         ";   write), units for every id; checks: writes of N are in Z, readers of Z are in N, no graph output is in Z.",
@@ -114,30 +125,26 @@ def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> list[s
         "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (N o) (Z t)))",
         "(define-fun rd ((o Int) (k Int) (t Int)) Bool (=> (Z t) (N o)))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (Z t)))",
-        *conj(units),
-        f"(assert (not (and {' '.join(checks)} true)))",
     ]
+    return checks
 
 
-def _idle(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str, obs: list[Obligation]) -> RuleResult:
+def _idle(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) -> Proof:
     idle: dict[int, list[int]] = {}
     for f in facts:
         _, rest = distances(f, index_of(f))
         if rest:
             idle[f.index] = rest
-    return check_idle(facts, idle, settings, mode, obs)
+    return (yield from check_idle(facts, idle, mode, obs))
 
 
-def check_idle(
-    facts: Sequence[ScopeFacts], idle: dict[int, list[int]], settings: SolverSettings, mode: str, obs: list[Obligation]
-) -> RuleResult:
-    failed = refute(
+def check_idle(facts: Sequence[ScopeFacts], idle: dict[int, list[int]], mode: str, obs: list[Obligation]) -> Proof:
+    failed = yield from refute(
         ID,
         "r1t.idle",
         idle_body(facts, idle),
         "the listed operations fail a closure check (unsat: none of them contributes)",
         "list of non-contributing operations",
-        settings,
         mode,
         obs,
         accept=bool(idle),
@@ -160,31 +167,30 @@ def check_idle(
     )
 
 
-def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> RuleResult:
+def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
     if mode == "certificate":
         cert: Dist = {}
         for f in facts:
             d, rest = distances(f, index_of(f))
             if rest:
-                return _idle(facts, settings, mode, [])
+                return (yield from _idle(facts, mode, []))
             cert[f.index] = d
-        return check_certificate(facts, cert, settings)
+        return (yield from check_certificate(facts, cert))
     ob = search_obligation(facts)
-    ans = solve(ob.script(), settings)
-    record(ob, ans)
+    ans = yield from ask_one(ob)
     if ans.result == "unsat":
         return RuleResult(proved(ID, mode), [ob])
     if ans.result == "unknown":
         return RuleResult(unknown(ID, ans.reason, mode), [ob])
-    return _idle(facts, settings, mode, [ob])
+    return (yield from _idle(facts, mode, [ob]))
 
 
-def check_certificate(facts: Sequence[ScopeFacts], cert: Dist, settings: SolverSettings) -> RuleResult:
+def check_certificate(facts: Sequence[ScopeFacts], cert: Dist) -> Proof:
     return certificate_verdict(
         ID,
         "r1t.certificate",
         lambda: certificate_body(facts, cert),
         "the given distances and uses lead every operation to a graph output",
         "distance certificate",
-        settings, missing="the distance certificate has no record for",
+        missing="the distance certificate has no record for",
     )

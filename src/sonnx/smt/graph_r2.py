@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from ..model.graph import Model
 from ..witness import brief, first, op_ref
 from .classify import Instance, Lister, reason, table_formula
-from .common import RuleResult, or_all, proved, record, unknown, violated
+from .common import Asking, RuleResult, ask_one, or_all, proved, unknown, violated
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import Answer, SolverSettings, model_values, solve
+from .solver import Answer, model_values
 
 ID_R2 = "GRAPH-R2"
 DET, UNK, NONDET = 0, 1, 2
@@ -73,10 +73,11 @@ def _codes(ans: Answer, n: int) -> dict[int, int]:
     return {g: int(v) for g, v in ((int(k[1:]), v) for k, v in vals.items()) if isinstance(v, int)}
 
 
-def prove_r2(
-    model: Model, facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str
-) -> tuple[RuleResult, Classes | None]:
-    """R2's verdict, and every operation's class from the solver's model (None when it is not known)."""
+def prove_r2(model: Model, facts: Sequence[ScopeFacts], mode: str) -> Asking[tuple[RuleResult, Classes | None]]:
+    """R2's verdict, and every operation's class from the solver's model (None when it is not known).
+
+    Both obligations are solved in this process (``local``): a ``sat`` answer's model gives the classes.
+    """
     lister, insts, members = _groups(model, facts)
     body = _body(lister, insts)
     checks = [f"(assert (=> (= (mod c{g} 4) 2) {i.check}))" for g, i in enumerate(insts) if i.check]
@@ -89,8 +90,7 @@ def prove_r2(
         mode,
         "some operation's facts put it in the table's nondeterministic class",
     )
-    ans = solve(certain.script(), settings)
-    record(certain, ans)
+    ans = yield from ask_one(certain, local=True)
     if ans.result == "unknown":
         return RuleResult(unknown(ID_R2, ans.reason, mode), [certain]), None
     if ans.result == "sat":
@@ -117,8 +117,7 @@ def prove_r2(
         mode,
         "some operation's facts put it in the table's nondeterministic or unknown class",
     )
-    ans2 = solve(possible.script(), settings)
-    record(possible, ans2)
+    ans2 = yield from ask_one(possible, local=True)
     if ans2.result == "unsat":
         return RuleResult(proved(ID_R2, mode), [certain, possible]), {}
     if ans2.result == "unknown":

@@ -13,6 +13,7 @@ verdict. Nothing here ever turns "could not decide" into a pass.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,12 @@ class Answer:
     reason: str = ""
     solver: Any = None
     core: list[str] | None = None
+    parse_seconds: float = 0.0
+    """CPU time z3 took to parse the script (for the benchmarks; never in a report)."""
+    solve_seconds: float = 0.0
+    """CPU time of z3's ``check`` (likewise)."""
+    worker_cpu: float = 0.0
+    """CPU seconds a worker process spent on it (0 when solved in this process, whose own time counts it)."""
 
     @property
     def ctx(self) -> Any:
@@ -87,10 +94,12 @@ def solve(
     ``assumptions`` names Boolean constants of the script to assume; on
     ``unsat`` the answer's ``core`` lists those the refutation needed.
     """
+    start = parsed = time.process_time()
     try:
         _global_params(settings)
         s = make_solver(settings, difference_logic)
         s.from_string(text)
+        parsed = time.process_time()
         lits = [z3.Bool(a, s.ctx) for a in assumptions]
         r = s.check(*lits)
     except z3.Z3Exception as exc:
@@ -100,14 +109,16 @@ def solve(
     except Exception as exc:  # any failure of the solver is "not established", never a pass
         return Answer("unknown", f"solver failure: {type(exc).__name__}: {exc}")
     if r == z3.sat:
-        return Answer("sat", solver=s)
-    if r == z3.unsat:
-        core = [str(c) for c in s.unsat_core()] if assumptions else None
-        return Answer("unsat", solver=s, core=core)
-    why = s.reason_unknown()
-    if "canceled" in why or "resource" in why or "rlimit" in why:
-        why = f"z3 exhausted its resource limit (rlimit={settings.rlimit}): {why}"
-    return Answer("unknown", f"z3 answered unknown: {why}")
+        ans = Answer("sat", solver=s)
+    elif r == z3.unsat:
+        ans = Answer("unsat", solver=s, core=[str(c) for c in s.unsat_core()] if assumptions else None)
+    else:
+        why = s.reason_unknown()
+        if "canceled" in why or "resource" in why or "rlimit" in why:
+            why = f"z3 exhausted its resource limit (rlimit={settings.rlimit}): {why}"
+        ans = Answer("unknown", f"z3 answered unknown: {why}")
+    ans.parse_seconds, ans.solve_seconds = parsed - start, time.process_time() - parsed
+    return ans
 
 
 def recheck(answer: Answer, assumptions: Sequence[str]) -> Answer:

@@ -1,0 +1,214 @@
+"""Where obligations are solved: in this process, or in a pool of worker processes (``--jobs N``).
+
+Obligations are independent: each is one SMT-LIB script, parsed and checked
+in a z3 context of its own by the one solver factory (:func:`.solver.solve`:
+fixed seeds, a resource limit counted in z3's steps, never a wall-clock
+timeout). A worker process receives a :class:`Job` (the script's text, the
+settings and whether to use difference logic) and calls that same factory; it
+sends back z3's answer as words (``sat``, ``unsat``, ``unknown`` with the
+reason), never a model. The answer to a script does not depend on the process
+that computed it, so a run with N workers gives the verdicts and obligation
+files of a run in one process (``tests/smt/test_pool.py`` holds them to it).
+
+Nothing a worker meets is turned into a pass: an exception in the worker is
+``unknown`` with its message; a worker process that dies (an out-of-memory
+kill, a crash inside z3) breaks the pool, which is replaced, and each
+obligation the dead process held is solved again alone in a fresh one-worker
+pool; an obligation that kills that process too is ``unknown`` with the
+reason. Obligations whose answer a rule must inspect further (a model, an
+unsat core, assumptions) are not sent here: the rule solves them in its own
+process with :func:`.solver.solve`.
+
+The pool only starts for models of at least :data:`POOL_MIN_OPERATIONS`
+operations: below it, starting worker processes costs more than the whole
+proof (measured in ``benchmarks/README.md``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+
+from ..threads import machine_cores, process_context
+from .solver import Answer, SolverSettings, solve
+
+POOL_MIN_OPERATIONS = 50_000
+"""Operations (all graphs together) from which :func:`open_solving` starts worker processes for ``jobs > 1``."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One obligation as a worker receives it."""
+
+    text: str
+    settings: SolverSettings
+    difference_logic: bool = False
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A worker's answer to one :class:`Job`: z3's answer in words, and where the worker's time went."""
+
+    result: str
+    reason: str = ""
+    parse_seconds: float = 0.0
+    solve_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """The CPU time of the process that solved it, freeing the z3 context included."""
+
+
+def solve_job(job: Job) -> Reply:
+    """What a worker runs: the solver factory on the job's text, the answer reduced to words."""
+    start = time.process_time()
+    ans = solve(job.text, job.settings, job.difference_logic)
+    reply = (ans.result, ans.reason, ans.parse_seconds, ans.solve_seconds)
+    del ans  # frees the z3 context before the time is taken
+    return Reply(*reply, cpu_seconds=time.process_time() - start)
+
+
+def answer_of(reply: Reply, remote: bool) -> Answer:
+    """The :class:`~.solver.Answer` of a reply (``remote``: from a worker process, whose CPU time it carries)."""
+    return Answer(
+        reply.result,
+        reply.reason,
+        parse_seconds=reply.parse_seconds,
+        solve_seconds=reply.solve_seconds,
+        worker_cpu=reply.cpu_seconds if remote else 0.0,
+    )
+
+
+Worker = Callable[[Job], Reply]
+
+
+class Ticket:
+    """A submitted job: its answer, already known (in-process solving) or to come from a worker."""
+
+    def __init__(
+        self,
+        job: Job,
+        answer: Answer | None = None,
+        future: Future[Reply] | None = None,
+        pool: ProcessPoolExecutor | None = None,
+    ) -> None:
+        self.job = job
+        self.answer = answer
+        self.future = future
+        self.pool = pool
+        """The pool the job was sent to (a broken pool is replaced once, by the first ticket that finds it broken)."""
+
+
+class Solving:
+    """Solves jobs in this process (``jobs`` 1) or on ``jobs`` worker processes; use as a context manager.
+
+    ``worker`` is the function a worker process runs on each job (the tests
+    pass one that kills its process); it must be importable by name.
+    """
+
+    def __init__(self, jobs: int = 1, worker: Worker = solve_job) -> None:
+        self.jobs = max(1, jobs)
+        self.worker = worker
+        self.note = ""
+        """Why the pool did not start, when it did not (said in the progress lines)."""
+        self._pool: ProcessPoolExecutor | None = None
+        if self.jobs > 1:
+            try:
+                self._pool = _executor(self.jobs)
+            except (OSError, ValueError, AssertionError, RuntimeError) as exc:  # no processes here: solve in place
+                self.note = f"worker processes could not start ({type(exc).__name__}: {exc}); solving in this process"
+                self.jobs = 1
+
+    @property
+    def parallel(self) -> bool:
+        return self._pool is not None
+
+    def __enter__(self) -> Solving:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def submit(self, job: Job) -> Ticket:
+        if self._pool is None:
+            return Ticket(job, answer=answer_of(self._run_here(job), remote=False))
+        try:
+            try:
+                return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
+            except BrokenProcessPool:  # a worker died since the last submission: a fresh pool takes the job
+                self._replace(self._pool)
+                assert self._pool is not None
+                return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
+        except (OSError, ValueError, AssertionError, RuntimeError) as exc:
+            # The processes start at the first submission, and some processes may not have children (a daemonic
+            # one: a multiprocessing or Dask worker): this job and the next are solved here, as with --jobs 1.
+            self._pool.shutdown(wait=False, cancel_futures=False)
+            self._pool = None
+            self.note = f"worker processes could not start ({type(exc).__name__}: {exc}); solving in this process"
+            return self.submit(job)
+
+    def answer(self, ticket: Ticket) -> Answer:
+        """The ticket's answer (waiting for its worker); a failure of any kind is ``unknown`` with the reason."""
+        if ticket.answer is None:
+            assert ticket.future is not None
+            ticket.answer = answer_of(self._reply(ticket), remote=True)
+            ticket.future = None
+        return ticket.answer
+
+    def _run_here(self, job: Job) -> Reply:
+        try:
+            return self.worker(job)
+        except Exception as exc:  # the worker function itself failed: not established, never a pass
+            return Reply("unknown", f"the solver's worker failed: {type(exc).__name__}: {exc}")
+
+    def _reply(self, ticket: Ticket) -> Reply:
+        assert ticket.future is not None
+        try:
+            return ticket.future.result()
+        except BrokenProcessPool:
+            self._replace(ticket.pool)
+            return self._alone(ticket.job)
+        except Exception as exc:  # raised in the worker, or the job could not be sent
+            return Reply("unknown", f"the solver's worker process failed: {type(exc).__name__}: {exc}")
+
+    def _replace(self, broken: ProcessPoolExecutor | None) -> None:
+        """A fresh pool in place of ``broken`` if it is still the current one (its other jobs come back broken too)."""
+        if broken is None or broken is not self._pool:
+            return
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._pool = _executor(self.jobs)
+
+    def _alone(self, job: Job) -> Reply:
+        """Solve ``job`` in a one-worker pool of its own: only an obligation that kills it is lost."""
+        with _executor(1) as pool:
+            try:
+                return pool.submit(self.worker, job).result()
+            except BrokenProcessPool:
+                return Reply(
+                    "unknown",
+                    "the solver's worker process died on this obligation, twice (out of memory, or a crash in z3)",
+                )
+            except Exception as exc:
+                return Reply("unknown", f"the solver's worker process failed: {type(exc).__name__}: {exc}")
+
+
+def _executor(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, mp_context=process_context(["sonnx.smt.pool"]))
+
+
+def open_solving(jobs: int | None, operations: int, worker: Worker = solve_job, minimum: int | None = None) -> Solving:
+    """The solving for a model of ``operations`` operations: ``jobs`` workers (None: every core) when it is large.
+
+    Below ``minimum`` operations (:data:`POOL_MIN_OPERATIONS` unless given)
+    the obligations are solved in this process whatever ``jobs`` says; the
+    answers are the same either way.
+    """
+    n = machine_cores() if jobs is None else jobs
+    floor = POOL_MIN_OPERATIONS if minimum is None else minimum
+    return Solving(n if operations >= floor else 1, worker)

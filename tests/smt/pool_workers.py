@@ -1,0 +1,34 @@
+"""Worker functions for the solver-pool tests: they kill their own process or raise, on chosen obligations.
+
+They live in a module of their own so that a worker process can import them by
+name. Each recognises its victims by a line of the obligation's text (the rank
+certificate's comment), so every other obligation is solved as usual.
+"""
+
+from __future__ import annotations
+
+import os
+
+from sonnx.smt.pool import Job, Reply, solve_job
+
+VICTIM = "; certificate: ranks R(o), T(t)"
+"""The first comment line of every GRAPH-ACYCLIC rank-certificate obligation."""
+
+
+def dies_on_ranks(job: Job) -> Reply:
+    """Kill the worker process (as an out-of-memory kill or a crash inside z3 would) on a rank certificate."""
+    if VICTIM in job.text:
+        os._exit(9)
+    return solve_job(job)
+
+
+def raises_on_ranks(job: Job) -> Reply:
+    """Raise inside the worker on a rank certificate."""
+    if VICTIM in job.text:
+        raise RuntimeError("planted failure in the worker")
+    return solve_job(job)
+
+
+def claims_sat(job: Job) -> Reply:
+    """A wrong worker that answers ``sat`` to every obligation without solving it (a dropped obligation)."""
+    return Reply("sat")
