@@ -24,6 +24,7 @@ import pytest
 from benchmarks.bench_structural import build
 
 import sonnx.fleet
+from examples.make_examples import EXAMPLES
 from sonnx.cli import check_main, main
 from sonnx.errors import ToolError, UsageError
 from sonnx.fleet import MAX_ATTEMPTS, Collector, Task, check_task, engines, find_models, run_batch, tasks
@@ -58,7 +59,7 @@ def one_by_one(paths: list[str], extra: list[str] | None = None) -> list[dict[st
 @pytest.fixture(scope="module")
 def reference() -> tuple[list[str], list[dict[str, Any]]]:
     paths = corpus()
-    assert len(paths) == 17 + 9
+    assert len(paths) == len(EXAMPLES) + len(list(LIGHT.glob("*.onnx")))  # every example and light real model
     return paths, one_by_one(paths)
 
 
