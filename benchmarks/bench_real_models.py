@@ -22,8 +22,8 @@ steadier measure: wall time also counts the time other processes held the core.
 * ``ort-1t-noopt``: onnxruntime, one intra-op and one inter-op thread,
   ``ORT_DISABLE_ALL`` (no graph optimization: the same operations sonnx runs);
 * ``ort-1t-default``: onnxruntime, one thread each, default optimization level;
-* ``reference``: ``onnx.reference.ReferenceEvaluator``, one run after loading
-  (no warm-up), stopped after ``--ref-budget`` seconds and reported as over
+* ``reference``: ``onnx.reference.ReferenceEvaluator`` with one BLAS thread, one
+  run after loading (no warm-up), stopped after ``--ref-budget`` seconds and reported as over
   budget, never dropped.
 
 Ratios compare tools measured in the same invocation. Outputs of sonnx and
@@ -149,7 +149,9 @@ def measure(tool: str, path: Path, inputs: Path, repeat: int, budget: float | No
             before_src: str | None) -> dict[str, Any]:
     """One tool on one model in a fresh process: the child's figures, its peak RSS, or why there are none."""
     env = dict(os.environ)
-    if tool.startswith("sonnx"):
+    if tool.startswith("sonnx") or tool == "reference":
+        # one BLAS thread for the reference evaluator too: its products are NumPy's, and a second thread spinning
+        # beside other work inflates its CPU seconds (ViT-B/16: 19.9 s of CPU for a 4.7 s run on a loaded machine)
         env.update(ONE_THREAD)
     if tool == "sonnx-1t-before":
         assert before_src is not None

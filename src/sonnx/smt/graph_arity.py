@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ..model.graph import Model
+from ..model.graph import Model, Operation
 from ..rules.base import counted_reasons
 from ..rules.graph_arity import UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
 from ..verdict import Status
@@ -56,8 +56,13 @@ class Member(NamedTuple):
     path: str
     at: int
     """The operation's index in its graph."""
-    label: str
+    op: Operation
     signature: Signature
+
+    @property
+    def label(self) -> str:
+        """The operation's label, computed only when a witness names it."""
+        return self.op.label
 
 
 class Arity(NamedTuple):
@@ -80,6 +85,10 @@ def arity_facts(model: Model) -> Arity:
     """The instances (operations with identical facts share one) and the operations of each."""
     sigs = Signatures(model)
     index: dict[tuple[SideFacts, SideFacts], int] = {}
+    # Most operations bind every position they write: their instance depends only on the signature and the two
+    # entry counts, so it is looked up once per such triple (the signature objects are the lookup's cached ones).
+    plain: dict[tuple[int, int, int], int] = {}
+    held: list[Signature] = []
     out = Arity([], [], {})
     for sc in written_scopes(model):
         signature = sigs.in_scope(sc)
@@ -88,13 +97,21 @@ def arity_facts(model: Model) -> Arity:
             if sig is None:
                 out.unknown[why] = out.unknown.get(why, 0) + 1
                 continue
-            key = (_side(sig.inputs, op.input_mapping), _side(sig.outputs, op.output_mapping))
-            g = index.get(key)
+            ins, outs = op.input_mapping, op.output_mapping
+            whole = "" not in ins and "" not in outs
+            short = (id(sig), len(ins), len(outs))
+            g = plain.get(short) if whole else None
             if g is None:
-                g = index[key] = len(out.instances)
-                out.instances.append(key)
-                out.members.append([])
-            out.members[g].append(Member(sc.path, j, op.label, sig))
+                key = (_side(sig.inputs, ins), _side(sig.outputs, outs))
+                g = index.get(key)
+                if g is None:
+                    g = index[key] = len(out.instances)
+                    out.instances.append(key)
+                    out.members.append([])
+                if whole:
+                    plain[short] = g
+                    held.append(sig)  # keeps id(sig) from being reused by another signature
+            out.members[g].append(Member(sc.path, j, op, sig))
     return out
 
 
