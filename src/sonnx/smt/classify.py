@@ -259,9 +259,18 @@ class Lister:
         self.resolver = Resolver(model, facts)
         self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
         self._plain: dict[tuple[object, ...], Instance] = {}
+        self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
 
     def instance(self, f: ScopeFacts, j: int) -> Instance:
         op = f.graph.operations[j]
+        m = op[3]
+        if not op[5]:
+            # No attributes: unless a value condition or CastLike's target type applies, the instance depends
+            # only on the operator and which of the first three inputs are given (the ``_plain`` entries below).
+            quick = self._quick.get((op[1], op[0], len(m) > 0 and m[0] != "", len(m) > 1 and m[1] != "",
+                                     len(m) > 2 and m[2] != ""))
+            if quick is not None:
+                return quick
         kind = (op.domain, op.operator)
         vs = self._versions.get(kind)
         if vs is None:
@@ -309,6 +318,8 @@ class Lister:
         inst = Instance(term, why, tuple(consts), pair, check)
         if cond is None:
             self._plain[key] = inst
+            if not op[5] and op.operator != "CastLike":
+                self._quick[(op[1], op[0], g[0] == 1, g[1] == 1, g[2] == 1)] = inst
         return inst
 
 
