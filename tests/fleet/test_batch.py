@@ -327,3 +327,39 @@ def test_an_unreachable_scheduler_is_a_one_line_error(
     code = main(["batch", "-q", "--scheduler", "tcp://127.0.0.1:9", str(ROOT / "examples" / "cnn_block.onnx")])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "cannot connect" in err, err
+
+
+class _Recording(Collector):
+    """A collector that remembers the order in which the tasks were handed to workers."""
+
+    def __init__(self, tasks: list[Task]) -> None:
+        super().__init__(tasks, lambda _m: None)
+        self.order: list[int] = []
+
+    def submitted(self, task: Task) -> int:
+        self.order.append(task.index)
+        return super().submitted(task)
+
+
+def test_the_pool_starts_the_largest_models_first_and_reports_in_batch_order() -> None:
+    names = ["c2_unused_input.onnx", "cnn_block.onnx", "r2_random.onnx", "strict_dense.onnx"]
+    paths = [str(ROOT / "examples" / n) for n in names]
+    sizes = [os.path.getsize(p) for p in paths]
+    assert len(set(sizes)) == len(sizes), "the test needs files of distinct sizes"
+    options = CheckOptions(engine="direct")
+    batch = [Task(k, p, options, Path(p).stem) for k, p in enumerate(paths)]
+    collector = _Recording(batch)
+    run_pool(batch, collector, 2)
+    assert collector.order == sorted(range(len(paths)), key=lambda k: -sizes[k])
+    assert [i.path for i in collector.result()] == paths
+    assert entries([i.report for i in collector.result()]) == entries([check_task(t).report for t in batch])
+
+
+def test_largest_first_puts_unreadable_files_last_in_batch_order(tmp_path: Path) -> None:
+    big, small = tmp_path / "big.onnx", tmp_path / "small.onnx"
+    big.write_bytes(b"x" * 100)
+    small.write_bytes(b"x" * 10)
+    options = CheckOptions(engine="direct")
+    paths = [str(tmp_path / "gone1.onnx"), str(small), str(tmp_path / "gone2.onnx"), str(big)]
+    batch = [Task(k, p, options, str(k)) for k, p in enumerate(paths)]
+    assert [t.index for t in engines.largest_first(batch)] == [3, 1, 0, 2]
