@@ -20,10 +20,10 @@ def largest_first(tasks: Sequence[Task]) -> list[Task]:
     """The tasks by decreasing model file size (ties in batch order): the order in which workers take them.
 
     A batch cannot end before its slowest model, so a long check should not start last while the other workers
-    sit idle. File size stands in for the work: a heuristic that holds when the weights are in the file (it does
-    not for onnx's light models, which make their weights at load time: light VGG-19, the slowest, is the
-    third-smallest file). Results are still reported in batch order (the collector's); an unreadable file sorts
-    last and gets its error from the check itself.
+    sit idle. File size stands in for the work: a heuristic that holds when the weights are in the file. It does
+    not for onnx's light models, which compute their weights with ConstantOfShape operations (light VGG-19, the
+    slowest, is the third-smallest file). Results are still reported in batch order (the collector's); an
+    unreadable file sorts last and gets its error from the check itself.
     """
 
     def size(task: Task) -> int:
