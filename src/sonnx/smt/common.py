@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
 
@@ -88,17 +89,45 @@ def record(ob: Obligation, answer: Answer) -> None:
     ob.answer = answer.result
 
 
-def settled(rule_id: str, ob: Obligation, ans: Answer, mode: str, proof: str = "unsat") -> RuleResult | None:
+def settled(
+    rule_id: str, ob: Obligation | list[Obligation], ans: Answer, mode: str, proof: str = "unsat"
+) -> RuleResult | None:
     """The rule's result when the answer ``ans`` to ``ob`` settles it alone, else None (a witness to read).
 
     ``proof`` is the answer that proves the rule (``unsat``: no violation
-    exists); ``unknown`` gives UNKNOWN with z3's reason.
+    exists); ``unknown`` gives UNKNOWN with z3's reason. ``ob`` may be the
+    list of obligations (the parts of a certificate) whose answer ``ans`` is.
     """
+    obs = ob if isinstance(ob, list) else [ob]
     if ans.result == proof:
-        return RuleResult(proved(rule_id, mode), [ob])
+        return RuleResult(proved(rule_id, mode), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(rule_id, ans.reason, mode), [ob])
+        return RuleResult(unknown(rule_id, ans.reason, mode), obs)
     return None
+
+
+def listed(
+    rule_id: str,
+    found: Sequence[dict[str, Any]],
+    what: str,
+    key: str,
+    show: Callable[[dict[str, Any]], str],
+    mode: str,
+    obs: list[Obligation],
+    keep: int = 5,
+) -> RuleResult:
+    """VIOLATED with every offender in ``found`` (already confirmed by the solver), in the usual witness layout.
+
+    The summary reads ``<count> <what>: <the first keep shown>``; the data
+    holds ``count`` and, under ``key``, the first offenders (witness lists are
+    bounded). The direct engine's rules word their witnesses the same way
+    (``rules.base.offenders_verdict``), so both engines' verdicts read alike.
+    """
+    shown = [show(x) for x in found]
+    return RuleResult(
+        violated(rule_id, f"{len(found)} {what}: {brief(shown, keep)}", {"count": len(found), key: first(found)}, mode),
+        obs,
+    )
 
 
 def rejected(rule_id: str, ob: Obligation, what: str, mode: str) -> RuleResult:

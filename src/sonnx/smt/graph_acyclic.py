@@ -45,8 +45,8 @@ from .common import (
     certificate_verdict,
     distinct,
     facts_lines,
-    proved,
     rejected,
+    settled,
     unknown,
     violated,
 )
@@ -210,10 +210,9 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
         return (yield from check_certificate(facts, certs))
     ob = search_obligation(facts)
     ans = yield from ask_one(ob)
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    done = settled(ID, ob, ans, "search", proof="sat")
+    if done is not None:
+        return done
     return (yield from _violation(facts, "search", [ob]))
 
 

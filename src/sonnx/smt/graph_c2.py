@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..witness import brief, first
 from .certify import index_of, input_readers
 from .common import (
     Proof,
@@ -34,11 +33,11 @@ from .common import (
     certificate_verdict,
     conj,
     facts_lines,
+    listed,
     or_all,
-    proved,
     rejected,
+    settled,
     unknown,
-    violated,
 )
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
@@ -89,25 +88,19 @@ def _entry(facts: Sequence[ScopeFacts], t: int) -> dict[str, Any]:
 
 
 def _found(found: list[dict[str, Any]], mode: str, obs: list[Obligation]) -> RuleResult:
-    shown = [f"{x['input']!r} (in {x['scope']})" for x in found]
-    return RuleResult(
-        violated(
-            ID,
-            f"{len(found)} graph input(s) read by no operation: {brief(shown)}",
-            {"count": len(found), "unused": first(found)},
-            mode,
-        ),
-        obs,
-    )
+    return listed(ID, found, "graph input(s) read by no operation", "unused", _show, mode, obs)
+
+
+def _show(x: dict[str, Any]) -> str:
+    return f"{x['input']!r} (in {x['scope']})"
 
 
 def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     ob = search_obligation(facts)
     ans = yield from ask_one(ob, local=True)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    done = settled(ID, ob, ans, "search")
+    if done is not None:
+        return done
     ids = sorted({t for f in facts for _, t in f.inputs})
     guards = [f"(declare-fun x{t} () Bool)\n(assert (=> x{t} (distinct w {t})))" for t in ids]
     session = Session(ob.script() + "\n".join(guards), settings)

@@ -27,8 +27,7 @@ from __future__ import annotations
 from ..model.graph import Model
 from ..rules.determinism_table import normal_domain
 from ..rules.graph_function_shadowing import entry, standard_operators
-from ..witness import brief, first
-from .common import Proof, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
+from .common import Proof, RuleResult, ask_one, facts_lines, listed, or_all, settled, unknown
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, model_values
 
@@ -95,14 +94,13 @@ def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> Proof:
         a = session.check([f"x{i}" for i in found])
     if a.result == "unknown":
         return RuleResult(unknown(ID, a.reason, mode), [ob])
-    listed = [entry(model.functions[i], model.opset_imports, v) for i, v in sorted(found.items())]
-    shown = [f"function {x['function']} shadows {x['standard_operator']}-{x['since_version']}" for x in listed]
-    return RuleResult(
-        violated(
-            ID,
-            f"{len(listed)} model-local function(s) shadow a standard operator: {brief(shown, 3)}",
-            {"count": len(listed), "functions": first(listed)},
-            mode,
-        ),
+    return listed(
+        ID,
+        [entry(model.functions[i], model.opset_imports, v) for i, v in sorted(found.items())],
+        "model-local function(s) shadow a standard operator",
+        "functions",
+        lambda x: f"function {x['function']} shadows {x['standard_operator']}-{x['since_version']}",
+        mode,
         [ob],
+        keep=3,
     )
