@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from ..model.structure import dead_ops, scopes
 from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from ..witness import Offenders, op_ref, show_op_ref
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1"
 SEVERITY = Severity.ERROR
+LISTING = Listing("dead operation(s), none of whose outputs is used", "dead", show_op_ref)
 
 
 def check(ctx: CheckContext) -> Verdict:
@@ -32,14 +33,7 @@ def check(ctx: CheckContext) -> Verdict:
             int(dead.size),
             ({**op_ref(sc.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]} for j in dead.tolist()),
         )
-    return offenders_verdict(
-        found,
-        ID,
-        SEVERITY,
-        "dead operation(s), none of whose outputs is used",
-        "dead",
-        lambda f: f"{f['operation']} (#{f['index']} in {f['scope']})",
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -34,7 +34,7 @@ from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
 
 ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
@@ -315,12 +315,8 @@ def check(ctx: CheckContext) -> Verdict:
             ),
             SEVERITY,
         )
-    if unknown:
-        reasons = list(dict.fromkeys(f["reason"] for f in unknown))
-        return Verdict.unknown(
-            ID, f"determinism of {len(unknown)} operation(s) not established: {brief(reasons, 3)}", SEVERITY
-        )
-    return Verdict.proved(ID, SEVERITY)
+    reasons = list(dict.fromkeys(f["reason"] for f in unknown))
+    return open_or_proved(ID, SEVERITY, f"determinism of {len(unknown)} operation(s) not established", reasons)
 
 
 RULE = Rule(

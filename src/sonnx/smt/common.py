@@ -15,6 +15,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..rules.base import Listing
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first
 from .smtlib import Obligation
@@ -107,27 +108,18 @@ def settled(
 
 
 def listed(
-    rule_id: str,
-    found: Sequence[dict[str, Any]],
-    what: str,
-    key: str,
-    show: Callable[[dict[str, Any]], str],
-    mode: str,
-    obs: list[Obligation],
-    keep: int = 5,
+    rule_id: str, found: Sequence[dict[str, Any]], listing: Listing, mode: str, obs: list[Obligation]
 ) -> RuleResult:
-    """VIOLATED with every offender in ``found`` (already confirmed by the solver), in the usual witness layout.
+    """VIOLATED with every offender in ``found`` (each confirmed by the solver), worded by the rule's ``listing``.
 
-    The summary reads ``<count> <what>: <the first keep shown>``; the data
-    holds ``count`` and, under ``key``, the first offenders (witness lists are
-    bounded). The direct engine's rules word their witnesses the same way
-    (``rules.base.offenders_verdict``), so both engines' verdicts read alike.
+    The summary reads ``<count> <what>: <the first few shown>``; the data
+    holds ``count`` and, under the listing's key, the first offenders
+    (witness lists are bounded). The direct engine words the same rule's
+    witness with the same listing, so both engines' verdicts read alike.
     """
-    shown = [show(x) for x in found]
-    return RuleResult(
-        violated(rule_id, f"{len(found)} {what}: {brief(shown, keep)}", {"count": len(found), key: first(found)}, mode),
-        obs,
-    )
+    shown = [listing.show(x) for x in found]
+    summary = f"{len(found)} {listing.what}: {brief(shown, listing.keep or 5)}"
+    return RuleResult(violated(rule_id, summary, {"count": len(found), listing.key: first(found)}, mode), obs)
 
 
 def rejected(rule_id: str, ob: Obligation, what: str, mode: str) -> RuleResult:

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..rules import graph_c1 as direct
 from ..witness import op_ref
 from .arrays import I64, as_np
 from .common import (
@@ -243,16 +244,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
             found.append(_describe(facts, grp))
     if not found:
         return RuleResult(unknown(ID, "no conflict group was refuted on its own (a tool defect)", mode), obs)
-    return listed(
-        ID,
-        found,
-        "single-assignment violation(s)",
-        "violations",
-        lambda x: f"{x['tensor']!r} ({x['kind']}, in {x['scope']})",
-        mode,
-        obs,
-        keep=3,
-    )
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..rules import graph_c2 as direct
 from .certify import index_of, input_readers
 from .common import (
     Proof,
@@ -88,11 +89,7 @@ def _entry(facts: Sequence[ScopeFacts], t: int) -> dict[str, Any]:
 
 
 def _found(found: list[dict[str, Any]], mode: str, obs: list[Obligation]) -> RuleResult:
-    return listed(ID, found, "graph input(s) read by no operation", "unused", _show, mode, obs)
-
-
-def _show(x: dict[str, Any]) -> str:
-    return f"{x['input']!r} (in {x['scope']})"
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:

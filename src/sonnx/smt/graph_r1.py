@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..rules import graph_r1 as direct
 from ..witness import op_ref
 from .arrays import I64, as_np, distinct_lines
 from .certify import OUTPUT, READ, Uses, index_of, uses
@@ -155,12 +156,7 @@ def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: i
         ops = f.graph.operations
         for j in dead.get(f.index, []):
             found.append({**op_ref(f.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]})
-    return listed(ID, found, "dead operation(s), none of whose outputs is used", "dead", show_op, mode, obs)
-
-
-def show_op(x: dict[str, Any]) -> str:
-    """An operation of a witness list (an ``op_ref`` record) as the summary shows it."""
-    return f"{x['operation']} (#{x['index']} in {x['scope']})"
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:

@@ -31,13 +31,14 @@ from typing import Any
 
 import numpy as np
 
+from ..rules import graph_r1_transitive as direct
 from ..witness import op_ref
 from .arrays import I64, as_np, distinct_lines, distinct_mixed
 from .certify import READ, Distances, distances, index_of
 from .common import Proof, ask_one, certificate_verdict, facts_lines, listed, or_all, settled
 from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
-from .graph_r1 import NOTE, named_uses, op_facts, show_op, use_facts
+from .graph_r1 import NOTE, named_uses, op_facts, use_facts
 from .smtlib import Obligation
 from .solver import SolverSettings
 
@@ -145,7 +146,7 @@ def check_idle(facts: Sequence[ScopeFacts], idle: dict[int, list[int]], mode: st
     for f in facts:
         ops = f.graph.operations
         found.extend(op_ref(f.path, j, ops[j]) for j in idle.get(f.index, []))
-    return listed(ID, found, "operation(s) contribute to no graph output", "non_contributing", show_op, mode, obs)
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
