@@ -233,16 +233,19 @@ def facts_lines(items: Iterable[str]) -> list[str]:
 
 
 def or_all(terms: list[str]) -> str:
-    if not terms:
-        return "false"
-    if len(terms) == 1:
-        return terms[0]
-    return "(or " + " ".join(terms) + ")"
+    """The disjunction of ``terms`` (``false`` when there is none)."""
+    return _fold("or", "false", terms)
 
 
 def and_all(terms: list[str]) -> str:
+    """The conjunction of ``terms`` (``true`` when there is none)."""
+    return _fold("and", "true", terms)
+
+
+def _fold(op: str, unit: str, terms: list[str]) -> str:
+    """``(op t1 t2 ...)``, the one term alone, or ``unit`` (the operator's neutral element) for none."""
     if not terms:
-        return "true"
+        return unit
     if len(terms) == 1:
         return terms[0]
-    return "(and " + " ".join(terms) + ")"
+    return f"({op} " + " ".join(terms) + ")"
