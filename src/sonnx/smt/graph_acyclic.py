@@ -36,7 +36,7 @@ import numpy as np
 
 from ..witness import LIMIT, brief, first
 from .arrays import I64, as_np, distinct_mixed
-from .certify import Edge, Ranks, Step, cycle, index_of, ranks_of
+from .certify import Ranks, index_of, ranks_of
 from .common import (
     Proof,
     RuleResult,
@@ -50,6 +50,7 @@ from .common import (
     unknown,
     violated,
 )
+from .cycles import Edge, Step, cycle
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings
