@@ -97,13 +97,11 @@ _E8M0 = (
     "inputs are checked, inputs computed at run time cannot be"
 )
 
+_GENERATORS = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli")
+"""The operators that draw random values, nondeterministic in every version."""
+
 TABLE: tuple[Entry, ...] = (
-    Entry("", "RandomNormal", 1, None, ALWAYS, _RANDOM),
-    Entry("", "RandomUniform", 1, None, ALWAYS, _RANDOM),
-    Entry("", "RandomNormalLike", 1, None, ALWAYS, _RANDOM),
-    Entry("", "RandomUniformLike", 1, None, ALWAYS, _RANDOM),
-    Entry("", "Multinomial", 1, None, ALWAYS, _RANDOM),
-    Entry("", "Bernoulli", 1, None, ALWAYS, _RANDOM),
+    *(Entry("", operator, 1, None, ALWAYS, _RANDOM) for operator in _GENERATORS),
     Entry(
         "",
         "Dropout",
