@@ -88,10 +88,6 @@ def _entry(facts: Sequence[ScopeFacts], t: int) -> dict[str, Any]:
     return {"scope": f.path, "input": f.name(t), "position": k}
 
 
-def _found(found: list[dict[str, Any]], mode: str, obs: list[Obligation]) -> RuleResult:
-    return listed(ID, found, direct.LISTING, mode, obs)
-
-
 def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     ob = search_obligation(facts)
     ans = yield from ask_one(ob, local=True)
@@ -113,7 +109,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
         a = session.check([f"x{t}" for t in found])
     if a.result == "unknown":
         return RuleResult(unknown(ID, a.reason, "search"), [ob])
-    return _found(sorted((_entry(facts, t) for t in found), key=_order(facts)), "search", [ob])
+    return listed(ID, sorted((_entry(facts, t) for t in found), key=_order(facts)), direct.LISTING, "search", [ob])
 
 
 def _order(facts: Sequence[ScopeFacts]) -> Any:
@@ -174,7 +170,7 @@ def _counter(facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, in
         return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
     if ans.result != "sat":
         return rejected(ID, ob, "claimed unread inputs", "certificate")
-    return _found([_entry(facts, t) for _, _, t in unread], "certificate", [ob])
+    return listed(ID, [_entry(facts, t) for _, _, t in unread], direct.LISTING, "certificate", [ob])
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
