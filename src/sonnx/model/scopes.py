@@ -40,7 +40,7 @@ def walk_visible(parents: Sequence[int], visible: dict[str, list[int]], enter: C
     indices of the enclosing scopes that define it, innermost last; ``enter(i)``
     reads it and returns the names scope ``i`` defines, which its own nested
     scopes then see until its subtree is done. This is how a nested graph's
-    capture resolves to the nearest definition (spec 2.1, nested graphs). An
+    capture resolves to the nearest definition (spec 1.4, lexical scoping). An
     explicit stack: no recursion, however deep the nesting.
     """
     children: list[list[int]] = [[] for _ in parents]
