@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 from ..rules import graph_r1 as direct
-from ..witness import op_ref
 from .arrays import I64, as_np, distinct_lines
 from .certify import OUTPUT, READ, Uses, index_of, uses
 from .common import Proof, RuleResult, ask_one, certificate_verdict, facts_lines, listed, or_all, settled, unknown
@@ -154,8 +153,7 @@ def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: i
     found: list[dict[str, Any]] = []
     for f in facts:
         ops = f.graph.operations
-        for j in dead.get(f.index, []):
-            found.append({**op_ref(f.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]})
+        found.extend(direct.dead_entry(f.path, j, ops[j]) for j in dead.get(f.index, []))
     return listed(ID, found, direct.LISTING, mode, obs)
 
 
