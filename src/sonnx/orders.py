@@ -46,6 +46,7 @@ from .executor import execute, model_plan, random_inputs
 from .model.graph import Graph, Model
 from .model.metadata import OrderError, declared_order
 from .model.semantics import FileOrder, Scheduler, SeededRandomOrder
+from .model.structure import firings
 from .ops.values import same_value
 from .verdict import Severity, Verdict, Witness
 
@@ -131,29 +132,8 @@ def single_order(graph: Graph, seeded: frozenset[str]) -> bool:
     Linear time: Kahn's algorithm on the counts of missing inputs.
     """
     ops = graph.operations
-    waiting: dict[str, list[int]] = {}
-    missing = [0] * len(ops)
-    ready = []
-    for j, op in enumerate(ops):
-        for n in set(op.required_inputs):
-            if n not in seeded:
-                missing[j] += 1
-                waiting.setdefault(n, []).append(j)
-        if missing[j] == 0:
-            ready.append(j)
-    defined = set(seeded)
-    while ready:
-        if len(ready) > 1:
-            return False
-        j = ready.pop()
-        for n in dict.fromkeys(ops[j].output_mapping):
-            if n and n not in defined:
-                defined.add(n)
-                for k in waiting.pop(n, ()):
-                    missing[k] -= 1
-                    if missing[k] == 0:
-                        ready.append(k)
-    return True
+    steps = firings((op.required_inputs for op in ops), set(seeded), lambda j: dict.fromkeys(ops[j].output_mapping))
+    return not any(others for _, others in steps)
 
 
 def _seeded(g: Graph, main: bool) -> frozenset[str]:

@@ -30,6 +30,11 @@ def op_ref(path: str, j: int, op: Labelled) -> dict[str, Any]:
     return {"scope": path, "index": j, "operation": op.label}
 
 
+def show_op_ref(ref: dict[str, Any]) -> str:
+    """An :func:`op_ref` record as a one-line summary shows it: ``label (#index in scope)``."""
+    return f"{ref['operation']} (#{ref['index']} in {ref['scope']})"
+
+
 def first(items: Sequence[T], limit: int = LIMIT) -> list[T]:
     """The first ``limit`` items (witness lists are bounded; the count is given beside them)."""
     return list(items[:limit])

@@ -10,7 +10,7 @@ for the dependency relation these edges encode.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -252,26 +252,44 @@ def _gather(ptr: np.ndarray, vals: np.ndarray, nodes: np.ndarray) -> np.ndarray:
     return vals[np.repeat(starts - ends + lens, lens) + np.arange(total, dtype=np.intp)]
 
 
+def _levels(
+    level: np.ndarray, wide: Callable[[np.ndarray], np.ndarray], narrow: Callable[[list[int]], list[int]]
+) -> None:
+    """Drive a propagation level by level from ``level`` until a level comes out empty.
+
+    A wide level (at least ``_BATCH`` nodes) goes through ``wide``, one NumPy
+    step that returns the next level. A narrow one goes to ``narrow``, a plain
+    loop over flat arrays that follows levels for as long as they stay narrow
+    (a chain) and returns the first one that is wide or empty.
+    """
+    while level.size:
+        level = wide(level) if level.size >= _BATCH else np.array(narrow(level.tolist()), np.intp)
+
+
 def peel(n: int, ptr: np.ndarray, vals: np.ndarray, indeg: np.ndarray) -> np.ndarray:
     """Kahn's peeling: which nodes get in-degree zero when sources are removed repeatedly.
 
     ``ptr``/``vals`` give each node's successors, one entry per edge;
     ``indeg`` (consumed) counts the same edges per target. The nodes left out
     are exactly those on a cycle or reachable from one. The peeling goes level
-    by level: a wide level in one NumPy step, a narrow one (a chain) in a loop.
+    by level (see :func:`_levels`).
     """
     done = np.zeros(n, np.bool_)
     level = np.flatnonzero(indeg == 0)
     done[level] = True
-    narrow: list[int] | None = None
-    P, V, D, F = ptr.data, vals.data, indeg.data, done.data
-    while True:
-        if narrow is not None:
-            if len(narrow) >= _BATCH:
-                level, narrow = np.array(narrow, np.intp), None
-                continue
+
+    def wide(level: np.ndarray) -> np.ndarray:
+        u, c = np.unique(_gather(ptr, vals, level), return_counts=True)
+        indeg[u] -= c
+        level = u[indeg[u] == 0]
+        done[level] = True
+        return level
+
+    def narrow(front: list[int]) -> list[int]:
+        P, V, D, F = ptr.data, vals.data, indeg.data, done.data
+        while front and len(front) < _BATCH:
             nxt: list[int] = []
-            for a in narrow:
+            for a in front:
                 for e in range(P[a], P[a + 1]):
                     b = V[e]
                     d = D[b] - 1
@@ -279,20 +297,11 @@ def peel(n: int, ptr: np.ndarray, vals: np.ndarray, indeg: np.ndarray) -> np.nda
                     if d == 0:
                         F[b] = True
                         nxt.append(b)
-            if not nxt:
-                return done
-            narrow = nxt
-            continue
-        if level.size < _BATCH:
-            narrow = level.tolist()
-            continue
-        targets = _gather(ptr, vals, level)
-        u, c = np.unique(targets, return_counts=True)
-        indeg[u] -= c
-        level = u[indeg[u] == 0]
-        done[level] = True
-        if not level.size:
-            return done
+            front = nxt
+        return front
+
+    _levels(level, wide, narrow)
+    return done
 
 
 def reach(n: int, ptr: np.ndarray, vals: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -300,32 +309,28 @@ def reach(n: int, ptr: np.ndarray, vals: np.ndarray, start: np.ndarray) -> np.nd
     seen = np.zeros(n, np.bool_)
     level = np.unique(np.asarray(start, np.intp))
     seen[level] = True
-    narrow: list[int] | None = None
-    P, V, S = ptr.data, vals.data, seen.data
-    while True:
-        if narrow is not None:
-            if len(narrow) >= _BATCH:
-                level, narrow = np.array(narrow, np.intp), None
-                continue
+
+    def wide(level: np.ndarray) -> np.ndarray:
+        nxt = _gather(ptr, vals, level)
+        level = np.unique(nxt[~seen[nxt]])
+        seen[level] = True
+        return level
+
+    def narrow(front: list[int]) -> list[int]:
+        P, V, S = ptr.data, vals.data, seen.data
+        while front and len(front) < _BATCH:
             nxt: list[int] = []
-            for a in narrow:
+            for a in front:
                 for e in range(P[a], P[a + 1]):
                     b = V[e]
                     if not S[b]:
                         S[b] = True
                         nxt.append(b)
-            if not nxt:
-                return seen
-            narrow = nxt
-            continue
-        if level.size < _BATCH:
-            narrow = level.tolist()
-            continue
-        nxt_level = _gather(ptr, vals, level)
-        level = np.unique(nxt_level[~seen[nxt_level]])
-        seen[level] = True
-        if not level.size:
-            return seen
+            front = nxt
+        return front
+
+    _levels(level, wide, narrow)
+    return seen
 
 
 class Topology(NamedTuple):

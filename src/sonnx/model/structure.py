@@ -20,7 +20,7 @@ switch to a plain loop over flat arrays while it is narrow (a chain).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import Any, NamedTuple
 
@@ -37,7 +37,7 @@ from .index import (
     reach,
     topology,
 )
-from .scopes import child_segments, scope_path
+from .scopes import child_segments, scope_path, walk_visible
 
 
 class Scope(NamedTuple):
@@ -92,22 +92,9 @@ def outer_definers(ctx: Any) -> list[dict[str, int]]:
         if len(sc) == 1:
             return result
         main = index(ctx, sc[0].graph)
-        children: list[list[int]] = [[] for _ in sc]
-        for i, s in enumerate(sc):
-            if s.parent >= 0:
-                children[s.parent].append(i)
         visible: dict[str, list[int]] = {}
-        own: dict[int, list[str]] = {}
-        stack: list[tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
-        while stack:
-            i, entering = stack.pop()
-            if not entering:
-                for nm in own.pop(i):
-                    lst = visible[nm]
-                    lst.pop()
-                    if not lst:
-                        del visible[nm]
-                continue
+
+        def enter(i: int) -> list[str]:
             ix = index(ctx, sc[i].graph)
             names = sorted(set(ix.prod) | ix.input_set | ix.initialized)
             res = result[i]
@@ -117,11 +104,9 @@ def outer_definers(ctx: Any) -> list[dict[str, int]]:
                     res[nm] = definers[-1]
                 elif main.defines(nm):
                     res[nm] = 0
-            for nm in names:
-                visible.setdefault(nm, []).append(i)
-            own[i] = names
-            stack.append((i, False))
-            stack.extend((c, True) for c in reversed(children[i]))
+            return names
+
+        walk_visible([s.parent for s in sc], visible, enter)
         return result
 
     return cached(ctx.cache, ("structure.outer",), build)
@@ -178,27 +163,47 @@ def definedness(ctx: Any, scope: int) -> Definedness:
 def _definedness_general(ix: GraphIndex, initial: frozenset[str]) -> Definedness:
     """Worklist fixpoint by names, for graphs where single assignment fails."""
     defined = set(initial)
-    waiting: dict[str, list[int]] = {}
-    missing = [0] * ix.n
-    for j, names in enumerate(ix.req):
-        for nm in names:
-            if nm and nm not in defined:
-                missing[j] += 1
-                waiting.setdefault(nm, []).append(j)
-    ready = [j for j in range(ix.n) if missing[j] == 0]
     fired = np.zeros(ix.n, np.bool_)
     outs = ix.outs
+    for j, _ in firings(ix.req, defined, lambda j: outs[j]):
+        fired[j] = True
+    return Definedness(ix, fired, initial, defined)
+
+
+def firings(
+    requires: Iterable[Iterable[str]], defined: set[str], outputs: Callable[[int], Iterable[str]]
+) -> Iterator[tuple[int, list[int]]]:
+    """Kahn's algorithm on the counts of missing inputs: the operations in a firing order, as each fires.
+
+    ``requires[j]`` names the tensors operation ``j`` needs (empty names are
+    ignored), ``defined`` the tensors with a value (grown in place as
+    operations fire), ``outputs(j)`` what operation ``j`` assigns. Each step
+    gives the operation firing and the list of the other operations ready at
+    that moment (read it before the next step: it changes). The operations
+    never given are those that never fire (the least fixpoint of definedness).
+    """
+    waiting: dict[str, list[int]] = {}
+    missing: list[int] = []
+    ready: list[int] = []
+    for j, names in enumerate(requires):
+        m = 0
+        for nm in names:
+            if nm and nm not in defined:
+                m += 1
+                waiting.setdefault(nm, []).append(j)
+        missing.append(m)
+        if m == 0:
+            ready.append(j)
     while ready:
         j = ready.pop()
-        fired[j] = True
-        for o in outs[j]:
+        yield j, ready
+        for o in outputs(j):
             if o and o not in defined:
                 defined.add(o)
-                for k in waiting.get(o, ()):
+                for k in waiting.pop(o, ()):
                     missing[k] -= 1
                     if missing[k] == 0:
                         ready.append(k)
-    return Definedness(ix, fired, initial, defined)
 
 
 def live_ops(ctx: Any, graph: Graph) -> np.ndarray:

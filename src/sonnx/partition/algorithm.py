@@ -40,7 +40,7 @@ local (each node's inputs produced shortly before it).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..errors import ToolError, UsageError
@@ -78,6 +78,31 @@ def check_providers(providers: Sequence[Provider]) -> None:
         seen.add(p.name)
 
 
+def _walk(
+    start: int, edges: Mapping[int, Iterable[int]], inside: Callable[[int], bool], stop: int | None = None
+) -> list[int] | None:
+    """The nodes reached from ``start`` along ``edges`` through nodes ``inside`` admits, in the order found.
+
+    ``start`` itself is not listed. With ``stop``, a path of two or more edges
+    from ``start`` to ``stop`` makes the answer None (``stop`` is never entered;
+    a direct edge to it is allowed).
+    """
+    seen = {start}
+    stack = [start]
+    found: list[int] = []
+    while stack:
+        u = stack.pop()
+        for v in edges[u]:
+            if v == stop:
+                if u != start:
+                    return None
+            elif v not in seen and inside(v):
+                seen.add(v)
+                stack.append(v)
+                found.append(v)
+    return found
+
+
 class _Fusion:
     """The fused graph under construction: groups of operations, their edges, and the merge test.
 
@@ -103,35 +128,15 @@ class _Fusion:
     def _forward(self, x: int, y: int) -> list[int] | None:
         """Nodes reachable from ``x`` and placed before ``y``; None when one of them has an edge to ``y``."""
         limit = self.ord[y]
-        seen = {x}
-        stack = [x]
-        found: list[int] = []
-        while stack:
-            u = stack.pop()
-            for v in self.succ[u]:
-                if v == y:
-                    if u != x:
-                        return None  # a path of two or more edges from x to y
-                elif v not in seen and self.ord[v] < limit:
-                    seen.add(v)
-                    stack.append(v)
-                    found.append(v)
-        return found
+        return _walk(x, self.succ, lambda v: self.ord[v] < limit, stop=y)
 
     def _backward(self, y: int, x: int) -> list[int]:
         """Nodes that reach ``y`` and are placed after ``x`` (``y`` excluded)."""
         limit = self.ord[x]
-        seen = {y}
-        stack = [y]
-        found: list[int] = []
-        while stack:
-            u = stack.pop()
-            for v in self.pred[u]:
-                if v not in seen and self.ord[v] > limit:
-                    seen.add(v)
-                    stack.append(v)
-                    found.append(v)
+        found = _walk(y, self.pred, lambda v: self.ord[v] > limit)
+        assert found is not None  # no stop node: the walk never gives up
         return found
+
 
     def try_merge(self, keep: int, other: int) -> bool:
         """Contract ``other`` into ``keep`` unless that closes a cycle; True when merged.

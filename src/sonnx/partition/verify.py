@@ -40,7 +40,7 @@ from typing import Any
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..model.graph import Model, Tensor, make_graph
 from ..rules import CheckConfig, run_rules
-from ..smt.certify import shortest_cycle
+from ..smt.cycles import shortest_cycle
 from ..smt.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
 from ..verdict import Severity, Status, Verdict, Witness

@@ -8,6 +8,7 @@ input that is not a constant initializer makes the Pad unknown (refused).
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from ..model.graph import Attribute, Graph, Model, Operation
 from .base import (
+    Pass,
     ai_onnx_opset,
     captured_names,
     constant_array,
@@ -224,3 +226,27 @@ def fused_model(model: Model, f: Fusion, extra: tuple[Any, ...] = ()) -> Model:
     tensors = dict(g.tensors)
     tensors.pop(f.consumer.input_mapping[0], None)
     return with_graph(model, prune(rebuild(g, ops, tensors)))
+
+
+class PadFusion(Pass):
+    """A pass that fuses a Pad into the windowed operation reading it (its explicit ``pads`` grow).
+
+    Subclasses say in :meth:`fusion` whether ``op`` can take its Pad, and with
+    which attributes set besides the merged padding; the precondition and the
+    transformation both follow from that one answer.
+    """
+
+    @abstractmethod
+    def fusion(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
+        """The fusion and the attributes the fused operation gets, or why ``op`` cannot take its Pad."""
+
+    def requires(self, model: Model, op: Operation) -> str | None:
+        got = self.fusion(model, op)
+        return got if isinstance(got, str) else None
+
+    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
+        got = self.fusion(model, op)
+        assert not isinstance(got, str)
+        f, extra = got
+        set_too = "".join(f" and {a.name} = {a.value}" for a in extra)
+        return fused_model(model, f, extra), f"Pad fused into {op.label}: pads {list(f.merged)}{set_too}"

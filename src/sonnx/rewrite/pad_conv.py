@@ -13,27 +13,17 @@ must be +0.0 (a -0.0 fill is refused conservatively: see pad_pool.py).
 
 from __future__ import annotations
 
-from ..model.graph import Model, Operation
-from ._pad import Fusion, find_fusion, fused_model, is_positive_zero
-from .base import Pass
+from ..model.graph import Attribute, Model, Operation
+from ._pad import Fusion, PadFusion, find_fusion, is_positive_zero
 
 
 class PadIntoConv(
-    Pass, name="pad-conv", title="Fusion of Pad into Conv", operators=("Conv",), theorem="rewrite_pad_conv"
+    PadFusion, name="pad-conv", title="Fusion of Pad into Conv", operators=("Conv",), theorem="rewrite_pad_conv"
 ):
-    def _check(self, model: Model, op: Operation) -> Fusion | str:
+    def fusion(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
         f = find_fusion(model, op)
         if isinstance(f, str):
             return f
         if not is_positive_zero(f.params.fill):
             return f"Pad value {f.params.fill!r} is not +0"
-        return f
-
-    def requires(self, model: Model, op: Operation) -> str | None:
-        got = self._check(model, op)
-        return got if isinstance(got, str) else None
-
-    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
-        f = self._check(model, op)
-        assert not isinstance(f, str)
-        return fused_model(model, f), f"Pad fused into {op.label}: pads {list(f.merged)}"
+        return f, ()

@@ -36,8 +36,8 @@ import numpy as np
 from ..model.graph import Attribute, Model, Operation
 from ..ops._windows import resolve_geometry, window_counts
 from ..ops.values import numpy_dtype
-from ._pad import Fusion, find_fusion, fused_model, is_positive_zero
-from .base import Pass, ai_onnx_opset, captured_names, declared_elem_type, readers, static_shape
+from ._pad import Fusion, PadFusion, find_fusion, is_positive_zero
+from .base import ai_onnx_opset, captured_names, declared_elem_type, readers, static_shape
 
 
 def _int_attr(op: Operation, name: str, default: int) -> int:
@@ -60,13 +60,13 @@ def _lowest_fill(fill: object, elem_type: int) -> bool:
 
 
 class PadIntoPool(
-    Pass,
+    PadFusion,
     name="pad-pool",
     title="Fusion of Pad into pooling",
     operators=("AveragePool", "MaxPool"),
     theorem="rewrite_pad_pool",
 ):
-    def _check(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
+    def fusion(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
         got = self._check_fusion(model, op)
         if isinstance(got, str):
             return got
@@ -86,7 +86,7 @@ class PadIntoPool(
         return got
 
     def _check_fusion(self, model: Model, op: Operation) -> tuple[Fusion, tuple[Attribute, ...]] | str:
-        """The conditions of the arithmetic (the theorem's hypotheses); :meth:`_check` adds the runtime's."""
+        """The conditions of the arithmetic (the theorem's hypotheses); :meth:`fusion` adds the runtime's."""
         f = find_fusion(model, op)
         if isinstance(f, str):
             return f
@@ -134,14 +134,3 @@ class PadIntoPool(
         if np.any(window_counts(geo, shape[2:], False) == 0):
             return "a fused window would cover padding only (its maximum is undefined)"
         return f, extra
-
-    def requires(self, model: Model, op: Operation) -> str | None:
-        got = self._check(model, op)
-        return got if isinstance(got, str) else None
-
-    def transform(self, model: Model, op: Operation) -> tuple[Model, str]:
-        got = self._check(model, op)
-        assert not isinstance(got, str)
-        f, extra = got
-        note = " and count_include_pad = 1" if extra else ""
-        return fused_model(model, f, extra), f"Pad fused into {op.label}: pads {list(f.merged)}{note}"

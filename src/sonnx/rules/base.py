@@ -73,20 +73,64 @@ def offenders_verdict(
     key: str,
     show: Callable[[dict[str, Any]], str],
     keep: int | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> Verdict:
     """PROVED when ``found`` is empty, else VIOLATED with the usual witness layout.
 
     ``found`` is an :class:`Offenders` tally or the whole list of offenders.
     The summary reads ``<count> <what>: <first few shown>`` (``keep`` of
-    them, 5 by default); the data holds ``count`` (every offender) and ``key``
-    (the first :data:`LIMIT` listed).
+    them, 5 by default); the data holds ``count`` (every offender), ``key``
+    (the first :data:`LIMIT` listed), then ``extra``.
     """
     count, listed = (found.count, found.listed) if isinstance(found, Offenders) else (len(found), first(found))
     if not count:
         return Verdict.proved(rule_id, severity)
     shown = [show(f) for f in listed]
     head = brief(shown, total=count) if keep is None else brief(shown, keep, count)
-    return Verdict.violated(rule_id, Witness(f"{count} {what}: {head}", {"count": count, key: listed}), severity)
+    data = {"count": count, key: listed, **(extra or {})}
+    return Verdict.violated(rule_id, Witness(f"{count} {what}: {head}", data), severity)
+
+
+@dataclass(frozen=True)
+class Listing:
+    """How a rule's witness lists its offenders: what they are, the data key, how one is shown, how many.
+
+    A rule declares its listing once; its direct check words its verdict
+    with :meth:`verdict`, and the SMT encoding of the same rule (where there
+    is one) with the same listing, so a violation reads the same whichever
+    engine found it.
+    """
+
+    what: str
+    """The offenders' noun phrase after their count (``graph input(s) read by no operation``)."""
+    key: str
+    """The witness data key of the listed offenders."""
+    show: Callable[[dict[str, Any]], str]
+    """One offender as the summary shows it."""
+    keep: int | None = None
+    """How many offenders the summary shows (5 when None)."""
+
+    def verdict(
+        self,
+        found: Offenders | Sequence[dict[str, Any]],
+        rule_id: str,
+        severity: Severity,
+        extra: Mapping[str, Any] | None = None,
+    ) -> Verdict:
+        """PROVED when ``found`` is empty, else VIOLATED listing them (see :func:`offenders_verdict`)."""
+        return offenders_verdict(found, rule_id, severity, self.what, self.key, self.show, self.keep, extra)
+
+
+def open_or_proved(rule_id: str, severity: Severity, what: str, reasons: Sequence[str]) -> Verdict:
+    """The verdict of a rule that found no violation: UNKNOWN when ``reasons`` says why some cases stay open.
+
+    An operation a rule cannot decide (no schema, a shape left open...) never
+    counts as a pass: the verdict is UNKNOWN, its reason ``<what>: <the first
+    three reasons>``. With no reason left, PROVED.
+    """
+    if reasons:
+        return Verdict.unknown(rule_id, f"{what}: {brief(reasons, 3)}", severity)
+    return Verdict.proved(rule_id, severity)
 
 
 def counted_reasons(unknown: Mapping[str, int]) -> list[str]:

@@ -97,13 +97,11 @@ _E8M0 = (
     "inputs are checked, inputs computed at run time cannot be"
 )
 
+_GENERATORS = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli")
+"""The operators that draw random values, nondeterministic in every version."""
+
 TABLE: tuple[Entry, ...] = (
-    Entry("", "RandomNormal", 1, None, ALWAYS, _RANDOM),
-    Entry("", "RandomUniform", 1, None, ALWAYS, _RANDOM),
-    Entry("", "RandomNormalLike", 1, None, ALWAYS, _RANDOM),
-    Entry("", "RandomUniformLike", 1, None, ALWAYS, _RANDOM),
-    Entry("", "Multinomial", 1, None, ALWAYS, _RANDOM),
-    Entry("", "Bernoulli", 1, None, ALWAYS, _RANDOM),
+    *(Entry("", operator, 1, None, ALWAYS, _RANDOM) for operator in _GENERATORS),
     Entry(
         "",
         "Dropout",
@@ -232,13 +230,19 @@ REVIEWED: tuple[Entry, ...] = (
 
 Rendered in the spec next to :data:`TABLE`; no rule reads it."""
 
+_BODY = "as for If: the body is a graph of the model and is checked operation by operation"
+_PERMUTATION = (
+    "onnx leaves the flag unknown on version 28; the operator is a fixed permutation of its input, as in every "
+    "earlier version"
+)
+
 ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
     ("", "If"): "onnx flags control flow as nondeterministic because of the body; sonnx checks the branches "
     "as graphs of the model, so the operator itself is deterministic",
-    ("", "Loop"): "as for If: the body is a graph of the model and is checked operation by operation",
-    ("", "Scan"): "as for If: the body is a graph of the model and is checked operation by operation",
-    ("", "SequenceMap"): "as for If: the body is a graph of the model and is checked operation by operation; "
-    "the order in which samples are processed does not change the outputs, which keep the input order",
+    ("", "Loop"): _BODY,
+    ("", "Scan"): _BODY,
+    ("", "SequenceMap"): f"{_BODY}; the order in which samples are processed does not change the outputs, which "
+    "keep the input order",
     ("", "AffineGrid"): "onnx flags it nondeterministic, but its definition gives the grid as a closed-form "
     "function of theta, size and align_corners",
     ("", "Dropout"): "onnx flags every version nondeterministic; sonnx decides per operation for versions 1, 6 "
@@ -258,10 +262,8 @@ ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
     "recurrence over the inputs, a function of them",
     ("", "CausalConvWithState"): "onnx leaves the flag unknown; the definition is a causal depthwise "
     "convolution, a function of its inputs",
-    ("", "DepthToSpace"): "onnx leaves the flag unknown on version 28; the operator is a fixed permutation "
-    "of its input, as in every earlier version",
-    ("", "SpaceToDepth"): "onnx leaves the flag unknown on version 28; the operator is a fixed permutation "
-    "of its input, as in every earlier version",
+    ("", "DepthToSpace"): _PERMUTATION,
+    ("", "SpaceToDepth"): _PERMUTATION,
     ("ai.onnx.preview", "FlexAttention"): "domain ai.onnx.preview is not one sonnx knows, so sonnx answers "
     "unknown where onnx says deterministic",
 }

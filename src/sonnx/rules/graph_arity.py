@@ -44,9 +44,9 @@ import onnx
 
 from ..model.graph import Function, Graph, Model, Operation
 from ..model.structure import walk_scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import Offenders, brief, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, counted_reasons
+from ..verdict import Severity, Verdict
+from ..witness import Offenders, op_ref
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule, counted_reasons, open_or_proved
 from .determinism_table import normal_domain, opset_version, schema_at
 
 ID = "GRAPH-ARITY"
@@ -227,6 +227,9 @@ def _show(f: dict[str, Any]) -> str:
     return f"{f['operation']} in {f['scope']} ({', '.join(ins + outs)})"
 
 
+LISTING = Listing("operation(s) leave operator positions unbound", "operations", _show, 3)
+
+
 def check(ctx: CheckContext) -> Verdict:
     severity = RULE.severity_in(ctx.config.profile)
     sigs = Signatures(ctx.model)
@@ -252,13 +255,8 @@ def check(ctx: CheckContext) -> Verdict:
             elif not (_complete(op[3], fi, vi) and _complete(op[4], fo, vo)):
                 found.add(1, [finding(sc.path, j, op, sig)])
     if found.count:
-        shown = brief([_show(f) for f in found.listed], 3, found.count)
-        summary = f"{found.count} operation(s) leave operator positions unbound: {shown}"
-        data = {"count": found.count, "operations": found.listed, "unknown_count": sum(unknown.values())}
-        return Verdict.violated(ID, Witness(summary, data), severity)
-    if unknown:
-        return Verdict.unknown(ID, f"{UNKNOWN_SIGNATURE}: {brief(counted_reasons(unknown), 3)}", severity)
-    return Verdict.proved(ID, severity)
+        return LISTING.verdict(found, ID, severity, {"unknown_count": sum(unknown.values())})
+    return open_or_proved(ID, severity, UNKNOWN_SIGNATURE, counted_reasons(unknown))
 
 
 RULE = Rule(

@@ -24,10 +24,13 @@ from ..model.index import index
 from ..model.structure import Scope, outer_definers, scopes
 from ..verdict import Severity, Verdict
 from ..witness import op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-C1"
 SEVERITY = Severity.ERROR
+LISTING = Listing(
+    "single-assignment violation(s)", "violations", lambda f: f"{f['tensor']!r} ({f['kind']}, in {f['scope']})", 3
+)
 
 
 def _role(ctx: CheckContext, sc: Scope, name: str) -> dict[str, Any]:
@@ -94,10 +97,7 @@ def check(ctx: CheckContext) -> Verdict:
                         "outer": _role(ctx, all_scopes[outer[i][name]], name),
                     }
                 )
-    return offenders_verdict(
-        found, ID, SEVERITY, "single-assignment violation(s)", "violations",
-        lambda f: f"{f['tensor']!r} ({f['kind']}, in {f['scope']})", keep=3,
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -24,10 +24,11 @@ import numpy as np
 from ..model.index import GRAPH_INPUT, GraphIndex, attribute_ops, index
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-C2"
 SEVERITY = Severity.ERROR
+LISTING = Listing("graph input(s) read by no operation", "unused", lambda f: f"{f['input']!r} (in {f['scope']})")
 
 
 def unused_inputs(ix: GraphIndex) -> list[str]:
@@ -69,10 +70,7 @@ def check(ctx: CheckContext) -> Verdict:
             for nm in unused_inputs(ix)
             if nm not in exempt
         )
-    return offenders_verdict(
-        found, ID, SEVERITY, "graph input(s) read by no operation", "unused",
-        lambda f: f"{f['input']!r} (in {f['scope']})",
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -34,7 +34,7 @@ import onnx
 
 from ..model.graph import Function
 from ..verdict import Severity, Verdict
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 from .determinism_table import normal_domain, opset_version
 from .graph_arity import qualified
 
@@ -96,12 +96,12 @@ def _show(f: dict[str, Any]) -> str:
     return f"function {f['function']} shadows {f['standard_operator']}-{f['since_version']} ({at})"
 
 
+LISTING = Listing("model-local function(s) shadow a standard operator", "functions", _show, 3)
+
+
 def check(ctx: CheckContext) -> Verdict:
     found = [s for s in (shadowed(fn, ctx.model.opset_imports) for fn in ctx.model.functions) if s is not None]
-    return offenders_verdict(
-        found, ID, RULE.severity_in(ctx.config.profile), "model-local function(s) shadow a standard operator",
-        "functions", _show, keep=3,
-    )
+    return LISTING.verdict(found, ID, RULE.severity_in(ctx.config.profile))
 
 
 RULE = Rule(

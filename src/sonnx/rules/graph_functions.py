@@ -23,10 +23,11 @@ from typing import Any
 
 from ..model.graph import Function, Model
 from ..verdict import Severity, Verdict
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-FUNCTIONS"
 SEVERITY = Severity.ERROR
+LISTING = Listing("recursive function call chain(s)", "chains", lambda e: " -> ".join(e["chain"]), 3)
 
 Key = tuple[str, str]
 Site = dict[str, Any]
@@ -99,10 +100,7 @@ def check(ctx: CheckContext) -> Verdict:
         entry["sources"].append("call graph")
         entry["calls"] = sites
     listed = [chains[c] for c in sorted(chains)]
-    return offenders_verdict(
-        listed, ID, SEVERITY, "recursive function call chain(s)", "chains",
-        lambda e: " -> ".join(e["chain"]), keep=3,
-    )
+    return LISTING.verdict(listed, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -39,10 +39,13 @@ from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
 from ..witness import brief, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-IF-BRANCHES"
 SEVERITY = Severity.ERROR
+LISTING = Listing(
+    "If branch mismatch(es)", "mismatches", lambda f: f"{f['operation']} in {f['scope']}: {f['problem']}", 3
+)
 BRANCHES = ("then_branch", "else_branch")
 IF_KINDS = frozenset({("", "If")})
 
@@ -222,10 +225,7 @@ def check(ctx: CheckContext) -> Verdict:
             f"branch output types not declared, so their agreement is not established: {brief(shown, 3)}",
             SEVERITY,
         )
-    return offenders_verdict(
-        found, ID, SEVERITY, "If branch mismatch(es)", "mismatches",
-        lambda f: f"{f['operation']} in {f['scope']}: {f['problem']}", keep=3,
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

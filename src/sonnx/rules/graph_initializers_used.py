@@ -17,10 +17,13 @@ from typing import Any
 from ..model.index import index
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-INITIALIZERS-USED"
 SEVERITY = Severity.WARNING
+LISTING = Listing(
+    "initializer(s) read by no operation", "unused", lambda f: f"{f['initializer']!r} {f['dims']} (in {f['scope']})"
+)
 
 
 def unused_initializers(ctx: CheckContext) -> list[dict[str, Any]]:
@@ -41,10 +44,7 @@ def unused_initializers(ctx: CheckContext) -> list[dict[str, Any]]:
 
 def check(ctx: CheckContext) -> Verdict:
     found = unused_initializers(ctx)
-    return offenders_verdict(
-        found, ID, SEVERITY, "initializer(s) read by no operation", "unused",
-        lambda f: f"{f['initializer']!r} {f['dims']} (in {f['scope']})",
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

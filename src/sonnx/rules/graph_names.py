@@ -27,10 +27,11 @@ from typing import Any
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
 from ..witness import first
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-NAMES"
 SEVERITY = Severity.ERROR
+LISTING = Listing("duplicated name(s)", "duplicates", lambda f: f"{f['kind']} {f['name']!r}: {f['problem']}", 3)
 _NAME = itemgetter(2)
 
 
@@ -70,10 +71,7 @@ def node_problems(ctx: CheckContext) -> list[dict[str, Any]]:
 
 def check(ctx: CheckContext) -> Verdict:
     found = tensor_problems(ctx) + node_problems(ctx)
-    return offenders_verdict(
-        found, ID, SEVERITY, "duplicated name(s)", "duplicates",
-        lambda f: f"{f['kind']} {f['name']!r}: {f['problem']}", keep=3,
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -14,13 +14,17 @@ transitive form (contribution to some graph output) is GRAPH-R1-TRANSITIVE.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..model.graph import Operation
 from ..model.structure import dead_ops, scopes
 from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from ..witness import Offenders, op_ref, show_op_ref
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1"
 SEVERITY = Severity.ERROR
+LISTING = Listing("dead operation(s), none of whose outputs is used", "dead", show_op_ref)
 
 
 def check(ctx: CheckContext) -> Verdict:
@@ -28,18 +32,14 @@ def check(ctx: CheckContext) -> Verdict:
     for sc in scopes(ctx):
         ops = sc.graph.operations
         dead = dead_ops(ctx, sc.graph)
-        found.add(
-            int(dead.size),
-            ({**op_ref(sc.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]} for j in dead.tolist()),
-        )
-    return offenders_verdict(
-        found,
-        ID,
-        SEVERITY,
-        "dead operation(s), none of whose outputs is used",
-        "dead",
-        lambda f: f"{f['operation']} (#{f['index']} in {f['scope']})",
-    )
+        found.add(int(dead.size), (dead_entry(sc.path, j, ops[j]) for j in dead.tolist()))
+    return LISTING.verdict(found, ID, SEVERITY)
+
+
+
+def dead_entry(path: str, j: int, op: Operation) -> dict[str, Any]:
+    """A dead operation as the witness lists it (both engines): where it is, and the outputs nobody reads."""
+    return {**op_ref(path, j, op), "outputs": [o for o in op.output_mapping if o]}
 
 
 RULE = Rule(

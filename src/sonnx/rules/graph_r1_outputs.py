@@ -22,10 +22,13 @@ from ..model.index import GraphIndex, index
 from ..model.structure import dead_ops, scopes
 from ..verdict import Severity, Verdict
 from ..witness import Offenders, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1-OUTPUTS"
 SEVERITY = Severity.WARNING
+LISTING = Listing(
+    "operation output(s) never used", "unused", lambda f: f"{f['tensor']!r} of {f['operation']} (in {f['scope']})"
+)
 
 
 def unused_entries(ix: GraphIndex, dead: np.ndarray) -> tuple[int, Iterator[tuple[int, int, str]]]:
@@ -61,14 +64,7 @@ def check(ctx: CheckContext) -> Verdict:
             count,
             ({**op_ref(sc.path, j, ops[j]), "output": pos, "tensor": nm} for j, pos, nm in entries),
         )
-    return offenders_verdict(
-        found,
-        ID,
-        SEVERITY,
-        "operation output(s) never used",
-        "unused",
-        lambda f: f"{f['tensor']!r} of {f['operation']} (in {f['scope']})",
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -17,11 +17,12 @@ import numpy as np
 from ..model.index import topology
 from ..model.structure import dead_ops, live_ops, scopes
 from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref
-from .base import PROFILE_SONNX, CheckContext, Rule, offenders_verdict
+from ..witness import Offenders, op_ref, show_op_ref
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1-TRANSITIVE"
 SEVERITY = Severity.ERROR
+LISTING = Listing("operation(s) contribute to no graph output", "non_contributing", show_op_ref)
 
 
 def check(ctx: CheckContext) -> Verdict:
@@ -33,14 +34,7 @@ def check(ctx: CheckContext) -> Verdict:
         ops = g.operations
         idle = np.flatnonzero(~live_ops(ctx, g))
         found.add(int(idle.size), (op_ref(sc.path, j, ops[j]) for j in idle.tolist()))
-    return offenders_verdict(
-        found,
-        ID,
-        SEVERITY,
-        "operation(s) contribute to no graph output",
-        "non_contributing",
-        lambda f: f"{f['operation']} (#{f['index']} in {f['scope']})",
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -34,7 +34,7 @@ from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
 
 ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
@@ -306,21 +306,25 @@ def check(ctx: CheckContext) -> Verdict:
         sc = all_scopes[i]
         (bad if status == NONDET else unknown).append({**op_ref(sc.path, j, sc.graph.operations[j]), "reason": reason})
     if bad:
-        shown = [f"{f['operation']} in {f['scope']}" for f in bad]
-        return Verdict.violated(
-            ID,
-            Witness(
-                f"{len(bad)} nondeterministic operation(s): {brief(shown)}; {bad[0]['reason']}",
-                {"count": len(bad), "nondeterministic": first(bad), "unknown_count": len(unknown)},
-            ),
-            SEVERITY,
-        )
-    if unknown:
-        reasons = list(dict.fromkeys(f["reason"] for f in unknown))
-        return Verdict.unknown(
-            ID, f"determinism of {len(unknown)} operation(s) not established: {brief(reasons, 3)}", SEVERITY
-        )
-    return Verdict.proved(ID, SEVERITY)
+        return Verdict.violated(ID, Witness(*nondeterministic(bad, len(unknown))), SEVERITY)
+    reasons = list(dict.fromkeys(f["reason"] for f in unknown))
+    return open_or_proved(ID, SEVERITY, undetermined(len(unknown)), reasons)
+
+
+def nondeterministic(bad: list[dict[str, Any]], unknown_count: int) -> tuple[str, dict[str, Any]]:
+    """The summary and data of a violation: the nondeterministic operations (``op_ref`` records with a reason).
+
+    Both engines word GRAPH-R2's witness this way; ``unknown_count`` counts
+    the operations whose determinism stays open beside them.
+    """
+    shown = [f"{f['operation']} in {f['scope']}" for f in bad]
+    summary = f"{len(bad)} nondeterministic operation(s): {brief(shown)}; {bad[0]['reason']}"
+    return summary, {"count": len(bad), "nondeterministic": first(bad), "unknown_count": unknown_count}
+
+
+def undetermined(n: int) -> str:
+    """The start of the UNKNOWN reason when ``n`` operations are neither proved deterministic nor not (both engines)."""
+    return f"determinism of {n} operation(s) not established"
 
 
 RULE = Rule(

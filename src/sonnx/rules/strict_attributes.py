@@ -21,13 +21,19 @@ import onnx
 
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import brief, first, op_ref
-from .base import PROFILE_STRICT, CheckContext, Rule, counted_reasons
+from ..verdict import Severity, Verdict
+from ..witness import op_ref
+from .base import PROFILE_STRICT, CheckContext, Listing, Rule, counted_reasons, open_or_proved
 from .determinism_table import opset_version, schema_at
 
 ID = "STRICT-ATTRIBUTES"
 SEVERITY = Severity.ERROR
+LISTING = Listing(
+    "operation(s) leave attributes to their defaults",
+    "operations",
+    lambda f: f"{f['operation']} lacks {', '.join(f['missing'])}",
+    3,
+)
 
 
 def defaulted_attributes(schema: Any) -> tuple[str, ...]:
@@ -60,19 +66,8 @@ def check(ctx: CheckContext) -> Verdict:
             if missing:
                 found.append({**op_ref(sc.path, j, op), "missing": missing})
     if found:
-        shown = [f"{f['operation']} lacks {', '.join(f['missing'])}" for f in found]
-        return Verdict.violated(
-            ID,
-            Witness(
-                f"{len(found)} operation(s) leave attributes to their defaults: {brief(shown, 3)}",
-                {"count": len(found), "operations": first(found), "unknown_count": sum(unknown.values())},
-            ),
-            SEVERITY,
-        )
-    if unknown:
-        reasons = counted_reasons(unknown)
-        return Verdict.unknown(ID, f"no operator schema for some operations: {brief(reasons, 3)}", SEVERITY)
-    return Verdict.proved(ID, SEVERITY)
+        return LISTING.verdict(found, ID, SEVERITY, {"unknown_count": sum(unknown.values())})
+    return open_or_proved(ID, SEVERITY, "no operator schema for some operations", counted_reasons(unknown))
 
 
 RULE = Rule(

@@ -62,14 +62,17 @@ from typing import Any, NamedTuple
 from ..errors import SonnxError
 from ..loader import load_model
 from ..model.graph import Dim, Operation
-from ..verdict import Severity, Verdict, Witness
-from ..witness import Offenders, brief, op_ref
-from .base import PROFILE_STRICT, CheckContext, Rule
+from ..verdict import Severity, Verdict
+from ..witness import Offenders, op_ref
+from .base import PROFILE_STRICT, CheckContext, Listing, Rule, open_or_proved
 from .determinism_table import normal_domain, opset_version, schema_at
 from .graph_arity import Signatures, WrittenScope, written_scopes
 
 ID = "STRICT-BROADCAST"
 SEVERITY = Severity.ERROR
+LISTING = Listing(
+    "operation(s) broadcast implicitly", "operations", lambda f: f"{f['operation']} in {f['scope']} ({f['kind']})", 3
+)
 STRUCTURAL = False
 """A rule about shapes, not about the raw facts: it has no SMT encoding (spec, section 4; tools.traceability)."""
 
@@ -264,15 +267,8 @@ def check(ctx: CheckContext) -> Verdict:
             elif out.open:
                 open_.append(f"{op.label} in {sc.path}: {out.open[0]}")
     if found.count:
-        shown = [f"{f['operation']} in {f['scope']} ({f['kind']})" for f in found.listed]
-        summary = f"{found.count} operation(s) broadcast implicitly: {brief(shown, 3, found.count)}"
-        data = {"count": found.count, "operations": found.listed, "undetermined_count": len(open_)}
-        return Verdict.violated(ID, Witness(summary, data), SEVERITY)
-    if open_:
-        return Verdict.unknown(
-            ID, f"whether {len(open_)} operation(s) broadcast is not established: {brief(open_, 3)}", SEVERITY
-        )
-    return Verdict.proved(ID, SEVERITY)
+        return LISTING.verdict(found, ID, SEVERITY, {"undetermined_count": len(open_)})
+    return open_or_proved(ID, SEVERITY, f"whether {len(open_)} operation(s) broadcast is not established", open_)
 
 
 RULE = Rule(

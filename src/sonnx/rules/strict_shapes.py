@@ -20,10 +20,11 @@ from ..model.index import index
 from ..model.structure import scopes
 from ..verdict import Severity, Verdict
 from ..witness import Offenders
-from .base import PROFILE_STRICT, CheckContext, Rule, offenders_verdict
+from .base import PROFILE_STRICT, CheckContext, Listing, Rule
 
 ID = "STRICT-SHAPES"
 SEVERITY = Severity.ERROR
+LISTING = Listing("tensor(s) without a static type", "tensors", lambda f: f"{f['tensor']!r} ({f['problem']})", 3)
 
 
 def problem(g: Graph, name: str) -> str:
@@ -59,15 +60,7 @@ def check(ctx: CheckContext) -> Verdict:
         found.add(
             len(bad), ({"scope": sc.path, "tensor": nm, "role": roles[nm], "problem": problem(g, nm)} for nm in bad)
         )
-    return offenders_verdict(
-        found,
-        ID,
-        SEVERITY,
-        "tensor(s) without a static type",
-        "tensors",
-        lambda f: f"{f['tensor']!r} ({f['problem']})",
-        keep=3,
-    )
+    return LISTING.verdict(found, ID, SEVERITY)
 
 
 RULE = Rule(

@@ -16,72 +16,21 @@ facts, ``wr_*`` for write facts); operations and tensors are numbered locally
 satisfied model meets (ranks, firing times, uses, distances) work on whole
 arrays (:mod:`.arrays`; issue 18: the same results as the loops they
 replace, in a tenth of the time); those of violations stay plain loops.
+
+The tables of who reads and writes each tensor that all producers share are
+in :mod:`.fact_index`; the search for a cycle (GRAPH-ACYCLIC's
+counter-certificate) is in :mod:`.cycles`.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .arrays import I64, as_np, expand, first_rows
+from .fact_index import Index, indegrees, index_of
 from .facts import ScopeFacts
-
-
-class Index:
-    """Readers and writers of each tensor of one scope (fact indices), as CSR tables, and the fact arrays.
-
-    ``writers(t)``/``readers(t)`` are views of int32 tables (Python ints when
-    iterated), for the loops; ``w_ptr``/``w_idx`` and ``r_ptr``/``r_idx`` the
-    same tables as NumPy arrays by local tensor number, and ``rd_j``,
-    ``rd_x``, ``wr_j``, ``wr_x`` the fact arrays in local numbering, for the
-    array producers.
-    """
-
-    def __init__(self, f: ScopeFacts) -> None:
-        self.f = f
-        nt = f.n_tensors
-        self.w_ptr, self.w_idx = _csr(f.wr_t, nt, f.t_base)
-        self.r_ptr, self.r_idx = _csr(f.rd_t, nt, f.t_base)
-        self._w_ptr, self._w_idx = self.w_ptr.astype(np.int32).data, self.w_idx.astype(np.int32).data
-        self._r_ptr, self._r_idx = self.r_ptr.astype(np.int32).data, self.r_idx.astype(np.int32).data
-        self.wr_o, self.wr_t, self.rd_o, self.rd_t = f.wr_o, f.wr_t, f.rd_o, f.rd_t
-        self.rd_j, self.rd_x = as_np(f.rd_o) - f.op_base, as_np(f.rd_t) - f.t_base
-        self.wr_j, self.wr_x = as_np(f.wr_o) - f.op_base, as_np(f.wr_t) - f.t_base
-        self.rd_ptr, self.wr_ptr = as_np(f.rd_ptr), as_np(f.wr_ptr)
-
-    def writers(self, t: int) -> memoryview:
-        x = t - self.f.t_base
-        return self._w_idx[self._w_ptr[x] : self._w_ptr[x + 1]]
-
-    def readers(self, t: int) -> memoryview:
-        x = t - self.f.t_base
-        return self._r_idx[self._r_ptr[x] : self._r_ptr[x + 1]]
-
-    def writer_counts(self) -> np.ndarray:
-        """Number of write facts per tensor (local tensor number)."""
-        return np.diff(self.w_ptr)
-
-
-def index_of(f: ScopeFacts) -> Index:
-    """The :class:`Index` of a scope, built once and kept on the facts (every producer of a run shares it)."""
-    ix = f.cache.get("index")
-    if ix is None:
-        ix = f.cache["index"] = Index(f)
-    return ix  # type: ignore[return-value]
-
-
-def _csr(keys: object, n: int, base: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fact indices grouped by tensor (ascending within a tensor) and where each tensor's group starts."""
-    k = as_np(keys) - base  # type: ignore[arg-type]
-    order = np.argsort(k, kind="stable")
-    ptr = np.zeros(n + 1, I64)
-    if k.size:
-        np.cumsum(np.bincount(k, minlength=n), out=ptr[1:])
-    return ptr, order.astype(I64)
-
 
 # -- GRAPH-ACYCLIC -------------------------------------------------------------------------
 
@@ -105,7 +54,7 @@ def ranks(f: ScopeFacts, ix: Index) -> Ranks | None:
     chain of dependencies ending at the operation.
     """
     n = f.n
-    indeg = _indegrees(f, ix)
+    indeg = indegrees(f, ix)
     rank = np.ones(n, I64)
     ready = np.flatnonzero(indeg == 0)
     seen, level = 0, 1
@@ -151,86 +100,6 @@ def _kahn_loop(f: ScopeFacts, ix: Index, indeg: np.ndarray, ready: np.ndarray) -
                 if indeg[b] == 0:
                     nxt.append(b)
     return np.array(sorted(nxt), I64)
-
-
-def _indegrees(f: ScopeFacts, ix: Index) -> np.ndarray:
-    """Per operation, its dependency edges: the writers of each tensor of its read facts."""
-    if not len(f.rd_t):
-        return np.zeros(f.n, I64)
-    return np.bincount(ix.rd_j, weights=ix.writer_counts()[ix.rd_x], minlength=f.n).astype(I64)
-
-
-Step = tuple[int, int]
-"""(write fact index, read fact index): the writer's output is read by the next operation of a cycle."""
-
-
-def cycle(f: ScopeFacts, ix: Index) -> list[Step] | None:
-    """A short cycle through operations that Kahn's algorithm cannot rank, as (write, read) fact pairs."""
-    n, base = f.n, f.op_base
-    indeg = _indegrees(f, ix).tolist()
-    queue = deque(j for j in range(n) if indeg[j] == 0)
-    while queue:
-        a = queue.popleft()
-        for i in range(f.wr_ptr[a], f.wr_ptr[a + 1]):
-            for r in ix.readers(ix.wr_t[i]):
-                b = ix.rd_o[r] - base
-                indeg[b] -= 1
-                if indeg[b] == 0:
-                    queue.append(b)
-    left = [j for j in range(n) if indeg[j] > 0]
-    if not left:
-        return None
-    keep = set(left)
-    succ: dict[int, list[tuple[int, Step]]] = {}
-    for a in left:
-        for i in range(f.wr_ptr[a], f.wr_ptr[a + 1]):
-            for r in ix.readers(ix.wr_t[i]):
-                b = ix.rd_o[r] - base
-                if b in keep:
-                    succ.setdefault(a, []).append((b, (i, r)))
-    return shortest_cycle_steps(succ, left[:64])
-
-
-def shortest_cycle_steps(succ: dict[int, list[tuple[int, Step]]], starts: Sequence[int]) -> list[Step] | None:
-    best: list[Step] | None = None
-    for v in starts:
-        parent: dict[int, tuple[int, Step] | None] = {v: None}
-        queue = deque([v])
-        found: list[Step] | None = None
-        while queue and found is None:
-            a = queue.popleft()
-            for b, step in succ.get(a, ()):
-                if b == v:
-                    path = [step]
-                    x = a
-                    while x != v:
-                        pe = parent[x]
-                        assert pe is not None
-                        path.append(pe[1])
-                        x = pe[0]
-                    path.reverse()
-                    found = path
-                    break
-                if b not in parent:
-                    parent[b] = (a, step)
-                    queue.append(b)
-        if found is not None and (best is None or len(found) < len(best)):
-            best = found
-            if len(best) == 1:
-                break
-    return best
-
-
-Edge = tuple[int, int, str]
-
-
-def shortest_cycle(edges: Sequence[Edge], starts: Sequence[int] | None = None) -> list[Edge] | None:
-    """A shortest cycle among operation edges ``(a, b, tensor)`` (used by partition verification)."""
-    succ: dict[int, list[tuple[int, Step]]] = {}
-    for k, (a, b, _) in enumerate(edges):
-        succ.setdefault(a, []).append((b, (k, k)))
-    steps = shortest_cycle_steps(succ, starts if starts is not None else sorted(succ))
-    return None if steps is None else [edges[k] for k, _ in steps]
 
 
 # -- GRAPH-C3 ------------------------------------------------------------------------------

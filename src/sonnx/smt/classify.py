@@ -33,6 +33,7 @@ witness maps it back to the operations.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -233,20 +234,18 @@ VALUE_CONDITIONS = {
 """Operators with an entry whose condition reads a constant input: only their constant facts are listed."""
 
 
+@dataclass(eq=False)
 class Instance:
     """One operation's facts rendered as the table's arguments, and what the witness needs to explain it."""
 
-    def __init__(
-        self, term: str, why: str = "", consts: tuple[str, ...] = (), pair: Pair | None = None, check: str = ""
-    ) -> None:
-        self.term = term
-        self.check = check
-        """For a scatter: the solver's check that the two positions of ``pair`` carry equal index tuples."""
-        self.why = why
-        """The lister's reason when the operation has no schema (unknown domain, no such operator...)."""
-        self.consts = consts
-        """Descriptions of the constant inputs the conditions read."""
-        self.pair = pair
+    term: str
+    why: str = ""
+    """The lister's reason when the operation has no schema (unknown domain, no such operator...)."""
+    consts: tuple[str, ...] = ()
+    """Descriptions of the constant inputs the conditions read."""
+    pair: Pair | None = None
+    check: str = ""
+    """For a scatter: the solver's check that the two positions of ``pair`` carry equal index tuples."""
 
 
 class Lister:

@@ -15,7 +15,9 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..rules.base import Listing
 from ..verdict import Severity, Verdict, Witness
+from ..witness import brief, first
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
 
@@ -88,17 +90,36 @@ def record(ob: Obligation, answer: Answer) -> None:
     ob.answer = answer.result
 
 
-def settled(rule_id: str, ob: Obligation, ans: Answer, mode: str, proof: str = "unsat") -> RuleResult | None:
+def settled(
+    rule_id: str, ob: Obligation | list[Obligation], ans: Answer, mode: str, proof: str = "unsat"
+) -> RuleResult | None:
     """The rule's result when the answer ``ans`` to ``ob`` settles it alone, else None (a witness to read).
 
     ``proof`` is the answer that proves the rule (``unsat``: no violation
-    exists); ``unknown`` gives UNKNOWN with z3's reason.
+    exists); ``unknown`` gives UNKNOWN with z3's reason. ``ob`` may be the
+    list of obligations (the parts of a certificate) whose answer ``ans`` is.
     """
+    obs = ob if isinstance(ob, list) else [ob]
     if ans.result == proof:
-        return RuleResult(proved(rule_id, mode), [ob])
+        return RuleResult(proved(rule_id, mode), obs)
     if ans.result == "unknown":
-        return RuleResult(unknown(rule_id, ans.reason, mode), [ob])
+        return RuleResult(unknown(rule_id, ans.reason, mode), obs)
     return None
+
+
+def listed(
+    rule_id: str, found: Sequence[dict[str, Any]], listing: Listing, mode: str, obs: list[Obligation]
+) -> RuleResult:
+    """VIOLATED with every offender in ``found`` (each confirmed by the solver), worded by the rule's ``listing``.
+
+    The summary reads ``<count> <what>: <the first few shown>``; the data
+    holds ``count`` and, under the listing's key, the first offenders
+    (witness lists are bounded). The direct engine words the same rule's
+    witness with the same listing, so both engines' verdicts read alike.
+    """
+    shown = [listing.show(x) for x in found]
+    summary = f"{len(found)} {listing.what}: {brief(shown, listing.keep or 5)}"
+    return RuleResult(violated(rule_id, summary, {"count": len(found), listing.key: first(found)}, mode), obs)
 
 
 def rejected(rule_id: str, ob: Obligation, what: str, mode: str) -> RuleResult:
@@ -212,16 +233,19 @@ def facts_lines(items: Iterable[str]) -> list[str]:
 
 
 def or_all(terms: list[str]) -> str:
-    if not terms:
-        return "false"
-    if len(terms) == 1:
-        return terms[0]
-    return "(or " + " ".join(terms) + ")"
+    """The disjunction of ``terms`` (``false`` when there is none)."""
+    return _fold("or", "false", terms)
 
 
 def and_all(terms: list[str]) -> str:
+    """The conjunction of ``terms`` (``true`` when there is none)."""
+    return _fold("and", "true", terms)
+
+
+def _fold(op: str, unit: str, terms: list[str]) -> str:
+    """``(op t1 t2 ...)``, the one term alone, or ``unit`` (the operator's neutral element) for none."""
     if not terms:
-        return "true"
+        return unit
     if len(terms) == 1:
         return terms[0]
-    return "(and " + " ".join(terms) + ")"
+    return f"({op} " + " ".join(terms) + ")"

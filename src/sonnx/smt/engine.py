@@ -158,6 +158,7 @@ def _run_smt(
     return SmtRun(verdicts, obligations, params, chosen, timings, workers)
 
 
+@dataclass(eq=False)
 class _Scheduler:
     """Runs the rules' proofs (:data:`.common.Proof`), sending their obligations to the solving as they come.
 
@@ -171,21 +172,13 @@ class _Scheduler:
     for that rule, never a pass.
     """
 
-    def __init__(
-        self,
-        solving: Solving,
-        settings: SolverSettings,
-        mode: str,
-        say: Callable[[str], None],
-        timings: dict[str, RuleTiming],
-    ) -> None:
-        self.solving = solving
-        self.settings = settings
-        self.mode = mode
-        self.say = say
-        self.timings = timings
-        self.results: dict[str, RuleResult] = {}
-        self.waiting: list[tuple[str, Proof, list[Ticket]]] = []
+    solving: Solving
+    settings: SolverSettings
+    mode: str
+    say: Callable[[str], None]
+    timings: dict[str, RuleTiming]
+    results: dict[str, RuleResult] = field(default_factory=dict)
+    waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)
 
     def run(self, model: Model, facts: list[ScopeFacts]) -> dict[str, RuleResult]:
         st, mode = self.settings, self.mode

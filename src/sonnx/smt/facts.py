@@ -40,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..model.graph import Graph, Model
+from ..model.scopes import walk_visible
 from ..model.structure import walk_scopes
 
 Fact = tuple[int, int, int]
@@ -196,24 +197,9 @@ def _defined(f: ScopeFacts) -> list[str]:
 
 def _bind(facts: list[ScopeFacts]) -> None:
     """Capture and shadow facts: for each nested graph, the nearest enclosing definition of its names."""
-    children: list[list[int]] = [[] for _ in facts]
-    for f in facts:
-        if f.parent >= 0:
-            children[f.parent].append(f.index)
-    visible: dict[str, list[int]] = {}
-    for nm in _defined(facts[0]):
-        visible[nm] = [0]
-    stack: list[tuple[int, bool]] = [(c, True) for c in reversed(children[0])]
-    pushed: dict[int, list[str]] = {}
-    while stack:
-        i, entering = stack.pop()
-        if not entering:
-            for nm in pushed.pop(i):
-                lst = visible[nm]
-                lst.pop()
-                if not lst:
-                    del visible[nm]
-            continue
+    visible: dict[str, list[int]] = {nm: [0] for nm in _defined(facts[0])}
+
+    def enter(i: int) -> list[str]:
         f = facts[i]
         own = _defined(f)
         for nm in sorted(f.graph.captures):
@@ -224,11 +210,9 @@ def _bind(facts: list[ScopeFacts]) -> None:
             d = visible.get(nm)
             if d:
                 f.shadows.append((f.tid[nm], facts[d[-1]].tid[nm]))
-        for nm in own:
-            visible.setdefault(nm, []).append(i)
-        pushed[i] = own
-        stack.append((i, False))
-        stack.extend((c, True) for c in reversed(children[i]))
+        return own
+
+    walk_visible([f.parent for f in facts], visible, enter)
 
 
 def total_operations(facts: Sequence[ScopeFacts]) -> int:

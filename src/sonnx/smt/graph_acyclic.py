@@ -36,7 +36,7 @@ import numpy as np
 
 from ..witness import LIMIT, brief, first
 from .arrays import I64, as_np, distinct_mixed
-from .certify import Edge, Ranks, Step, cycle, index_of, ranks_of
+from .certify import Ranks, index_of, ranks_of
 from .common import (
     Proof,
     RuleResult,
@@ -45,11 +45,12 @@ from .common import (
     certificate_verdict,
     distinct,
     facts_lines,
-    proved,
     rejected,
+    settled,
     unknown,
     violated,
 )
+from .cycles import Edge, Step, cycle
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import SolverSettings
@@ -210,10 +211,9 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
         return (yield from check_certificate(facts, certs))
     ob = search_obligation(facts)
     ans = yield from ask_one(ob)
-    if ans.result == "sat":
-        return RuleResult(proved(ID, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    done = settled(ID, ob, ans, "search", proof="sat")
+    if done is not None:
+        return done
     return (yield from _violation(facts, "search", [ob]))
 
 

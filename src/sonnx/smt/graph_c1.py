@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..witness import brief, first, op_ref
+from ..rules import graph_c1 as direct
+from ..witness import op_ref
 from .arrays import I64, as_np
 from .common import (
     PART,
@@ -41,10 +42,10 @@ from .common import (
     ask,
     ask_one,
     facts_lines,
-    proved,
+    listed,
     rejected,
+    settled,
     unknown,
-    violated,
 )
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
@@ -243,9 +244,7 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
             found.append(_describe(facts, grp))
     if not found:
         return RuleResult(unknown(ID, "no conflict group was refuted on its own (a tool defect)", mode), obs)
-    shown = [f"{x['tensor']!r} ({x['kind']}, in {x['scope']})" for x in found]
-    data: dict[str, Any] = {"count": len(found), "violations": first(found)}
-    return RuleResult(violated(ID, f"{len(found)} single-assignment violation(s): {brief(shown, 3)}", data, mode), obs)
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
@@ -255,8 +254,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
         ob = search_obligation(facts)
         ans = yield from ask_one(ob)
         obs = [ob]
-    if ans.result == "sat":
-        return RuleResult(proved(ID, mode), obs)
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), obs)
+    done = settled(ID, obs, ans, mode, proof="sat")
+    if done is not None:
+        return done
     return (yield from _violation(facts, settings, mode, obs))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..witness import brief, first
+from ..rules import graph_c2 as direct
 from .certify import index_of, input_readers
 from .common import (
     Proof,
@@ -34,11 +34,11 @@ from .common import (
     certificate_verdict,
     conj,
     facts_lines,
+    listed,
     or_all,
-    proved,
     rejected,
+    settled,
     unknown,
-    violated,
 )
 from .facts import ScopeFacts, scope_of_tensor
 from .smtlib import Obligation
@@ -88,26 +88,12 @@ def _entry(facts: Sequence[ScopeFacts], t: int) -> dict[str, Any]:
     return {"scope": f.path, "input": f.name(t), "position": k}
 
 
-def _found(found: list[dict[str, Any]], mode: str, obs: list[Obligation]) -> RuleResult:
-    shown = [f"{x['input']!r} (in {x['scope']})" for x in found]
-    return RuleResult(
-        violated(
-            ID,
-            f"{len(found)} graph input(s) read by no operation: {brief(shown)}",
-            {"count": len(found), "unused": first(found)},
-            mode,
-        ),
-        obs,
-    )
-
-
 def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
     ob = search_obligation(facts)
     ans = yield from ask_one(ob, local=True)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    done = settled(ID, ob, ans, "search")
+    if done is not None:
+        return done
     ids = sorted({t for f in facts for _, t in f.inputs})
     guards = [f"(declare-fun x{t} () Bool)\n(assert (=> x{t} (distinct w {t})))" for t in ids]
     session = Session(ob.script() + "\n".join(guards), settings)
@@ -123,7 +109,7 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
         a = session.check([f"x{t}" for t in found])
     if a.result == "unknown":
         return RuleResult(unknown(ID, a.reason, "search"), [ob])
-    return _found(sorted((_entry(facts, t) for t in found), key=_order(facts)), "search", [ob])
+    return listed(ID, sorted((_entry(facts, t) for t in found), key=_order(facts)), direct.LISTING, "search", [ob])
 
 
 def _order(facts: Sequence[ScopeFacts]) -> Any:
@@ -184,7 +170,7 @@ def _counter(facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, in
         return RuleResult(unknown(ID, ans.reason, "certificate"), [ob])
     if ans.result != "sat":
         return rejected(ID, ob, "claimed unread inputs", "certificate")
-    return _found([_entry(facts, t) for _, _, t in unread], "certificate", [ob])
+    return listed(ID, [_entry(facts, t) for _, _, t in unread], direct.LISTING, "certificate", [ob])
 
 
 def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:

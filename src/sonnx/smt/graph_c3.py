@@ -50,7 +50,7 @@ from .common import (
     certificate_verdict,
     facts_lines,
     or_all,
-    proved,
+    settled,
     unknown,
     violated,
 )
@@ -173,10 +173,9 @@ def _search(facts: Sequence[ScopeFacts], settings: SolverSettings) -> Proof:
         "in the least fixpoint of the definedness clauses, some graph output is not defined",
     )
     ans = yield from ask_one(ob, local=True)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, "search"), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, "search"), [ob])
+    done = settled(ID, ob, ans, "search")
+    if done is not None:
+        return done
     outs = _outputs(facts)
     guards = "".join(f"(declare-fun y{t} () Bool)(assert (=> y{t} (D {t})))\n" for _, t in outs)
     session = Session(ob.script() + guards, settings)

@@ -25,15 +25,22 @@ rule has no certificate: both modes decide it by this formula.
 from __future__ import annotations
 
 from ..model.graph import Model
+from ..rules.base import Listing
 from ..rules.determinism_table import normal_domain
 from ..rules.graph_function_shadowing import entry, standard_operators
-from ..witness import brief, first
-from .common import Proof, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
+from .common import Proof, RuleResult, ask_one, facts_lines, listed, or_all, settled, unknown
 from .smtlib import Obligation
 from .solver import Session, SolverSettings, model_values
 
 ID = "GRAPH-FUNCTION-SHADOWING"
 LOGIC = "QF_LIA"
+LISTING = Listing(
+    "model-local function(s) shadow a standard operator",
+    "functions",
+    lambda x: f"function {x['function']} shadows {x['standard_operator']}-{x['since_version']}",
+    3,
+)
+"""How this encoding lists the shadowing functions: as the direct check does, without the imported opset."""
 
 
 class _Codes:
@@ -95,14 +102,5 @@ def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> Proof:
         a = session.check([f"x{i}" for i in found])
     if a.result == "unknown":
         return RuleResult(unknown(ID, a.reason, mode), [ob])
-    listed = [entry(model.functions[i], model.opset_imports, v) for i, v in sorted(found.items())]
-    shown = [f"function {x['function']} shadows {x['standard_operator']}-{x['since_version']}" for x in listed]
-    return RuleResult(
-        violated(
-            ID,
-            f"{len(listed)} model-local function(s) shadow a standard operator: {brief(shown, 3)}",
-            {"count": len(listed), "functions": first(listed)},
-            mode,
-        ),
-        [ob],
-    )
+    shadows = [entry(model.functions[i], model.opset_imports, v) for i, v in sorted(found.items())]
+    return listed(ID, shadows, LISTING, mode, [ob])

@@ -29,20 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from ..witness import brief, first, op_ref
+from ..rules import graph_r1 as direct
 from .arrays import I64, as_np, distinct_lines
 from .certify import OUTPUT, READ, Uses, index_of, uses
-from .common import (
-    Proof,
-    RuleResult,
-    ask_one,
-    certificate_verdict,
-    facts_lines,
-    or_all,
-    proved,
-    unknown,
-    violated,
-)
+from .common import Proof, RuleResult, ask_one, certificate_verdict, facts_lines, listed, or_all, settled, unknown
 from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
 from .smtlib import Obligation
@@ -163,18 +153,8 @@ def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: i
     found: list[dict[str, Any]] = []
     for f in facts:
         ops = f.graph.operations
-        for j in dead.get(f.index, []):
-            found.append({**op_ref(f.path, j, ops[j]), "outputs": [o for o in ops[j].output_mapping if o]})
-    shown = [f"{x['operation']} (#{x['index']} in {x['scope']})" for x in found]
-    return RuleResult(
-        violated(
-            ID,
-            f"{len(found)} dead operation(s), none of whose outputs is used: {brief(shown)}",
-            {"count": len(found), "dead": first(found)},
-            mode,
-        ),
-        obs,
-    )
+        found.extend(direct.dead_entry(f.path, j, ops[j]) for j in dead.get(f.index, []))
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
@@ -188,10 +168,9 @@ def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -
         return (yield from check_certificate(facts, cert))
     ob = search_obligation(facts)
     ans = yield from ask_one(ob, local=True)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, mode), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    done = settled(ID, ob, ans, mode)
+    if done is not None:
+        return done
     w = model_values(ans, ["w"]).get("w")
     return (yield from _dead(facts, mode, [ob], w if isinstance(w, int) else -1))
 

@@ -31,20 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from ..witness import brief, first, op_ref
+from ..rules import graph_r1_transitive as direct
+from ..witness import op_ref
 from .arrays import I64, as_np, distinct_lines, distinct_mixed
 from .certify import READ, Distances, distances, index_of
-from .common import (
-    Proof,
-    RuleResult,
-    ask_one,
-    certificate_verdict,
-    facts_lines,
-    or_all,
-    proved,
-    unknown,
-    violated,
-)
+from .common import Proof, ask_one, certificate_verdict, facts_lines, listed, or_all, settled
 from .counter import Checks, closed_set, refute
 from .facts import ScopeFacts
 from .graph_r1 import NOTE, named_uses, op_facts, use_facts
@@ -155,16 +146,7 @@ def check_idle(facts: Sequence[ScopeFacts], idle: dict[int, list[int]], mode: st
     for f in facts:
         ops = f.graph.operations
         found.extend(op_ref(f.path, j, ops[j]) for j in idle.get(f.index, []))
-    shown = [f"{x['operation']} (#{x['index']} in {x['scope']})" for x in found]
-    return RuleResult(
-        violated(
-            ID,
-            f"{len(found)} operation(s) contribute to no graph output: {brief(shown)}",
-            {"count": len(found), "non_contributing": first(found)},
-            mode,
-        ),
-        obs,
-    )
+    return listed(ID, found, direct.LISTING, mode, obs)
 
 
 def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
@@ -178,10 +160,9 @@ def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode
         return (yield from check_certificate(facts, cert))
     ob = search_obligation(facts)
     ans = yield from ask_one(ob)
-    if ans.result == "unsat":
-        return RuleResult(proved(ID, mode), [ob])
-    if ans.result == "unknown":
-        return RuleResult(unknown(ID, ans.reason, mode), [ob])
+    done = settled(ID, ob, ans, mode)
+    if done is not None:
+        return done
     return (yield from _idle(facts, mode, [ob]))
 
 

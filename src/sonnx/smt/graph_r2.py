@@ -23,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.graph import Model
-from ..witness import brief, first, op_ref
+from ..rules import graph_r2 as direct
+from ..witness import brief, op_ref
 from .classify import Instance, Lister, reason, table_formula
 from .common import Asking, RuleResult, ask_one, or_all, proved, unknown, violated
 from .facts import ScopeFacts
@@ -98,16 +99,7 @@ def prove_r2(model: Model, facts: Sequence[ScopeFacts], mode: str) -> Asking[tup
         bad = [(k, r) for k, (c, r) in classes.items() if c == NONDET]
         n_unknown = sum(1 for c, _ in classes.values() if c == UNK)
         listed = [{**op_ref(facts[s].path, j, facts[s].graph.operations[j]), "reason": r} for (s, j), r in bad]
-        shown = [f"{b['operation']} in {b['scope']}" for b in listed]
-        return RuleResult(
-            violated(
-                ID_R2,
-                f"{len(listed)} nondeterministic operation(s): {brief(shown)}; {listed[0]['reason']}",
-                {"count": len(listed), "nondeterministic": first(listed), "unknown_count": n_unknown},
-                mode,
-            ),
-            [certain],
-        ), classes
+        return RuleResult(violated(ID_R2, *direct.nondeterministic(listed, n_unknown), mode), [certain]), classes
     possible = Obligation(
         ID_R2,
         "r2.possible",
@@ -126,8 +118,7 @@ def prove_r2(model: Model, facts: Sequence[ScopeFacts], mode: str) -> Asking[tup
     reasons = list(dict.fromkeys(r for c, r in classes.values() if c == UNK))
     n = sum(1 for c, _ in classes.values() if c == UNK)
     return RuleResult(
-        unknown(ID_R2, f"determinism of {n} operation(s) not established: {brief(reasons, 3)}", mode),
-        [certain, possible],
+        unknown(ID_R2, f"{direct.undetermined(n)}: {brief(reasons, 3)}", mode), [certain, possible]
     ), classes
 
 
