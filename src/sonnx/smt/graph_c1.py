@@ -15,7 +15,7 @@ In search mode each fact is written with its ids, ``(wr o k t)``,
 ``(sd s t)``, ``(bd t u)``, as a term whose value is the defined tensor; in
 certificate mode (large models) only the defined tensor's id is written per
 fact, the same formula in fewer bytes, cut into parts of consecutive values
-above 20,000 definition facts (see :func:`certificate_mode_obligations`).
+above :data:`.common.PART` definition facts (see :func:`certificate_mode_obligations`).
 sat = PROVED.
 
 Violations, both modes: an untrusted grouping proposes, per tensor, the
