@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import onnx.defs
 import pytest
 from onnx import TensorProto
@@ -276,3 +277,33 @@ def test_every_reviewed_entry_names_an_onnx_operator_with_a_reason() -> None:
 
 def smt_engine(m: Model) -> dict[str, Verdict]:
     return {v.rule_id: v for v in run_smt(m).verdicts}
+
+
+# -- index and attribute shapes the mutation campaign reached (both engines, issue 14 item 3) -----------------
+
+
+def test_scatter_nd_with_empty_index_tuples_addresses_the_whole_tensor() -> None:
+    # indices of shape [n, 0]: every row replaces all of ``data``, so two rows coincide and one row does not
+    (direct, smt) = both(scatter_nd(np.zeros((2, 0), dtype=np.int64)))
+    assert direct.status is Status.VIOLATED and smt.status is Status.VIOLATED
+    for v in (direct, smt):
+        (f,) = data(v)["nondeterministic"]
+        assert "entries 0 and 1 address the same element []" in f["reason"]
+    for rows in (0, 1):
+        assert {v.status for v in both(scatter_nd(np.zeros((rows, 0), dtype=np.int64)))} == {Status.PROVED}
+
+
+def test_scatter_elements_with_a_single_scalar_index_is_proved() -> None:
+    s = op("ScatterElements", ["data", "idx", "upd"], ["y"], axis=0)
+    m = model(make_graph("g", ["data", "upd"], ["y"], [s], tensors(init("idx", np.int64(3), 7))), 18)
+    assert {v.status for v in both(m)} == {Status.PROVED}
+
+
+@pytest.mark.parametrize("to", [float(TensorProto.FLOAT8E8M0), "FLOAT8E8M0", None])
+def test_cast_whose_to_is_absent_or_not_an_int_is_unknown(to: object) -> None:
+    attrs = {} if to is None else {"to": to}
+    cast = op("Cast", ["x"], ["y"], **attrs)
+    m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [-1.0], 1))), 24)
+    for v in both(m):
+        assert v.status is Status.UNKNOWN, v
+        assert "'to' is" in (v.reason or "")

@@ -139,6 +139,8 @@ def _duplicate_rows(keys: np.ndarray) -> tuple[int, int] | None:
     """Positions of the first two equal rows of ``keys`` (a 2-D integer array), or None when all differ."""
     if keys.shape[0] < 2:
         return None
+    if keys.shape[1] == 0:  # empty tuples (ScatterND with a last dimension of 0) all address the whole tensor
+        return 0, 1
     order = np.lexsort(keys.T[::-1])
     ordered = keys[order]
     same = np.all(ordered[1:] == ordered[:-1], axis=1)
@@ -166,8 +168,10 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
         if idx.ndim == 0:
             return UNKNOWN, f"{c.what} is a scalar, not index tuples"
         k = idx.shape[-1]
-        keys = idx.reshape(-1, k)
+        keys = idx.reshape(int(np.prod(idx.shape[:-1])), k)  # not (-1, k): k may be 0
         dims = None if data_shape is None else data_shape[:k]
+    elif idx.ndim == 0:  # a single index: nothing to coincide with
+        return DET, ""
     else:  # ScatterElements and Scatter: one target per element, its own position with the axis replaced
         axis_attr = op.attribute("axis")
         axis = int(axis_attr.value) if axis_attr is not None else 0
@@ -204,7 +208,10 @@ def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Ent
 def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> Outcome:
     if op.operator == "Cast":
         to = op.attribute("to")
-        if to is None or to.value != TensorProto.FLOAT8E8M0:
+        if to is None or to.type != "INT":
+            what = "absent" if to is None else f"of type {to.type}, not INT"
+            return UNKNOWN, f"Cast's attribute 'to' is {what}, so the target type is not known; {entry.reason}"
+        if to.value != TensorProto.FLOAT8E8M0:
             return DET, ""
     else:  # CastLike: the target type is that of its second input, when declared
         m = op.input_mapping

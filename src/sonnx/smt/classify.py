@@ -58,7 +58,7 @@ _COND = {
     table.ZERO_DIVISOR: "(ite (= g1 0) 1 dz)",
     table.SEQUENCE_LENS_GIVEN: "(ite (= g0 1) 1 0)",
 }
-_CAST = f"(ite (and (= tk 1) (= tv {E8M0})) ng 0)"
+_CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng 0))"
 _CASTLIKE = f"(ite (= et 0) 1 (ite (distinct et {E8M0}) 0 ng))"
 PARAMS = ("d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng")
 
@@ -168,7 +168,7 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
         if idx.ndim == 0:
             return "1", None, ""
         k = idx.shape[-1]
-        rows = [[num(int(v)) for v in r] for r in idx.reshape(-1, k).tolist()]
+        rows = [[num(int(v)) for v in r] for r in idx.reshape(int(np.prod(idx.shape[:-1])), k).tolist()]
         dims = None if data is None else data[:k]
         guard = "true"
     else:
@@ -204,7 +204,7 @@ def _pair(
 ) -> tuple[int, int, list[int]] | None:
     """Untrusted: the first two positions whose index tuples coincide, and the tuple (the formula decides)."""
     if operator == "ScatterND":
-        keys = idx.reshape(-1, idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
+        keys = idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
     elif idx.ndim:
         keys = np.indices(idx.shape).reshape(idx.ndim, -1).T
         axis = axis + idx.ndim if axis < 0 else axis
@@ -217,6 +217,8 @@ def _pair(
         keys = np.where(keys < 0, keys + np.asarray(dims[: keys.shape[1]], dtype=np.int64), keys)
     if keys.shape[0] < 2:
         return None
+    if keys.shape[1] == 0:  # empty tuples all address the whole tensor
+        return 0, 1, []
     order = np.lexsort(keys.T[::-1])
     same = np.flatnonzero(np.all(keys[order][1:] == keys[order][:-1], axis=1))
     if same.size == 0:
@@ -303,6 +305,8 @@ class Lister:
                 ng, consts = elements_term(c, "neg"), [c.what]
             else:
                 ng, consts = "1", ["the input is omitted"]
+        elif cond == table.NEGATIVE_TO_E8M0 and op.operator == "Cast" and a[3][0] != 1:
+            consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
         d = self.codes.domain[table.normal_domain(op.domain)]
         p = self.codes.op[op.operator]
         (itk, itv), (sk, sv), rd, (tk, tv) = a
