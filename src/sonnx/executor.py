@@ -174,9 +174,13 @@ _FLOAT_TYPES = frozenset(
         TensorProto.FLOAT8E5M2,
         TensorProto.FLOAT8E5M2FNUZ,
         TensorProto.FLOAT4E2M1,
+        TensorProto.FLOAT6E2M3,
+        TensorProto.FLOAT6E3M2,
+        TensorProto.FLOAT8E8M0,
     }
 )
-"""Floating element types that NumPy lacks or ranks apart (drawn in float32, then rounded to the type)."""
+"""Floating element types that NumPy lacks or ranks apart (drawn in float32, then rounded to the type;
+FLOAT8E8M0, which has no sign bit, from the absolute values)."""
 
 _SMALL_INT_RANGES: dict[int, tuple[int, int]] = {TensorProto.INT4: (-8, 7), TensorProto.UINT4: (0, 15)}
 """Sub-byte integer types: their whole range."""
@@ -204,7 +208,8 @@ def random_array(name: str, ttype: TensorType | None, rng: np.random.Generator, 
         words = ["".join(letters[rng.integers(0, 26, size=int(n))]) for n in rng.integers(1, 8, size=shape).flat]
         return np.array(words, dtype=object).reshape(shape)
     if et in _FLOAT_TYPES or dtype.kind == "f":
-        return np.asarray(rng.standard_normal(shape), dtype=np.float32).astype(dtype)
+        drawn = np.asarray(rng.standard_normal(shape), dtype=np.float32)
+        return (np.abs(drawn) if et == TensorProto.FLOAT8E8M0 else drawn).astype(dtype)
     if dtype.kind == "c":
         return np.asarray(rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
     if dtype.kind == "u":

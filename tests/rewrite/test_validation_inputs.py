@@ -10,25 +10,28 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
 from sonnx.cli import main
+from sonnx.errors import SonnxError
 from sonnx.ops.values import numpy_dtype
 from sonnx.rewrite.validate import SETS, input_sets
 from tests.common.rewrite_models import build, load, vi
 
-FLOATS = [
-    TensorProto.FLOAT,
-    TensorProto.DOUBLE,
-    TensorProto.FLOAT16,
-    TensorProto.BFLOAT16,
-    TensorProto.FLOAT8E4M3FN,
-    TensorProto.FLOAT8E4M3FNUZ,
-    TensorProto.FLOAT8E5M2,
-    TensorProto.FLOAT8E5M2FNUZ,
-]
+
+def _floating(elem: int) -> bool:
+    try:
+        ml_dtypes.finfo(numpy_dtype(elem))
+    except (ValueError, TypeError, SonnxError):
+        return False
+    return True
+
+
+FLOATS = [e for e in TensorProto.DataType.values() if _floating(e)]
+"""Every floating element type that onnx names and NumPy or ml_dtypes can hold."""
 
 
 def _identity(tmp: Path, elem: int) -> Path:
