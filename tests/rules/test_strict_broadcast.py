@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from sonnx.loader import load_model
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
-from sonnx.rules.strict_broadcast import BATCH, ELLIPSIS, LEGACY, MULTI, UNI, broadcasting, same
+from sonnx.rules.strict_broadcast import BATCH, ELLIPSIS, LEGACY, MULTI, UNI, Entry, broadcasting, same
 from sonnx.verdict import Status, Verdict
 from tests.common.rulekit import data, model, run
 
@@ -156,3 +157,98 @@ def test_table_follows_the_operator_texts(schema: Any) -> None:
         assert kind == OTHER[schema.name]
     else:
         assert kind is None, (schema.name, "broadcast" in doc and schema.name not in NOT_IMPLICIT)
+
+
+# -- what the table and the decision say in full, not just their kinds (mutation campaign, issue 14) ----------
+
+
+@pytest.mark.parametrize(
+    ("operator", "since", "entry"),
+    [
+        ("Add", 1, Entry(LEGACY, (1,), ("input", 0))),
+        ("Add", 7, Entry(MULTI)),
+        ("Gemm", 6, Entry(LEGACY, (2,), ("output", 0))),
+        ("Gemm", 7, Entry(UNI, (2,), ("output", 0))),
+        ("PRelu", 7, Entry(UNI, (1,), ("input", 0))),
+        ("PRelu", 6, None),
+        ("LayerNormalization", 17, Entry(UNI, (1, 2), ("input", 0))),
+        ("RMSNormalization", 23, Entry(UNI, (1,), ("input", 0))),
+        ("MatMul", 13, Entry(BATCH, (0, 1))),
+        ("QLinearMatMul", 10, Entry(BATCH, (0, 3))),
+        ("Sum", 8, Entry(MULTI)),
+        ("Sum", 6, None),
+        ("Where", 9, Entry(MULTI)),
+        ("Relu", 14, None),
+    ],
+)
+def test_each_entry_names_its_operands_and_target(operator: str, since: int, entry: Entry | None) -> None:
+    assert broadcasting(operator, since) == entry
+
+
+def test_layer_normalization_broadcasts_scale_and_bias_to_x(tmp_path: Path) -> None:
+    def ln(scale: list[int], bias: list[int]) -> Verdict:
+        node = helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], name="ln")
+        return check(tmp_path, [node], [vi("x", [2, 4]), vi("s", scale), vi("b", bias)], [vi("y", None)])
+
+    assert ln([2, 4], [2, 4]).status is Status.PROVED
+    v = ln([2, 4], [4])  # only the bias is stretched
+    (f,) = data(v)["operations"]
+    assert f["kind"] == UNI and f["target"] == {"input": 0, "tensor": "x", "shape": [2, 4]}
+    assert f["operands"] == [
+        {"position": 1, "tensor": "s", "shape": [2, 4]},
+        {"position": 2, "tensor": "b", "shape": [4]},
+    ]
+    assert ln([4], [2, 4]).status is Status.VIOLATED
+
+
+def test_an_open_target_names_the_tensors_without_a_shape(tmp_path: Path) -> None:
+    node = helper.make_node("PRelu", ["x", "slope"], ["y"], name="p")
+    v = check(tmp_path, [node], [vi("x", None), vi("slope", [3])], [vi("y", None)])
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "whether 1 operation(s) broadcast is not established: PRelu:p in main: shapes of 'x' not known"
+
+
+def test_the_batch_rule_applies_as_soon_as_one_operand_has_batch_dimensions(tmp_path: Path) -> None:
+    def matmul(a: list[int], b: list[int]) -> Status:
+        node = helper.make_node("MatMul", ["a", "b"], ["y"])
+        return check(tmp_path, [node], [vi("a", a), vi("b", b)], [vi("y", None)]).status
+
+    assert matmul([4], [4, 5]) is Status.PROVED  # vectors and matrices: no batch dimension at all
+    assert matmul([2, 3, 4], [4]) is Status.VIOLATED
+    assert matmul([1, 3, 4], [2, 4, 5]) is Status.VIOLATED  # a batch of 1 stretched to 2
+
+
+def test_a_violation_counts_the_undetermined_operations_beside_it(tmp_path: Path) -> None:
+    nodes = [helper.make_node("Add", ["a", "b"], ["s"], name="bad"), helper.make_node("Add", ["s", "c"], ["y"])]
+    v = check(tmp_path, nodes, [vi("a", [2, 3]), vi("b", [3]), vi("c", ["N", 3])], [vi("y", None)])
+    assert v.status is Status.VIOLATED
+    assert data(v)["undetermined_count"] == 1 and data(v)["count"] == 1
+
+
+def test_legacy_broadcast_zero_does_not_broadcast(tmp_path: Path) -> None:
+    node = helper.make_node("Add", ["a", "b"], ["y"], broadcast=0)
+    v = check(tmp_path, [node], [vi("a", [2, 3]), vi("b", [3])], [vi("y", [2, 3])], opset=6)
+    assert v.status is Status.PROVED
+
+
+def test_initializer_shapes_and_outer_scopes(tmp_path: Path) -> None:
+    # the bias is an initializer with no value info, read by an If branch from the enclosing graph
+    bias = helper.make_tensor("bias", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
+    add_in_branch = helper.make_node("Add", ["a", "bias"], ["t"], name="inner")
+    branch = helper.make_graph([add_in_branch], "then", [], [vi("t", None)])
+    other = helper.make_graph([helper.make_node("Identity", ["a"], ["e"])], "else", [], [vi("e", None)])
+    node = helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=other)
+    inputs = [vi("a", [2, 3]), helper.make_tensor_value_info("c", TensorProto.BOOL, [])]
+    v = check(tmp_path, [node], inputs, [vi("y", None)], initializer=[bias])
+    assert v.status is Status.VIOLATED
+    (f,) = data(v)["operations"]
+    assert f["operation"] == "Add:inner" and f["operands"][1] == {"position": 1, "tensor": "bias", "shape": [3]}
+
+
+def test_a_file_onnx_cannot_read_is_unknown(tmp_path: Path) -> None:
+    g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
+    m = model(g)
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(b"\x08")  # a truncated protobuf
+    v = run(ID, dataclasses.replace(m, source=str(path)), STRICT)
+    assert v.status is Status.UNKNOWN and (v.reason or "").startswith("no inferred shapes: ")
