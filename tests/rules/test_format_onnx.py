@@ -169,3 +169,91 @@ def test_an_input_or_initializer_passed_through_as_an_output_is_valid_onnx(tmp_p
     report = check_file(str(path), CheckOptions(engine="direct"))
     got = {v.rule_id: v.status for v in report.verdicts}
     assert got["FORMAT-ONNX"] is Status.PROVED and got["GRAPH-C3"] is Status.PROVED
+
+
+# -- the two-step check of a model with external data, and the witness's bounds (mutation campaign, issue 14) ---
+
+
+def external(path: Path, m: onnx.ModelProto | None = None) -> Path:
+    """``m`` (default: the Reshape model) with every tensor in external data; the shape tensor is 16 bytes."""
+    return save(m if m is not None else reshape_model(), path, save_as_external_data=True, location="e.data",
+                size_threshold=0)
+
+
+@pytest.mark.parametrize(("limit", "status"), [(16, Status.PROVED), (15, Status.UNKNOWN)])
+def test_external_tensors_up_to_the_limit_are_loaded_for_shape_inference(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, status: Status
+) -> None:
+    monkeypatch.setattr(format_onnx, "SMALL_EXTERNAL", limit)
+    v = verdict(external(tmp_path / "e.onnx"))
+    assert v.status is status  # type: ignore[attr-defined]
+    if status is Status.UNKNOWN:
+        assert "larger than 64 KiB" in v.reason  # type: ignore[attr-defined]
+
+
+def test_the_size_comes_from_the_dims_when_the_length_entry_is_missing(tmp_path: Path) -> None:
+    path = external(tmp_path / "e.onnx")
+    m = onnx.load_model(str(path), load_external_data=False)
+    for t in m.graph.initializer:
+        kept = [e for e in t.external_data if e.key != "length"]
+        del t.external_data[:]
+        t.external_data.extend(kept)
+    onnx.save_model(m, str(path))
+    assert verdict(path).status is Status.PROVED  # type: ignore[attr-defined]
+    shape = next(t for t in m.graph.initializer if t.name == "shape")
+    assert format_onnx._nbytes(shape) == 16
+    shape.external_data.add(key="length", value="12")
+    assert format_onnx._nbytes(shape) == 12  # the entry wins over the dims
+    shape.external_data[-1].value = "sixteen"  # (sonnx's loader refuses such a file before the rule runs)
+    assert format_onnx._nbytes(shape) is None
+
+
+def test_a_shape_inference_finding_in_the_two_step_check_is_a_witness(tmp_path: Path) -> None:
+    # the declared output shape contradicts the Reshape only once the external shape tensor is read
+    m = reshape_model()
+    del m.graph.output[:]
+    m.graph.output.append(vi("y", TensorProto.FLOAT, [2, 2]))
+    v = verdict(external(tmp_path / "e.onnx", m))
+    assert v.status is Status.VIOLATED  # type: ignore[attr-defined]
+    data = v.witness.data  # type: ignore[attr-defined]
+    assert data["stage"] == "shape inference" and data["how"].startswith("check_model(path) then")
+
+
+def test_a_long_message_is_cut_in_the_summary_and_whole_in_the_data() -> None:
+    message = "x" * 400 + "\n  end"
+    w = format_onnx._finding("structure", message, "how").witness
+    assert w is not None
+    assert w.data["message"] == "x" * 400 + " end"
+    shown = w.summary.split(": ", 1)[1]
+    assert len(shown) == format_onnx.MESSAGE_SHOWN and shown.endswith("...")
+    short = format_onnx._finding("structure", "y" * format_onnx.MESSAGE_SHOWN, "how").witness
+    assert short is not None and short.summary.endswith("y" * format_onnx.MESSAGE_SHOWN)
+
+
+def test_running_out_of_memory_in_the_checker_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = save(reshape_model(), tmp_path / "m.onnx")
+
+    def full(*_a: object, **_k: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(onnx.checker, "check_model", full)
+    v = verdict(path)
+    assert v.status is Status.UNKNOWN and v.reason == "onnx.checker ran out of memory"  # type: ignore[attr-defined]
+
+
+def test_every_tensor_of_the_proto_is_visited() -> None:
+    t = helper.make_tensor
+    init = t("i", TensorProto.FLOAT, [1], [1.0])
+    sparse = helper.make_sparse_tensor(t("sv", TensorProto.FLOAT, [1], [1.0]), t("si", TensorProto.INT64, [1], [0]),
+                                       [2])
+    inner = helper.make_graph([helper.make_node("Constant", [], ["c"], value=t("deep", TensorProto.FLOAT, [1], [2.0]))],
+                              "inner", [], [vi("c", TensorProto.FLOAT, [1])], [t("gi", TensorProto.FLOAT, [1], [3.0])])
+    node = helper.make_node("If", ["b"], ["y"], then_branch=inner, else_branch=inner)
+    g = helper.make_graph([node], "g", [], [], [init], sparse_initializer=[sparse])
+    f = helper.make_function("local", "f", [], ["o"], [
+        helper.make_node("Constant", [], ["o"], value=t("in_f", TensorProto.FLOAT, [1], [4.0])),
+        helper.make_node("Foo", [], [], tensors=[t("listed", TensorProto.FLOAT, [1], [5.0])]),
+    ], [helper.make_opsetid("", 17)])
+    m = helper.make_model(g, functions=[f])
+    names = sorted(x.name for x in format_onnx._tensors(m))
+    assert names == sorted(["i", "sv", "si", "deep", "deep", "gi", "gi", "in_f", "listed"])
