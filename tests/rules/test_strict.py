@@ -112,3 +112,75 @@ def test_opset_imports_of_function_bodies() -> None:
     )
     (f,) = data(run("STRICT-OPSET", m))["missing"]
     assert f["domain"] == "com.vendor" and f["in"] == "function local.f"
+
+
+# -- each reason a rule gives, and where it looks (mutation campaign, issue 14) ----------------------------------
+
+
+def test_static_shapes_name_what_is_missing() -> None:
+    cases = {
+        "s": (TensorType("sequence", 0, None, STATIC), "declared as sequence, not a dense tensor"),
+        "e": (TensorType("tensor", 0, (1, 3)), "element type unknown"),
+        "r": (TensorType("tensor", 1, None), "rank unknown"),
+        "d": (TensorType("tensor", 1, (None, 3)), "shape [None, 3] is not fully static"),
+        "ok": (STATIC, ""),
+    }
+    g = make_graph("g", list(cases), list(cases), [], {n: Tensor(n, t) for n, (t, _) in cases.items()})
+    d = data(run("STRICT-SHAPES", model(g)))
+    # an input also listed as an output is reported once, as the input it first is
+    assert d["tensors"] == [
+        {"scope": "g", "tensor": n, "role": "graph input", "problem": why} for n, (_, why) in cases.items() if why
+    ]
+    assert d["count"] == 4
+
+
+def test_static_shapes_look_into_nested_graphs() -> None:
+    branch = make_graph("t", [], ["t"], [op("Relu", ["x"], ["t"])])
+    typed = {n: Tensor(n, STATIC) for n in ("c", "x", "y")}
+    g = make_graph("g", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="s", then_branch=branch,
+                                                  else_branch=branch)], typed)
+    d = data(run("STRICT-SHAPES", model(g)))
+    assert {(f["scope"], f["tensor"]) for f in d["tensors"]} == {("g/If:s.then_branch", "t"),
+                                                                 ("g/If:s.else_branch", "t")}
+
+
+def test_sparse_inside_an_optional_and_sparse_tensor_lists() -> None:
+    opt = TensorType("optional", 0, None, TensorType("sequence", 0, None, TensorType("sparse_tensor", 1, (4,))))
+    g = make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])], {"x": Tensor("x", opt)})
+    v = run("STRICT-SPARSE", model(g))
+    assert data(v)["sparse"] == [{"scope": "g", "tensor": "x", "problem": "declared type holds a sparse tensor"}]
+    assert v.witness is not None and v.witness.summary == "1 sparse tensor(s): x: declared type holds a sparse tensor"
+    c = op("Constant", [], ["y"], name="k")._replace(attributes=(Attribute("values", "SPARSE_TENSORS", ()),))
+    v = run("STRICT-SPARSE", model(make_graph("g", [], ["y"], [c])))
+    assert v.witness is not None and v.witness.summary == "1 sparse tensor(s): Constant:k: SPARSE_TENSORS attribute"
+    plain = TensorType("sequence", 0, None, STATIC)
+    g = make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])], {"x": Tensor("x", plain)})
+    assert run("STRICT-SPARSE", model(g)).status is Status.PROVED
+
+
+def test_opset_of_a_function_without_imports_is_the_models() -> None:
+    body = make_graph("f", ["a"], ["b"], [op("Fancy", ["a"], ["b"], domain="com.vendor")])
+    fn = Function("local", "f", body, opset_imports={})
+    main = make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])])
+    assert run("STRICT-OPSET", model(main, opset_imports={"": 17, "com.vendor": 1}, functions=(fn,))).status \
+        is Status.PROVED
+    v = run("STRICT-OPSET", model(main, opset_imports={"": 17}, functions=(fn,)))
+    (f,) = data(v)["missing"]
+    assert f == {"domain": "com.vendor", "in": "function local.f",
+                 "first_use": {"scope": "f", "index": 0, "operation": "Fancy:b"}}
+    assert v.witness is not None
+    assert v.witness.summary == "1 domain(s) used without an opset import: com.vendor (function local.f)"
+
+
+def test_opset_lists_each_missing_domain_once_sorted_with_its_first_use() -> None:
+    branch = make_graph("t", [], ["t"], [op("B", ["x"], ["t"], domain="com.b", name="inner")])
+    nodes = [op("B", ["x"], ["p"], domain="com.b", name="first"), op("A", ["p"], ["q"], domain="com.a"),
+             op("If", ["c"], ["y"], name="s", then_branch=branch, else_branch=branch)]
+    g = make_graph("g", ["c", "x"], ["y"], nodes)
+    d = data(run("STRICT-OPSET", model(g, opset_imports={"": 17})))
+    assert [(f["domain"], f["first_use"]["operation"]) for f in d["missing"]] == [("com.a", "A:q"),
+                                                                                  ("com.b", "B:first")]
+    assert d["count"] == 2
+    # the default domain used without an import is named ai.onnx
+    d = data(run("STRICT-OPSET", model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])]), opset_imports={})))
+    assert [f["domain"] for f in d["missing"]] == ["ai.onnx"]
