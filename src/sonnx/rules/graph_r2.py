@@ -174,8 +174,13 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
         return DET, ""
     else:  # ScatterElements and Scatter: one target per element, its own position with the axis replaced
         axis_attr = op.attribute("axis")
+        if axis_attr is not None and axis_attr.type != "INT":
+            return UNKNOWN, (
+                f"{c.what}; the attribute 'axis' is of type {axis_attr.type}, not INT, so which element an index "
+                f"addresses is not known: {entry.reason}"
+            )
         axis = int(axis_attr.value) if axis_attr is not None else 0
-        rank = max(idx.ndim, 1)
+        rank = idx.ndim
         axis = axis + rank if axis < 0 else axis
         if not 0 <= axis < rank:
             return UNKNOWN, f"axis {axis} is outside the indices' rank {rank}"

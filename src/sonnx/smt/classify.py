@@ -154,6 +154,7 @@ def elements_term(c: Const, test: str) -> str:
     return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) 1)"
 
 
+AXIS_NOT_INT = "the attribute 'axis' is not an INT, so which element an index addresses is not known"
 Pair = tuple[int, int, list[int]]
 Scatter = tuple[str, Pair | None, str]
 
@@ -173,13 +174,17 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
         guard = "true"
     else:
         present, ax = attr_fact(op, "axis")
+        if idx.ndim == 0:  # a single index: nothing to coincide with
+            return "0", None, ""
+        if present == 2:  # an axis that is not an INT: which element an index addresses is not known
+            return "1", None, ""
         ax = ax if present == 1 else 0
-        rank = max(idx.ndim, 1)
+        rank = idx.ndim
         axis = f"(ite (< {num(ax)} 0) (+ {num(ax)} {rank}) {num(ax)})"
-        grid = np.indices(idx.shape).reshape(idx.ndim, -1).T.tolist() if idx.ndim else [[]]
+        grid = np.indices(idx.shape).reshape(idx.ndim, -1).T.tolist()
         vals = idx.reshape(-1).tolist()
         rows = [
-            [f"(ite (= {axis} {j}) {num(v)} {c_j})" for j, c_j in enumerate(g)] if idx.ndim else [num(v)]
+            [f"(ite (= {axis} {j}) {num(v)} {c_j})" for j, c_j in enumerate(g)]
             for g, v in zip(grid, vals, strict=True)
         ]
         dims = None if data is None or len(data) != idx.ndim else data
@@ -204,15 +209,13 @@ def _pair(
 ) -> tuple[int, int, list[int]] | None:
     """Untrusted: the first two positions whose index tuples coincide, and the tuple (the formula decides)."""
     if operator == "ScatterND":
-        keys = idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
-    elif idx.ndim:
+        keys = idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1])
+    else:
         keys = np.indices(idx.shape).reshape(idx.ndim, -1).T
         axis = axis + idx.ndim if axis < 0 else axis
         if not 0 <= axis < idx.ndim:
             return None
         keys[:, axis] = idx.reshape(-1)
-    else:
-        keys = idx.reshape(1, 1)
     if dims is not None and all(d is not None for d in dims[: keys.shape[1]]) and len(dims) >= keys.shape[1]:
         keys = np.where(keys < 0, keys + np.asarray(dims[: keys.shape[1]], dtype=np.int64), keys)
     if keys.shape[0] < 2:
@@ -296,6 +299,8 @@ class Lister:
         elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
             (sc, pair, check), consts = scatter_term(op, f, c), [c.what]
+            if op.operator != "ScatterND" and c.kind == VALUE and attr_fact(op, "axis")[0] == 2:
+                consts.append(AXIS_NOT_INT)
         elif cond == table.ZERO_DIVISOR and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
