@@ -33,7 +33,9 @@ def entry(operator: str, condition: str | None = None) -> str:
 
 
 def smt(m: Model) -> Verdict:
-    return {v.rule_id: v for v in run_smt(m).verdicts}[ID]
+    v = {v.rule_id: v for v in run_smt(m).verdicts}[ID]
+    assert v.status is not Status.UNKNOWN or (v.reason or "").startswith("determinism of "), v
+    return v
 
 
 def unknown(m: Model, reason: str, n: int = 1) -> None:

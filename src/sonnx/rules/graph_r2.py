@@ -127,7 +127,12 @@ def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
 
 
 def _declared_shape(ctx: CheckContext, scope: int, name: str) -> tuple[int | None, ...] | None:
-    """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one."""
+    """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one.
+
+    An omitted input (the empty name) has none, even if the graph declares a value named ``""``.
+    """
+    if not name:
+        return None
     g = scopes(ctx)[scope].graph
     t = g.tensors.get(name)
     if t is None or t.type is None or t.type.shape is None:

@@ -164,7 +164,7 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, ""
     idx = c.array.astype(np.int64, copy=False)
-    data = declared_shape(f, op[3][0]) if op[3] and op[3][0] else None
+    data = declared_shape(f, op[3][0])
     if op.operator == "ScatterND":
         if idx.ndim == 0:
             return "1", None, ""
