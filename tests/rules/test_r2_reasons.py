@@ -126,18 +126,59 @@ def drop(*ops: Operation, inputs: tuple[str, ...] = ("x",), ts: dict[str, Tensor
     return model(make_graph("g", list(inputs), ["y"], [*ops, d], ts), 13)
 
 
+def smt_reasons(m: Model) -> list[str]:
+    v = smt(m)
+    assert v.status is Status.VIOLATED, v
+    return [f["reason"] for f in data(v)["nondeterministic"]]
+
+
 def test_training_mode_reasons() -> None:
     where = "training_mode 't' (defined in g)"
-    assert nondet(drop(ts=tensors(init("t", True, 9)))) == [f"{where}, an initializer, is true"]
-    assert nondet(drop(ts=tensors(init("t", [False, False], 9)))) == [
-        f"{where}, an initializer, holds 2 values, not a single false"
-    ]
-    assert nondet(drop(inputs=("x", "t"))) == [f"{where} is a graph input, given at run time"]
-    assert nondet(drop(op("Not", ["x"], ["t"], name="n"))) == [f"{where} is computed by Not:n"]
-    # an undefined name, and a name written twice, are run-time values
-    assert nondet(drop()) == ["training_mode 't' is not defined in any enclosing graph"]
+    tm = entry("Dropout", table.TRAINING_MODE_NOT_FALSE)
+    m = drop(ts=tensors(init("t", True, 9)))
+    assert nondet(m) == [f"{where}, an initializer, is true"]
+    assert smt_reasons(m) == [f"{where}, an initializer,: {tm}"]
+    m = drop(ts=tensors(init("t", [False, False], 9)))
+    assert nondet(m) == [f"{where}, an initializer, holds 2 values, not a single false"]
+    assert smt_reasons(m) == [f"{where}, an initializer,: {tm}"]
+    # a graph input, a computed value, an undefined name and a name written twice are run-time values
     twice = [op("Not", ["x"], ["t"]), op("Not", ["x"], ["t"])]
-    assert nondet(drop(*twice)) == [f"{where} is assigned more than once"]
+    for m, why in [
+        (drop(inputs=("x", "t")), f"{where} is a graph input, given at run time"),
+        (drop(op("Not", ["x"], ["t"], name="n")), f"{where} is computed by Not:n"),
+        (drop(), "training_mode 't' is not defined in any enclosing graph"),
+        (drop(*twice), f"{where} is assigned more than once"),
+    ]:
+        assert nondet(m) == [why]
+        assert smt_reasons(m) == [f"{why}: {tm}"]
+
+
+@pytest.mark.parametrize(("v", "expected"), [(False, Status.PROVED), (True, Status.VIOLATED)])
+def test_training_mode_captured_from_two_graphs_up(v: bool, expected: Status) -> None:
+    inner = make_graph("inner", [], ["z"], [op("Dropout", ["x", "", "t"], ["z"], name="d")])
+    relu = make_graph("other", [], ["w"], [op("Relu", ["x"], ["w"])])
+    mid = make_graph("mid", [], ["m"], [op("If", ["c"], ["m"], then_branch=inner, else_branch=relu)])
+    mid2 = make_graph("mid2", [], ["n"], [op("Relu", ["x"], ["n"])])
+    c = Operation("Constant", "", "k", (), ("t",), (Attribute("value", "TENSOR", value(v, 9)),))
+    g = make_graph("main", ["c", "x"], ["y"], [c, op("If", ["c"], ["y"], then_branch=mid, else_branch=mid2)])
+    m = model(g, 13)
+    assert run(ID, m).status is expected
+    assert smt(m).status is expected
+    if expected is Status.VIOLATED:
+        where = "training_mode 't' (defined in main), a Constant,"
+        assert nondet(m) == [f"{where} is true"]
+        assert smt_reasons(m) == [f"{where}: {entry('Dropout', table.TRAINING_MODE_NOT_FALSE)}"]
+
+
+def test_a_name_the_nested_graph_defines_itself_is_its_own() -> None:
+    # the branch computes its own 't', hiding the outer constant false
+    inner = make_graph("inner", [], ["z"], [op("Not", ["x"], ["t"], name="n"), op("Dropout", ["x", "", "t"], ["z"])])
+    relu = make_graph("other", [], ["w"], [op("Relu", ["x"], ["w"])])
+    c = Operation("Constant", "", "k", (), ("t",), (Attribute("value", "TENSOR", value(False, 9)),))
+    g = make_graph("main", ["c", "x"], ["y"], [c, op("If", ["c"], ["y"], then_branch=inner, else_branch=relu)])
+    m = model(g, 13)
+    assert nondet(m) == ["training_mode 't' (defined in main/If:y.then_branch) is computed by Not:n"]
+    assert smt(m).status is Status.VIOLATED
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,8 @@ _COND = {
 }
 _CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng 0))"
 _CASTLIKE = f"(ite (= et 0) 1 (ite (distinct et {E8M0}) 0 ng))"
+NUMERIC = "iubf"
+"""The numpy kinds of a constant whose elements a condition compares with 0 (others, strings, give class 1)."""
 PARAMS = ("d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng")
 
 
@@ -135,6 +137,8 @@ def _kind(c: Const) -> str:
 
 
 def training_term(c: Const) -> str:
+    if c.array is not None and c.array.dtype.kind not in NUMERIC:
+        return "1"
     first = _nonzero(terms(c.array.reshape(-1)[:1])[0], c.array) if c.array is not None and c.array.size else "false"
     size = 0 if c.array is None else int(c.array.size)
     k = _kind(c)
@@ -146,6 +150,8 @@ def elements_term(c: Const, test: str) -> str:
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)"
     a = c.array
+    if a.dtype.kind not in NUMERIC:
+        return "1"
     xs = terms(a)
     if a.dtype.kind in "iub":
         hits = [f"(= {x} 0)" if test == "zero" else f"(< {x} 0)" for x in xs]
@@ -163,6 +169,8 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
     """Class of the duplicate-indices condition; an untrusted pair of positions with equal tuples and its check."""
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, ""
+    if c.array.dtype.kind not in "iu":
+        return "1", None, ""
     idx = c.array.astype(np.int64, copy=False)
     data = declared_shape(f, op[3][0])
     if op.operator == "ScatterND":
