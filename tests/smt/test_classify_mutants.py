@@ -289,7 +289,10 @@ def test_mod_divisors(divisor: Any, data_type: int, expected: Status) -> None:
 def test_mod_divisor_given_at_run_time_or_omitted_is_unknown() -> None:
     g = make_graph("g", ["x", "d"], ["y"], [op("Mod", ["x", "d"], ["y"])])
     _direct, smt = both(model(g))
-    assert smt.status is Status.UNKNOWN and "graph input, given at run time" in (smt.reason or "")
+    reason = next(e.reason for e in table.TABLE if e.operator == "Mod")
+    assert (smt.reason or "").startswith(
+        f"{UNDETERMINED}divisor 'd' (defined in g) is a graph input, given at run time: {reason}"
+    )
     g = make_graph("g", ["x"], ["y"], [op("Mod", ["x"], ["y"])])
     _direct, smt = both(model(g))
     assert smt.status is Status.UNKNOWN
@@ -324,7 +327,19 @@ def test_cast_to_e8m0_values(values: Any, data_type: int, expected: Status) -> N
 def test_cast_to_e8m0_of_a_run_time_value_is_unknown() -> None:
     c = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
     _direct, smt = both(model(make_graph("g", ["x"], ["y"], [c]), 24))
-    assert smt.status is Status.UNKNOWN and "graph input, given at run time" in (smt.reason or "")
+    reason = next(e.reason for e in table.TABLE if e.operator == "Cast")
+    assert (smt.reason or "").startswith(
+        f"{UNDETERMINED}input 'x' (defined in g) is a graph input, given at run time: {reason}"
+    )
+
+
+@pytest.mark.parametrize("inputs", [[], [""]])
+def test_cast_to_e8m0_of_an_omitted_input_is_unknown_in_both(inputs: list[str]) -> None:
+    # before: a Cast without inputs made the direct rule raise (IndexError)
+    c = op("Cast", inputs, ["y"], to=TensorProto.FLOAT8E8M0)
+    reason = next(e.reason for e in table.TABLE if e.operator == "Cast")
+    for v in both(model(make_graph("g", [], ["y"], [c]), 24)):
+        assert (v.reason or "").startswith(f"{UNDETERMINED}the input is omitted: {reason}"), v
 
 
 def castlike(target: Tensor | None, inputs: tuple[str, ...] = ("x", "t"), values: Any = (-1.0, 2.0)) -> Model:
@@ -453,11 +468,15 @@ def test_reduction_none_as_bytes_is_no_reduction_in_both() -> None:
         (op("TopK", ["x", "k"], ["v", "i"], sorted="no"), 17, {"sk": "2", "sv": "0"}),
         (op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0), 24, {"tk": "1", "tv": "24", "g0": "1"}),
         (op("Cast", ["x"], ["y"], to="x"), 24, {"tk": "2", "tv": "0"}),
-        (op("Relu", ["x"], ["y"]), 17, {"tk": "0", "tv": "0", "et": "0", "rd": "0", "g0": "1", "g1": "0"}),
+        (op("Relu", ["x"], ["y"]), 17, {"itk": "0", "itv": "0", "sk": "0", "sv": "0", "tk": "0", "tv": "0",
+                                         "et": "0", "rd": "0", "g0": "1", "g1": "0"}),
+        # the target element type is CastLike's alone, even where input 1 is declared
+        (op("Add", ["x", "k"], ["y"]), 17, {"et": "0", "g1": "1"}),
     ],
 )
 def test_attribute_facts(o: Operation, opset: int, expected: dict[str, Any]) -> None:
-    facts, text = facts_of(model(make_graph("g", ["x", "k"], ["y"], [o]), opset))
+    k = Tensor("k", TensorType("tensor", TensorProto.FLOAT, (1,)), None)
+    facts, text = facts_of(model(make_graph("g", ["x", "k"], ["y"], [o], tensors(k)), opset))
     assert {k: facts[k] for k in expected} == expected
     assert codes(text, "operator")[o.operator] == facts["p"]
 
@@ -632,3 +651,10 @@ def test_a_constant_that_does_not_hold_numbers_is_unknown_in_both(m: Model, why:
     direct, _smt = both(m)
     assert direct.status is Status.UNKNOWN
     assert why in (direct.reason or "")
+
+
+def test_a_stray_axis_on_scatter_nd_is_not_in_its_reason() -> None:
+    # ScatterND has no axis: an attribute of that name, of any type, is not read
+    direct, smt = both(scatter("ScatterND", [[-1], [2]], axis="x"))
+    assert direct.status is Status.UNKNOWN
+    assert (smt.reason or "").startswith(f"{UNDETERMINED}indices 'idx' (defined in g), an initializer,: {DUP}")

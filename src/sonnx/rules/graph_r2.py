@@ -240,7 +240,10 @@ def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table
             return UNKNOWN, f"CastLike target {target!r} has no declared element type; {entry.reason}"
         if et != TensorProto.FLOAT8E8M0:
             return DET, ""
-    c = constant_value(ctx, scope, op.input_mapping[0], "input")
+    m = op.input_mapping
+    if not m or not m[0]:
+        return UNKNOWN, f"the input is omitted: {entry.reason}"
+    c = constant_value(ctx, scope, m[0], "input")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
     if c.array.dtype.kind not in NUMERIC:
