@@ -298,3 +298,43 @@ def test_topk_sorted_of_another_type_is_sorted_in_both() -> None:
     m = model(make_graph("g", ["x", "k"], ["v"], [t]))
     assert run(ID, m).status is Status.PROVED
     assert smt(m).status is Status.PROVED
+
+
+def test_disagreeing_versions_list_the_reasons_of_the_versions_that_are_not_deterministic() -> None:
+    # Dropout without an opset import: versions 1 and 6 (is_test absent) and 7 and 10 (the run time decides) are
+    # nondeterministic, 12 and later deterministic (training_mode false): only the first two reasons are listed
+    m = drop(ts=tensors(init("t", False, 9)))
+    m = dataclasses.replace(m, opset_imports={})
+    reasons = f"is_test is absent: {entry('Dropout', table.IS_TEST_UNSET)}; {entry('Dropout', table.ALWAYS)}"
+    unknown(m, f"the model imports no opset for this domain and the versions disagree ({reasons})")
+    assert smt(m).status is Status.UNKNOWN
+
+
+def test_scatter_nd_without_updates_still_checks_its_indices() -> None:
+    s = op("ScatterND", ["data", "idx"], ["y"], name="s")
+    m = model(make_graph("g", ["data"], ["y"], [s], tensors(init("idx", np.asarray([[1], [1]]), 7))), 18)
+    assert nondet(m) == [
+        f"indices 'idx' (defined in g), an initializer,: entries 0 and 1 address the same element [1]; "
+        f"{entry('ScatterND')}"
+    ]
+    assert smt(m).status is Status.VIOLATED
+
+
+def test_cast_reason_names_the_flat_position_in_a_matrix() -> None:
+    cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
+    m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [[1.0, 2.0], [3.0, -4.0]], 1))), 24)
+    assert nondet(m) == [
+        f"input 'x' (defined in g), an initializer, holds -4.0 at flat position 3; "
+        f"{entry('Cast', table.NEGATIVE_TO_E8M0)}"
+    ]
+    assert smt(m).status is Status.VIOLATED
+
+
+def test_disagreeing_versions_where_older_versions_have_no_entry() -> None:
+    # Cast without an opset import: only version 24 has an entry (its input holds a negative value)
+    cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
+    m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [-1.0], 1))), opset_imports={})
+    e8m0 = entry("Cast", table.NEGATIVE_TO_E8M0)
+    why = f"input 'x' (defined in g), an initializer, holds -1.0 at flat position 0; {e8m0}"
+    unknown(m, f"the model imports no opset for this domain and the versions disagree ({why})")
+    assert smt(m).status is Status.UNKNOWN

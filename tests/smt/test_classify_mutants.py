@@ -614,6 +614,7 @@ def test_scan_8_instances_follow_the_given_first_input(first_given: bool) -> Non
     [
         ([["x"], ["x", "", "hi"]], [("1", "0", "0"), ("1", "0", "1")]),
         ([["x"], ["x", "lo"]], [("1", "0", "0"), ("1", "1", "0")]),
+        ([["x", "lo", "hi"], ["x", "lo", ""]], [("1", "1", "1"), ("1", "1", "0")]),
         ([["x", "lo", "hi"], ["x", "lo"], ["x", "", "hi"], ["x"]], [("1", "1", "1"), ("1", "1", "0"), ("1", "0", "1"),
                                                                     ("1", "0", "0")]),
     ],
@@ -658,3 +659,65 @@ def test_a_stray_axis_on_scatter_nd_is_not_in_its_reason() -> None:
     direct, smt = both(scatter("ScatterND", [[-1], [2]], axis="x"))
     assert direct.status is Status.UNKNOWN
     assert (smt.reason or "").startswith(f"{UNDETERMINED}indices 'idx' (defined in g), an initializer,: {DUP}")
+
+
+@pytest.mark.parametrize("to", [None, "FLOAT8E8M0"])
+def test_the_smt_reason_of_a_cast_whose_to_is_not_known(to: str | None) -> None:
+    cast = op("Cast", ["x"], ["y"], **({} if to is None else {"to": to}))
+    _direct, smt = both(model(make_graph("g", [], ["y"], [cast], tensors(init("x", [1.0], 1))), 24))
+    reason = next(e.reason for e in table.TABLE if e.operator == "Cast")
+    assert (smt.reason or "").startswith(
+        f"{UNDETERMINED}Cast's attribute 'to' is absent or not an INT, so the target type is not known: {reason}"
+    )
+
+
+def test_the_smt_reason_of_a_castlike_without_a_declared_target_is_the_entry_alone() -> None:
+    _direct, smt = both(castlike(target(None)))
+    reason = next(e.reason for e in table.TABLE if e.operator == "CastLike")
+    assert (smt.reason or "").startswith(f"{UNDETERMINED}{reason}")
+
+
+@pytest.mark.parametrize("empty_first", [True, False])
+def test_an_operator_named_like_its_domain_shares_no_instance(empty_first: bool) -> None:
+    # an operation of the default domain whose operator name is empty, and a Relu: one unknown, one deterministic
+    empty, relu = Operation("", "", "e", ("x",), ("a",), ()), op("Relu", ["x"], ["y"])
+    ops = [empty, relu] if empty_first else [relu, empty]
+    for v in both(model(make_graph("g", ["x"], ["y", "a"], ops))):
+        assert (v.reason or "").startswith(UNDETERMINED), v
+
+
+@pytest.mark.parametrize("vendor_first", [True, False])
+def test_operators_of_two_domains_share_no_instance(vendor_first: bool) -> None:
+    vendor, default = op("Relu", ["x"], ["a"], domain="com.vendor"), op("Relu", ["x"], ["y"])
+    ops = [vendor, default] if vendor_first else [default, vendor]
+    for v in both(model(make_graph("g", ["x"], ["y", "a"], ops), opset_imports={"": 17, "com.vendor": 1})):
+        assert (v.reason or "").startswith(UNDETERMINED), v
+
+
+def test_scan_8_without_an_opset_import_disagrees_with_the_later_versions() -> None:
+    # only version 8 of the candidates (8, 9, 11, ...) has an entry: the first version alone disagrees
+    scan = op("Scan", ["lens"], ["a"])
+    for v in both(model(make_graph("g", ["lens"], ["a"], [scan]), opset_imports={})):
+        assert (v.reason or "").startswith(
+            f"{UNDETERMINED}the model imports no opset for this domain and the versions disagree"
+        ), v
+
+
+def test_two_operations_with_a_value_condition_are_classified_apart() -> None:
+    ops = [op("Mod", ["x", "d1"], ["a"], name="m1"), op("Mod", ["a", "d2"], ["y"], name="m2")]
+    ts = tensors(init("d1", np.asarray([1], dtype=np.int64), 7), init("d2", np.asarray([0], dtype=np.int64), 7))
+    _direct, smt = both(model(make_graph("g", ["x"], ["y"], ops, ts)))
+    assert [f["operation"] for f in data(smt)["nondeterministic"]] == ["Mod:m2"]
+
+
+def test_an_attribute_less_operation_after_one_with_attributes_gets_its_own_class() -> None:
+    ops = [op("TopK", ["x", "k"], ["a", "i"], name="t1", sorted=0), op("TopK", ["a", "k"], ["y", "j"], name="t2")]
+    _direct, smt = both(model(make_graph("g", ["x", "k"], ["y"], ops)))
+    assert [f["operation"] for f in data(smt)["nondeterministic"]] == ["TopK:t1"]
+
+
+def test_castlike_of_another_domain_keeps_its_own_target_type() -> None:
+    ops = [op("CastLike", ["x", v], [o], domain="com.vendor") for v, o in (("t", "a"), ("u", "b"))]
+    ts = tensors(target(TensorProto.FLOAT), Tensor("u", TensorType("tensor", TensorProto.INT8, (1,)), None))
+    facts = all_facts(model(make_graph("g", ["x", "t", "u"], ["a", "b"], ops, ts), opset_imports={"": 24}))
+    assert [f["et"] for f in facts] == [str(TensorProto.FLOAT), str(TensorProto.INT8)]
