@@ -279,6 +279,9 @@ def mod(divisor: Any, data_type: int) -> Model:
         (np.array([2.5, -0.0], dtype=np.float32), TensorProto.FLOAT, Status.VIOLATED),
         (np.array([2.5, -1.5], dtype=np.float32), TensorProto.FLOAT, Status.PROVED),
         (np.array([np.nan], dtype=np.float32), TensorProto.FLOAT, Status.PROVED),
+        # the smallest subnormal double is not zero: every bit of the significand is written
+        (np.array([5e-324, 1.0]), TensorProto.DOUBLE, Status.PROVED),
+        (np.array([-5e-324]), TensorProto.DOUBLE, Status.PROVED),
     ],
 )
 def test_mod_divisors(divisor: Any, data_type: int, expected: Status) -> None:
@@ -464,7 +467,8 @@ def test_reduction_none_as_bytes_is_no_reduction_in_both() -> None:
         (op("Dropout", ["x"], ["y"], is_test=1), 6, {"itk": "1", "itv": "1", "sk": "0", "g1": "0", "g2": "0"}),
         (op("Dropout", ["x"], ["y"], is_test=-2), 6, {"itk": "1", "itv": ["-", "2"], "v": "6"}),
         (op("Dropout", ["x"], ["y"], is_test=0.5), 6, {"itk": "2", "itv": "0"}),
-        (op("TopK", ["x", "k"], ["v", "i"], sorted=0), 17, {"sk": "1", "sv": "0", "itk": "0", "g1": "1"}),
+        (op("TopK", ["x", "k"], ["v", "i"], sorted=0), 17, {"sk": "1", "sv": "0", "itk": "0", "itv": "0", "g1": "1",
+                                                            "tk": "0", "tv": "0", "rd": "0"}),
         (op("TopK", ["x", "k"], ["v", "i"], sorted="no"), 17, {"sk": "2", "sv": "0"}),
         (op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0), 24, {"tk": "1", "tv": "24", "g0": "1"}),
         (op("Cast", ["x"], ["y"], to="x"), 24, {"tk": "2", "tv": "0"}),
@@ -721,3 +725,9 @@ def test_castlike_of_another_domain_keeps_its_own_target_type() -> None:
     ts = tensors(target(TensorProto.FLOAT), Tensor("u", TensorType("tensor", TensorProto.INT8, (1,)), None))
     facts = all_facts(model(make_graph("g", ["x", "t", "u"], ["a", "b"], ops, ts), opset_imports={"": 24}))
     assert [f["et"] for f in facts] == [str(TensorProto.FLOAT), str(TensorProto.INT8)]
+
+
+def test_an_initializer_of_a_model_loaded_without_weights_is_unread_in_both() -> None:
+    m = dataclasses.replace(dropout(False, TensorProto.BOOL), weights_loaded=False)
+    for v in both(m):
+        assert "the model was loaded without its weights, so the value was not read" in (v.reason or ""), v
