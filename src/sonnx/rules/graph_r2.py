@@ -40,6 +40,8 @@ ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
 DET, NONDET, UNKNOWN = "deterministic", "nondeterministic", "unknown"
 Outcome = tuple[str, str]
+NUMERIC = "iubf"
+"""The numpy kinds of a constant whose elements a condition compares with 0 (others, strings, are UNKNOWN)."""
 
 
 def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> tuple[list[table.Entry | None], str]:
@@ -121,13 +123,20 @@ def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
         return NONDET, c.what
     if c.kind == "unread" or c.array is None:
         return UNKNOWN, c.what
+    if c.array.dtype.kind not in NUMERIC:
+        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not booleans"
     if c.array.size != 1:
         return NONDET, f"{c.what} holds {c.array.size} values, not a single false"
     return (DET, "") if not bool(c.array.reshape(-1)[0]) else (NONDET, f"{c.what} is true")
 
 
 def _declared_shape(ctx: CheckContext, scope: int, name: str) -> tuple[int | None, ...] | None:
-    """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one."""
+    """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one.
+
+    An omitted input (the empty name) has none, even if the graph declares a value named ``""``.
+    """
+    if not name:
+        return None
     g = scopes(ctx)[scope].graph
     t = g.tensors.get(name)
     if t is None or t.type is None or t.type.shape is None:
@@ -162,6 +171,8 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
     c = constant_value(ctx, scope, m[1], "indices")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
+    if c.array.dtype.kind not in "iu":
+        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not integers: {entry.reason}"
     idx = c.array.astype(np.int64, copy=False)
     data_shape = _declared_shape(ctx, scope, m[0])
     if op.operator == "ScatterND":
@@ -174,8 +185,13 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
         return DET, ""
     else:  # ScatterElements and Scatter: one target per element, its own position with the axis replaced
         axis_attr = op.attribute("axis")
+        if axis_attr is not None and axis_attr.type != "INT":
+            return UNKNOWN, (
+                f"{c.what}; the attribute 'axis' is of type {axis_attr.type}, not INT, so which element an index "
+                f"addresses is not known: {entry.reason}"
+            )
         axis = int(axis_attr.value) if axis_attr is not None else 0
-        rank = max(idx.ndim, 1)
+        rank = idx.ndim
         axis = axis + rank if axis < 0 else axis
         if not 0 <= axis < rank:
             return UNKNOWN, f"axis {axis} is outside the indices' rank {rank}"
@@ -199,6 +215,8 @@ def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Ent
     c = constant_value(ctx, scope, m[1], "divisor") if len(m) > 1 and m[1] else None
     if c is None or c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what if c else 'the divisor'}: {entry.reason}"
+    if c.array.dtype.kind not in NUMERIC:
+        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
     zeros = np.flatnonzero(c.array.reshape(-1) == 0)
     if zeros.size:
         return NONDET, f"{c.what} holds a zero at flat position {int(zeros[0])}; {entry.reason}"
@@ -222,9 +240,14 @@ def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table
             return UNKNOWN, f"CastLike target {target!r} has no declared element type; {entry.reason}"
         if et != TensorProto.FLOAT8E8M0:
             return DET, ""
-    c = constant_value(ctx, scope, op.input_mapping[0], "input")
+    m = op.input_mapping
+    if not m or not m[0]:
+        return UNKNOWN, f"the input is omitted: {entry.reason}"
+    c = constant_value(ctx, scope, m[0], "input")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
+    if c.array.dtype.kind not in NUMERIC:
+        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
     values = c.array.astype(np.float64, copy=False).reshape(-1)
     bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))
     if bad.size:

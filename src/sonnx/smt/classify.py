@@ -60,6 +60,8 @@ _COND = {
 }
 _CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng 0))"
 _CASTLIKE = f"(ite (= et 0) 1 (ite (distinct et {E8M0}) 0 ng))"
+NUMERIC = "iubf"
+"""The numpy kinds of a constant whose elements a condition compares with 0 (others, strings, give class 1)."""
 PARAMS = ("d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng")
 
 
@@ -135,6 +137,8 @@ def _kind(c: Const) -> str:
 
 
 def training_term(c: Const) -> str:
+    if c.array is not None and c.array.dtype.kind not in NUMERIC:
+        return "1"
     first = _nonzero(terms(c.array.reshape(-1)[:1])[0], c.array) if c.array is not None and c.array.size else "false"
     size = 0 if c.array is None else int(c.array.size)
     k = _kind(c)
@@ -146,6 +150,8 @@ def elements_term(c: Const, test: str) -> str:
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)"
     a = c.array
+    if a.dtype.kind not in NUMERIC:
+        return "1"
     xs = terms(a)
     if a.dtype.kind in "iub":
         hits = [f"(= {x} 0)" if test == "zero" else f"(< {x} 0)" for x in xs]
@@ -154,6 +160,7 @@ def elements_term(c: Const, test: str) -> str:
     return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) 1)"
 
 
+AXIS_NOT_INT = "the attribute 'axis' is not an INT, so which element an index addresses is not known"
 Pair = tuple[int, int, list[int]]
 Scatter = tuple[str, Pair | None, str]
 
@@ -162,8 +169,10 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
     """Class of the duplicate-indices condition; an untrusted pair of positions with equal tuples and its check."""
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, ""
+    if c.array.dtype.kind not in "iu":
+        return "1", None, ""
     idx = c.array.astype(np.int64, copy=False)
-    data = declared_shape(f, op[3][0]) if op[3] and op[3][0] else None
+    data = declared_shape(f, op[3][0])
     if op.operator == "ScatterND":
         if idx.ndim == 0:
             return "1", None, ""
@@ -173,13 +182,17 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
         guard = "true"
     else:
         present, ax = attr_fact(op, "axis")
+        if idx.ndim == 0:  # a single index: nothing to coincide with
+            return "0", None, ""
+        if present == 2:  # an axis that is not an INT: which element an index addresses is not known
+            return "1", None, ""
         ax = ax if present == 1 else 0
-        rank = max(idx.ndim, 1)
+        rank = idx.ndim
         axis = f"(ite (< {num(ax)} 0) (+ {num(ax)} {rank}) {num(ax)})"
-        grid = np.indices(idx.shape).reshape(idx.ndim, -1).T.tolist() if idx.ndim else [[]]
+        grid = np.indices(idx.shape).reshape(idx.ndim, -1).T.tolist()
         vals = idx.reshape(-1).tolist()
         rows = [
-            [f"(ite (= {axis} {j}) {num(v)} {c_j})" for j, c_j in enumerate(g)] if idx.ndim else [num(v)]
+            [f"(ite (= {axis} {j}) {num(v)} {c_j})" for j, c_j in enumerate(g)]
             for g, v in zip(grid, vals, strict=True)
         ]
         dims = None if data is None or len(data) != idx.ndim else data
@@ -204,15 +217,13 @@ def _pair(
 ) -> tuple[int, int, list[int]] | None:
     """Untrusted: the first two positions whose index tuples coincide, and the tuple (the formula decides)."""
     if operator == "ScatterND":
-        keys = idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1]) if idx.ndim else idx.reshape(1, 1)
-    elif idx.ndim:
+        keys = idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1])
+    else:
         keys = np.indices(idx.shape).reshape(idx.ndim, -1).T
         axis = axis + idx.ndim if axis < 0 else axis
         if not 0 <= axis < idx.ndim:
             return None
         keys[:, axis] = idx.reshape(-1)
-    else:
-        keys = idx.reshape(1, 1)
     if dims is not None and all(d is not None for d in dims[: keys.shape[1]]) and len(dims) >= keys.shape[1]:
         keys = np.where(keys < 0, keys + np.asarray(dims[: keys.shape[1]], dtype=np.int64), keys)
     if keys.shape[0] < 2:
@@ -296,6 +307,8 @@ class Lister:
         elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
             (sc, pair, check), consts = scatter_term(op, f, c), [c.what]
+            if op.operator != "ScatterND" and c.kind == VALUE and attr_fact(op, "axis")[0] == 2:
+                consts.append(AXIS_NOT_INT)
         elif cond == table.ZERO_DIVISOR and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]

@@ -110,7 +110,12 @@ class Resolver:
 
 
 def declared_shape(f: ScopeFacts, name: str) -> tuple[int | None, ...] | None:
-    """The declared shape of ``name`` in ``f``'s graph (None where a dimension is not a fixed size)."""
+    """The declared shape of ``name`` in ``f``'s graph (None where a dimension is not a fixed size).
+
+    An omitted input (the empty name) has none, even if the graph declares a value named ``""``.
+    """
+    if not name:
+        return None
     t = f.graph.tensors.get(name)
     if t is None or t.type is None or t.type.shape is None:
         return None
