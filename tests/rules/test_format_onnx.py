@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from sonnx.options import CheckOptions
 from sonnx.pipeline import check_file
 from sonnx.rules import format_onnx
 from sonnx.rules.base import CheckConfig
-from sonnx.verdict import Status
+from sonnx.verdict import Severity, Status
 from tests.common.rulekit import model, run, seed_example
 
 ID = "FORMAT-ONNX"
@@ -257,3 +258,75 @@ def test_every_tensor_of_the_proto_is_visited() -> None:
     m = helper.make_model(g, functions=[f])
     names = sorted(x.name for x in format_onnx._tensors(m))
     assert names == sorted(["i", "sv", "si", "deep", "deep", "gi", "gi", "in_f", "listed"])
+
+
+def test_each_verdict_says_how_the_check_ran_and_keeps_the_checkers_message(tmp_path: Path) -> None:
+    full = "check_model(path, full_check=True)"
+    two = "check_model(path) then strict shape inference with the external tensors of at most 64 KiB loaded"
+    g = helper.make_graph(
+        [helper.make_node("Relu", ["a"], ["y"], name="second"), helper.make_node("Abs", ["x"], ["a"], name="first")],
+        "g", [vi("x", TensorProto.FLOAT, [2])], [vi("y", TensorProto.FLOAT, [2])],
+    )
+    v = verdict(save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "u.onnx"))
+    w = v.witness  # type: ignore[attr-defined]
+    assert w.data["how"] == full and "topologically sorted" in w.data["message"]
+    assert v.severity is Severity.ERROR  # type: ignore[attr-defined]
+    g = helper.make_graph(
+        [helper.make_node("Add", ["x", "n"], ["y"], name="add")],
+        "g", [vi("x", TensorProto.FLOAT, [2]), vi("n", TensorProto.INT64, [2])], [vi("y", TensorProto.FLOAT, [2])],
+    )
+    v = verdict(save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "t.onnx"))
+    w = v.witness  # type: ignore[attr-defined]
+    assert w.data["how"] == full and "Add" in w.data["message"]
+    m = reshape_model()
+    del m.graph.output[:]
+    m.graph.output.append(vi("y", TensorProto.FLOAT, [2, 2]))
+    v = verdict(external(tmp_path / "e.onnx", m))
+    w = v.witness  # type: ignore[attr-defined]
+    assert (w.data["how"] == two and "Reshape" in w.data["message"]) or "shape" in w.data["message"].lower()
+    assert w.data["message"] != "None"
+    assert verdict(external(tmp_path / "p.onnx")).severity is Severity.ERROR  # type: ignore[attr-defined]
+
+
+def test_the_unknown_verdicts_give_their_exact_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    v = verdict(external(tmp_path / "e.onnx"), structure_only=True)
+    assert v.reason == (  # type: ignore[attr-defined]
+        "onnx's shape inference needs the value of a tensor kept in external data, and --structure-only "
+        "reads no weight; check without --structure-only to complete FORMAT-ONNX"
+    )
+    assert v.severity is Severity.ERROR  # type: ignore[attr-defined]
+    monkeypatch.setattr(format_onnx, "SMALL_EXTERNAL", 0)
+    v = verdict(external(tmp_path / "f.onnx"))
+    assert v.reason.startswith(  # type: ignore[attr-defined]
+        "onnx's shape inference needs the value of an external tensor larger than 64 KiB, which sonnx does not "
+        "load for it: "
+    )
+    assert format_onnx.EXTERNAL_LIMIT in v.reason  # type: ignore[attr-defined]
+    assert v.severity is Severity.ERROR  # type: ignore[attr-defined]
+
+
+def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
+    m = dataclasses.replace(model(seed_example()), source=str(tmp_path / "gone.onnx"))
+    v = run(ID, m)
+    assert v.reason == "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)"
+    assert v.severity is Severity.ERROR
+
+
+def test_unknown_for_a_crash_or_no_memory_keeps_the_rules_severity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = save(reshape_model(), tmp_path / "m.onnx")
+    for exc in (MemoryError(), RuntimeError("x")):
+        def fail(*_a: object, e: BaseException = exc, **_k: object) -> None:
+            raise e
+
+        monkeypatch.setattr(onnx.checker, "check_model", fail)
+        v = verdict(path)
+        assert v.rule_id == ID and v.severity is Severity.ERROR  # type: ignore[attr-defined]
+
+
+def test_the_size_of_a_large_tensor_does_not_overflow() -> None:
+    t = helper.make_tensor("big", TensorProto.FLOAT, [1], [0.0])
+    del t.dims[:]
+    t.dims.extend([2**20, 2**20])  # 2**40 elements of 4 bytes
+    assert format_onnx._nbytes(t) == 2**42

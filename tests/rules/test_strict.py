@@ -184,3 +184,36 @@ def test_opset_lists_each_missing_domain_once_sorted_with_its_first_use() -> Non
     # the default domain used without an import is named ai.onnx
     d = data(run("STRICT-OPSET", model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])]), opset_imports={})))
     assert [f["domain"] for f in d["missing"]] == ["ai.onnx"]
+
+
+def test_opset_names_a_function_of_the_default_domain_without_a_dot_and_shows_ten_domains() -> None:
+    body = make_graph("f", ["a"], ["b"], [op("Fancy", ["a"], ["b"], domain="com.vendor")])
+    m = model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])]),
+              functions=(Function("", "f", body, opset_imports={"": 17}),))
+    (f,) = data(run("STRICT-OPSET", m))["missing"]
+    assert f["in"] == "function f"
+    ops = [op("Relu", ["x"], ["t0"])] + [op("V", [f"t{k}"], [f"t{k + 1}"], domain=f"d{k:02d}") for k in range(11)]
+    v = run("STRICT-OPSET", model(make_graph("g", ["x"], ["t11"], ops)))
+    shown = ", ".join(f"d{k:02d} (model)" for k in range(10))
+    assert v.witness is not None and v.witness.summary == f"11 domain(s) used without an opset import: {shown}"
+
+
+def test_sparse_witness_lists_three_and_counts_all() -> None:
+    sparse = InitialValue(1, (4,), True, None, lambda: None)
+    g = make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])],
+                   {n: Tensor(n, None, sparse) for n in ("s1", "s2", "s3", "s4")})
+    v = run("STRICT-SPARSE", model(g))
+    assert v.witness is not None
+    assert v.witness.summary == ("4 sparse tensor(s): s1: sparse initializer, s2: sparse initializer, "
+                                 "s3: sparse initializer (and 1 more)")
+    assert data(v)["count"] == 4
+    branch = make_graph("t", [], ["t"], [
+        op("Relu", ["x"], ["u"]),
+        op("Constant", [], ["t"], name="k")._replace(attributes=(Attribute("sparse_value", "SPARSE_TENSOR", sparse),)),
+    ])
+    g = make_graph("g", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="s", then_branch=branch, else_branch=branch)])
+    found = data(run("STRICT-SPARSE", model(g)))["sparse"]
+    assert sorted(found, key=lambda f: f["scope"]) == [
+        {"scope": f"g/If:s.{b}_branch", "index": 1, "operation": "Constant:k", "attribute": "sparse_value",
+         "problem": "SPARSE_TENSOR attribute"} for b in ("else", "then")
+    ]

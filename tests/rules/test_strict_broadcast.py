@@ -15,7 +15,7 @@ from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from sonnx.rules.strict_broadcast import BATCH, ELLIPSIS, LEGACY, MULTI, UNI, Entry, broadcasting, same
-from sonnx.verdict import Status, Verdict
+from sonnx.verdict import Severity, Status, Verdict
 from tests.common.rulekit import data, model, run
 
 ID = "STRICT-BROADCAST"
@@ -252,3 +252,82 @@ def test_a_file_onnx_cannot_read_is_unknown(tmp_path: Path) -> None:
     path.write_bytes(b"\x08")  # a truncated protobuf
     v = run(ID, dataclasses.replace(m, source=str(path)), STRICT)
     assert v.status is Status.UNKNOWN and (v.reason or "").startswith("no inferred shapes: ")
+
+
+# -- survivors of the targeted mutation run over this module (docs/mutation.rst) -------------------------------
+
+
+def test_open_shapes_give_exact_reasons_and_the_rules_severity(tmp_path: Path) -> None:
+    lead = "whether 1 operation(s) broadcast is not established: Add:add in main: "
+    v = add(tmp_path, ["N", 3], ["M", 3])
+    assert v.reason == lead + "symbolic dimensions differ"
+    assert v.severity is Severity.ERROR
+    v = add(tmp_path, None, [2, None])
+    assert v.reason == lead + "shapes of 'a', 'b' not known"
+    assert v.severity is Severity.ERROR
+
+
+def test_a_witness_shows_unknown_dimensions_and_ranks(tmp_path: Path) -> None:
+    v = add(tmp_path, [2, None], [3])
+    (f,) = data(v)["operations"]
+    assert f["index"] == 0 and f["operands"][0]["shape"] == [2, "?"]
+    node = helper.make_node("Gemm", ["a", "w", "c"], ["y"], name="fc")
+    v = check(tmp_path, [node], [vi("a", [1, 4]), vi("w", [4, 5]), vi("c", [2, 5])], [vi("y", None)])
+    (f,) = data(v)["operations"]
+    assert f["operands"] == [{"position": 2, "tensor": "c", "shape": [2, 5]}]
+    assert f["target"]["shape"] == [1, 5]
+
+
+def test_a_unidirectional_entry_with_an_omitted_operand(tmp_path: Path) -> None:
+    # LayerNormalization with no B: only Scale is compared with X
+    node = helper.make_node("LayerNormalization", ["x", "s"], ["y"], name="ln")
+    assert check(tmp_path, [node], [vi("x", [2, 4]), vi("s", [2, 4])], [vi("y", None)]).status is Status.PROVED
+    node = helper.make_node("LayerNormalization", ["x", "s", ""], ["y"], name="ln")
+    assert check(tmp_path, [node], [vi("x", [2, 4]), vi("s", [4])], [vi("y", None)]).status is Status.VIOLATED
+
+
+def test_matmul_with_an_operand_of_unknown_rank_is_unknown(tmp_path: Path) -> None:
+    node = helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")
+    for a, b, name in (([4, 5], None, "b"), (None, [4, 5], "a")):
+        v = check(tmp_path, [node], [vi("a", a), vi("b", b)], [vi("y", None)])
+        assert v.status is Status.UNKNOWN
+        assert v.reason is not None and v.reason.endswith(f"shapes of '{name}' not known")
+
+
+def test_einsum_without_an_equation_does_not_broadcast(tmp_path: Path) -> None:
+    node = helper.make_node("Einsum", ["a", "b"], ["y"])
+    assert check(tmp_path, [node], [vi("a", [2, 3]), vi("b", [3, 4])], [vi("y", None)]).status is Status.PROVED
+
+
+@pytest.mark.parametrize("first", [helper.make_node("NotAnOp", ["a"], ["t"]),
+                                   helper.make_node("Fancy", ["a"], ["t"], domain="com.vendor")])
+def test_operations_after_an_unexamined_one_are_still_checked(tmp_path: Path, first: onnx.NodeProto) -> None:
+    nodes = [first, helper.make_node("Add", ["a", "b"], ["y"], name="add")]
+    g = helper.make_graph(nodes, "main", [vi("a", [2, 3]), vi("b", [3])], [vi("y", None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.vendor", 1)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "m.onnx"))
+    v = run(ID, load_model(tmp_path / "m.onnx"), STRICT)
+    assert v.status is Status.VIOLATED and data(v)["operations"][0]["index"] == 1
+
+
+def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
+    g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
+    v = run(ID, dataclasses.replace(model(g), source=str(tmp_path / "gone.onnx")), STRICT)
+    assert v.reason == "the model was not read from a file (STRICT-BROADCAST reads the shapes onnx infers for the file)"
+    assert v.severity is Severity.ERROR
+
+
+def test_the_rule_reads_no_weight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sonnx.rules.strict_broadcast as rule
+
+    seen: list[object] = []
+    real = rule.load_model
+
+    def spy(path: str, **kw: object) -> object:
+        seen.append(kw.get("read_weights", "not given"))
+        return real(path, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rule, "load_model", spy)
+    assert add(tmp_path, [2, 3], [2, 3]).status is Status.PROVED
+    assert seen == [False]
