@@ -132,7 +132,11 @@ def test_a_file_the_checkers_parser_cannot_read_is_unknown(tmp_path: Path) -> No
     with pytest.raises(onnx.checker.ValidationError, match="Unable to parse"):
         onnx.checker.check_model(str(path), full_check=True)
     v = verdict(path)
-    assert v.status is Status.UNKNOWN and "100 levels of nesting" in v.reason  # type: ignore[attr-defined]
+    assert v.status is Status.UNKNOWN and v.severity is Severity.ERROR  # type: ignore[attr-defined]
+    assert v.reason == (  # type: ignore[attr-defined]
+        "onnx.checker's protobuf parser could not read the file, which sonnx's loader decoded (protobuf "
+        "stops at 100 levels of nesting, for one); the checker could not run"
+    )
 
 
 def test_a_model_not_read_from_a_file_is_unknown() -> None:
@@ -283,8 +287,7 @@ def test_each_verdict_says_how_the_check_ran_and_keeps_the_checkers_message(tmp_
     m.graph.output.append(vi("y", TensorProto.FLOAT, [2, 2]))
     v = verdict(external(tmp_path / "e.onnx", m))
     w = v.witness  # type: ignore[attr-defined]
-    assert (w.data["how"] == two and "Reshape" in w.data["message"]) or "shape" in w.data["message"].lower()
-    assert w.data["message"] != "None"
+    assert w.data["how"] == two and "Inferred shape and existing shape differ" in w.data["message"]
     assert verdict(external(tmp_path / "p.onnx")).severity is Severity.ERROR  # type: ignore[attr-defined]
 
 

@@ -331,3 +331,41 @@ def test_the_rule_reads_no_weight(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(rule, "load_model", spy)
     assert add(tmp_path, [2, 3], [2, 3]).status is Status.PROVED
     assert seen == [False]
+
+
+def test_a_single_operand_with_an_unknown_dimension_broadcasts_nothing(tmp_path: Path) -> None:
+    node = helper.make_node("Sum", ["a"], ["y"])
+    assert check(tmp_path, [node], [vi("a", [None, 3])], [vi("y", None)]).status is Status.PROVED
+
+
+def test_an_operand_of_unknown_rank_is_shown_as_such(tmp_path: Path) -> None:
+    node = helper.make_node("Sum", ["a", "b", "c"], ["y"])
+    v = check(tmp_path, [node], [vi("a", [2, 3]), vi("b", [3]), vi("c", None)], [vi("y", None)])
+    (f,) = data(v)["operations"]
+    assert f["operands"][2] == {"position": 2, "tensor": "c", "shape": "unknown rank"}
+
+
+def test_the_ellipsis_reason_and_an_unreadable_files_severity(tmp_path: Path) -> None:
+    node = helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")
+    v = check(tmp_path, [node], [vi("a", [2, 3, 4]), vi("b", [4, 5])], [vi("y", None)])
+    assert v.reason == ("whether 1 operation(s) broadcast is not established: Einsum:y in main: its equation has an "
+                        "ellipsis, whose broadcasting is not analysed")
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(b"\x08")
+    g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
+    v = run(ID, dataclasses.replace(model(g), source=str(path)), STRICT)
+    assert v.status is Status.UNKNOWN and v.severity is Severity.ERROR
+
+
+def test_a_call_of_a_local_function_of_the_default_domain_is_not_the_standard_operator(tmp_path: Path) -> None:
+    # the model defines its own ai.onnx "Add" (GRAPH-FUNCTION-SHADOWING's business): its body is checked, the
+    # call is not read as the standard Add broadcasting [3] to [2, 3]
+    body = [helper.make_node("Sub", ["p", "q"], ["r"])]
+    fn = helper.make_function("", "Add", ["p", "q"], ["r"], body, [helper.make_opsetid("", 17)])
+    g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "main", [vi("a", [2, 3]), vi("b", [3])],
+                          [vi("y", None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], functions=[fn])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "m.onnx"))
+    v = run(ID, load_model(tmp_path / "m.onnx"), STRICT)
+    assert v.status is Status.UNKNOWN and "Sub:r in function Add" in (v.reason or "")
