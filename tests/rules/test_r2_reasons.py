@@ -11,6 +11,7 @@ the witness summary), it is checked too.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -310,23 +311,30 @@ def test_disagreeing_versions_list_the_reasons_of_the_versions_that_are_not_dete
     assert smt(m).status is Status.UNKNOWN
 
 
-def test_scatter_nd_without_updates_still_checks_its_indices() -> None:
+def _scatter_nd_without_updates() -> tuple[Model, str]:
     s = op("ScatterND", ["data", "idx"], ["y"], name="s")
     m = model(make_graph("g", ["data"], ["y"], [s], tensors(init("idx", np.asarray([[1], [1]]), 7))), 18)
-    assert nondet(m) == [
-        f"indices 'idx' (defined in g), an initializer,: entries 0 and 1 address the same element [1]; "
-        f"{entry('ScatterND')}"
-    ]
-    assert smt(m).status is Status.VIOLATED
+    why = "indices 'idx' (defined in g), an initializer,: entries 0 and 1 address the same element [1]; "
+    return m, why + entry("ScatterND")
 
 
-def test_cast_reason_names_the_flat_position_in_a_matrix() -> None:
+def _cast_of_a_matrix() -> tuple[Model, str]:
     cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
     m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [[1.0, 2.0], [3.0, -4.0]], 1))), 24)
-    assert nondet(m) == [
-        f"input 'x' (defined in g), an initializer, holds -4.0 at flat position 3; "
-        f"{entry('Cast', table.NEGATIVE_TO_E8M0)}"
-    ]
+    why = "input 'x' (defined in g), an initializer, holds -4.0 at flat position 3; "
+    return m, why + entry("Cast", table.NEGATIVE_TO_E8M0)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        _scatter_nd_without_updates,  # the indices are checked even with the updates omitted
+        _cast_of_a_matrix,  # the reason names the flat position in a matrix
+    ],
+)
+def test_violation_reasons(case: Callable[[], tuple[Model, str]]) -> None:
+    m, why = case()
+    assert nondet(m) == [why]
     assert smt(m).status is Status.VIOLATED
 
 

@@ -74,6 +74,15 @@ def pair(a: int, b: int, key: list[int]) -> str:
 # -- ScatterND ----------------------------------------------------------------------------------------------------
 
 
+def expect_pair(v: Verdict, expected: tuple[int, int, list[int]] | None) -> None:
+    """PROVED without an expected pair; VIOLATED with exactly that pair's reason otherwise."""
+    if expected is None:
+        assert v.status is Status.PROVED
+    else:
+        assert v.status is Status.VIOLATED
+        assert reasons(v) == [pair(*expected)]
+
+
 @pytest.mark.parametrize(
     ("indices", "declared", "expected"),
     [
@@ -104,11 +113,7 @@ def test_scatter_nd_pairs(
     indices: Any, declared: tuple[int, ...] | None, expected: tuple[int, int, list[int]] | None
 ) -> None:
     _direct, smt = both(same_reasons=True, m=scatter("ScatterND", indices, declared))
-    if expected is None:
-        assert smt.status is Status.PROVED
-    else:
-        assert smt.status is Status.VIOLATED
-        assert reasons(smt) == [pair(*expected)]
+    expect_pair(smt, expected)
 
 
 @pytest.mark.parametrize(
@@ -187,11 +192,7 @@ def test_scatter_elements_pairs(
 ) -> None:
     attrs = {} if axis is None else {"axis": axis}
     _direct, smt = both(same_reasons=True, m=scatter("ScatterElements", indices, declared, **attrs))
-    if expected is None:
-        assert smt.status is Status.PROVED
-    else:
-        assert smt.status is Status.VIOLATED
-        assert reasons(smt) == [pair(*expected)]
+    expect_pair(smt, expected)
 
 
 @pytest.mark.parametrize(
