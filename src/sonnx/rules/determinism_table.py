@@ -44,6 +44,11 @@ import onnx.defs
 KNOWN_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview.training")
 """Domains whose operators sonnx knows (the ONNX operator sets it ships the schemas of)."""
 
+NUMERIC_KINDS = "iubf"
+"""NumPy kinds of a constant whose elements a value condition can compare with 0; any other (strings, complex
+numbers) leaves the condition undecided, in both engines."""
+INDEX_KINDS = "iu"
+"""NumPy kinds of a constant that can be read as scatter indices (floats and booleans are not truncated)."""
 ALWAYS = "always"
 NEVER = "never"
 IS_TEST_UNSET = "is_test absent or 0"

@@ -40,8 +40,6 @@ ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
 DET, NONDET, UNKNOWN = "deterministic", "nondeterministic", "unknown"
 Outcome = tuple[str, str]
-NUMERIC = "iubf"
-"""The numpy kinds of a constant whose elements a condition compares with 0 (others, strings, are UNKNOWN)."""
 
 
 def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> tuple[list[table.Entry | None], str]:
@@ -123,7 +121,7 @@ def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
         return NONDET, c.what
     if c.kind == "unread" or c.array is None:
         return UNKNOWN, c.what
-    if c.array.dtype.kind not in NUMERIC:
+    if c.array.dtype.kind not in table.NUMERIC_KINDS:
         return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not booleans"
     if c.array.size != 1:
         return NONDET, f"{c.what} holds {c.array.size} values, not a single false"
@@ -171,7 +169,7 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
     c = constant_value(ctx, scope, m[1], "indices")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
-    if c.array.dtype.kind not in "iu":
+    if c.array.dtype.kind not in table.INDEX_KINDS:
         return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not integers: {entry.reason}"
     idx = c.array.astype(np.int64, copy=False)
     data_shape = _declared_shape(ctx, scope, m[0])
@@ -215,7 +213,7 @@ def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Ent
     c = constant_value(ctx, scope, m[1], "divisor") if len(m) > 1 and m[1] else None
     if c is None or c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what if c else 'the divisor'}: {entry.reason}"
-    if c.array.dtype.kind not in NUMERIC:
+    if c.array.dtype.kind not in table.NUMERIC_KINDS:
         return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
     zeros = np.flatnonzero(c.array.reshape(-1) == 0)
     if zeros.size:
@@ -246,7 +244,7 @@ def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table
     c = constant_value(ctx, scope, m[0], "input")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
-    if c.array.dtype.kind not in NUMERIC:
+    if c.array.dtype.kind not in table.NUMERIC_KINDS:
         return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
     values = c.array.astype(np.float64, copy=False).reshape(-1)
     bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))

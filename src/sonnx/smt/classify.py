@@ -60,8 +60,6 @@ _COND = {
 }
 _CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng 0))"
 _CASTLIKE = f"(ite (= et 0) 1 (ite (distinct et {E8M0}) 0 ng))"
-NUMERIC = "iubf"
-"""The numpy kinds of a constant whose elements a condition compares with 0 (others, strings, give class 1)."""
 PARAMS = ("d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng")
 
 
@@ -137,7 +135,7 @@ def _kind(c: Const) -> str:
 
 
 def training_term(c: Const) -> str:
-    if c.array is not None and c.array.dtype.kind not in NUMERIC:
+    if c.array is not None and c.array.dtype.kind not in table.NUMERIC_KINDS:
         return "1"
     first = _nonzero(terms(c.array.reshape(-1)[:1])[0], c.array) if c.array is not None and c.array.size else "false"
     size = 0 if c.array is None else int(c.array.size)
@@ -150,7 +148,7 @@ def elements_term(c: Const, test: str) -> str:
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)"
     a = c.array
-    if a.dtype.kind not in NUMERIC:
+    if a.dtype.kind not in table.NUMERIC_KINDS:
         return "1"
     xs = terms(a)
     if a.dtype.kind in "iub":
@@ -162,30 +160,37 @@ def elements_term(c: Const, test: str) -> str:
 
 AXIS_NOT_INT = "the attribute 'axis' is not an INT, so which element an index addresses is not known"
 Pair = tuple[int, int, list[int]]
-Scatter = tuple[str, Pair | None, str]
+Scatter = tuple[str, Pair | None, str, tuple[str, ...]]
+
+
+def _index_tuples(idx: np.ndarray) -> np.ndarray:
+    """ScatterND's indices as one row per index tuple (not ``reshape(-1, k)``: the tuple length ``k`` may be 0)."""
+    return idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1])
 
 
 def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
-    """Class of the duplicate-indices condition; an untrusted pair of positions with equal tuples and its check."""
+    """Class of the duplicate-indices condition; an untrusted pair of positions with equal tuples and its check;
+    notes for the verdict's reason."""
     if c.kind != VALUE or c.array is None:
-        return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, ""
-    if c.array.dtype.kind not in "iu":
-        return "1", None, ""
+        return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, "", ()
+    present, ax = attr_fact(op, "axis") if op.operator != "ScatterND" else (0, 0)
+    notes = (AXIS_NOT_INT,) if present == 2 else ()
+    if c.array.dtype.kind not in table.INDEX_KINDS:
+        return "1", None, "", notes
     idx = c.array.astype(np.int64, copy=False)
     data = declared_shape(f, op[3][0])
     if op.operator == "ScatterND":
         if idx.ndim == 0:
-            return "1", None, ""
+            return "1", None, "", notes
         k = idx.shape[-1]
-        rows = [[num(int(v)) for v in r] for r in idx.reshape(int(np.prod(idx.shape[:-1])), k).tolist()]
+        rows = [[num(int(v)) for v in r] for r in _index_tuples(idx).tolist()]
         dims = None if data is None else data[:k]
         guard = "true"
     else:
-        present, ax = attr_fact(op, "axis")
         if idx.ndim == 0:  # a single index: nothing to coincide with
-            return "0", None, ""
+            return "0", None, "", notes
         if present == 2:  # an axis that is not an INT: which element an index addresses is not known
-            return "1", None, ""
+            return "1", None, "", notes
         ax = ax if present == 1 else 0
         rank = idx.ndim
         axis = f"(ite (< {num(ax)} 0) (+ {num(ax)} {rank}) {num(ax)})"
@@ -209,7 +214,7 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
     pair = _pair(idx, op.operator, dims, ax if op.operator != "ScatterND" else 0)
     term = f"(ite {guard} (ite (and {neg} {'false' if known else 'true'}) 1 (ite {distinct} 0 2)) 1)"
     check = "" if pair is None else f"(and (distinct {pair[0]} {pair[1]}) (= {keys[pair[0]]} {keys[pair[1]]}))"
-    return term, pair, check
+    return term, pair, check, notes
 
 
 def _pair(
@@ -217,7 +222,7 @@ def _pair(
 ) -> tuple[int, int, list[int]] | None:
     """Untrusted: the first two positions whose index tuples coincide, and the tuple (the formula decides)."""
     if operator == "ScatterND":
-        keys = idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1])
+        keys = _index_tuples(idx)
     else:
         keys = np.indices(idx.shape).reshape(idx.ndim, -1).T
         axis = axis + idx.ndim if axis < 0 else axis
@@ -306,9 +311,8 @@ class Lister:
             tm, consts = training_term(c), [c.what]
         elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
-            (sc, pair, check), consts = scatter_term(op, f, c), [c.what]
-            if op.operator != "ScatterND" and c.kind == VALUE and attr_fact(op, "axis")[0] == 2:
-                consts.append(AXIS_NOT_INT)
+            sc, pair, check, notes = scatter_term(op, f, c)
+            consts = [c.what, *notes]
         elif cond == table.ZERO_DIVISOR and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
