@@ -163,7 +163,7 @@ def _counter(facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, in
         *conj(_reads(facts)),
     ]
     ob = Obligation(
-        ID, "c2.unread", LOGIC, body, "sat", "certificate", "the claimed graph inputs are read by no read fact"
+        ID, "c2.unread", LOGIC, body, "unsat", "certificate", "the claimed graph inputs are read by no read fact"
     )
     ans = yield from ask_one(ob)
     if ans.result == "unknown":
