@@ -12,6 +12,7 @@ GRAPH-R2's obligations (module docstring of :mod:`sonnx.smt.graph_determinism`).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from sonnx.verdict import Status
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
 OTHER = {"sat": "unsat", "unsat": "sat"}
+NAME = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
 
 
 def _answered(obs: list[Obligation]) -> list[Obligation]:
@@ -33,6 +35,9 @@ def _answered(obs: list[Obligation]) -> list[Obligation]:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_each_reading_agrees_with_the_verdict(path: Path, mode: str) -> None:
     run = run_smt(load_model(path), mode=mode)
+    names = [ob.name for ob in run.obligations]
+    # the names become the exported files' names: one file per obligation, in the documented lowercase form
+    assert len(set(names)) == len(names) and all(NAME.fullmatch(n) for n in names), names
     for v in run.verdicts:
         obs = [ob for ob in run.obligations if ob.rule_id == v.rule_id]
         for ob in obs:

@@ -6,7 +6,7 @@ import pytest
 
 from sonnx.model.graph import Attribute, Operation, make_operation
 from sonnx.verdict import Status
-from tests.common.smtkit import const, g, model, smt
+from tests.common.smtkit import const, direct, g, model, smt
 
 MODES = ("search", "certificate")
 
@@ -77,8 +77,11 @@ def test_shadowing_across_scopes() -> None:
     bad = model(g(["x", "c"], ["x2"], [if_bad]))
     v = smt(bad)["GRAPH-C1"]
     assert v.status is Status.VIOLATED and v.witness is not None
-    kinds = {f["kind"] for f in v.witness.data["violations"]}
-    assert "shadows an outer name" in kinds
+    shadow = next(f for f in v.witness.data["violations"] if f["kind"] == "shadows an outer name")
+    found = direct(bad)["GRAPH-C1"].witness
+    assert found is not None
+    outer = next(f for f in found.data["violations"] if f["kind"] == "shadows an outer name")["outer"]["scope"]
+    assert shadow["outer_scope"] == outer != shadow["scope"]  # the enclosing graph the name is defined in
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sonnx.model.graph import Operation
-from sonnx.smt import SolverSettings, settings_report, solve
+from sonnx.smt import SolverSettings, run_smt, settings_report, solve
+from sonnx.smt.engine import RULE_IDS
+from sonnx.smt.pool import Job, Reply, Solving, solve_job
 from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
 
@@ -16,6 +20,33 @@ def test_rlimit_exhaustion_is_unknown_not_a_pass() -> None:
     for rid in ("GRAPH-ACYCLIC", "GRAPH-C3", "GRAPH-R1-TRANSITIVE"):
         assert verdicts[rid].status is Status.UNKNOWN, verdicts[rid]
     assert "resource limit" in (verdicts["GRAPH-ACYCLIC"].reason or "")
+
+
+@pytest.mark.parametrize("mode", ["search", "certificate"])
+def test_every_unknown_verdict_names_its_rule(mode: str) -> None:
+    ops = [Operation("Relu", "", "", ("x",), ("y",)), Operation("Neg", "", "", ("y",), ("z",))]
+    run = smt(model(g(["x"], ["z"], ops)), mode, rlimit=1)
+    assert sorted(run) == sorted(RULE_IDS)
+    assert any(v.status is Status.UNKNOWN for v in run.values())
+    for rid, v in run.items():
+        assert v.rule_id == rid and v.engine.startswith("smt"), v
+
+
+def _no_certificate_answer(job: Job) -> Reply:
+    """A solver that answers every certificate check ``unknown`` and solves the rest."""
+    if job.text.startswith("; certificate"):
+        return Reply("unknown", "withheld by the test")
+    return solve_job(job)
+
+
+def test_an_unanswered_certificate_is_unknown_for_its_own_rule() -> None:
+    ops = [Operation("Relu", "", "", ("x",), ("y",)), Operation("Neg", "", "", ("y",), ("z",))]
+    with Solving(1, worker=_no_certificate_answer) as solving:
+        run = run_smt(model(g(["x"], ["z"], ops)), mode="certificate", solving=solving)
+    withheld = {v.rule_id for v in run.verdicts if "withheld by the test" in (v.reason or "")}
+    assert sorted(v.rule_id for v in run.verdicts) == sorted(RULE_IDS)
+    assert {"GRAPH-ACYCLIC", "GRAPH-C2", "GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE"} <= withheld
+    assert all(v.status is Status.UNKNOWN for v in run.verdicts if v.rule_id in withheld)
 
 
 def test_solve_reports_sat_unsat_unknown_and_exceptions() -> None:

@@ -215,11 +215,6 @@ def total_operations(facts: Sequence[ScopeFacts]) -> int:
     return sum(f.n for f in facts)
 
 
-def scope_of_op(facts: Sequence[ScopeFacts], o: int) -> ScopeFacts:
-    """The scope holding global operation id ``o`` (operations of a scope are contiguous)."""
-    return facts[max(0, bisect_right(facts, o, key=lambda f: f.op_base) - 1)]
-
-
 def scope_of_tensor(facts: Sequence[ScopeFacts], t: int) -> ScopeFacts:
     """The scope holding global tensor id ``t`` (tensors of a scope are contiguous)."""
     return facts[max(0, bisect_right(facts, t, key=lambda f: f.t_base) - 1)]
