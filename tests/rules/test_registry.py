@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable
+from dataclasses import replace
 
-from sonnx.rules import RULES, rule_by_id, run_rules
-from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig
-from sonnx.verdict import Severity, Status
+import pytest
+
+from sonnx.errors import InputError
+from sonnx.rules import RULES, registry, rule_by_id, run_rules
+from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext
+from sonnx.verdict import Severity, Status, Verdict
 from tests.common.rulekit import model, seed_example
 
 EXPECTED = {
@@ -113,3 +118,31 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
         assert json.loads(text) == v.to_json()
         if v.witness is not None:
             assert "\n" not in v.witness.summary
+
+
+def _raises(exc: BaseException) -> Callable[[CheckContext], Verdict]:
+    def check(_ctx: CheckContext) -> Verdict:
+        raise exc
+
+    return check
+
+
+@pytest.mark.parametrize(
+    ("check", "reason"),
+    [
+        (_raises(InputError("bad\n   input")), "bad input"),
+        (_raises(RecursionError()), "the check exceeded Python's recursion limit (a tool defect)"),
+        (_raises(ValueError("boom")), "internal error in the check: ValueError: boom"),
+        (lambda _ctx: Verdict.proved("GRAPH-C1"), "the check answered for 'GRAPH-C1' (a tool defect)"),
+    ],
+    ids=["sonnx-error", "recursion", "other-exception", "wrong-rule"],
+)
+def test_a_check_that_fails_is_unknown_never_a_pass(
+    monkeypatch: pytest.MonkeyPatch, check: Callable[[CheckContext], Verdict], reason: str
+) -> None:
+    # GRAPH-ARITY: its severity differs between the profiles, so the verdict's must follow the profile
+    rule = replace(rule_by_id("GRAPH-ARITY"), check=check)
+    monkeypatch.setattr(registry, "RULES", (rule,))
+    for profile, severity in ((PROFILE_SONNX, Severity.WARNING), (PROFILE_STRICT, Severity.ERROR)):
+        (v,) = run_rules(model(seed_example()), CheckConfig(profile=profile))
+        assert (v.rule_id, v.status, v.reason, v.severity) == ("GRAPH-ARITY", Status.UNKNOWN, reason, severity)

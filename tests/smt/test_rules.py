@@ -6,7 +6,7 @@ import pytest
 
 from sonnx.model.graph import Attribute, Operation, make_operation
 from sonnx.verdict import Status
-from tests.common.smtkit import const, direct, g, model, smt
+from tests.common.smtkit import const, direct, disagreements, g, model, smt
 
 MODES = ("search", "certificate")
 
@@ -289,3 +289,12 @@ def test_two_run_obligation_in_parts_of_whole_components(monkeypatch: pytest.Mon
     assert names == [f"determinism.scope0.part{k}" for k in range(4)], names
     answers = [o.answer for o in run.obligations if o.rule_id == "GRAPH-DETERMINISM"]
     assert answers == ["unsat", "sat", "unsat", "sat"], answers
+
+
+def test_a_graph_without_operations() -> None:
+    # every per-operation fact array is empty: the encodings must still be well formed and agree
+    m = model(g(["x"], ["x"], []))
+    diffs, s, _ = disagreements(m)
+    assert not diffs
+    assert s["GRAPH-C2"].status is Status.VIOLATED  # x is read by no operation
+    assert all(v.status is Status.PROVED for rid, v in s.items() if rid != "GRAPH-C2")

@@ -8,6 +8,7 @@ from sonnx.model.graph import Operation
 from sonnx.smt import SolverSettings, run_smt, settings_report, solve
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.pool import Job, Reply, Solving, solve_job
+from sonnx.smt.solver import Answer, recheck
 from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
 
@@ -90,3 +91,11 @@ def test_every_obligation_gets_its_own_z3_context() -> None:
     assert a.ctx is not None and b.ctx is not None
     assert a.ctx is not b.ctx and a.ctx is not z3.main_ctx() and b.ctx is not z3.main_ctx()
     assert model_values(a, ["a"]) == {"a": 7} and model_values(b, ["a"]) == {"a": 9}
+
+
+def test_recheck_under_assumptions() -> None:
+    ans = solve("(declare-fun p () Bool)(declare-fun a () Int)(assert (=> p (< a a)))", SolverSettings())
+    assert ans.result == "sat"
+    assert recheck(ans, ["p"]).result == "unsat"
+    assert recheck(ans, []).result == "sat"
+    assert recheck(Answer("sat"), ["p"]).result == "unknown"  # no solver kept: not established
