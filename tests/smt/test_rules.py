@@ -298,3 +298,14 @@ def test_a_graph_without_operations() -> None:
     assert not diffs
     assert s["GRAPH-C2"].status is Status.VIOLATED  # x is read by no operation
     assert all(v.status is Status.PROVED for rid, v in s.items() if rid != "GRAPH-C2")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dead_operation_beside_a_nested_graph_without_one(mode: str) -> None:
+    then_g = g([], ["h"], [op("Identity", ("x",), ("h",))])
+    else_g = g([], ["h2"], [op("Neg", ("x",), ("h2",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    m = model(g(["x", "c"], ["y"], [if_op, op("Relu", ("x",), ("unused",), "dead")]))
+    v = smt(m, mode)["GRAPH-R1"]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert [d["operation"] for d in v.witness.data["dead"]] == ["Relu:dead"]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+from importlib import import_module
 
+import pytest
+import z3
+
+import sonnx.smt as smt_package
 from sonnx.model.graph import Operation
 from sonnx.smt import SolverSettings, run_smt, settings_report, solve
 from sonnx.smt.engine import RULE_IDS
@@ -60,9 +64,26 @@ def test_solve_reports_sat_unsat_unknown_and_exceptions() -> None:
 
 
 def test_parameters_are_fixed_and_reported() -> None:
-    p = settings_report(SolverSettings(seed=7, rlimit=123))
-    assert p["random_seed"] == p["smt.random_seed"] == p["sat.random_seed"] == 7
-    assert p["rlimit"] == 123 and p["timeout"] is None and p["solver"] == "z3"
+    p = settings_report(SolverSettings(seed=7, rlimit=123, search_limit=9))
+    assert p == {
+        "solver": "z3",
+        "version": z3.get_version_string(),
+        "random_seed": 7,
+        "smt.random_seed": 7,
+        "sat.random_seed": 7,
+        "rlimit": 123,
+        "timeout": None,  # never a wall-clock limit: answers must not depend on the machine's speed
+        "rank_obligations": "SimpleSolver with arith.solver=1 (difference logic)",
+        "search_limit_operations": 9,
+    }
+
+
+def test_the_package_names_resolve_on_first_use() -> None:
+    # PEP 562 exports: called directly, since an earlier import may already have cached the names
+    for name in smt_package.__all__:
+        assert smt_package.__getattr__(name) is getattr(import_module(f"sonnx.smt.{smt_package._EXPORTS[name]}"), name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        smt_package.__getattr__("nothing")
 
 
 def test_assumption_core_is_returned() -> None:

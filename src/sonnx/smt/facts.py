@@ -102,10 +102,6 @@ class ScopeFacts:
         a, b = self.rd_ptr[j], self.rd_ptr[j + 1]
         return list(zip(self.rd_o[a:b], self.rd_k[a:b], self.rd_t[a:b], strict=True))
 
-    def writes_of(self, j: int) -> list[Fact]:
-        a, b = self.wr_ptr[j], self.wr_ptr[j + 1]
-        return list(zip(self.wr_o[a:b], self.wr_k[a:b], self.wr_t[a:b], strict=True))
-
     def op(self, o: int) -> int:
         """Local index of global operation id ``o``."""
         return o - self.op_base
