@@ -24,7 +24,7 @@ import sonnx.smt.engine as engine
 from sonnx.loader import load_model
 from sonnx.smt import SolverSettings, common, graph_acyclic, graph_c1, pool, run_smt
 from sonnx.smt.engine import SmtRun
-from sonnx.smt.pool import Solving
+from sonnx.smt.pool import Job, Solving
 from sonnx.verdict import Status
 from tests.common.bundles import files_of
 from tests.common.cli import check
@@ -256,3 +256,15 @@ def test_a_process_that_may_not_have_children_solves_in_place(tmp_path: Path) ->
     statuses, workers, note = out.get(timeout=120)
     proc.join()
     assert set(statuses) == {"PROVED"} and workers == 1 and "daemonic processes" in note, (statuses, note)
+
+
+def test_a_dead_worker_s_pool_is_replaced_not_abandoned() -> None:
+    """After a worker dies, later jobs go to a fresh pool: not to the broken one, and not into this process."""
+    with Solving(2, pool_workers.dies_on_ranks) as workers:
+        first = workers._pool
+        victim = workers.submit(Job(pool_workers.VICTIM + "\n(assert false)\n", SolverSettings()))
+        assert "died on this obligation, twice" in workers.answer(victim).reason
+        assert workers.parallel and workers._pool is not first
+        later = workers.submit(Job("(declare-fun a () Int)(assert (< a 1))\n", SolverSettings()))
+        assert later.future is not None and later.pool is workers._pool  # sent to a worker of the new pool
+        assert workers.answer(later).result == "sat"
