@@ -43,10 +43,15 @@ def test_each_reading_agrees_with_the_verdict(path: Path, mode: str) -> None:
         for ob in obs:
             assert ob.holds_when in OTHER, (ob.name, ob.holds_when)
             assert ob.mode in ("search", "certificate"), (ob.name, ob.mode)
+            assert isinstance(ob.meaning, str) and ob.meaning.strip(), (ob.name, ob.meaning)
             head = ob.render()
             assert f"; the property holds when the answer is: {ob.holds_when}\n" in head
             assert f"; mode: {ob.mode}\n" in head and f"; rule: {v.rule_id}\n" in head
             assert expected_answer(head) == (ob.answer or "not")
+        # the verdict says which mode decided it, in its engine and in its witness
+        assert v.engine in ("smt", "smt/search", "smt/certificate"), (v.rule_id, v.engine)
+        if v.witness is not None and "mode" in v.witness.data:
+            assert v.witness.data["mode"] in ("search", "certificate"), (v.rule_id, v.witness.data["mode"])
         answered = _answered(obs)
         if v.status is Status.PROVED:
             if v.rule_id == "GRAPH-DETERMINISM" and not obs:

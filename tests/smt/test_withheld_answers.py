@@ -53,4 +53,9 @@ def test_withholding_one_answer_only_makes_verdicts_unknown(path: Path, mode: st
         for rid, v in got.items():
             assert v.rule_id == rid and v.status in (expected[rid], Status.UNKNOWN), (ob.name, v)
         if worker.withheld:
-            assert got[ob.rule_id].status is Status.UNKNOWN or ob.answer == "unknown", (ob.name, got[ob.rule_id])
+            owner = got[ob.rule_id]
+            assert owner.status is Status.UNKNOWN or ob.answer == "unknown", (ob.name, owner)
+            # the unanswered obligation stays in the record, and the reason says why
+            assert any(x.answer == "unknown" and x.script() == ob.script() for x in run.obligations), ob.name
+            if owner.status is Status.UNKNOWN and ob.answer != "unknown":
+                assert "withheld by the test" in (owner.reason or ""), (ob.name, owner.reason)
