@@ -11,6 +11,7 @@ confirm the violation), so every test can fail both ways.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -58,8 +59,20 @@ def cyclic() -> Model:
     return model(g(["x"], ["b"], [op("Add", ("x", "b"), ("a",), "add"), op("Neg", ("a",), ("b",), "neg")]))
 
 
+WHAT = (
+    "rank certificate|input-reader certificate|definedness certificate|use certificate|distance certificate"
+    "|never-defined set|list of dead operations|list of non-contributing operations|claimed unread inputs"
+    "|claimed cycle|conflicting definitions"
+)
+REJECTED = re.compile(rf"the solver rejected the ({WHAT}) \(answer (sat|unsat|unknown)\): a tool defect \[smt/\w+\]")
+
+
 def rejected(v: Any) -> bool:
-    return (v.status is Status.UNKNOWN and "rejected" in (v.reason or "")) or "tool defect" in (v.reason or "")
+    """UNKNOWN because the solver refused a certificate, naming which one (or another stated tool defect)."""
+    reason = v.reason or ""
+    if "rejected" in reason:
+        return v.status is Status.UNKNOWN and REJECTED.search(reason) is not None
+    return v.status is Status.UNKNOWN and "tool defect" in reason
 
 
 # -- GRAPH-ACYCLIC --------------------------------------------------------------------------------
@@ -83,8 +96,10 @@ def test_wrong_rank_certificate_on_a_dag_is_rejected(shape: str) -> None:
         rank, trank = [top - r for r in rank], [top - t for t in trank]
     else:
         trank = [t - 1 for t in trank]
-    v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
-    assert rejected(v), v
+    res = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST)
+    assert rejected(res.verdict), res.verdict
+    # the refused obligation is kept for the record (the evidence bundle exports it)
+    assert [o.answer for o in res.obligations] == ["unsat"], res.obligations
 
 
 def test_no_rank_certificate_is_accepted_for_a_cycle() -> None:
@@ -296,7 +311,9 @@ def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch
         return claims, [*unread, (0, f.tid["x"])]
 
     monkeypatch.setattr(graph_c2, "input_readers", lying)
-    assert rejected(smt(m, "certificate")["GRAPH-C2"])
+    run = run_smt(m, mode="certificate")
+    assert rejected(next(v for v in run.verdicts if v.rule_id == "GRAPH-C2"))
+    assert [(o.name, o.answer) for o in run.obligations if o.rule_id == "GRAPH-C2"] == [("c2.unread", "unsat")]
 
 
 def test_a_conflict_group_that_is_no_conflict_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -346,8 +363,10 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     rank, trank = ranks(f, index_of(f))  # type: ignore[misc]
     trank = [*trank]
     trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
-    v = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST).verdict
-    assert rejected(v), v
+    res = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST)
+    assert rejected(res.verdict), res.verdict
+    # the refused obligation is kept for the record (the evidence bundle exports it)
+    assert [o.answer for o in res.obligations] == ["unsat"], res.obligations
 
 
 # -- the producers' two steps: whole arrays and plain loops give the same certificates ----------------------------
