@@ -268,3 +268,19 @@ def test_a_dead_worker_s_pool_is_replaced_not_abandoned() -> None:
         later = workers.submit(Job("(declare-fun a () Int)(assert (< a 1))\n", SolverSettings()))
         assert later.future is not None and later.pool is workers._pool  # sent to a worker of the new pool
         assert workers.answer(later).result == "sat"
+
+
+def test_two_jobs_lost_with_one_pool_replace_it_once() -> None:
+    """The second ticket of a pool already replaced must not replace (and leak) the new one."""
+    with Solving(2, pool_workers.dies_on_ranks) as workers:
+        first = workers._pool
+        jobs = [Job(pool_workers.VICTIM + f"\n(assert (= {k} {k}))\n", SolverSettings()) for k in (1, 2)]
+        victims = [workers.submit(job) for job in jobs]
+        assert all(t.pool is first for t in victims)  # both sent to the first pool, lost when it breaks
+        one = workers.answer(victims[0])
+        second = workers._pool
+        assert second is not None and second is not first
+        two = workers.answer(victims[1])
+        assert workers._pool is second  # the loss of the second job did not replace the fresh pool again
+        assert all(a.result == "unknown" and "died on this obligation" in a.reason for a in (one, two))
+        assert workers.submit(Job("(assert true)\n", SolverSettings())).pool is second

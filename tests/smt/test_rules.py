@@ -92,19 +92,29 @@ def test_input_usage(mode: str) -> None:
     v = smt(bad, mode)["GRAPH-C2"]
     assert v.status is Status.VIOLATED and v.witness is not None
     assert v.witness.data["unused"] == [{"scope": "g", "input": "spare", "position": 1}]
+    two = model(g(["b", "x", "a"], ["y"], [op("Relu", ("x",), ("y",))]))
+    v = smt(two, mode)["GRAPH-C2"]
+    assert v.witness is not None and [(u["input"], u["position"]) for u in v.witness.data["unused"]] == [
+        ("b", 0),
+        ("a", 2),
+    ]
 
 
-def test_loop_body_imposed_inputs_are_exempt() -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_loop_body_imposed_inputs_are_exempt(mode: str) -> None:
     body = g(["i", "cond", "v"], ["cond", "w"], [op("Relu", ("v",), ("w",))])
     loop = make_operation("Loop", ["n", "", "x"], ["y"], name="loop", body=body)
     m = model(g(["n", "x"], ["y"], [loop]))
-    assert smt(m)["GRAPH-C2"].status is Status.PROVED
+    assert smt(m, mode)["GRAPH-C2"].status is Status.PROVED
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_completeness(mode: str) -> None:
     ok = model(g(["x"], ["z"], [op("Relu", ("x",), ("y",)), op("Neg", ("y",), ("z",))]))
     assert smt(ok, mode)["GRAPH-C3"].status is Status.PROVED
+    # a tensor without a value that no graph output needs: the outputs are still complete
+    side = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",)), op("Neg", ("ghost",), ("z",))]))
+    assert smt(side, mode)["GRAPH-C3"].status is Status.PROVED
     bad = model(g(["x"], ["z", "y"], [op("Relu", ("x",), ("y",)), op("Neg", ("ghost",), ("z",), "neg")]))
     v = smt(bad, mode)["GRAPH-C3"]
     assert v.status is Status.VIOLATED and v.witness is not None

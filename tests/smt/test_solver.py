@@ -12,7 +12,7 @@ from sonnx.model.graph import Operation
 from sonnx.smt import SolverSettings, run_smt, settings_report, solve
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.pool import Job, Reply, Solving, solve_job
-from sonnx.smt.solver import Answer, recheck
+from sonnx.smt.solver import Answer, Session, model_values, recheck
 from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
 
@@ -120,3 +120,20 @@ def test_recheck_under_assumptions() -> None:
     assert recheck(ans, ["p"]).result == "unsat"
     assert recheck(ans, []).result == "sat"
     assert recheck(Answer("sat"), ["p"]).result == "unknown"  # no solver kept: not established
+
+
+def test_a_session_returns_the_core_of_its_assumptions() -> None:
+    text = "(declare-fun a () Int)(declare-fun g1 () Bool)(declare-fun g2 () Bool)(declare-fun g3 () Bool)"
+    s = Session(text + "(assert (=> g1 (< a 0)))(assert (=> g2 (> a 0)))", SolverSettings())
+    ans = s.check(["g1", "g2", "g3"])
+    assert ans.result == "unsat" and sorted(ans.core or []) == ["g1", "g2"]
+    assert s.check(["g1", "g3"]).result == "sat"
+    broken = Session("(assert (< undeclared 1))", SolverSettings())
+    assert broken.check([]).result == "unknown" and "exception" in broken.check([]).reason
+
+
+def test_a_constant_the_formula_leaves_free_still_has_a_value() -> None:
+    ans = solve("(declare-fun a () Int)(declare-fun b () Int)(declare-fun p () Bool)(assert (< a 1))", SolverSettings())
+    values = model_values(ans, ["a", "b"])
+    assert isinstance(values["a"], int) and values["a"] < 1 and isinstance(values["b"], int)
+    assert model_values(ans, ["p"], sort="Bool")["p"] in (True, False)
