@@ -78,3 +78,14 @@ def test_cycle_only_reachable_through_a_long_tail_is_found() -> None:
     d = data(run(ID, model(make_graph("g", ["x"], ["y"], ops))))
     assert d["length"] == 51
     assert len(d["cycle"]) == 51
+
+
+def test_the_summary_counts_the_other_cyclic_graphs() -> None:
+    loop_in = make_graph("then", [], ["p"], [op("Neg", ["q"], ["p"]), op("Relu", ["p"], ["q"])])
+    other = make_graph("else", [], ["r"], [op("Relu", ["x"], ["r"])])
+    branch = op("If", ["c"], ["y"], name="choose", then_branch=loop_in, else_branch=other)
+    ops = [op("Add", ["x", "b"], ["a"]), op("Neg", ["a"], ["b"]), branch]
+    v = run(ID, model(make_graph("g", ["x", "c"], ["y", "b"], ops)))
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.summary.endswith("; 1 more graph(s) have cycles"), v.witness.summary
+    assert data(v)["cyclic_graph_count"] == 2

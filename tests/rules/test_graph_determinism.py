@@ -57,6 +57,21 @@ def test_nondeterministic_nested_graph_makes_its_holder_a_source() -> None:
     assert "nested graph" in v.witness.data["source_reason"]
 
 
+def test_the_holder_is_the_operation_that_holds_the_nondeterministic_graph() -> None:
+    # a deterministic If comes first, so the holder of the second If's branch must be found by identity
+    calm_then = make_graph("calm_then", [], ["p"], [op("Relu", ["x"], ["p"])])
+    calm_else = make_graph("calm_else", [], ["q"], [op("Neg", ["x"], ["q"])])
+    wild_then = make_graph("wild_then", [], ["a"], [op("RandomNormalLike", ["x"], ["a"])])
+    wild_else = make_graph("wild_else", [], ["b"], [op("Relu", ["x"], ["b"])])
+    ops = [
+        op("If", ["c"], ["u"], name="calm", then_branch=calm_then, else_branch=calm_else),
+        op("If", ["c"], ["y"], name="wild", then_branch=wild_then, else_branch=wild_else),
+    ]
+    v = run(ID, model(make_graph("g", ["c", "x"], ["y", "u"], ops)))
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["output"] == "y" and v.witness.data["source"]["operation"] == "If:wild"
+
+
 def test_deterministic_nested_graphs_and_dropout_in_inference_are_proved() -> None:
     then_g = make_graph("then", [], ["a"], [op("Relu", ["x"], ["a"])])
     else_g = make_graph("else", [], ["b"], [op("Neg", ["x"], ["b"])])

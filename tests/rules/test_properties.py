@@ -109,6 +109,9 @@ def check_acyclic(g: Graph, scopes: list[OScope]) -> None:
     d = data(v)
     json.dumps(d)
     assert d["scope"] == cyclic[0].path and d["cyclic_graph_count"] == len(cyclic)
+    assert v.witness is not None
+    more = len(cyclic) - 1
+    assert v.witness.summary.endswith(f"; {more} more graph(s) have cycles") is (more > 0), v.witness.summary
     ops = cyclic[0].graph.operations
     cycle = d["cycle"]
     assert len(cycle) == d["length"] == len({s["index"] for s in cycle})
