@@ -43,6 +43,7 @@ def test_indirect_recursion_found_in_the_call_graph() -> None:
     callers = [(c["caller"], c["operation"]) for c in entry["calls"]]
     assert callers == [("local.f", "h:a2"), ("local.h", "g:a2"), ("local.g", "f:a2")]
     assert entry["calls"][0]["scope"] == "f/If:a2.then_branch"
+    assert [c["index"] for c in entry["calls"]] == [0, 0, 0]  # each call's position in its graph
 
 
 def test_direct_recursion_and_agreement_with_the_loader() -> None:

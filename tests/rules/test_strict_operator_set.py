@@ -82,3 +82,7 @@ def test_configured_set_still_overrides_the_default() -> None:
     cfg = CheckConfig(profile=PROFILE_STRICT, allowed_operators=frozenset({("", "Softsign")}))
     assert run(ID, model(g), cfg).status is Status.PROVED
     assert run(ID, model(g), CheckConfig(profile=PROFILE_STRICT)).status is Status.VIOLATED
+    narrow = CheckConfig(profile=PROFILE_STRICT, allowed_operators=frozenset({("", "Relu")}))
+    v = run(ID, model(g), narrow)
+    assert v.witness is not None
+    assert v.witness.summary == "1 operation(s) use operators outside the configured set: ai.onnx::Softsign"
