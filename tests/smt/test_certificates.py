@@ -365,8 +365,9 @@ def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> N
     trank[f.tid["b"]] = rank[2]  # Abs reads b: T(b) < R(Abs) fails, nothing else does
     res = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST)
     assert rejected(res.verdict), res.verdict
-    # the refused obligation is kept for the record (the evidence bundle exports it)
-    assert [o.answer for o in res.obligations] == ["unsat"], res.obligations
+    # every part is kept for the record, the refused one among them
+    answers = [o.answer for o in res.obligations]
+    assert len(answers) > 1 and answers.count("unsat") == 1, answers
 
 
 # -- the producers' two steps: whole arrays and plain loops give the same certificates ----------------------------
