@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sonnx.model.graph import Model, Operation
+from sonnx.model.graph import Model, Operation, make_operation
 from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive, run_smt
 from sonnx.smt import graph_c1 as c1
 from sonnx.smt.certify import (
@@ -440,3 +440,28 @@ def test_counter_certificates_are_refuted_in_parts(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(graph_r1, "uses", lying)
     assert rejected(smt(_dead_model(), "certificate")["GRAPH-R1"])
+
+
+@pytest.mark.parametrize(
+    ("module", "producer", "rule"),
+    [(graph_r1, "uses", "GRAPH-R1"), (graph_r1_transitive, "distances", "GRAPH-R1-TRANSITIVE")],
+)
+def test_a_live_operation_of_a_branch_claimed_dead_is_rejected(
+    module: Any, producer: str, rule: str, monkeypatch: Any
+) -> None:
+    # the claim names local operation 1 of the then-branch, whose global id is the branch's base plus 1
+    then_g = g([], ["h"], [op("Relu", ("x",), ("a",)), op("Neg", ("a",), ("h",), "live")])
+    else_g = g([], ["h2"], [op("Relu", ("x",), ("h2",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    m = model(g(["x", "c"], ["y", "z"], [op("Abs", ("x",), ("z",)), if_op, op("Sin", ("x",), ("s",), "dead")]))
+    for mode in ("search", "certificate"):
+        assert smt(m, mode)[rule].status is Status.VIOLATED
+    real: Callable[..., Any] = getattr(module, producer)
+
+    def lying(f: ScopeFacts, ix: Any) -> Any:
+        found, rest = real(f, ix)
+        return found, sorted({*rest, 1}) if f.path.endswith("then_branch") else rest
+
+    monkeypatch.setattr(module, producer, lying)
+    for mode in ("search", "certificate"):
+        assert rejected(smt(m, mode)[rule])

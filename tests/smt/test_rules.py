@@ -319,3 +319,30 @@ def test_dead_operation_beside_a_nested_graph_without_one(mode: str) -> None:
     v = smt(m, mode)["GRAPH-R1"]
     assert v.status is Status.VIOLATED and v.witness is not None, v
     assert [d["operation"] for d in v.witness.data["dead"]] == ["Relu:dead"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_completeness_violated_inside_a_branch(mode: str) -> None:
+    # the never-defined set of a nested graph, whose operation ids start after the main graph's
+    then_g = g([], ["h"], [op("Relu", ("x",), ("a",)), op("Neg", ("ghost",), ("h",), "neg")])
+    else_g = g([], ["h2"], [op("Relu", ("x",), ("h2",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    m = model(g(["x", "c"], ["y", "z"], [op("Abs", ("x",), ("z",)), if_op]))
+    diffs, s, _ = disagreements(m)
+    assert not diffs
+    v = smt(m, mode)["GRAPH-C3"]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    # the branch's output, and the If's output y, which needs the branch
+    assert v.witness.data["undefined"] == [{"scope": "g", "output": "y"}, {"scope": "g/If:if.then_branch", "output": "h"}]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_dead_operation_inside_a_branch(mode: str) -> None:
+    # its global id is the branch's base plus its local index: the list must mark that operation
+    then_g = g([], ["h"], [op("Relu", ("x",), ("h",)), op("Neg", ("x",), ("spare",), "dead")])
+    else_g = g([], ["h2"], [op("Relu", ("x",), ("h2",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    m = model(g(["x", "c"], ["y", "z", "w"], [op("Abs", ("x",), ("z",)), op("Sin", ("x",), ("w",)), if_op]))
+    v = smt(m, mode)["GRAPH-R1"]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert [(d["scope"], d["operation"]) for d in v.witness.data["dead"]] == [("g/If:if.then_branch", "Neg:dead")]

@@ -137,3 +137,19 @@ def test_a_constant_the_formula_leaves_free_still_has_a_value() -> None:
     values = model_values(ans, ["a", "b"])
     assert isinstance(values["a"], int) and values["a"] < 1 and isinstance(values["b"], int)
     assert model_values(ans, ["p"], sort="Bool")["p"] in (True, False)
+
+
+def test_the_global_seeds_are_set() -> None:
+    solve("(declare-fun a () Int)(assert (< a 1))", SolverSettings(seed=7))
+    try:
+        assert z3.get_param("smt.random_seed") == z3.get_param("sat.random_seed") == "7"
+    finally:
+        solve("(assert true)", SolverSettings())  # back to the default seeds for the other tests
+    assert z3.get_param("sat.random_seed") == str(SolverSettings().seed)
+
+
+def test_a_failing_check_is_unknown() -> None:
+    s = Session("(declare-fun a () Int)", SolverSettings())
+    s.solver = None  # the check itself raises
+    ans = s.check([])
+    assert ans.result == "unknown" and ans.reason.startswith("z3 raised an exception")
