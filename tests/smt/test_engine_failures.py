@@ -8,7 +8,7 @@ run, never a pass, and the other rules are unaffected.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
@@ -29,8 +29,8 @@ def _raises(exc: BaseException) -> Callable[..., Iterator[Any]]:
     return prove
 
 
-def _returns(value: object) -> Callable[..., Iterator[Any]]:
-    def prove(*_a: Any) -> Iterator[Any]:
+def _returns(value: object) -> Callable[..., Generator[Any, Any, object]]:
+    def prove(*_a: Any) -> Generator[Any, Any, object]:
         return value
         yield
 
