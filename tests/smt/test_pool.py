@@ -284,3 +284,18 @@ def test_two_jobs_lost_with_one_pool_replace_it_once() -> None:
         assert workers._pool is second  # the loss of the second job did not replace the fresh pool again
         assert all(a.result == "unknown" and "died on this obligation" in a.reason for a in (one, two))
         assert workers.submit(Job("(assert true)\n", SolverSettings())).pool is second
+
+
+def test_a_job_submitted_to_a_broken_pool_goes_to_a_fresh_one() -> None:
+    """A worker died before the next submission: that job is sent to a fresh pool, and answered from it."""
+    from concurrent.futures import wait
+
+    with Solving(2, pool_workers.dies_on_ranks) as workers:
+        first = workers._pool
+        victim = workers.submit(Job(pool_workers.VICTIM + "\n(assert false)\n", SolverSettings()))
+        assert victim.future is not None
+        wait([victim.future])  # the pool is broken now, and nothing has replaced it yet
+        assert workers._pool is first
+        later = workers.submit(Job("(declare-fun a () Int)(assert (< a 1))\n", SolverSettings()))
+        assert later.future is not None and later.pool is workers._pool and workers._pool is not first
+        assert workers.answer(later).result == "sat"
