@@ -64,7 +64,9 @@ WHAT = (
     "|never-defined set|list of dead operations|list of non-contributing operations|claimed unread inputs"
     "|claimed cycle|conflicting definitions"
 )
-REJECTED = re.compile(rf"the solver rejected the ({WHAT}) \(answer (sat|unsat|unknown)\): a tool defect \[smt/(search|certificate)\]")
+REJECTED = re.compile(
+    rf"the solver rejected the ({WHAT}) \(answer (sat|unsat|unknown)\): a tool defect \[smt/(search|certificate)\]"
+)
 
 
 def rejected(v: Any) -> bool:
