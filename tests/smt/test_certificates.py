@@ -253,10 +253,14 @@ def _dead_model() -> Model:
     return model(g(["x"], ["y"], ops))
 
 
-@pytest.mark.parametrize(
+LISTS = pytest.mark.parametrize(
     ("module", "producer", "rule"),
     [(graph_r1, "uses", "GRAPH-R1"), (graph_r1_transitive, "distances", "GRAPH-R1-TRANSITIVE")],
 )
+"""The two rules whose violation is a list of operations (dead, non-contributing), with the producer of the list."""
+
+
+@LISTS
 def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, rule: str, monkeypatch: Any) -> None:
     m = _dead_model()
     for mode in ("search", "certificate"):
@@ -272,10 +276,7 @@ def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, r
         assert rejected(smt(m, mode)[rule])
 
 
-@pytest.mark.parametrize(
-    ("module", "producer", "rule"),
-    [(graph_r1, "uses", "GRAPH-R1"), (graph_r1_transitive, "distances", "GRAPH-R1-TRANSITIVE")],
-)
+@LISTS
 def test_an_empty_list_is_no_witness_of_a_violation_the_search_found(
     module: Any, producer: str, rule: str, monkeypatch: Any
 ) -> None:
@@ -444,10 +445,7 @@ def test_counter_certificates_are_refuted_in_parts(monkeypatch: pytest.MonkeyPat
     assert rejected(smt(_dead_model(), "certificate")["GRAPH-R1"])
 
 
-@pytest.mark.parametrize(
-    ("module", "producer", "rule"),
-    [(graph_r1, "uses", "GRAPH-R1"), (graph_r1_transitive, "distances", "GRAPH-R1-TRANSITIVE")],
-)
+@LISTS
 def test_a_live_operation_of_a_branch_claimed_dead_is_rejected(
     module: Any, producer: str, rule: str, monkeypatch: Any
 ) -> None:
