@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,9 @@ from sonnx.rules import run_rules
 from sonnx.smt import SolverSettings, run_smt
 from sonnx.smt.engine import RULE_IDS
 from sonnx.verdict import Verdict
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
+"""The shipped example models, each run through the SMT engine by the tests that compare its records."""
 
 COMPARED = RULE_IDS
 """Every rule the SMT engine decides has a direct check: all are compared."""

@@ -21,8 +21,8 @@ from sonnx.loader import load_model
 from sonnx.smt import run_smt
 from sonnx.smt.smtlib import Obligation, expected_answer
 from sonnx.verdict import Status
+from tests.common.smtkit import EXAMPLES
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
 OTHER = {"sat": "unsat", "unsat": "sat"}
 NAME = re.compile(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+")
 

@@ -9,9 +9,8 @@ import z3
 
 import sonnx.smt as smt_package
 from sonnx.model.graph import Operation
-from sonnx.smt import SolverSettings, run_smt, settings_report, solve
+from sonnx.smt import SolverSettings, settings_report, solve
 from sonnx.smt.engine import RULE_IDS
-from sonnx.smt.pool import Job, Reply, Solving, solve_job
 from sonnx.smt.solver import Answer, Session, model_values, recheck
 from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
@@ -35,23 +34,6 @@ def test_every_unknown_verdict_names_its_rule(mode: str) -> None:
     assert any(v.status is Status.UNKNOWN for v in run.values())
     for rid, v in run.items():
         assert v.rule_id == rid and v.engine.startswith("smt"), v
-
-
-def _no_certificate_answer(job: Job) -> Reply:
-    """A solver that answers every certificate check ``unknown`` and solves the rest."""
-    if job.text.startswith("; certificate"):
-        return Reply("unknown", "withheld by the test")
-    return solve_job(job)
-
-
-def test_an_unanswered_certificate_is_unknown_for_its_own_rule() -> None:
-    ops = [Operation("Relu", "", "", ("x",), ("y",)), Operation("Neg", "", "", ("y",), ("z",))]
-    with Solving(1, worker=_no_certificate_answer) as solving:
-        run = run_smt(model(g(["x"], ["z"], ops)), mode="certificate", solving=solving)
-    withheld = {v.rule_id for v in run.verdicts if "withheld by the test" in (v.reason or "")}
-    assert sorted(v.rule_id for v in run.verdicts) == sorted(RULE_IDS)
-    assert {"GRAPH-ACYCLIC", "GRAPH-C2", "GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE"} <= withheld
-    assert all(v.status is Status.UNKNOWN for v in run.verdicts if v.rule_id in withheld)
 
 
 def test_solve_reports_sat_unsat_unknown_and_exceptions() -> None:

@@ -20,8 +20,7 @@ from sonnx.smt import run_smt
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.pool import Job, Reply, Solving, solve_job
 from sonnx.verdict import Status
-
-EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
+from tests.common.smtkit import EXAMPLES
 
 
 class Withhold:

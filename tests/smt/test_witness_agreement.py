@@ -17,9 +17,8 @@ from typing import Any
 import pytest
 
 from sonnx.loader import load_model
-from tests.common.smtkit import direct, smt
+from tests.common.smtkit import EXAMPLES, direct, smt
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
 Data = dict[str, Any]
 
 

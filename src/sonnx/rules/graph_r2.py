@@ -28,7 +28,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..caching import cached
-from ..model.graph import InitialValue, Operation
+from ..model.graph import Graph, InitialValue, Operation
 from ..model.index import index, operations_of, operator_kinds
 from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
@@ -114,6 +114,12 @@ def constant_value(ctx: CheckContext, scope: int, name: str, role: str) -> Const
     return _read_value(ctx, value.value, f"{where}, a Constant,", False)
 
 
+def _not_of_kind(c: Constant, kinds: str, noun: str) -> str | None:
+    """Why the constant ``c`` cannot be read as ``noun`` (its NumPy kind is not one of ``kinds``), or None."""
+    assert c.array is not None
+    return None if c.array.dtype.kind in kinds else f"{c.what} holds values of type {c.array.dtype}, not {noun}"
+
+
 def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
     """Whether tensor ``name``, read in scope ``scope``, is provably false."""
     c = constant_value(ctx, scope, name, "training_mode")
@@ -121,21 +127,21 @@ def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
         return NONDET, c.what
     if c.kind == "unread" or c.array is None:
         return UNKNOWN, c.what
-    if c.array.dtype.kind not in table.NUMERIC_KINDS:
-        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not booleans"
+    if why := _not_of_kind(c, table.NUMERIC_KINDS, "booleans"):
+        return UNKNOWN, why
     if c.array.size != 1:
         return NONDET, f"{c.what} holds {c.array.size} values, not a single false"
     return (DET, "") if not bool(c.array.reshape(-1)[0]) else (NONDET, f"{c.what} is true")
 
 
-def _declared_shape(ctx: CheckContext, scope: int, name: str) -> tuple[int | None, ...] | None:
-    """The declared shape of ``name`` (None where a dimension is not a fixed size), or None without one.
+def declared_shape(g: Graph, name: str) -> tuple[int | None, ...] | None:
+    """The declared shape of ``name`` in ``g`` (None where a dimension is not a fixed size), or None without one.
 
-    An omitted input (the empty name) has none, even if the graph declares a value named ``""``.
+    An omitted input (the empty name) has none, even if the graph declares a value named ``""``. Both engines
+    read the data's dimensions of a scatter with it.
     """
     if not name:
         return None
-    g = scopes(ctx)[scope].graph
     t = g.tensors.get(name)
     if t is None or t.type is None or t.type.shape is None:
         return None
@@ -169,10 +175,10 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
     c = constant_value(ctx, scope, m[1], "indices")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
-    if c.array.dtype.kind not in table.INDEX_KINDS:
-        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not integers: {entry.reason}"
+    if why := _not_of_kind(c, table.INDEX_KINDS, "integers"):
+        return UNKNOWN, f"{why}: {entry.reason}"
     idx = c.array.astype(np.int64, copy=False)
-    data_shape = _declared_shape(ctx, scope, m[0])
+    data_shape = declared_shape(scopes(ctx)[scope].graph, m[0])
     if op.operator == "ScatterND":
         if idx.ndim == 0:
             return UNKNOWN, f"{c.what} is a scalar, not index tuples"
@@ -213,8 +219,8 @@ def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Ent
     c = constant_value(ctx, scope, m[1], "divisor") if len(m) > 1 and m[1] else None
     if c is None or c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what if c else 'the divisor'}: {entry.reason}"
-    if c.array.dtype.kind not in table.NUMERIC_KINDS:
-        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
+    if why := _not_of_kind(c, table.NUMERIC_KINDS, "numbers"):
+        return UNKNOWN, f"{why}: {entry.reason}"
     zeros = np.flatnonzero(c.array.reshape(-1) == 0)
     if zeros.size:
         return NONDET, f"{c.what} holds a zero at flat position {int(zeros[0])}; {entry.reason}"
@@ -244,8 +250,8 @@ def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table
     c = constant_value(ctx, scope, m[0], "input")
     if c.kind != "value" or c.array is None:
         return UNKNOWN, f"{c.what}: {entry.reason}"
-    if c.array.dtype.kind not in table.NUMERIC_KINDS:
-        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
+    if why := _not_of_kind(c, table.NUMERIC_KINDS, "numbers"):
+        return UNKNOWN, f"{why}: {entry.reason}"
     values = c.array.astype(np.float64, copy=False).reshape(-1)
     bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))
     if bad.size:

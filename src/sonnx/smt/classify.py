@@ -39,7 +39,8 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, declared_shape, num, terms
+from ..rules.graph_r2 import declared_shape
+from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
 
 E8M0 = 24
@@ -178,7 +179,7 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
     if c.array.dtype.kind not in table.INDEX_KINDS:
         return "1", None, "", notes
     idx = c.array.astype(np.int64, copy=False)
-    data = declared_shape(f, op[3][0])
+    data = declared_shape(f.graph, op[3][0])
     if op.operator == "ScatterND":
         if idx.ndim == 0:
             return "1", None, "", notes

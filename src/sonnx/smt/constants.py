@@ -109,19 +109,6 @@ class Resolver:
         return _read(self.model, value.value, f"{where}, a Constant,", False)
 
 
-def declared_shape(f: ScopeFacts, name: str) -> tuple[int | None, ...] | None:
-    """The declared shape of ``name`` in ``f``'s graph (None where a dimension is not a fixed size).
-
-    An omitted input (the empty name) has none, even if the graph declares a value named ``""``.
-    """
-    if not name:
-        return None
-    t = f.graph.tensors.get(name)
-    if t is None or t.type is None or t.type.shape is None:
-        return None
-    return tuple(d if isinstance(d, int) and d >= 0 else None for d in t.type.shape)
-
-
 def attr_fact(op: Any, name: str) -> tuple[int, int]:
     """(0, 0) when the attribute is absent, (1, value) for an INT, (2, 0) for another type."""
     a = op.attribute(name)
