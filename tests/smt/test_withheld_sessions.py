@@ -1,0 +1,153 @@
+"""A witness enumeration whose session leaves one check unanswered makes its rule UNKNOWN, never wrong.
+
+The rules that list every offender (GRAPH-C1, GRAPH-C2, GRAPH-C3,
+GRAPH-ARITY, GRAPH-FUNCTION-SHADOWING) ask an in-process
+:class:`sonnx.smt.solver.Session` once per candidate after the main
+obligation has shown a violation. Those checks do not go through the pool,
+so ``test_withheld_answers`` cannot reach them. Here the session's ``k``-th
+check answers ``unknown``, for every ``k`` the honest run makes: the rule
+that owns the session must then answer UNKNOWN, under its own ID, with the
+withheld reason and the mode it ran in, and every other rule keeps its
+honest verdict.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from sonnx.loader import load_model
+from sonnx.model.graph import Function, Model, make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.smt import run_smt
+from sonnx.smt.engine import RULE_IDS
+from sonnx.smt.solver import Answer, Session
+from sonnx.verdict import Status, Verdict
+from tests.common.rulekit import model
+from tests.common.smtkit import EXAMPLES
+
+
+def _shadowing() -> Model:
+    """Two model-local functions named like standard operators (no shipped example has one)."""
+    fns = [Function("", n, make_graph(n, ["a"], ["b"], [op("Abs", ["a"], ["b"])])) for n in ("Relu", "Local", "Tanh")]
+    g = make_graph("main", ["x"], ["y"], [op("Identity", ["x"], ["y"])])
+    return model(g, opset_imports={"": 17}, functions=fns)
+
+
+MODELS = {p.stem: p for p in EXAMPLES}
+
+
+def _load(name: str) -> Model:
+    return _shadowing() if name == "shadowing" else load_model(MODELS[name])
+
+
+class Sessions:
+    """Counts the checks of every session and the rule that opened each; may answer one check itself."""
+
+    def __init__(self, answer_at: int = 0, answer: str = "unknown") -> None:
+        self.answer_at = answer_at
+        self.answer = answer
+        self.owners: list[str] = []
+        self.withheld_from = ""
+
+    @staticmethod
+    def _opener(session: Session) -> str:
+        return str(getattr(session, "_owner", ""))
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        init, check = Session.__init__, Session.check
+        counter = self
+
+        def opened(session: Session, *args: Any, **kw: Any) -> None:
+            init(session, *args, **kw)
+            session._owner = sys._getframe(1).f_globals.get("ID", "")  # type: ignore[attr-defined]
+
+        def checked(session: Session, assumptions: Sequence[str]) -> Answer:
+            counter.owners.append(counter._opener(session))
+            if len(counter.owners) == counter.answer_at:
+                counter.withheld_from = counter.owners[-1]
+                return Answer(counter.answer, "withheld by the test")
+            return check(session, assumptions)
+
+        monkeypatch.setattr(Session, "__init__", opened)
+        monkeypatch.setattr(Session, "check", checked)
+
+
+def _run(m: Model, mode: str) -> dict[str, Verdict]:
+    vs = {v.rule_id: v for v in run_smt(m, mode=mode).verdicts}
+    assert sorted(vs) == sorted(RULE_IDS)
+    return vs
+
+
+def _cases() -> Iterator[Any]:
+    for name in [*MODELS, "shadowing"]:
+        for mode in ("search", "certificate"):
+            yield pytest.param(name, mode, id=f"{name}-{mode}")
+
+
+@pytest.mark.parametrize(("name", "mode"), list(_cases()))
+def test_an_unanswered_session_check_makes_only_its_rule_unknown(
+    name: str, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    m = _load(name)
+    with monkeypatch.context() as mp:
+        count = Sessions()
+        count.install(mp)
+        honest = _run(m, mode)
+    for k in range(1, len(count.owners) + 1):
+        with monkeypatch.context() as mp:
+            cut = Sessions(answer_at=k)
+            cut.install(mp)
+            got = _run(m, mode)
+        owner = cut.withheld_from
+        assert owner in RULE_IDS, (k, owner)
+        for rid, v in got.items():
+            assert v.rule_id == rid, (k, v)
+            if rid != owner:
+                assert v.status is honest[rid].status, (k, rid, v)
+        v = got[owner]
+        assert v.status is Status.UNKNOWN, (k, v)
+        assert v.reason == f"withheld by the test [smt/{mode}]", (k, v.reason)
+
+
+def test_the_examples_reach_every_enumerating_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test above is only as wide as the sessions the examples open: every enumerating rule opens one."""
+    owners: set[str] = set()
+    for name in [*MODELS, "shadowing"]:
+        for mode in ("search", "certificate"):
+            with monkeypatch.context() as mp:
+                count = Sessions()
+                count.install(mp)
+                _run(_load(name), mode)
+            owners.update(count.owners)
+    assert owners == {"GRAPH-C1", "GRAPH-C2", "GRAPH-C3", "GRAPH-ARITY", "GRAPH-FUNCTION-SHADOWING"}
+
+
+def test_a_conflict_group_the_session_never_refutes_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRAPH-C1 lists a group only when the session refutes it alone; if none is, UNKNOWN says it is a defect."""
+    m = _load("c1_two_producers")
+    for mode in ("search", "certificate"):
+        with monkeypatch.context() as mp:
+            mp.setattr(Session, "check", lambda self, assumptions: Answer("sat"))
+            v = _run(m, mode)["GRAPH-C1"]
+        assert v.status is Status.UNKNOWN
+        assert v.reason == f"no conflict group was refuted on its own (a tool defect) [smt/{mode}]"
+
+
+@pytest.mark.parametrize("w", [-1, 3, 0])
+def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRAPH-FUNCTION-SHADOWING reads the function from z3's model; one out of range, or found already, is refused.
+
+    The shadowing model has functions 0 to 2; ``w`` = 3 is one past the last, and 0 (Relu, the first found)
+    is repeated on the second answer.
+    """
+    import sonnx.smt.graph_function_shadowing as shadowing
+
+    answers = iter([{"w": 0, "V": 14}, {"w": w, "V": 6}])
+    monkeypatch.setattr(shadowing, "model_values", lambda answer, names: next(answers))
+    v = _run(_shadowing(), "search")["GRAPH-FUNCTION-SHADOWING"]
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "the model of the violation names no new function (a tool defect) [smt/search]"
