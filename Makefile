@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-smt-dask fuzz-files mutate bench examples traceability clean
+        fuzz-smt-dask fuzz-files mutate bench examples traceability smt-comments clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -36,6 +36,7 @@ help:
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
 	@echo "make traceability    regenerate the packaged traceability matrix (src/sonnx/data/traceability.json)"
+	@echo "make smt-comments    regenerate the reviewed comments of the exported SMT-LIB files (tests/data/smt_comments.txt)"
 	@echo "make clean           remove the venvs, build outputs and caches"
 
 $(STAMP): pyproject.toml $(LOCK)
@@ -131,3 +132,6 @@ clean:
 
 traceability: $(STAMP)
 	$(BIN)/python -m tools.traceability
+
+smt-comments: $(STAMP)
+	$(BIN)/python -m tools.smt_comments

@@ -346,3 +346,78 @@ def test_dead_operation_inside_a_branch(mode: str) -> None:
     v = smt(m, mode)["GRAPH-R1"]
     assert v.status is Status.VIOLATED and v.witness is not None, v
     assert [(d["scope"], d["operation"]) for d in v.witness.data["dead"]] == [("g/If:if.then_branch", "Neg:dead")]
+
+
+def test_each_part_of_the_two_run_obligation_declares_what_its_operations_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A graph of several weakly connected components is solved one part at a time (``parts_of``).
+
+    Each part's two-run obligation declares the graph inputs its own
+    operations read. Here the second part's only reader of ``w`` is listed
+    last (no earlier operation's read facts mention ``w``), and the part must
+    still be decided, VIOLATED naming its output, not refused by z3.
+    """
+    from sonnx.smt import common, run_smt
+
+    ops = [
+        op("Relu", ("x",), ("y",), "relu"),
+        op("RandomUniformLike", ("u",), ("r",), "rnd"),
+        op("Abs", ("r",), ("s",), "abs"),
+        op("Neg", ("w",), ("u",), "neg"),
+    ]
+    m = model(g(["x", "w"], ["y", "s"], ops))
+    monkeypatch.setattr(common, "PART", 1)
+    run = run_smt(m, mode="search")
+    assert [o.name for o in run.obligations if o.rule_id == "GRAPH-DETERMINISM"] == [
+        "determinism.scope0.part0",
+        "determinism.scope0.part1",
+    ]
+    v = next(v for v in run.verdicts if v.rule_id == "GRAPH-DETERMINISM")
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert v.witness.data["output"] == "s"
+    assert [s["operation"] for s in v.witness.data["path"]] == ["RandomUniformLike:rnd", "Abs:abs"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_random_value_captured_by_a_branch_makes_the_if_run_dependent(mode: str) -> None:
+    """The If reads the random tensor only through its branch (a capture, no read fact of its own).
+
+    Its output is then run-dependent although none of its own reads is: the
+    two-run obligation gives it a value per run from the same arguments, and
+    the output can differ.
+    """
+    then_g = g([], ["h"], [op("Neg", ("r",), ("h",), "neg")])
+    else_g = g([], ["h2"], [op("Identity", ("x",), ("h2",), "id")])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    m = model(g(["x", "c"], ["y"], [op("RandomUniformLike", ("x",), ("r",), "rnd"), if_op]))
+    v = smt(m, mode)["GRAPH-DETERMINISM"]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert v.witness.data["output"] == "y"
+    assert direct(m)["GRAPH-DETERMINISM"].status is Status.VIOLATED
+
+
+@pytest.mark.parametrize(("proposal", "expected"), [("all", Status.PROVED), ("none", Status.UNKNOWN)])
+def test_the_untrusted_run_dependence_proposal_is_checked_by_z3(
+    proposal: str, expected: Status, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which tensors get a value per run is proposed outside the solver (``run_dependent``).
+
+    Too many (every written tensor) costs nothing: a deterministic write whose
+    reads are all run-independent gets the same definition in both runs, and
+    the graph, whose random value reaches no output, stays PROVED. Too few
+    (none) makes z3 refuse the script, which is UNKNOWN, never a pass.
+    """
+    from sonnx.smt import graph_determinism
+
+    ops = [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("x",), ("y",), "relu")]
+    m = model(g(["x"], ["y"], ops))
+    assert smt(m)["GRAPH-DETERMINISM"].status is Status.PROVED
+    if proposal == "all":
+        monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set(f.wr_t))
+    else:
+        ops = [*ops[:1], op("Relu", ("r",), ("y",), "relu")]
+        m = model(g(["x"], ["y"], ops))
+        monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set())
+    v = smt(m)["GRAPH-DETERMINISM"]
+    assert v.status is expected, v
