@@ -39,3 +39,26 @@ def raises_on_ranks(job: Job) -> Reply:
 def claims_sat(job: Job) -> Reply:
     """A wrong worker that answers ``sat`` to every obligation without solving it (a dropped obligation)."""
     return Reply("sat")
+
+
+class DiesThenRaises:
+    """Kill the worker on the first rank certificate it meets (writing ``marker``), then raise on every later one.
+
+    The first death breaks the pool; the lost job is solved again in a pool of its own, where it now
+    raises: the failure reported is that of the second try. A picklable instance, so that the marker's
+    path reaches the worker processes with the function.
+    """
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __call__(self, job: Job) -> Reply:
+        if VICTIM not in job.text:
+            return solve_job(job)
+        if os.path.exists(self.marker):
+            raise RuntimeError("planted failure on the second try")
+        if multiprocessing.parent_process() is None:
+            raise RuntimeError("a killing worker function ran in the test process (the pool solved in place)")
+        with open(self.marker, "w", encoding="utf-8"):
+            pass
+        os._exit(9)

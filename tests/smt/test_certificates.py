@@ -465,3 +465,20 @@ def test_a_live_operation_of_a_branch_claimed_dead_is_rejected(
     monkeypatch.setattr(module, producer, lying)
     for mode in ("search", "certificate"):
         assert rejected(smt(m, mode)[rule])
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_conj_writes_full_lines_of_size_then_the_rest(size: int) -> None:
+    """``conj``: ``size`` conjuncts per ``(assert (and ...))`` line, then the rest; a lone rest without ``and``."""
+    from sonnx.smt.common import conj
+
+    for n in range(10):
+        items = [f"p{i}" for i in range(n)]
+        full, rest = divmod(n, size)
+        expected = [f"(assert (and {' '.join(items[k * size : (k + 1) * size])}))" for k in range(full)]
+        if rest == 1:
+            expected.append(f"(assert {items[-1]})")
+        elif rest:
+            expected.append(f"(assert (and {' '.join(items[full * size :])}))")
+        assert conj(items, size) == expected, (size, n)
+        assert conj(iter(items), size) == expected

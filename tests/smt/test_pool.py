@@ -215,6 +215,23 @@ def test_a_failing_worker_is_unknown_for_its_rule_alone(worker: Any, reason: str
     assert {x.status for x in others} == {Status.PROVED}, others
 
 
+def test_a_job_that_kills_its_worker_then_fails_alone_is_unknown_with_the_second_failure(tmp_path: Path) -> None:
+    """A job lost with a broken pool is solved again in a pool of its own; if it fails there, that is the reason."""
+    m = load_model(str(dag(tmp_path / "m.onnx", 600)), read_weights=False)
+    worker = pool_workers.DiesThenRaises(str(tmp_path / "died"))
+    with Solving(2, worker) as workers:
+        run = run_smt(m, mode="certificate", solving=workers)
+    assert (tmp_path / "died").exists()
+    v = {x.rule_id: x for x in run.verdicts}
+    acyclic = v["GRAPH-ACYCLIC"]
+    assert acyclic.status is Status.UNKNOWN, acyclic
+    assert "the solver's worker process failed: RuntimeError: planted failure on the second try" in (
+        acyclic.reason or ""
+    ), acyclic.reason
+    others = [x for rid, x in v.items() if rid not in ("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")]
+    assert {x.status for x in others} == {Status.PROVED}, others
+
+
 def test_a_dying_worker_through_the_command_line_is_exit_2_without_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -135,3 +135,25 @@ def test_a_failing_check_is_unknown() -> None:
     s.solver = None  # the check itself raises
     ans = s.check([])
     assert ans.result == "unknown" and ans.reason.startswith("z3 raised an exception")
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_worker_solves_with_the_arithmetic_the_job_asks_for(flag: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rank obligations are marked for the difference-logic solver; the worker must pass the mark on.
+
+    [The answer is the same either way; the time is not: the scale figures of
+    ``benchmarks/README.md`` rest on rank obligations solved as difference logic.]
+    """
+    import sonnx.smt.solver as solver_module
+    from sonnx.smt.pool import Job, solve_job
+
+    asked: list[bool] = []
+    real = solver_module.make_solver
+
+    def recording(settings: SolverSettings, difference_logic: bool = False) -> z3.Solver:
+        asked.append(difference_logic)
+        return real(settings, difference_logic)
+
+    monkeypatch.setattr(solver_module, "make_solver", recording)
+    reply = solve_job(Job("(declare-fun x () Int)(assert (< x 0))", SolverSettings(), flag))
+    assert reply.result == "sat" and asked == [flag]
