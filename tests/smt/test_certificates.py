@@ -216,6 +216,16 @@ def test_wrong_use_certificate_is_rejected() -> None:
     assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
 
 
+def test_a_use_certificate_borrowing_another_operations_write_is_rejected() -> None:
+    """A dead operation cannot be made live by naming a write fact of a live one, even when the claim holds."""
+    facts = model_facts(_dead_model())
+    f = facts[0]
+    found = copy.deepcopy(uses(f, index_of(f))[0])
+    # Neg (operation 2) is dead; name Relu's write of y (write fact 0) and the graph-output fact of y: "y = y"
+    found.kind[2], found.wfact[2], found.other[2] = OUTPUT, 0, 0
+    assert rejected(drive(graph_r1.check_certificate(facts, {0: found}), ST).verdict)
+
+
 @pytest.mark.parametrize("wrong", ["distance not decreasing", "negative distance", "wrong tensor"])
 def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
     facts = model_facts(chain())

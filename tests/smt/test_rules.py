@@ -421,3 +421,25 @@ def test_the_untrusted_run_dependence_proposal_is_checked_by_z3(
         monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set())
     v = smt(m)["GRAPH-DETERMINISM"]
     assert v.status is expected, v
+
+
+def test_an_output_wrongly_proposed_run_dependent_is_passed_over_for_the_witness(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The witness's output is one the solver confirms can differ on its own, not the first one proposed.
+
+    With every written tensor proposed run-dependent, ``y`` (a Relu of the input) comes first but cannot
+    differ; the witness must be ``s``, downstream of the random operation.
+    """
+    from sonnx.smt import graph_determinism
+
+    ops = [
+        op("Relu", ("x",), ("y",), "relu"),
+        op("RandomUniformLike", ("x",), ("r",), "rnd"),
+        op("Abs", ("r",), ("s",), "abs"),
+    ]
+    m = model(g(["x"], ["y", "s"], ops))
+    monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set(f.wr_t))
+    v = smt(m)["GRAPH-DETERMINISM"]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert v.witness.data["output"] == "s"

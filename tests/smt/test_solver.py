@@ -157,3 +157,19 @@ def test_a_worker_solves_with_the_arithmetic_the_job_asks_for(flag: bool, monkey
     monkeypatch.setattr(solver_module, "make_solver", recording)
     reply = solve_job(Job("(declare-fun x () Int)(assert (< x 0))", SolverSettings(), flag))
     assert reply.result == "sat" and asked == [flag]
+
+
+def test_recheck_reports_an_unknown_answer_with_z3s_reason() -> None:
+    """``recheck`` of a solver that answers unknown is ``unknown`` with the reason z3 gives, never sat or unsat."""
+
+    class Undecided:
+        ctx = z3.main_ctx()
+
+        def check(self, *assumptions: object) -> z3.CheckSatResult:
+            return z3.unknown
+
+        def reason_unknown(self) -> str:
+            return "canceled"
+
+    again = recheck(Answer("sat", solver=Undecided()), ["d1"])
+    assert (again.result, again.reason) == ("unknown", "z3 answered unknown: canceled")
