@@ -152,6 +152,30 @@ def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
     assert rejected(drive(graph_c3.check_certificate(facts, {0: c}), ST).verdict)
 
 
+@pytest.mark.parametrize("rule", ["GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE"])
+def test_a_certificate_without_a_record_names_what_is_missing(rule: str) -> None:
+    """A record left out of a certificate is a tool defect, and the reason says which record (not a KeyError)."""
+    facts = model_facts(chain())
+    f = facts[0]
+    if rule == "GRAPH-C3":
+        c = copy.deepcopy(derivation(f, index_of(f)))
+        c.time[f.tid["y"] - f.t_base] = -1
+        proof = graph_c3.check_certificate(facts, {0: c})
+        reason = f"the definedness certificate is incomplete at {f.tid['y']}"
+    elif rule == "GRAPH-R1":
+        u = copy.deepcopy(uses(f, index_of(f))[0])
+        u.kind[1] = -1
+        proof, reason = graph_r1.check_certificate(facts, {0: u}), "the use certificate names no write of operation 1"
+    else:
+        d = copy.deepcopy(distances(f, index_of(f))[0])
+        d.kind[1] = -1
+        proof = graph_r1_transitive.check_certificate(facts, {0: d})
+        reason = "the distance certificate has no record for 1"
+    v = drive(proof, ST).verdict
+    assert v.status is Status.UNKNOWN and v.rule_id == rule
+    assert v.reason == f"{reason} (a tool defect) [smt/certificate]", v.reason
+
+
 def test_equal_times_cannot_justify_a_cycle() -> None:
     """A cycle does not support itself: an operation must fire strictly after what it reads is defined."""
     facts = model_facts(cyclic())

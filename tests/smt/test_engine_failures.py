@@ -63,3 +63,68 @@ def test_every_rule_has_its_timing() -> None:
     run = run_smt(model(g(["x"], ["y"], [Operation("Relu", "", "", ("x",), ("y",))])))
     assert set(run.timings) == {"facts", *RULE_IDS}
     assert sum(t.obligations for t in run.timings.values()) == len(run.obligations)
+
+
+# -- the solving the engine hands its obligations to --------------------------------------------
+
+
+def test_a_worker_function_that_raises_in_this_process_is_unknown_for_its_rule() -> None:
+    """With one job the worker function runs in this process; if it raises, its obligation is not established."""
+    from sonnx.smt.pool import Job, Reply, Solving, solve_job
+
+    def raises_on_ranks(job: Job) -> Reply:
+        if "; certificate: ranks R(o), T(t)" in job.text:
+            raise RuntimeError("planted failure here")
+        return solve_job(job)
+
+    m = model(g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("y",))]))
+    with Solving(1, raises_on_ranks) as solving:
+        run = run_smt(m, mode="certificate", solving=solving)
+    v = {x.rule_id: x for x in run.verdicts}["GRAPH-ACYCLIC"]
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "the solver's worker failed: RuntimeError: planted failure here [smt/certificate]", v.reason
+
+
+def test_only_cycle_obligations_go_to_the_difference_logic_solver() -> None:
+    """The engine marks each job: difference logic for GRAPH-ACYCLIC's claimed cycles, not for the others."""
+    from sonnx.smt.pool import Job, Reply, Solving, solve_job
+
+    jobs: list[Job] = []
+
+    def recording(job: Job) -> Reply:
+        jobs.append(job)
+        return solve_job(job)
+
+    ops = [Operation("Add", "", "a", ("x", "z"), ("y",)), Operation("Neg", "", "n", ("y",), ("z",))]
+    with Solving(1, recording) as solving:
+        run_smt(model(g(["x"], ["y"], ops)), mode="certificate", solving=solving)
+    marked = {"; counter-certificate: the raw facts of a cycle" in j.text for j in jobs if j.difference_logic}
+    assert marked == {True}, [j.text[:80] for j in jobs if j.difference_logic]
+    assert any(not j.difference_logic for j in jobs)
+
+
+def test_the_engine_closes_the_solving_it_opened_and_only_that(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sonnx.smt.engine as engine
+    from sonnx.smt.pool import Solving
+
+    closed: list[Solving] = []
+
+    class Recording(Solving):
+        def close(self) -> None:
+            closed.append(self)
+            super().close()
+
+    opened: list[Solving] = []
+
+    def open_solving(jobs: int | None, operations: int) -> Solving:
+        opened.append(Recording(1))
+        return opened[-1]
+
+    monkeypatch.setattr(engine, "open_solving", open_solving)
+    m = model(g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("y",))]))
+    run_smt(m)
+    assert len(opened) == 1 and closed == opened
+    given = Recording(1)
+    run_smt(m, solving=given)
+    assert closed == opened, "a solving passed in by the caller is the caller's to close"
+    given.close()

@@ -187,6 +187,21 @@ def test_jobs_must_be_positive(tmp_path: Path) -> None:
 # -- failures in the workers: UNKNOWN with the reason, never a pass -------------------------------------------------
 
 
+def test_worker_cpu_time_is_counted_for_pool_answers_only(tmp_path: Path) -> None:
+    """Timings (for the benchmarks) count a worker's CPU seconds when a worker solved, none when this process did."""
+    serial, parallel = both(dag(tmp_path / "m.onnx", 600))
+    assert sum(t.worker_cpu for t in serial.timings.values()) == 0
+    assert sum(t.worker_cpu for t in parallel.timings.values()) > 0
+
+
+def test_a_closed_solving_has_no_pool_and_closes_again_quietly() -> None:
+    solving = Solving(2)
+    assert solving.parallel, solving.note
+    solving.close()
+    assert not solving.parallel
+    solving.close()
+
+
 def test_rlimit_exhaustion_in_a_worker_stays_unknown(tmp_path: Path) -> None:
     serial, parallel = both(dag(tmp_path / "m.onnx", 300), SolverSettings(rlimit=1))
     assert summary(parallel) == summary(serial)

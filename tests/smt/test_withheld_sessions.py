@@ -151,3 +151,13 @@ def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: py
     v = _run(_shadowing(), "search")["GRAPH-FUNCTION-SHADOWING"]
     assert v.status is Status.UNKNOWN
     assert v.reason == "the model of the violation names no new function (a tool defect) [smt/search]"
+
+
+def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRAPH-C3 reads each undefined output from z3's model; a model that shows none is refused, not listed."""
+    import sonnx.smt.graph_c3 as c3
+
+    monkeypatch.setattr(c3, "_d_values", lambda answer, tensors: dict.fromkeys(tensors, True))
+    v = _run(_load("c3_incomplete"), "search")["GRAPH-C3"]
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "the model shows no new undefined output (a tool defect) [smt/search]"
