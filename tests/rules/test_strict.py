@@ -56,8 +56,13 @@ def test_attributes_unknown_schema() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Fancy", ["x"], ["y"], domain="com.vendor")])
     v = run("STRICT-ATTRIBUTES", model(g))
     assert v.status is Status.UNKNOWN and "com.vendor" in (v.reason or "")
+    assert "(1 operation(s))" in (v.reason or "")
+    fancy = [op("Fancy", ["x"], ["a"], domain="com.vendor"), op("Fancy", ["a"], ["y"], domain="com.vendor")]
+    two = make_graph("g", ["x"], ["y"], fancy)
+    assert "(2 operation(s))" in (run("STRICT-ATTRIBUTES", model(two)).reason or "")
     g2 = make_graph("g", ["x"], ["y"], [op("Fancy", ["x"], ["a"], domain="com.vendor"), op("LeakyRelu", ["a"], ["y"])])
-    assert run("STRICT-ATTRIBUTES", model(g2)).status is Status.VIOLATED
+    v2 = run("STRICT-ATTRIBUTES", model(g2))
+    assert v2.status is Status.VIOLATED and data(v2)["unknown_count"] == 1
 
 
 def test_static_shapes() -> None:

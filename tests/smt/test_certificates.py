@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -516,3 +517,24 @@ def test_conj_writes_full_lines_of_size_then_the_rest(size: int) -> None:
             expected.append(f"(assert (and {' '.join(items[full * size :])}))")
         assert conj(items, size) == expected, (size, n)
         assert conj(iter(items), size) == expected
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 512])
+def test_increasing_chains_cover_every_consecutive_pair(size: int) -> None:
+    """GRAPH-C1's sorted definition ids are distinct iff each is below the next: no pair may fall between chains."""
+    from sonnx.smt.graph_c1 import increasing
+
+    for n in range(8):
+        values = np.arange(10, 10 + n)
+        chains = [line[len("(assert (< ") : -2].split() for line in increasing(values, size)]
+        pairs = {pair for c in chains for pair in pairwise(c)}
+        assert pairs == set(pairwise(map(str, values))), (size, n, chains)
+        assert all(2 <= len(c) <= size + 1 for c in chains)
+
+
+def test_kahn_ranks_start_at_one() -> None:
+    """The rank certificate's ranks: 1 for an operation without dependencies, one more per step of the chain."""
+    f = model_facts(chain())[0]
+    found = ranks(f, index_of(f))
+    assert found is not None
+    assert found[0].tolist() == [1, 2, 3]

@@ -369,9 +369,11 @@ def test_each_part_of_the_two_run_obligation_declares_what_its_operations_read(
     m = model(g(["x", "w"], ["y", "s"], ops))
     monkeypatch.setattr(common, "PART", 1)
     run = run_smt(m, mode="search")
-    assert [o.name for o in run.obligations if o.rule_id == "GRAPH-DETERMINISM"] == [
-        "determinism.scope0.part0",
-        "determinism.scope0.part1",
+    parts = [o for o in run.obligations if o.rule_id == "GRAPH-DETERMINISM"]
+    assert [o.name for o in parts] == ["determinism.scope0.part0", "determinism.scope0.part1"]
+    assert [o.meaning.rsplit(" of part ", 1)[1] for o in parts] == [
+        "1 of 2 (whole weakly connected components)",
+        "2 of 2 (whole weakly connected components)",
     ]
     v = next(v for v in run.verdicts if v.rule_id == "GRAPH-DETERMINISM")
     assert v.status is Status.VIOLATED and v.witness is not None, v

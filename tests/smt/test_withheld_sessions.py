@@ -76,9 +76,13 @@ class Sessions:
         monkeypatch.setattr(Session, "check", checked)
 
 
-def _run(m: Model, mode: str) -> dict[str, Verdict]:
-    vs = {v.rule_id: v for v in run_smt(m, mode=mode).verdicts}
+def _run(m: Model, mode: str, records: list[tuple[str, str]] | None = None) -> dict[str, Verdict]:
+    """The verdicts by rule; ``records`` receives each obligation's (rule, name)."""
+    run = run_smt(m, mode=mode)
+    vs = {v.rule_id: v for v in run.verdicts}
     assert sorted(vs) == sorted(RULE_IDS)
+    if records is not None:
+        records.extend((ob.rule_id, ob.name) for ob in run.obligations)
     return vs
 
 
@@ -93,16 +97,20 @@ def test_an_unanswered_session_check_makes_only_its_rule_unknown(
     name: str, mode: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     m = _load(name)
+    honest_records: list[tuple[str, str]] = []
     with monkeypatch.context() as mp:
         count = Sessions()
         count.install(mp)
-        honest = _run(m, mode)
+        honest = _run(m, mode, honest_records)
     for k in range(1, len(count.owners) + 1):
+        records: list[tuple[str, str]] = []
         with monkeypatch.context() as mp:
             cut = Sessions(answer_at=k)
             cut.install(mp)
-            got = _run(m, mode)
+            got = _run(m, mode, records)
         owner = cut.withheld_from
+        # the owner's obligations (the one the session re-checks included) stay in the record
+        assert [r for r in records if r[0] == owner] == [r for r in honest_records if r[0] == owner], k
         assert owner in RULE_IDS, (k, owner)
         for rid, v in got.items():
             assert v.rule_id == rid, (k, v)
