@@ -14,7 +14,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from sonnx.model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, make_graph
+from sonnx.model.graph import Function, Graph, InitialValue, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.rules.base import CheckConfig, CheckContext
 from sonnx.rules.registry import rule_by_id
 from sonnx.verdict import Status, Verdict
@@ -37,6 +37,17 @@ def tensors(*items: Tensor) -> dict[str, Tensor]:
 def model(graph: Graph, opset: int = 17, **kw: Any) -> Model:
     kw.setdefault("opset_imports", {"": opset})
     return Model(graph, kw.pop("ir_version", 8), **kw)
+
+
+def function(domain: str, name: str) -> Function:
+    """A model-local function ``domain::name`` whose body is one Abs (for the function-shadowing cases)."""
+    return Function(domain, name, make_graph(name, ["a"], ["b"], [Operation("Abs", "", "", ("a",), ("b",))]))
+
+
+def with_functions(*functions: Function, opsets: dict[str, int] | None = None) -> Model:
+    """A one-Identity main graph carrying ``functions`` (ONNX opset 17 unless ``opsets`` says otherwise)."""
+    g = make_graph("main", ["x"], ["y"], [Operation("Identity", "", "", ("x",), ("y",))])
+    return model(g, opset_imports=opsets or {"": 17}, functions=functions)
 
 
 def run(rule_id: str, m: Model, config: CheckConfig | None = None) -> Verdict:

@@ -13,7 +13,7 @@ from sonnx.errors import InputError
 from sonnx.rules import RULES, registry, rule_by_id, run_rules
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext
 from sonnx.verdict import Severity, Status, Verdict
-from tests.common.rulekit import model, seed_example
+from tests.common.rulekit import function, model, seed_example
 
 EXPECTED = {
     "FORMAT-ONNX": (Severity.ERROR, PROFILE_SONNX),
@@ -78,7 +78,7 @@ def test_every_rule_answers_on_the_seed_example() -> None:
 
 
 def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
-    from sonnx.model.graph import Attribute, Function, InitialValue, Tensor, TensorType, make_graph
+    from sonnx.model.graph import Attribute, InitialValue, Tensor, TensorType, make_graph
     from sonnx.model.graph import make_operation as op
     from tests.common.rulekit import init, tensors
 
@@ -101,8 +101,7 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
         {**tensors(init("w"), init("dead")), "c": Tensor("c", TensorType("tensor", 9, ("N",)))},
         redeclared=(("w", "initializer"),),
     )
-    shadow = Function("", "Relu", make_graph("Relu", ["a"], ["b"], [op("Abs", ["a"], ["b"])]))
-    m = model(g, opset_imports={"": 17}, call_cycles=(("local.f", "local.f"),), functions=(shadow,))
+    m = model(g, opset_imports={"": 17}, call_cycles=(("local.f", "local.f"),), functions=(function("", "Relu"),))
     verdicts = run_rules(m, CheckConfig(profile=PROFILE_STRICT))
     statuses = {v.rule_id: v.status for v in verdicts}
     assert statuses["GRAPH-R2"] is Status.VIOLATED  # the random operation wins over the unknown domain

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from typing import NoReturn
 
 from sonnx.smt.pool import Job, Reply, solve_job
 
@@ -16,16 +17,21 @@ VICTIM = "; certificate: ranks R(o), T(t)"
 """The first comment line of every GRAPH-ACYCLIC rank-certificate obligation."""
 
 
-def dies_on_ranks(job: Job) -> Reply:
-    """Kill the worker process (as an out-of-memory kill or a crash inside z3 would) on a rank certificate.
+def _die() -> NoReturn:
+    """End this worker process at once, as an out-of-memory kill or a crash inside z3 would.
 
     Never the test process itself: if a pool ever solved a victim in place, the test fails with this reason
     instead of the whole run ending with exit status 9.
     """
+    if multiprocessing.parent_process() is None:
+        raise RuntimeError("a killing worker function ran in the test process (the pool solved in place)")
+    os._exit(9)
+
+
+def dies_on_ranks(job: Job) -> Reply:
+    """Kill the worker process on a rank certificate."""
     if VICTIM in job.text:
-        if multiprocessing.parent_process() is None:
-            raise RuntimeError("a killing worker function ran in the test process (the pool solved in place)")
-        os._exit(9)
+        _die()
     return solve_job(job)
 
 
@@ -57,8 +63,6 @@ class DiesThenRaises:
             return solve_job(job)
         if os.path.exists(self.marker):
             raise RuntimeError("planted failure on the second try")
-        if multiprocessing.parent_process() is None:
-            raise RuntimeError("a killing worker function ran in the test process (the pool solved in place)")
         with open(self.marker, "w", encoding="utf-8"):
             pass
-        os._exit(9)
+        _die()

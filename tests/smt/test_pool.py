@@ -213,36 +213,28 @@ def test_rlimit_exhaustion_in_a_worker_stays_unknown(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("worker", "reason"),
+    ("make_worker", "reason"),
     [
-        (pool_workers.dies_on_ranks, "worker process died on this obligation, twice"),
-        (pool_workers.raises_on_ranks, "worker process failed: RuntimeError: planted failure in the worker"),
+        (lambda _tmp: pool_workers.dies_on_ranks, "worker process died on this obligation, twice"),
+        (
+            lambda _tmp: pool_workers.raises_on_ranks,
+            "worker process failed: RuntimeError: planted failure in the worker",
+        ),
+        # a job lost with a broken pool is solved again in a pool of its own; if it fails there, that is the reason
+        (
+            lambda tmp: pool_workers.DiesThenRaises(str(tmp / "died")),
+            "the solver's worker process failed: RuntimeError: planted failure on the second try",
+        ),
     ],
+    ids=["dies", "raises", "dies-then-raises"],
 )
-def test_a_failing_worker_is_unknown_for_its_rule_alone(worker: Any, reason: str, tmp_path: Path) -> None:
+def test_a_failing_worker_is_unknown_for_its_rule_alone(make_worker: Any, reason: str, tmp_path: Path) -> None:
     m = load_model(str(dag(tmp_path / "m.onnx", 600)), read_weights=False)
-    with Solving(2, worker) as workers:
+    with Solving(2, make_worker(tmp_path)) as workers:
         run = run_smt(m, mode="certificate", solving=workers)
     v = {x.rule_id: x for x in run.verdicts}
     assert v["GRAPH-ACYCLIC"].status is Status.UNKNOWN and reason in (v["GRAPH-ACYCLIC"].reason or ""), v
     # every other obligation, including those queued on the dead worker, was solved (again) and proves its rule
-    others = [x for rid, x in v.items() if rid not in ("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")]
-    assert {x.status for x in others} == {Status.PROVED}, others
-
-
-def test_a_job_that_kills_its_worker_then_fails_alone_is_unknown_with_the_second_failure(tmp_path: Path) -> None:
-    """A job lost with a broken pool is solved again in a pool of its own; if it fails there, that is the reason."""
-    m = load_model(str(dag(tmp_path / "m.onnx", 600)), read_weights=False)
-    worker = pool_workers.DiesThenRaises(str(tmp_path / "died"))
-    with Solving(2, worker) as workers:
-        run = run_smt(m, mode="certificate", solving=workers)
-    assert (tmp_path / "died").exists()
-    v = {x.rule_id: x for x in run.verdicts}
-    acyclic = v["GRAPH-ACYCLIC"]
-    assert acyclic.status is Status.UNKNOWN, acyclic
-    assert "the solver's worker process failed: RuntimeError: planted failure on the second try" in (
-        acyclic.reason or ""
-    ), acyclic.reason
     others = [x for rid, x in v.items() if rid not in ("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")]
     assert {x.status for x in others} == {Status.PROVED}, others
 

@@ -259,10 +259,8 @@ def test_arity_proved_and_unknown(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_function_shadowing(mode: str) -> None:
-    from sonnx.model.graph import Function, Model, make_graph
-
-    def fn(domain: str, name: str) -> Function:
-        return Function(domain, name, make_graph(name, ["a"], ["b"], [op("Abs", ("a",), ("b",))]))
+    from sonnx.model.graph import Model
+    from tests.common.rulekit import function as fn
 
     base = g(["x"], ["y"], [op("Relu", ("x",), ("y",))])
     ok = Model(base, 8, {"": 17}, functions=(fn("local", "Relu"), fn("", "Gelu")))
@@ -399,49 +397,39 @@ def test_a_random_value_captured_by_a_branch_makes_the_if_run_dependent(mode: st
     assert direct(m)["GRAPH-DETERMINISM"].status is Status.VIOLATED
 
 
-@pytest.mark.parametrize(("proposal", "expected"), [("all", Status.PROVED), ("none", Status.UNKNOWN)])
-def test_the_untrusted_run_dependence_proposal_is_checked_by_z3(
-    proposal: str, expected: Status, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Which tensors get a value per run is proposed outside the solver (``run_dependent``).
+def test_an_over_approximating_run_dependence_proposal_changes_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which tensors get a value per run is proposed outside the solver (``run_dependent``); too many costs nothing.
 
-    Too many (every written tensor) costs nothing: a deterministic write whose
-    reads are all run-independent gets the same definition in both runs, and
-    the graph, whose random value reaches no output, stays PROVED. Too few
-    (none) makes z3 refuse the script, which is UNKNOWN, never a pass.
+    A deterministic write whose reads are all run-independent gets the same
+    definition in both runs: a graph whose random value reaches no output
+    stays PROVED, and the witness of a violation is an output the solver
+    confirms can differ on its own (``s``), not the first one proposed (``y``).
     """
     from sonnx.smt import graph_determinism
 
-    ops = [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("x",), ("y",), "relu")]
-    m = model(g(["x"], ["y"], ops))
-    assert smt(m)["GRAPH-DETERMINISM"].status is Status.PROVED
-    if proposal == "all":
-        monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set(f.wr_t))
-    else:
-        ops = [*ops[:1], op("Relu", ("r",), ("y",), "relu")]
-        m = model(g(["x"], ["y"], ops))
-        monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set())
-    v = smt(m)["GRAPH-DETERMINISM"]
-    assert v.status is expected, v
-
-
-def test_an_output_wrongly_proposed_run_dependent_is_passed_over_for_the_witness(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The witness's output is one the solver confirms can differ on its own, not the first one proposed.
-
-    With every written tensor proposed run-dependent, ``y`` (a Relu of the input) comes first but cannot
-    differ; the witness must be ``s``, downstream of the random operation.
-    """
-    from sonnx.smt import graph_determinism
-
+    quiet = model(g(["x"], ["y"], [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("x",), ("y",), "relu")]))
     ops = [
         op("Relu", ("x",), ("y",), "relu"),
         op("RandomUniformLike", ("x",), ("r",), "rnd"),
         op("Abs", ("r",), ("s",), "abs"),
     ]
-    m = model(g(["x"], ["y", "s"], ops))
+    loud = model(g(["x"], ["y", "s"], ops))
+    honest = smt(quiet)["GRAPH-DETERMINISM"], smt(loud)["GRAPH-DETERMINISM"]
     monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set(f.wr_t))
-    v = smt(m)["GRAPH-DETERMINISM"]
-    assert v.status is Status.VIOLATED and v.witness is not None, v
-    assert v.witness.data["output"] == "s"
+    for m, before in zip((quiet, loud), honest, strict=True):
+        v = smt(m)["GRAPH-DETERMINISM"]
+        assert v.to_json() == before.to_json(), (before, v)
+    assert honest[0].status is Status.PROVED and honest[1].witness is not None
+    assert honest[1].witness.data["output"] == "s"
+
+
+def test_an_under_approximating_run_dependence_proposal_is_refused_by_z3(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Too few run-dependent tensors: a run-independent definition names a per-run value, z3 refuses the script.
+
+    That is UNKNOWN, never a pass.
+    """
+    from sonnx.smt import graph_determinism
+
+    m = model(g(["x"], ["y"], [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("r",), ("y",), "relu")]))
+    monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set())
+    assert smt(m)["GRAPH-DETERMINISM"].status is Status.UNKNOWN

@@ -20,21 +20,18 @@ from typing import Any
 import pytest
 
 from sonnx.loader import load_model
-from sonnx.model.graph import Function, Model, make_graph
-from sonnx.model.graph import make_operation as op
+from sonnx.model.graph import Model
 from sonnx.smt import run_smt
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.solver import Answer, Session
 from sonnx.verdict import Status, Verdict
-from tests.common.rulekit import model
+from tests.common.rulekit import function, with_functions
 from tests.common.smtkit import EXAMPLES
 
 
 def _shadowing() -> Model:
     """Two model-local functions named like standard operators (no shipped example has one)."""
-    fns = [Function("", n, make_graph(n, ["a"], ["b"], [op("Abs", ["a"], ["b"])])) for n in ("Relu", "Local", "Tanh")]
-    g = make_graph("main", ["x"], ["y"], [op("Identity", ["x"], ["y"])])
-    return model(g, opset_imports={"": 17}, functions=fns)
+    return with_functions(*(function("", n) for n in ("Relu", "Local", "Tanh")))
 
 
 MODELS = {p.stem: p for p in EXAMPLES}
