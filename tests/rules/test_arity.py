@@ -15,7 +15,7 @@ from sonnx.loader import load_model
 from sonnx.model.graph import Model, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
-from sonnx.rules.graph_arity import Side
+from sonnx.rules.graph_arity import Side, _side
 from sonnx.verdict import Severity, Status
 from tests.common.rulekit import data, model, run
 
@@ -73,6 +73,21 @@ def test_side_arithmetic() -> None:
     var = Side(("first", "rest"), True, 2)
     assert var.required(0) == 3 and var.required(5) == 5
     assert var.left_out(["a", "b"]) == [2] and var.formal(2) == "rest[1]"
+
+
+@pytest.mark.parametrize(
+    ("op_type", "inputs", "outputs"),
+    [
+        ("Relu", Side(("X",), False, 0), Side(("Y",), False, 0)),
+        ("Concat", Side(("inputs",), True, 1), Side(("concat_result",), False, 0)),
+        ("Split", Side(("input", "split"), False, 0), Side(("outputs",), True, 1)),
+    ],
+)
+def test_sides_read_from_onnx_schemas(op_type: str, inputs: Side, outputs: Side) -> None:
+    """A schema's sides as data: the formal names, whether the last is variadic, and its minimum arity (0
+    when no formal is variadic, the value the SMT encoding's raw facts carry for such a side)."""
+    schema = onnx.defs.get_schema(op_type, 18)
+    assert (_side(schema.inputs), _side(schema.outputs)) == (inputs, outputs)
 
 
 def test_nested_graph_operations_are_checked() -> None:

@@ -6,6 +6,8 @@ a random operation feeding only dead operations breaks R2, not determinism.
 
 from __future__ import annotations
 
+import pytest
+
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
@@ -14,14 +16,13 @@ from tests.common.rulekit import init, model, run, tensors
 ID = "GRAPH-DETERMINISM"
 
 
-def test_random_feeding_only_a_dead_operation_breaks_r2_not_determinism() -> None:
-    g = make_graph(
-        "g",
-        ["x"],
-        ["y"],
-        [op("RandomNormalLike", ["x"], ["r"]), op("Add", ["x", "r"], ["dead"]), op("Relu", ["x"], ["y"])],
-    )
-    m = model(g)
+@pytest.mark.parametrize("random_first", [True, False])
+def test_random_feeding_only_a_dead_operation_breaks_r2_not_determinism(random_first: bool) -> None:
+    # listed first or after the operations that reach the output: only the random operation's own successors
+    # are followed, never those of the operations listed before it
+    live = [op("Relu", ["x"], ["a"]), op("Neg", ["a"], ["y"])]
+    dead = [op("RandomNormalLike", ["x"], ["r"]), op("Add", ["x", "r"], ["dead"])]
+    m = model(make_graph("g", ["x"], ["y"], dead + live if random_first else live + dead))
     assert run("GRAPH-R2", m).status is Status.VIOLATED
     assert run(ID, m).status is Status.PROVED
 

@@ -81,6 +81,9 @@ def test_missing_branch() -> None:
     assert f["problem"] == "attribute else_branch is missing or is not a graph"
     g = make_graph("main", ["c"], ["y"], [op("If", ["c"], ["y"])])
     assert data(run(ID, model(g)))["count"] == 2
+    node = op("If", ["c"], ["y"], then_branch=branch("t", ["a"]), else_branch=3)  # an INT, not a graph
+    (f,) = data(run(ID, model(make_graph("main", ["c", "x"], ["y"], [node]))))["mismatches"]
+    assert f["problem"] == "attribute else_branch is missing or is not a graph"
 
 
 def test_mismatch_in_a_nested_if() -> None:
@@ -127,3 +130,11 @@ def test_incompatible_rank_and_repeated_name() -> None:
     # one name is one size within the pair: N cannot be both 2 and 3
     (f,) = data(run(ID, model(shaped(("N", "N"), (2, 3), (2, 2)))))["mismatches"]
     assert f["why"] == "dimension 1: 2 against 3" and "then_branch" in f
+
+
+def test_a_name_bound_to_a_size_keeps_it() -> None:
+    """Once a branch's ``N`` meets the If's 3 it is 3: the If's 4 at the next dimension cannot be ``N`` too,
+    whichever side names the dimension (the size moves to the class the two are merged into)."""
+    for if_shape, branch_shape, why in (((3, 4), ("N", "N"), "4 against 3"), (("N", "N"), (3, 4), "3 against 4")):
+        (f,) = data(run(ID, model(shaped(if_shape, branch_shape, if_shape))))["mismatches"]
+        assert f["problem"] == "output shapes incompatible" and f["why"] == f"dimension 1: {why}"

@@ -77,6 +77,19 @@ def test_training_operators_are_refused_in_a_configured_set(item: str) -> None:
         CheckOptions(profile=PROFILE_STRICT, operators=frozenset({operator_pair(item), ("", "Relu")}))
 
 
+@pytest.mark.parametrize(
+    ("domain", "operator"), [("ai.onnx.preview.training", "Adam"), ("", "SoftmaxCrossEntropyLoss")]
+)
+def test_the_rule_refuses_training_operators_even_when_a_config_lists_them(domain: str, operator: str) -> None:
+    """The options refuse such a set (above); a CheckConfig built directly, past them, still cannot allow a
+    training-only operator (REQ-OP-020): the rule drops them from any set, by domain and by name."""
+    g = make_graph("g", ["x"], ["y"], [op(operator, ["x"], ["y"], name="t", domain=domain)])
+    cfg = CheckConfig(profile=PROFILE_STRICT, allowed_operators=frozenset({(domain, operator)}))
+    v = run(ID, model(g, opset_imports={"": 17, "ai.onnx.preview.training": 1}), cfg)
+    assert v.status is Status.VIOLATED
+    assert data(v)["training_only"] == [f"{domain or 'ai.onnx'}::{operator}"]
+
+
 def test_configured_set_still_overrides_the_default() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Softsign", ["x"], ["y"], name="s")])
     cfg = CheckConfig(profile=PROFILE_STRICT, allowed_operators=frozenset({("", "Softsign")}))

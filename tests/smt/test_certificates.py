@@ -153,6 +153,31 @@ def test_wrong_definedness_certificate_is_rejected(wrong: str) -> None:
     assert rejected(drive(graph_c3.check_certificate(facts, {0: c}), ST).verdict)
 
 
+def diamond() -> Model:
+    """Inputs x and w, a = Relu(x), b = Neg(w), y = Add(a, b): tensor ids and definition times differ."""
+    ops = [op("Relu", ("x",), ("a",), "r"), op("Neg", ("w",), ("b",), "n"), op("Add", ("a", "b"), ("y",), "add")]
+    return model(g(["x", "w"], ["y"], ops))
+
+
+@pytest.mark.parametrize(("name", "other"), [("a", "b"), ("b", "a"), ("y", "a"), ("y", "b")])
+def test_each_written_tensor_must_name_its_own_write(name: str, other: str) -> None:
+    """Every defined tensor's named fact is checked against that tensor: a written tensor that names the write
+    of another operation, one firing no later than the tensor's time (so the order instance still holds and
+    only the equality can refuse it), makes the certificate rejected. In this model a tensor's id, its time
+    and its writer's firing time are different numbers, so no instance holds by coincidence (in
+    :func:`chain` they are all equal)."""
+    facts = model_facts(diamond())
+    f = facts[0]
+    right = derivation(f, index_of(f))
+    assert [right.time[f.tid[n] - f.t_base] for n in ("x", "w", "a", "b", "y")] == [0, 0, 1, 1, 2]
+    c = copy.deepcopy(right)
+    t, u = f.tid[name] - f.t_base, f.tid[other] - f.t_base
+    assert c.how[t] == c.how[u] == WRITE
+    c.fact[t] = c.fact[u]
+    assert rejected(drive(graph_c3.check_certificate(facts, {0: c}), ST).verdict)
+    assert drive(graph_c3.check_certificate(facts, {0: right}), ST).verdict.status is Status.PROVED
+
+
 @pytest.mark.parametrize("rule", ["GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE"])
 def test_a_certificate_without_a_record_names_what_is_missing(rule: str) -> None:
     """A record left out of a certificate is a tool defect, and the reason says which record (not a KeyError)."""

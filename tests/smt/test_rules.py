@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sonnx.model.graph import Attribute, Operation, make_operation
+from sonnx.smt import cycles, graph_c3
+from sonnx.smt.facts import model_facts
 from sonnx.verdict import Status
 from tests.common.smtkit import const, direct, disagreements, g, model, smt
 
@@ -139,6 +143,62 @@ def test_captured_outer_value_is_defined_in_a_branch() -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_a_branch_capturing_an_outer_initializer_is_bound_to_it(mode: str) -> None:
+    """An outer initializer is a definition a branch can capture (seed 000: names are visible in nested
+    graphs): the capture fact ties the branch's ``w`` to the main graph's initializer, so GRAPH-C3 is proved;
+    the branch's own initializer ``w`` in the other branch shadows it and is recorded as a shadow."""
+    then_g = g([], ["h"], [op("Add", ("x", "w"), ("h",))])
+    else_g = g([], ["k"], [op("Identity", ("w",), ("k",))], inits={"w": [2.0]})
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    m = model(g(["x", "c"], ["y"], [if_op], inits={"w": [1.0]}))
+    main, else_f, then_f = model_facts(m)  # nested graphs in the order of their attribute names
+    assert sorted(then_f.captures) == sorted([(then_f.tid["w"], main.tid["w"]), (then_f.tid["x"], main.tid["x"])])
+    assert else_f.shadows == [(else_f.tid["w"], main.tid["w"])] and else_f.captures == []
+    assert smt(m, mode)["GRAPH-C3"].status is Status.PROVED
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_shadowing_conflicts_are_listed_by_name_as_the_direct_rule_lists_them(mode: str) -> None:
+    """GRAPH-C1's witness lists a scope's shadowing conflicts by tensor name, as the direct rule does, not in
+    the order the branch defines them (here ``z`` is written before ``a``)."""
+    ops = [op("Identity", ("x",), ("z",)), op("Identity", ("x",), ("a",)), op("Add", ("a", "z"), ("h",))]
+    else_g = g([], ["k"], [op("Neg", ("x",), ("k",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=g([], ["h"], ops), else_branch=else_g)
+    m = model(g(["x", "c", "z", "a"], ["y"], [if_op]))
+
+    def shadowed(v: Any) -> list[tuple[str, str]]:
+        assert v.status is Status.VIOLATED and v.witness is not None
+        return [(x["scope"], x["tensor"]) for x in v.witness.data["violations"] if x["kind"] == "shadows an outer name"]
+
+    expected = [("g/If:if.then_branch", "a"), ("g/If:if.then_branch", "z")]
+    assert shadowed(smt(m, mode)["GRAPH-C1"]) == shadowed(direct(m)["GRAPH-C1"]) == expected
+
+
+@pytest.mark.parametrize("long", [cycles.STARTS - 1, cycles.STARTS])
+def test_the_cycle_witness_searches_from_the_first_unranked_operations(long: int) -> None:
+    """GRAPH-ACYCLIC's SMT witness is a shortest cycle through one of the first ``STARTS`` operations Kahn's
+    sort cannot rank: a cycle of two listed after a long cycle is shown only when it starts within them."""
+    ops = [op("Neg", (f"t{(i - 1) % long}",), (f"t{i}",), f"l{i}") for i in range(long)]
+    ops += [op("Add", ("x", "q"), ("p",), "p"), op("Neg", ("p",), ("q",), "q"), op("Relu", ("t0",), ("y",), "o")]
+    v = smt(model(g(["x"], ["y"], ops)))["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["length"] == (2 if long < cycles.STARTS else long)
+
+
+def test_a_chain_ending_at_an_operation_with_every_input_defined_is_named_inconsistent() -> None:
+    """GRAPH-C3's witness chain follows undefined tensors back; if the values it follows (the solver's model)
+    call an output undefined although everything its producer reads is defined, the chain stops there and says
+    so, naming that tensor, instead of failing while it writes the witness."""
+    m = model(g(["x"], ["y"], [op("Relu", ("x",), ("a",), "r"), op("Abs", ("a",), ("y",), "abs")]))
+    (f,) = model_facts(m)
+    steps, end = graph_c3._chain(f, lambda t: t == f.tid["y"], f.tid["y"])
+    assert end == "inconsistent model"
+    assert steps == [{"tensor": "y", "producer": {"index": 1, "operation": "Abs:abs"}, "missing_input": None}]
+    v = graph_c3._report([(f, f.tid["y"])], lambda t: t == f.tid["y"], "search", []).verdict
+    assert v.witness is not None and v.witness.data["root"] == "y" and v.witness.data["ends"] == "inconsistent model"
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_dead_nodes_and_transitive(mode: str) -> None:
     m = model(
         g(
@@ -255,6 +315,20 @@ def test_arity_proved_and_unknown(mode: str) -> None:
     mystery = Operation("Mystery", "com.acme", "", ("x",), ("y",))
     v = smt(model(g(["x"], ["y"], [mystery])), mode)["GRAPH-ARITY"]
     assert v.status is Status.UNKNOWN and "com.acme" in (v.reason or "")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_arity_checks_the_operations_after_one_of_unknown_schema(mode: str) -> None:
+    """An operation whose schema is unknown is counted and skipped, not the end of its graph: the MaxPool
+    after it still leaves ``Indices`` out, in both engines, and both unknown operations are counted."""
+    from tests.common.smtkit import direct
+
+    mystery = [Operation("Mystery", "com.acme", "", ("x",), (f"m{i}",)) for i in range(2)]
+    ops = [mystery[0], op("MaxPool", ("x",), ("p",), "pool"), mystery[1], op("Relu", ("x",), ("q",), "ok")]
+    m = model(g(["x"], ["m0", "m1", "p", "q"], ops))
+    for v in (smt(m, mode)["GRAPH-ARITY"], direct(m)["GRAPH-ARITY"]):
+        assert v.status is Status.VIOLATED and v.witness is not None
+        assert _left_out(v) == [("MaxPool:pool", [], [1])] and v.witness.data["unknown_count"] == 2
 
 
 @pytest.mark.parametrize("mode", MODES)

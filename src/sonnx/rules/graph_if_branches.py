@@ -182,7 +182,7 @@ def problems(op: Operation, outer: Graph) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for name in BRANCHES:
         a = op.attribute(name)
-        if a is None or a.type != "GRAPH" or not isinstance(a.value, Graph):
+        if a is None or a.type != "GRAPH":  # a GRAPH attribute holds a Graph (sonnx.model.graph.Attribute)
             found.append({"problem": f"attribute {name} is missing or is not a graph"})
         else:
             branches[name] = a.value

@@ -18,8 +18,17 @@ Step = tuple[int, int]
 """(write fact index, read fact index): the writer's output is read by the next operation of a cycle."""
 
 
+STARTS = 64
+"""How many unranked operations the witness search of :func:`cycle` starts from."""
+
+
 def cycle(f: ScopeFacts, ix: Index) -> list[Step] | None:
-    """A short cycle through operations that Kahn's algorithm cannot rank, as (write, read) fact pairs."""
+    """A short cycle through operations that Kahn's algorithm cannot rank, as (write, read) fact pairs.
+
+    The shortest cycle through any of the first :data:`STARTS` unranked operations (local order): one
+    breadth-first search per start, so the cost stays linear in the graph for a witness that is only shown
+    (the cycle it finds is refuted or confirmed by the solver before it is reported).
+    """
     n, base = f.n, f.op_base
     indeg = indegrees(f, ix).tolist()
     queue = deque(j for j in range(n) if indeg[j] == 0)
@@ -42,7 +51,7 @@ def cycle(f: ScopeFacts, ix: Index) -> list[Step] | None:
                 b = ix.rd_o[r] - base
                 if b in keep:
                     succ.setdefault(a, []).append((b, (i, r)))
-    return shortest_cycle_steps(succ, left[:64])
+    return shortest_cycle_steps(succ, left[:STARTS])
 
 
 def shortest_cycle_steps(succ: dict[int, list[tuple[int, Step]]], starts: Sequence[int]) -> list[Step] | None:
