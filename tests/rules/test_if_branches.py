@@ -39,6 +39,11 @@ def test_undeclared_types_are_unknown_never_proved() -> None:
     assert run(ID, model(main(branch("t", ["a"], {"a": seq_f}), branch("e", ["b"], {"b": seq_open})))).status is (
         Status.UNKNOWN
     )
+    # and so is a sequence, an optional or a map whose element type is not given at all
+    for kind, elem in (("sequence", 0), ("optional", 0), ("map", 7)):
+        bare = TensorType(kind, elem, None, None)
+        v = run(ID, model(main(branch("t", ["a"], {"a": bare}), branch("e", ["b"], {"b": bare}))))
+        assert v.status is Status.UNKNOWN, kind
 
 
 def test_a_certain_mismatch_wins_over_an_open_position() -> None:
@@ -56,6 +61,11 @@ def test_output_count_mismatch() -> None:
 
 def test_branches_agree_but_not_with_the_if() -> None:
     (f,) = data(run(ID, model(main(branch("t", ["a"]), branch("e", ["b"]), ["y", "z"]))))["mismatches"]
+    assert f["counts"] == {"then_branch": 1, "else_branch": 1, "if": 2}
+    # the If's extra output declares a shape: no branch output stands at its position to compare it with
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": F32}), ["y", "z"])
+    g = make_graph(g.name, g.inputs, g.outputs, g.operations, {"y": Tensor("y", F32), "z": Tensor("z", F32)})
+    (f,) = data(run(ID, model(g)))["mismatches"]
     assert f["counts"] == {"then_branch": 1, "else_branch": 1, "if": 2}
 
 

@@ -145,3 +145,8 @@ def test_a_check_that_fails_is_unknown_never_a_pass(
     for profile, severity in ((PROFILE_SONNX, Severity.WARNING), (PROFILE_STRICT, Severity.ERROR)):
         (v,) = run_rules(model(seed_example()), CheckConfig(profile=profile))
         assert (v.rule_id, v.status, v.reason, v.severity) == ("GRAPH-ARITY", Status.UNKNOWN, reason, severity)
+
+
+def test_rule_by_id_names_an_unknown_id() -> None:
+    with pytest.raises(KeyError, match="GRAPH-NO-SUCH-RULE"):
+        rule_by_id("GRAPH-NO-SUCH-RULE")

@@ -26,6 +26,15 @@ def test_an_unread_initializer_is_a_warning_with_its_dims() -> None:
     assert data(v)["unused"] == [{"scope": "g", "initializer": "dead", "dims": [1, 3]}]
 
 
+def test_an_unread_initializer_of_a_branch_is_found_after_a_graph_without_initializers() -> None:
+    # the main graph has nothing to report; its branch's initializer is still looked at
+    then = make_graph("then", [], ["a"], [op("Identity", ["x"], ["a"])], tensors(init("dead", [0.0])))
+    other = make_graph("else", [], ["b"], [op("Identity", ["x"], ["b"])])
+    g = make_graph("g", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="s", then_branch=then, else_branch=other)])
+    v = run("GRAPH-INITIALIZERS-USED", model(g))
+    assert data(v)["unused"] == [{"scope": "g/If:s.then_branch", "initializer": "dead", "dims": [1]}]
+
+
 def test_initializers_read_through_a_nested_graph_or_returned_are_used() -> None:
     then = make_graph("then", [], ["a"], [op("Identity", ["w"], ["a"])])
     other = make_graph("else", [], ["b"], [op("Identity", ["x"], ["b"])])

@@ -66,3 +66,11 @@ class DiesThenRaises:
         with open(self.marker, "w", encoding="utf-8"):
             pass
         _die()
+
+
+def slow(job: Job) -> Reply:
+    """Take half a second per job (a queue of them outlasts an immediate close)."""
+    import time
+
+    time.sleep(0.5)
+    return solve_job(job)

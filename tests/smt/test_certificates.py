@@ -345,6 +345,18 @@ def test_an_empty_list_is_no_witness_of_a_violation_the_search_found(
     monkeypatch.setattr(module, producer, lambda f, ix: (real(f, ix)[0], []))
     verdict = smt(_dead_model(), "search")[rule]
     assert verdict.status is Status.UNKNOWN, verdict
+    # in certificate mode the list is asked for twice (to choose the counter-certificate, then to write it):
+    # a producer that names the dead operations the first time and none the second is refused too
+    calls: list[int] = []
+
+    def fickle(f: ScopeFacts, ix: Any) -> Any:
+        calls.append(1)
+        honest = real(f, ix)
+        return honest if len(calls) == 1 else (honest[0], [])
+
+    monkeypatch.setattr(module, producer, fickle)
+    verdict = smt(_dead_model(), "certificate")[rule]
+    assert len(calls) == 2 and verdict.status is Status.UNKNOWN, verdict
 
 
 # -- GRAPH-C2 and GRAPH-C1 ------------------------------------------------------------------------

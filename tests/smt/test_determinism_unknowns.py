@@ -74,6 +74,34 @@ def test_no_dependency_order_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -
     _unknown(m, "no dependency order found for graph g (a tool defect)")
 
 
+def test_no_dependency_order_for_the_main_graph_keeps_the_branches_obligations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The branch holding the random operation is solved first; when the main graph then has no order, the
+    verdict is the tool defect and the branch's two-run obligation stays in the record."""
+    from sonnx.smt import graph_determinism
+
+    real = graph_determinism.ranks_of
+    monkeypatch.setattr(graph_determinism, "ranks_of", lambda f: None if f.index == 0 else real(f))
+    m = _if([Operation("RandomNormalLike", "", "rn", ("x",), ("h",))], [Operation("Neg", "", "n", ("x",), ("h",))])
+    run = run_smt(m)
+    v = next(x for x in run.verdicts if x.rule_id == ID)
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "no dependency order found for graph g (a tool defect) [smt/search]"
+    assert [ob.name for ob in run.obligations if ob.rule_id == ID] == ["determinism.scope2"]
+
+
+def test_an_unanswered_recheck_of_a_differing_output_is_unknown_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The witness's output is confirmed by checking the solver again; an unknown there is the verdict."""
+    from sonnx.smt import graph_determinism
+    from sonnx.smt.solver import Answer
+
+    monkeypatch.setattr(graph_determinism, "recheck", lambda answer, names: Answer("unknown", "withheld by the test"))
+    _unknown(model(g(["x"], ["y"], [Operation("RandomUniformLike", "", "r", ("x",), ("y",))])), "withheld by the test")
+
+
 def test_an_operation_of_unknown_determinism_reaching_an_output() -> None:
     m = model(g(["x"], ["y"], [Operation("Mystery", "com.acme", "m", ("x",), ("y",))]))
     _unknown(m, "an operation of unknown determinism may reach an output")

@@ -202,6 +202,20 @@ def test_a_closed_solving_has_no_pool_and_closes_again_quietly() -> None:
     solving.close()
 
 
+def test_closing_cancels_the_jobs_no_worker_has_started() -> None:
+    """Closing (at the end of a run, or when it is interrupted) drops the queued jobs instead of solving them.
+
+    Two workers taking half a second per job cannot have started all ten when ``close`` is called at once
+    (the pool's queue holds about three jobs beyond the two running); without cancelling, none would be.
+    """
+    solving = Solving(2, pool_workers.slow)
+    assert solving.parallel, solving.note
+    tickets = [solving.submit(Job("(assert true)", SolverSettings(), False)) for _ in range(10)]
+    solving.close()
+    futures = [t.future for t in tickets if t.future is not None]
+    assert len(futures) == 10 and any(f.cancelled() for f in futures)
+
+
 def test_rlimit_exhaustion_in_a_worker_stays_unknown(tmp_path: Path) -> None:
     serial, parallel = both(dag(tmp_path / "m.onnx", 300), SolverSettings(rlimit=1))
     assert summary(parallel) == summary(serial)

@@ -45,6 +45,29 @@ def test_cycle_witness_is_the_shortest_cycle_not_the_whole_graph(mode: str) -> N
         assert a["tensor"] in ops[b["index"]].input_mapping
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cycle_fed_by_operations_that_can_be_ranked(mode: str) -> None:
+    """Kahn's sort first ranks the operations before the cycle (here Relu, then Abs); the witness is the cycle
+    after them. (In a graph that is all cycle the sort ranks nothing, and its loop body never runs.)"""
+    ops = [
+        op("Relu", ("x",), ("a",), "r"),
+        op("Abs", ("a",), ("b",), "abs"),
+        op("Add", ("b", "q"), ("p",), "p"),
+        op("Neg", ("p",), ("q",), "n"),
+    ]
+    v = smt(model(g(["x"], ["q"], ops)), mode)["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert sorted(s["operation"] for s in v.witness.data["cycle"]) == ["Add:p", "Neg:n"]
+
+
+def test_shortest_cycle_among_edges_or_none() -> None:
+    """The partition verifier's cycle search over ``(a, b, tensor)`` edges: a shortest cycle, or None when
+    the edges (an unsat core the solver gave) hold none, which the verifier reports as a tool defect."""
+    assert cycles.shortest_cycle([(0, 1, "t"), (1, 2, "u"), (0, 2, "v")]) is None
+    long_and_short = [(0, 1, "a"), (1, 2, "b"), (2, 0, "c"), (1, 3, "d"), (3, 1, "e")]
+    assert cycles.shortest_cycle(long_and_short) == [(1, 3, "d"), (3, 1, "e")]
+
+
 def test_self_loop_is_a_cycle_of_one() -> None:
     m = model(g(["x"], ["y"], [op("Add", ("x", "y"), ("y",), "self")]))
     v = smt(m)["GRAPH-ACYCLIC"]
@@ -102,6 +125,10 @@ def test_input_usage(mode: str) -> None:
         ("b", 0),
         ("a", 2),
     ]
+    # an input named twice and read by nothing is listed once, at its first position (as the direct rule does)
+    twice = model(g(["x", "w", "w"], ["y"], [op("Relu", ("x",), ("y",))]))
+    for v in (smt(twice, mode)["GRAPH-C2"], direct(twice)["GRAPH-C2"]):
+        assert v.witness is not None and v.witness.data["unused"] == [{"scope": "g", "input": "w", "position": 1}]
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -315,6 +342,17 @@ def test_arity_proved_and_unknown(mode: str) -> None:
     mystery = Operation("Mystery", "com.acme", "", ("x",), ("y",))
     v = smt(model(g(["x"], ["y"], [mystery])), mode)["GRAPH-ARITY"]
     assert v.status is Status.UNKNOWN and "com.acme" in (v.reason or "")
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("bound_first", [True, False])
+def test_arity_tells_an_empty_name_from_a_bound_one_with_the_same_counts(mode: str, bound_first: bool) -> None:
+    """Two Clips with three inputs each, one writing its ``min`` as "": only that one leaves a position out,
+    whichever comes first (operations binding every position share an instance by their counts alone)."""
+    bound, empty = op("Clip", ("x", "lo", "hi"), ("a",), "bound"), op("Clip", ("x", "", "hi"), ("b",), "empty")
+    m = model(g(["x", "lo", "hi"], ["a", "b"], [bound, empty] if bound_first else [empty, bound]))
+    v = smt(m, mode)["GRAPH-ARITY"]
+    assert v.status is Status.VIOLATED and _left_out(v) == [("Clip:empty", [1], [])]
 
 
 @pytest.mark.parametrize("mode", MODES)

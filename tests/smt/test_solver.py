@@ -174,3 +174,40 @@ def test_recheck_reports_an_unknown_answer_with_z3s_reason() -> None:
 
     again = recheck(Answer("sat", solver=Undecided()), ["d1"])
     assert (again.result, again.reason) == ("unknown", "z3 answered unknown: canceled")
+
+
+def test_rule_timings_add_up_the_times_of_their_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rule's parse and solve seconds are the sums over the answers it received (benchmarks read them):
+    with every answer made to report 0.25 s of parsing and 0.5 s of solving, a rule that received n answers
+    shows 0.25 n and 0.5 n, whether the obligation was solved for the worker pool or in the rule's process."""
+    import dataclasses
+
+    import sonnx.smt.engine as engine_module
+    import sonnx.smt.pool as pool_module
+    from sonnx.smt import run_smt
+
+    for module in (engine_module, pool_module):
+        real = module.solve
+
+        def timed(*args: object, _real: object = real, **kw: object) -> Answer:
+            return dataclasses.replace(_real(*args, **kw), parse_seconds=0.25, solve_seconds=0.5)  # type: ignore[operator]
+
+        monkeypatch.setattr(module, "solve", timed)
+    m = model(g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("a",)), Operation("Neg", "", "n", ("a",), ("y",))]))
+    run = run_smt(m, SolverSettings(), jobs=1)
+    solved = {rid: t for rid, t in run.timings.items() if t.obligations}
+    assert len(solved) >= 8
+    for t in solved.values():
+        assert (t.parse, t.solve) == (0.25 * t.obligations, 0.5 * t.obligations)
+
+
+def test_a_session_out_of_resources_is_unknown_with_z3s_reason() -> None:
+    """A session check that exhausts the rlimit is ``unknown``, and the reason is the one z3 gives."""
+    hard = (
+        "(declare-fun x () Int)(declare-fun y () Int)(declare-fun z () Int)(declare-fun b () Bool)"
+        "(assert (= (* x x x) (+ (* y y y) (* z z z) 42)))(assert (> x 1000))"
+    )
+    session = Session(hard, SolverSettings(rlimit=1000))
+    a = session.check(["b"])
+    assert a.result == "unknown" and a.reason == f"z3 answered unknown: {session.solver.reason_unknown()}"
+    assert session.solver.reason_unknown()

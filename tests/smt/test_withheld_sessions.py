@@ -158,6 +158,34 @@ def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: py
     assert v.reason == "the model of the violation names no new function (a tool defect) [smt/search]"
 
 
+@pytest.mark.parametrize("w", [None, -1, 0])
+def test_a_model_naming_no_new_graph_input_is_a_tool_defect(w: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRAPH-C2 reads the unused input from z3's model: none, one that is no graph input (-1), or one found
+    already (0, on the second answer) is refused under GRAPH-C2's own ID, and its search obligation is kept."""
+    import sonnx.smt.graph_c2 as c2
+
+    m = _load("c2_unused_input")
+    honest = c2.model_values
+    seen: list[int] = []
+
+    def lying(answer: Answer, names: list[str]) -> dict[str, Any]:
+        if w is None:
+            return {}
+        if w != 0:
+            return {"w": w}
+        if not seen:
+            seen.append(honest(answer, names)["w"])
+        return {"w": seen[0]}  # the first input again, on every later answer
+
+    monkeypatch.setattr(c2, "model_values", lying)
+    monkeypatch.setattr(Session, "check", lambda self, assumptions: Answer("sat"))
+    records: list[tuple[str, str]] = []
+    v = _run(m, "search", records)["GRAPH-C2"]
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "the model of the violation names no new graph input (a tool defect) [smt/search]"
+    assert ("GRAPH-C2", "c2.unread_input") in records, records
+
+
 def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-C3 reads each undefined output from z3's model; a model that shows none is refused, not listed."""
     import sonnx.smt.graph_c3 as c3

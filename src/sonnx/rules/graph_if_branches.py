@@ -164,7 +164,10 @@ def shape_problems(op: Operation, outer: Graph, branches: dict[str, Graph]) -> l
 
 
 def unknown_positions(op: Operation) -> list[dict[str, Any]]:
-    """Branch output positions whose types cannot be compared because one side leaves them undeclared."""
+    """Branch output positions whose types cannot be compared because one side leaves them undeclared.
+
+    Only the position is kept: the UNKNOWN verdict's reason names the If and the position (no witness).
+    """
     then, other = op.attribute("then_branch"), op.attribute("else_branch")
     if then is None or other is None or not isinstance(then.value, Graph) or not isinstance(other.value, Graph):
         return []
@@ -172,7 +175,7 @@ def unknown_positions(op: Operation) -> list[dict[str, Any]]:
     for k, (x, y) in enumerate(zip(then.value.outputs, other.value.outputs, strict=False)):
         tx, ty = then.value.tensor(x).type, other.value.tensor(y).type
         if not type_conflict(tx, ty) and (undeclared(tx) or undeclared(ty)):
-            out.append({"position": k, "then_branch": x, "else_branch": y})
+            out.append({"position": k})
     return out
 
 

@@ -240,11 +240,6 @@ def or_all(terms: list[str]) -> str:
     return _fold("or", "false", terms)
 
 
-def and_all(terms: list[str]) -> str:
-    """The conjunction of ``terms`` (``true`` when there is none)."""
-    return _fold("and", "true", terms)
-
-
 def _fold(op: str, unit: str, terms: list[str]) -> str:
     """``(op t1 t2 ...)``, the one term alone, or ``unit`` (the operator's neutral element) for none."""
     if not terms:
