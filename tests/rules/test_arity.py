@@ -90,6 +90,14 @@ def test_sides_read_from_onnx_schemas(op_type: str, inputs: Side, outputs: Side)
     assert (_side(schema.inputs), _side(schema.outputs)) == (inputs, outputs)
 
 
+def test_signatures_are_looked_up_by_domain_and_operator() -> None:
+    """Two unnamed operations ``Relu`` of different domains in one graph: the second is not given the first's
+    signature (the lookup of a scope is cached by domain and operator, never by node name)."""
+    m = one(op("Relu", ["x"], ["a"]), op("Relu", ["a"], ["y"], domain="com.acme"))
+    v = run(ID, m)
+    assert v.status is Status.UNKNOWN and "com.acme::Relu" in (v.reason or "")
+
+
 def test_written_scopes_link_each_nested_graph_to_its_enclosing_scope() -> None:
     """The main graph and each function body are roots (-1); a graph nested in either names the index of the
     scope that holds it, in the function as in the main graph (STRICT-BROADCAST walks these links outwards)."""

@@ -49,6 +49,12 @@ def test_a_domain_the_model_does_not_import_counts_at_any_version() -> None:
     assert v.witness is not None and v.witness.summary.endswith("ai.onnx.ml::Scaler-1 (no opset imported)")
 
 
+def test_a_domain_the_model_imports_is_read_at_its_version() -> None:
+    m = with_functions(function("ai.onnx.ml", "Scaler"), opsets={"": 17, "ai.onnx.ml": 3})
+    (f,) = data(run(ID, m))["functions"]
+    assert (f["standard_operator"], f["since_version"], f["opset"]) == ("ai.onnx.ml::Scaler", 1, 3)
+
+
 @pytest.mark.parametrize("profile", ["sonnx", "sonnx-strict"])
 def test_severity_follows_the_profile(profile: str) -> None:
     v = run(ID, with_functions(function("", "Relu")), CheckConfig(profile=profile))

@@ -44,6 +44,10 @@ def test_undeclared_types_are_unknown_never_proved() -> None:
         bare = TensorType(kind, elem, None, None)
         v = run(ID, model(main(branch("t", ["a"], {"a": bare}), branch("e", ["b"], {"b": bare}))))
         assert v.status is Status.UNKNOWN, kind
+    # a map whose key type is not given, even with its value type given
+    keyless = TensorType("map", 0, None, TensorType("tensor", 1))
+    v = run(ID, model(main(branch("t", ["a"], {"a": keyless}), branch("e", ["b"], {"b": keyless}))))
+    assert v.status is Status.UNKNOWN
 
 
 def test_a_certain_mismatch_wins_over_an_open_position() -> None:
@@ -148,3 +152,21 @@ def test_a_name_bound_to_a_size_keeps_it() -> None:
     for if_shape, branch_shape, why in (((3, 4), ("N", "N"), "4 against 3"), (("N", "N"), (3, 4), "3 against 4")):
         (f,) = data(run(ID, model(shaped(if_shape, branch_shape, if_shape))))["mismatches"]
         assert f["problem"] == "output shapes incompatible" and f["why"] == f"dimension 1: {why}"
+
+
+def test_a_shape_conflict_inside_sequences_is_found_at_its_element_level() -> None:
+    """Sequences of tensors: the sequence types have no shape of their own (``None`` in the witness), the
+    conflict is in their element tensors, and ``why`` says at which level."""
+
+    def seq(shape: tuple[Any, ...]) -> TensorType:
+        return TensorType("sequence", 0, None, TensorType("tensor", 1, shape))
+
+    g = main(branch("t", ["a"], {"a": seq((2, 3))}), branch("e", ["b"], {"b": seq((2, 3))}))
+    g = make_graph(g.name, g.inputs, g.outputs, g.operations, {"y": Tensor("y", seq((2, 4)))})
+    found = data(run(ID, model(g)))["mismatches"]
+    why = "dimension 1: 4 against 3 (element level 1)"
+    assert [(f["if"], f["why"]) for f in found] == [({"tensor": "y", "shape": None}, why)] * 2
+    assert [f.get("then_branch", f.get("else_branch")) for f in found] == [
+        {"tensor": "a", "shape": None},
+        {"tensor": "b", "shape": None},
+    ]

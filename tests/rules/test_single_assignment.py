@@ -41,6 +41,8 @@ def test_assigning_an_input_or_an_initializer() -> None:
         ("g", "w", "assigns an initialized tensor"),
         ("g", "both", "assigns a graph input"),  # an input with a default value is reported once
     }
+    found = {f["tensor"]: f["producers"] for f in data(run(ID, model(g)))["violations"]}
+    assert found["w"] == [{"scope": "g", "index": 1, "operation": "Neg:w"}]
 
 
 def test_input_that_is_also_an_initializer_is_fine() -> None:
@@ -71,7 +73,8 @@ def test_nested_graph_redefining_an_outer_name() -> None:
     assert set(found) == {"x", "w"}
     x = found["x"]
     assert x["kind"] == "shadows an outer name" and x["scope"] == "main/If:sel.then_branch"
-    assert x["inner"]["role"] == "operation output" and x["inner"]["producers"][0]["operation"] == "Relu:x"
+    assert x["inner"]["role"] == "operation output"
+    assert x["inner"]["producers"] == [{"scope": "main/If:sel.then_branch", "index": 0, "operation": "Relu:x"}]
     assert x["outer"] == {"scope": "main", "role": "graph input"}
     w = found["w"]
     assert w["scope"] == "main/If:sel.else_branch/Loop:loop.body"

@@ -39,6 +39,7 @@ def test_default_keys_are_required() -> None:
     )
     d = data(run(ID, with_meta({}), STRICT))
     assert d["lacking"] == {k: "absent" for k in DEFAULT_REQUIRED}
+    assert d["required"] == list(DEFAULT_REQUIRED)
     assert run(ID, with_meta(FULL), STRICT).status is Status.PROVED
 
 

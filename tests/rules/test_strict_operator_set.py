@@ -99,3 +99,8 @@ def test_configured_set_still_overrides_the_default() -> None:
     v = run(ID, model(g), narrow)
     assert v.witness is not None
     assert v.witness.summary == "1 operation(s) use operators outside the configured set: ai.onnx::Softsign"
+    two = make_graph("g", ["x"], ["y"], [op("Softsign", ["x"], ["a"]), op("Tanh", ["a"], ["y"])])
+    v = run(ID, model(two), narrow)
+    assert v.witness is not None
+    listed = "ai.onnx::Softsign, ai.onnx::Tanh"
+    assert v.witness.summary == f"2 operation(s) use operators outside the configured set: {listed}"

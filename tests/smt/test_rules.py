@@ -342,6 +342,10 @@ def test_arity_proved_and_unknown(mode: str) -> None:
     mystery = Operation("Mystery", "com.acme", "", ("x",), ("y",))
     v = smt(model(g(["x"], ["y"], [mystery])), mode)["GRAPH-ARITY"]
     assert v.status is Status.UNKNOWN and "com.acme" in (v.reason or "")
+    # the same operator in another domain, in the same graph, is looked up on its own
+    twins = [Operation("Relu", "", "", ("x",), ("a",)), Operation("Relu", "com.acme", "", ("a",), ("y",))]
+    v = smt(model(g(["x"], ["y"], twins)), mode)["GRAPH-ARITY"]
+    assert v.status is Status.UNKNOWN and "com.acme::Relu" in (v.reason or "")
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -211,3 +211,33 @@ def test_a_session_out_of_resources_is_unknown_with_z3s_reason() -> None:
     a = session.check(["b"])
     assert a.result == "unknown" and a.reason == f"z3 answered unknown: {session.solver.reason_unknown()}"
     assert session.solver.reason_unknown()
+
+
+@pytest.mark.parametrize(
+    ("raised", "reason"),
+    [
+        (MemoryError(), "z3 ran out of memory"),
+        (RuntimeError("planted"), "solver failure: RuntimeError: planted"),
+        (z3.Z3Exception("planted"), "z3 raised an exception: planted"),
+    ],
+)
+def test_a_solver_that_fails_is_unknown_with_the_failure(
+    raised: BaseException, reason: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``solve`` never raises: memory exhaustion, any other failure and z3's own exceptions are ``unknown``."""
+    import sonnx.smt.solver as solver_module
+
+    def failing(settings: SolverSettings, difference_logic: bool = False) -> z3.Solver:
+        raise raised
+
+    monkeypatch.setattr(solver_module, "make_solver", failing)
+    a = solve("(assert true)", SolverSettings())
+    assert (a.result, a.reason) == ("unknown", reason)
+
+
+def test_a_model_above_the_search_limit_is_proved_in_certificate_mode() -> None:
+    from sonnx.smt import run_smt
+
+    m = model(g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("a",)), Operation("Neg", "", "n", ("a",), ("y",))]))
+    assert run_smt(m, SolverSettings(search_limit=2)).mode == "search"
+    assert run_smt(m, SolverSettings(search_limit=1)).mode == "certificate"

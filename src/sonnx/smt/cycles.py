@@ -87,10 +87,10 @@ def shortest_cycle_steps(succ: dict[int, list[tuple[int, Step]]], starts: Sequen
 Edge = tuple[int, int, str]
 
 
-def shortest_cycle(edges: Sequence[Edge], starts: Sequence[int] | None = None) -> list[Edge] | None:
+def shortest_cycle(edges: Sequence[Edge]) -> list[Edge] | None:
     """A shortest cycle among operation edges ``(a, b, tensor)`` (used by partition verification)."""
     succ: dict[int, list[tuple[int, Step]]] = {}
     for k, (a, b, _) in enumerate(edges):
         succ.setdefault(a, []).append((b, (k, k)))
-    steps = shortest_cycle_steps(succ, starts if starts is not None else sorted(succ))
+    steps = shortest_cycle_steps(succ, sorted(succ))
     return None if steps is None else [edges[k] for k, _ in steps]

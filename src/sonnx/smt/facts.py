@@ -102,10 +102,6 @@ class ScopeFacts:
         a, b = self.rd_ptr[j], self.rd_ptr[j + 1]
         return list(zip(self.rd_o[a:b], self.rd_k[a:b], self.rd_t[a:b], strict=True))
 
-    def op(self, o: int) -> int:
-        """Local index of global operation id ``o``."""
-        return o - self.op_base
-
     @property
     def n_tensors(self) -> int:
         return len(self.names)
