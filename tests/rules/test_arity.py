@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from onnx import helper
 
 from sonnx.loader import load_model
-from sonnx.model.graph import Model, make_graph
+from sonnx.model.graph import Function, Graph, Model, Operation, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from sonnx.rules.graph_arity import Side, _side, written_scopes
@@ -101,9 +101,7 @@ def test_signatures_are_looked_up_by_domain_and_operator() -> None:
 def test_written_scopes_link_each_nested_graph_to_its_enclosing_scope() -> None:
     """The main graph and each function body are roots (-1); a graph nested in either names the index of the
     scope that holds it, in the function as in the main graph (STRICT-BROADCAST walks these links outwards)."""
-    from sonnx.model.graph import Function, Operation
-
-    def holder(name: str) -> Any:
+    def holder(name: str) -> Graph:
         inner = make_graph("inner", [], ["k"], [Operation("Neg", "", "", ("a",), ("k",))])
         node = op("If", ["c"], ["b"], name="if", then_branch=inner, else_branch=inner)
         return make_graph(name, ["a", "c"], ["b"], [node])

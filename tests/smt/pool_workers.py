@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from typing import NoReturn
 
 from sonnx.smt.pool import Job, Reply, solve_job
@@ -70,7 +71,5 @@ class DiesThenRaises:
 
 def slow(job: Job) -> Reply:
     """Take half a second per job (a queue of them outlasts an immediate close)."""
-    import time
-
     time.sleep(0.5)
     return solve_job(job)

@@ -26,6 +26,11 @@ def _verdict(m: Model) -> Verdict:
     return smt(m)[ID]
 
 
+def _random() -> Model:
+    """One random operation whose value is the graph output: nondeterministic, if anything can be decided."""
+    return model(g(["x"], ["y"], [Operation("RandomUniformLike", "", "r", ("x",), ("y",))]))
+
+
 def _unknown(m: Model, reason: str) -> None:
     v = _verdict(m)
     assert v.status is Status.UNKNOWN, v
@@ -53,7 +58,7 @@ def test_without_graph_r2_classes_the_rule_is_unknown(monkeypatch: pytest.Monkey
     from sonnx.smt import graph_r2
     from sonnx.smt.solver import Answer
 
-    m = model(g(["x"], ["y"], [Operation("RandomUniformLike", "", "r", ("x",), ("y",))]))
+    m = _random()
     real = graph_r2.ask_one
 
     def withhold(ob, local=False):  # type: ignore[no-untyped-def]
@@ -69,26 +74,9 @@ def test_without_graph_r2_classes_the_rule_is_unknown(monkeypatch: pytest.Monkey
 def test_no_dependency_order_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     from sonnx.smt import graph_determinism
 
-    m = model(g(["x"], ["y"], [Operation("RandomUniformLike", "", "r", ("x",), ("y",))]))
+    m = _random()
     monkeypatch.setattr(graph_determinism, "ranks_of", lambda f: None)
     _unknown(m, "no dependency order found for graph g (a tool defect)")
-
-
-def test_no_dependency_order_for_the_main_graph_keeps_the_branches_obligations(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The branch holding the random operation is solved first; when the main graph then has no order, the
-    verdict is the tool defect and the branch's two-run obligation stays in the record."""
-    from sonnx.smt import graph_determinism
-
-    real = graph_determinism.ranks_of
-    monkeypatch.setattr(graph_determinism, "ranks_of", lambda f: None if f.index == 0 else real(f))
-    m = _if([Operation("RandomNormalLike", "", "rn", ("x",), ("h",))], [Operation("Neg", "", "n", ("x",), ("h",))])
-    run = run_smt(m)
-    v = next(x for x in run.verdicts if x.rule_id == ID)
-    assert v.status is Status.UNKNOWN
-    assert v.reason == "no dependency order found for graph g (a tool defect) [smt/search]"
-    assert [ob.name for ob in run.obligations if ob.rule_id == ID] == ["determinism.scope2"]
 
 
 def test_an_unanswered_recheck_of_a_differing_output_is_unknown_with_its_reason(
@@ -99,7 +87,7 @@ def test_an_unanswered_recheck_of_a_differing_output_is_unknown_with_its_reason(
     from sonnx.smt.solver import Answer
 
     monkeypatch.setattr(graph_determinism, "recheck", lambda answer, names: Answer("unknown", "withheld by the test"))
-    _unknown(model(g(["x"], ["y"], [Operation("RandomUniformLike", "", "r", ("x",), ("y",))])), "withheld by the test")
+    _unknown(_random(), "withheld by the test")
 
 
 def test_an_operation_of_unknown_determinism_reaching_an_output() -> None:
@@ -116,6 +104,23 @@ def _if(then_ops: list[Operation], else_ops: list[Operation]) -> Model:
 
 RANDOM = Operation("RandomNormalLike", "", "rn", ("x",), ("h",))
 MYSTERY = Operation("Mystery", "com.acme", "m", ("x",), ("h",))
+
+
+def test_no_dependency_order_for_the_main_graph_keeps_the_branches_obligations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The branch holding the random operation is solved first; when the main graph then has no order, the
+    verdict is the tool defect and the branch's two-run obligation stays in the record."""
+    from sonnx.smt import graph_determinism
+
+    real = graph_determinism.ranks_of
+    monkeypatch.setattr(graph_determinism, "ranks_of", lambda f: None if f.index == 0 else real(f))
+    m = _if([RANDOM], [Operation("Neg", "", "n", ("x",), ("h",))])
+    run = run_smt(m)
+    v = next(x for x in run.verdicts if x.rule_id == ID)
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "no dependency order found for graph g (a tool defect) [smt/search]"
+    assert [ob.name for ob in run.obligations if ob.rule_id == ID] == ["determinism.scope2"]
 
 
 @pytest.mark.parametrize(

@@ -318,8 +318,6 @@ def _left_out(v: object) -> list[tuple[str, list[int], list[int]]]:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_arity_positions_left_out(mode: str) -> None:
-    from tests.common.smtkit import direct
-
     ops = [
         op("MaxPool", ("x",), ("p",), "pool"),  # Indices left out
         op("Clip", ("p", "", "hi"), ("c",), "clip"),  # min written as ""
@@ -363,8 +361,6 @@ def test_arity_tells_an_empty_name_from_a_bound_one_with_the_same_counts(mode: s
 def test_arity_checks_the_operations_after_one_of_unknown_schema(mode: str) -> None:
     """An operation whose schema is unknown is counted and skipped, not the end of its graph: the MaxPool
     after it still leaves ``Indices`` out, in both engines, and both unknown operations are counted."""
-    from tests.common.smtkit import direct
-
     mystery = [Operation("Mystery", "com.acme", "", ("x",), (f"m{i}",)) for i in range(2)]
     ops = [mystery[0], op("MaxPool", ("x",), ("p",), "pool"), mystery[1], op("Relu", ("x",), ("q",), "ok")]
     m = model(g(["x"], ["m0", "m1", "p", "q"], ops))

@@ -8,8 +8,8 @@ import pytest
 import z3
 
 import sonnx.smt as smt_package
-from sonnx.model.graph import Operation
-from sonnx.smt import SolverSettings, settings_report, solve
+from sonnx.model.graph import Model, Operation
+from sonnx.smt import SolverSettings, run_smt, settings_report, solve
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.solver import Answer, Session, model_values, recheck
 from sonnx.verdict import Status
@@ -176,6 +176,12 @@ def test_recheck_reports_an_unknown_answer_with_z3s_reason() -> None:
     assert (again.result, again.reason) == ("unknown", "z3 answered unknown: canceled")
 
 
+def _relu_neg() -> Model:
+    """x -> Relu -> a -> Neg -> y: every rule has something to ask the solver."""
+    ops = [Operation("Relu", "", "r", ("x",), ("a",)), Operation("Neg", "", "n", ("a",), ("y",))]
+    return model(g(["x"], ["y"], ops))
+
+
 def test_rule_timings_add_up_the_times_of_their_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each rule's parse and solve seconds are the sums over the answers it received (benchmarks read them):
     with every answer made to report 0.25 s of parsing and 0.5 s of solving, a rule that received n answers
@@ -184,8 +190,6 @@ def test_rule_timings_add_up_the_times_of_their_answers(monkeypatch: pytest.Monk
 
     import sonnx.smt.engine as engine_module
     import sonnx.smt.pool as pool_module
-    from sonnx.smt import run_smt
-
     for module in (engine_module, pool_module):
         real = module.solve
 
@@ -193,7 +197,7 @@ def test_rule_timings_add_up_the_times_of_their_answers(monkeypatch: pytest.Monk
             return dataclasses.replace(_real(*args, **kw), parse_seconds=0.25, solve_seconds=0.5)  # type: ignore[operator]
 
         monkeypatch.setattr(module, "solve", timed)
-    m = model(g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("a",)), Operation("Neg", "", "n", ("a",), ("y",))]))
+    m = _relu_neg()
     run = run_smt(m, SolverSettings(), jobs=1)
     solved = {rid: t for rid, t in run.timings.items() if t.obligations}
     assert len(solved) >= 8
@@ -236,8 +240,6 @@ def test_a_solver_that_fails_is_unknown_with_the_failure(
 
 
 def test_a_model_above_the_search_limit_is_proved_in_certificate_mode() -> None:
-    from sonnx.smt import run_smt
-
-    m = model(g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("a",)), Operation("Neg", "", "n", ("a",), ("y",))]))
+    m = _relu_neg()
     assert run_smt(m, SolverSettings(search_limit=2)).mode == "search"
     assert run_smt(m, SolverSettings(search_limit=1)).mode == "certificate"

@@ -26,8 +26,8 @@ def cycle(f: ScopeFacts, ix: Index) -> list[Step] | None:
     """A short cycle through operations that Kahn's algorithm cannot rank, as (write, read) fact pairs.
 
     The shortest cycle through any of the first :data:`STARTS` unranked operations (local order): one
-    breadth-first search per start, so the cost stays linear in the graph for a witness that is only shown
-    (the cycle it finds is refuted or confirmed by the solver before it is reported).
+    breadth-first search per start, so at most ``STARTS`` searches of the unranked part of the graph for a
+    witness that is only shown (the cycle it finds is refuted or confirmed by the solver before it is reported).
     """
     n, base = f.n, f.op_base
     indeg = indegrees(f, ix).tolist()
