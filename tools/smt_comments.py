@@ -5,8 +5,9 @@ header (rule, mode, meaning, the answer under which the property holds) and
 carries comments that tell a second solver's user what the raw facts and the
 formula are. A formula change shows in the verdicts; a wrong or garbled
 comment shows nowhere. So the comments of every obligation the shipped
-examples produce, in both modes, are listed in ``tests/data/smt_comments.txt``
-and a test compares them with what the engine writes now.
+examples produce, in both modes and with certificates checked in parts, are
+listed in ``tests/data/smt_comments.txt`` and a test compares them with what
+the engine writes now.
 
 The listing is one block per kind of obligation (its rule, its name with
 every number written ``#``, its mode): the meaning, then each distinct
@@ -20,11 +21,14 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sonnx.loader import load_model
-from sonnx.smt import run_smt
+from sonnx.model.graph import Model
+from sonnx.smt import common, run_smt
+from sonnx.smt.smtlib import Obligation
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.onnx"))
@@ -37,20 +41,42 @@ def _hash(text: str) -> str:
     return _NUMBER.sub("#", text)
 
 
+@contextmanager
+def parts_of(size: int) -> Iterator[None]:
+    """Certificates and counter-certificates checked in parts of ``size`` instances (:data:`sonnx.smt.common.PART`)."""
+    saved = common.PART
+    common.PART = size
+    try:
+        yield
+    finally:
+        common.PART = saved
+
+
+def obligations(m: Model) -> Iterator[Obligation]:
+    """The obligations of ``m`` in both modes, then in certificate mode again with parts of 2 instances.
+
+    No shipped example is large enough to be checked in parts; the last run
+    writes the comments of the parted obligations too.
+    """
+    for mode in MODES:
+        yield from run_smt(m, mode=mode).obligations
+    with parts_of(2):
+        parted = run_smt(m, mode="certificate").obligations
+    yield from parted
+
+
 def listing(models: Iterable[Path] = EXAMPLES) -> str:
-    """The comment listing of the obligations of ``models`` in both modes (the content of :data:`LISTING`)."""
+    """The comment listing of the obligations of ``models`` (the content of :data:`LISTING`)."""
     blocks: dict[str, tuple[list[str], list[str]]] = {}
     for path in models:
-        m = load_model(path)
-        for mode in MODES:
-            for ob in run_smt(m, mode=mode).obligations:
-                meanings, comments = blocks.setdefault(f"{ob.rule_id} {_hash(ob.name)} [{ob.mode}]", ([], []))
-                meaning = _hash(ob.meaning)
-                if meaning not in meanings:
-                    meanings.append(meaning)
-                for line in ob.render().splitlines():
-                    if line.startswith(";") and _hash(line) not in comments:
-                        comments.append(_hash(line))
+        for ob in obligations(load_model(path)):
+            meanings, comments = blocks.setdefault(f"{ob.rule_id} {_hash(ob.name)} [{ob.mode}]", ([], []))
+            meaning = _hash(ob.meaning)
+            if meaning not in meanings:
+                meanings.append(meaning)
+            for line in ob.render().splitlines():
+                if line.startswith(";") and _hash(line) not in comments:
+                    comments.append(_hash(line))
     out: list[str] = []
     for key in sorted(blocks):
         meanings, comments = blocks[key]

@@ -22,7 +22,7 @@ from onnx import TensorProto, helper
 
 import sonnx.smt.engine as engine
 from sonnx.loader import load_model
-from sonnx.smt import SolverSettings, common, graph_acyclic, graph_c1, pool, run_smt
+from sonnx.smt import SolverSettings, common, graph_acyclic, pool, run_smt
 from sonnx.smt.engine import SmtRun
 from sonnx.smt.pool import Job, Solving
 from sonnx.verdict import Status
@@ -38,7 +38,6 @@ PART = 400
 @pytest.fixture(autouse=True)
 def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(common, "PART", PART)
-    monkeypatch.setattr(graph_c1, "PART", PART)
 
 
 def dag(path: Path, n: int = 1200, defects: tuple[str, ...] = ()) -> Path:
@@ -293,7 +292,23 @@ def test_a_process_that_may_not_have_children_solves_in_place(tmp_path: Path) ->
     proc.start()
     statuses, workers, note = out.get(timeout=120)
     proc.join()
-    assert set(statuses) == {"PROVED"} and workers == 1 and "daemonic processes" in note, (statuses, note)
+    assert set(statuses) == {"PROVED"} and workers == 1, (statuses, note)
+    assert note.startswith("worker processes could not start (AssertionError: daemonic processes"), note
+    assert note.endswith("); solving in this process"), note
+
+
+def test_a_pool_that_cannot_be_made_solves_in_place_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other way a pool fails to start: the executor itself is refused (no processes on this system)."""
+
+    def refused(jobs: int) -> Any:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(pool, "_executor", refused)
+    with Solving(2) as workers:
+        assert not workers.parallel
+        assert workers.note == "worker processes could not start (OSError: no processes here); solving in this process"
+        ticket = workers.submit(Job("(declare-fun x () Int)(assert (< x 0))", SolverSettings(), False))
+        assert ticket.future is None and ticket.answer is not None and ticket.answer.result == "sat"
 
 
 def test_a_dead_worker_s_pool_is_replaced_not_abandoned() -> None:

@@ -201,6 +201,26 @@ def test_shadowing_conflicts_are_listed_by_name_as_the_direct_rule_lists_them(mo
     assert shadowed(smt(m, mode)["GRAPH-C1"]) == shadowed(direct(m)["GRAPH-C1"]) == expected
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_double_definitions_are_listed_by_name_as_the_direct_rule_lists_them(mode: str) -> None:
+    """GRAPH-C1 lists a scope's tensors assigned twice, then its graph inputs assigned, each kind by tensor
+    name: here ``z`` is written twice before ``a`` is, and the input ``q`` comes before ``b``."""
+    ops = [op("Neg", ("x",), (t,), f"{t}{i}") for t in ("z", "a", "q", "b") for i in range(1 if t in "qb" else 2)]
+    m = model(g(["x", "q", "b"], ["z", "a"], ops))
+
+    def listed(v: Any) -> list[tuple[str, str]]:
+        assert v.status is Status.VIOLATED and v.witness is not None
+        return [(x["kind"], x["tensor"]) for x in v.witness.data["violations"]]
+
+    expected = [
+        ("assigned more than once", "a"),
+        ("assigned more than once", "z"),
+        ("assigns a graph input", "b"),
+        ("assigns a graph input", "q"),
+    ]
+    assert listed(smt(m, mode)["GRAPH-C1"]) == listed(direct(m)["GRAPH-C1"]) == expected
+
+
 @pytest.mark.parametrize("long", [cycles.STARTS - 1, cycles.STARTS])
 def test_the_cycle_witness_searches_from_the_first_unranked_operations(long: int) -> None:
     """GRAPH-ACYCLIC's SMT witness is a shortest cycle through one of the first ``STARTS`` operations Kahn's
@@ -355,6 +375,31 @@ def test_arity_tells_an_empty_name_from_a_bound_one_with_the_same_counts(mode: s
     m = model(g(["x", "lo", "hi"], ["a", "b"], [bound, empty] if bound_first else [empty, bound]))
     v = smt(m, mode)["GRAPH-ARITY"]
     assert v.status is Status.VIOLATED and _left_out(v) == [("Clip:empty", [1], [])]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("flip", [False, True])
+@pytest.mark.parametrize(
+    ("kind", "first", "second"),
+    [
+        ("Clip", (("x", "", "hi"), ("a",)), (("x", "lo", ""), ("b",))),  # min left out, then max
+        ("MaxPool", (("x",), ("a", "")), (("x",), ("", "i"))),  # Indices left out, then Y
+    ],
+)
+def test_arity_tells_apart_two_operations_leaving_out_different_positions(
+    mode: str, flip: bool, kind: str, first: Any, second: Any
+) -> None:
+    """Two operations of one operator with the same entry counts, each writing a different position as "":
+    neither shares the other's instance, in either order (only operations binding every position share one
+    by their counts alone)."""
+    a, b = op(kind, *first, name="first"), op(kind, *second, name="second")
+    m = model(g(["x", "lo", "hi"], ["a", "b", "i"], [b, a] if flip else [a, b]))
+    want = {
+        "Clip": [(f"{kind}:first", [1], []), (f"{kind}:second", [2], [])],
+        "MaxPool": [(f"{kind}:first", [], [1]), (f"{kind}:second", [], [0])],
+    }[kind]
+    for v in (smt(m, mode)["GRAPH-ARITY"], direct(m)["GRAPH-ARITY"]):
+        assert v.status is Status.VIOLATED and sorted(_left_out(v)) == want
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -545,3 +590,16 @@ def test_an_under_approximating_run_dependence_proposal_is_refused_by_z3(monkeyp
     m = model(g(["x"], ["y"], [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("r",), ("y",), "relu")]))
     monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set())
     assert smt(m)["GRAPH-DETERMINISM"].status is Status.UNKNOWN
+
+
+def test_the_operation_facts_name_every_operation_of_every_scope_once() -> None:
+    """GRAPH-R1's and GRAPH-R1-TRANSITIVE's ``(op o)`` facts: one per operation, nested graphs' included, none
+    twice (a nested scope's numbers start at its ``op_base``)."""
+    from sonnx.smt.graph_r1 import op_facts
+
+    then_g = g([], ["h"], [op("Neg", ("x",), ("h",))])
+    else_g = g([], ["k"], [op("Abs", ("x",), ("t",)), op("Neg", ("t",), ("k",))])
+    if_op = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+    facts = model_facts(model(g(["x", "c"], ["z"], [if_op, op("Relu", ("y",), ("z",))])))
+    assert [f.n for f in facts] == [2, 2, 1]
+    assert op_facts(facts) == [f"(op {o})" for o in range(5)]

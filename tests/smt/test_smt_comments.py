@@ -41,6 +41,34 @@ def test_the_listing_covers_every_rule_of_the_engine() -> None:
     assert rules == set(RULE_IDS)
 
 
+PARTED = re.compile(r"^(?P<base>.+)\.part(?P<k>[0-9]+)$")
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_the_parts_of_an_obligation_are_numbered_one_to_n(path: Path) -> None:
+    """An obligation checked in parts: ``<name>.part<k>`` for k = 0 .. n-1, each meaning "part k+1 of n"
+    (the numbers the listing above writes as ``#``)."""
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for ob in smt_comments.obligations(load_model(path)):
+        hit = PARTED.match(ob.name)
+        if hit:
+            groups.setdefault(f"{ob.mode} {hit['base']}", []).append((int(hit["k"]), ob.meaning))
+    for base, parts in groups.items():
+        n = len(parts)
+        assert [k for k, _ in parts] == list(range(n)), (base, parts)
+        for k, meaning in parts:
+            assert f"part {k + 1} of {n}" in meaning, (base, meaning)
+
+
+def test_some_example_is_checked_in_parts_by_every_parted_obligation() -> None:
+    """The test above reaches each way of cutting an obligation: certificates (the shared cutter and
+    GRAPH-C1's sorted chains), counter-certificates, and GRAPH-DETERMINISM's components."""
+    names = {PARTED.sub(r"\g<base>", ob.name) for p in EXAMPLES for ob in smt_comments.obligations(load_model(p))
+             if PARTED.match(ob.name)}
+    assert {"c1.distinct", "graph_acyclic.certificate", "r1.dead"} <= names, sorted(names)
+    assert any(n.startswith("determinism.") for n in names), sorted(names)
+
+
 @pytest.mark.parametrize("mode", ["search", "certificate"])
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_numeral_is_an_integer(path: Path, mode: str) -> None:

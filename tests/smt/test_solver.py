@@ -131,6 +131,25 @@ def test_the_global_seeds_are_set() -> None:
     assert z3.get_param("sat.random_seed") == str(SolverSettings().seed)
 
 
+@pytest.mark.parametrize("difference_logic", [False, True])
+def test_each_solver_gets_the_run_s_seed_and_rlimit(difference_logic: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The per-solver parameters, not only the global seeds: z3 reads no per-solver value back, so the
+    parameters the solver is given are recorded (an unknown parameter name would be accepted silently)."""
+    from sonnx.smt.solver import make_solver
+
+    given: list[tuple[object, ...]] = []
+    real = z3.Solver.set
+
+    def recording(self: z3.Solver, *args: object, **kw: object) -> None:
+        given.append(args)
+        real(self, *args, **kw)
+
+    monkeypatch.setattr(z3.Solver, "set", recording)
+    make_solver(SolverSettings(seed=11, rlimit=12345), difference_logic)
+    want = [("random_seed", 11), ("rlimit", 12345)] + ([("arith.solver", 1)] if difference_logic else [])
+    assert given == want
+
+
 def test_a_failing_check_is_unknown() -> None:
     s = Session("(declare-fun a () Int)", SolverSettings())
     s.solver = None  # the check itself raises

@@ -20,13 +20,13 @@ from typing import Any
 import pytest
 
 from sonnx.loader import load_model
-from sonnx.model.graph import Model
+from sonnx.model.graph import Model, Operation
 from sonnx.smt import run_smt
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.solver import Answer, Session
 from sonnx.verdict import Status, Verdict
 from tests.common.rulekit import function, with_functions
-from tests.common.smtkit import EXAMPLES
+from tests.common.smtkit import EXAMPLES, g, model
 
 
 def _shadowing() -> Model:
@@ -194,3 +194,46 @@ def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: p
     v = _run(_load("c3_incomplete"), "search")["GRAPH-C3"]
     assert v.status is Status.UNKNOWN
     assert v.reason == "the model shows no new undefined output (a tool defect) [smt/search]"
+
+
+@pytest.mark.parametrize("lie", ["no such position", "found already"])
+def test_a_model_naming_no_new_position_is_a_tool_defect(lie: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRAPH-ARITY reads the left-out position (instance, side, position) from z3's model; one that names no
+    candidate, or the one found already (on the second answer), is refused, and its obligation kept."""
+    import sonnx.smt.graph_arity as arity
+
+    ops = [
+        Operation("MaxPool", "", "pool", ("x",), ("p",)),
+        Operation("Clip", "", "clip", ("x", "", "hi"), ("c",)),
+    ]
+    m = model(g(["x", "hi"], ["p", "c"], ops))
+    honest = arity.model_values
+    seen: list[dict[str, Any]] = []
+
+    def lying(answer: Answer, names: list[str]) -> dict[str, Any]:
+        if lie == "no such position":
+            return {"w": 10**6, "s": 0, "p": 0}
+        if not seen:
+            seen.append(honest(answer, names))
+        return seen[0]
+
+    monkeypatch.setattr(arity, "model_values", lying)
+    records: list[tuple[str, str]] = []
+    v = _run(m, "search", records)["GRAPH-ARITY"]
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "the model of the violation names no new position (a tool defect) [smt/search]"
+    assert [r for r in records if r[0] == "GRAPH-ARITY"] == [("GRAPH-ARITY", "arity.left_out")], records
+    monkeypatch.setattr(arity, "model_values", honest)
+    assert _run(m, "search")["GRAPH-ARITY"].status is Status.VIOLATED
+
+
+def test_a_search_model_naming_a_live_operation_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
+    """GRAPH-R1's search model names one dead operation, which must be in the list the rule then verifies:
+    one that is not (here no operation at all) is refused under GRAPH-R1's ID."""
+    import sonnx.smt.graph_r1 as r1
+
+    m = _load("r1_dead_chain")
+    monkeypatch.setattr(r1, "model_values", lambda answer, names: {"w": 10**6})
+    v = _run(m, "search")["GRAPH-R1"]
+    assert v.status is Status.UNKNOWN
+    assert v.reason == "the search model's dead operation is not in the list (a tool defect) [smt/search]"

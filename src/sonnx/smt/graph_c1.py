@@ -33,9 +33,9 @@ import numpy as np
 
 from ..rules import graph_c1 as direct
 from ..witness import op_ref
+from . import common
 from .arrays import I64, as_np
 from .common import (
-    PART,
     Asking,
     Proof,
     RuleResult,
@@ -112,7 +112,7 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
         "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
         ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
     ]
-    if len(ids) <= PART:
+    if len(ids) <= common.PART:
         ob = Obligation(
             ID,
             "c1.distinct",
@@ -124,14 +124,14 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
         )
         return (yield from ask_one(ob)), [ob]
     ids.sort()
-    n = -(-len(ids) // PART)
+    n = -(-len(ids) // common.PART)
     obs: list[Obligation] = []
     for k in range(n):
-        part = ids[k * PART : (k + 1) * PART]
+        part = ids[k * common.PART : (k + 1) * common.PART]
         lines = [*head, ";   a part of the sorted numbers: strictly increasing, and above the previous part's last"]
         lines.extend(increasing(part))
         if k:
-            lines.append(f"(assert (< {ids[k * PART - 1]} {part[0]}))")
+            lines.append(f"(assert (< {ids[k * common.PART - 1]} {part[0]}))")
         obs.append(
             Obligation(
                 ID,

@@ -82,10 +82,8 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str]
         eqs.append(named_uses(f, c))
         kind, other, dist = (as_np(x) for x in (c.kind, c.other, c.dist))
         read = kind == READ
+        # every reader has a record: named_uses has refused any record that is neither a read nor an output
         reader = np.where(read, index_of(f).rd_j[np.where(read, other, 0)], 0)
-        missing = read & (kind[reader] == -1)
-        if missing.any():
-            raise KeyError(int(reader[np.flatnonzero(missing)[0]]))
         # per operation: (<= 0 d), then (< d(reader) d) when the use is a read
         step = np.stack([np.full(f.n, LE, I64), np.where(read, LT, -1)], axis=1).reshape(-1)
         a = np.stack([np.zeros(f.n, I64), dist[reader]], axis=1).reshape(-1)

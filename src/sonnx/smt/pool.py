@@ -100,6 +100,11 @@ class Ticket:
         """The pool the job was sent to (a broken pool is replaced once, by the first ticket that finds it broken)."""
 
 
+def _in_place(exc: BaseException) -> str:
+    """The progress note of a run whose worker processes could not start: what failed, and where jobs go."""
+    return f"worker processes could not start ({type(exc).__name__}: {exc}); solving in this process"
+
+
 class Solving:
     """Solves jobs in this process (``jobs`` 1) or on ``jobs`` worker processes; use as a context manager.
 
@@ -117,7 +122,7 @@ class Solving:
             try:
                 self._pool = _executor(self.jobs)
             except (OSError, ValueError, AssertionError, RuntimeError) as exc:  # no processes here: solve in place
-                self.note = f"worker processes could not start ({type(exc).__name__}: {exc}); solving in this process"
+                self.note = _in_place(exc)
                 self.jobs = 1
 
     @property
@@ -150,7 +155,7 @@ class Solving:
             # one: a multiprocessing or Dask worker): this job and the next are solved here, as with --jobs 1.
             self._pool.shutdown(wait=False, cancel_futures=False)
             self._pool = None
-            self.note = f"worker processes could not start ({type(exc).__name__}: {exc}); solving in this process"
+            self.note = _in_place(exc)
             return self.submit(job)
 
     def answer(self, ticket: Ticket) -> Answer:
