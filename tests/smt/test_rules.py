@@ -297,6 +297,23 @@ def test_r2_and_graph_determinism_are_separate_findings() -> None:
     assert [s["operation"] for s in d["path"]] == ["RandomUniformLike:rnd", "Neg:neg", "Add:add"]
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_the_determinism_path_follows_the_tensors_the_source_writes(mode: str) -> None:
+    """Each step of the witness's path names a tensor its operation writes and the next one reads: here the
+    Add reads ``u`` (from a deterministic Neg listed first) and ``r`` (from the random source); the path is
+    rnd --r--> add --y-->, never through ``u``. Both engines give it."""
+    ops = [
+        op("Neg", ("x",), ("u",), "neg"),
+        op("RandomUniformLike", ("x",), ("r",), "rnd"),
+        op("Add", ("u", "r"), ("y",), "add"),
+    ]
+    m = model(g(["x"], ["y"], ops))
+    for v in (smt(m, mode)["GRAPH-DETERMINISM"], direct(m)["GRAPH-DETERMINISM"]):
+        assert v.status is Status.VIOLATED and v.witness is not None
+        path = v.witness.data["path"]
+        assert [(s["operation"], s["tensor"]) for s in path] == [("RandomUniformLike:rnd", "r"), ("Add:add", "y")]
+
+
 def test_dropout_training_mode_false_constant_is_deterministic() -> None:
     ops = [op("Constant", (), ("t",), "c"), op("Dropout", ("x", "", "t"), ("y",), "drop")]
     ops[0] = Operation("Constant", "", "c", (), ("t",), (Attribute("value", "TENSOR", const(False)),))
@@ -350,7 +367,12 @@ def test_arity_positions_left_out(mode: str) -> None:
     assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["mode"] == mode
     want = [("MaxPool:pool", [], [1]), ("Clip:clip", [1], []), ("Concat:cat", [1], []), ("MaxPool:pool2", [], [1])]
     assert sorted(_left_out(v)) == sorted(want)
-    assert sorted(_left_out(direct(m)["GRAPH-ARITY"])) == sorted(want)
+    d = direct(m)["GRAPH-ARITY"]
+    assert sorted(_left_out(d)) == sorted(want)
+    # both engines word the summary with the rule's listing: the first three shown, with their positions
+    assert v.witness.summary == d.witness.summary
+    assert v.witness.summary.startswith("4 operation(s) leave operator positions unbound: MaxPool:pool in g (output 1")
+    assert v.witness.summary.endswith("(and 1 more)")
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -43,7 +43,6 @@ SHAPED: dict[str, tuple[Callable[[Data], Data], bool]] = {
     "GRAPH-C1": (_no_shadowing, True),
     "GRAPH-R2": (_entry_prefix, False),
     "GRAPH-DETERMINISM": (_no_nested, True),
-    "GRAPH-ARITY": (lambda d: d, False),  # the direct summary also names the positions left out
 }
 """rule -> (what is compared of both witnesses' data, whether the summaries are equal too)."""
 

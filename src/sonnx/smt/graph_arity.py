@@ -37,7 +37,7 @@ from typing import Any, NamedTuple
 
 from ..model.graph import Model, Operation
 from ..rules.base import counted_reasons
-from ..rules.graph_arity import UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
+from ..rules.graph_arity import LISTING, UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
 from ..verdict import Status
 from ..witness import Offenders, brief, op_ref
 from .common import Proof, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
@@ -183,12 +183,13 @@ def _witness(arity: Arity, found: list[tuple[int, int, int]], mode: str, obs: li
             for mb, ins, outs in listed
         ),
     )
-    shown = [f"{x['operation']} in {x['scope']}" for x in ops.listed]
+    # worded by the direct rule's listing, so that both engines' summaries read alike
+    shown = brief([LISTING.show(x) for x in ops.listed], LISTING.keep or 5, ops.count)
     return RuleResult(
         violated(
             ID,
-            f"{ops.count} operation(s) leave operator positions unbound: {brief(shown, 3, ops.count)}",
-            {"count": ops.count, "operations": ops.listed, "unknown_count": sum(arity.unknown.values())},
+            f"{ops.count} {LISTING.what}: {shown}",
+            {"count": ops.count, LISTING.key: ops.listed, "unknown_count": sum(arity.unknown.values())},
             mode,
         ),
         obs,
