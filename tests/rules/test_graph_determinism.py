@@ -95,6 +95,18 @@ def test_unknown_operator_reaching_an_output_is_unknown_not_a_pass() -> None:
     assert v.status is Status.UNKNOWN and "Mystery" in (v.reason or "")
 
 
+def test_a_nested_graph_of_unknown_determinism_makes_its_holder_unknown_and_says_so() -> None:
+    then_g = make_graph("then", [], ["a"], [op("Mystery", ["x"], ["a"], domain="com.vendor")])
+    else_g = make_graph("else", [], ["b"], [op("Relu", ["x"], ["b"])])
+    g = make_graph("g", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)])
+    v = run(ID, model(g, opset_imports={"": 17, "com.vendor": 1}))
+    assert v.status is Status.UNKNOWN
+    assert v.reason == (
+        "If:if, of unknown determinism (nested graph g/If:if.then_branch has operations of unknown determinism), "
+        "reaches graph output 'y'"
+    )
+
+
 def test_unknown_operator_feeding_nothing_leaves_the_outputs_deterministic() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Mystery", ["x"], ["m"], domain="com.vendor"), op("Relu", ["x"], ["y"])])
     assert run(ID, model(g, opset_imports={"": 17, "com.vendor": 1})).status is Status.PROVED

@@ -123,6 +123,9 @@ def shaped(if_shape: tuple[Any, ...] | None, then_shape: tuple[Any, ...] | None,
 def test_compatible_shapes_pass() -> None:
     # the branches may differ from each other; an open If dimension takes either size
     assert run(ID, model(shaped((2, "N"), (2, 3), (2, 4)))).status is Status.PROVED
+    # each unknown dimension is a size of its own, on either side: two of them take 2 and 3
+    assert run(ID, model(shaped((None, None), (2, 3), (2, 3)))).status is Status.PROVED
+    assert run(ID, model(shaped((2, 3), (None, None), (None, None)))).status is Status.PROVED
     assert run(ID, model(shaped((2, None), (2, 3), (2, 4)))).status is Status.PROVED
     assert run(ID, model(shaped((2, 3), (2, None), ("M", 3)))).status is Status.PROVED
     # a shape nobody declares claims nothing

@@ -221,6 +221,15 @@ def test_double_definitions_are_listed_by_name_as_the_direct_rule_lists_them(mod
     assert listed(smt(m, mode)["GRAPH-C1"]) == listed(direct(m)["GRAPH-C1"]) == expected
 
 
+def test_a_self_loop_found_after_a_longer_cycle_is_the_witness() -> None:
+    """The search for the shortest cycle stops early only at a cycle of one operation (none is shorter): a
+    cycle of two met first does not end it while another start can still give a self-loop."""
+    ops = [op("Add", ("x", "q"), ("p",), "p"), op("Neg", ("p",), ("q",), "q"), op("Relu", ("s",), ("s",), "self")]
+    v = smt(model(g(["x"], ["q", "s"], ops)))["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["length"] == 1 and [s["operation"] for s in v.witness.data["cycle"]] == ["Relu:self"]
+
+
 @pytest.mark.parametrize("long", [cycles.STARTS - 1, cycles.STARTS])
 def test_the_cycle_witness_searches_from_the_first_unranked_operations(long: int) -> None:
     """GRAPH-ACYCLIC's SMT witness is a shortest cycle through one of the first ``STARTS`` operations Kahn's
@@ -625,3 +634,16 @@ def test_the_operation_facts_name_every_operation_of_every_scope_once() -> None:
     facts = model_facts(model(g(["x", "c"], ["z"], [if_op, op("Relu", ("y",), ("z",))])))
     assert [f.n for f in facts] == [2, 2, 1]
     assert op_facts(facts) == [f"(op {o})" for o in range(5)]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_graph_with_one_definition_proves_single_assignment(mode: str) -> None:
+    """One definition fact (the graph input, passed straight out): nothing to be distinct from, so GRAPH-C1's
+    distinctness is the trivially true assertion, answered ``sat`` by z3, in both engines."""
+    from sonnx.smt import run_smt
+
+    m = model(g(["x"], ["x"], []))
+    run = run_smt(m, mode=mode)
+    assert next(v for v in run.verdicts if v.rule_id == "GRAPH-C1").status is Status.PROVED
+    assert [o.answer for o in run.obligations if o.rule_id == "GRAPH-C1"] == ["sat"]
+    assert direct(m)["GRAPH-C1"].status is Status.PROVED

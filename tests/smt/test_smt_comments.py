@@ -16,6 +16,7 @@ import pytest
 
 from sonnx.loader import load_model
 from sonnx.smt import run_smt
+from sonnx.smt.solver import COMMANDS
 from tests.common.smtkit import EXAMPLES
 from tools import smt_comments
 
@@ -41,21 +42,52 @@ def test_the_listing_covers_every_rule_of_the_engine() -> None:
     assert rules == set(RULE_IDS)
 
 
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_command_starts_a_line(path: Path) -> None:
+    """What :func:`sonnx.smt.solver.load_script` relies on to refuse a command z3 would skip: each command
+    starts a line, one per line, and a command written over several lines continues on indented lines."""
+    for ob in smt_comments.obligations(load_model(path)):
+        depth = 0
+        for n, line in enumerate(ob.script().splitlines(), 1):
+            if line.startswith(";"):
+                assert depth == 0, (ob.name, n, line)
+                continue
+            assert (depth == 0) == line.startswith("(") and (depth > 0) == line[:1].isspace(), (ob.name, n, line)
+            starts = 0
+            for ch in line:
+                if ch == "(":
+                    starts += depth == 0
+                    depth += 1
+                elif ch == ")":
+                    depth -= 1
+            assert starts <= 1 and depth >= 0, (ob.name, n, line)
+            assert line[1:].split(maxsplit=1)[0].rstrip(")") in COMMANDS or depth > 0 or starts == 0, (ob.name, n)
+        assert depth == 0, ob.name
+
+
 PARTED = re.compile(r"^(?P<base>.+)\.part(?P<k>[0-9]+)$")
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_the_parts_of_an_obligation_are_numbered_one_to_n(path: Path) -> None:
-    """An obligation checked in parts: ``<name>.part<k>`` for k = 0 .. n-1, each meaning "part k+1 of n"
-    (the numbers the listing above writes as ``#``)."""
+    """An obligation checked in parts: ``<name>.part<k>`` for k = 0 .. n-1 (n at least 2), each meaning
+    "part k+1 of n" (the numbers the listing above writes as ``#``); and no two obligations of a run share a
+    name."""
     groups: dict[str, list[tuple[int, str]]] = {}
-    for ob in smt_comments.obligations(load_model(path)):
+    m = load_model(path)
+    for mode in ("search", "certificate"):  # names are file names in an export: one obligation each
+        names = [ob.name for ob in run_smt(m, mode=mode).obligations]
+        assert len(names) == len(set(names)), sorted(names)
+    with smt_comments.parts_of(2):
+        names = [ob.name for ob in run_smt(m, mode="certificate").obligations]
+    assert len(names) == len(set(names)), sorted(names)
+    for ob in smt_comments.obligations(m):
         hit = PARTED.match(ob.name)
         if hit:
             groups.setdefault(f"{ob.mode} {hit['base']}", []).append((int(hit["k"]), ob.meaning))
     for base, parts in groups.items():
         n = len(parts)
-        assert [k for k, _ in parts] == list(range(n)), (base, parts)
+        assert n >= 2 and [k for k, _ in parts] == list(range(n)), (base, parts)  # one part is not "parts"
         for k, meaning in parts:
             assert f"part {k + 1} of {n}" in meaning, (base, meaning)
 
@@ -69,10 +101,10 @@ def test_some_example_is_checked_in_parts_by_every_parted_obligation() -> None:
     assert any(n.startswith("determinism.") for n in names), sorted(names)
 
 
-@pytest.mark.parametrize("mode", ["search", "certificate"])
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_every_numeral_is_an_integer(path: Path, mode: str) -> None:
-    for ob in run_smt(load_model(path), mode=mode).obligations:
+def test_every_numeral_is_an_integer(path: Path) -> None:
+    """In both modes, and with certificates checked in parts."""
+    for ob in smt_comments.obligations(load_model(path)):
         if ob.rule_id == "GRAPH-R2":
             continue
         assert ob.logic in INTEGER_LOGICS, (ob.name, ob.logic)

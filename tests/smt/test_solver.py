@@ -262,3 +262,19 @@ def test_a_model_above_the_search_limit_is_proved_in_certificate_mode() -> None:
     m = _relu_neg()
     assert run_smt(m, SolverSettings(search_limit=2)).mode == "search"
     assert run_smt(m, SolverSettings(search_limit=1)).mode == "certificate"
+
+
+@pytest.mark.parametrize("garbled", ["(ASSERT (< a 0))", "(asert (< a 0))", "(push 1)"])
+def test_a_command_z3_would_skip_makes_the_answer_unknown(garbled: str) -> None:
+    """z3 passes over a command it does not know (it prints a note and goes on): an assertion written
+    wrongly would be dropped, and a certificate checked without it. Both ways a script is parsed (one-shot
+    solve, a session) answer unknown instead, naming the command and its line."""
+    text = f"(declare-fun a () Int)\n; (asert false) in a comment is no command\n{garbled}\n(assert (> a 1))\n"
+    head = garbled[1:].split()[0]
+    why = f"the script has a command z3 would skip: ({head} on line 3"
+    ans = solve(text, SolverSettings())
+    assert ans.result == "unknown" and ans.reason == why
+    assert Session(text, SolverSettings()).check([]).reason == why
+    for whole in (text.replace(garbled, "(assert (< a 0))"), text.replace(garbled, "(assert(< a 0))")):
+        assert solve(whole, SolverSettings()).result == "unsat"
+        assert Session(whole, SolverSettings()).check([]).result == "unsat"

@@ -53,7 +53,7 @@ from ..model.graph import Model
 from ..ops.values import value_digest
 from ..report import ModelReport
 from ..smt.smtlib import cvc5_answers, expected_answer
-from ..smt.solver import SolverSettings
+from ..smt.solver import SkippedCommands, SolverSettings, load_script
 from .bundle import MANIFEST, SCHEMA, SMT_DIR, obligation_files
 from .execution import compare_runs, run_record
 from .safe_files import (
@@ -192,9 +192,9 @@ def _z3_answer(text: str) -> str:
     s.set("rlimit", settings.rlimit)
     s.set("timeout", SOLVER_TIME_LIMIT_MS)
     try:
-        s.from_string(text)
+        load_script(s, text)
         return str(s.check())
-    except z3.Z3Exception as exc:
+    except (z3.Z3Exception, SkippedCommands) as exc:
         return f"error ({exc})"
 
 

@@ -13,6 +13,7 @@ verdict. Nothing here ever turns "could not decide" into a pass.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,6 +86,33 @@ def _global_params(settings: SolverSettings) -> None:
     z3.set_param("sat.random_seed", settings.seed)
 
 
+COMMANDS = ("assert", "declare-const", "declare-fun", "declare-sort", "define-fun", "set-logic", "check-sat", "exit")
+"""The SMT-LIB commands sonnx writes. Each starts a line; its continuation lines, if any, are indented."""
+_OTHER_COMMAND = re.compile(rf"^\((?!(?:{'|'.join(map(re.escape, COMMANDS))})[\s()])([^\s()]*)", re.M)
+
+
+class SkippedCommands(Exception):
+    """A script holds a command z3 would pass over (see :func:`load_script`)."""
+
+
+def load_script(s: z3.Solver, text: str) -> None:
+    """Parse the SMT-LIB script ``text`` into ``s``, refusing a command that is not one of :data:`COMMANDS`.
+
+    z3 does not refuse a command it does not know: it prints a note and goes
+    on. A misspelt ``(assert ...)`` would then be dropped, and a certificate
+    obligation (the property holds when ``sat``) checked without one of its
+    checks. So every line that starts a command must start a known one,
+    before z3 sees the script; :class:`SkippedCommands` is answered
+    ``unknown`` by :func:`solve` and :class:`Session`. (Every command starts
+    a line: ``tests/smt/test_smt_comments.py`` holds the encodings to it.)
+    """
+    other = _OTHER_COMMAND.search(text)
+    if other is not None:
+        line = text.count("\n", 0, other.start()) + 1
+        raise SkippedCommands(f"the script has a command z3 would skip: ({other.group(1)} on line {line}")
+    s.from_string(text)
+
+
 def solve(
     text: str,
     settings: SolverSettings,
@@ -100,12 +128,14 @@ def solve(
     try:
         _global_params(settings)
         s = make_solver(settings, difference_logic)
-        s.from_string(text)
+        load_script(s, text)
         parsed = time.process_time()
         lits = [z3.Bool(a, s.ctx) for a in assumptions]
         r = s.check(*lits)
     except z3.Z3Exception as exc:
         return Answer("unknown", f"z3 raised an exception: {exc}")
+    except SkippedCommands as exc:
+        return Answer("unknown", str(exc))
     except MemoryError:
         return Answer("unknown", "z3 ran out of memory")
     except Exception as exc:  # any failure of the solver is "not established", never a pass
@@ -141,14 +171,15 @@ class Session:
     """One parsed script checked repeatedly under changing assumptions (witness enumeration)."""
 
     def __init__(self, text: str, settings: SolverSettings, difference_logic: bool = False) -> None:
-        self.settings = settings
         self.error = ""
         self.solver: Any = None
         self._lits: dict[str, Any] = {}
         try:
             _global_params(settings)
             self.solver = make_solver(settings, difference_logic)
-            self.solver.from_string(text)
+            load_script(self.solver, text)
+        except SkippedCommands as exc:
+            self.error = str(exc)
         except Exception as exc:  # a script z3 cannot take is "not established"
             self.error = f"z3 raised an exception: {exc}"
 
