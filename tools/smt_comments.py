@@ -52,17 +52,22 @@ def parts_of(size: int) -> Iterator[None]:
         common.PART = saved
 
 
-def obligations(m: Model) -> Iterator[Obligation]:
-    """The obligations of ``m`` in both modes, then in certificate mode again with parts of 2 instances.
+def runs(m: Model) -> list[list[Obligation]]:
+    """The obligations of each run of ``m``: both modes, then certificate mode again with parts of 2 instances.
 
     No shipped example is large enough to be checked in parts; the last run
     writes the comments of the parted obligations too.
     """
-    for mode in MODES:
-        yield from run_smt(m, mode=mode).obligations
+    out = [run_smt(m, mode=mode).obligations for mode in MODES]
     with parts_of(2):
-        parted = run_smt(m, mode="certificate").obligations
-    yield from parted
+        out.append(run_smt(m, mode="certificate").obligations)
+    return out
+
+
+def obligations(m: Model) -> Iterator[Obligation]:
+    """Every obligation of :func:`runs`, run after run."""
+    for run in runs(m):
+        yield from run
 
 
 def listing(models: Iterable[Path] = EXAMPLES) -> str:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from sonnx.loader import load_model
-from sonnx.smt import run_smt
+from sonnx.smt.smtlib import Obligation
 from sonnx.smt.solver import COMMANDS
 from tests.common.smtkit import EXAMPLES
 from tools import smt_comments
@@ -25,6 +26,16 @@ DECIMAL = re.compile(r"(?<![\w.])[0-9]+\.[0-9]*(?![\w.])")
 
 INTEGER_LOGICS = ("QF_IDL", "QF_LIA", "QF_UFLIA", "QF_UF")
 """The logics of every obligation except GRAPH-R2's, whose constant facts are floating-point terms (logic ALL)."""
+
+
+@cache
+def _runs(path: Path) -> list[list[Obligation]]:
+    """The obligations of each run :func:`tools.smt_comments.runs` makes of the example (solved once here)."""
+    return smt_comments.runs(load_model(path))
+
+
+def _obligations(path: Path) -> list[Obligation]:
+    return [ob for run in _runs(path) for ob in run]
 
 
 def test_the_comments_of_the_exported_obligations_are_the_reviewed_ones() -> None:
@@ -46,7 +57,7 @@ def test_the_listing_covers_every_rule_of_the_engine() -> None:
 def test_every_command_starts_a_line(path: Path) -> None:
     """What :func:`sonnx.smt.solver.load_script` relies on to refuse a command z3 would skip: each command
     starts a line, one per line, and a command written over several lines continues on indented lines."""
-    for ob in smt_comments.obligations(load_model(path)):
+    for ob in _obligations(path):
         depth = 0
         for n, line in enumerate(ob.script().splitlines(), 1):
             if line.startswith(";"):
@@ -73,15 +84,11 @@ def test_the_parts_of_an_obligation_are_numbered_one_to_n(path: Path) -> None:
     """An obligation checked in parts: ``<name>.part<k>`` for k = 0 .. n-1 (n at least 2), each meaning
     "part k+1 of n" (the numbers the listing above writes as ``#``); and no two obligations of a run share a
     name."""
-    groups: dict[str, list[tuple[int, str]]] = {}
-    m = load_model(path)
-    for mode in ("search", "certificate"):  # names are file names in an export: one obligation each
-        names = [ob.name for ob in run_smt(m, mode=mode).obligations]
+    for run in _runs(path):  # names are file names in an export: one obligation each
+        names = [ob.name for ob in run]
         assert len(names) == len(set(names)), sorted(names)
-    with smt_comments.parts_of(2):
-        names = [ob.name for ob in run_smt(m, mode="certificate").obligations]
-    assert len(names) == len(set(names)), sorted(names)
-    for ob in smt_comments.obligations(m):
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for ob in _obligations(path):
         hit = PARTED.match(ob.name)
         if hit:
             groups.setdefault(f"{ob.mode} {hit['base']}", []).append((int(hit["k"]), ob.meaning))
@@ -95,7 +102,7 @@ def test_the_parts_of_an_obligation_are_numbered_one_to_n(path: Path) -> None:
 def test_some_example_is_checked_in_parts_by_every_parted_obligation() -> None:
     """The test above reaches each way of cutting an obligation: certificates (the shared cutter and
     GRAPH-C1's sorted chains), counter-certificates, and GRAPH-DETERMINISM's components."""
-    names = {PARTED.sub(r"\g<base>", ob.name) for p in EXAMPLES for ob in smt_comments.obligations(load_model(p))
+    names = {PARTED.sub(r"\g<base>", ob.name) for p in EXAMPLES for ob in _obligations(p)
              if PARTED.match(ob.name)}
     assert {"c1.distinct", "graph_acyclic.certificate", "r1.dead"} <= names, sorted(names)
     assert any(n.startswith("determinism.") for n in names), sorted(names)
@@ -104,7 +111,7 @@ def test_some_example_is_checked_in_parts_by_every_parted_obligation() -> None:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_numeral_is_an_integer(path: Path) -> None:
     """In both modes, and with certificates checked in parts."""
-    for ob in smt_comments.obligations(load_model(path)):
+    for ob in _obligations(path):
         if ob.rule_id == "GRAPH-R2":
             continue
         assert ob.logic in INTEGER_LOGICS, (ob.name, ob.logic)

@@ -14,7 +14,7 @@ honest verdict.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -81,6 +81,18 @@ def _run(m: Model, mode: str, records: list[tuple[str, str]] | None = None) -> d
     if records is not None:
         records.extend((ob.rule_id, ob.name) for ob in run.obligations)
     return vs
+
+
+def _first_answer_again(honest: Callable[[Answer, list[str]], dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """A reader of z3's model that gives the first model's values on every later answer too (a repeated find)."""
+    seen: list[dict[str, Any]] = []
+
+    def lying(answer: Answer, names: list[str]) -> dict[str, Any]:
+        if not seen:
+            seen.append(honest(answer, names))
+        return seen[0]
+
+    return lying
 
 
 def _cases() -> Iterator[Any]:
@@ -165,18 +177,7 @@ def test_a_model_naming_no_new_graph_input_is_a_tool_defect(w: int | None, monke
     import sonnx.smt.graph_c2 as c2
 
     m = _load("c2_unused_input")
-    honest = c2.model_values
-    seen: list[int] = []
-
-    def lying(answer: Answer, names: list[str]) -> dict[str, Any]:
-        if w is None:
-            return {}
-        if w != 0:
-            return {"w": w}
-        if not seen:
-            seen.append(honest(answer, names)["w"])
-        return {"w": seen[0]}  # the first input again, on every later answer
-
+    lying = _first_answer_again(c2.model_values) if w == 0 else (lambda answer, names: {} if w is None else {"w": w})
     monkeypatch.setattr(c2, "model_values", lying)
     monkeypatch.setattr(Session, "check", lambda self, assumptions: Answer("sat"))
     records: list[tuple[str, str]] = []
@@ -208,16 +209,10 @@ def test_a_model_naming_no_new_position_is_a_tool_defect(lie: str, monkeypatch: 
     ]
     m = model(g(["x", "hi"], ["p", "c"], ops))
     honest = arity.model_values
-    seen: list[dict[str, Any]] = []
-
-    def lying(answer: Answer, names: list[str]) -> dict[str, Any]:
-        if lie == "no such position":
-            return {"w": 10**6, "s": 0, "p": 0}
-        if not seen:
-            seen.append(honest(answer, names))
-        return seen[0]
-
-    monkeypatch.setattr(arity, "model_values", lying)
+    if lie == "no such position":
+        monkeypatch.setattr(arity, "model_values", lambda answer, names: {"w": 10**6, "s": 0, "p": 0})
+    else:
+        monkeypatch.setattr(arity, "model_values", _first_answer_again(honest))
     records: list[tuple[str, str]] = []
     v = _run(m, "search", records)["GRAPH-ARITY"]
     assert v.status is Status.UNKNOWN

@@ -15,22 +15,11 @@ bundle's.
 from __future__ import annotations
 
 from ..errors import InputError
+from ..smt.solver import COMMANDS
 
-ALLOWED = frozenset(
-    {
-        "set-logic",
-        "declare-sort",
-        "define-sort",
-        "declare-fun",
-        "declare-const",
-        "define-fun",
-        "assert",
-        "check-sat",
-        "check-sat-assuming",
-        "exit",
-    }
-)
-"""The commands of an obligation file: declarations, definitions, assertions, the check. No option, no output."""
+ALLOWED = frozenset({*COMMANDS, "define-sort", "check-sat-assuming"})
+"""The commands of an obligation file: those sonnx writes (declarations, definitions, assertions, the
+check), and two more declaration and check forms of standard SMT-LIB. No option, no output."""
 
 SExpr = str | list["SExpr"]
 

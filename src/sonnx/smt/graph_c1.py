@@ -112,7 +112,8 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
         "; the defined tensor of every definition fact (seeds of each graph, write facts, binding facts),",
         ";   one number per fact; rule: no tensor is defined twice, the numbers are pairwise distinct",
     ]
-    if len(ids) <= common.PART:
+    size = common.PART
+    if len(ids) <= size:
         ob = Obligation(
             ID,
             "c1.distinct",
@@ -124,14 +125,14 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
         )
         return (yield from ask_one(ob)), [ob]
     ids.sort()
-    n = -(-len(ids) // common.PART)
+    n = -(-len(ids) // size)
     obs: list[Obligation] = []
     for k in range(n):
-        part = ids[k * common.PART : (k + 1) * common.PART]
+        part = ids[k * size : (k + 1) * size]
         lines = [*head, ";   a part of the sorted numbers: strictly increasing, and above the previous part's last"]
         lines.extend(increasing(part))
         if k:
-            lines.append(f"(assert (< {ids[k * common.PART - 1]} {part[0]}))")
+            lines.append(f"(assert (< {ids[k * size - 1]} {part[0]}))")
         obs.append(
             Obligation(
                 ID,
