@@ -4,9 +4,12 @@ A value keeps the serialized ``TensorProto`` (a few bytes of header plus the
 embedded data, if any) and decodes it only when ``read()`` is called, so a
 model can be checked for structure without materialising its weights.
 
-A tensor of a whole-byte element type whose ``raw_data`` has exactly the
-expected length keeps only those bytes, and ``read()`` returns a read-only
-array over them: what ``onnx.numpy_helper.to_array`` returns for it. The
+Every value is read by the one decoder, :mod:`.decode` (spec rule
+VALUE-CANONICAL), which refuses encodings the runtimes may read differently.
+A tensor of a whole-byte element type whose every byte pattern is a value,
+with exactly the expected length of ``raw_data`` and no other storage, keeps
+only those bytes, and ``read()`` returns a read-only array over them: the
+decoder's own reading of them, without a second pass over the bytes. The
 main graph's initializers are not kept at all: the loader leaves their bytes
 in the file (:mod:`.detach`) and ``read()`` reads them from it, so the
 decoded arrays are the only copy of the weights while a model runs (issue 17).
@@ -27,6 +30,7 @@ import onnx
 from ..errors import ModelFormatError
 from ..model.graph import ExternalLocation, InitialValue
 from .detach import ModelFile, Span, read_span
+from .decode import TYPED_FIELDS
 from .external import ExternalData, decode_tensor, read_external
 from .proto import EXTERNAL
 
@@ -37,20 +41,26 @@ def _read_embedded(model_path: str, blob: bytes, name: str) -> Any:
 
 _P = onnx.TensorProto
 _WHOLE_BYTES = frozenset({
-    _P.FLOAT, _P.UINT8, _P.INT8, _P.UINT16, _P.INT16, _P.INT32, _P.INT64, _P.BOOL, _P.FLOAT16, _P.DOUBLE,
+    _P.FLOAT, _P.UINT8, _P.INT8, _P.UINT16, _P.INT16, _P.INT32, _P.INT64, _P.FLOAT16, _P.DOUBLE,
     _P.UINT32, _P.UINT64, _P.COMPLEX64, _P.COMPLEX128, _P.BFLOAT16, _P.FLOAT8E4M3FN, _P.FLOAT8E4M3FNUZ,
-    _P.FLOAT8E5M2, _P.FLOAT8E5M2FNUZ,
+    _P.FLOAT8E5M2, _P.FLOAT8E5M2FNUZ, _P.FLOAT8E8M0,
 })
-"""Element types that ``to_array`` decodes from ``raw_data`` by ``np.frombuffer`` alone (no unpacking)."""
+"""Element types whose every byte pattern is a value: ``raw_data`` of the right length is canonical as it is.
+
+BOOL is not one of them (only bytes 0 and 1 are read alike), so it always goes through :func:`.decode.decode`.
+"""
 
 
 def _plain(t: Any) -> tuple[np.dtype[Any], tuple[int, ...], int] | None:
-    """(dtype, dims, bytes) when ``to_array`` decodes ``t`` from ``raw_data`` by ``np.frombuffer`` alone.
+    """(dtype, dims, bytes) when ``t``'s ``raw_data`` of that many bytes is canonical without looking at it.
 
-    That is a whole-byte type on a little-endian machine, with no ``segment``;
-    None means that onnx decodes the tensor (and reports its errors).
+    That is a whole-byte type of :data:`_WHOLE_BYTES` on a little-endian
+    machine, with no ``segment`` and no typed field set beside ``raw_data``;
+    None sends the tensor through the decoder, which reports what is wrong.
     """
     if sys.byteorder != "little" or t.data_type not in _WHOLE_BYTES or t.HasField("segment"):
+        return None
+    if any(len(getattr(t, f)) for f in TYPED_FIELDS):
         return None
     dims = tuple(int(d) for d in t.dims)
     if any(d < 0 for d in dims):
