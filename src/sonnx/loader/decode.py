@@ -219,11 +219,10 @@ def _strings(t: Any, name: str, fields: list[str], dims: tuple[int, ...], count:
     items = list(t.string_data)
     if len(items) != count:
         raise _fail(name, "string_data", f"{len(items)} entries for {count} STRING elements")
+    out = np.empty(count, dtype=object)
     for k, s in enumerate(items):
         try:
-            s.decode("utf-8")
+            out[k] = s.decode("utf-8")
         except UnicodeDecodeError:
             raise _fail(name, "string_data", f"entry {k} is not UTF-8") from None
-    out = np.empty(count, dtype=object)
-    out[:] = items
     return out.reshape(dims)
