@@ -10,9 +10,9 @@ included), which is what the decoder's differential test and ``tools/measure_dec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import ctypes
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import ml_dtypes
@@ -84,7 +84,7 @@ def _ok(a: np.ndarray, how: str = "") -> Reading:
 
 
 def identity_model(t: TensorProto, with_node: bool = True) -> onnx.ModelProto:
-    """``Identity(x) -> y`` with ``t`` (named ``x``) as its only initializer (``with_node`` False: ``x`` is the output)."""
+    """``Identity(x) -> y`` with ``t`` (named ``x``) as its only initializer (without the node: ``x`` is the output)."""
     t = TensorProto.FromString(t.SerializeToString())
     t.name = "x"
     out = helper.make_tensor_value_info("y" if with_node else "x", t.data_type, list(t.dims))
@@ -150,7 +150,8 @@ def read_reference(t: TensorProto) -> Reading:
     from onnx.reference import ReferenceEvaluator
 
     try:
-        return _ok(np.asarray(ReferenceEvaluator(identity_model(t)).run(None, {})[0]))
+        outputs: Any = ReferenceEvaluator(identity_model(t)).run(None, {})
+        return _ok(np.asarray(outputs[0]))
     except Exception as exc:
         return _fail(exc)
 

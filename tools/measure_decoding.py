@@ -17,6 +17,7 @@ import argparse
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -88,7 +89,7 @@ def _random_raw(rng: random.Random, data_type: int, count: int) -> bytes:
     return bytes(rng.randrange(256) for _ in range(count * bits // 8))
 
 
-def typed_values(data_type: int, raw: bytes) -> tuple[str, list[int] | list[float] | list[bytes]]:
+def typed_values(data_type: int, raw: bytes) -> tuple[str, list[Any]]:
     """The typed field and its entries holding the same elements as the canonical ``raw`` (not STRING)."""
     field = helper.tensor_dtype_to_field(data_type)
     bits = bits_of(data_type)
@@ -106,7 +107,7 @@ def typed_values(data_type: int, raw: bytes) -> tuple[str, list[int] | list[floa
     return field, [int(v) for v in arr.astype(np.int64 if dt.kind != "u" else np.uint64)]
 
 
-def _with(t: TensorProto, field: str, values: list[int] | list[float] | list[bytes]) -> TensorProto:
+def _with(t: TensorProto, field: str, values: list[Any]) -> TensorProto:
     getattr(t, field).extend(values)
     return t
 
@@ -134,8 +135,8 @@ def cases(data_type: int, rng: random.Random, count: int = 5) -> Iterator[Case]:
     if data_type == P.STRING:
         words = [bytes(rng.randrange(32, 127) for _ in range(rng.randrange(4))) for _ in range(count)]
         yield Case(f"{name} string_data ascii", _with(_tensor(data_type, count), "string_data", words))
-        bad = [b"\xff\xfe", b"a\x80"] + words[2:]
-        yield Case(f"{name} string_data non-utf8", _with(_tensor(data_type, count), "string_data", bad))
+        non_utf8 = [b"\xff\xfe", b"a\x80", *words[2:]]
+        yield Case(f"{name} string_data non-utf8", _with(_tensor(data_type, count), "string_data", non_utf8))
         yield Case(f"{name} string_data short", _with(_tensor(data_type, count), "string_data", words[:-1]))
         t = _with(_tensor(data_type, count), "string_data", words)
         t.raw_data = b"abc"
@@ -163,13 +164,13 @@ def cases(data_type: int, rng: random.Random, count: int = 5) -> Iterator[Case]:
         if other in (field, "string_data"):
             continue
         small = [k + 1 for k in range(count)]
-        wrong: list[int] | list[float] = [float(v) for v in small] if other in ("float_data", "double_data") else small
+        wrong: list[Any] = [float(v) for v in small] if other in ("float_data", "double_data") else small
         yield Case(f"{name} {other} (not its field)", _with(_tensor(data_type, count), other, wrong))
     bits = bits_of(data_type)
     for bad in OUT_OF_RANGE.get(data_type, ()):
-        yield Case(f"{name} {field} holds {bad}", _with(_tensor(data_type, count), field, [bad] + values[1:]))
+        yield Case(f"{name} {field} holds {bad}", _with(_tensor(data_type, count), field, [bad, *values[1:]]))
     if bits < 8:
-        yield Case(f"{name} {field} holds 256", _with(_tensor(data_type, count), field, [256] + values[1:]))
+        yield Case(f"{name} {field} holds 256", _with(_tensor(data_type, count), field, [256, *values[1:]]))
         pad = bytearray(raw)
         pad[-1] |= 0x80
         t = _tensor(data_type, count)
@@ -181,7 +182,7 @@ def cases(data_type: int, rng: random.Random, count: int = 5) -> Iterator[Case]:
         t.raw_data = b"\x02" + raw[1:]
         yield Case(f"{name} raw_data byte 2", t)
     if data_type == P.UINT32:
-        yield Case(f"{name} uint64_data holds 2**32", _with(_tensor(data_type, count), field, [2**32] + values[1:]))
+        yield Case(f"{name} uint64_data holds 2**32", _with(_tensor(data_type, count), field, [2 ** 32, *values[1:]]))
 
 
 def read_sonnx(t: TensorProto) -> Reading:

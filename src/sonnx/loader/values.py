@@ -29,8 +29,8 @@ import onnx
 
 from ..errors import ModelFormatError
 from ..model.graph import ExternalLocation, InitialValue
-from .detach import ModelFile, Span, read_span
 from .decode import TYPED_FIELDS
+from .detach import ModelFile, Span, read_span
 from .external import ExternalData, decode_tensor, read_external
 from .proto import EXTERNAL
 
