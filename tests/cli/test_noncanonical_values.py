@@ -1,4 +1,4 @@
-"""Models whose stored values the runtimes read differently (spec rule VALUE-CANONICAL), end to end.
+"""Models whose stored values the runtimes read differently (spec, reading A13), end to end.
 
 The example: a Dropout-13 whose ``training_mode`` is a BOOL initializer stored as ``int32_data =
 [256]``. onnx's ``numpy_helper`` keeps the low byte (false); onnxruntime reads any non-zero entry as

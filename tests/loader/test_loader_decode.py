@@ -1,4 +1,4 @@
-"""The decoder's refusals, one per class of non-canonical encoding (spec rule VALUE-CANONICAL).
+"""The decoder's refusals, one per class of non-canonical encoding (spec, reading A13).
 
 Each case names the storage and the problem in a one-line :class:`NonCanonicalValueError`; the
 differential test (``test_loader_decode_differential``) checks that what is accepted is read as

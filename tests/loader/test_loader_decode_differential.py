@@ -1,4 +1,4 @@
-"""The decoder against the runtimes (spec rule VALUE-CANONICAL): the three read the same bits, or sonnx refuses.
+"""The decoder against the runtimes (spec, reading A13): the three read the same bits, or sonnx refuses.
 
 Every element type x every storage field, the adversarial cases of ``tools/measure_decoding.py``
 (wrong field, two fields, one element short or long, widened entries out of range, padding bits,

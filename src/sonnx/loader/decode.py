@@ -1,4 +1,4 @@
-"""The one decoder of stored tensor values (spec: section "Stored values", rule VALUE-CANONICAL).
+"""The one decoder of stored tensor values (spec, reading A13: stored values).
 
 Every value a verdict, a rewrite precondition or the executor reads from a model (initializers,
 ``Constant`` values, tensor and sparse-tensor attributes, external data) is a ``TensorProto``

@@ -4,8 +4,8 @@ A value keeps the serialized ``TensorProto`` (a few bytes of header plus the
 embedded data, if any) and decodes it only when ``read()`` is called, so a
 model can be checked for structure without materialising its weights.
 
-Every value is read by the one decoder, :mod:`.decode` (spec rule
-VALUE-CANONICAL), which refuses encodings the runtimes may read differently.
+Every value is read by the one decoder, :mod:`.decode` (spec, reading
+A13), which refuses encodings the runtimes may read differently.
 A tensor of a whole-byte element type whose every byte pattern is a value,
 with exactly the expected length of ``raw_data`` and no other storage, keeps
 only those bytes, and ``read()`` returns a read-only array over them: the

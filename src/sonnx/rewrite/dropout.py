@@ -8,7 +8,7 @@ needs the model to be in inference mode, which the model itself decides:
 * opsets 7 and 10: the mode belongs to the runtime; inference is assumed;
 * opset 12 on: input ``training_mode`` absent, or a constant initializer that
   is false (a graph input could be fed ``true``: refused; so is a value stored
-  in an encoding the runtimes read differently, spec rule VALUE-CANONICAL);
+  in an encoding the runtimes read differently, spec reading A13);
 * the optional ``mask`` output is not read by anything and is not a graph
   output (the removal would leave its readers without a producer).
 """
