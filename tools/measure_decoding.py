@@ -8,7 +8,7 @@ and through sonnx's decoder, and prints one line per case: what each reads, and 
 
 Run from the repository root: ``PYTHONPATH=src .venv/bin/python -m tools.measure_decoding``
 (``--all`` prints every case, not only those where a peer or sonnx disagrees with the others).
-The summary it gives is recorded in ``spec/graph.rst`` (the decoder's readings).
+Its summary is the table of reading A13 in ``spec/graph.rst``.
 """
 
 from __future__ import annotations
