@@ -38,6 +38,15 @@ class ModelFormatError(InputError):
     """The bytes are not a well-formed ONNX model (not protobuf, truncated, invalid fields)."""
 
 
+class NonCanonicalValueError(ModelFormatError):
+    """A stored value's encoding is not canonical, so the runtimes may read it differently or refuse it.
+
+    Two storage fields at once, a payload of the wrong length, a widened entry outside its type's
+    range (a BOOL other than 0 or 1), a string that is not UTF-8: what is read from it cannot be
+    established, so a rule reading it is UNKNOWN and ``sonnx run`` refuses the model.
+    """
+
+
 class UnsupportedModelError(InputError):
     """The model is well formed but uses an IR version or opset this tool does not know."""
 

@@ -1,8 +1,8 @@
 """Initial values of whole-byte types are read-only views over the one kept copy of ``raw_data`` (issue 17).
 
 The view must be exactly what ``onnx.numpy_helper.to_array`` gives (type,
-shape, bytes, read-only flag), and everything else must still be decoded by
-onnx, with onnx's errors turned into ``ModelFormatError``.
+shape, bytes, read-only flag), and everything else goes through the one
+decoder (:mod:`sonnx.loader.decode`), whose refusals are ``NonCanonicalValueError``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import onnx
 import pytest
 from onnx import TensorProto, numpy_helper
 
-from sonnx.errors import ModelFormatError
+from sonnx.errors import NonCanonicalValueError
 from sonnx.loader.external import ExternalData
 from sonnx.loader.values import ValueFactory
 
@@ -62,16 +62,23 @@ def test_reads_share_the_kept_bytes_instead_of_copying(tmp_path: Path) -> None:
     assert not a.flags.writeable
 
 
-def test_a_wrong_length_is_still_onnxs_decoding_error(tmp_path: Path) -> None:
+def test_a_wrong_length_is_refused_by_the_decoder(tmp_path: Path) -> None:
     t = numpy_helper.from_array(np.arange(6, dtype=np.float32), "w")
     t.raw_data = t.raw_data[:-2]
     value = _factory(tmp_path).dense(t, "w")
-    with pytest.raises(ModelFormatError, match="'w': value cannot be decoded"):
+    with pytest.raises(NonCanonicalValueError, match=r"m\.onnx: tensor 'w': raw_data: 22 bytes for 6 FLOAT elements"):
         value.read()
 
 
+def test_raw_data_beside_a_typed_field_leaves_the_fast_path(tmp_path: Path) -> None:
+    t = numpy_helper.from_array(np.arange(3, dtype=np.int32), "w")
+    t.int32_data.extend([7, 8, 9])  # both runtimes read raw_data here; the encoding is still not canonical
+    with pytest.raises(NonCanonicalValueError, match="raw_data and int32_data: two storage fields are set"):
+        _factory(tmp_path).dense(t, "w").read()
+
+
 @pytest.mark.parametrize("kind", ["int4", "string", "typed_field"])
-def test_types_onnx_unpacks_are_left_to_onnx(tmp_path: Path, kind: str) -> None:
+def test_types_the_decoder_unpacks_read_as_onnx_does(tmp_path: Path, kind: str) -> None:
     if kind == "int4":
         t = onnx.helper.make_tensor("w", TensorProto.INT4, [3], [1, -2, 7])
     elif kind == "string":

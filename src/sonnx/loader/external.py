@@ -18,8 +18,9 @@ readable and checks that it holds as many bytes as the tensor needs; the
 bytes themselves are still read only when a value's ``read()`` is called.
 
 Reading never goes through ``onnx``'s own external-data loader: the reader
-opens the already checked path, reads the checked range, and decodes a copy
-of the tensor whose ``raw_data`` it fills itself.
+opens the already checked path, reads the checked range, and decodes (with
+:mod:`.decode`, as every stored value) a copy of the tensor whose
+``raw_data`` it fills itself.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
-from ..errors import ExternalDataError, ModelFormatError, UnsafePathError
+from ..errors import ExternalDataError, ModelFormatError, NonCanonicalValueError, UnsafePathError
 from ..model.graph import ExternalLocation
+from .decode import decode
 
 
 def _bits_per_element() -> dict[int, int]:
@@ -213,7 +215,7 @@ class ExternalData:
 
 
 def read_external(model_path: str, base: str, tensor_bytes: bytes, where: ExternalLocation, name: str) -> Any:
-    """Read the bytes of an external tensor from its checked location and decode them with onnx.
+    """Read the bytes of an external tensor from its checked location and decode them (:mod:`.decode`).
 
     ``tensor_bytes`` is the serialized ``TensorProto`` (with its external-data
     entries); the copy that is decoded gets the bytes as ``raw_data``. The
@@ -243,9 +245,11 @@ def read_external(model_path: str, base: str, tensor_bytes: bytes, where: Extern
 
 
 def decode_tensor(model_path: str, t: Any, name: str) -> Any:
-    """``onnx.numpy_helper.to_array`` with its failures turned into :class:`ModelFormatError`."""
+    """The value of ``t`` read by the one decoder (:mod:`.decode`), its refusals naming the model file."""
     try:
-        return numpy_helper.to_array(t)
-    except Exception as e:
+        return decode(t, name)
+    except NonCanonicalValueError as e:
+        raise NonCanonicalValueError(f"{model_path}: {e}") from None
+    except Exception as e:  # a canonical encoding the unpacking still fails on: unusable, never a crash
         detail = " ".join(str(e).split()) or type(e).__name__
         raise ModelFormatError(f"{model_path}: tensor {name!r}: value cannot be decoded: {detail}") from None

@@ -4,9 +4,12 @@ A value keeps the serialized ``TensorProto`` (a few bytes of header plus the
 embedded data, if any) and decodes it only when ``read()`` is called, so a
 model can be checked for structure without materialising its weights.
 
-A tensor of a whole-byte element type whose ``raw_data`` has exactly the
-expected length keeps only those bytes, and ``read()`` returns a read-only
-array over them: what ``onnx.numpy_helper.to_array`` returns for it. The
+Every value is read by the one decoder, :mod:`.decode` (spec, reading
+A13), which refuses encodings the runtimes may read differently.
+A tensor of a whole-byte element type with exactly the expected length of
+``raw_data`` and no other storage keeps only those bytes, and ``read()``
+returns the decoder's read-only view over them (BOOL bytes checked in one
+pass, other types not looked at). The
 main graph's initializers are not kept at all: the loader leaves their bytes
 in the file (:mod:`.detach`) and ``read()`` reads them from it, so the
 decoded arrays are the only copy of the weights while a model runs (issue 17).
@@ -24,8 +27,9 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..errors import ModelFormatError
+from ..errors import ModelFormatError, NonCanonicalValueError
 from ..model.graph import ExternalLocation, InitialValue
+from .decode import TYPED_FIELDS, decode_raw
 from .detach import ModelFile, Span, read_span
 from .external import ExternalData, decode_tensor, read_external
 from .proto import EXTERNAL
@@ -39,34 +43,42 @@ _P = onnx.TensorProto
 _WHOLE_BYTES = frozenset({
     _P.FLOAT, _P.UINT8, _P.INT8, _P.UINT16, _P.INT16, _P.INT32, _P.INT64, _P.BOOL, _P.FLOAT16, _P.DOUBLE,
     _P.UINT32, _P.UINT64, _P.COMPLEX64, _P.COMPLEX128, _P.BFLOAT16, _P.FLOAT8E4M3FN, _P.FLOAT8E4M3FNUZ,
-    _P.FLOAT8E5M2, _P.FLOAT8E5M2FNUZ,
+    _P.FLOAT8E5M2, _P.FLOAT8E5M2FNUZ, _P.FLOAT8E8M0,
 })
-"""Element types that ``to_array`` decodes from ``raw_data`` by ``np.frombuffer`` alone (no unpacking)."""
+"""Element types whose ``raw_data`` is read by :func:`.decode.decode_raw` as a view, without unpacking."""
 
 
-def _plain(t: Any) -> tuple[np.dtype[Any], tuple[int, ...], int] | None:
-    """(dtype, dims, bytes) when ``to_array`` decodes ``t`` from ``raw_data`` by ``np.frombuffer`` alone.
+def _plain(t: Any) -> tuple[int, tuple[int, ...], int] | None:
+    """(element type, dims, bytes) when ``t``'s value is its ``raw_data`` alone, read as a view.
 
-    That is a whole-byte type on a little-endian machine, with no ``segment``;
-    None means that onnx decodes the tensor (and reports its errors).
+    That is a whole-byte type of :data:`_WHOLE_BYTES` on a little-endian
+    machine, with no ``segment`` and no typed field set beside ``raw_data``
+    (:func:`.decode.decode_raw` still checks the length, and BOOL bytes);
+    None sends the whole tensor through :func:`.decode.decode`.
     """
     if sys.byteorder != "little" or t.data_type not in _WHOLE_BYTES or t.HasField("segment"):
+        return None
+    if any(len(getattr(t, f)) for f in TYPED_FIELDS):
         return None
     dims = tuple(int(d) for d in t.dims)
     if any(d < 0 for d in dims):
         return None
-    dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(t.data_type))
-    return dtype, dims, math.prod(dims) * dtype.itemsize
+    data_type = int(t.data_type)
+    return data_type, dims, math.prod(dims) * np.dtype(onnx.helper.tensor_dtype_to_np_dtype(data_type)).itemsize
 
 
-def _frombuffer(raw: bytes, dtype: np.dtype[Any], dims: tuple[int, ...]) -> np.ndarray:
-    return np.frombuffer(raw, dtype=dtype).reshape(dims)
-
-
-def _read_plain_span(file: ModelFile, span: Span, dtype: np.dtype[Any], dims: tuple[int, ...], name: str) -> Any:
-    a = read_span(file, span, name).view(dtype).reshape(dims)
-    a.flags.writeable = False  # as to_array's arrays over raw_data
+def _decode_raw(model_path: str, raw: Any, data_type: int, dims: tuple[int, ...], name: str) -> np.ndarray:
+    """:func:`.decode.decode_raw`, its refusals naming the model file; the array is read-only."""
+    try:
+        a = decode_raw(raw, data_type, dims, name)
+    except NonCanonicalValueError as e:
+        raise NonCanonicalValueError(f"{model_path}: {e}") from None
+    a.flags.writeable = False  # a view over the one kept copy of the bytes
     return a
+
+
+def _read_plain_span(file: ModelFile, span: Span, data_type: int, dims: tuple[int, ...], name: str) -> Any:
+    return _decode_raw(file.display, read_span(file, span, name), data_type, dims, name)
 
 
 def _read_span_tensor(file: ModelFile, span: Span, blob: bytes, name: str) -> Any:
@@ -103,7 +115,7 @@ class ValueFactory:
         if plain is not None and t.data_location != EXTERNAL and t.HasField("raw_data"):
             raw = t.raw_data
             if len(raw) == plain[2]:
-                return None, partial(_frombuffer, raw, plain[0], plain[1])
+                return None, partial(_decode_raw, self.model_path, raw, plain[0], plain[1], name)
         blob = t.SerializeToString()
         if t.data_location == EXTERNAL:
             dims = tuple(int(d) for d in t.dims)

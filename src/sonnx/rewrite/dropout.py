@@ -7,13 +7,15 @@ needs the model to be in inference mode, which the model itself decides:
 * opsets 1 and 6: attribute ``is_test`` must be 1 (its default 0 is training);
 * opsets 7 and 10: the mode belongs to the runtime; inference is assumed;
 * opset 12 on: input ``training_mode`` absent, or a constant initializer that
-  is false (a graph input could be fed ``true``: refused);
+  is false (a graph input could be fed ``true``: refused; so is a value stored
+  in an encoding the runtimes read differently, spec reading A13);
 * the optional ``mask`` output is not read by anything and is not a graph
   output (the removal would leave its readers without a producer).
 """
 
 from __future__ import annotations
 
+from ..errors import NonCanonicalValueError
 from ..model.graph import Model, Operation
 from .base import BypassPass, ai_onnx_opset, captured_names, constant_array, readers, standard_form
 
@@ -32,7 +34,10 @@ class DropoutRemoval(
             if a is None or int(a.value) != 1:
                 return "is_test is not 1: the Dropout runs in training mode (opsets 1-6)"
         if opset >= 12 and len(op.input_mapping) > 2 and op.input_mapping[2]:
-            mode = constant_array(g, op.input_mapping[2])
+            try:
+                mode = constant_array(g, op.input_mapping[2])
+            except NonCanonicalValueError as e:  # read differently by the runtimes: it could be true
+                return f"training_mode {op.input_mapping[2]!r} cannot be read: {e.one_line()}"
             if mode is None:
                 return f"training_mode {op.input_mapping[2]!r} is not a constant initializer (it could be true)"
             if mode.size != 1 or bool(mode.reshape(())):
