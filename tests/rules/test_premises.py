@@ -18,6 +18,7 @@ import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
@@ -167,3 +168,34 @@ def test_a_name_assigned_twice_has_no_established_type(tmp_path: Path) -> None:
     ops = list(m.graph.operations)
     rt = runtime_type(m.graph, "t", True, [ops[0], ops[0]])
     assert rt.dims is None and "assigned more than once" in rt.why
+
+
+def _if_with_a_lying_branch() -> onnx.ModelProto:
+    # the then branch casts to INT32 and declares FLOAT; the else branch gives FLOAT
+    def branch(name: str, to: int) -> onnx.GraphProto:
+        cast = helper.make_node("Cast", ["x"], [f"{name}_o"], to=to)
+        return helper.make_graph([cast], name, [], [vi(f"{name}_o", TensorProto.FLOAT, [2])])
+
+    node = helper.make_node("If", ["c"], ["y"], name="if", then_branch=branch("t", TensorProto.INT32),
+                            else_branch=branch("e", TensorProto.FLOAT))
+    g = helper.make_graph([node], "g", [vi("c", TensorProto.BOOL, []), vi("x", TensorProto.FLOAT, [2])],
+                          [vi("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    m.ir_version = 10
+    return m
+
+
+def test_the_reference_evaluator_runs_an_if_whose_branch_declares_another_type() -> None:
+    feeds = {"c": np.array(True), "x": np.array([1.0, 2.0], np.float32)}
+    (y,) = ReferenceEvaluator(_if_with_a_lying_branch()).run(None, feeds)
+    assert np.asarray(y).dtype == np.int32
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="GRAPH-IF-BRANCHES compares the element types the branch outputs declare; deriving them from enforced "
+    "facts is not done yet (spec 4.2, GRAPH-IF-BRANCHES)",
+)
+def test_if_branch_types_are_not_read_from_unenforced_declarations(tmp_path: Path) -> None:
+    v = run("GRAPH-IF-BRANCHES", _load(_if_with_a_lying_branch(), tmp_path))
+    assert v.status is not Status.PROVED, v
