@@ -7,7 +7,7 @@ that claims 3 rows for a tensor of 2 makes every shape inferred from it claim
 section "What a PROVED rests on"), neither checks the rank or the sizes
 declared for an intermediate tensor, a graph output, or the inputs and
 outputs of a nested graph, and neither checks that two dimensions bearing the
-same symbolic name have one size. Shapes inferred after :func:`drop_unenforced`
+same symbolic name have one size. Types and shapes inferred after :func:`drop_unenforced`
 therefore rest only on facts that hold at run time: the main graph's inputs as
 onnxruntime enforces them (element type, rank, fixed sizes), initial values,
 ``Constant`` values, and onnx's operator schemas.
@@ -16,8 +16,11 @@ What it does to a ``ModelProto``, in place, in every graph (nested graphs and
 model-local function bodies included):
 
 * ``value_info`` is emptied (and a function's ``value_info``);
-* the shapes of graph outputs, and of the inputs of nested graphs, are
-  removed (their element types stay: they are types, not shapes);
+* the types of graph outputs, and of the inputs of nested graphs, are
+  removed: inference gives them again from the operations that compute them
+  and from the operands of the operation that runs the nested graph
+  (onnxruntime checks a declared element type against its own inference, the
+  reference evaluator checks none);
 * in the main graph's inputs, a symbolic dimension name used at more than one
   place is replaced at each place by a name of its own, ``NAME@input[axis]``,
   so that inference cannot equate two sizes that no runtime makes equal.
@@ -54,10 +57,9 @@ def _tensor_types(tp: Any) -> list[Any]:
     return found
 
 
-def _drop_shapes(infos: Any) -> None:
+def _drop_types(infos: Any) -> None:
     for info in infos:
-        for tt in _tensor_types(info.type):
-            tt.ClearField("shape")
+        info.ClearField("type")
 
 
 def _nested(nodes: Any) -> list[Any]:
@@ -99,7 +101,7 @@ def drop_unenforced(model: Any) -> None:
     while stack:
         graph, is_main = stack.pop()
         del graph.value_info[:]
-        _drop_shapes(graph.output)
+        _drop_types(graph.output)
         if not is_main:
-            _drop_shapes(graph.input)
+            _drop_types(graph.input)
         stack.extend((g, False) for g in _nested(graph.node))
