@@ -41,6 +41,21 @@ def test_matching_branches_pass(tmp_path: Path) -> None:
     assert run(ID, on_file(g, tmp_path)).status is Status.PROVED  # shapes may differ
 
 
+def test_a_model_changed_after_it_was_read_is_not_judged_on_its_file(tmp_path: Path) -> None:
+    # the file's branches agree; the model checked has a then branch that computes INT64 under a FLOAT declaration
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": F32}))
+    read = on_file(g, tmp_path)
+    then_g = make_graph("t", [], ["a"], [op("Cast", ["x"], ["a"], to=7)], {"a": Tensor("a", F32)})
+    changed = main(then_g, branch("e", ["b"], {"b": F32}))
+    v = run(ID, dataclasses.replace(read, graph=changed))
+    assert v.status is Status.UNKNOWN and "changed after it was read" in (v.reason or ""), v
+    # a symbolic name the inputs share is renamed in the file read again: still the same model
+    vec = TensorType("tensor", 1, ("N",))
+    ts = {"c": Tensor("c", TensorType("tensor", 9, ())), "x": Tensor("x", vec), "z": Tensor("z", vec)}
+    shared = make_graph(g.name, ["c", "x", "z"], g.outputs, g.operations, ts)
+    assert run(ID, on_file(shared, tmp_path)).status is Status.PROVED
+
+
 def test_agreeing_declarations_of_a_model_without_a_file_are_not_enough() -> None:
     # the declared types are no fact about the values (spec 4.2): the produced ones are derived from the file
     g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": F32}))
