@@ -92,7 +92,11 @@ def derived_model(ctx: CheckContext) -> tuple[Model | None, str]:
         try:
             model = load_model(path, read_weights=False, infer_shapes=True)
         except SonnxError as exc:
-            return None, f"no inferred types: {exc.one_line()}"
+            # without the file's path, so that the reason is the same wherever the file lies (evidence replays)
+            why = exc.one_line()
+            for shown in (path, repr(path)):
+                why = why.removeprefix(f"{shown}: ")
+            return None, f"no inferred types: {why}"
         if not same_structure(ctx.model, model):
             return None, "the model is not the one its file holds (changed after it was read)"
         return model, ""
