@@ -1,12 +1,16 @@
-"""GRAPH-IF-BRANCHES: output counts and declared types of If branches."""
+"""GRAPH-IF-BRANCHES: output counts, declared and produced types of If branches, declared shapes."""
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
 from typing import Any
 
-from sonnx.model.graph import Graph, Tensor, TensorType, make_graph
+from sonnx.loader import load_model
+from sonnx.model.graph import Graph, Model, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.verdict import Status
+from sonnx.writer import save_model
 from tests.common.rulekit import data, model, run
 
 ID = "GRAPH-IF-BRANCHES"
@@ -20,13 +24,63 @@ def branch(name: str, outs: list[str], types: dict[str, TensorType] | None = Non
 
 def main(then_g: Graph, else_g: Graph, outs: list[str] = ["y"]) -> Graph:  # noqa: B006
     return make_graph(
-        "main", ["c", "x"], outs, [op("If", ["c"], outs, name="s", then_branch=then_g, else_branch=else_g)]
+        "main", ["c", "x"], outs, [op("If", ["c"], outs, name="s", then_branch=then_g, else_branch=else_g)],
+        {"c": Tensor("c", TensorType("tensor", 9, ())), "x": Tensor("x", F32)},
     )
 
 
-def test_matching_branches_pass() -> None:
+def on_file(g: Graph, tmp_path: Path) -> Model:
+    """The model of ``g`` written to a file and read back: the types the branches produce are derived from it."""
+    path = str(tmp_path / "m.onnx")
+    save_model(model(g), path)
+    return load_model(path)
+
+
+def test_matching_branches_pass(tmp_path: Path) -> None:
     g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": TensorType("tensor", 1, (5,))}))
-    assert run(ID, model(g)).status is Status.PROVED  # shapes may differ
+    assert run(ID, on_file(g, tmp_path)).status is Status.PROVED  # shapes may differ
+
+
+def test_a_model_changed_after_it_was_read_is_not_judged_on_its_file(tmp_path: Path) -> None:
+    # the file's branches agree; the model checked has a then branch that computes INT64 under a FLOAT declaration
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": F32}))
+    read = on_file(g, tmp_path)
+    then_g = make_graph("t", [], ["a"], [op("Cast", ["x"], ["a"], to=7)], {"a": Tensor("a", F32)})
+    changed = main(then_g, branch("e", ["b"], {"b": F32}))
+    v = run(ID, dataclasses.replace(read, graph=changed))
+    assert v.status is Status.UNKNOWN and "changed after it was read" in (v.reason or ""), v
+    # a symbolic name the inputs share is renamed in the file read again: still the same model
+    vec = TensorType("tensor", 1, ("N",))
+    ts = {"c": Tensor("c", TensorType("tensor", 9, ())), "x": Tensor("x", vec), "z": Tensor("z", vec)}
+    shared = make_graph(g.name, ["c", "x", "z"], g.outputs, g.operations, ts)
+    assert run(ID, on_file(shared, tmp_path)).status is Status.PROVED
+
+
+def test_agreeing_declarations_of_a_model_without_a_file_are_not_enough() -> None:
+    # the declared types are no fact about the values (spec 4.2): the produced ones are derived from the file
+    g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": F32}))
+    v = run(ID, model(g))
+    assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or ""), v
+
+
+def test_produced_types_that_differ_are_a_violation(tmp_path: Path) -> None:
+    # both branches declare FLOAT; the then branch computes INT64
+    then_g = make_graph("t", [], ["a"], [op("Cast", ["x"], ["a"], to=7)], {"a": Tensor("a", F32)})
+    v = run(ID, on_file(main(then_g, branch("e", ["b"], {"b": F32})), tmp_path))
+    assert v.status is Status.VIOLATED, v
+    (f,) = data(v)["mismatches"]
+    assert f["problem"] == "produced output types differ" and f["position"] == 0
+    assert f["then_branch"] == {"tensor": "a", "type": "tensor(7)"} and f["else_branch"]["type"] == "tensor(1)"
+
+
+def test_produced_types_not_derived_are_unknown(tmp_path: Path) -> None:
+    # an operator of a domain onnx does not know: inference derives no type for the then branch's output
+    then_g = make_graph("t", [], ["a"], [op("Mystery", ["x"], ["a"], domain="vendor")], {"a": Tensor("a", F32)})
+    m = dataclasses.replace(model(main(then_g, branch("e", ["b"], {"b": F32}))), opset_imports={"": 17, "vendor": 1})
+    path = str(tmp_path / "m.onnx")
+    save_model(m, path)
+    v = run(ID, load_model(path))
+    assert v.status is Status.UNKNOWN and "derives no element type" in (v.reason or ""), v
 
 
 def test_undeclared_types_are_unknown_never_proved() -> None:
@@ -117,20 +171,24 @@ def shaped(if_shape: tuple[Any, ...] | None, then_shape: tuple[Any, ...] | None,
 
     then_g, else_g = branch("t", ["a"], {"a": t(then_shape)}), branch("e", ["b"], {"b": t(else_shape)})
     node = op("If", ["c"], ["y"], name="s", then_branch=then_g, else_branch=else_g)
-    return make_graph("main", ["c", "x"], ["y"], [node], {"y": Tensor("y", t(if_shape))})
+    inputs = {"c": Tensor("c", TensorType("tensor", 9, ())), "x": Tensor("x", F32)}
+    return make_graph("main", ["c", "x"], ["y"], [node], {**inputs, "y": Tensor("y", t(if_shape))})
 
 
-def test_compatible_shapes_pass() -> None:
+def test_compatible_shapes_pass(tmp_path: Path) -> None:
+    def proved(g: Graph) -> bool:
+        return run(ID, on_file(g, tmp_path)).status is Status.PROVED
+
     # the branches may differ from each other; an open If dimension takes either size
-    assert run(ID, model(shaped((2, "N"), (2, 3), (2, 4)))).status is Status.PROVED
+    assert proved(shaped((2, "N"), (2, 3), (2, 4)))
     # each unknown dimension is a size of its own, on either side: two of them take 2 and 3
-    assert run(ID, model(shaped((None, None), (2, 3), (2, 3)))).status is Status.PROVED
-    assert run(ID, model(shaped((2, 3), (None, None), (None, None)))).status is Status.PROVED
-    assert run(ID, model(shaped((2, None), (2, 3), (2, 4)))).status is Status.PROVED
-    assert run(ID, model(shaped((2, 3), (2, None), ("M", 3)))).status is Status.PROVED
+    assert proved(shaped((None, None), (2, 3), (2, 3)))
+    assert proved(shaped((2, 3), (None, None), (None, None)))
+    assert proved(shaped((2, None), (2, 3), (2, 4)))
+    assert proved(shaped((2, 3), (2, None), ("M", 3)))
     # a shape nobody declares claims nothing
-    assert run(ID, model(shaped(None, (2, 3), (5,)))).status is Status.PROVED
-    assert run(ID, model(shaped((2, 3), None, None))).status is Status.PROVED
+    assert proved(shaped(None, (2, 3), (5,)))
+    assert proved(shaped((2, 3), None, None))
 
 
 def test_incompatible_dimension_is_witnessed() -> None:

@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
@@ -16,6 +17,7 @@ from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from sonnx.rules.strict_broadcast import BATCH, ELLIPSIS, LEGACY, MULTI, UNI, Entry, broadcasting, same
 from sonnx.verdict import Severity, Status, Verdict
+from tests.common.peers import onnxruntime, ort_refusal
 from tests.common.rulekit import data, model, run
 
 ID = "STRICT-BROADCAST"
@@ -43,8 +45,62 @@ def add(tmp_path: Path, a: list[Any] | None, b: list[Any] | None) -> Verdict:
 
 def test_equal_shapes_do_not_broadcast(tmp_path: Path) -> None:
     assert add(tmp_path, [2, 3], [2, 3]).status is Status.PROVED
-    # one symbolic name is one size throughout the model
-    assert add(tmp_path, ["N", 3], ["N", 3]).status is Status.PROVED
+    # one input's symbolic dimension is one size wherever inference carries it
+    nodes = [helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Add", ["r", "a"], ["y"], name="add")]
+    assert check(tmp_path, nodes, [vi("a", ["N", 3])], [vi("y", None)]).status is Status.PROVED
+
+
+def test_one_symbolic_name_on_two_inputs_is_not_one_size(tmp_path: Path) -> None:
+    # no runtime checks that two inputs declaring N are given one size (spec: "What a PROVED rests on")
+    v = add(tmp_path, ["N", 3], ["N", 3])
+    assert v.status is Status.UNKNOWN and "symbolic dimensions differ" in (v.reason or ""), v
+    # the same holds of one name used twice in one input
+    nodes = [helper.make_node("Transpose", ["a"], ["t"]), helper.make_node("Add", ["t", "a"], ["y"], name="add")]
+    assert check(tmp_path, nodes, [vi("a", ["N", "N"])], [vi("y", None)]).status is Status.UNKNOWN
+
+
+def test_onnxruntime_broadcasts_inputs_that_declare_one_symbolic_name() -> None:
+    # the peer is asked: it runs Add on [1, 3] and [2, 3] although both inputs declare [N, 3]
+    g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "main", [vi("a", ["N", 3]), vi("b", ["N", 3])],
+                          [vi("y", None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    if (why := ort_refusal(m)) is not None:
+        pytest.fail(f"onnxruntime refuses the model: {why}")
+    ort = onnxruntime()
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    (y,) = session.run(None, {"a": np.ones((1, 3), np.float32), "b": np.ones((2, 3), np.float32)})
+    assert y.shape == (2, 3)
+
+
+def test_intermediate_and_output_declarations_are_not_shapes(tmp_path: Path) -> None:
+    # r is [1, 3] at run time; its value_info and the output declaration claim [2, 3]: Add broadcasts r
+    nodes = [helper.make_node("ReduceSum", ["a"], ["r"], keepdims=1, axes=[0]),
+             helper.make_node("Add", ["r", "a"], ["y"], name="add")]
+    v = check(tmp_path, nodes, [vi("a", [2, 3])], [vi("y", [2, 3])], value_info=[vi("r", [2, 3])], opset=12)
+    assert v.status is Status.VIOLATED, v
+    # the same lie told by the declaration of r as a graph output
+    v = check(tmp_path, nodes, [vi("a", [2, 3])], [vi("y", None), vi("r", [2, 3])], opset=12)
+    assert v.status is Status.VIOLATED, v
+    # an initializer of 1 row that a value_info entry claims has 2
+    w = helper.make_tensor("w", TensorProto.FLOAT, [1, 3], [1.0, 2.0, 3.0])
+    nodes = [helper.make_node("Add", ["w", "a"], ["y"], name="add")]
+    v = check(tmp_path, nodes, [vi("a", [2, 3])], [vi("y", None)], initializer=[w], value_info=[vi("w", [2, 3])])
+    assert v.status is Status.VIOLATED, v
+
+
+def test_a_nested_graph_input_declaration_is_not_a_shape(tmp_path: Path) -> None:
+    # the loop-carried value is [1, 3] at run time; the body's input declares [2, 3]: Add broadcasts it to w
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2, 3], [1.0] * 6)
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c"], ["c_out"]), helper.make_node("Add", ["v", "w"], ["v_out"], name="add")],
+        "body", [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("c", TensorProto.BOOL, []), vi("v", [2, 3])],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []), vi("v_out", [2, 3])],
+    )
+    loop = helper.make_node("Loop", ["", "", "a"], ["y"], name="loop", body=body)
+    v = check(tmp_path, [loop], [vi("a", [1, 3])], [vi("y", None)], initializer=[w])
+    assert v.status is not Status.PROVED, v
 
 
 def test_multidirectional_broadcast_names_both_shapes(tmp_path: Path) -> None:
@@ -369,3 +425,19 @@ def test_a_call_of_a_local_function_of_the_default_domain_is_not_the_standard_op
     onnx.save(m, str(tmp_path / "m.onnx"))
     v = run(ID, load_model(tmp_path / "m.onnx"), STRICT)
     assert v.status is Status.UNKNOWN and "Sub:r in function Add" in (v.reason or "")
+
+
+def test_a_function_value_info_is_not_a_shape(tmp_path: Path) -> None:
+    # the body declares p and q as [2, 3]; a call may give them any shapes, and no runtime checks the declaration
+    body = [helper.make_node("Sub", ["p", "q"], ["r"])]
+    fn = helper.make_function("local", "F", ["p", "q"], ["r"], body, [helper.make_opsetid("", 17)])
+    fn.value_info.extend([vi("p", [2, 3]), vi("q", [2, 3])])
+    g = helper.make_graph([helper.make_node("F", ["a", "b"], ["y"], domain="local")], "main",
+                          [vi("a", [2, 3]), vi("b", [3])], [vi("y", None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                          functions=[fn])
+    m.ir_version = 10
+    onnx.save(m, str(tmp_path / "m.onnx"))
+    v = run(ID, load_model(tmp_path / "m.onnx"), STRICT)
+    assert v.status is Status.UNKNOWN, v
+    assert "Sub:r in function local.F: shapes of 'p', 'q' not known" in (v.reason or "")

@@ -30,6 +30,9 @@ from tests.common.rulekit import data, init, model, run, tensors
 ID = "GRAPH-R2"
 DUP = next(e.reason for e in table.TABLE if e.operator == "ScatterND" and e.condition == table.DUPLICATE_INDICES)
 UNDETERMINED = "determinism of 1 operation(s) not established: "
+IDX = "indices 'idx' (defined in g), an initializer, "
+NOT_ESTABLISHED = "holds negative indices and the data's dimensions are not established: "
+SYMBOLIC = "graph input 'data' declares a dimension that is not a fixed size (a symbolic name is checked by no runtime)"
 
 
 def both(m: Model, same_reasons: bool = False) -> tuple[Verdict, Verdict]:
@@ -119,9 +122,9 @@ def test_scatter_nd_pairs(
 @pytest.mark.parametrize(
     ("indices", "declared", "why"),
     [
-        ([[-1], [2]], None, "holds negative indices and the data's dimensions are not declared"),
-        ([[-1], [2]], ("N", 4), "holds negative indices and the data's dimensions are not declared"),
-        ([[-1, 0], [2, 0]], (3,), "holds negative indices and the data's dimensions are not declared"),
+        ([[-1], [2]], None, f"{NOT_ESTABLISHED}graph input 'data' declares no tensor type"),
+        ([[-1], [2]], ("N", 4), f"{NOT_ESTABLISHED}{SYMBOLIC}"),
+        ([[-1, 0], [2, 0]], (3,), f"{NOT_ESTABLISHED}the data's rank 1 does not fit the indices"),
         (np.int64(1), (3,), "is a scalar, not index tuples"),
     ],
 )
@@ -201,15 +204,11 @@ def test_scatter_elements_pairs(
         ([1, 1], 1, None, "axis 1 is outside the indices' rank 1"),
         ([[0, 1]], 2, None, "axis 2 is outside the indices' rank 2"),
         ([[0, 1]], -3, None, "axis -1 is outside the indices' rank 2"),
-        ([[-1, 1]], 1, None, "indices 'idx' (defined in g), an initializer, holds negative indices and the data's "
-         "dimensions are not declared"),
-        ([[-1, 1]], 1, (2,), "indices 'idx' (defined in g), an initializer, holds negative indices and the data's "
-         "dimensions are not declared"),
+        ([[-1, 1]], 1, None, f"{IDX}{NOT_ESTABLISHED}graph input 'data' declares no tensor type"),
+        ([[-1, 1]], 1, (2,), f"{IDX}{NOT_ESTABLISHED}the data's rank 1 does not fit the indices"),
         # indices of rank 1 on data of rank 2: the data dimensions are not those of the indices
-        ([-1, 1], 0, (2, 2), "indices 'idx' (defined in g), an initializer, holds negative indices and the data's "
-         "dimensions are not declared"),
-        ([[-1, 1]], 1, (2, "N"), "indices 'idx' (defined in g), an initializer, holds negative indices and the "
-         "data's dimensions are not declared"),
+        ([-1, 1], 0, (2, 2), f"{IDX}{NOT_ESTABLISHED}the data's rank 2 does not fit the indices"),
+        ([[-1, 1]], 1, (2, "N"), f"{IDX}{NOT_ESTABLISHED}{SYMBOLIC}"),
     ],
 )
 def test_scatter_elements_unknown(indices: Any, axis: int, declared: tuple[int | str, ...] | None, why: str) -> None:
@@ -375,7 +374,7 @@ def test_castlike_target_types(model_: Model, expected: Status) -> None:
     direct, smt = both(model_)
     assert smt.status is expected
     if expected is Status.UNKNOWN:
-        assert "has no declared element type" in (direct.reason or "")
+        assert "CastLike's target type is not established" in (direct.reason or "")
 
 
 def test_castlike_to_e8m0_of_a_run_time_input_is_unknown() -> None:
@@ -511,7 +510,9 @@ def test_an_omitted_data_input_has_no_declared_shape_in_both() -> None:
     ts = tensors(init("idx", np.asarray([[-1], [2]], dtype=np.int64), 7), declared)
     direct, _smt = both(model(make_graph("g", ["upd"], ["y"], [s], ts), 18))
     assert direct.status is Status.UNKNOWN
-    assert "holds negative indices and the data's dimensions are not declared" in (direct.reason or "")
+    assert "holds negative indices and the data's dimensions are not established: the input is omitted" in (
+        direct.reason or ""
+    )
 
 
 def test_scatter_of_opset_10_pairs_in_both() -> None:
@@ -676,10 +677,11 @@ def test_the_smt_reason_of_a_cast_whose_to_is_not_known(to: str | None) -> None:
     )
 
 
-def test_the_smt_reason_of_a_castlike_without_a_declared_target_is_the_entry_alone() -> None:
+def test_the_smt_reason_of_a_castlike_without_an_established_target_says_why() -> None:
     _direct, smt = both(castlike(target(None)))
     reason = next(e.reason for e in table.TABLE if e.operator == "CastLike")
-    assert (smt.reason or "").startswith(f"{UNDETERMINED}{reason}")
+    why = "CastLike's target type is not established (graph input 't' declares no tensor type)"
+    assert (smt.reason or "").startswith(f"{UNDETERMINED}{why}: {reason}")
 
 
 @pytest.mark.parametrize("empty_first", [True, False])

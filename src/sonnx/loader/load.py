@@ -41,6 +41,7 @@ from .external import ExternalData
 from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
 from .proto import ModelProto, decode_detail, text
+from .unenforced import drop_unenforced
 from .values import ValueFactory
 
 PathLike = str | os.PathLike[str]
@@ -66,10 +67,14 @@ def load_model(
     once and checked to hold the bytes its tensors need.
 
     With ``infer_shapes=True`` the file is first read by ``onnx`` itself (no
-    external data) and given onnx's shape inference, not strict, with data
-    propagation; the types it adds to each graph's ``value_info`` become the
-    declared types of the tensors (STRICT-BROADCAST reads them). A file onnx
-    cannot read (more than 100 levels of nested graphs) fails as unsupported.
+    external data), stripped of the declarations no runtime enforces
+    (:func:`.unenforced.drop_unenforced`: intermediate ``value_info``, the shapes
+    of graph outputs and of nested graphs' inputs, symbolic names shared by
+    several input dimensions), and given onnx's shape inference, not strict,
+    with data propagation; the types it adds to each graph's ``value_info``
+    become the declared types of the tensors (STRICT-BROADCAST reads them), so
+    they rest only on facts that hold at run time. A file onnx cannot read
+    (more than 100 levels of nested graphs) fails as unsupported.
 
     With ``weights_from_file=True`` the main graph's embedded weights are not
     kept in memory: each is read from the file when its value is read (see
@@ -190,10 +195,12 @@ def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
 
 
 def _inferred(path: str, display: str) -> bytes:
-    """The file's bytes after onnx's shape inference (not strict, with data propagation, no external data)."""
+    """The file's bytes, without its unenforced declarations, after onnx's shape inference (not strict, with data
+    propagation, no external data)."""
     data, _ = _read_file(path, display)  # the same input checks as an ordinary load
     try:
         proto = onnx.load_model_from_string(data)  # external data stays unread: no base directory is given
+        drop_unenforced(proto)
         inferred = onnx.shape_inference.infer_shapes(proto, check_type=False, strict_mode=False, data_prop=True)
     except (DecodeError, onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
         raise UnsupportedModelError(

@@ -11,10 +11,15 @@ Checked for every ``If`` of the default domain, in every graph: both branch
 attributes are present and hold a graph; both branches have as many outputs as
 each other and as the ``If``'s output mapping; and at each position the two
 branch outputs have the same kind (tensor, sequence...) and element type, at
-every depth. sonnx reads the types the model declares; where a branch output's
-kind or element type is not declared, the agreement cannot be established and
-the verdict is UNKNOWN with the positions, never PROVED (unless some other
-mismatch is certain: then VIOLATED).
+every depth. sonnx compares the types the model declares (a contradiction
+between them is a violation; where a branch output's kind or element type is
+not declared, the agreement cannot be established and the verdict is UNKNOWN
+with the positions, never PROVED unless some other mismatch is certain: then
+VIOLATED), and then the types the branches produce, which a declaration does
+not fix (no runtime holds a computed value to it, spec 4.2): those onnx's
+inference derives from the model file without its unenforced declarations
+(:mod:`.derived`). A certain difference there is a violation; a model not read
+from a file, or a position whose type is not derived, is UNKNOWN.
 
 Shapes (graph.md v23): the two branches may give shapes that differ, but the
 shape declared for each ``If`` output must be *compatible* with the shape of
@@ -36,10 +41,11 @@ from typing import Any
 
 from ..model.graph import Dim, Graph, Operation, TensorType
 from ..model.index import operations_of, operator_kinds
-from ..model.structure import scopes
+from ..model.structure import scopes, walk_scopes
 from ..verdict import Severity, Verdict
 from ..witness import brief, op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .derived import derived_model
 
 ID = "GRAPH-IF-BRANCHES"
 SEVERITY = Severity.ERROR
@@ -211,16 +217,69 @@ def problems(op: Operation, outer: Graph) -> list[dict[str, Any]]:
     return found
 
 
+def _branches(op: Operation) -> tuple[Graph, Graph] | None:
+    then, other = op.attribute("then_branch"), op.attribute("else_branch")
+    if then is None or other is None or not isinstance(then.value, Graph) or not isinstance(other.value, Graph):
+        return None
+    return then.value, other.value
+
+
+def _has_outputs(op: Operation) -> bool:
+    b = _branches(op)
+    return b is not None and bool(b[0].outputs) and bool(b[1].outputs)
+
+
+def produced_problems(ctx: CheckContext, ifs: list[tuple[int, int]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The element types the branches produce, as onnx's inference derives them from enforced facts (spec 4.2).
+
+    ``ifs`` are the (scope, operation) of the ``If`` operations. Returns the
+    certain mismatches (witness entries) and the reasons of the positions
+    whose types are not derived.
+    """
+    model, why = derived_model(ctx)
+    mine = scopes(ctx)
+    if model is None:
+        return [], [f"{why}, so the types the branches produce are not derived"]
+    theirs = {s.path: s.graph for s in walk_scopes(model.graph)}
+    found: list[dict[str, Any]] = []
+    open_: list[str] = []
+    for i, j in ifs:
+        sc = mine[i]
+        op = sc.graph.operations[j]
+        g = theirs.get(sc.path)
+        other = g.operations[j] if g is not None and j < len(g.operations) else None
+        if other is None or other[:5] != op[:5]:
+            open_.append(f"{op.label} in {sc.path}: the file read again does not hold this operation")
+            continue
+        branches = _branches(other)
+        if branches is None:
+            open_.append(f"{op.label} in {sc.path}: the file read again does not hold this operation")
+            continue
+        t_then, t_else = branches
+        for k, (x, y) in enumerate(zip(t_then.outputs, t_else.outputs, strict=False)):
+            tx, ty = t_then.tensor(x).type, t_else.tensor(y).type
+            if type_conflict(tx, ty):
+                assert tx is not None and ty is not None
+                found.append({**op_ref(sc.path, j, op), "problem": "produced output types differ", "position": k,
+                              "then_branch": {"tensor": x, "type": _show(tx)},
+                              "else_branch": {"tensor": y, "type": _show(ty)}})
+            elif undeclared(tx) or undeclared(ty):
+                open_.append(f"{op.label} in {sc.path} output {k}: onnx's inference derives no element type")
+    return found, open_
+
+
 def check(ctx: CheckContext) -> Verdict:
     found: list[dict[str, Any]] = []
     open_: list[dict[str, Any]] = []
-    for sc in scopes(ctx):
+    ifs: list[tuple[int, int]] = []
+    for i, sc in enumerate(scopes(ctx)):
         ops = sc.graph.operations
         kinds = IF_KINDS & operator_kinds(ctx, sc.graph)
         if kinds:
             for j in operations_of(sc.graph, kinds):
                 found.extend({**op_ref(sc.path, j, ops[j]), **p} for p in problems(ops[j], sc.graph))
                 open_.extend({**op_ref(sc.path, j, ops[j]), **p} for p in unknown_positions(ops[j]))
+                ifs.append((i, j))
     if not found and open_:
         shown = [f"{f['operation']} in {f['scope']} output {f['position']}" for f in open_]
         return Verdict.unknown(
@@ -228,6 +287,13 @@ def check(ctx: CheckContext) -> Verdict:
             f"branch output types not declared, so their agreement is not established: {brief(shown, 3)}",
             SEVERITY,
         )
+    if not found and any(_has_outputs(scopes(ctx)[i].graph.operations[j]) for i, j in ifs):
+        produced, undecided = produced_problems(ctx, ifs)
+        found.extend(produced)
+        if not found and undecided:
+            return Verdict.unknown(
+                ID, f"the element types the branches produce are not established: {brief(undecided, 3)}", SEVERITY
+            )
     return LISTING.verdict(found, ID, SEVERITY)
 
 
@@ -236,9 +302,10 @@ RULE = Rule(
     title="If branches agree",
     statement=(
         "Every If operation has a then_branch and an else_branch graph with as many outputs as each other and "
-        "as the If's output mapping, of the same kind and element type at each position (undeclared types: "
-        "UNKNOWN); the shape declared for each If output is compatible with each branch's output shape (equal "
-        "ranks, and sizes can be given to symbolic and unknown dimensions that make the two shapes equal)."
+        "as the If's output mapping, of the same kind and element type at each position, as declared and as "
+        "produced (derived by onnx's inference from enforced facts; undeclared or underived types: UNKNOWN); "
+        "the shape declared for each If output is compatible with each branch's output shape (equal ranks, and "
+        "sizes can be given to symbolic and unknown dimensions that make the two shapes equal)."
     ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,

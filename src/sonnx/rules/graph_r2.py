@@ -12,7 +12,10 @@ omitted, or is an initializer that is not also a graph input, or the output
 of a ``Constant`` whose value is false (in this graph or an enclosing one); a
 graph input or a computed value may be true. When the value would have to be
 read from an initializer of a model loaded without its weights, that
-operation's determinism is unknown.
+operation's determinism is unknown. The data's dimensions (to place a negative
+scatter index) and ``CastLike``'s target type are read only where they hold at
+run time (:mod:`.premises`): never from a ``value_info`` entry or a graph
+output's declaration, which no runtime enforces.
 
 Verdict: VIOLATED when some operation is nondeterministic (this wins);
 otherwise UNKNOWN when the determinism of some operation could not be
@@ -28,13 +31,14 @@ import numpy as np
 from onnx import TensorProto
 
 from ..caching import cached
-from ..model.graph import Graph, InitialValue, Operation
+from ..model.graph import InitialValue, Operation
 from ..model.index import index, operations_of, operator_kinds
 from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
+from .premises import RuntimeType, runtime_type
 
 ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
@@ -134,18 +138,16 @@ def training_mode_false(ctx: CheckContext, scope: int, name: str) -> Outcome:
     return (DET, "") if not bool(c.array.reshape(-1)[0]) else (NONDET, f"{c.what} is true")
 
 
-def declared_shape(g: Graph, name: str) -> tuple[int | None, ...] | None:
-    """The declared shape of ``name`` in ``g`` (None where a dimension is not a fixed size), or None without one.
-
-    An omitted input (the empty name) has none, even if the graph declares a value named ``""``. Both engines
-    read the data's dimensions of a scatter with it.
-    """
-    if not name:
-        return None
-    t = g.tensors.get(name)
-    if t is None or t.type is None or t.type.shape is None:
-        return None
-    return tuple(d if isinstance(d, int) and d >= 0 else None for d in t.type.shape)
+def established(ctx: CheckContext, scope: int, name: str) -> RuntimeType:
+    """What holds at run time of the type of ``name`` in scope ``scope`` (:func:`.premises.runtime_type`)."""
+    g = scopes(ctx)[scope].graph
+    ix = index(ctx, g)
+    if name in ix.multi:
+        writers = [g.operations[o] for o, _ in ix.multi[name]]
+    else:
+        p = ix.prod.get(name) if name else None
+        writers = [] if p is None else [g.operations[p]]
+    return runtime_type(g, name, scope == 0, writers)
 
 
 def _duplicate_rows(keys: np.ndarray) -> tuple[int, int] | None:
@@ -178,7 +180,8 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
     if why := _not_of_kind(c, table.INDEX_KINDS, "integers"):
         return UNKNOWN, f"{why}: {entry.reason}"
     idx = c.array.astype(np.int64, copy=False)
-    data_shape = declared_shape(scopes(ctx)[scope].graph, m[0])
+    data = established(ctx, scope, m[0])
+    data_shape = data.dims
     if op.operator == "ScatterND":
         if idx.ndim == 0:
             return UNKNOWN, f"{c.what} is a scalar, not index tuples"
@@ -205,7 +208,8 @@ def _scatter_duplicates(ctx: CheckContext, scope: int, op: Operation, entry: tab
         dims = None if data_shape is None or len(data_shape) != idx.ndim else data_shape
     if np.any(keys < 0):
         if dims is None or len(dims) < keys.shape[1] or any(d is None for d in dims[: keys.shape[1]]):
-            return UNKNOWN, f"{c.what} holds negative indices and the data's dimensions are not declared"
+            why = data.why or f"the data's rank {len(data_shape or ())} does not fit the indices"
+            return UNKNOWN, f"{c.what} holds negative indices and the data's dimensions are not established: {why}"
         keys = np.where(keys < 0, keys + np.asarray(dims[: keys.shape[1]], dtype=np.int64), keys)
     pair = _duplicate_rows(keys)
     if pair is None:
@@ -235,13 +239,12 @@ def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table
             return UNKNOWN, f"Cast's attribute 'to' is {what}, so the target type is not known; {entry.reason}"
         if to.value != TensorProto.FLOAT8E8M0:
             return DET, ""
-    else:  # CastLike: the target type is that of its second input, when declared
+    else:  # CastLike: the target type is that of its second input, when established at run time
         m = op.input_mapping
-        t = scopes(ctx)[scope].graph.tensors.get(m[1]) if len(m) > 1 and m[1] else None
-        et = 0 if t is None or t.type is None else t.type.elem_type
+        target = established(ctx, scope, m[1] if len(m) > 1 else "")
+        et = target.elem_type
         if et == 0:
-            target = m[1] if len(m) > 1 else ""
-            return UNKNOWN, f"CastLike target {target!r} has no declared element type; {entry.reason}"
+            return UNKNOWN, f"CastLike's target type is not established ({target.why}); {entry.reason}"
         if et != TensorProto.FLOAT8E8M0:
             return DET, ""
     m = op.input_mapping

@@ -31,11 +31,17 @@ same shape (multidirectional, batch dimensions), or a broadcast operand's
 shape is not the very same as its target's (unidirectional): a different rank
 counts, since aligning ranks is itself an implicit reshape. Shapes come from
 onnx's shape inference (not strict, with data propagation) on the model file,
-read again for this rule, with the types the file declares.
+read again for this rule, after the declarations no runtime enforces are
+removed (:mod:`sonnx.loader.unenforced`): the shapes rest on the main graph's
+inputs as onnxruntime enforces them, initial values and constants, never on a
+``value_info`` entry or a graph output's declaration (spec, "What a PROVED
+rests on").
 
 Deciding with partial shapes: two shapes are the same when they have the same
-rank and at each dimension the same integer or the same symbolic name (ONNX
-reads one ``dim_param`` as one size throughout a model); they certainly differ
+rank and at each dimension the same integer or the same symbolic name (a name
+is then one input dimension carried by inference, since a name the main
+graph's inputs share is split per place first: no runtime checks that two
+places bearing one name have one size); they certainly differ
 when their ranks differ or two integer dimensions differ. Anything else (a rank
 unknown, an unknown dimension, two different names, a name against an integer)
 leaves the operation undetermined. Verdicts: VIOLATED with each broadcasting
@@ -44,8 +50,8 @@ some operation is undetermined, with the tensors whose shapes are missing; never
 PROVED then. A model not read from a file, or one onnx cannot read, is UNKNOWN.
 
 Operations are those the file writes (:func:`.graph_arity.written_scopes`):
-inside a model-local function body onnx's inference adds no type, so the
-shapes there are the ones the function declares. A node that calls a
+inside a model-local function body onnx's inference adds no type, and the
+function's own ``value_info`` is not enforced, so shapes there are not known. A node that calls a
 model-local function is not an application of the standard operator (its
 body's operations are checked instead); operators outside the default domain
 are not broadcasting operators of ONNX and are not examined (STRICT-OPERATORS
@@ -277,8 +283,9 @@ RULE = Rule(
     statement=(
         "No operation of an ONNX operator that broadcasts (multidirectionally, unidirectionally, through the "
         "legacy broadcast attribute, or over MatMul batch dimensions) is given operands whose shapes differ from "
-        "each other or from their target, judged on the shapes onnx's shape inference gives the model file; shapes "
-        "that leave it open make the verdict unknown."
+        "each other or from their target, judged on the shapes onnx's shape inference gives the model file from the "
+        "declarations runtimes enforce (graph inputs, initializers, constants); shapes that leave it open make the "
+        "verdict unknown."
     ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,

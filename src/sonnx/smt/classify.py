@@ -10,8 +10,9 @@ codes, with a legend), the schema since-version its opset selects (every
 version ONNX defines when the model imports no opset for the domain; 0 when
 there is no schema, with the reason), the attributes ``is_test``,
 ``sorted``, ``reduction`` and ``to``, whether inputs 0-2 are given, the
-declared element type of ``CastLike``'s target, and for the conditions on
-constant inputs the constant facts of :mod:`.constants` (kind and elements).
+element type of ``CastLike``'s target where it holds at run time
+(:mod:`sonnx.rules.premises`), and for the conditions on constant inputs the
+constant facts of :mod:`.constants` (kind and elements).
 
 The conditions are written as formulas over those facts: ``is_test`` set,
 ``sorted = 0``, ``training_mode`` a single false element, no zero among a
@@ -19,8 +20,8 @@ divisor's elements (``fp.isZero`` for floating point), no negative element
 cast to FLOAT8E8M0 (``fp.isNegative``: -0 counts, NaN does not), and for a
 scatter without reduction the index tuples (ScatterND: the rows; the element
 scatters: each element's position with the axis coordinate replaced by its
-value; negative indices wrapped by the declared data dimensions) pairwise
-``distinct``. Run-time or unread values give the unknown class. Per operation
+value; negative indices wrapped by the data's dimensions where they hold at
+run time) pairwise ``distinct``. Run-time or unread values give the unknown class. Per operation
 the formula yields a code: class (0 deterministic, 1 unknown, 2
 nondeterministic) plus 4 times the table entry that decided it, so the
 verdict's reasons come from the solver's evaluation. Several candidate
@@ -39,7 +40,7 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from ..rules.graph_r2 import declared_shape
+from ..rules.premises import RuntimeType, runtime_type
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
 
@@ -169,9 +170,9 @@ def _index_tuples(idx: np.ndarray) -> np.ndarray:
     return idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1])
 
 
-def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
+def scatter_term(op: Operation, data: RuntimeType, c: Const) -> Scatter:
     """Class of the duplicate-indices condition; an untrusted pair of positions with equal tuples and its check;
-    notes for the verdict's reason."""
+    notes for the verdict's reason. ``data``: what holds at run time of the data's type."""
     if c.kind != VALUE or c.array is None:
         return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, "", ()
     present, ax = attr_fact(op, "axis") if op.operator != "ScatterND" else (0, 0)
@@ -179,13 +180,13 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
     if c.array.dtype.kind not in table.INDEX_KINDS:
         return "1", None, "", notes
     idx = c.array.astype(np.int64, copy=False)
-    data = declared_shape(f.graph, op[3][0])
+    data_dims = data.dims
     if op.operator == "ScatterND":
         if idx.ndim == 0:
             return "1", None, "", notes
         k = idx.shape[-1]
         rows = [[num(int(v)) for v in r] for r in _index_tuples(idx).tolist()]
-        dims = None if data is None else data[:k]
+        dims = None if data_dims is None else data_dims[:k]
         guard = "true"
     else:
         if idx.ndim == 0:  # a single index: nothing to coincide with
@@ -201,7 +202,7 @@ def scatter_term(op: Operation, f: ScopeFacts, c: Const) -> Scatter:
             [f"(ite (= {axis} {j}) {num(v)} {c_j})" for j, c_j in enumerate(g)]
             for g, v in zip(grid, vals, strict=True)
         ]
-        dims = None if data is None or len(data) != idx.ndim else data
+        dims = None if data_dims is None or len(data_dims) != idx.ndim else data_dims
         guard = f"(and (<= 0 {axis}) (< {axis} {rank}))"
     width = len(rows[0]) if rows else 0
     known = dims is not None and len(dims) >= width and all(d is not None for d in dims[:width])
@@ -279,6 +280,10 @@ class Lister:
         self._plain: dict[tuple[object, ...], Instance] = {}
         self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
 
+    def established(self, f: ScopeFacts, name: str) -> RuntimeType:
+        """What holds at run time of the type of ``name`` in scope ``f`` (the writers from the raw facts)."""
+        return runtime_type(f.graph, name, f.parent < 0, self.resolver.writers(f, name))
+
     def instance(self, f: ScopeFacts, j: int) -> Instance:
         op = f.graph.operations[j]
         m = op[3]
@@ -299,7 +304,8 @@ class Lister:
             a = (attr_fact(op, "is_test"), attr_fact(op, "sorted"), _reduction(op), attr_fact(op, "to"))
         else:
             a = ((0, 0), (0, 0), 0, (0, 0))
-        et = _target_type(f, op) if op.operator == "CastLike" else 0
+        target = self.established(f, m[1] if len(m) > 1 else "") if op.operator == "CastLike" else None
+        et = 0 if target is None else target.elem_type
         key = (kind, g, a, et)
         if cond is None and key in self._plain:
             return self._plain[key]
@@ -312,7 +318,7 @@ class Lister:
             tm, consts = training_term(c), [c.what]
         elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
-            sc, pair, check, notes = scatter_term(op, f, c)
+            sc, pair, check, notes = scatter_term(op, self.established(f, op[3][0]), c)
             consts = [c.what, *notes]
         elif cond == table.ZERO_DIVISOR and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
@@ -323,6 +329,8 @@ class Lister:
                 ng, consts = elements_term(c, "neg"), [c.what]
             else:
                 ng, consts = "1", ["the input is omitted"]
+        elif cond == table.NEGATIVE_TO_E8M0 and target is not None and et == 0:
+            consts = [f"CastLike's target type is not established ({target.why})"]
         elif cond == table.NEGATIVE_TO_E8M0 and op.operator == "Cast" and a[3][0] != 1:
             consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
         d = self.codes.domain[table.normal_domain(op.domain)]
@@ -349,12 +357,6 @@ def _reduction(op: Operation) -> int:
     if r is None:
         return 0
     return 1 if r.value in ("none", b"none") else 2
-
-
-def _target_type(f: ScopeFacts, op: Operation) -> int:
-    m = op[3]
-    t = f.graph.tensors.get(m[1]) if len(m) > 1 and m[1] else None
-    return 0 if t is None or t.type is None else int(t.type.elem_type)
 
 
 def reason(code: int, inst: Instance) -> str:

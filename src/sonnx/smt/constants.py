@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..model.graph import InitialValue, Model
+from ..model.graph import InitialValue, Model, Operation
 from .facts import ScopeFacts, scope_of_tensor
 
 RUNTIME, UNREAD, VALUE = 0, 1, 2
@@ -72,6 +72,13 @@ class Resolver:
         self.model = model
         self.facts = facts
         self._writes: dict[int, dict[int, list[int]]] = {}
+
+    def writers(self, f: ScopeFacts, name: str) -> list[Operation]:
+        """The operations of scope ``f`` that write tensor ``name`` (none for a name ``f`` does not know)."""
+        t = f.tid.get(name) if name else None
+        if t is None:
+            return []
+        return [f.graph.operations[o - f.op_base] for o in self._writers(f).get(t, [])]
 
     def _writers(self, f: ScopeFacts) -> dict[int, list[int]]:
         w = self._writes.get(f.index)

@@ -1,0 +1,104 @@
+"""The model file read again with the types onnx's inference derives from enforced facts only (spec 4.2).
+
+GRAPH-IF-BRANCHES needs the element types the branches produce, and
+STRICT-BROADCAST the shapes of computed tensors. A declaration of the file is
+not such a fact (no runtime holds an intermediate tensor to it), so both read
+the model that :func:`sonnx.loader.load_model` gives with ``infer_shapes=True``:
+the declarations no runtime enforces removed, then onnx's shape inference,
+whose results rest on the main graph's inputs, initial values, constants and
+onnx's schemas. Built here once per check for GRAPH-IF-BRANCHES.
+
+The file must still hold the model being checked: a model changed after it
+was read (a rewrite, a partition's subgraph, a model built by the caller)
+keeps the path of its file, and types inferred for the file would not be its
+own. So the model read again is used only when its structure is the checked
+model's (:func:`same_structure`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..caching import cached
+from ..errors import SonnxError
+from ..loader import load_model
+from ..model.graph import Attribute, Graph, Model
+from ..model.structure import walk_scopes
+from .base import CheckContext
+
+
+def _value_key(v: Any) -> Any:
+    """An attribute value as compared: a tensor by element type, dimensions and layout (its reader differs)."""
+    if hasattr(v, "data_type") and hasattr(v, "dims"):
+        return ("tensor", v.data_type, tuple(v.dims), v.sparse)
+    if isinstance(v, tuple | list):
+        return tuple(_value_key(x) for x in v)
+    return v
+
+
+def _attribute_key(a: Attribute) -> Any:
+    if a.type in ("GRAPH", "GRAPHS"):  # the graphs are compared as scopes of their own
+        return a.name, a.type
+    return a.name, a.type, _value_key(a.value)
+
+
+def _initial(g: Graph) -> dict[str, Any]:
+    return {n: _value_key(t.initial_value) for n, t in g.tensors.items() if t.initial_value is not None}
+
+
+def same_structure(a: Model, b: Model) -> bool:
+    """Whether ``a`` and ``b`` have the same opsets, graphs, operations, attributes, initial values' types and
+    shapes, and main-graph input declarations (the facts the derived types rest on)."""
+    if a.ir_version != b.ir_version or dict(a.opset_imports) != dict(b.opset_imports):
+        return False
+    sa, sb = walk_scopes(a.graph), walk_scopes(b.graph)
+    if len(sa) != len(sb):
+        return False
+    for x, y in zip(sa, sb, strict=True):
+        gx, gy = x.graph, y.graph
+        if (x.path, x.parent, gx.inputs, gx.outputs) != (y.path, y.parent, gy.inputs, gy.outputs):
+            return False
+        if len(gx.operations) != len(gy.operations) or _initial(gx) != _initial(gy):
+            return False
+        for p, q in zip(gx.operations, gy.operations, strict=True):
+            if p[:5] != q[:5] or [_attribute_key(t) for t in p.attributes] != [_attribute_key(t) for t in q.attributes]:
+                return False
+    return _input_types(a) == _input_types(b)
+
+
+def _input_types(m: Model) -> list[Any]:
+    """The main graph's declared input types, symbolic names left out (the file read again renames them)."""
+    out: list[Any] = []
+    for n in m.graph.inputs:
+        t = m.graph.tensors.get(n)
+        ty = t.type if t is not None else None
+        levels: list[Any] = []
+        while ty is not None:
+            shape = None if ty.shape is None else tuple(None if isinstance(d, str) else d for d in ty.shape)
+            levels.append((ty.kind, ty.elem_type, shape))
+            ty = ty.element
+        out.append(levels)
+    return out
+
+
+def derived_model(ctx: CheckContext) -> tuple[Model | None, str]:
+    """The model with derived types, or None and why there is none."""
+
+    def build() -> tuple[Model | None, str]:
+        path = ctx.model.source
+        if not path or not os.path.isfile(path):
+            return None, "the model was not read from a file"
+        try:
+            model = load_model(path, read_weights=False, infer_shapes=True)
+        except SonnxError as exc:
+            # without the file's path, so that the reason is the same wherever the file lies (evidence replays)
+            why = exc.one_line()
+            for shown in (path, repr(path)):
+                why = why.removeprefix(f"{shown}: ")
+            return None, f"no inferred types: {why}"
+        if not same_structure(ctx.model, model):
+            return None, "the model is not the one its file holds (changed after it was read)"
+        return model, ""
+
+    return cached(ctx.cache, ("rules.derived_model",), build)
