@@ -40,6 +40,7 @@ from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 import onnx.defs
+from onnx import TensorProto
 
 KNOWN_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview.training")
 """Domains whose operators sonnx knows (the ONNX operator sets it ships the schemas of)."""
@@ -58,7 +59,10 @@ TOPK_UNSORTED = "sorted attribute is 0"
 DUPLICATE_INDICES = "reduction none and two indices may address one element"
 ZERO_DIVISOR = "the divisor may hold a zero"
 SEQUENCE_LENS_GIVEN = "the sequence_lens input is given"
-NEGATIVE_TO_E8M0 = "the target type is FLOAT8E8M0 and the input may hold a negative value"
+UNREPRESENTABLE_CAST = (
+    "the input may hold a value the target type cannot represent: a floating-point value outside an integer "
+    "target's range (NaN and infinities included), a string to an integer target, a negative value to FLOAT8E8M0"
+)
 
 CONDITIONS = (
     IS_TEST_UNSET,
@@ -67,7 +71,7 @@ CONDITIONS = (
     DUPLICATE_INDICES,
     ZERO_DIVISOR,
     SEQUENCE_LENS_GIVEN,
-    NEGATIVE_TO_E8M0,
+    UNREPRESENTABLE_CAST,
 )
 """Conditions under which an operation of a conditional entry is nondeterministic."""
 
@@ -84,7 +88,31 @@ class Entry(NamedTuple):
     condition: str
     """``ALWAYS``, ``NEVER`` or one of :data:`CONDITIONS`."""
     reason: str
+    quotes: tuple[str, ...] = ()
+    """Passages of the operator text (lower case, blanks collapsed) whose open point this entry decides: every
+    passage of the covered versions that leaves a result open ("undefined", "unspecified", ...) must be quoted
+    by some entry, and every quote must occur in that text."""
 
+
+INTEGER_RANGES: Mapping[int, tuple[int, int]] = {
+    TensorProto.UINT8: (0, 2**8 - 1),
+    TensorProto.INT8: (-(2**7), 2**7 - 1),
+    TensorProto.UINT16: (0, 2**16 - 1),
+    TensorProto.INT16: (-(2**15), 2**15 - 1),
+    TensorProto.UINT32: (0, 2**32 - 1),
+    TensorProto.INT32: (-(2**31), 2**31 - 1),
+    TensorProto.UINT64: (0, 2**64 - 1),
+    TensorProto.INT64: (-(2**63), 2**63 - 1),
+    TensorProto.UINT4: (0, 15),
+    TensorProto.INT4: (-8, 7),
+    TensorProto.UINT2: (0, 3),
+    TensorProto.INT2: (-2, 1),
+}
+"""The integer ("fixed point") element types and the values each can hold, the targets for which Cast's text
+leaves the conversion of a floating-point value out of range undefined."""
+EXACT_SOURCES = frozenset(INTEGER_RANGES) | {TensorProto.BOOL}
+"""Element types whose conversion to any integer type the text defines for every value (an integer out of range
+keeps its low bits, a boolean gives 0 or 1)."""
 
 _RANDOM = (
     "draws pseudo-random values; ONNX specifies no generator, so not even the seed attribute makes the "
@@ -97,9 +125,19 @@ _DUPLICATES = (
     "cannot be"
 )
 
-_E8M0 = (
-    "casting a negative value (or -0) to FLOAT8E8M0 is undefined behaviour in the operator text; constant "
-    "inputs are checked, inputs computed at run time cannot be"
+_UNREPRESENTABLE = (
+    "the text leaves a conversion undefined where the target type cannot hold the value: a floating-point value "
+    "out of an integer type's range, NaN or an infinity (x86 and ARM give different integers), a string to an "
+    "integer type (\"2.718\" is undefined), and from version 24 a negative value or -0 to FLOAT8E8M0; a constant "
+    "input is checked element by element, an input computed at run time only by its declared element type "
+    "(integers and booleans convert to integers by defined rules)"
+)
+_CAST_QUOTES = (
+    "fixed point: undefined if oor",
+    'such as "2.718", to int is an undefined behavior',
+    "casting negative values to float8e8m0 gives undefined behavior",
+    "| -0 | unspecified | unspecified |",
+    "| x < 0 | unspecified | unspecified |",
 )
 
 _GENERATORS = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli")
@@ -163,8 +201,8 @@ TABLE: tuple[Entry, ...] = (
         "Scan-8 leaves the scan outputs past each batch entry's sequence length undefined, so they are "
         "deterministic only without the sequence_lens input",
     ),
-    Entry("", "Cast", 24, None, NEGATIVE_TO_E8M0, _E8M0),
-    Entry("", "CastLike", 24, None, NEGATIVE_TO_E8M0, _E8M0),
+    Entry("", "Cast", 1, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE, _CAST_QUOTES),
+    Entry("", "CastLike", 15, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE),
 )
 
 REVIEWED: tuple[Entry, ...] = (
@@ -218,7 +256,9 @@ REVIEWED: tuple[Entry, ...] = (
         None,
         NEVER,
         "a string that is not a numeric literal has no defined conversion; such an input is outside the "
-        "operator's domain (reading A8 of the spec); negative values to FLOAT8E8M0 are the condition above",
+        "operator's domain (reading A8 of the spec); the values a target type cannot represent (out of an integer "
+        "type's range, strings to integers, negative values to FLOAT8E8M0) are the condition above",
+        ('converting non-numerical-literal string such as "hello world!" is an undefined behavior',),
     ),
     Entry(
         "",
@@ -260,9 +300,9 @@ ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
     ("", "Scatter"): "as ScatterND: repeated indices leave the result unspecified",
     ("", "Mod"): "onnx flags it deterministic; its text makes a zero divisor's result platform dependent, so "
     "sonnx decides per operation (a constant divisor is checked)",
-    ("", "Cast"): "onnx flags it deterministic; from version 24 a negative value cast to FLOAT8E8M0 is "
-    "undefined, so sonnx decides per operation",
-    ("", "CastLike"): "as Cast: a negative value cast to FLOAT8E8M0 is undefined",
+    ("", "Cast"): "onnx flags it deterministic; its text leaves a floating-point value out of an integer type's "
+    "range (and from version 24 a negative value cast to FLOAT8E8M0) undefined, so sonnx decides per operation",
+    ("", "CastLike"): "as Cast: a value its target type cannot represent is undefined",
     ("", "LinearAttention"): "onnx leaves the flag unknown; the definition gives the outputs by a sequential "
     "recurrence over the inputs, a function of them",
     ("", "CausalConvWithState"): "onnx leaves the flag unknown; the definition is a causal depthwise "

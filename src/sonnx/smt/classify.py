@@ -39,7 +39,7 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from ..rules.graph_r2 import declared_shape
+from ..rules.graph_r2 import declared_shape, declared_type
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
 
@@ -59,9 +59,11 @@ _COND = {
     table.ZERO_DIVISOR: "(ite (= g1 0) 1 dz)",
     table.SEQUENCE_LENS_GIVEN: "(ite (= g0 1) 1 0)",
 }
-_CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng 0))"
-_CASTLIKE = f"(ite (= et 0) 1 (ite (distinct et {E8M0}) 0 ng))"
-PARAMS = ("d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng")
+_CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng (ite (integer tv) oo 0)))"
+_CASTLIKE = f"(ite (= et 0) 1 (ite (= et {E8M0}) ng (ite (integer et) oo 0)))"
+PARAMS = (
+    "d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng", "oo"
+)
 
 
 class Codes:
@@ -91,18 +93,35 @@ def table_formula(codes: Codes) -> list[str]:
         match = [f"(= d {codes.domain[e.domain]})", f"(= p {codes.op[e.operator]})", f"(<= {e.first} v)"]
         if e.last is not None:
             match.append(f"(<= v {e.last})")
-        if e.condition == table.NEGATIVE_TO_E8M0:
+        if e.condition == table.UNREPRESENTABLE_CAST:
             cond = _CAST if e.operator == "Cast" else _CASTLIKE
         else:
             cond = _COND[e.condition]
         body = f"(ite (and {' '.join(match)}) (+ {cond} {4 * n}) {body})"
     params = " ".join(f"({x} Int)" for x in PARAMS)
     return [
+        *_type_functions(),
         "; the determinism table (sonnx.rules.determinism_table.TABLE) as a function of an operation's facts:",
         ";   code = class (0 deterministic, 1 unknown, 2 nondeterministic) + 4 * number of the deciding entry",
         f"(define-fun known ((d Int)) Bool (or {known}))",
         f"(define-fun cls ({params}) Int (ite (not (known d)) {1 + 4 * UNKNOWN_DOMAIN}"
         f" (ite (= v 0) {1 + 4 * NO_SCHEMA} {body})))",
+    ]
+
+
+def _type_functions() -> list[str]:
+    """The integer element types with their ranges, and the types converted to integers by defined rules."""
+    ranges = sorted(table.INTEGER_RANGES.items())
+    lo = hi = "0"
+    for t, (a, b) in reversed(ranges):
+        lo, hi = f"(ite (= t {t}) {num(a)} {lo})", f"(ite (= t {t}) {num(b)} {hi})"
+    return [
+        "; integer element types (sonnx.rules.determinism_table.INTEGER_RANGES), their least and greatest values, and",
+        ";   the element types that convert to an integer type by defined rules (EXACT_SOURCES)",
+        f"(define-fun integer ((t Int)) Bool (or {' '.join(f'(= t {t})' for t, _ in ranges)}))",
+        f"(define-fun lo ((t Int)) Int {lo})",
+        f"(define-fun hi ((t Int)) Int {hi})",
+        f"(define-fun exact ((t Int)) Bool (or {' '.join(f'(= t {t})' for t in sorted(table.EXACT_SOURCES))}))",
     ]
 
 
@@ -157,6 +176,23 @@ def elements_term(c: Const, test: str) -> str:
     else:
         hits = [f"(fp.isZero {x})" if test == "zero" else f"(fp.isNegative {x})" for x in xs]
     return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) 1)"
+
+
+def range_term(c: Const, target: int, source: int) -> str:
+    """Class of "some element is out of the integer ``target``'s range" on the input of a cast whose declared
+    element type is ``source`` (0: none): NaN, infinities and values outside [lo, hi] compared as exact reals."""
+    fallback = f"(ite (exact {source}) 0 1)"
+    if c.kind != VALUE or c.array is None:
+        return f"(ite (= {_kind(c)} {VALUE}) 0 {fallback})"
+    a = c.array
+    if a.dtype.kind not in table.NUMERIC_KINDS:
+        return "1"
+    hits = []
+    if a.dtype.kind == "f":
+        for x in terms(a):
+            r = f"(fp.to_real {x})"
+            hits.append(f"(or (fp.isNaN {x}) (fp.isInfinite {x}) (< {r} (lo {target})) (< (hi {target}) {r}))")
+    return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) {fallback})"
 
 
 AXIS_NOT_INT = "the attribute 'axis' is not an INT, so which element an index addresses is not known"
@@ -248,7 +284,7 @@ VALUE_CONDITIONS = {
     (e.domain, e.operator): e.condition
     for e in table.TABLE
     if e.condition
-    in (table.TRAINING_MODE_NOT_FALSE, table.DUPLICATE_INDICES, table.ZERO_DIVISOR, table.NEGATIVE_TO_E8M0)
+    in (table.TRAINING_MODE_NOT_FALSE, table.DUPLICATE_INDICES, table.ZERO_DIVISOR, table.UNREPRESENTABLE_CAST)
 }
 """Operators with an entry whose condition reads a constant input: only their constant facts are listed."""
 
@@ -303,7 +339,7 @@ class Lister:
         key = (kind, g, a, et)
         if cond is None and key in self._plain:
             return self._plain[key]
-        tm = sc = dz = ng = "0"
+        tm = sc = dz = ng = oo = "0"
         consts: list[str] = []
         pair = None
         check = ""
@@ -317,20 +353,27 @@ class Lister:
         elif cond == table.ZERO_DIVISOR and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
-        elif cond == table.NEGATIVE_TO_E8M0 and (a[3] == (1, E8M0) if op.operator == "Cast" else et == E8M0):
-            if g[0]:
-                c = self.resolver.resolve(f, f.tid[op[3][0]], "input")
-                ng, consts = elements_term(c, "neg"), [c.what]
-            else:
-                ng, consts = "1", ["the input is omitted"]
-        elif cond == table.NEGATIVE_TO_E8M0 and op.operator == "Cast" and a[3][0] != 1:
-            consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
+        elif cond == table.UNREPRESENTABLE_CAST:
+            target = et if op.operator == "CastLike" else a[3][1] if a[3][0] == 1 else 0
+            if op.operator == "Cast" and a[3][0] != 1:
+                consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
+            elif target == E8M0 or target in table.INTEGER_RANGES:
+                if g[0]:
+                    c = self.resolver.resolve(f, f.tid[op[3][0]], "input")
+                    consts = [c.what]
+                    if target == E8M0:
+                        ng = elements_term(c, "neg")
+                    else:
+                        oo = range_term(c, target, declared_type(f.graph, op[3][0]))
+                else:
+                    ng = oo = "1"
+                    consts = ["the input is omitted"]
         d = self.codes.domain[table.normal_domain(op.domain)]
         p = self.codes.op[op.operator]
         (itk, itv), (sk, sv), rd, (tk, tv) = a
         rest = f"{num(itk)} {num(itv)} {num(sk)} {num(sv)} {rd} {g[0]} {g[1]} {g[2]} {num(tk)} {num(tv)} {et}"
         versions, why = vs
-        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng})" for v in versions or [0]]
+        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng} {oo})" for v in versions or [0]]
         if len(calls) == 1:
             term = calls[0]
         else:
@@ -353,8 +396,7 @@ def _reduction(op: Operation) -> int:
 
 def _target_type(f: ScopeFacts, op: Operation) -> int:
     m = op[3]
-    t = f.graph.tensors.get(m[1]) if len(m) > 1 and m[1] else None
-    return 0 if t is None or t.type is None else int(t.type.elem_type)
+    return declared_type(f.graph, m[1] if len(m) > 1 else "")
 
 
 def reason(code: int, inst: Instance) -> str:
