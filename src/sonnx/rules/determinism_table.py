@@ -29,7 +29,8 @@ deterministic as operators: their bodies are graphs of the model and R2 checks
 every operation in them.
 
 ONNX's own ``OpSchema.node_determinism`` flag is *not* used to decide; the
-test-suite compares it with this table and :data:`ONNX_FLAG_DIFFERENCES`
+test-suite compares it with this table and
+:data:`~sonnx.rules.determinism_review.ONNX_FLAG_DIFFERENCES`
 lists, with a reason, every operator on which the two disagree.
 """
 
@@ -64,6 +65,10 @@ UNREPRESENTABLE_CAST = (
     "target's range (NaN and infinities included), a string to an integer target, a negative value to FLOAT8E8M0"
 )
 
+REPEATED_AXES_ATTRIBUTE = "the axes attribute names one axis twice"
+REPEATED_AXES_INPUT = "the axes input may name one axis twice"
+LOCALE_DEPENDENT = "the operation changes case, or compares stopwords without regard to case"
+
 CONDITIONS = (
     IS_TEST_UNSET,
     TRAINING_MODE_NOT_FALSE,
@@ -72,6 +77,9 @@ CONDITIONS = (
     ZERO_DIVISOR,
     SEQUENCE_LENS_GIVEN,
     UNREPRESENTABLE_CAST,
+    REPEATED_AXES_ATTRIBUTE,
+    REPEATED_AXES_INPUT,
+    LOCALE_DEPENDENT,
 )
 """Conditions under which an operation of a conditional entry is nondeterministic."""
 
@@ -132,6 +140,11 @@ _UNREPRESENTABLE = (
     "input is checked element by element, an input computed at run time only by its declared element type "
     "(integers and booleans convert to integers by defined rules)"
 )
+_REPEATED = (
+    "the text leaves the result undefined when an axis is repeated (a negative axis counts from the back of the "
+    "data's declared rank); constant axes are checked, axes computed at run time cannot be"
+)
+_REPEATED_QUOTE = ("behavior is undefined if an axis is repeated.",)
 _CAST_QUOTES = (
     "fixed point: undefined if oor",
     'such as "2.718", to int is an undefined behavior',
@@ -144,7 +157,10 @@ _GENERATORS = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUnifo
 """The operators that draw random values, nondeterministic in every version."""
 
 TABLE: tuple[Entry, ...] = (
-    *(Entry("", operator, 1, None, ALWAYS, _RANDOM) for operator in _GENERATORS),
+    *(
+        Entry("", o, 1, None, ALWAYS, _RANDOM, ("this operator is non-deterministic",) if o == "Bernoulli" else ())
+        for o in _GENERATORS
+    ),
     Entry(
         "",
         "Dropout",
@@ -179,6 +195,7 @@ TABLE: tuple[Entry, ...] = (
         None,
         TOPK_UNSORTED,
         "with sorted = 0 the order of the returned values and indices is left to the implementation",
+        ("if \"sorted\" is 0, order of returned 'values' and 'indices' are undefined",),
     ),
     Entry("", "ScatterND", 11, None, DUPLICATE_INDICES, _DUPLICATES),
     Entry("", "ScatterElements", 11, None, DUPLICATE_INDICES, _DUPLICATES),
@@ -191,6 +208,7 @@ TABLE: tuple[Entry, ...] = (
         ZERO_DIVISOR,
         "the operator text makes the result of a zero divisor platform dependent; the operation is "
         "deterministic only when its divisor is a constant without zeros",
+        ("in case of dividend being zero, the results will be platform dependent",),
     ),
     Entry(
         "",
@@ -200,6 +218,24 @@ TABLE: tuple[Entry, ...] = (
         SEQUENCE_LENS_GIVEN,
         "Scan-8 leaves the scan outputs past each batch entry's sequence length undefined, so they are "
         "deterministic only without the sequence_lens input",
+        ("the remaining values have an undefined value",),
+    ),
+    Entry("", "Slice", 1, 9, REPEATED_AXES_ATTRIBUTE, f"{_REPEATED} (said from version 13, true of every one)"),
+    Entry("", "Slice", 10, None, REPEATED_AXES_INPUT, _REPEATED, _REPEATED_QUOTE),
+    Entry("", "Pad", 18, None, REPEATED_AXES_INPUT, _REPEATED, _REPEATED_QUOTE),
+    Entry("", "Resize", 18, None, REPEATED_AXES_ATTRIBUTE, _REPEATED, _REPEATED_QUOTE),
+    Entry("", "CenterCropPad", 18, None, REPEATED_AXES_ATTRIBUTE, _REPEATED, _REPEATED_QUOTE),
+    Entry(
+        "",
+        "StringNormalizer",
+        10,
+        None,
+        LOCALE_DEPENDENT,
+        "the locale that decides upper and lower case is left to the environment (a default of en_US 'or platform "
+        "specific equivalent'); the outputs then depend on the platform for the strings given at run time, so "
+        "such an operation is unknown; without a case change and with case-sensitive stopwords (or none) the "
+        "locale is not used",
+        ("environment dependent string that denotes the locale",),
     ),
     Entry("", "Cast", 1, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE, _CAST_QUOTES),
     Entry("", "CastLike", 15, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE),
@@ -222,6 +258,7 @@ REVIEWED: tuple[Entry, ...] = (
         None,
         NEVER,
         "the text leaves only the result of an empty optional undefined, and that case is an error, not a value",
+        ("the behavior is undefined in this case",),
     ),
     Entry(
         "",
@@ -231,6 +268,7 @@ REVIEWED: tuple[Entry, ...] = (
         NEVER,
         "a mean over an empty set is left undefined; it needs a zero-sized reduced axis, a shape outside the "
         "operator's domain (reading A8 of the spec), not run-to-run variation",
+        ("reduction over an empty set of values yields undefined",),
     ),
     Entry(
         "",
@@ -240,6 +278,7 @@ REVIEWED: tuple[Entry, ...] = (
         NEVER,
         "over an empty set the result is minus infinity where the type has it, else undefined: a zero-sized "
         "reduced axis is outside the operator's domain (reading A8 of the spec)",
+        ("yields minus infinity (if supported by the datatype) or undefined otherwise",),
     ),
     Entry(
         "",
@@ -248,6 +287,7 @@ REVIEWED: tuple[Entry, ...] = (
         None,
         NEVER,
         "as ReduceLogSum: an empty reduced axis is outside the operator's domain (reading A8 of the spec)",
+        ("yields minus infinity (if supported by the datatype) or undefined otherwise",),
     ),
     Entry(
         "",
@@ -274,46 +314,6 @@ REVIEWED: tuple[Entry, ...] = (
 """Operators whose ONNX text leaves something open that cannot make their outputs vary, with why.
 
 Rendered in the spec next to :data:`TABLE`; no rule reads it."""
-
-_BODY = "as for If: the body is a graph of the model and is checked operation by operation"
-_PERMUTATION = (
-    "onnx leaves the flag unknown on version 28; the operator is a fixed permutation of its input, as in every "
-    "earlier version"
-)
-
-ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
-    ("", "If"): "onnx flags control flow as nondeterministic because of the body; sonnx checks the branches "
-    "as graphs of the model, so the operator itself is deterministic",
-    ("", "Loop"): _BODY,
-    ("", "Scan"): _BODY,
-    ("", "SequenceMap"): f"{_BODY}; the order in which samples are processed does not change the outputs, which "
-    "keep the input order",
-    ("", "AffineGrid"): "onnx flags it nondeterministic, but its definition gives the grid as a closed-form "
-    "function of theta, size and align_corners",
-    ("", "Dropout"): "onnx flags every version nondeterministic; sonnx decides per operation for versions 1, 6 "
-    "(is_test) and 12 on (training_mode), and flags versions 7 and 10, whose mode the runtime chooses",
-    ("", "TopK"): "onnx flags it deterministic; with sorted = 0 (versions 11 and later) the order of the "
-    "results is unspecified, so sonnx decides per operation",
-    ("", "ScatterND"): "onnx flags it deterministic; with reduction none and repeated indices the result is "
-    "unspecified, so sonnx decides per operation (constant indices are checked)",
-    ("", "ScatterElements"): "as ScatterND: repeated indices without a reduction leave the result unspecified",
-    ("", "Scatter"): "as ScatterND: repeated indices leave the result unspecified",
-    ("", "Mod"): "onnx flags it deterministic; its text makes a zero divisor's result platform dependent, so "
-    "sonnx decides per operation (a constant divisor is checked)",
-    ("", "Cast"): "onnx flags it deterministic; its text leaves a floating-point value out of an integer type's "
-    "range (and from version 24 a negative value cast to FLOAT8E8M0) undefined, so sonnx decides per operation",
-    ("", "CastLike"): "as Cast: a value its target type cannot represent is undefined",
-    ("", "LinearAttention"): "onnx leaves the flag unknown; the definition gives the outputs by a sequential "
-    "recurrence over the inputs, a function of them",
-    ("", "CausalConvWithState"): "onnx leaves the flag unknown; the definition is a causal depthwise "
-    "convolution, a function of its inputs",
-    ("", "DepthToSpace"): _PERMUTATION,
-    ("", "SpaceToDepth"): _PERMUTATION,
-    ("ai.onnx.preview", "FlexAttention"): "domain ai.onnx.preview is not one sonnx knows, so sonnx answers "
-    "unknown where onnx says deterministic",
-}
-"""Every operator on which :func:`schema_class` and onnx's ``node_determinism`` flag disagree, with why."""
-
 
 def entry_for(domain: str, operator: str, since: int) -> Entry | None:
     """The table entry covering schema version ``since`` of (``domain``, ``operator``), if any."""

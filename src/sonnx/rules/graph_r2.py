@@ -25,7 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto
 
 from ..caching import cached
 from ..model.graph import Graph, InitialValue, Operation
@@ -34,6 +33,7 @@ from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
+from . import graph_r2_conditions as conditions
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
 
 ID = "GRAPH-R2"
@@ -227,61 +227,6 @@ def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Ent
     return DET, ""
 
 
-def _cast_target(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> tuple[int | None, str]:
-    """The element type a Cast or CastLike converts to, or None and why it is not known."""
-    if op.operator == "Cast":
-        to = op.attribute("to")
-        if to is None or to.type != "INT":
-            what = "absent" if to is None else f"of type {to.type}, not INT"
-            return None, f"Cast's attribute 'to' is {what}, so the target type is not known; {entry.reason}"
-        return int(to.value), ""
-    m = op.input_mapping  # CastLike: the target type is that of its second input, when declared
-    et = declared_type(scopes(ctx)[scope].graph, m[1] if len(m) > 1 else "")
-    if et == 0:
-        target = m[1] if len(m) > 1 else ""
-        return None, f"CastLike target {target!r} has no declared element type; {entry.reason}"
-    return et, ""
-
-
-def declared_type(g: Graph, name: str) -> int:
-    """The declared element type of ``name`` in ``g``; 0 when there is none (an omitted name has none)."""
-    t = g.tensors.get(name) if name else None
-    return 0 if t is None or t.type is None else int(t.type.elem_type)
-
-
-def _unrepresentable_cast(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> Outcome:
-    """A cast whose input may hold a value its target type cannot represent (the text leaves the result open)."""
-    target, why = _cast_target(ctx, scope, op, entry)
-    if target is None:
-        return UNKNOWN, why
-    bounds = table.INTEGER_RANGES.get(target)
-    if target != TensorProto.FLOAT8E8M0 and bounds is None:
-        return DET, ""
-    m = op.input_mapping
-    if not m or not m[0]:
-        return UNKNOWN, f"the input is omitted: {entry.reason}"
-    c = constant_value(ctx, scope, m[0], "input")
-    if c.kind != "value" or c.array is None:
-        exact = bounds is not None and declared_type(scopes(ctx)[scope].graph, m[0]) in table.EXACT_SOURCES
-        return (DET, "") if exact else (UNKNOWN, f"{c.what}: {entry.reason}")
-    if why := _not_of_kind(c, table.NUMERIC_KINDS, "numbers"):
-        return UNKNOWN, f"{why}: {entry.reason}"
-    if bounds is not None and c.array.dtype.kind != "f":  # integers and booleans: converted by defined rules
-        return DET, ""
-    values = c.array.astype(np.float64, copy=False).reshape(-1)
-    if bounds is None:  # FLOAT8E8M0: a negative value or -0 (NaN has no sign to speak of)
-        bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))
-        outside = ""
-    else:
-        lo, hi = bounds
-        below_top = values <= float(hi) if hi < 2**53 else values < float(hi + 1)  # both exact in a double
-        bad = np.flatnonzero(~((values >= float(lo)) & below_top))  # NaN fails both comparisons
-        outside = f", outside [{lo}, {hi}] of {TensorProto.DataType.Name(target)}"
-    if bad.size:
-        return NONDET, f"{c.what} holds {values[bad[0]]} at flat position {int(bad[0])}{outside}; {entry.reason}"
-    return DET, ""
-
-
 def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry | None) -> Outcome:
     if entry is None or entry.condition == table.NEVER:
         return DET, ""
@@ -309,8 +254,9 @@ def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry |
     if entry.condition == table.SEQUENCE_LENS_GIVEN:
         m = op.input_mapping
         return (UNKNOWN, entry.reason) if m and m[0] else (DET, "")
-    if entry.condition == table.UNREPRESENTABLE_CAST:
-        return _unrepresentable_cast(ctx, scope, op, entry)
+    if entry.condition in conditions.READ_VALUES:
+        g = scopes(ctx)[scope].graph
+        return conditions.READ_VALUES[entry.condition](lambda n, r: constant_value(ctx, scope, n, r), g, op, entry)
     raise AssertionError(f"determinism table: unknown condition {entry.condition!r}")
 
 

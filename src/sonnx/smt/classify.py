@@ -39,9 +39,11 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from ..rules.graph_r2 import declared_shape, declared_type
+from ..rules.graph_r2 import declared_shape
+from ..rules.graph_r2_conditions import AXES_INPUT, declared_rank, declared_type, text
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
+from .value_terms import axes_term, axes_value_term, locale_term, range_term, type_functions
 
 E8M0 = 24
 """``TensorProto.FLOAT8E8M0``."""
@@ -58,11 +60,15 @@ _COND = {
     table.DUPLICATE_INDICES: "(ite (= rd 2) 0 (ite (= g1 0) 0 sc))",
     table.ZERO_DIVISOR: "(ite (= g1 0) 1 dz)",
     table.SEQUENCE_LENS_GIVEN: "(ite (= g0 1) 1 0)",
+    table.REPEATED_AXES_ATTRIBUTE: "ax",
+    table.REPEATED_AXES_INPUT: "ai",
+    table.LOCALE_DEPENDENT: "lc",
 }
 _CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng (ite (integer tv) oo 0)))"
 _CASTLIKE = f"(ite (= et 0) 1 (ite (= et {E8M0}) ng (ite (integer et) oo 0)))"
 PARAMS = (
-    "d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng", "oo"
+    "d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng", "oo",
+    "ax", "ai", "lc",
 )
 
 
@@ -100,28 +106,12 @@ def table_formula(codes: Codes) -> list[str]:
         body = f"(ite (and {' '.join(match)}) (+ {cond} {4 * n}) {body})"
     params = " ".join(f"({x} Int)" for x in PARAMS)
     return [
-        *_type_functions(),
+        *type_functions(),
         "; the determinism table (sonnx.rules.determinism_table.TABLE) as a function of an operation's facts:",
         ";   code = class (0 deterministic, 1 unknown, 2 nondeterministic) + 4 * number of the deciding entry",
         f"(define-fun known ((d Int)) Bool (or {known}))",
         f"(define-fun cls ({params}) Int (ite (not (known d)) {1 + 4 * UNKNOWN_DOMAIN}"
         f" (ite (= v 0) {1 + 4 * NO_SCHEMA} {body})))",
-    ]
-
-
-def _type_functions() -> list[str]:
-    """The integer element types with their ranges, and the types converted to integers by defined rules."""
-    ranges = sorted(table.INTEGER_RANGES.items())
-    lo = hi = "0"
-    for t, (a, b) in reversed(ranges):
-        lo, hi = f"(ite (= t {t}) {num(a)} {lo})", f"(ite (= t {t}) {num(b)} {hi})"
-    return [
-        "; integer element types (sonnx.rules.determinism_table.INTEGER_RANGES), their least and greatest values, and",
-        ";   the element types that convert to an integer type by defined rules (EXACT_SOURCES)",
-        f"(define-fun integer ((t Int)) Bool (or {' '.join(f'(= t {t})' for t, _ in ranges)}))",
-        f"(define-fun lo ((t Int)) Int {lo})",
-        f"(define-fun hi ((t Int)) Int {hi})",
-        f"(define-fun exact ((t Int)) Bool (or {' '.join(f'(= t {t})' for t in sorted(table.EXACT_SOURCES))}))",
     ]
 
 
@@ -176,23 +166,6 @@ def elements_term(c: Const, test: str) -> str:
     else:
         hits = [f"(fp.isZero {x})" if test == "zero" else f"(fp.isNegative {x})" for x in xs]
     return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) 1)"
-
-
-def range_term(c: Const, target: int, source: int) -> str:
-    """Class of "some element is out of the integer ``target``'s range" on the input of a cast whose declared
-    element type is ``source`` (0: none): NaN, infinities and values outside [lo, hi] compared as exact reals."""
-    fallback = f"(ite (exact {source}) 0 1)"
-    if c.kind != VALUE or c.array is None:
-        return f"(ite (= {_kind(c)} {VALUE}) 0 {fallback})"
-    a = c.array
-    if a.dtype.kind not in table.NUMERIC_KINDS:
-        return "1"
-    hits = []
-    if a.dtype.kind == "f":
-        for x in terms(a):
-            r = f"(fp.to_real {x})"
-            hits.append(f"(or (fp.isNaN {x}) (fp.isInfinite {x}) (< {r} (lo {target})) (< (hi {target}) {r}))")
-    return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) {fallback})"
 
 
 AXIS_NOT_INT = "the attribute 'axis' is not an INT, so which element an index addresses is not known"
@@ -280,13 +253,23 @@ def _pair(
     return a, b, keys[a].tolist()
 
 
-VALUE_CONDITIONS = {
-    (e.domain, e.operator): e.condition
-    for e in table.TABLE
-    if e.condition
-    in (table.TRAINING_MODE_NOT_FALSE, table.DUPLICATE_INDICES, table.ZERO_DIVISOR, table.UNREPRESENTABLE_CAST)
-}
-"""Operators with an entry whose condition reads a constant input: only their constant facts are listed."""
+_READS_VALUES = (
+    table.TRAINING_MODE_NOT_FALSE,
+    table.DUPLICATE_INDICES,
+    table.ZERO_DIVISOR,
+    table.UNREPRESENTABLE_CAST,
+    table.REPEATED_AXES_ATTRIBUTE,
+    table.REPEATED_AXES_INPUT,
+    table.LOCALE_DEPENDENT,
+)
+VALUE_CONDITIONS: dict[tuple[str, str], frozenset[str]] = {}
+for _e in table.TABLE:
+    if _e.condition in _READS_VALUES:
+        VALUE_CONDITIONS[(_e.domain, _e.operator)] = VALUE_CONDITIONS.get((_e.domain, _e.operator), frozenset()) | {
+            _e.condition
+        }
+"""Operators with entries whose conditions read constants or attribute lists, and those conditions: only their
+facts are listed (an operator may have several, one per range of versions)."""
 
 
 @dataclass(eq=False)
@@ -329,7 +312,7 @@ class Lister:
         vs = self._versions.get(kind)
         if vs is None:
             vs = self._versions[kind] = _versions(self.model, op)
-        cond = VALUE_CONDITIONS.get((table.normal_domain(op.domain), op.operator))
+        conds = VALUE_CONDITIONS.get((table.normal_domain(op.domain), op.operator), frozenset())
         g = (_given(op, 0), _given(op, 1), _given(op, 2))
         if op[5]:
             a = (attr_fact(op, "is_test"), attr_fact(op, "sorted"), _reduction(op), attr_fact(op, "to"))
@@ -337,23 +320,23 @@ class Lister:
             a = ((0, 0), (0, 0), 0, (0, 0))
         et = _target_type(f, op) if op.operator == "CastLike" else 0
         key = (kind, g, a, et)
-        if cond is None and key in self._plain:
+        if not conds and key in self._plain:
             return self._plain[key]
-        tm = sc = dz = ng = oo = "0"
+        tm = sc = dz = ng = oo = ax = ai = lc = "0"
         consts: list[str] = []
         pair = None
         check = ""
-        if cond == table.TRAINING_MODE_NOT_FALSE and g[2]:
+        if table.TRAINING_MODE_NOT_FALSE in conds and g[2]:
             c = self.resolver.resolve(f, f.tid[op[3][2]], "training_mode")
             tm, consts = training_term(c), [c.what]
-        elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
+        elif table.DUPLICATE_INDICES in conds and g[1] and a[2] != 2:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
             sc, pair, check, notes = scatter_term(op, f, c)
             consts = [c.what, *notes]
-        elif cond == table.ZERO_DIVISOR and g[1]:
+        elif table.ZERO_DIVISOR in conds and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
-        elif cond == table.UNREPRESENTABLE_CAST:
+        elif table.UNREPRESENTABLE_CAST in conds:
             target = et if op.operator == "CastLike" else a[3][1] if a[3][0] == 1 else 0
             if op.operator == "Cast" and a[3][0] != 1:
                 consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
@@ -368,23 +351,48 @@ class Lister:
                 else:
                     ng = oo = "1"
                     consts = ["the input is omitted"]
+        elif table.LOCALE_DEPENDENT in conds:
+            lc = _locale(op)
+        if table.REPEATED_AXES_ATTRIBUTE in conds:  # Slice has the attribute to version 9, the input from 10
+            ax, why_ax = _axes_attribute(f, op)
+            consts += why_ax
+        if table.REPEATED_AXES_INPUT in conds and len(m) > AXES_INPUT and m[AXES_INPUT]:
+            c = self.resolver.resolve(f, f.tid[m[AXES_INPUT]], "axes")
+            ai, consts = axes_value_term(c, declared_rank(f.graph, m[0])), [*consts, c.what]
         d = self.codes.domain[table.normal_domain(op.domain)]
         p = self.codes.op[op.operator]
         (itk, itv), (sk, sv), rd, (tk, tv) = a
         rest = f"{num(itk)} {num(itv)} {num(sk)} {num(sv)} {rd} {g[0]} {g[1]} {g[2]} {num(tk)} {num(tv)} {et}"
         versions, why = vs
-        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng} {oo})" for v in versions or [0]]
+        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng} {oo} {ax} {ai} {lc})" for v in versions or [0]]
         if len(calls) == 1:
             term = calls[0]
         else:
             same = " ".join(f"(= (mod {calls[0]} 4) (mod {c} 4))" for c in calls[1:])
             term = f"(ite (and {same}) {calls[0]} {1 + 4 * DISAGREE})"
         inst = Instance(term, why, tuple(consts), pair, check)
-        if cond is None:
+        if not conds:
             self._plain[key] = inst
             if not op[5] and op.operator != "CastLike":
                 self._quick[(op[1], op[0], g[0] == 1, g[1] == 1, g[2] == 1)] = inst
         return inst
+
+
+def _axes_attribute(f: ScopeFacts, op: Operation) -> tuple[str, list[str]]:
+    a = op.attribute("axes")
+    if a is None:
+        return "0", []
+    if a.type != "INTS":
+        return "1", ["the attribute 'axes' is not a list of integers"]
+    return axes_term([int(x) for x in a.value], declared_rank(f.graph, op[3][0] if op[3] else "")), []
+
+
+def _locale(op: Operation) -> str:
+    a, s = op.attribute("case_change_action"), op.attribute("stopwords")
+    act = "NONE" if a is None else text(a.value) if a.type == "STRING" else None
+    action = {"NONE": 1, "LOWER": 2, "UPPER": 2}.get(act or "", 3) if a is not None else 0
+    stopwords = 0 if s is None or (s.type == "STRINGS" and not s.value) else 1 if s.type == "STRINGS" else 2
+    return locale_term(action, attr_fact(op, "is_case_sensitive"), stopwords)
 
 
 def _reduction(op: Operation) -> int:

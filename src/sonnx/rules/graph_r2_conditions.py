@@ -1,0 +1,192 @@
+"""GRAPH-R2: the conditions on casts and on repeated axes, decided from the model's constants.
+
+Two kinds of open points of the operator texts (spec, GRAPH-R2; reading A8):
+
+* a cast (``Cast``, ``CastLike``) of a value the target type cannot
+  represent: the text leaves a floating-point value out of an integer type's
+  range undefined (x86 and ARM give different integers; NaN and the
+  infinities are out of every range), a string to an integer type too, and a
+  negative value or -0 to ``FLOAT8E8M0``. A constant input is checked element
+  by element against the target's range; an input computed at run time is
+  deterministic only when its declared element type is an integer or boolean
+  type (converted by rules the text defines), otherwise unknown;
+* the locale of ``StringNormalizer``, which the text leaves to the
+  environment: changing case, or comparing stopwords without regard to case,
+  makes the outputs depend on it, so such an operation is unknown;
+* an axis named twice (``Slice``, ``Pad``, ``Resize``, ``CenterCropPad``):
+  "behavior is undefined if an axis is repeated". The axes come from an
+  attribute or from a constant input; a negative axis counts from the back,
+  so it is compared with the others through the declared rank of the data.
+
+Each function reads constants through ``read`` (the rule's own reading of
+initializers and ``Constant`` outputs) and returns the operation's class with
+its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+import numpy as np
+from onnx import TensorProto
+
+from ..model.graph import Graph, Operation
+from . import determinism_table as table
+
+DET, NONDET, UNKNOWN = "deterministic", "nondeterministic", "unknown"
+Outcome = tuple[str, str]
+
+
+class Value(Protocol):
+    """What the rule knows of a tensor's value: ``kind`` is ``value``, ``runtime`` or ``unread``."""
+
+    kind: str
+    what: str
+    array: np.ndarray | None
+
+
+AXES_INPUT = 3
+"""The position of the axes input (``Slice`` from version 10 and ``Pad`` from 18 both have it fourth)."""
+Reader = Callable[[str, str], Value]
+"""(tensor name, role in the reason) -> what is known of its value."""
+
+
+def declared_type(g: Graph, name: str) -> int:
+    """The declared element type of ``name`` in ``g``; 0 when there is none (an omitted name has none)."""
+    t = g.tensors.get(name) if name else None
+    return 0 if t is None or t.type is None else int(t.type.elem_type)
+
+
+def declared_rank(g: Graph, name: str) -> int | None:
+    """The declared rank of ``name`` in ``g``, or None without a declared shape."""
+    t = g.tensors.get(name) if name else None
+    return None if t is None or t.type is None or t.type.shape is None else len(t.type.shape)
+
+
+def _cast_target(g: Graph, op: Operation, entry: table.Entry) -> tuple[int | None, str]:
+    """The element type a Cast or CastLike converts to, or None and why it is not known."""
+    if op.operator == "Cast":
+        to = op.attribute("to")
+        if to is None or to.type != "INT":
+            what = "absent" if to is None else f"of type {to.type}, not INT"
+            return None, f"Cast's attribute 'to' is {what}, so the target type is not known; {entry.reason}"
+        return int(to.value), ""
+    m = op.input_mapping  # CastLike: the target type is that of its second input, when declared
+    et = declared_type(g, m[1] if len(m) > 1 else "")
+    if et == 0:
+        target = m[1] if len(m) > 1 else ""
+        return None, f"CastLike target {target!r} has no declared element type; {entry.reason}"
+    return et, ""
+
+
+def unrepresentable_cast(read: Reader, g: Graph, op: Operation, entry: table.Entry) -> Outcome:
+    """A cast whose input may hold a value its target type cannot represent."""
+    target, why = _cast_target(g, op, entry)
+    if target is None:
+        return UNKNOWN, why
+    bounds = table.INTEGER_RANGES.get(target)
+    if target != TensorProto.FLOAT8E8M0 and bounds is None:
+        return DET, ""
+    m = op.input_mapping
+    if not m or not m[0]:
+        return UNKNOWN, f"the input is omitted: {entry.reason}"
+    c = read(m[0], "input")
+    if c.kind != "value" or c.array is None:
+        exact = bounds is not None and declared_type(g, m[0]) in table.EXACT_SOURCES
+        return (DET, "") if exact else (UNKNOWN, f"{c.what}: {entry.reason}")
+    if c.array.dtype.kind not in table.NUMERIC_KINDS:
+        return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
+    if bounds is not None and c.array.dtype.kind != "f":  # integers and booleans: converted by defined rules
+        return DET, ""
+    values = c.array.astype(np.float64, copy=False).reshape(-1)
+    if bounds is None:  # FLOAT8E8M0: a negative value or -0 (NaN has no sign to speak of)
+        bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))
+        outside = ""
+    else:
+        lo, hi = bounds
+        below_top = values <= float(hi) if hi < 2**53 else values < float(hi + 1)  # both exact in a double
+        bad = np.flatnonzero(~((values >= float(lo)) & below_top))  # NaN fails both comparisons
+        outside = f", outside [{lo}, {hi}] of {TensorProto.DataType.Name(target)}"
+    if bad.size:
+        return NONDET, f"{c.what} holds {values[bad[0]]} at flat position {int(bad[0])}{outside}; {entry.reason}"
+    return DET, ""
+
+
+def _axes(read: Reader, op: Operation, entry: table.Entry) -> tuple[list[int] | None, str, str]:
+    """The axes the operation names (None when not known, with why), and how the reason names them."""
+    if entry.condition == table.REPEATED_AXES_ATTRIBUTE:
+        a = op.attribute("axes")
+        if a is None:
+            return [], "", ""
+        if a.type != "INTS":
+            return None, f"the attribute 'axes' is of type {a.type}, not INTS: {entry.reason}", ""
+        return [int(x) for x in a.value], "", "the attribute 'axes'"
+    m = op.input_mapping
+    if len(m) <= AXES_INPUT or not m[AXES_INPUT]:
+        return [], "", ""
+    c = read(m[AXES_INPUT], "axes")
+    if c.kind != "value" or c.array is None:
+        return None, f"{c.what}: {entry.reason}", ""
+    if c.array.dtype.kind not in table.INDEX_KINDS:
+        return None, f"{c.what} holds values of type {c.array.dtype}, not integers: {entry.reason}", ""
+    return [int(x) for x in c.array.reshape(-1).tolist()], "", c.what
+
+
+def repeated_axes(read: Reader, g: Graph, op: Operation, entry: table.Entry) -> Outcome:
+    """An operation whose axes may name one axis twice (through a negative and a non-negative value too)."""
+    axes, why, shown = _axes(read, op, entry)
+    if axes is None:
+        return UNKNOWN, why
+    pair = first_repeat(axes)
+    rank = declared_rank(g, op.input_mapping[0] if op.input_mapping else "")
+    if pair is None and rank is not None:
+        pair = first_repeat([a + rank if a < 0 else a for a in axes])
+    if pair is not None:
+        i, j = pair
+        same = f"{shown} holds {axes[i]} at position {i} and {axes[j]} at position {j}, one axis"
+        return NONDET, f"{same}; {entry.reason}"
+    if rank is None and any(a < 0 for a in axes) and any(a >= 0 for a in axes):
+        return UNKNOWN, f"{shown} mixes negative and other axes and the data's rank is not declared: {entry.reason}"
+    return DET, ""
+
+
+def first_repeat(values: Sequence[int]) -> tuple[int, int] | None:
+    """Positions of the first value equal to an earlier one (the earlier first), or None when all differ."""
+    seen: dict[int, int] = {}
+    for j, v in enumerate(values):
+        if v in seen:
+            return seen[v], j
+        seen[v] = j
+    return None
+
+
+def text(v: object) -> str | None:
+    """A STRING attribute's value as text (the loader may keep it as bytes), None when it is neither."""
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "replace")
+    return v if isinstance(v, str) else None
+
+
+def locale_dependent(read: Reader, g: Graph, op: Operation, entry: table.Entry) -> Outcome:
+    """A StringNormalizer whose output depends on the locale: it changes case, or drops stopwords ignoring case."""
+    action, sensitive, stopwords = (op.attribute(n) for n in ("case_change_action", "is_case_sensitive", "stopwords"))
+    act = "NONE" if action is None else text(action.value) if action.type == "STRING" else None
+    if act not in ("NONE", "LOWER", "UPPER"):
+        return UNKNOWN, f"the attribute 'case_change_action' is not one of NONE, LOWER, UPPER: {entry.reason}"
+    if act != "NONE":
+        return UNKNOWN, f"case_change_action is {act}: {entry.reason}"
+    if stopwords is None or (stopwords.type == "STRINGS" and not stopwords.value):
+        return DET, ""
+    if stopwords.type == "STRINGS" and sensitive is not None and sensitive.type == "INT" and sensitive.value != 0:
+        return DET, ""
+    return UNKNOWN, f"stopwords are compared without regard to case: {entry.reason}"
+
+
+READ_VALUES: dict[str, Callable[[Reader, Graph, Operation, table.Entry], Outcome]] = {
+    table.UNREPRESENTABLE_CAST: unrepresentable_cast,
+    table.REPEATED_AXES_ATTRIBUTE: repeated_axes,
+    table.REPEATED_AXES_INPUT: repeated_axes,
+    table.LOCALE_DEPENDENT: locale_dependent,
+}
+"""The conditions this module decides, by name."""
