@@ -11,7 +11,10 @@ version ONNX defines when the model imports no opset for the domain; 0 when
 there is no schema, with the reason), the attributes ``is_test``,
 ``sorted``, ``reduction`` and ``to``, whether inputs 0-2 are given, the
 declared element type of ``CastLike``'s target, and for the conditions on
-constant inputs the constant facts of :mod:`.constants` (kind and elements).
+constant inputs the constant facts of :mod:`.constants` (kind and elements),
+with the terms of :mod:`.value_terms` for casts to integer types (elements
+against the target's range, or the input's declared element type), repeated
+axes (the axes and the data's declared rank) and StringNormalizer's locale.
 
 The conditions are written as formulas over those facts: ``is_test`` set,
 ``sorted = 0``, ``training_mode`` a single false element, no zero among a
@@ -20,7 +23,8 @@ cast to FLOAT8E8M0 (``fp.isNegative``: -0 counts, NaN does not), and for a
 scatter without reduction the index tuples (ScatterND: the rows; the element
 scatters: each element's position with the axis coordinate replaced by its
 value; negative indices wrapped by the declared data dimensions) pairwise
-``distinct``. Run-time or unread values give the unknown class. Per operation
+``distinct``; a cast to an integer type, repeated axes and the locale by the
+terms of :mod:`.value_terms`. Run-time or unread values give the unknown class. Per operation
 the formula yields a code: class (0 deterministic, 1 unknown, 2
 nondeterministic) plus 4 times the table entry that decided it, so the
 verdict's reasons come from the solver's evaluation. Several candidate
@@ -40,10 +44,10 @@ import numpy as np
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
 from ..rules.graph_r2 import declared_shape
-from ..rules.graph_r2_conditions import AXES_INPUT, declared_rank, declared_type, text
+from ..rules.graph_r2_conditions import AXES_INPUT, declared_rank, declared_type
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
-from .value_terms import axes_term, axes_value_term, locale_term, range_term, type_functions
+from .value_terms import axes_attribute_term, axes_value_term, locale_attributes_term, range_term, type_functions
 
 E8M0 = 24
 """``TensorProto.FLOAT8E8M0``."""
@@ -262,12 +266,10 @@ _READS_VALUES = (
     table.REPEATED_AXES_INPUT,
     table.LOCALE_DEPENDENT,
 )
-VALUE_CONDITIONS: dict[tuple[str, str], frozenset[str]] = {}
-for _e in table.TABLE:
-    if _e.condition in _READS_VALUES:
-        VALUE_CONDITIONS[(_e.domain, _e.operator)] = VALUE_CONDITIONS.get((_e.domain, _e.operator), frozenset()) | {
-            _e.condition
-        }
+VALUE_CONDITIONS: dict[tuple[str, str], frozenset[str]] = {
+    k: frozenset(e.condition for e in table.TABLE if (e.domain, e.operator) == k and e.condition in _READS_VALUES)
+    for k in {(e.domain, e.operator) for e in table.TABLE if e.condition in _READS_VALUES}
+}
 """Operators with entries whose conditions read constants or attribute lists, and those conditions: only their
 facts are listed (an operator may have several, one per range of versions)."""
 
@@ -352,9 +354,9 @@ class Lister:
                     ng = oo = "1"
                     consts = ["the input is omitted"]
         elif table.LOCALE_DEPENDENT in conds:
-            lc = _locale(op)
+            lc = locale_attributes_term(op)
         if table.REPEATED_AXES_ATTRIBUTE in conds:  # Slice has the attribute to version 9, the input from 10
-            ax, why_ax = _axes_attribute(f, op)
+            ax, why_ax = axes_attribute_term(op, declared_rank(f.graph, m[0] if m else ""))
             consts += why_ax
         if table.REPEATED_AXES_INPUT in conds and len(m) > AXES_INPUT and m[AXES_INPUT]:
             c = self.resolver.resolve(f, f.tid[m[AXES_INPUT]], "axes")
@@ -376,23 +378,6 @@ class Lister:
             if not op[5] and op.operator != "CastLike":
                 self._quick[(op[1], op[0], g[0] == 1, g[1] == 1, g[2] == 1)] = inst
         return inst
-
-
-def _axes_attribute(f: ScopeFacts, op: Operation) -> tuple[str, list[str]]:
-    a = op.attribute("axes")
-    if a is None:
-        return "0", []
-    if a.type != "INTS":
-        return "1", ["the attribute 'axes' is not a list of integers"]
-    return axes_term([int(x) for x in a.value], declared_rank(f.graph, op[3][0] if op[3] else "")), []
-
-
-def _locale(op: Operation) -> str:
-    a, s = op.attribute("case_change_action"), op.attribute("stopwords")
-    act = "NONE" if a is None else text(a.value) if a.type == "STRING" else None
-    action = {"NONE": 1, "LOWER": 2, "UPPER": 2}.get(act or "", 3) if a is not None else 0
-    stopwords = 0 if s is None or (s.type == "STRINGS" and not s.value) else 1 if s.type == "STRINGS" else 2
-    return locale_term(action, attr_fact(op, "is_case_sensitive"), stopwords)
 
 
 def _reduction(op: Operation) -> int:

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..model.graph import Operation
 from ..rules import determinism_table as table
-from .constants import VALUE, Const, num, terms
+from ..rules.graph_r2_conditions import text
+from .constants import VALUE, Const, attr_fact, num, terms
 
 
 def _any(xs: Sequence[str]) -> str:
@@ -78,6 +80,17 @@ def axes_term(axes: Sequence[int], rank: int | None) -> str:
     return f"(ite (not {_distinct(raw)}) 2 (ite (< {r} 0) (ite {mixed} 1 0) (ite {_distinct(counted)} 0 2)))"
 
 
+def axes_attribute_term(op: Operation, rank: int | None) -> tuple[str, list[str]]:
+    """:func:`axes_term` on the attribute ``axes`` (none: deterministic; not a list of integers: unknown), and
+    notes for the reason."""
+    a = op.attribute("axes")
+    if a is None:
+        return "0", []
+    if a.type != "INTS":
+        return "1", ["the attribute 'axes' is not a list of integers"]
+    return axes_term([int(x) for x in a.value], rank), []
+
+
 def axes_value_term(c: Const, rank: int | None) -> str:
     """:func:`axes_term` on the axes input ``c`` (unknown when it is not a constant of integers)."""
     if c.kind != VALUE or c.array is None:
@@ -94,3 +107,12 @@ def locale_term(action: int, sensitive: tuple[int, int], stopwords: int) -> str:
     k, v = sensitive
     sensitive_list = f"(and (= {stopwords} 1) (= {k} 1) (distinct {num(v)} 0))"
     return f"(ite (and (<= {action} 1) (or (= {stopwords} 0) {sensitive_list})) 0 1)"
+
+
+def locale_attributes_term(op: Operation) -> str:
+    """:func:`locale_term` on the attributes of a StringNormalizer."""
+    a, s = op.attribute("case_change_action"), op.attribute("stopwords")
+    act = text(a.value) if a is not None and a.type == "STRING" else None
+    action = 0 if a is None else {"NONE": 1, "LOWER": 2, "UPPER": 2}.get(act or "", 3)
+    stopwords = 0 if s is None or (s.type == "STRINGS" and not s.value) else 1 if s.type == "STRINGS" else 2
+    return locale_term(action, attr_fact(op, "is_case_sensitive"), stopwords)
