@@ -1,4 +1,4 @@
-"""GRAPH-R2: casts whose input may hold a value the target type cannot represent, in both engines.
+"""GRAPH-R2: conversions to integer types the text leaves open (casts, QuantizeLinear), in both engines.
 
 Cast's text (from version 13; earlier versions say nothing at all) leaves the
 conversion of a floating-point value to an integer type undefined when the
@@ -6,6 +6,9 @@ value is out of range, and the results differ between x86 and ARM: a constant
 input is checked element by element (NaN and infinities are out of every
 range), an input computed at run time is deterministic only when its declared
 element type is an integer or boolean type, whose conversions the text defines.
+QuantizeLinear saturates values out of range, but places no NaN: a NaN in a
+constant input or scale decides it, 0/0 and inf/inf may, and a run-time input
+is unknown.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism_table as table
 from sonnx.smt.engine import run_smt
 from sonnx.verdict import Status, Verdict
-from tests.common.rulekit import data, init, model, run, tensors
+from tests.common.rulekit import data, init, model, run, tensors, value
 
 ID = "GRAPH-R2"
 P, V, U = Status.PROVED, Status.VIOLATED, Status.UNKNOWN
@@ -167,3 +170,47 @@ def test_a_cast_of_a_computed_value_in_a_nested_graph_is_unknown() -> None:
 def test_an_omitted_input_is_unknown() -> None:
     cast = Operation("Cast", "", "", ("",), ("y",), op("Cast", ["x"], ["y"], to=TensorProto.INT8).attributes)
     assert statuses(model(make_graph("g", [], ["y"], [cast]), 21)) == {U}
+
+
+ZERO_TYPES = {np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint16): TensorProto.UINT16}
+
+
+def quantize(x: Any, scale: Any, zero: Any = None, opset: int = 21, **attrs: Any) -> Model:
+    """QuantizeLinear of ``x`` by ``scale`` (either may be "runtime": a graph input) with an optional zero point."""
+    ts = [Tensor("s", TensorType("tensor", 1, ()), None) if scale == "runtime" else init("s", np.float32(scale), 1)]
+    ts.append(Tensor("x", TensorType("tensor", 1, (2,)), None) if x == "runtime" else init("x", np.float32(x), 1))
+    if zero is not None:
+        et = ZERO_TYPES[np.asarray(zero).dtype]
+        ts.append(Tensor("z", TensorType("tensor", et, ()), value(zero, et)))
+    graph_inputs = [n for n, v in (("x", x), ("s", scale)) if isinstance(v, str)]
+    q = op("QuantizeLinear", ["x", "s"] if zero is None else ["x", "s", "z"], ["y"], **attrs)
+    return model(make_graph("g", graph_inputs, ["y"], [q], tensors(*ts)), opset)
+
+
+@pytest.mark.parametrize(
+    ("x", "scale", "zero", "attrs", "expected"),
+    [
+        ([1.0, 1e30], 0.5, None, {}, P),  # out of range: saturated, as the text says
+        ([1.0, float("nan")], 0.5, None, {}, V),
+        ([float("nan")], 0.5, np.int8(0), {}, V),
+        ([float("nan")], 0.5, np.uint16(0), {}, V),
+        ([0.0, 1.0], 0.0, None, {}, U),  # 0/0 may be NaN
+        ([1.0, 2.0], 0.0, None, {}, P),  # 1/0 is infinity, saturated
+        ([float("inf")], float("inf"), None, {}, U),
+        ([1.0], float("nan"), None, {}, V),
+        ("runtime", 0.5, None, {}, U),
+        ([1.0], "runtime", None, {}, U),
+        ([float("nan")], 0.5, None, {"output_dtype": TensorProto.FLOAT8E4M3FN}, P),  # NaN is a float8 value
+        ([float("nan")], 0.5, None, {"output_dtype": TensorProto.INT4}, V),
+        ("runtime", 0.5, None, {"output_dtype": TensorProto.FLOAT8E5M2}, P),
+    ],
+)
+def test_quantize_linear_of_nan(x: Any, scale: Any, zero: Any, attrs: dict[str, Any], expected: Status) -> None:
+    assert statuses(quantize(x, scale, zero, **attrs)) == {expected}
+
+
+def test_quantize_linear_whose_zero_point_type_is_not_declared_is_unknown() -> None:
+    m = quantize([1.0], 0.5, np.int8(0))
+    z = m.graph.tensors["z"]._replace(type=None)
+    m = model(make_graph("g", [], ["y"], list(m.graph.operations), {**m.graph.tensors, "z": z}), 21)
+    assert statuses(m) == {U}

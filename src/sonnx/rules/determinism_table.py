@@ -68,6 +68,7 @@ UNREPRESENTABLE_CAST = (
 REPEATED_AXES_ATTRIBUTE = "the axes attribute names one axis twice"
 REPEATED_AXES_INPUT = "the axes input may name one axis twice"
 LOCALE_DEPENDENT = "the operation changes case, or compares stopwords without regard to case"
+NAN_QUANTIZED = "the output type is an integer type and x / y_scale may be NaN"
 
 CONDITIONS = (
     IS_TEST_UNSET,
@@ -80,6 +81,7 @@ CONDITIONS = (
     REPEATED_AXES_ATTRIBUTE,
     REPEATED_AXES_INPUT,
     LOCALE_DEPENDENT,
+    NAN_QUANTIZED,
 )
 """Conditions under which an operation of a conditional entry is nondeterministic."""
 
@@ -236,6 +238,16 @@ TABLE: tuple[Entry, ...] = (
         "such an operation is unknown; without a case change and with case-sensitive stopwords (or none) the "
         "locale is not used",
         ("environment dependent string that denotes the locale",),
+    ),
+    Entry(
+        "",
+        "QuantizeLinear",
+        10,
+        None,
+        NAN_QUANTIZED,
+        "the text saturates values out of the output type's range but gives no integer for NaN (x86 and ARM "
+        "differ); a constant input holding NaN decides it, a zero or infinite input with a zero or infinite scale "
+        "may give 0/0 or inf/inf, and an input computed at run time may hold NaN",
     ),
     Entry("", "Cast", 1, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE, _CAST_QUOTES),
     Entry("", "CastLike", 15, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE),

@@ -10,6 +10,9 @@ Two kinds of open points of the operator texts (spec, GRAPH-R2; reading A8):
   by element against the target's range; an input computed at run time is
   deterministic only when its declared element type is an integer or boolean
   type (converted by rules the text defines), otherwise unknown;
+* a ``QuantizeLinear`` to an integer type whose quotient ``x / y_scale``
+  may be NaN: the text saturates values out of range but places no NaN, and
+  x86 and ARM give different integers for it;
 * the locale of ``StringNormalizer``, which the text leaves to the
   environment: changing case, or comparing stopwords without regard to case,
   makes the outputs depend on it, so such an operation is unknown;
@@ -183,10 +186,64 @@ def locale_dependent(read: Reader, g: Graph, op: Operation, entry: table.Entry) 
     return UNKNOWN, f"stopwords are compared without regard to case: {entry.reason}"
 
 
+def quantized_output_type(g: Graph, op: Operation) -> int | None:
+    """QuantizeLinear's output element type: ``output_dtype`` when set, else the zero point's declared type, else
+    UINT8 (the default without a zero point); 0 when the zero point's type is not declared, None when
+    ``output_dtype`` is not an INT."""
+    od = op.attribute("output_dtype")
+    if od is not None and od.type != "INT":
+        return None
+    if od is not None and od.value != 0:
+        return int(od.value)
+    m = op.input_mapping
+    return declared_type(g, m[2]) if len(m) > 2 and m[2] else TensorProto.UINT8
+
+
+def _float_facts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which elements are NaN, zero, infinite (integers are never NaN nor infinite)."""
+    v = a.astype(np.float64, copy=False).reshape(-1)
+    return np.isnan(v), v == 0, np.isinf(v)
+
+
+def nan_quantized(read: Reader, g: Graph, op: Operation, entry: table.Entry) -> Outcome:
+    """A QuantizeLinear to an integer type whose quotient ``x / y_scale`` may be NaN, a value the saturation
+    rules of the text do not place. A NaN in a constant ``x`` decides it; a NaN scale too (every scale meets
+    some element); a zero or an infinity on both sides may meet (0/0, inf/inf) depending on the axis, so it is
+    unknown, as is any input computed at run time."""
+    out = quantized_output_type(g, op)
+    if out is None or out == 0:
+        what = "the attribute 'output_dtype' is not an INT" if out is None else "the zero point's type is not declared"
+        return UNKNOWN, f"{what}, so the output type is not known: {entry.reason}"
+    if out not in table.INTEGER_RANGES:
+        return DET, ""
+    m = op.input_mapping
+    x = read(m[0], "input") if m and m[0] else None
+    if x is None:
+        return UNKNOWN, f"the input is omitted: {entry.reason}"
+    if x.kind == "value" and x.array is not None and x.array.dtype.kind in table.NUMERIC_KINDS:
+        nan = np.flatnonzero(_float_facts(x.array)[0])
+        if nan.size:
+            return NONDET, f"{x.what} holds nan at flat position {int(nan[0])}; {entry.reason}"
+    s = read(m[1], "scale") if len(m) > 1 and m[1] else None
+    for c in (x, s):
+        if c is None or c.kind != "value" or c.array is None:
+            return UNKNOWN, f"{c.what if c else 'the scale is omitted'}: {entry.reason}"
+        if c.array.dtype.kind not in table.NUMERIC_KINDS:
+            return UNKNOWN, f"{c.what} holds values of type {c.array.dtype}, not numbers: {entry.reason}"
+    assert x.array is not None and s is not None and s.array is not None
+    (_, x0, xi), (sn, s0, si) = _float_facts(x.array), _float_facts(s.array)
+    if sn.any() and x.array.size:
+        return NONDET, f"{s.what} holds nan at flat position {int(np.flatnonzero(sn)[0])}; {entry.reason}"
+    if (x0.any() and s0.any()) or (xi.any() and si.any()):
+        return UNKNOWN, f"{x.what} and {s.what} may meet as 0/0 or inf/inf: {entry.reason}"
+    return DET, ""
+
+
 READ_VALUES: dict[str, Callable[[Reader, Graph, Operation, table.Entry], Outcome]] = {
     table.UNREPRESENTABLE_CAST: unrepresentable_cast,
     table.REPEATED_AXES_ATTRIBUTE: repeated_axes,
     table.REPEATED_AXES_INPUT: repeated_axes,
     table.LOCALE_DEPENDENT: locale_dependent,
+    table.NAN_QUANTIZED: nan_quantized,
 }
 """The conditions this module decides, by name."""

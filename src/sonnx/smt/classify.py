@@ -47,7 +47,14 @@ from ..rules.graph_r2 import declared_shape
 from ..rules.graph_r2_conditions import AXES_INPUT, declared_rank, declared_type
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
-from .value_terms import axes_attribute_term, axes_value_term, locale_attributes_term, range_term, type_functions
+from .value_terms import (
+    axes_attribute_term,
+    axes_value_term,
+    locale_attributes_term,
+    quantize_term,
+    range_term,
+    type_functions,
+)
 
 E8M0 = 24
 """``TensorProto.FLOAT8E8M0``."""
@@ -67,12 +74,13 @@ _COND = {
     table.REPEATED_AXES_ATTRIBUTE: "ax",
     table.REPEATED_AXES_INPUT: "ai",
     table.LOCALE_DEPENDENT: "lc",
+    table.NAN_QUANTIZED: "qn",
 }
 _CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng (ite (integer tv) oo 0)))"
 _CASTLIKE = f"(ite (= et 0) 1 (ite (= et {E8M0}) ng (ite (integer et) oo 0)))"
 PARAMS = (
     "d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng", "oo",
-    "ax", "ai", "lc",
+    "ax", "ai", "lc", "qn",
 )
 
 
@@ -265,6 +273,7 @@ _READS_VALUES = (
     table.REPEATED_AXES_ATTRIBUTE,
     table.REPEATED_AXES_INPUT,
     table.LOCALE_DEPENDENT,
+    table.NAN_QUANTIZED,
 )
 VALUE_CONDITIONS: dict[tuple[str, str], frozenset[str]] = {
     k: frozenset(e.condition for e in table.TABLE if (e.domain, e.operator) == k and e.condition in _READS_VALUES)
@@ -324,7 +333,7 @@ class Lister:
         key = (kind, g, a, et)
         if not conds and key in self._plain:
             return self._plain[key]
-        tm = sc = dz = ng = oo = ax = ai = lc = "0"
+        tm = sc = dz = ng = oo = ax = ai = lc = qn = "0"
         consts: list[str] = []
         pair = None
         check = ""
@@ -355,6 +364,12 @@ class Lister:
                     consts = ["the input is omitted"]
         elif table.LOCALE_DEPENDENT in conds:
             lc = locale_attributes_term(op)
+        elif table.NAN_QUANTIZED in conds:
+            qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
+            qs = self.resolver.resolve(f, f.tid[m[1]], "scale") if g[1] else None
+            zero = (g[2], declared_type(f.graph, m[2]) if g[2] else 0)
+            qn = quantize_term(attr_fact(op, "output_dtype"), zero, qx, qs)
+            consts = [c.what for c in (qx, qs) if c is not None]
         if table.REPEATED_AXES_ATTRIBUTE in conds:  # Slice has the attribute to version 9, the input from 10
             ax, why_ax = axes_attribute_term(op, declared_rank(f.graph, m[0] if m else ""))
             consts += why_ax
@@ -366,7 +381,7 @@ class Lister:
         (itk, itv), (sk, sv), rd, (tk, tv) = a
         rest = f"{num(itk)} {num(itv)} {num(sk)} {num(sv)} {rd} {g[0]} {g[1]} {g[2]} {num(tk)} {num(tv)} {et}"
         versions, why = vs
-        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng} {oo} {ax} {ai} {lc})" for v in versions or [0]]
+        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng} {oo} {ax} {ai} {lc} {qn})" for v in versions or [0]]
         if len(calls) == 1:
             term = calls[0]
         else:

@@ -116,3 +116,36 @@ def locale_attributes_term(op: Operation) -> str:
     action = 0 if a is None else {"NONE": 1, "LOWER": 2, "UPPER": 2}.get(act or "", 3)
     stopwords = 0 if s is None or (s.type == "STRINGS" and not s.value) else 1 if s.type == "STRINGS" else 2
     return locale_term(action, attr_fact(op, "is_case_sensitive"), stopwords)
+
+
+def _element_tests(c: Const | None) -> tuple[str, str, str, str]:
+    """(some NaN, some zero, some infinity, not a constant of numbers) on the value ``c`` (None: omitted)."""
+    if c is None or c.array is None or c.kind != VALUE or c.array.dtype.kind not in table.NUMERIC_KINDS:
+        return "false", "false", "false", "true"
+    xs = terms(c.array)
+    if c.array.dtype.kind in "iub":
+        return "false", _any([f"(= {x} 0)" for x in xs]), "false", "false"
+    return (
+        _any([f"(fp.isNaN {x})" for x in xs]),
+        _any([f"(fp.isZero {x})" for x in xs]),
+        _any([f"(fp.isInfinite {x})" for x in xs]),
+        "false",
+    )
+
+
+def quantize_term(output_dtype: tuple[int, int], zero_point: tuple[int, int], x: Const | None, s: Const | None) -> str:
+    """Class of "x / y_scale may be NaN with an integer output" for a QuantizeLinear: ``output_dtype`` as
+    ``attr_fact``, ``zero_point`` (given, declared element type), and the input and scale values (None: omitted).
+    The output type is ``output_dtype`` when set, else the zero point's, else UINT8 (2)."""
+    (odk, odv), (zg, zt) = output_dtype, zero_point
+    out = f"(ite (and (= {odk} 1) (distinct {num(odv)} 0)) {num(odv)} (ite (= {zg} 0) 2 {zt}))"
+    if x is None:
+        quotient = "1"
+    else:
+        (xn, x0, xi, xbad), (sn, s0, si, sbad) = _element_tests(x), _element_tests(s)
+        size = 0 if x.array is None else int(x.array.size)
+        quotient = (
+            f"(ite {xn} 2 (ite (or {xbad} {sbad}) 1 (ite (and {sn} (< 0 {size})) 2"
+            f" (ite (or (and {x0} {s0}) (and {xi} {si})) 1 0))))"
+        )
+    return f"(ite (= {odk} 2) 1 (ite (= {out} 0) 1 (ite (integer {out}) {quotient} 0)))"
