@@ -214,3 +214,23 @@ def test_quantize_linear_whose_zero_point_type_is_not_declared_is_unknown() -> N
     z = m.graph.tensors["z"]._replace(type=None)
     m = model(make_graph("g", [], ["y"], list(m.graph.operations), {**m.graph.tensors, "z": z}), 21)
     assert statuses(m) == {U}
+
+
+def dynamic(x: Any) -> Model:
+    ts = [Tensor("x", TensorType("tensor", 1, (2,)), None) if x == "runtime" else init("x", np.float32(x), 1)]
+    q = op("DynamicQuantizeLinear", ["x"], ["y", "s", "z"])
+    return model(make_graph("g", ["x"] if x == "runtime" else [], ["y"], [q], tensors(*ts)), 11)
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        ([1.0, -2.0, 0.0], P),
+        ([1.0, float("nan")], V),
+        ([float("inf"), 1.0], V),  # the scale is infinite: inf/inf
+        ([0.0, -0.0], V),  # the scale is 0: 0/0
+        ("runtime", U),
+    ],
+)
+def test_dynamic_quantize_linear(x: Any, expected: Status) -> None:
+    assert statuses(dynamic(x)) == {expected}

@@ -101,6 +101,7 @@ ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
     ("", "CenterCropPad"): "as Slice: a repeated axis leaves the result undefined",
     ("", "QuantizeLinear"): "onnx flags it deterministic; its text places no NaN among the saturated integers, so "
     "sonnx decides per operation",
+    ("", "DynamicQuantizeLinear"): "as QuantizeLinear: a NaN quotient has no integer in the text",
     ("", "StringNormalizer"): "onnx flags it deterministic; its case changes follow a locale the environment "
     "chooses, so sonnx decides per operation",
     ("", "LinearAttention"): "onnx leaves the flag unknown; the definition gives the outputs by a sequential "

@@ -249,6 +249,15 @@ TABLE: tuple[Entry, ...] = (
         "differ); a constant input holding NaN decides it, a zero or infinite input with a zero or infinite scale "
         "may give 0/0 or inf/inf, and an input computed at run time may hold NaN",
     ),
+    Entry(
+        "",
+        "DynamicQuantizeLinear",
+        11,
+        None,
+        NAN_QUANTIZED,
+        "as QuantizeLinear, with the scale computed from the input: a NaN or an infinity in it, or zeros only (a "
+        "scale of 0), give NaN quotients; a constant input is checked, an input computed at run time cannot be",
+    ),
     Entry("", "Cast", 1, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE, _CAST_QUOTES),
     Entry("", "CastLike", 15, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE),
 )

@@ -210,6 +210,8 @@ def nan_quantized(read: Reader, g: Graph, op: Operation, entry: table.Entry) -> 
     rules of the text do not place. A NaN in a constant ``x`` decides it; a NaN scale too (every scale meets
     some element); a zero or an infinity on both sides may meet (0/0, inf/inf) depending on the axis, so it is
     unknown, as is any input computed at run time."""
+    if op.operator == "DynamicQuantizeLinear":
+        return _dynamic_nan(read, op, entry)
     out = quantized_output_type(g, op)
     if out is None or out == 0:
         what = "the attribute 'output_dtype' is not an INT" if out is None else "the zero point's type is not declared"
@@ -236,6 +238,23 @@ def nan_quantized(read: Reader, g: Graph, op: Operation, entry: table.Entry) -> 
         return NONDET, f"{s.what} holds nan at flat position {int(np.flatnonzero(sn)[0])}; {entry.reason}"
     if (x0.any() and s0.any()) or (xi.any() and si.any()):
         return UNKNOWN, f"{x.what} and {s.what} may meet as 0/0 or inf/inf: {entry.reason}"
+    return DET, ""
+
+
+def _dynamic_nan(read: Reader, op: Operation, entry: table.Entry) -> Outcome:
+    """DynamicQuantizeLinear: the scale is computed from the input, so NaN arises from a NaN or an infinity in it
+    (inf/inf), or from an input of zeros only (scale 0, then 0/0); a constant input is checked."""
+    m = op.input_mapping
+    x = read(m[0], "input") if m and m[0] else None
+    if x is None or x.kind != "value" or x.array is None or x.array.dtype.kind not in table.NUMERIC_KINDS:
+        return UNKNOWN, f"{x.what if x else 'the input is omitted'}: {entry.reason}"
+    nan, zero, inf = _float_facts(x.array)
+    bad = np.flatnonzero(nan | inf)
+    if bad.size:
+        v = x.array.reshape(-1)[bad[0]]
+        return NONDET, f"{x.what} holds {v} at flat position {int(bad[0])}; {entry.reason}"
+    if zero.all():
+        return NONDET, f"{x.what} holds only zeros, so the scale is 0; {entry.reason}"
     return DET, ""
 
 

@@ -50,6 +50,7 @@ from .facts import ScopeFacts
 from .value_terms import (
     axes_attribute_term,
     axes_value_term,
+    dynamic_quantize_term,
     locale_attributes_term,
     quantize_term,
     range_term,
@@ -364,6 +365,9 @@ class Lister:
                     consts = ["the input is omitted"]
         elif table.LOCALE_DEPENDENT in conds:
             lc = locale_attributes_term(op)
+        elif table.NAN_QUANTIZED in conds and op.operator == "DynamicQuantizeLinear":
+            qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
+            qn, consts = dynamic_quantize_term(qx), [qx.what] if qx else []
         elif table.NAN_QUANTIZED in conds:
             qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
             qs = self.resolver.resolve(f, f.tid[m[1]], "scale") if g[1] else None

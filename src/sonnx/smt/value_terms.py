@@ -149,3 +149,14 @@ def quantize_term(output_dtype: tuple[int, int], zero_point: tuple[int, int], x:
             f" (ite (or (and {x0} {s0}) (and {xi} {si})) 1 0))))"
         )
     return f"(ite (= {odk} 2) 1 (ite (= {out} 0) 1 (ite (integer {out}) {quotient} 0)))"
+
+
+def dynamic_quantize_term(x: Const | None) -> str:
+    """Class of "the quotient may be NaN" for a DynamicQuantizeLinear of ``x`` (None: omitted): a NaN or an
+    infinity, or zeros only (a scale of 0), in a constant input decide it; any other input is unknown."""
+    xn, _, xi, xbad = _element_tests(x)
+    if xbad == "true" or x is None or x.array is None:
+        return "1"
+    xs = terms(x.array)
+    nonzero = [f"(distinct {v} 0)" if x.array.dtype.kind in "iub" else f"(not (fp.isZero {v}))" for v in xs]
+    return f"(ite (or {xn} {xi} (not {_any(nonzero)})) 2 0)"
