@@ -366,6 +366,7 @@ def rules_page(trace: dict[str, Any]) -> str:
 
 def determinism_page() -> str:
     """GRAPH-R2's table and the reviewed open points, as the spec shows them (generated: they cannot drift)."""
+    from sonnx.rules import determinism_review as review
     from sonnx.rules import determinism_table as table
 
     def versions(e: Any) -> str:
@@ -391,6 +392,9 @@ def determinism_page() -> str:
         "\nOpen points of the operator texts that cannot make outputs vary "
         "(``sonnx.rules.determinism_table.REVIEWED``):\n",
         list_table(["Operator", "Schema versions", "Why deterministic"], rows(table.REVIEWED, False), [22, 14, 64]),
+        "\nWords of the operator texts that leave nothing open "
+        "(``sonnx.rules.determinism_review.WORDING``):\n",
+        list_table(["Operator", "Schema versions", "Why nothing is open"], rows(review.WORDING, False), [22, 14, 64]),
     ]
     return "\n".join(parts)
 

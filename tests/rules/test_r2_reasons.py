@@ -269,7 +269,7 @@ def test_scan_8_reason() -> None:
 def test_cast_reasons() -> None:
     cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
     m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [1.0, 2.0, -3.0], 1))), 24)
-    e8m0 = entry("Cast", table.NEGATIVE_TO_E8M0)
+    e8m0 = entry("Cast", table.UNREPRESENTABLE_CAST)
     assert nondet(m) == [f"input 'x' (defined in g), an initializer, holds -3.0 at flat position 2; {e8m0}"]
     no_to = op("Cast", ["x"], ["y"])
     unknown(model(make_graph("g", [], ["y"], [no_to], tensors(init("x", [1.0], 1))), 24),
@@ -326,7 +326,7 @@ def _cast_of_a_matrix() -> tuple[Model, str]:
     cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
     m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [[1.0, 2.0], [3.0, -4.0]], 1))), 24)
     why = "input 'x' (defined in g), an initializer, holds -4.0 at flat position 3; "
-    return m, why + entry("Cast", table.NEGATIVE_TO_E8M0)
+    return m, why + entry("Cast", table.UNREPRESENTABLE_CAST)
 
 
 @pytest.mark.parametrize(
@@ -343,10 +343,9 @@ def test_violation_reasons(case: Callable[[], tuple[Model, str]]) -> None:
 
 
 def test_disagreeing_versions_where_older_versions_have_no_entry() -> None:
-    # Cast without an opset import: only version 24 has an entry (its input holds a negative value)
-    cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
-    m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [-1.0], 1))), opset_imports={})
-    e8m0 = entry("Cast", table.NEGATIVE_TO_E8M0)
-    why = f"input 'x' (defined in g), an initializer, holds -1.0 at flat position 0; {e8m0}"
+    # TopK without an opset import: versions 1 and 10 have no conditional entry, 11 and later are unsorted
+    topk = op("TopK", ["x", "k"], ["v", "i"], sorted=0)
+    m = model(make_graph("g", ["x", "k"], ["v"], [topk]), opset_imports={})
+    why = entry("TopK", table.TOPK_UNSORTED)
     unknown(m, f"the model imports no opset for this domain and the versions disagree ({why})")
     assert smt(m).status is Status.UNKNOWN

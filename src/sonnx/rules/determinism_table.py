@@ -29,7 +29,8 @@ deterministic as operators: their bodies are graphs of the model and R2 checks
 every operation in them.
 
 ONNX's own ``OpSchema.node_determinism`` flag is *not* used to decide; the
-test-suite compares it with this table and :data:`ONNX_FLAG_DIFFERENCES`
+test-suite compares it with this table and
+:data:`~sonnx.rules.determinism_review.ONNX_FLAG_DIFFERENCES`
 lists, with a reason, every operator on which the two disagree.
 """
 
@@ -40,6 +41,7 @@ from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 import onnx.defs
+from onnx import TensorProto
 
 KNOWN_DOMAINS = ("", "ai.onnx.ml", "ai.onnx.preview.training")
 """Domains whose operators sonnx knows (the ONNX operator sets it ships the schemas of)."""
@@ -58,7 +60,15 @@ TOPK_UNSORTED = "sorted attribute is 0"
 DUPLICATE_INDICES = "reduction none and two indices may address one element"
 ZERO_DIVISOR = "the divisor may hold a zero"
 SEQUENCE_LENS_GIVEN = "the sequence_lens input is given"
-NEGATIVE_TO_E8M0 = "the target type is FLOAT8E8M0 and the input may hold a negative value"
+UNREPRESENTABLE_CAST = (
+    "the input may hold a value the target type cannot represent: a floating-point value outside an integer "
+    "target's range (NaN and infinities included), a string to an integer target, a negative value to FLOAT8E8M0"
+)
+
+REPEATED_AXES_ATTRIBUTE = "the axes attribute names one axis twice"
+REPEATED_AXES_INPUT = "the axes input may name one axis twice"
+LOCALE_DEPENDENT = "the operation changes case, or compares stopwords without regard to case"
+NAN_QUANTIZED = "the output type is an integer type and x / y_scale may be NaN"
 
 CONDITIONS = (
     IS_TEST_UNSET,
@@ -67,7 +77,11 @@ CONDITIONS = (
     DUPLICATE_INDICES,
     ZERO_DIVISOR,
     SEQUENCE_LENS_GIVEN,
-    NEGATIVE_TO_E8M0,
+    UNREPRESENTABLE_CAST,
+    REPEATED_AXES_ATTRIBUTE,
+    REPEATED_AXES_INPUT,
+    LOCALE_DEPENDENT,
+    NAN_QUANTIZED,
 )
 """Conditions under which an operation of a conditional entry is nondeterministic."""
 
@@ -84,7 +98,31 @@ class Entry(NamedTuple):
     condition: str
     """``ALWAYS``, ``NEVER`` or one of :data:`CONDITIONS`."""
     reason: str
+    quotes: tuple[str, ...] = ()
+    """Passages of the operator text (lower case, blanks collapsed) whose open point this entry decides: every
+    passage of the covered versions that leaves a result open ("undefined", "unspecified", ...) must be quoted
+    by some entry, and every quote must occur in that text."""
 
+
+INTEGER_RANGES: Mapping[int, tuple[int, int]] = {
+    TensorProto.UINT8: (0, 2**8 - 1),
+    TensorProto.INT8: (-(2**7), 2**7 - 1),
+    TensorProto.UINT16: (0, 2**16 - 1),
+    TensorProto.INT16: (-(2**15), 2**15 - 1),
+    TensorProto.UINT32: (0, 2**32 - 1),
+    TensorProto.INT32: (-(2**31), 2**31 - 1),
+    TensorProto.UINT64: (0, 2**64 - 1),
+    TensorProto.INT64: (-(2**63), 2**63 - 1),
+    TensorProto.UINT4: (0, 15),
+    TensorProto.INT4: (-8, 7),
+    TensorProto.UINT2: (0, 3),
+    TensorProto.INT2: (-2, 1),
+}
+"""The integer ("fixed point") element types and the values each can hold, the targets for which Cast's text
+leaves the conversion of a floating-point value out of range undefined."""
+EXACT_SOURCES = frozenset(INTEGER_RANGES) | {TensorProto.BOOL}
+"""Element types whose conversion to any integer type the text defines for every value (an integer out of range
+keeps its low bits, a boolean gives 0 or 1)."""
 
 _RANDOM = (
     "draws pseudo-random values; ONNX specifies no generator, so not even the seed attribute makes the "
@@ -97,16 +135,34 @@ _DUPLICATES = (
     "cannot be"
 )
 
-_E8M0 = (
-    "casting a negative value (or -0) to FLOAT8E8M0 is undefined behaviour in the operator text; constant "
-    "inputs are checked, inputs computed at run time cannot be"
+_UNREPRESENTABLE = (
+    "the text leaves a conversion undefined where the target type cannot hold the value: a floating-point value "
+    "out of an integer type's range, NaN or an infinity (x86 and ARM give different integers), a string to an "
+    "integer type (\"2.718\" is undefined), and from version 24 a negative value or -0 to FLOAT8E8M0; a constant "
+    "input is checked element by element, an input computed at run time only by its declared element type "
+    "(integers and booleans convert to integers by defined rules)"
+)
+_REPEATED = (
+    "the text leaves the result undefined when an axis is repeated (a negative axis counts from the back of the "
+    "data's declared rank); constant axes are checked, axes computed at run time cannot be"
+)
+_REPEATED_QUOTE = ("behavior is undefined if an axis is repeated.",)
+_CAST_QUOTES = (
+    "fixed point: undefined if oor",
+    'such as "2.718", to int is an undefined behavior',
+    "casting negative values to float8e8m0 gives undefined behavior",
+    "| -0 | unspecified | unspecified |",
+    "| x < 0 | unspecified | unspecified |",
 )
 
 _GENERATORS = ("RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli")
 """The operators that draw random values, nondeterministic in every version."""
 
 TABLE: tuple[Entry, ...] = (
-    *(Entry("", operator, 1, None, ALWAYS, _RANDOM) for operator in _GENERATORS),
+    *(
+        Entry("", o, 1, None, ALWAYS, _RANDOM, ("this operator is non-deterministic",) if o == "Bernoulli" else ())
+        for o in _GENERATORS
+    ),
     Entry(
         "",
         "Dropout",
@@ -141,6 +197,7 @@ TABLE: tuple[Entry, ...] = (
         None,
         TOPK_UNSORTED,
         "with sorted = 0 the order of the returned values and indices is left to the implementation",
+        ("if \"sorted\" is 0, order of returned 'values' and 'indices' are undefined",),
     ),
     Entry("", "ScatterND", 11, None, DUPLICATE_INDICES, _DUPLICATES),
     Entry("", "ScatterElements", 11, None, DUPLICATE_INDICES, _DUPLICATES),
@@ -153,6 +210,7 @@ TABLE: tuple[Entry, ...] = (
         ZERO_DIVISOR,
         "the operator text makes the result of a zero divisor platform dependent; the operation is "
         "deterministic only when its divisor is a constant without zeros",
+        ("in case of dividend being zero, the results will be platform dependent",),
     ),
     Entry(
         "",
@@ -162,9 +220,46 @@ TABLE: tuple[Entry, ...] = (
         SEQUENCE_LENS_GIVEN,
         "Scan-8 leaves the scan outputs past each batch entry's sequence length undefined, so they are "
         "deterministic only without the sequence_lens input",
+        ("the remaining values have an undefined value",),
     ),
-    Entry("", "Cast", 24, None, NEGATIVE_TO_E8M0, _E8M0),
-    Entry("", "CastLike", 24, None, NEGATIVE_TO_E8M0, _E8M0),
+    Entry("", "Slice", 1, 9, REPEATED_AXES_ATTRIBUTE, f"{_REPEATED} (said from version 13, true of every one)"),
+    Entry("", "Slice", 10, None, REPEATED_AXES_INPUT, _REPEATED, _REPEATED_QUOTE),
+    Entry("", "Pad", 18, None, REPEATED_AXES_INPUT, _REPEATED, _REPEATED_QUOTE),
+    Entry("", "Resize", 18, None, REPEATED_AXES_ATTRIBUTE, _REPEATED, _REPEATED_QUOTE),
+    Entry("", "CenterCropPad", 18, None, REPEATED_AXES_ATTRIBUTE, _REPEATED, _REPEATED_QUOTE),
+    Entry(
+        "",
+        "StringNormalizer",
+        10,
+        None,
+        LOCALE_DEPENDENT,
+        "the locale that decides upper and lower case is left to the environment (a default of en_US 'or platform "
+        "specific equivalent'); the outputs then depend on the platform for the strings given at run time, so "
+        "such an operation is unknown; without a case change and with case-sensitive stopwords (or none) the "
+        "locale is not used",
+        ("environment dependent string that denotes the locale",),
+    ),
+    Entry(
+        "",
+        "QuantizeLinear",
+        10,
+        None,
+        NAN_QUANTIZED,
+        "the text saturates values out of the output type's range but gives no integer for NaN (x86 and ARM "
+        "differ); a constant input holding NaN decides it, a zero or infinite input with a zero or infinite scale "
+        "may give 0/0 or inf/inf, and an input computed at run time may hold NaN",
+    ),
+    Entry(
+        "",
+        "DynamicQuantizeLinear",
+        11,
+        None,
+        NAN_QUANTIZED,
+        "as QuantizeLinear, with the scale computed from the input: a NaN or an infinity in it, or zeros only (a "
+        "scale of 0), give NaN quotients; a constant input is checked, an input computed at run time cannot be",
+    ),
+    Entry("", "Cast", 1, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE, _CAST_QUOTES),
+    Entry("", "CastLike", 15, None, UNREPRESENTABLE_CAST, _UNREPRESENTABLE),
 )
 
 REVIEWED: tuple[Entry, ...] = (
@@ -184,6 +279,7 @@ REVIEWED: tuple[Entry, ...] = (
         None,
         NEVER,
         "the text leaves only the result of an empty optional undefined, and that case is an error, not a value",
+        ("the behavior is undefined in this case",),
     ),
     Entry(
         "",
@@ -193,6 +289,7 @@ REVIEWED: tuple[Entry, ...] = (
         NEVER,
         "a mean over an empty set is left undefined; it needs a zero-sized reduced axis, a shape outside the "
         "operator's domain (reading A8 of the spec), not run-to-run variation",
+        ("reduction over an empty set of values yields undefined",),
     ),
     Entry(
         "",
@@ -202,6 +299,7 @@ REVIEWED: tuple[Entry, ...] = (
         NEVER,
         "over an empty set the result is minus infinity where the type has it, else undefined: a zero-sized "
         "reduced axis is outside the operator's domain (reading A8 of the spec)",
+        ("yields minus infinity (if supported by the datatype) or undefined otherwise",),
     ),
     Entry(
         "",
@@ -210,6 +308,7 @@ REVIEWED: tuple[Entry, ...] = (
         None,
         NEVER,
         "as ReduceLogSum: an empty reduced axis is outside the operator's domain (reading A8 of the spec)",
+        ("yields minus infinity (if supported by the datatype) or undefined otherwise",),
     ),
     Entry(
         "",
@@ -218,7 +317,9 @@ REVIEWED: tuple[Entry, ...] = (
         None,
         NEVER,
         "a string that is not a numeric literal has no defined conversion; such an input is outside the "
-        "operator's domain (reading A8 of the spec); negative values to FLOAT8E8M0 are the condition above",
+        "operator's domain (reading A8 of the spec); the values a target type cannot represent (out of an integer "
+        "type's range, strings to integers, negative values to FLOAT8E8M0) are the condition above",
+        ('converting non-numerical-literal string such as "hello world!" is an undefined behavior',),
     ),
     Entry(
         "",
@@ -234,46 +335,6 @@ REVIEWED: tuple[Entry, ...] = (
 """Operators whose ONNX text leaves something open that cannot make their outputs vary, with why.
 
 Rendered in the spec next to :data:`TABLE`; no rule reads it."""
-
-_BODY = "as for If: the body is a graph of the model and is checked operation by operation"
-_PERMUTATION = (
-    "onnx leaves the flag unknown on version 28; the operator is a fixed permutation of its input, as in every "
-    "earlier version"
-)
-
-ONNX_FLAG_DIFFERENCES: Mapping[tuple[str, str], str] = {
-    ("", "If"): "onnx flags control flow as nondeterministic because of the body; sonnx checks the branches "
-    "as graphs of the model, so the operator itself is deterministic",
-    ("", "Loop"): _BODY,
-    ("", "Scan"): _BODY,
-    ("", "SequenceMap"): f"{_BODY}; the order in which samples are processed does not change the outputs, which "
-    "keep the input order",
-    ("", "AffineGrid"): "onnx flags it nondeterministic, but its definition gives the grid as a closed-form "
-    "function of theta, size and align_corners",
-    ("", "Dropout"): "onnx flags every version nondeterministic; sonnx decides per operation for versions 1, 6 "
-    "(is_test) and 12 on (training_mode), and flags versions 7 and 10, whose mode the runtime chooses",
-    ("", "TopK"): "onnx flags it deterministic; with sorted = 0 (versions 11 and later) the order of the "
-    "results is unspecified, so sonnx decides per operation",
-    ("", "ScatterND"): "onnx flags it deterministic; with reduction none and repeated indices the result is "
-    "unspecified, so sonnx decides per operation (constant indices are checked)",
-    ("", "ScatterElements"): "as ScatterND: repeated indices without a reduction leave the result unspecified",
-    ("", "Scatter"): "as ScatterND: repeated indices leave the result unspecified",
-    ("", "Mod"): "onnx flags it deterministic; its text makes a zero divisor's result platform dependent, so "
-    "sonnx decides per operation (a constant divisor is checked)",
-    ("", "Cast"): "onnx flags it deterministic; from version 24 a negative value cast to FLOAT8E8M0 is "
-    "undefined, so sonnx decides per operation",
-    ("", "CastLike"): "as Cast: a negative value cast to FLOAT8E8M0 is undefined",
-    ("", "LinearAttention"): "onnx leaves the flag unknown; the definition gives the outputs by a sequential "
-    "recurrence over the inputs, a function of them",
-    ("", "CausalConvWithState"): "onnx leaves the flag unknown; the definition is a causal depthwise "
-    "convolution, a function of its inputs",
-    ("", "DepthToSpace"): _PERMUTATION,
-    ("", "SpaceToDepth"): _PERMUTATION,
-    ("ai.onnx.preview", "FlexAttention"): "domain ai.onnx.preview is not one sonnx knows, so sonnx answers "
-    "unknown where onnx says deterministic",
-}
-"""Every operator on which :func:`schema_class` and onnx's ``node_determinism`` flag disagree, with why."""
-
 
 def entry_for(domain: str, operator: str, since: int) -> Entry | None:
     """The table entry covering schema version ``since`` of (``domain``, ``operator``), if any."""

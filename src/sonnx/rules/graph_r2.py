@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto
 
 from ..caching import cached
 from ..model.graph import InitialValue, Operation
@@ -37,6 +36,7 @@ from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
+from . import graph_r2_conditions as conditions
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
 from .premises import RuntimeType, runtime_type
 
@@ -231,37 +231,6 @@ def _zero_divisor(ctx: CheckContext, scope: int, op: Operation, entry: table.Ent
     return DET, ""
 
 
-def _negative_to_e8m0(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry) -> Outcome:
-    if op.operator == "Cast":
-        to = op.attribute("to")
-        if to is None or to.type != "INT":
-            what = "absent" if to is None else f"of type {to.type}, not INT"
-            return UNKNOWN, f"Cast's attribute 'to' is {what}, so the target type is not known; {entry.reason}"
-        if to.value != TensorProto.FLOAT8E8M0:
-            return DET, ""
-    else:  # CastLike: the target type is that of its second input, when established at run time
-        m = op.input_mapping
-        target = established(ctx, scope, m[1] if len(m) > 1 else "")
-        et = target.elem_type
-        if et == 0:
-            return UNKNOWN, f"CastLike's target type is not established ({target.why}); {entry.reason}"
-        if et != TensorProto.FLOAT8E8M0:
-            return DET, ""
-    m = op.input_mapping
-    if not m or not m[0]:
-        return UNKNOWN, f"the input is omitted: {entry.reason}"
-    c = constant_value(ctx, scope, m[0], "input")
-    if c.kind != "value" or c.array is None:
-        return UNKNOWN, f"{c.what}: {entry.reason}"
-    if why := _not_of_kind(c, table.NUMERIC_KINDS, "numbers"):
-        return UNKNOWN, f"{why}: {entry.reason}"
-    values = c.array.astype(np.float64, copy=False).reshape(-1)
-    bad = np.flatnonzero(np.signbit(values) & ~np.isnan(values))
-    if bad.size:
-        return NONDET, f"{c.what} holds {values[bad[0]]} at flat position {int(bad[0])}; {entry.reason}"
-    return DET, ""
-
-
 def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry | None) -> Outcome:
     if entry is None or entry.condition == table.NEVER:
         return DET, ""
@@ -289,8 +258,10 @@ def _evaluate(ctx: CheckContext, scope: int, op: Operation, entry: table.Entry |
     if entry.condition == table.SEQUENCE_LENS_GIVEN:
         m = op.input_mapping
         return (UNKNOWN, entry.reason) if m and m[0] else (DET, "")
-    if entry.condition == table.NEGATIVE_TO_E8M0:
-        return _negative_to_e8m0(ctx, scope, op, entry)
+    if entry.condition in conditions.READ_VALUES:
+        return conditions.READ_VALUES[entry.condition](
+            lambda n, r: constant_value(ctx, scope, n, r), lambda n: established(ctx, scope, n), op, entry
+        )
     raise AssertionError(f"determinism table: unknown condition {entry.condition!r}")
 
 

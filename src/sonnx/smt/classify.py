@@ -12,7 +12,11 @@ there is no schema, with the reason), the attributes ``is_test``,
 ``sorted``, ``reduction`` and ``to``, whether inputs 0-2 are given, the
 element type of ``CastLike``'s target where it holds at run time
 (:mod:`sonnx.rules.premises`), and for the conditions on constant inputs the
-constant facts of :mod:`.constants` (kind and elements).
+constant facts of :mod:`.constants` (kind and elements), with the terms of
+:mod:`.value_terms` for casts to integer types (elements against the target's
+range, or the input's element type where it holds at run time), repeated axes
+(the axes and the data's rank where it holds at run time) and
+StringNormalizer's locale.
 
 The conditions are written as formulas over those facts: ``is_test`` set,
 ``sorted = 0``, ``training_mode`` a single false element, no zero among a
@@ -21,7 +25,8 @@ cast to FLOAT8E8M0 (``fp.isNegative``: -0 counts, NaN does not), and for a
 scatter without reduction the index tuples (ScatterND: the rows; the element
 scatters: each element's position with the axis coordinate replaced by its
 value; negative indices wrapped by the data's dimensions where they hold at
-run time) pairwise ``distinct``. Run-time or unread values give the unknown class. Per operation
+run time) pairwise ``distinct``; a cast to an integer type, repeated axes and the
+locale by the terms of :mod:`.value_terms`. Run-time or unread values give the unknown class. Per operation
 the formula yields a code: class (0 deterministic, 1 unknown, 2
 nondeterministic) plus 4 times the table entry that decided it, so the
 verdict's reasons come from the solver's evaluation. Several candidate
@@ -40,9 +45,19 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
+from ..rules.graph_r2_conditions import AXES_INPUT
 from ..rules.premises import RuntimeType, runtime_type
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
+from .value_terms import (
+    axes_attribute_term,
+    axes_value_term,
+    dynamic_quantize_term,
+    locale_attributes_term,
+    quantize_term,
+    range_term,
+    type_functions,
+)
 
 E8M0 = 24
 """``TensorProto.FLOAT8E8M0``."""
@@ -59,10 +74,17 @@ _COND = {
     table.DUPLICATE_INDICES: "(ite (= rd 2) 0 (ite (= g1 0) 0 sc))",
     table.ZERO_DIVISOR: "(ite (= g1 0) 1 dz)",
     table.SEQUENCE_LENS_GIVEN: "(ite (= g0 1) 1 0)",
+    table.REPEATED_AXES_ATTRIBUTE: "ax",
+    table.REPEATED_AXES_INPUT: "ai",
+    table.LOCALE_DEPENDENT: "lc",
+    table.NAN_QUANTIZED: "qn",
 }
-_CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng 0))"
-_CASTLIKE = f"(ite (= et 0) 1 (ite (distinct et {E8M0}) 0 ng))"
-PARAMS = ("d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng")
+_CAST = f"(ite (distinct tk 1) 1 (ite (= tv {E8M0}) ng (ite (integer tv) oo 0)))"
+_CASTLIKE = f"(ite (= et 0) 1 (ite (= et {E8M0}) ng (ite (integer et) oo 0)))"
+PARAMS = (
+    "d", "p", "v", "itk", "itv", "sk", "sv", "rd", "g0", "g1", "g2", "tk", "tv", "et", "tm", "sc", "dz", "ng", "oo",
+    "ax", "ai", "lc", "qn",
+)
 
 
 class Codes:
@@ -92,13 +114,14 @@ def table_formula(codes: Codes) -> list[str]:
         match = [f"(= d {codes.domain[e.domain]})", f"(= p {codes.op[e.operator]})", f"(<= {e.first} v)"]
         if e.last is not None:
             match.append(f"(<= v {e.last})")
-        if e.condition == table.NEGATIVE_TO_E8M0:
+        if e.condition == table.UNREPRESENTABLE_CAST:
             cond = _CAST if e.operator == "Cast" else _CASTLIKE
         else:
             cond = _COND[e.condition]
         body = f"(ite (and {' '.join(match)}) (+ {cond} {4 * n}) {body})"
     params = " ".join(f"({x} Int)" for x in PARAMS)
     return [
+        *type_functions(),
         "; the determinism table (sonnx.rules.determinism_table.TABLE) as a function of an operation's facts:",
         ";   code = class (0 deterministic, 1 unknown, 2 nondeterministic) + 4 * number of the deciding entry",
         f"(define-fun known ((d Int)) Bool (or {known}))",
@@ -245,13 +268,22 @@ def _pair(
     return a, b, keys[a].tolist()
 
 
-VALUE_CONDITIONS = {
-    (e.domain, e.operator): e.condition
-    for e in table.TABLE
-    if e.condition
-    in (table.TRAINING_MODE_NOT_FALSE, table.DUPLICATE_INDICES, table.ZERO_DIVISOR, table.NEGATIVE_TO_E8M0)
+_READS_VALUES = (
+    table.TRAINING_MODE_NOT_FALSE,
+    table.DUPLICATE_INDICES,
+    table.ZERO_DIVISOR,
+    table.UNREPRESENTABLE_CAST,
+    table.REPEATED_AXES_ATTRIBUTE,
+    table.REPEATED_AXES_INPUT,
+    table.LOCALE_DEPENDENT,
+    table.NAN_QUANTIZED,
+)
+VALUE_CONDITIONS: dict[tuple[str, str], frozenset[str]] = {
+    k: frozenset(e.condition for e in table.TABLE if (e.domain, e.operator) == k and e.condition in _READS_VALUES)
+    for k in {(e.domain, e.operator) for e in table.TABLE if e.condition in _READS_VALUES}
 }
-"""Operators with an entry whose condition reads a constant input: only their constant facts are listed."""
+"""Operators with entries whose conditions read constants or attribute lists, and those conditions: only their
+facts are listed (an operator may have several, one per range of versions)."""
 
 
 @dataclass(eq=False)
@@ -284,6 +316,11 @@ class Lister:
         """What holds at run time of the type of ``name`` in scope ``f`` (the writers from the raw facts)."""
         return runtime_type(f.graph, name, f.parent < 0, self.resolver.writers(f, name))
 
+    def rank(self, f: ScopeFacts, name: str) -> int | None:
+        """The rank of ``name`` in scope ``f`` where it holds at run time, or None."""
+        dims = self.established(f, name).dims if name else None
+        return None if dims is None else len(dims)
+
     def instance(self, f: ScopeFacts, j: int) -> Instance:
         op = f.graph.operations[j]
         m = op[3]
@@ -298,7 +335,7 @@ class Lister:
         vs = self._versions.get(kind)
         if vs is None:
             vs = self._versions[kind] = _versions(self.model, op)
-        cond = VALUE_CONDITIONS.get((table.normal_domain(op.domain), op.operator))
+        conds = VALUE_CONDITIONS.get((table.normal_domain(op.domain), op.operator), frozenset())
         g = (_given(op, 0), _given(op, 1), _given(op, 2))
         if op[5]:
             a = (attr_fact(op, "is_test"), attr_fact(op, "sorted"), _reduction(op), attr_fact(op, "to"))
@@ -307,45 +344,69 @@ class Lister:
         target = self.established(f, m[1] if len(m) > 1 else "") if op.operator == "CastLike" else None
         et = 0 if target is None else target.elem_type
         key = (kind, g, a, et)
-        if cond is None and key in self._plain:
+        if not conds and key in self._plain:
             return self._plain[key]
-        tm = sc = dz = ng = "0"
+        tm = sc = dz = ng = oo = ax = ai = lc = qn = "0"
         consts: list[str] = []
         pair = None
         check = ""
-        if cond == table.TRAINING_MODE_NOT_FALSE and g[2]:
+        if table.TRAINING_MODE_NOT_FALSE in conds and g[2]:
             c = self.resolver.resolve(f, f.tid[op[3][2]], "training_mode")
             tm, consts = training_term(c), [c.what]
-        elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
+        elif table.DUPLICATE_INDICES in conds and g[1] and a[2] != 2:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
             sc, pair, check, notes = scatter_term(op, self.established(f, op[3][0]), c)
             consts = [c.what, *notes]
-        elif cond == table.ZERO_DIVISOR and g[1]:
+        elif table.ZERO_DIVISOR in conds and g[1]:
             c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
-        elif cond == table.NEGATIVE_TO_E8M0 and (a[3] == (1, E8M0) if op.operator == "Cast" else et == E8M0):
-            if g[0]:
-                c = self.resolver.resolve(f, f.tid[op[3][0]], "input")
-                ng, consts = elements_term(c, "neg"), [c.what]
-            else:
-                ng, consts = "1", ["the input is omitted"]
-        elif cond == table.NEGATIVE_TO_E8M0 and target is not None and et == 0:
-            consts = [f"CastLike's target type is not established ({target.why})"]
-        elif cond == table.NEGATIVE_TO_E8M0 and op.operator == "Cast" and a[3][0] != 1:
-            consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
+        elif table.UNREPRESENTABLE_CAST in conds:
+            goal = et if op.operator == "CastLike" else a[3][1] if a[3][0] == 1 else 0
+            if op.operator == "Cast" and a[3][0] != 1:
+                consts = ["Cast's attribute 'to' is absent or not an INT, so the target type is not known"]
+            elif target is not None and et == 0:
+                consts = [f"CastLike's target type is not established ({target.why})"]
+            elif goal == E8M0 or goal in table.INTEGER_RANGES:
+                if g[0]:
+                    c = self.resolver.resolve(f, f.tid[op[3][0]], "input")
+                    consts = [c.what]
+                    if goal == E8M0:
+                        ng = elements_term(c, "neg")
+                    else:
+                        oo = range_term(c, goal, self.established(f, op[3][0]).elem_type)
+                else:
+                    ng = oo = "1"
+                    consts = ["the input is omitted"]
+        elif table.LOCALE_DEPENDENT in conds:
+            lc = locale_attributes_term(op)
+        elif table.NAN_QUANTIZED in conds and op.operator == "DynamicQuantizeLinear":
+            qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
+            qn, consts = dynamic_quantize_term(qx), [qx.what] if qx else []
+        elif table.NAN_QUANTIZED in conds:
+            qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
+            qs = self.resolver.resolve(f, f.tid[m[1]], "scale") if g[1] else None
+            zero = (g[2], self.established(f, m[2]).elem_type if g[2] else 0)
+            qn = quantize_term(attr_fact(op, "output_dtype"), zero, qx, qs)
+            consts = [c.what for c in (qx, qs) if c is not None]
+        if table.REPEATED_AXES_ATTRIBUTE in conds:  # Slice has the attribute to version 9, the input from 10
+            ax, why_ax = axes_attribute_term(op, self.rank(f, m[0] if m else ""))
+            consts += why_ax
+        if table.REPEATED_AXES_INPUT in conds and len(m) > AXES_INPUT and m[AXES_INPUT]:
+            c = self.resolver.resolve(f, f.tid[m[AXES_INPUT]], "axes")
+            ai, consts = axes_value_term(c, self.rank(f, m[0])), [*consts, c.what]
         d = self.codes.domain[table.normal_domain(op.domain)]
         p = self.codes.op[op.operator]
         (itk, itv), (sk, sv), rd, (tk, tv) = a
         rest = f"{num(itk)} {num(itv)} {num(sk)} {num(sv)} {rd} {g[0]} {g[1]} {g[2]} {num(tk)} {num(tv)} {et}"
         versions, why = vs
-        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng})" for v in versions or [0]]
+        calls = [f"(cls {d} {p} {v} {rest} {tm} {sc} {dz} {ng} {oo} {ax} {ai} {lc} {qn})" for v in versions or [0]]
         if len(calls) == 1:
             term = calls[0]
         else:
             same = " ".join(f"(= (mod {calls[0]} 4) (mod {c} 4))" for c in calls[1:])
             term = f"(ite (and {same}) {calls[0]} {1 + 4 * DISAGREE})"
         inst = Instance(term, why, tuple(consts), pair, check)
-        if cond is None:
+        if not conds:
             self._plain[key] = inst
             if not op[5] and op.operator != "CastLike":
                 self._quick[(op[1], op[0], g[0] == 1, g[1] == 1, g[2] == 1)] = inst
