@@ -94,7 +94,8 @@ def test_a_value_outside_the_defined_set_is_a_violation(
     assert found["attribute"] == named and found["operation"] == f"{operator}:n"
     assert found["scope"] == "g" and found["index"] == 0
     shown = outside[named]
-    assert found["value"] == (repr(shown) if not isinstance(shown, list | tuple) else f"[{', '.join(map(repr, shown))}]")
+    listed = f"[{', '.join(map(repr, shown))}]" if isinstance(shown, list | tuple) else repr(shown)
+    assert found["value"] == listed
     assert found["defined"]
 
 
