@@ -330,8 +330,7 @@ def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
                 if outcome[0] != DET:
                     out[(i, j)] = outcome
         for key, reason in graph_attributes.blocked(ctx).items():  # an undefined attribute: no meaning to rest on
-            if out.get(key, (DET, ""))[0] != NONDET:
-                out[key] = (UNKNOWN, reason)
+            out.setdefault(key, (UNKNOWN, reason))  # an operation already classified keeps its class and reason
         return dict(sorted(out.items()))
 
     return cached(ctx.cache, ("rules.r2.classes",), build)

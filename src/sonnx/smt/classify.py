@@ -25,9 +25,9 @@ the formula yields a code: class (0 deterministic, 1 unknown, 2
 nondeterministic) plus 4 times the table entry that decided it, so the
 verdict's reasons come from the solver's evaluation. Several candidate
 versions that disagree give the unknown class. GRAPH-ATTRIBUTES' per-operation
-answer is a trusted fact too: an operation it does not prove defined gets the
-unknown class (one entry number per distinct reason) unless its code is
-already nondeterministic.
+answer is a trusted fact too: an operation it does not prove defined, which the
+table would call deterministic, gets the unknown class instead (one entry
+number per distinct reason).
 
 Operations with identical facts get one instance (one ``c`` constant); the
 witness maps it back to the operations.
@@ -55,7 +55,8 @@ NO_SCHEMA = len(table.TABLE) + 2
 DISAGREE = len(table.TABLE) + 3
 BLOCKED = len(table.TABLE) + 4
 """Entry numbers from here name an operation whose attributes GRAPH-ATTRIBUTES does not prove defined (one number
-per distinct reason); such an operation is of the unknown class unless the table makes it nondeterministic."""
+per distinct reason); such an operation is of the unknown class unless the table already puts it in another class
+than the deterministic one (then it keeps that class and its reason)."""
 
 _COND = {
     table.ALWAYS: "2",
@@ -292,13 +293,13 @@ class Lister:
         self._block_codes: dict[str, int] = {}
 
     def instance(self, f: ScopeFacts, j: int) -> Instance:
-        """The operation's instance; an operation GRAPH-ATTRIBUTES blocks is unknown unless nondeterministic."""
+        """The operation's instance; one GRAPH-ATTRIBUTES blocks is unknown where the table says deterministic."""
         inst = self._instance(f, j)
         why = self.blocked.get((f.index, j))
         if why is None:
             return inst
         code = 1 + 4 * (BLOCKED + self._block_codes.setdefault(why, len(self._block_codes)))
-        term = f"(let ((b {inst.term})) (ite (= (mod b 4) 2) b {code}))"
+        term = f"(let ((b {inst.term})) (ite (= (mod b 4) 0) {code} b))"
         return Instance(term, inst.why, inst.consts, inst.pair, inst.check, why)
 
     def _instance(self, f: ScopeFacts, j: int) -> Instance:
