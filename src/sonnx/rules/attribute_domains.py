@@ -61,6 +61,9 @@ class Axis(NamedTuple):
     extra: int | str = 0
     also: tuple[int, ...] = ()
     excluded: tuple[int, ...] = ()
+    same_rank: int | None = None
+    """An input the operator text requires to have the same rank: its rank stands in when input ``input``'s is
+    not established (an operation whose inputs differ in rank is undefined whatever its axis)."""
 
 
 class Domain(NamedTuple):
@@ -223,7 +226,7 @@ AXES: tuple[Domain, ...] = (
     *_axis(("Flatten",), 1, 10, "axis", Axis(0, False, 1), "the axis is in [0, r]"),
     *_axis(("Flatten",), 11, None, "axis", Axis(0, True, 1), "the axis is in [-r, r]"),
     *_axis(("Gather",), 1, None, "axis", Axis(0, True), _IN_RANGE),
-    *_axis(("GatherElements",), 11, None, "axis", Axis(0, True), _IN_RANGE),
+    *_axis(("GatherElements",), 11, None, "axis", Axis(0, True, same_rank=1), _IN_RANGE + "; indices of that rank"),
     *_axis(_SOFTMAX_LIKE, 1, 10, "axis", Axis(0, False), _NO_NEGATIVE),
     *_axis(_SOFTMAX_LIKE, 11, None, "axis", Axis(0, True), _IN_RANGE),
     *_axis(("LayerNormalization", "RMSNormalization"), 17, None, "axis", Axis(0, True), "the axis is in [-r, r)"),
@@ -243,7 +246,8 @@ AXES: tuple[Domain, ...] = (
     Domain("", "Scan", 11, None, "scan_input_axes", AXIS, (Axis(-2, True),), _IN_RANGE + " scanned"),
     Domain("", "Scan", 9, None, "scan_output_axes", AXIS, (Axis(-1, True),),
            "the axis of each scan output, whose rank sonnx does not establish"),
-    *_axis(("Scatter", "ScatterElements"), 9, None, "axis", Axis(0, True), _IN_RANGE),
+    *_axis(("Scatter", "ScatterElements"), 9, None, "axis", Axis(0, True, same_rank=1),
+           _IN_RANGE + "; indices of that rank"),
     *_axis(("Slice",), 1, 9, "axes", Axis(0, False), _NO_NEGATIVE),
     *_axis(("Split",), 1, 10, "axis", Axis(0, False), _NO_NEGATIVE),
     *_axis(("Split", "SplitToSequence"), 11, None, "axis", Axis(0, True), _IN_RANGE),

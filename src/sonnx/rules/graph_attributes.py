@@ -113,6 +113,8 @@ def _axis(rk: Ranks, scope: int, op: Operation, a: Attribute, spec: ad.Axis, sin
         if pos == -1:
             return OPEN, a.name, shown(a), "the rank this axis refers to is not one sonnx establishes"
         r, why = _rank_for(rk, scope, op, pos)
+        if r is None and spec.same_rank is not None:
+            r = _rank_for(rk, scope, op, spec.same_rank)[0]
         if r is None:
             return OPEN, a.name, shown(a), why
         big = r + (len(values) if spec.extra == "count" else int(spec.extra))
