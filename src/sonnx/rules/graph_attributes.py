@@ -47,6 +47,9 @@ LISTING = Listing(
     lambda f: f"{f['operation']} {f['attribute']}={f['value']} (defined: {f['defined']})",
     3,
 )
+STRUCTURAL = False
+"""Not a property of the raw facts (spec, section 4): it is decided on attribute values against the operator texts
+and on ranks derived through them, so it has no SMT encoding; the SMT engine reads its per-operation answer."""
 OUTSIDE, OPEN = "outside", "open"
 Problem = tuple[str, str, str, str]
 """(OUTSIDE or OPEN, attribute, value as shown, the defined set or why the check is open)."""
