@@ -29,7 +29,7 @@ import numpy as np
 
 from ..caching import cached
 from ..model.graph import InitialValue, Operation
-from ..model.index import index
+from ..model.index import GraphIndex, index
 from ..model.structure import outer_definers, scopes
 
 SAME_AS_FIRST = frozenset(
@@ -62,12 +62,19 @@ class Ranks:
         self.scopes = scopes(ctx)
         self.outer = outer_definers(ctx)
         self.rank: dict[tuple[int, str], int | None] = {}
-        self.length: dict[tuple[int, str], int | None] = {}
+        self._indexes: list[GraphIndex | None] = [None] * len(self.scopes)
+
+    def ix(self, scope: int) -> GraphIndex:
+        """The index of scope ``scope``'s graph (looked up once per scope)."""
+        found = self._indexes[scope]
+        if found is None:
+            found = self._indexes[scope] = index(self.ctx, self.scopes[scope].graph)
+        return found
 
     def home(self, scope: int, name: str) -> int | None:
         """The scope whose graph defines ``name`` as seen from ``scope`` (None when none does)."""
         cur = scope
-        while not index(self.ctx, self.scopes[cur].graph).defines(name):
+        while not self.ix(cur).defines(name):
             if name not in self.outer[cur]:
                 return None
             cur = self.outer[cur][name]
@@ -102,7 +109,7 @@ class Ranks:
         return None if home is None else (home, name)
 
     def _producer(self, scope: int, name: str) -> Operation | None:
-        ix = index(self.ctx, self.scopes[scope].graph)
+        ix = self.ix(scope)
         if name in ix.multi or name in ix.input_set:
             return None
         j = ix.prod.get(name)
@@ -127,7 +134,7 @@ class Ranks:
 
     def _settle(self, scope: int, name: str) -> int | None:
         g = self.scopes[scope].graph
-        ix = index(self.ctx, g)
+        ix = self.ix(scope)
         if name in ix.multi:
             return None
         t = g.tensors.get(name)
@@ -166,7 +173,7 @@ class Ranks:
         if self.rank.get(w) == 0:
             return 1
         t = self.scopes[s].graph.tensors.get(n)
-        ix = index(self.ctx, self.scopes[s].graph)
+        ix = self.ix(s)
         if n in ix.multi or n in ix.input_set:
             return None
         op = self._producer(s, n)
@@ -219,7 +226,7 @@ class Ranks:
     def constant(self, scope: int, name: str) -> list[int] | None:
         """The integers of a constant ``name`` (a Constant's value, or a read initializer), else None."""
         w = self._where(scope, name)
-        if w is None or w[1] in index(self.ctx, self.scopes[w[0]].graph).input_set:
+        if w is None or w[1] in self.ix(w[0]).input_set:
             return None
         s, n = w
         op = self._producer(s, n)
@@ -245,7 +252,7 @@ class Ranks:
         if w is None:
             return None
         s, n = w
-        if n in index(self.ctx, self.scopes[s].graph).input_set:
+        if n in self.ix(s).input_set:
             return None
         op = self._producer(s, n)
         t = self.scopes[s].graph.tensors.get(n)
