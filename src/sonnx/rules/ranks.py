@@ -223,10 +223,16 @@ class Ranks:
             return None
         return len(range(n)[starts[0] : ends[0] : step])
 
-    def constant(self, scope: int, name: str) -> list[int] | None:
-        """The integers of a constant ``name`` (a Constant's value, or a read initializer), else None."""
+    def constant(self, scope: int, name: str, depth: int = 0) -> list[int] | None:
+        """The integers of ``name`` when every run gives it the same at most 1-D value, else None.
+
+        Read from a Constant or an initializer (not a graph input), or folded
+        through Identity, Reshape, Squeeze, Unsqueeze, Concat, Neg, and Add, Sub,
+        Mul and integer Mod (the remainder takes the divisor's sign) of such
+        values, within :data:`DEPTH` steps and int32's range (no wrap-around).
+        """
         w = self._where(scope, name)
-        if w is None or w[1] in self.ix(w[0]).input_set:
+        if w is None or w[1] in self.ix(w[0]).input_set or depth > DEPTH:
             return None
         s, n = w
         op = self._producer(s, n)
@@ -236,6 +242,8 @@ class Ranks:
             v = t.initial_value
         elif op is not None and op.domain == "" and op.operator == "Constant" and (a := op.attribute("value")):
             v = a.value if a.type == "TENSOR" else None
+        elif op is not None and op.domain == "":
+            return self._fold(s, op, depth)
         else:
             return None
         try:
@@ -245,6 +253,34 @@ class Ranks:
         if arr is None or arr.dtype.kind not in "iu" or arr.ndim > 1:
             return None
         return [int(x) for x in arr.reshape(-1)]
+
+    def _fold(self, s: int, op: Operation, depth: int) -> list[int] | None:
+        m = [x for x in op.input_mapping if x]
+        o = op.operator
+        if o in ("Identity", "Reshape", "Squeeze", "Unsqueeze", "Neg") and m:
+            if o in ("Reshape", "Unsqueeze") and self.of(s, op.output_mapping[0]) not in (0, 1):
+                return None
+            x = self.constant(s, m[0], depth + 1)
+            return None if x is None else [-v for v in x] if o == "Neg" else x
+        args = [self.constant(s, x, depth + 1) for x in m]
+        known = [a for a in args if a is not None]
+        if len(known) != len(args) or not known:
+            return None
+        if o == "Concat":
+            return [v for a in known for v in a]
+        if o not in ("Add", "Sub", "Mul", "Mod") or len(known) != 2 or op.attributes:
+            return None
+        a, b = known
+        if len(a) != len(b) and 1 not in (len(a), len(b)):
+            return None
+        size = max(len(a), len(b))
+        a, b = a * size if len(a) == 1 else a, b * size if len(b) == 1 else b
+        if o == "Mod" and 0 in b:
+            return None
+        ops = {"Add": lambda x, y: x + y, "Sub": lambda x, y: x - y, "Mul": lambda x, y: x * y,
+               "Mod": lambda x, y: x % y}
+        out = [ops[o](x, y) for x, y in zip(a, b, strict=True)]
+        return out if all(-(1 << 31) <= v < (1 << 31) for v in out) else None  # no wrap in int32 nor int64
 
     def last_dim(self, scope: int, name: str) -> int | None:
         """The last dimension of a constant ``name`` (an initializer or a Constant's value), else None."""
