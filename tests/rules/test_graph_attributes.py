@@ -187,6 +187,10 @@ def test_a_negative_axis_before_the_version_that_defines_it() -> None:
         (op("Unsqueeze", ["x"], ["y"], axes=[2]), 11, 2, Status.PROVED),  # the output's rank: 2 + 1
         (op("Unsqueeze", ["x"], ["y"], axes=[3]), 11, 2, Status.VIOLATED),
         (op("Unsqueeze", ["x"], ["y"], axes=[3, 0]), 11, 2, Status.PROVED),
+        (op("Unsqueeze", ["x"], ["y"], axes=[3, -1]), 11, 2, Status.VIOLATED),  # -1 is axis 3 of the rank-4 output
+        (op("Unsqueeze", ["x"], ["y"], axes=[0, 0]), 11, 2, Status.VIOLATED),
+        (op("Resize", ["x", "", "s"], ["y"], axes=[1, -1]), 19, 2, Status.VIOLATED),
+        (op("Resize", ["x", "", "s"], ["y"], axes=[0, -1]), 19, 2, Status.PROVED),
         (op("OneHot", ["x", "d", "v"], ["y"], axis=-3), 17, 2, Status.PROVED),  # [-r-1, r]
         (op("OneHot", ["x", "d", "v"], ["y"], axis=-4), 17, 2, Status.VIOLATED),
         (op("OneHot", ["x", "d", "v"], ["y"], axis=-1), 10, 2, Status.PROVED),  # version 9: -1 only
@@ -214,6 +218,9 @@ def test_an_axis_whose_rank_is_not_established_stays_open() -> None:
                        "(1 operation(s))"
     # a permutation whose length cannot be compared with the rank stays open too
     assert verdict(op("Transpose", ["x"], ["y"], perm=[1, 0]), inputs=ranked(("x", None))).status is Status.UNKNOWN
+    # but an axis listed twice is outside whatever the rank
+    found = offender(op("Unsqueeze", ["x"], ["y"], axes=[1, 1]), 11, inputs=ranked(("x", None)))
+    assert found["attribute"] == "axes" and found["defined"].endswith("each named once")
 
 
 def test_a_declared_intermediate_rank_is_not_a_fact() -> None:

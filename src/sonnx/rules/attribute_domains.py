@@ -61,6 +61,8 @@ class Axis(NamedTuple):
     extra: int | str = 0
     also: tuple[int, ...] = ()
     excluded: tuple[int, ...] = ()
+    distinct: bool = False
+    """The text forbids naming one axis twice (a negative and a non-negative value may name the same axis)."""
     same_rank: int | None = None
     """An input the operator text requires to have the same rank: its rank stands in when input ``input``'s is
     not established (an operation whose inputs differ in rank is undefined whatever its axis)."""
@@ -213,7 +215,7 @@ AXES: tuple[Domain, ...] = (
            "the legacy broadcast axis of versions before 7: the text gives no range"),
     *_axis(("ArgMax", "ArgMin"), 1, 10, "axis", Axis(0, False), _NO_NEGATIVE),
     *_axis(("ArgMax", "ArgMin"), 11, None, "axis", Axis(0, True), _IN_RANGE),
-    *_axis(("CenterCropPad",), 18, None, "axes", Axis(0, True), _IN_RANGE),
+    *_axis(("CenterCropPad",), 18, None, "axes", Axis(0, True, distinct=True), _IN_RANGE + ", none repeated"),
     *_axis(("Compress",), 9, 10, "axis", Axis(0, False), _NO_NEGATIVE),
     *_axis(("Compress",), 11, None, "axis", Axis(0, True), _IN_RANGE),
     *_axis(("Concat",), 1, 10, "axis", Axis(0, False), _NO_NEGATIVE),
@@ -239,7 +241,7 @@ AXES: tuple[Domain, ...] = (
     *_axis(_REDUCE, 1, 10, "axes", Axis(0, False), _NO_NEGATIVE),
     *_axis(_REDUCE, 11, None, "axes", Axis(0, True), _IN_RANGE),
     *_rows(_REDUCE, 13, None, "noop_with_empty_axes", ONE_OF, (0, 1), _FLAG),
-    *_axis(("Resize",), 18, None, "axes", Axis(0, True), _IN_RANGE),
+    *_axis(("Resize",), 18, None, "axes", Axis(0, True, distinct=True), _IN_RANGE + ", none repeated"),
     Domain("", "ReverseSequence", 10, None, "batch_axis", ONE_OF, (0, 1), "batch_axis is 0 or 1"),
     Domain("", "ReverseSequence", 10, None, "time_axis", ONE_OF, (0, 1), "time_axis is 0 or 1"),
     Domain("", "Scan", 9, 10, "scan_input_axes", AXIS, (Axis(-2, False),), "the axis of each scan input"),
@@ -259,7 +261,8 @@ AXES: tuple[Domain, ...] = (
     *_rows(("Transpose",), 1, None, "perm", PERMUTATION, (), "perm permutes the input's axes [0, r-1]"),
     *_axis(("Unique",), 11, None, "axis", Axis(0, True), _IN_RANGE),
     *_axis(("Unsqueeze",), 1, 10, "axes", Axis(0, False, 0, "count"), "non-negative axes of the output"),
-    *_axis(("Unsqueeze",), 11, 12, "axes", Axis(0, True, 0, "count"), "accepted range [-r, r-1], r the output's rank"),
+    *_axis(("Unsqueeze",), 11, 12, "axes", Axis(0, True, 0, "count", distinct=True),
+           "accepted range [-r, r-1], r the output's rank; no axis listed twice"),
 )
 """Entries for the integer attributes that name axes."""
 

@@ -110,6 +110,9 @@ def _axis(rk: Ranks, scope: int, op: Operation, a: Attribute, spec: ad.Axis, sin
         if n is None or n.type != "INT":
             return OPEN, a.name, shown(a), "num_scan_inputs is not an INT, so the scan inputs are not known"
         positions = [len(op.input_mapping) - int(n.value) + k for k in range(len(values))]
+    if spec.distinct and len(set(values)) < len(values):
+        return OUTSIDE, a.name, shown(a), f"{what}, each named once"
+    named: set[int] = set()
     for v, pos in zip(values, positions, strict=True):
         if v in spec.also:
             continue
@@ -126,6 +129,9 @@ def _axis(rk: Ranks, scope: int, op: Operation, a: Attribute, spec: ad.Axis, sin
         if not (lo <= v and 0 <= n_ax <= hi and n_ax not in spec.excluded):
             extra = f" other than {', '.join(map(str, spec.excluded))}" if spec.excluded else ""
             return OUTSIDE, a.name, shown(a), f"axes in [{lo}, {hi}]{extra} (R = {big})"
+        if spec.distinct and n_ax in named:
+            return OUTSIDE, a.name, shown(a), f"axes in [{lo}, {hi}] (R = {big}), each named once"
+        named.add(n_ax)
     return None
 
 
