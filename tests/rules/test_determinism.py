@@ -229,7 +229,8 @@ def test_scatter_indices_computed_at_run_time_are_unknown_never_proved() -> None
 def test_scatter_elements_duplicates_are_positions_with_the_axis_replaced() -> None:
     def m(indices: object, axis: int) -> Model:
         s = op("ScatterElements", ["data", "idx", "upd"], ["y"], axis=axis)
-        return model(make_graph("g", ["data", "upd"], ["y"], [s], tensors(init("idx", indices, 7))), 18)
+        ts = tensors(init("idx", indices, 7), Tensor("data", TensorType("tensor", 1, (2, 2))))
+        return model(make_graph("g", ["data", "upd"], ["y"], [s], ts), 18)  # data's rank decides the axis's range
 
     # along axis 1 both entries of row 0 write column 1; row 1 is not involved
     assert run(ID, m([[1, 1], [0, 1]], 1)).status is Status.VIOLATED
@@ -296,7 +297,8 @@ def test_scatter_nd_with_empty_index_tuples_addresses_the_whole_tensor() -> None
 
 def test_scatter_elements_with_a_single_scalar_index_is_proved() -> None:
     s = op("ScatterElements", ["data", "idx", "upd"], ["y"], axis=0)
-    m = model(make_graph("g", ["data", "upd"], ["y"], [s], tensors(init("idx", np.int64(3), 7))), 18)
+    ts = tensors(init("idx", np.int64(3), 7), Tensor("data", TensorType("tensor", 1, (4,))))
+    m = model(make_graph("g", ["data", "upd"], ["y"], [s], ts), 18)
     assert {v.status for v in both(m)} == {Status.PROVED}
 
 

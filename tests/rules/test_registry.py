@@ -33,6 +33,7 @@ EXPECTED = {
     "GRAPH-IF-BRANCHES": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-NAMES": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-ARITY": (Severity.WARNING, PROFILE_SONNX),
+    "GRAPH-ATTRIBUTES": (Severity.ERROR, PROFILE_SONNX),
     "STRICT-OPERATORS": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-ATTRIBUTES": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-SHAPES": (Severity.ERROR, PROFILE_STRICT),
@@ -91,7 +92,8 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
         op("RandomUniformLike", ["x"], ["x"]),
         op("Conv", ["x", "w"], ["ghosted"], domain="com.vendor"),
         op("Constant", [], ["k"])._replace(attributes=(Attribute("sparse_value", "SPARSE_TENSOR", sparse),)),
-        op("Dropout", ["x"], ["dropped"]),  # its optional inputs and mask left out (GRAPH-ARITY)
+        op("Dropout", ["x"], ["dropped"], ratio=0.5),  # optional inputs and mask left out (GRAPH-ARITY); no
+        # attribute ratio since version 12 (GRAPH-ATTRIBUTES)
     ]
     g = make_graph(
         "main",

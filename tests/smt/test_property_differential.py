@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 
 from sonnx.loader import load_model
 from sonnx.model.graph import Graph, Model, Operation, make_graph, make_operation
+from sonnx.model.structure import scopes
+from sonnx.rules.base import CheckContext
+from sonnx.rules.graph_attributes import blocked
 from sonnx.verdict import Status, Verdict
 from tests.common.smtkit import const, disagreements, model
 
@@ -67,16 +70,21 @@ def oracle_deterministic(m: Model, r2: Verdict) -> str:
     """det / nondet / unknown by plain reachability from sources (acyclic, single-assignment graphs only).
 
     Sources are the operations the direct engine's GRAPH-R2 witness lists as nondeterministic; when that
-    rule is UNKNOWN, operations of domains sonnx does not know are possible sources.
+    rule is UNKNOWN, operations of domains sonnx does not know, and those whose attributes GRAPH-ATTRIBUTES does
+    not prove defined, are possible sources.
     """
     listed = {(d["scope"], d["index"]) for d in (r2.witness.data["nondeterministic"] if r2.witness else [])}
     maybe = r2.status is Status.UNKNOWN or bool(r2.witness and r2.witness.data.get("unknown_count"))
+    ctx = CheckContext(m)
+    paths = [sc.path for sc in scopes(ctx)]
+    undefined = {(paths[i], j) for i, j in blocked(ctx)}  # GRAPH-ATTRIBUTES' operations without a proved meaning
     level_name = {0: "det", 1: "unknown", 2: "nondet"}
 
     def visit(path: str, h: Graph) -> int:
         src: dict[int, int] = {}
         for j, o in enumerate(h.operations):
-            level = 2 if (path, j) in listed else 1 if maybe and o.domain not in ("", "ai.onnx", "ai.onnx.ml") else 0
+            unknown = o.domain not in ("", "ai.onnx", "ai.onnx.ml") or (path, j) in undefined
+            level = 2 if (path, j) in listed else 1 if maybe and unknown else 0
             for attr, sub in o.subgraphs:
                 level = max(level, visit(f"{path}/{o.label}.{attr}", sub))
             src[j] = level

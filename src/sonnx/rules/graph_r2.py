@@ -19,8 +19,9 @@ output's declaration, which no runtime enforces.
 
 Verdict: VIOLATED when some operation is nondeterministic (this wins);
 otherwise UNKNOWN when the determinism of some operation could not be
-established (unknown domain or operator, missing opset import, unread value);
-otherwise PROVED.
+established (unknown domain or operator, missing opset import, unread value,
+or an attribute GRAPH-ATTRIBUTES does not prove defined: the operator then
+gives the operation no meaning to decide on); otherwise PROVED.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..model.structure import outer_definers, scopes
 from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
+from . import graph_attributes
 from . import graph_r2_conditions as conditions
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
 from .premises import RuntimeType, runtime_type
@@ -301,7 +303,9 @@ def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
                 outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, i, op, e) for e in entries])
                 if outcome[0] != DET:
                     out[(i, j)] = outcome
-        return out
+        for key, reason in graph_attributes.blocked(ctx).items():  # an undefined attribute: no meaning to rest on
+            out.setdefault(key, (UNKNOWN, reason))  # an operation already classified keeps its class and reason
+        return dict(sorted(out.items()))
 
     return cached(ctx.cache, ("rules.r2.classes",), build)
 

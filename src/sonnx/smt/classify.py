@@ -30,7 +30,10 @@ locale by the terms of :mod:`.value_terms`. Run-time or unread values give the u
 the formula yields a code: class (0 deterministic, 1 unknown, 2
 nondeterministic) plus 4 times the table entry that decided it, so the
 verdict's reasons come from the solver's evaluation. Several candidate
-versions that disagree give the unknown class.
+versions that disagree give the unknown class. GRAPH-ATTRIBUTES' per-operation
+answer is a trusted fact too: an operation it does not prove defined, which the
+table would call deterministic, gets the unknown class instead (one entry
+number per distinct reason).
 
 Operations with identical facts get one instance (one ``c`` constant); the
 witness maps it back to the operations.
@@ -45,6 +48,8 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
+from ..rules.base import CheckContext
+from ..rules.graph_attributes import blocked
 from ..rules.graph_r2_conditions import AXES_INPUT
 from ..rules.premises import RuntimeType, runtime_type
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
@@ -64,6 +69,10 @@ E8M0 = 24
 UNKNOWN_DOMAIN = len(table.TABLE) + 1
 NO_SCHEMA = len(table.TABLE) + 2
 DISAGREE = len(table.TABLE) + 3
+BLOCKED = len(table.TABLE) + 4
+"""Entry numbers from here name an operation whose attributes GRAPH-ATTRIBUTES does not prove defined (one number
+per distinct reason); such an operation is of the unknown class unless the table already puts it in another class
+than the deterministic one (then it keeps that class and its reason)."""
 
 _COND = {
     table.ALWAYS: "2",
@@ -298,6 +307,8 @@ class Instance:
     pair: Pair | None = None
     check: str = ""
     """For a scatter: the solver's check that the two positions of ``pair`` carry equal index tuples."""
+    blocked: str = ""
+    """Why GRAPH-ATTRIBUTES does not prove the operation's attributes defined (a trusted fact), or empty."""
 
 
 class Lister:
@@ -311,6 +322,8 @@ class Lister:
         self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
         self._plain: dict[tuple[object, ...], Instance] = {}
         self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
+        self.blocked = blocked_operations(model)
+        self._block_codes: dict[str, int] = {}
 
     def established(self, f: ScopeFacts, name: str) -> RuntimeType:
         """What holds at run time of the type of ``name`` in scope ``f`` (the writers from the raw facts)."""
@@ -322,6 +335,16 @@ class Lister:
         return None if dims is None else len(dims)
 
     def instance(self, f: ScopeFacts, j: int) -> Instance:
+        """The operation's instance; one GRAPH-ATTRIBUTES blocks is unknown where the table says deterministic."""
+        inst = self._instance(f, j)
+        why = self.blocked.get((f.index, j))
+        if why is None:
+            return inst
+        code = 1 + 4 * (BLOCKED + self._block_codes.setdefault(why, len(self._block_codes)))
+        term = f"(let ((b {inst.term})) (ite (= (mod b 4) 0) {code} b))"
+        return Instance(term, inst.why, inst.consts, inst.pair, inst.check, why)
+
+    def _instance(self, f: ScopeFacts, j: int) -> Instance:
         op = f.graph.operations[j]
         m = op[3]
         if not op[5]:
@@ -413,6 +436,11 @@ class Lister:
         return inst
 
 
+def blocked_operations(model: Model) -> dict[tuple[int, int], str]:
+    """GRAPH-ATTRIBUTES' trusted per-operation fact: (scope index, operation index) -> why it is not proved."""
+    return blocked(CheckContext(model))
+
+
 def _reduction(op: Operation) -> int:
     r = op.attribute("reduction")
     if r is None:
@@ -423,6 +451,8 @@ def _reduction(op: Operation) -> int:
 def reason(code: int, inst: Instance) -> str:
     """The verdict's reason for an operation, from the entry number in the solver's code."""
     n = code // 4
+    if n >= BLOCKED:
+        return inst.blocked
     if n in (UNKNOWN_DOMAIN, NO_SCHEMA):
         return inst.why or "no operator schema"
     if n == DISAGREE:
