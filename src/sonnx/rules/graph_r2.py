@@ -14,7 +14,13 @@ graph input or a computed value may be true. When the value would have to be
 read from an initializer of a model loaded without its weights, that
 operation's determinism is unknown.
 
-Verdict: VIOLATED when some operation is nondeterministic (this wins);
+A call of a model-local function that shadows a standard operator is also
+classified as that operator (at the model's opset, the entry evaluated on the
+call's attributes and inputs), since onnxruntime and onnx's reference
+evaluator run it instead of the inlined body (:mod:`.function_calls`); the
+body's operations are classified as any other.
+
+Verdict: VIOLATED when some operation or call is nondeterministic (this wins);
 otherwise UNKNOWN when the determinism of some operation could not be
 established (unknown domain or operator, missing opset import, unread value);
 otherwise PROVED.
@@ -35,6 +41,7 @@ from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
+from .function_calls import ShadowedCall, shadowed_calls
 
 ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
@@ -332,6 +339,24 @@ def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
     return cached(ctx.cache, ("rules.r2.classes",), build)
 
 
+def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
+    """Each call of a shadowing function that is not deterministic as the standard operator, with its class.
+
+    GRAPH-DETERMINISM makes the operations writing such a call's outputs sources of that class.
+    """
+
+    def build() -> list[tuple[ShadowedCall, Outcome]]:
+        out = []
+        for c in shadowed_calls(ctx):
+            entries, why = _kind_entries(ctx, c.call.domain, c.call.operator)
+            outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, c.scope, c.call, e) for e in entries])
+            if outcome[0] != DET:
+                out.append((c, (outcome[0], f"as {c.standard}: {outcome[1]}")))
+        return out
+
+    return cached(ctx.cache, ("rules.r2.calls",), build)
+
+
 def check(ctx: CheckContext) -> Verdict:
     bad: list[dict[str, Any]] = []
     unknown: list[dict[str, Any]] = []
@@ -339,6 +364,10 @@ def check(ctx: CheckContext) -> Verdict:
     for (i, j), (status, reason) in operation_classes(ctx).items():
         sc = all_scopes[i]
         (bad if status == NONDET else unknown).append({**op_ref(sc.path, j, sc.graph.operations[j]), "reason": reason})
+    for c, (status, reason) in call_classes(ctx):
+        found = {"scope": all_scopes[c.scope].path, "operation": c.label, "function": c.function,
+                 "standard_operator": c.standard, "reason": reason}
+        (bad if status == NONDET else unknown).append(found)
     if bad:
         return Verdict.violated(ID, Witness(*nondeterministic(bad, len(unknown))), SEVERITY)
     reasons = list(dict.fromkeys(f["reason"] for f in unknown))

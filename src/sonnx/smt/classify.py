@@ -27,7 +27,10 @@ verdict's reasons come from the solver's evaluation. Several candidate
 versions that disagree give the unknown class.
 
 Operations with identical facts get one instance (one ``c`` constant); the
-witness maps it back to the operations.
+witness maps it back to the operations. A call of a function that shadows a
+standard operator is listed the same way, as that operator with the call's
+facts (:mod:`.function_calls`); an input of the call that no fact of its
+graph names is a run-time value.
 """
 
 from __future__ import annotations
@@ -270,17 +273,26 @@ class Instance:
 class Lister:
     """Builds the instance of every operation (operations with identical facts share one)."""
 
-    def __init__(self, model: Model, facts: Sequence[ScopeFacts]) -> None:
+    def __init__(self, model: Model, facts: Sequence[ScopeFacts], calls: Sequence[Operation] = ()) -> None:
         self.model = model
         self.facts = facts
-        self.codes = Codes([op for f in facts for op in f.graph.operations])
+        self.codes = Codes([op for f in facts for op in f.graph.operations] + list(calls))
         self.resolver = Resolver(model, facts)
         self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
         self._plain: dict[tuple[object, ...], Instance] = {}
         self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
 
     def instance(self, f: ScopeFacts, j: int) -> Instance:
-        op = f.graph.operations[j]
+        return self.instance_of(f, f.graph.operations[j])
+
+    def _resolve(self, f: ScopeFacts, name: str, role: str) -> Const:
+        t = f.tid.get(name)
+        if t is None:  # only a call's input can be named by no fact of its graph (the body does not read it)
+            return Const(RUNTIME, f"{role} {name!r} is not defined in any enclosing graph")
+        return self.resolver.resolve(f, t, role)
+
+    def instance_of(self, f: ScopeFacts, op: Operation) -> Instance:
+        """The instance of operation ``op`` of graph ``f`` (or of a call, as its standard operator)."""
         m = op[3]
         if not op[5]:
             # No attributes: unless a value condition or CastLike's target type applies, the instance depends
@@ -308,18 +320,18 @@ class Lister:
         pair = None
         check = ""
         if cond == table.TRAINING_MODE_NOT_FALSE and g[2]:
-            c = self.resolver.resolve(f, f.tid[op[3][2]], "training_mode")
+            c = self._resolve(f, op[3][2], "training_mode")
             tm, consts = training_term(c), [c.what]
         elif cond == table.DUPLICATE_INDICES and g[1] and a[2] != 2:
-            c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
+            c = self._resolve(f, op[3][1], "indices")
             sc, pair, check, notes = scatter_term(op, f, c)
             consts = [c.what, *notes]
         elif cond == table.ZERO_DIVISOR and g[1]:
-            c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
+            c = self._resolve(f, op[3][1], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
         elif cond == table.NEGATIVE_TO_E8M0 and (a[3] == (1, E8M0) if op.operator == "Cast" else et == E8M0):
             if g[0]:
-                c = self.resolver.resolve(f, f.tid[op[3][0]], "input")
+                c = self._resolve(f, op[3][0], "input")
                 ng, consts = elements_term(c, "neg"), [c.what]
             else:
                 ng, consts = "1", ["the input is omitted"]
