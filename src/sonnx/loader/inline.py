@@ -46,11 +46,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import UnsupportedModelError
 from ..model.graph import Attribute, Function, Graph, InlinedCall, Operation, Tensor
-from .attributes import REF
+from .attributes import bind_references
 from .cycles import elementary_cycles
 from .graph_tree import names_in, post_order, tree, with_new_subgraphs
 
@@ -374,7 +374,7 @@ class Inliner:
                     base + op.name if op.name else "",
                     tuple(map(rename, op.input_mapping)),
                     tuple(map(rename, op.output_mapping)),
-                    _bind(op.attributes, bindings, new) if op.attributes else (),
+                    bind_references(op.attributes, bindings, new) if op.attributes else (),
                 )
                 for op in g.operations
             ]
@@ -399,33 +399,10 @@ class Inliner:
             op = r.call
             renamed = Operation(
                 op.operator, op.domain, base + op.name if op.name else "", tuple(map(rename, op.input_mapping)),
-                tuple(map(rename, op.output_mapping)), _bind(op.attributes, bindings, new, keep=True),
+                tuple(map(rename, op.output_mapping)), bind_references(op.attributes, bindings, new, keep=True),
             )
             records.append(_Record(r.function, renamed, None if r.graph is body else new[id(r.graph)]))
         tensors = {
             rename(n): t._replace(name=rename(n)) for n, t in body.tensors.items() if n not in formals
         }
         return produced, tensors
-
-
-def _bind(
-    attrs: tuple[Attribute, ...], bindings: dict[str, Attribute], new: dict[int, Graph], keep: bool = False
-) -> tuple[Any, ...]:
-    """Attributes of a copied operation: references resolved, nested graphs replaced by their copies.
-
-    With ``keep`` (a recorded call, which is no longer in the graph), a nested graph without a copy stays.
-    """
-    out: list[Attribute] = []
-    for a in attrs:
-        if a.type == REF:
-            bound = bindings.get(a.value.name)
-            if bound is None:
-                continue  # neither the call nor a default gives it: the attribute is absent
-            out.append(Attribute(a.name, bound.type, bound.value))
-        elif a.type == "GRAPH" and isinstance(a.value, Graph):
-            out.append(Attribute(a.name, a.type, new.get(id(a.value), a.value) if keep else new[id(a.value)]))
-        elif a.type == "GRAPHS":
-            out.append(Attribute(a.name, a.type, tuple(new.get(id(x), x) if keep else new[id(x)] for x in a.value)))
-        else:
-            out.append(a)
-    return tuple(out)
