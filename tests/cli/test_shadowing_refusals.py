@@ -114,3 +114,8 @@ def test_the_custom_domain_control_runs(tmp_path: Path) -> None:
     out_y = sonnx.run(path, {"X": np.array([-1, 2, -3, 4], np.float32)})["Y"]
     assert out_y.tolist() == [1, -2, 3, -4]  # the function's Neg: what onnxruntime and onnx's evaluator compute
     assert sonnx.crosscheck(path).exit_code == 0
+
+
+def test_a_function_of_ai_onnx_ml_is_refused_too(tmp_path: Path) -> None:
+    path = sh.save(tmp_path / "ml.onnx", sh.ml_binarizer())
+    _refused(cli("run", path), "function ai.onnx.ml.Binarizer shadows ai.onnx.ml::Binarizer-1 (opset 3)")

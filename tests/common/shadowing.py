@@ -195,3 +195,9 @@ def dropout_in_branch() -> onnx.ModelProto:
     node = helper.make_node("If", ["C"], ["Y"], name="choose", then_branch=then, else_branch=other)
     fn = _identity_fn("Dropout", ["x", "ratio", "training_mode"], ["y"])
     return graph_model([node], [fn], [_vi("X"), _vi("C", TensorProto.BOOL, ()), _vi("T", TensorProto.BOOL, ())])
+
+
+def ml_binarizer() -> onnx.ModelProto:
+    """``ai.onnx.ml::Binarizer`` defined locally as ``Neg``: onnxruntime and onnx's evaluator binarize."""
+    fn = local_function("ai.onnx.ml", "Binarizer", [helper.make_node("Neg", ["x"], ["y"])])
+    return one_call(fn, domains=[("ai.onnx.ml", 3)])
