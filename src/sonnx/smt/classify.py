@@ -282,9 +282,6 @@ class Lister:
         self._plain: dict[tuple[object, ...], Instance] = {}
         self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
 
-    def instance(self, f: ScopeFacts, j: int) -> Instance:
-        return self.instance_of(f, f.graph.operations[j])
-
     def _resolve(self, f: ScopeFacts, name: str, role: str) -> Const:
         t = f.tid.get(name)
         if t is None:  # only a call's input can be named by no fact of its graph (the body does not read it)

@@ -54,16 +54,23 @@ def _groups(
     index: dict[str, int] = {}
     insts: list[Instance] = []
     members: list[list[tuple[int, int]]] = []
-    listed = [((f.index, j), f, f.graph.operations[j]) for f in facts for j in range(f.n)]
-    listed += [((CALL, k), c.facts, c.op) for k, c in enumerate(calls)]
-    for key, f, op in listed:
-        inst = lister.instance_of(f, op)
-        g = index.get(inst.term)
-        if g is None:
-            g = index[inst.term] = len(insts)
+    for f in facts:
+        ops = f.graph.operations
+        for j in range(f.n):
+            inst = lister.instance_of(f, ops[j])
+            g = index.get(inst.term)
+            if g is None:
+                g = index[inst.term] = len(insts)
+                insts.append(inst)
+                members.append([])
+            members[g].append((f.index, j))
+    for k, c in enumerate(calls):
+        inst = lister.instance_of(c.facts, c.op)
+        g = index.setdefault(inst.term, len(insts))
+        if g == len(insts):
             insts.append(inst)
             members.append([])
-        members[g].append(key)
+        members[g].append((CALL, k))
     return lister, insts, members
 
 
