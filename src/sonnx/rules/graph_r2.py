@@ -347,8 +347,12 @@ def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
 
     def build() -> list[tuple[ShadowedCall, Outcome]]:
         out = []
+        by_kind: dict[tuple[str, str], tuple[list[table.Entry | None], str]] = {}
         for c in shadowed_calls(ctx):
-            entries, why = _kind_entries(ctx, c.call.domain, c.call.operator)
+            kind = (c.call.domain, c.call.operator)
+            if kind not in by_kind:
+                by_kind[kind] = _kind_entries(ctx, *kind)
+            entries, why = by_kind[kind]
             outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, c.scope, c.call, e) for e in entries])
             if outcome[0] != DET:
                 out.append((c, (outcome[0], f"as {c.standard}: {outcome[1]}")))
