@@ -201,3 +201,18 @@ def ml_binarizer() -> onnx.ModelProto:
     """``ai.onnx.ml::Binarizer`` defined locally as ``Neg``: onnxruntime and onnx's evaluator binarize."""
     fn = local_function("ai.onnx.ml", "Binarizer", [helper.make_node("Neg", ["x"], ["y"])])
     return one_call(fn, domains=[("ai.onnx.ml", 3)])
+
+
+def if_with_random_branch() -> onnx.ModelProto:
+    """A local ``ai.onnx::If`` (body: ``Identity`` of its input X, ignoring the branches) called with a then-branch
+    that draws random numbers: the runtimes run the standard If and so the branch, which the inlined body never
+    holds."""
+    fn = local_function("", "If", [helper.make_node("Identity", ["x"], ["y"])], ["cond", "x"], ["y"],
+                        attributes=["then_branch", "else_branch"])
+    fn.input.pop()  # the standard If takes one input: the body reads its X from the graph instead
+    fn.node[0].input[0] = "cond"
+    then = helper.make_graph([helper.make_node("RandomNormal", [], ["t"], shape=[4])], "then", [], [_vi("t")])
+    other = helper.make_graph([helper.make_node("Constant", [], ["e"], value=helper.make_tensor(
+        "v", TensorProto.FLOAT, [4], [0.0] * 4))], "else", [], [_vi("e")])
+    node = helper.make_node("If", ["C"], ["Y"], name="choose", then_branch=then, else_branch=other)
+    return graph_model([node], [fn], [_vi("C", TensorProto.BOOL, ())])

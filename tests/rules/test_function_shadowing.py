@@ -154,6 +154,13 @@ def test_an_unknown_class_as_the_operator_is_unknown(tmp_path: Path) -> None:
     assert _r2(tmp_path, sh.mod([1, 2, 2, 3]))[0].status is Status.PROVED
 
 
+def test_graphs_given_at_the_call_leave_the_class_unknown(tmp_path: Path) -> None:
+    # the runtimes run the standard If, so its then-branch (a random generator) that the inlined body never holds
+    r2, det = _r2(tmp_path, sh.if_with_random_branch())
+    assert r2.status is Status.UNKNOWN and det.status is Status.UNKNOWN
+    assert r2.reason is not None and "as ai.onnx::If-16: the graphs the call gives as attributes" in r2.reason
+
+
 def test_control_a_custom_domain_function_has_one_meaning(tmp_path: Path) -> None:
     for m in (sh.custom_random(), sh.custom_relu()):
         loaded = _load(tmp_path, m)

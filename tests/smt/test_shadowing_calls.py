@@ -39,6 +39,7 @@ CASES: dict[str, tuple[Callable[[], onnx.ModelProto], Status, Status]] = {
     "mod, divisor an input": (lambda: sh.mod(None), U, U),
     "mod, divisor with a zero": (lambda: sh.mod([1, 0, 2, 3]), V, V),
     "mod, divisor without": (lambda: sh.mod([1, 2, 2, 3]), P, P),
+    "if whose then-branch draws random numbers": (sh.if_with_random_branch, U, U),
     "control: custom domain": (sh.custom_random, P, P),
     "control: later opset": (sh.later_gelu, P, P),
 }

@@ -339,6 +339,14 @@ def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
     return cached(ctx.cache, ("rules.r2.classes",), build)
 
 
+CALL_GRAPHS = (
+    "the graphs the call gives as attributes would run as the standard operator's nested graphs, and no rule "
+    "classifies them"
+)
+"""Why a call of a shadowing function that gives graph attributes is of unknown class when the table finds it
+deterministic: those graphs are in the model only where the function's body uses them."""
+
+
 def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
     """Each call of a shadowing function that is not deterministic as the standard operator, with its class.
 
@@ -354,6 +362,8 @@ def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
                 by_kind[kind] = _kind_entries(ctx, *kind)
             entries, why = by_kind[kind]
             outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, c.scope, c.call, e) for e in entries])
+            if outcome[0] == DET and any(a.type in ("GRAPH", "GRAPHS") for a in c.call.attributes):
+                outcome = (UNKNOWN, CALL_GRAPHS)
             if outcome[0] != DET:
                 out.append((c, (outcome[0], f"as {c.standard}: {outcome[1]}")))
         return out

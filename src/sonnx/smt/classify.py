@@ -42,6 +42,7 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
+from ..rules.graph_r2 import CALL_GRAPHS as CALL_GRAPHS_REASON
 from ..rules.graph_r2 import declared_shape
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
@@ -51,6 +52,8 @@ E8M0 = 24
 UNKNOWN_DOMAIN = len(table.TABLE) + 1
 NO_SCHEMA = len(table.TABLE) + 2
 DISAGREE = len(table.TABLE) + 3
+CALL_GRAPHS = len(table.TABLE) + 4
+"""The code of a call of a shadowing function that gives graph attributes (unknown when otherwise class 0)."""
 
 _COND = {
     table.ALWAYS: "2",
@@ -366,11 +369,22 @@ def _target_type(f: ScopeFacts, op: Operation) -> int:
     return 0 if t is None or t.type is None else int(t.type.elem_type)
 
 
+def with_call_graphs(inst: Instance, op: Operation) -> Instance:
+    """``inst`` for a call of a shadowing function: of unknown class where the table finds it deterministic but
+    the call gives graph attributes (the standard operator would run them; no rule classifies them)."""
+    if not any(a.type in ("GRAPH", "GRAPHS") for a in op.attributes):
+        return inst
+    term = f"(ite (= (mod {inst.term} 4) 0) {1 + 4 * CALL_GRAPHS} {inst.term})"
+    return Instance(term, inst.why, inst.consts, inst.pair, inst.check)
+
+
 def reason(code: int, inst: Instance) -> str:
     """The verdict's reason for an operation, from the entry number in the solver's code."""
     n = code // 4
     if n in (UNKNOWN_DOMAIN, NO_SCHEMA):
         return inst.why or "no operator schema"
+    if n == CALL_GRAPHS:
+        return CALL_GRAPHS_REASON
     if n == DISAGREE:
         return "the model imports no opset for this domain and the versions disagree"
     entry = table.TABLE[n - 1].reason if 1 <= n <= len(table.TABLE) else ""

@@ -31,7 +31,7 @@ from typing import Any
 from ..model.graph import Model
 from ..rules import graph_r2 as direct
 from ..witness import brief, op_ref
-from .classify import Instance, Lister, reason, table_formula
+from .classify import Instance, Lister, reason, table_formula, with_call_graphs
 from .common import Asking, RuleResult, ask_one, or_all, proved, unknown, violated
 from .facts import ScopeFacts
 from .function_calls import Call, shadowing_calls, writers
@@ -65,7 +65,7 @@ def _groups(
                 members.append([])
             members[g].append((f.index, j))
     for k, c in enumerate(calls):
-        inst = lister.instance_of(c.facts, c.op)
+        inst = with_call_graphs(lister.instance_of(c.facts, c.op), c.op)
         g = index.setdefault(inst.term, len(insts))
         if g == len(insts):
             insts.append(inst)
