@@ -25,6 +25,18 @@ from .base import CheckContext
 from .determinism_table import normal_domain
 from .graph_function_shadowing import shadowed
 
+CALL_GRAPHS = (
+    "the graphs the call gives as attributes would run as the standard operator's nested graphs, and no rule "
+    "classifies them"
+)
+"""Why a call that gives graph attributes is of unknown class where the table finds the operator deterministic
+(both engines): those graphs are in the model only where the function's body uses them."""
+
+
+def gives_graphs(call: Operation) -> bool:
+    """Whether ``call`` gives a graph attribute (a local ``If``, ``Loop``...)."""
+    return any(a.type in ("GRAPH", "GRAPHS") for a in call.attributes)
+
 
 class ShadowedCall(NamedTuple):
     """A call of a shadowing function: the operation as written (names of the inlined graph) and its scope."""

@@ -14,11 +14,8 @@ graph input or a computed value may be true. When the value would have to be
 read from an initializer of a model loaded without its weights, that
 operation's determinism is unknown.
 
-A call of a model-local function that shadows a standard operator is also
-classified as that operator (at the model's opset, the entry evaluated on the
-call's attributes and inputs), since onnxruntime and onnx's reference
-evaluator run it instead of the inlined body (:mod:`.function_calls`); the
-body's operations are classified as any other.
+A call of a function that shadows a standard operator is also classified as
+that operator, on the call's attributes and inputs (:mod:`.function_calls`).
 
 Verdict: VIOLATED when some operation or call is nondeterministic (this wins);
 otherwise UNKNOWN when the determinism of some operation could not be
@@ -41,7 +38,7 @@ from ..verdict import Severity, Verdict, Witness
 from ..witness import brief, first, op_ref
 from . import determinism_table as table
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
-from .function_calls import ShadowedCall, shadowed_calls
+from .function_calls import CALL_GRAPHS, ShadowedCall, gives_graphs, shadowed_calls
 
 ID = "GRAPH-R2"
 SEVERITY = Severity.ERROR
@@ -339,14 +336,6 @@ def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
     return cached(ctx.cache, ("rules.r2.classes",), build)
 
 
-CALL_GRAPHS = (
-    "the graphs the call gives as attributes would run as the standard operator's nested graphs, and no rule "
-    "classifies them"
-)
-"""Why a call of a shadowing function that gives graph attributes is of unknown class when the table finds it
-deterministic: those graphs are in the model only where the function's body uses them."""
-
-
 def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
     """Each call of a shadowing function that is not deterministic as the standard operator, with its class.
 
@@ -362,7 +351,7 @@ def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
                 by_kind[kind] = _kind_entries(ctx, *kind)
             entries, why = by_kind[kind]
             outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, c.scope, c.call, e) for e in entries])
-            if outcome[0] == DET and any(a.type in ("GRAPH", "GRAPHS") for a in c.call.attributes):
+            if outcome[0] == DET and gives_graphs(c.call):
                 outcome = (UNKNOWN, CALL_GRAPHS)
             if outcome[0] != DET:
                 out.append((c, (outcome[0], f"as {c.standard}: {outcome[1]}")))

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from ..rules.graph_r2 import CALL_GRAPHS as CALL_GRAPHS_REASON
+from ..rules.function_calls import CALL_GRAPHS as CALL_GRAPHS_REASON
 from ..rules.graph_r2 import declared_shape
 from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
 from .facts import ScopeFacts
