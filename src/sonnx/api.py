@@ -42,6 +42,7 @@ from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomO
 from .options import CheckOptions, operator_pair
 from .pipeline import check_model, check_models
 from .report import ModelReport
+from .rules.graph_function_shadowing import refuse_shadowing
 
 ModelSource = str | os.PathLike[str] | Model
 """A model file's path, or a model already loaded with :func:`load`."""
@@ -200,10 +201,13 @@ def run(
     ``seed``. ``schedule`` is the order in which ready operations run:
     ``file`` (default), ``lifo`` or ``random:SEED``; by the semantics the
     outputs do not depend on it. Values that contradict the declared types,
-    or operators sonnx cannot run, raise :class:`~sonnx.errors.ExecutionError`.
+    or operators sonnx cannot run, raise :class:`~sonnx.errors.ExecutionError`; a model-local function
+    that shadows a standard operator, :class:`~sonnx.errors.FunctionShadowingError` (the runtimes would run
+    the standard operator, sonnx the function).
     """
     make = scheduler_factory(schedule)
     loaded = model if isinstance(model, Model) else load_model(_path(model))
+    refuse_shadowing(loaded)
     return execute(loaded, feeds_for(loaded, inputs, _seed(seed)), make())
 
 
@@ -223,7 +227,9 @@ def crosscheck(
     with ``seed``; ``tolerance`` overrides the per-type defaults. The report's
     ``outcome`` is AGREE, DIFFER (exit 1) or UNKNOWN (exit 2: an oracle missing
     or refusing the model). The oracles run the model file, so an already
-    loaded model needs ``path``.
+    loaded model needs ``path``. A model-local function that shadows a standard operator raises
+    :class:`~sonnx.errors.FunctionShadowingError`: the oracles would run the standard operator, sonnx the
+    function, and a disagreement would only restate that.
     """
     names = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")
     tol = Tolerance(**tolerance) if isinstance(tolerance, Mapping) else (tolerance or Tolerance())
@@ -231,10 +237,14 @@ def crosscheck(
     if isinstance(model, Model):
         if path is None:
             raise UsageError("the cross-check runs the model file with other runtimes: give path= for a Model")
+        refuse_shadowing(model)
         return cross_check(path, names, _seed(seed), inputs_file, tol, model=model)
     if path is not None:
         raise UsageError("path= names an already loaded Model; a model file is named by its own path")
-    return cross_check(_path(model), names, _seed(seed), inputs_file, tol)
+    source = _path(model)
+    loaded = load_model(source)
+    refuse_shadowing(loaded)
+    return cross_check(source, names, _seed(seed), inputs_file, tol, model=loaded)
 
 
 def _path(model: object) -> str:

@@ -33,6 +33,7 @@ from .loader import load_model
 from .model.graph import Model, TensorType
 from .ops import REGISTRY, KernelRegistry
 from .ops.values import EMPTY, EmptyOptional
+from .rules.graph_function_shadowing import refuse_shadowing
 
 DEVICE = "CPU"
 
@@ -95,7 +96,8 @@ class SonnxBackend(Backend):
     def prepare(
         cls, model: onnx.ModelProto, device: str = DEVICE, registry: KernelRegistry = REGISTRY, **kwargs: Any
     ) -> SonnxRep:
-        """Load ``model`` as a file would be loaded, and refuse it at once if an operator has no kernel.
+        """Load ``model`` as a file would be loaded; refuse it at once if an operator has no kernel, or if a
+        model-local function shadows a standard operator (GRAPH-FUNCTION-SHADOWING).
 
         ``registry`` replaces the kernel table (tests plant a wrong kernel with it).
         """
@@ -107,6 +109,7 @@ class SonnxBackend(Backend):
                 fh.write(model.SerializeToString())
             # Embedded values are kept as bytes and decoded from them: nothing is read from the file later.
             loaded = load_model(path)
+        refuse_shadowing(loaded)
         check_supported(loaded, registry)
         return SonnxRep(loaded, registry)
 

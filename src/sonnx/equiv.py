@@ -21,7 +21,11 @@ The report has three parts:
 Verdict and exit code: 0 equivalent (every compared output within the
 tolerance on every set), 1 not equivalent (the figures say where), 2 when
 the comparison cannot be made (a model cannot be loaded or run on the
-normal set, or the inputs differ so the same values cannot be fed).
+normal set, or the inputs differ so the same values cannot be fed). A model
+with a function that shadows a standard operator is refused (exit 2,
+GRAPH-FUNCTION-SHADOWING): the runtimes would run the standard operator where
+sonnx runs the function, so sonnx's figures would not be about the model the
+runtimes execute.
 Equivalence here is evidence on the seeded inputs, not a proof.
 """
 
@@ -47,6 +51,7 @@ from .rewrite.validate import (
     summarize,
     with_outputs,
 )
+from .rules.graph_function_shadowing import refuse_shadowing
 from .signature import declared
 
 SCHEMA_VERSION = 1
@@ -244,6 +249,8 @@ def equivalence(
         raise EquivError(f"--intermediates must be one of {', '.join(INTERMEDIATES)}, not {intermediates!r}")
     say(f"loading {path_a} and {path_b}")
     a, b = load_model(path_a), load_model(path_b)
+    refuse_shadowing(a)
+    refuse_shadowing(b)
     diff = structural_diff(a, b)
     say("sonnx-check on both models")
     checks = {"a": _check(path_a), "b": _check(path_b)}

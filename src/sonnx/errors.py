@@ -51,6 +51,15 @@ class UnsupportedModelError(InputError):
     """The model is well formed but uses an IR version or opset this tool does not know."""
 
 
+class FunctionShadowingError(UnsupportedModelError):
+    """A model-local function takes a standard operator's domain and name (GRAPH-FUNCTION-SHADOWING).
+
+    onnxruntime and onnx's reference evaluator run the standard operator where
+    sonnx would inline the function, so the model has no one meaning to run,
+    rewrite, compare or partition.
+    """
+
+
 class ExternalDataError(InputError):
     """A tensor's external data is missing, unreadable, or outside the model's folder."""
 

@@ -163,3 +163,27 @@ class AttributeConverter:
 def normalise_domain(domain: str) -> str:
     """``ai.onnx`` and the empty string name the same default domain; use the empty string."""
     return "" if domain == "ai.onnx" else domain
+
+
+def bind_references(
+    attrs: tuple[Attribute, ...], bindings: dict[str, Attribute], new: dict[int, Graph], keep: bool = False
+) -> tuple[Any, ...]:
+    """Attributes of an operation copied out of a function body (inlining): references resolved from
+    ``bindings`` (the call's attributes, then the function's defaults), nested graphs replaced by their copies.
+
+    With ``keep`` (a recorded call, which is no longer in the graph), a nested graph without a copy stays.
+    """
+    out: list[Attribute] = []
+    for a in attrs:
+        if a.type == REF:
+            bound = bindings.get(a.value.name)
+            if bound is None:
+                continue  # neither the call nor a default gives it: the attribute is absent
+            out.append(Attribute(a.name, bound.type, bound.value))
+        elif a.type == "GRAPH" and isinstance(a.value, Graph):
+            out.append(Attribute(a.name, a.type, new.get(id(a.value), a.value) if keep else new[id(a.value)]))
+        elif a.type == "GRAPHS":
+            out.append(Attribute(a.name, a.type, tuple(new.get(id(x), x) if keep else new[id(x)] for x in a.value)))
+        else:
+            out.append(a)
+    return tuple(out)

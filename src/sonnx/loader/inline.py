@@ -29,6 +29,12 @@ Details that matter for faithfulness:
   operation from the actual input to the actual output;
 * an omitted actual output (``""`` or missing) gets a fresh name, since the
   body still computes it;
+* every inlined call of a *watched* function (the loader watches those
+  named like an operator ONNX defines) is recorded as an
+  :class:`~sonnx.model.graph.InlinedCall`: the call with the names it has in
+  the inlined graph, and that graph. A template carries the records of the
+  calls inlined into it, renamed with the rest at each instantiation, so a
+  call reached through other functions is recorded where it lands;
 * expansion is bounded by :data:`MAX_INLINED_OPERATIONS` (nested calls can
   grow exponentially): the number of operations each function expands to is
   computed from the call counts first (no graph is built for it), and a
@@ -40,11 +46,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from ..errors import UnsupportedModelError
-from ..model.graph import Attribute, Function, Graph, Operation, Tensor
-from .attributes import REF
+from ..model.graph import Attribute, Function, Graph, InlinedCall, Operation, Tensor
+from .attributes import bind_references
 from .cycles import elementary_cycles
 from .graph_tree import names_in, post_order, tree, with_new_subgraphs
 
@@ -76,6 +82,16 @@ class _Template(NamedTuple):
     formal_inputs: tuple[str, ...]
     defaults: dict[str, Attribute]
     size: int
+    calls: tuple[_Record, ...]
+    """Watched calls inlined into the body, located in ``body`` or in a graph nested in it."""
+
+
+class _Record(NamedTuple):
+    """A watched call; ``graph`` None while the graph that will hold it is still being built."""
+
+    function: FnKey
+    call: Operation
+    graph: Graph | None
 
 
 def _passthrough_count(body: Graph) -> int:
@@ -93,11 +109,15 @@ class Inliner:
     """Finds recursive chains among local functions and inlines the calls of the others."""
 
     def __init__(
-        self, path: str, functions: list[LocalFunction], overloads: dict[int, dict[int, str]] | None
+        self, path: str, functions: list[LocalFunction], overloads: dict[int, dict[int, str]] | None,
+        watched: frozenset[FnKey] = frozenset(),
     ) -> None:
         self.path = path
         self.functions = {f.key: f for f in functions}
         self.overloads = overloads or {}
+        self.watched = watched
+        self._records: list[_Record] = []
+        """Watched calls found by the expansion under way (a template's, then the model's)."""
         self.templates: dict[FnKey, _Template] = {}
         self.operator_names: set[str] = set()
         """Names of the functions that have a template: a cheap first filter for calls."""
@@ -164,6 +184,16 @@ class Inliner:
             self.sizes[key] = size
         for key in ordered:
             self._make_template(self.functions[key])
+        self._records = []
+
+    @property
+    def inlined_calls(self) -> tuple[InlinedCall, ...]:
+        """The watched calls the expansions since :meth:`_prepare` inlined, each once."""
+        out: dict[tuple[int, int], InlinedCall] = {}
+        for r in self._records:
+            assert r.graph is not None
+            out.setdefault((id(r.call), id(r.graph)), InlinedCall(r.function, r.call, r.graph))
+        return tuple(out.values())
 
     def cost(self, root: Graph) -> int:
         """How many operations ``root`` (with its nested graphs) holds once every expandable call is inlined.
@@ -191,6 +221,7 @@ class Inliner:
     def _make_template(self, fn: LocalFunction) -> None:
         body = fn.function.body
         used = names_in(body)
+        self._records = []
         expanded = self.expand(body, used)
         defaults: dict[str, Attribute] = {}
         for a in fn.defaults:
@@ -200,7 +231,8 @@ class Inliner:
                 a = Attribute(a.name, a.type, tuple(self.expand(x, used) for x in a.value))
             defaults.setdefault(a.name, a)
         size = sum(len(g.operations) for g in post_order(expanded)) + len(body.outputs)
-        self.templates[fn.key] = _Template(fn.function.name, expanded, body.inputs, defaults, size)
+        calls = tuple(self._records)
+        self.templates[fn.key] = _Template(fn.function.name, expanded, body.inputs, defaults, size, calls)
         self.operator_names.add(fn.key[1])
 
     # -- expansion -----------------------------------------------------------------
@@ -239,12 +271,13 @@ class Inliner:
         operators = self.operator_names
         table = self.overloads.get(id(g))
         templates = self.templates
-        hits: dict[int, _Template] = {}
+        hits: dict[int, tuple[FnKey, _Template]] = {}
         for i in [i for i, op in enumerate(ops) if op[0] in operators]:
             op = ops[i]
-            tmpl = templates.get((op[1], op[0], table.get(i, "") if table else ""))
+            key = (op[1], op[0], table.get(i, "") if table else "")
+            tmpl = templates.get(key)
             if tmpl is not None:
-                hits[i] = tmpl
+                hits[i] = key, tmpl
         replaced: dict[int, Operation] = {}
         for i in holders:
             op = ops[i]
@@ -255,16 +288,20 @@ class Inliner:
             return g
         out: list[Operation] = []
         extra: dict[str, Tensor] = {}
+        here: list[_Record] = []
         start = 0
         for i in sorted(set(hits) | set(replaced)):
             out.extend(ops[start:i])
             start = i + 1
             cur = replaced.get(i, ops[i])
-            tmpl = hits.get(i)
-            if tmpl is None:
+            hit = hits.get(i)
+            if hit is None:
                 out.append(cur)
                 continue
-            produced, tensors = self._instantiate(tmpl, cur, taken())
+            key, tmpl = hit
+            if key in self.watched:
+                here.append(_Record(key, cur, None))
+            produced, tensors = self._instantiate(tmpl, cur, taken(), here)
             out.extend(produced)
             for nm, t in tensors.items():
                 extra.setdefault(nm, t)
@@ -272,12 +309,20 @@ class Inliner:
         tensors = dict(g.tensors)
         for nm, t in extra.items():
             tensors.setdefault(nm, t)
-        return Graph(g.name, g.inputs, g.outputs, MappingProxyType(tensors), tuple(out), g.redeclared, g.metadata)
+        level = Graph(g.name, g.inputs, g.outputs, MappingProxyType(tensors), tuple(out), g.redeclared, g.metadata)
+        self._records.extend(r if r.graph is not None else r._replace(graph=level) for r in here)
+        return level
 
     def _instantiate(
-        self, tmpl: _Template, call: Operation, used: set[str]
+        self, tmpl: _Template, call: Operation, used: set[str], records: list[_Record]
     ) -> tuple[list[Operation], dict[str, Tensor]]:
-        """The operations and declared tensors that replace ``call``."""
+        """The operations and declared tensors that replace ``call``; the template's records go to ``records``.
+
+        A record in the template's body gets the graph being built (None), one in a graph nested in the body
+        that graph's copy, each with its call renamed and its attribute references resolved like the body's
+        operations. A record in a graph the copy does not hold (an attribute's default, passed by reference)
+        is kept as it is.
+        """
         body = tmpl.body
         actual_in, actual_out = call.input_mapping, call.output_mapping
         prefix = call.name or next((o for o in actual_out if o), "") or "call"
@@ -329,7 +374,7 @@ class Inliner:
                     base + op.name if op.name else "",
                     tuple(map(rename, op.input_mapping)),
                     tuple(map(rename, op.output_mapping)),
-                    _bind(op.attributes, bindings, new) if op.attributes else (),
+                    bind_references(op.attributes, bindings, new) if op.attributes else (),
                 )
                 for op in g.operations
             ]
@@ -347,25 +392,17 @@ class Inliner:
             )
         for source, target in passthrough:
             produced.append(Operation("Identity", "", base + "passthrough", (source,), (target,)))
+        for r in tmpl.calls:
+            if r.graph is not body and (r.graph is None or id(r.graph) not in new):
+                records.append(r)
+                continue
+            op = r.call
+            renamed = Operation(
+                op.operator, op.domain, base + op.name if op.name else "", tuple(map(rename, op.input_mapping)),
+                tuple(map(rename, op.output_mapping)), bind_references(op.attributes, bindings, new, keep=True),
+            )
+            records.append(_Record(r.function, renamed, None if r.graph is body else new[id(r.graph)]))
         tensors = {
             rename(n): t._replace(name=rename(n)) for n, t in body.tensors.items() if n not in formals
         }
         return produced, tensors
-
-
-def _bind(attrs: tuple[Attribute, ...], bindings: dict[str, Attribute], new: dict[int, Graph]) -> tuple[Any, ...]:
-    """Attributes of a copied operation: references resolved, nested graphs replaced by their copies."""
-    out: list[Attribute] = []
-    for a in attrs:
-        if a.type == REF:
-            bound = bindings.get(a.value.name)
-            if bound is None:
-                continue  # neither the call nor a default gives it: the attribute is absent
-            out.append(Attribute(a.name, bound.type, bound.value))
-        elif a.type == "GRAPH" and isinstance(a.value, Graph):
-            out.append(Attribute(a.name, a.type, new[id(a.value)]))
-        elif a.type == "GRAPHS":
-            out.append(Attribute(a.name, a.type, tuple(new[id(x)] for x in a.value)))
-        else:
-            out.append(a)
-    return tuple(out)

@@ -10,7 +10,8 @@ Order of the checks, each failing with a one-line :class:`~sonnx.errors.SonnxErr
 4. graphs, functions and initial values convert, external data locations are
    safe and present (:class:`ModelFormatError`, :class:`ExternalDataError`,
    :class:`UnsafePathError`);
-5. local functions are inlined, recursive chains recorded.
+5. local functions are inlined, recursive chains recorded, and the calls of
+   functions named like an ONNX operator recorded where they were inlined.
 
 Not read: ``training_info`` (training algorithms are outside the SONNX
 profile) and ``configuration`` (device placement).
@@ -33,7 +34,7 @@ import onnx
 from google.protobuf.message import DecodeError
 
 from ..errors import InputError, ModelFormatError, SonnxError, ToolError, UnsupportedModelError
-from ..model.graph import Model
+from ..model.graph import InlinedCall, Model
 from .attributes import normalise_domain
 from .convert import GraphConverter
 from .detach import ModelFile, Span, detach_weights, identity_of
@@ -234,11 +235,16 @@ def _load(
 
     cycles: tuple[tuple[str, ...], ...] = ()
     written = graph
+    inlined: tuple[InlinedCall, ...] = ()
     if functions:
-        inliner = Inliner(display, functions, converter.overloads)
+        # A call of a function named like an ONNX operator (at any version) is recorded where it is inlined:
+        # the rules decide at the model's opset whether the runtimes would run that operator instead.
+        watched = frozenset(f.key for f in functions if onnx.defs.has(f.key[1], f.key[0]))
+        inliner = Inliner(display, functions, converter.overloads, watched)
         inliner.check_total(graph)
         graph = inliner.expand(graph)
         cycles = inliner.call_cycles
+        inlined = inliner.inlined_calls
     return Model(
         graph=graph,
         ir_version=ir,
@@ -249,4 +255,5 @@ def _load(
         weights_loaded=read_weights,
         metadata=MappingProxyType(meta),
         graph_as_written=None if written is graph else written,
+        inlined_calls=inlined,
     )

@@ -261,6 +261,25 @@ class Function:
         return (self.domain, self.name)
 
 
+class InlinedCall(NamedTuple):
+    """Where a call of a model-local function was, once inlining replaced it by the function's body.
+
+    ``function`` is the function's (domain, name, overload), the default
+    domain spelled ``""``. ``call`` is the calling operation with the names it
+    has in ``graph``, the inlined graph that holds the copy of the body: its
+    actual inputs and outputs are tensors of that graph, and inside another
+    function's body its attribute references are resolved as for the body's
+    operations. The loader keeps one for each call of a function whose
+    domain and name ONNX defines at some version (the rules decide which of
+    them shadow a standard operator at the model's opset, GRAPH-R2 and
+    GRAPH-DETERMINISM weigh the standard operator's meaning at each).
+    """
+
+    function: tuple[str, str, str]
+    call: Operation
+    graph: Graph
+
+
 @dataclass(frozen=True, eq=False)
 class Model:
     """A loaded ONNX model: its graph (functions already inlined) and what came with it.
@@ -272,6 +291,8 @@ class Model:
     file writes it, calls of model-local functions still in place, when
     inlining changed it (None otherwise): rules about the nodes the file
     writes (GRAPH-ARITY) read it through :attr:`written_graph`.
+    ``inlined_calls`` records the inlined calls of functions named like a
+    standard operator (:class:`InlinedCall`).
     """
 
     graph: Graph
@@ -283,6 +304,7 @@ class Model:
     weights_loaded: bool = True
     metadata: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     graph_as_written: Graph | None = None
+    inlined_calls: tuple[InlinedCall, ...] = ()
 
     @property
     def written_graph(self) -> Graph:

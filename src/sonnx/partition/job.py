@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.graph import Model
+from ..rules.graph_function_shadowing import refuse_shadowing
 from ..verdict import Status, Verdict
 from .algorithm import DEFAULT_DEVICE, Provider, make_partition
 from .fused import EXEC, FUSED, exec_verdict, fused_verdict
@@ -73,6 +74,7 @@ def partition_job(
     say = progress or (lambda _m: None)
     say(f"loading {model_path}")
     model = load_model(model_path)
+    refuse_shadowing(model)  # a provider would run the standard operator where sonnx inlines the function
     if partition_file is not None:
         partition = load_partition(partition_file)
         partition_name = partition_file

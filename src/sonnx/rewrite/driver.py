@@ -20,6 +20,7 @@ from typing import Any
 from ..files import refuse_overwrite
 from ..loader import load_model, load_with_inferred_shapes
 from ..model.graph import Model
+from ..rules.graph_function_shadowing import refuse_shadowing
 from ..verdict import Severity, Status
 from ..writer import save_model
 from .base import Application, Pass, Refusal, RewriteError, ensures, rule_statuses
@@ -118,6 +119,7 @@ def rewrite_model(
     say("checking that the input model conforms")
     if not model.weights_loaded:
         raise RewriteError("the model was loaded without its weights; a rewrite needs them")
+    refuse_shadowing(model)  # the written file would mean the standard operator to every runtime
     problems = conformance_problems(model)
     if problems:
         raise RewriteError(

@@ -14,7 +14,11 @@ is not deterministic is a source of its own graph (nested graphs are decided
 first, bottom up). The graph is deterministic when no source reaches an
 operation assigning a graph output along dependency edges (implicit inputs
 of nested graphs included). Operations whose determinism is unknown are
-sources of a second search; reaching an output that way gives UNKNOWN.
+sources of a second search; reaching an output that way gives UNKNOWN. A call
+of a function that shadows a standard operator, of a class other than
+deterministic as that operator (GRAPH-R2), makes the operations writing its
+outputs sources of that class: the runtimes run the operator, whose outputs
+are the call's.
 
 The property is stated for graphs that satisfy GRAPH-ACYCLIC and GRAPH-C1
 (without them, "the value of an output" is not a function of the schedule);
@@ -37,7 +41,8 @@ from ..verdict import Severity, Status, Verdict, Witness
 from ..witness import op_ref
 from . import graph_acyclic, graph_c1
 from .base import PROFILE_SONNX, CheckContext, Rule
-from .graph_r2 import NONDET, UNKNOWN, operation_classes
+from .function_calls import writers
+from .graph_r2 import NONDET, UNKNOWN, call_classes, operation_classes
 
 ID = "GRAPH-DETERMINISM"
 SEVERITY = Severity.ERROR
@@ -94,6 +99,12 @@ def check(ctx: CheckContext) -> Verdict:
             )
     all_scopes = scopes(ctx)
     classes = operation_classes(ctx)
+    calls: dict[tuple[int, int], tuple[str, str]] = {}
+    for c, (status, reason) in call_classes(ctx):
+        for j in writers(ctx, c):
+            prev = calls.get((c.scope, j))
+            if prev is None or prev[0] != NONDET:
+                calls[(c.scope, j)] = (status, f"it writes an output of {c.label}, {reason}")
     holder: dict[int, tuple[int, int]] = {}
     for i, sc in enumerate(all_scopes):
         if sc.parent >= 0:
@@ -105,7 +116,7 @@ def check(ctx: CheckContext) -> Verdict:
     for i in reversed(range(len(all_scopes))):  # pre-order reversed: nested graphs first
         certain: dict[int, str] = {}
         maybe: dict[int, str] = {}
-        for (s, j), (status, reason) in [*classes.items(), *body.items()]:
+        for (s, j), (status, reason) in [*classes.items(), *calls.items(), *body.items()]:
             if s == i:
                 (certain if status == NONDET else maybe).setdefault(j, reason)
         for j in certain:

@@ -5,10 +5,12 @@ issue 20 beside the working group's text on function nodes (graph.md version
 23, "Functions nodes"). A node names its operator by domain and name only; when
 a model-local function has the domain and name of an operator that ONNX defines
 at the version the model imports, the node can mean either. sonnx's loader
-inlines the local function; a runtime may run its own kernel for the standard
-operator instead, and runtimes differ on this. The meaning of the model then
-depends on the runtime. Warning in the ``sonnx`` profile, error in
-``sonnx-strict``.
+inlines the local function, while onnxruntime and onnx's reference evaluator
+run their own kernel of the standard operator (measured: spec, the rule's
+section). The meaning of the model then depends on the runtime. Error in both
+profiles; GRAPH-R2 and GRAPH-DETERMINISM weigh both meanings at every call
+(:mod:`.function_calls`), and the commands that run or rewrite a model refuse
+one with a shadowing function (:func:`refuse_shadowing`).
 
 A function shadows a standard operator when ``onnx.defs`` has a schema for
 its (domain, name) at the opset version the model imports for that domain
@@ -32,15 +34,15 @@ from typing import Any
 
 import onnx
 
-from ..model.graph import Function
+from ..errors import FunctionShadowingError
+from ..model.graph import Function, Model
 from ..verdict import Severity, Verdict
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 from .determinism_table import normal_domain, opset_version
 from .graph_arity import qualified
 
 ID = "GRAPH-FUNCTION-SHADOWING"
-SEVERITY = Severity.WARNING
-STRICT_SEVERITY = Severity.ERROR
+SEVERITY = Severity.ERROR
 
 
 def entry(fn: Function, imports: Mapping[str, int], since: int) -> dict[str, Any]:
@@ -99,9 +101,31 @@ def _show(f: dict[str, Any]) -> str:
 LISTING = Listing("model-local function(s) shadow a standard operator", "functions", _show, 3)
 
 
+def shadowing(model: Model) -> list[dict[str, Any]]:
+    """Every function of ``model`` that shadows a standard operator, as :func:`entry` names it (model order)."""
+    return [s for s in (shadowed(fn, model.opset_imports) for fn in model.functions) if s is not None]
+
+
+def refuse_shadowing(model: Model) -> None:
+    """Raise :class:`FunctionShadowingError` when some function of ``model`` shadows a standard operator.
+
+    The one check behind every command that gives a model a meaning by running or rewriting it (run,
+    crosscheck, rewrite, equiv, partition, the backend): the runtimes would run the standard operator
+    where sonnx inlines the function, so no result of sonnx's could be said to be the model's.
+    """
+    found = shadowing(model)
+    if not found:
+        return
+    where = f"{model.source}: " if model.source else ""
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    raise FunctionShadowingError(
+        f"{where}{_show(found[0])}{more}: onnxruntime and onnx's reference evaluator run the standard operator "
+        f"where sonnx would inline the function, so the model has no one meaning; refused ({ID})"
+    )
+
+
 def check(ctx: CheckContext) -> Verdict:
-    found = [s for s in (shadowed(fn, ctx.model.opset_imports) for fn in ctx.model.functions) if s is not None]
-    return LISTING.verdict(found, ID, RULE.severity_in(ctx.config.profile))
+    return LISTING.verdict(shadowing(ctx.model), ID, RULE.severity_in(ctx.config.profile))
 
 
 RULE = Rule(
@@ -112,12 +136,12 @@ RULE = Rule(
         "the model imports for that domain (at any version when the model imports none)."
     ),
     severity=SEVERITY,
-    strict_severity=STRICT_SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
     rationale=(
-        "A node names its operator by domain and name only; sonnx inlines the local function, a runtime may run "
-        "its own kernel of the standard operator, so the model's meaning would depend on the runtime. Witness: "
-        "each function with the standard operator it shadows and that operator's since-version."
+        "A node names its operator by domain and name only; sonnx inlines the local function, onnxruntime and "
+        "onnx's reference evaluator run their own kernel of the standard operator, so the model's meaning would "
+        "depend on the runtime. Witness: each function with the standard operator it shadows and that "
+        "operator's since-version."
     ),
 )

@@ -17,7 +17,10 @@ scatter index) and ``CastLike``'s target type are read only where they hold at
 run time (:mod:`.premises`): never from a ``value_info`` entry or a graph
 output's declaration, which no runtime enforces.
 
-Verdict: VIOLATED when some operation is nondeterministic (this wins);
+A call of a function that shadows a standard operator is also classified as
+that operator, on the call's attributes and inputs (:mod:`.function_calls`).
+
+Verdict: VIOLATED when some operation or call is nondeterministic (this wins);
 otherwise UNKNOWN when the determinism of some operation could not be
 established (unknown domain or operator, missing opset import, unread value,
 or an attribute GRAPH-ATTRIBUTES does not prove defined: the operator then
@@ -40,6 +43,7 @@ from . import determinism_table as table
 from . import graph_attributes
 from . import graph_r2_conditions as conditions
 from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
+from .function_calls import CALL_GRAPHS, ShadowedCall, gives_graphs, shadowed_calls
 from .premises import RuntimeType, runtime_type
 
 ID = "GRAPH-R2"
@@ -310,6 +314,30 @@ def operation_classes(ctx: CheckContext) -> dict[tuple[int, int], Outcome]:
     return cached(ctx.cache, ("rules.r2.classes",), build)
 
 
+def call_classes(ctx: CheckContext) -> list[tuple[ShadowedCall, Outcome]]:
+    """Each call of a shadowing function that is not deterministic as the standard operator, with its class.
+
+    GRAPH-DETERMINISM makes the operations writing such a call's outputs sources of that class.
+    """
+
+    def build() -> list[tuple[ShadowedCall, Outcome]]:
+        out = []
+        by_kind: dict[tuple[str, str], tuple[list[table.Entry | None], str]] = {}
+        for c in shadowed_calls(ctx):
+            kind = (c.call.domain, c.call.operator)
+            if kind not in by_kind:
+                by_kind[kind] = _kind_entries(ctx, *kind)
+            entries, why = by_kind[kind]
+            outcome = (UNKNOWN, why) if not entries else _combine([_evaluate(ctx, c.scope, c.call, e) for e in entries])
+            if outcome[0] == DET and gives_graphs(c.call):
+                outcome = (UNKNOWN, CALL_GRAPHS)
+            if outcome[0] != DET:
+                out.append((c, (outcome[0], f"as {c.standard}: {outcome[1]}")))
+        return out
+
+    return cached(ctx.cache, ("rules.r2.calls",), build)
+
+
 def check(ctx: CheckContext) -> Verdict:
     bad: list[dict[str, Any]] = []
     unknown: list[dict[str, Any]] = []
@@ -317,6 +345,10 @@ def check(ctx: CheckContext) -> Verdict:
     for (i, j), (status, reason) in operation_classes(ctx).items():
         sc = all_scopes[i]
         (bad if status == NONDET else unknown).append({**op_ref(sc.path, j, sc.graph.operations[j]), "reason": reason})
+    for c, (status, reason) in call_classes(ctx):
+        found = {"scope": all_scopes[c.scope].path, "operation": c.label, "function": c.function,
+                 "standard_operator": c.standard, "reason": reason}
+        (bad if status == NONDET else unknown).append(found)
     if bad:
         return Verdict.violated(ID, Witness(*nondeterministic(bad, len(unknown))), SEVERITY)
     reasons = list(dict.fromkeys(f["reason"] for f in unknown))

@@ -36,7 +36,10 @@ table would call deterministic, gets the unknown class instead (one entry
 number per distinct reason).
 
 Operations with identical facts get one instance (one ``c`` constant); the
-witness maps it back to the operations.
+witness maps it back to the operations. A call of a function that shadows a
+standard operator is listed the same way, as that operator with the call's
+facts (:mod:`.function_calls`); an input of the call that no fact of its
+graph names is a run-time value.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ import numpy as np
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
 from ..rules.base import CheckContext
+from ..rules.function_calls import CALL_GRAPHS as CALL_GRAPHS_REASON
 from ..rules.graph_attributes import blocked
 from ..rules.graph_r2_conditions import AXES_INPUT
 from ..rules.premises import RuntimeType, runtime_type
@@ -69,7 +73,9 @@ E8M0 = 24
 UNKNOWN_DOMAIN = len(table.TABLE) + 1
 NO_SCHEMA = len(table.TABLE) + 2
 DISAGREE = len(table.TABLE) + 3
-BLOCKED = len(table.TABLE) + 4
+CALL_GRAPHS = len(table.TABLE) + 4
+"""The code of a call of a shadowing function that gives graph attributes (unknown when otherwise class 0)."""
+BLOCKED = len(table.TABLE) + 5
 """Entry numbers from here name an operation whose attributes GRAPH-ATTRIBUTES does not prove defined (one number
 per distinct reason); such an operation is of the unknown class unless the table already puts it in another class
 than the deterministic one (then it keeps that class and its reason)."""
@@ -314,10 +320,10 @@ class Instance:
 class Lister:
     """Builds the instance of every operation (operations with identical facts share one)."""
 
-    def __init__(self, model: Model, facts: Sequence[ScopeFacts]) -> None:
+    def __init__(self, model: Model, facts: Sequence[ScopeFacts], calls: Sequence[Operation] = ()) -> None:
         self.model = model
         self.facts = facts
-        self.codes = Codes([op for f in facts for op in f.graph.operations])
+        self.codes = Codes([op for f in facts for op in f.graph.operations] + list(calls))
         self.resolver = Resolver(model, facts)
         self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
         self._plain: dict[tuple[object, ...], Instance] = {}
@@ -334,9 +340,15 @@ class Lister:
         dims = self.established(f, name).dims if name else None
         return None if dims is None else len(dims)
 
+    def _resolve(self, f: ScopeFacts, name: str, role: str) -> Const:
+        t = f.tid.get(name)
+        if t is None:  # only a call's input can be named by no fact of its graph (the body does not read it)
+            return Const(RUNTIME, f"{role} {name!r} is not defined in any enclosing graph")
+        return self.resolver.resolve(f, t, role)
+
     def instance(self, f: ScopeFacts, j: int) -> Instance:
         """The operation's instance; one GRAPH-ATTRIBUTES blocks is unknown where the table says deterministic."""
-        inst = self._instance(f, j)
+        inst = self.instance_of(f, f.graph.operations[j])
         why = self.blocked.get((f.index, j))
         if why is None:
             return inst
@@ -344,8 +356,8 @@ class Lister:
         term = f"(let ((b {inst.term})) (ite (= (mod b 4) 0) {code} b))"
         return Instance(term, inst.why, inst.consts, inst.pair, inst.check, why)
 
-    def _instance(self, f: ScopeFacts, j: int) -> Instance:
-        op = f.graph.operations[j]
+    def instance_of(self, f: ScopeFacts, op: Operation) -> Instance:
+        """The instance of operation ``op`` of graph ``f`` (or of a call, as its standard operator)."""
         m = op[3]
         if not op[5]:
             # No attributes: unless a value condition or CastLike's target type applies, the instance depends
@@ -374,14 +386,14 @@ class Lister:
         pair = None
         check = ""
         if table.TRAINING_MODE_NOT_FALSE in conds and g[2]:
-            c = self.resolver.resolve(f, f.tid[op[3][2]], "training_mode")
+            c = self._resolve(f, op[3][2], "training_mode")
             tm, consts = training_term(c), [c.what]
         elif table.DUPLICATE_INDICES in conds and g[1] and a[2] != 2:
-            c = self.resolver.resolve(f, f.tid[op[3][1]], "indices")
+            c = self._resolve(f, op[3][1], "indices")
             sc, pair, check, notes = scatter_term(op, self.established(f, op[3][0]), c)
             consts = [c.what, *notes]
         elif table.ZERO_DIVISOR in conds and g[1]:
-            c = self.resolver.resolve(f, f.tid[op[3][1]], "divisor")
+            c = self._resolve(f, op[3][1], "divisor")
             dz, consts = elements_term(c, "zero"), [c.what]
         elif table.UNREPRESENTABLE_CAST in conds:
             goal = et if op.operator == "CastLike" else a[3][1] if a[3][0] == 1 else 0
@@ -391,7 +403,7 @@ class Lister:
                 consts = [f"CastLike's target type is not established ({target.why})"]
             elif goal == E8M0 or goal in table.INTEGER_RANGES:
                 if g[0]:
-                    c = self.resolver.resolve(f, f.tid[op[3][0]], "input")
+                    c = self._resolve(f, op[3][0], "input")
                     consts = [c.what]
                     if goal == E8M0:
                         ng = elements_term(c, "neg")
@@ -403,11 +415,11 @@ class Lister:
         elif table.LOCALE_DEPENDENT in conds:
             lc = locale_attributes_term(op)
         elif table.NAN_QUANTIZED in conds and op.operator == "DynamicQuantizeLinear":
-            qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
+            qx = self._resolve(f, m[0], "input") if g[0] else None
             qn, consts = dynamic_quantize_term(qx), [qx.what] if qx else []
         elif table.NAN_QUANTIZED in conds:
-            qx = self.resolver.resolve(f, f.tid[m[0]], "input") if g[0] else None
-            qs = self.resolver.resolve(f, f.tid[m[1]], "scale") if g[1] else None
+            qx = self._resolve(f, m[0], "input") if g[0] else None
+            qs = self._resolve(f, m[1], "scale") if g[1] else None
             zero = (g[2], self.established(f, m[2]).elem_type if g[2] else 0)
             qn = quantize_term(attr_fact(op, "output_dtype"), zero, qx, qs)
             consts = [c.what for c in (qx, qs) if c is not None]
@@ -415,7 +427,7 @@ class Lister:
             ax, why_ax = axes_attribute_term(op, self.rank(f, m[0] if m else ""))
             consts += why_ax
         if table.REPEATED_AXES_INPUT in conds and len(m) > AXES_INPUT and m[AXES_INPUT]:
-            c = self.resolver.resolve(f, f.tid[m[AXES_INPUT]], "axes")
+            c = self._resolve(f, m[AXES_INPUT], "axes")
             ai, consts = axes_value_term(c, self.rank(f, m[0])), [*consts, c.what]
         d = self.codes.domain[table.normal_domain(op.domain)]
         p = self.codes.op[op.operator]
@@ -448,6 +460,15 @@ def _reduction(op: Operation) -> int:
     return 1 if r.value in ("none", b"none") else 2
 
 
+def with_call_graphs(inst: Instance, op: Operation) -> Instance:
+    """``inst`` for a call of a shadowing function: of unknown class where the table finds it deterministic but
+    the call gives graph attributes (the standard operator would run them; no rule classifies them)."""
+    if not any(a.type in ("GRAPH", "GRAPHS") for a in op.attributes):
+        return inst
+    term = f"(ite (= (mod {inst.term} 4) 0) {1 + 4 * CALL_GRAPHS} {inst.term})"
+    return Instance(term, inst.why, inst.consts, inst.pair, inst.check)
+
+
 def reason(code: int, inst: Instance) -> str:
     """The verdict's reason for an operation, from the entry number in the solver's code."""
     n = code // 4
@@ -455,6 +476,8 @@ def reason(code: int, inst: Instance) -> str:
         return inst.blocked
     if n in (UNKNOWN_DOMAIN, NO_SCHEMA):
         return inst.why or "no operator schema"
+    if n == CALL_GRAPHS:
+        return CALL_GRAPHS_REASON
     if n == DISAGREE:
         return "the model imports no opset for this domain and the versions disagree"
     entry = table.TABLE[n - 1].reason if 1 <= n <= len(table.TABLE) else ""
