@@ -181,16 +181,17 @@ def _decode(first: list[dict[str, Any]]) -> list[np.ndarray]:
     return [np.frombuffer(bytes.fromhex(a["bytes"]), np.dtype(a["dtype"])).reshape(a["shape"]) for a in first]
 
 
-def _agree(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+def disagreement(a: list[np.ndarray], b: list[np.ndarray]) -> str:
+    """How two runtimes' outputs differ: ``shapes``, ``values`` (beyond rounding), or "" when they agree."""
+    if len(a) != len(b) or any(x.shape != y.shape for x, y in zip(a, b, strict=True)):
+        return "shapes"
     for x, y in zip(a, b, strict=True):
-        if x.shape != y.shape:
-            return False
         if x.dtype.kind in "fc" and y.dtype.kind in "fc":
             if not np.allclose(x, y, rtol=RTOL, atol=ATOL, equal_nan=True):
-                return False
+                return "values"
         elif differing(x, y.astype(x.dtype, copy=False) if x.dtype != y.dtype else y):
-            return False
-    return True
+            return "values"
+    return ""
 
 
 def examine(sp: Spec, engines: Sequence[str]) -> dict[str, Any]:
@@ -213,8 +214,8 @@ def examine(sp: Spec, engines: Sequence[str]) -> dict[str, Any]:
     note["runtimes"] = {n: {k: v for k, v in r.items() if k != "first"} for n, r in results.items()}
     note["wrong"] = sorted(n for n, r in results.items() if r.get("differ", 0) > 0)
     ok = [r for r in results.values() if "first" in r]
-    if len(ok) == 2 and not _agree(_decode(ok[0]["first"]), _decode(ok[1]["first"])):
-        note["runtimes_disagree"] = True
+    if len(ok) == 2 and (how := disagreement(_decode(ok[0]["first"]), _decode(ok[1]["first"]))):
+        note["runtimes_disagree"] = how
     return note
 
 
@@ -226,7 +227,7 @@ class Campaign:
     proved: int = 0
     wrong: list[dict[str, Any]] = field(default_factory=list)
     refusals: list[dict[str, str]] = field(default_factory=list)
-    disagree: list[str] = field(default_factory=list)
+    disagree: list[dict[str, str]] = field(default_factory=list)
     check_crashes: list[dict[str, str]] = field(default_factory=list)
     sources: Counter[str] = field(default_factory=Counter)
     places: Counter[str] = field(default_factory=Counter)
@@ -255,7 +256,7 @@ class Campaign:
         if note["wrong"]:
             self.wrong.append(note)
         elif folder:
-            self.disagree.append(note["label"])
+            self.disagree.append({"label": note["label"], "how": str(note["runtimes_disagree"])})
         if folder and save is not None:
             out = save / folder
             out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from sonnx.rules import determinism_table
-from tests.fuzz.soundness import Campaign, campaign, differing, examine, forked
+from tests.fuzz.soundness import Campaign, campaign, differing, disagreement, examine, forked
 from tests.fuzz.soundness_models import PLACES, SOURCES, Spec, product, spec
 
 SEED = 20261127
@@ -52,6 +52,14 @@ def test_bitwise_comparison() -> None:
     assert differing(np.array([1, 2], np.int64), np.array([1, 2], np.int32)) == 2
     assert differing(np.zeros((2, 2)), np.zeros(4)) == 4
     assert differing(np.array([True, False]), np.array([True, True])) == 1
+
+
+def test_runtimes_disagree_on_shapes_or_on_values_beyond_rounding() -> None:
+    a = [np.array([1.0, 2.0], np.float32)]
+    assert disagreement(a, [np.array([1.0, 2.0 + 1e-7], np.float32)]) == ""
+    assert disagreement(a, [np.array([1.0, 2.1], np.float32)]) == "values"
+    assert disagreement(a, [np.array([[1.0, 2.0]], np.float32)]) == "shapes"
+    assert disagreement([np.array([1, 2], np.int64)], [np.array([1, 3], np.int32)]) == "values"
 
 
 def _segfault() -> dict[str, object]:
