@@ -19,8 +19,8 @@ Model number ``k`` depends only on the campaign seed and ``k``. The first
 ``len(product(seed))`` models (about 6,500) walk the product of every valid
 combination of source, place, encoding, payload and deciding value in a
 seeded order, interleaved so that the first ``len(SOURCES)`` models hold every
-source and the first 40 every place; the models after that draw each axis at
-random.
+source, source number ``s`` starting at place number ``s`` (so that they hold
+nearly every place too); the models after that draw each axis at random.
 """
 
 from __future__ import annotations
