@@ -41,7 +41,22 @@ def test_a_short_seeded_campaign_finds_no_wrong_proved(tmp_path: Path) -> None:
     c = campaign(SHORT, seed=SEED, save=tmp_path / "soundness", smt_every=10)
     assert c.models == SHORT and not c.check_crashes, c.check_crashes
     saved = sorted(str(tmp_path / "soundness" / "wrong-proved" / f"{n['label']}.onnx") for n in c.wrong)
-    assert saved == [], "wrong PROVED (runs of a runtime differ on a model sonnx proved deterministic)"
+    assert not saved, f"wrong PROVED (runs of a runtime differ on a model sonnx proved): {', '.join(saved)}"
+
+
+KNOWN = (
+    Spec(1, "Dropout12", (), "init", "bool256", True, False),
+    Spec(2, "Dropout12", ("fn",), "fn-default", "bool256", True, False),
+    Spec(3, "ShadowRandom", (), "-", "-", True, False),
+    Spec(4, "ShadowRandomAiOnnx", (), "-", "-", True, False),
+)
+"""One model of each class of wrong PROVED the long campaign found (not all of them are among the first 40)."""
+
+
+@pytest.mark.parametrize("sp", KNOWN, ids=[sp.label() for sp in KNOWN])
+def test_the_classes_of_wrong_proved_found_so_far_are_not_proved(sp: Spec) -> None:
+    note = examine(sp, ("direct", "smt"))
+    assert not note.get("wrong"), f"wrong PROVED {note['proved']}: runs differ in {note['wrong']}"
 
 
 def test_bitwise_comparison() -> None:
