@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-smt-dask fuzz-files mutate bench examples traceability smt-comments clean
+        fuzz-smt-dask fuzz-files fuzz-soundness mutate bench examples traceability smt-comments clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -32,6 +32,7 @@ help:
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
 	@echo "make fuzz-smt-dask   the campaign in CHUNKS chunks of N examples over Dask (WORKERS=, SCHEDULER=, SEED=; not in CI)"
 	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=, START=, JOBS=; not in CI)"
+	@echo "make fuzz-soundness  10,000 models: every PROVED of R2/determinism against onnxruntime and onnx.reference (N=, SEED=, START=, JOBS=; not in CI)"
 	@echo "make mutate          mutation testing of src/sonnx/rules and src/sonnx/smt with mutmut (not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
@@ -113,6 +114,12 @@ JOBS ?= 1
 SEED ?= 1
 fuzz-files: $(STAMP)
 	$(BIN)/python -m tests.fuzz.files --mutants $(MUTANTS) --seed $(SEED) --start $(START) --jobs $(JOBS) --save fuzz-failures
+
+# Soundness campaign: models hiding each nondeterminism source; a PROVED on a model whose runs differ is saved.
+SOUNDNESS_N ?= 10000
+fuzz-soundness: $(STAMP)
+	$(BIN)/python -m tests.fuzz.soundness --models $(if $(filter command line,$(origin N)),$(N),$(SOUNDNESS_N)) \
+		--seed $(SEED) --start $(START) --jobs $(JOBS) --save fuzz-soundness
 
 # Mutation testing: mutmut works in ./mutants (a copy of the tree), resumes where it stopped, and
 # `mutmut results` lists the survivors; docs/mutation.rst records the last campaign.
