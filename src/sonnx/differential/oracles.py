@@ -26,6 +26,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+from ..loader.sandbox import Failure, contained
+
 ORACLES = ("reference", "onnxruntime")
 """Oracle names accepted by ``--cross-check``, in report order."""
 
@@ -154,11 +156,21 @@ def lossless_ir_downgrade(proto: onnx.ModelProto, target: int) -> tuple[onnx.Mod
     lower = onnx.ModelProto()
     lower.CopyFrom(proto)
     lower.ir_version = target
-    try:
-        onnx.checker.check_model(lower)
-    except Exception as exc:
-        return None, f"onnx's checker rejects it at IR version {target}: {_one_line(exc)}"
+    refusal = contained(_checker_refusal, lower)  # native code: a crash ends the child only
+    if isinstance(refusal, Failure):
+        return None, f"onnx's checker {refusal.reason} on it at IR version {target}"
+    if refusal:
+        return None, f"onnx's checker rejects it at IR version {target}: {refusal}"
     return lower, f"re-saved at IR version {target} (lossless: only the ir_version field changed)"
+
+
+def _checker_refusal(proto: onnx.ModelProto) -> str:
+    """In a child process: '' when onnx's structural checker accepts ``proto``, else its message."""
+    try:
+        onnx.checker.check_model(proto)
+    except Exception as exc:
+        return _one_line(exc) or type(exc).__name__
+    return ""
 
 
 def _feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

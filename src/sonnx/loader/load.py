@@ -41,6 +41,7 @@ from .external import ExternalData
 from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
 from .proto import ModelProto, decode_detail, text
+from .sandbox import Failure, contained
 from .values import ValueFactory
 
 PathLike = str | os.PathLike[str]
@@ -69,7 +70,9 @@ def load_model(
     external data) and given onnx's shape inference, not strict, with data
     propagation; the types it adds to each graph's ``value_info`` become the
     declared types of the tensors (STRICT-BROADCAST reads them). A file onnx
-    cannot read (more than 100 levels of nested graphs) fails as unsupported.
+    cannot read (more than 100 levels of nested graphs) fails as unsupported,
+    and so does one on which the inference crashes or reaches a limit: it runs
+    in a child process (:mod:`.sandbox`), so that fails as unsupported too.
 
     With ``weights_from_file=True`` the main graph's embedded weights are not
     kept in memory: each is read from the file when its value is read (see
@@ -192,14 +195,23 @@ def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
 def _inferred(path: str, display: str) -> bytes:
     """The file's bytes after onnx's shape inference (not strict, with data propagation, no external data)."""
     data, _ = _read_file(path, display)  # the same input checks as an ordinary load
+    outcome = contained(_infer, data)  # native code: a crash or a limit ends the child, not this process
+    if isinstance(outcome, Failure):
+        raise UnsupportedModelError(f"{display}: onnx's shape inference {outcome.reason}")
+    inferred, refusal = outcome
+    if refusal:
+        raise UnsupportedModelError(f"{display}: onnx's shape inference cannot read the model: {refusal}")
+    return inferred
+
+
+def _infer(data: bytes) -> tuple[bytes, str]:
+    """In the child: the inferred model's bytes, or its refusal as one line."""
     try:
         proto = onnx.load_model_from_string(data)  # external data stays unread: no base directory is given
         inferred = onnx.shape_inference.infer_shapes(proto, check_type=False, strict_mode=False, data_prop=True)
     except (DecodeError, onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
-        raise UnsupportedModelError(
-            f"{display}: onnx's shape inference cannot read the model: {_one_line(str(exc))}"
-        ) from None
-    return inferred.SerializeToString()
+        return b"", _one_line(str(exc)) or type(exc).__name__
+    return inferred.SerializeToString(), ""
 
 
 def _load(

@@ -28,10 +28,18 @@ Likewise when the checker's own protobuf parser gives up on a file that
 sonnx's loader decoded (protobuf stops at 100 levels of nesting, which sonnx's
 loader does not): UNKNOWN, not VIOLATED.
 
+The checker is native code, and a crafted model can crash it (a function
+whose graph-attribute default calls the function itself makes it recurse until
+the stack overflows). It therefore runs in a child process under a memory and a
+time limit (:mod:`sonnx.loader.sandbox`); the child's death by a signal, or a
+limit reached, is UNKNOWN naming the signal or the limit, and the other rules
+run in the parent as usual.
+
 Verdicts: PROVED when the checker accepts the model; VIOLATED with the
 checker's message as witness when it refuses it; UNKNOWN with the reason when
-the check cannot be completed (the limit above, a model not read from a file,
-or an unexpected exception of the checker, which is a crash, not a finding).
+the check cannot be completed (the limits above, a model not read from a file,
+a child that died, or an unexpected exception of the checker, which is a crash,
+not a finding).
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from ..loader.sandbox import Failure, contained
 from ..verdict import Severity, Verdict, Witness
 from .base import PROFILE_SONNX, CheckContext, Rule
 
@@ -181,11 +190,23 @@ def check(ctx: CheckContext) -> Verdict:
         return Verdict.unknown(
             ID, "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)", SEVERITY
         )
+    outcome = contained(_guarded, path, ctx.config.read_weights)
+    if isinstance(outcome, Failure):
+        return Verdict.unknown(
+            ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
+        )
+    return outcome
+
+
+def _guarded(path: str, read_weights: bool) -> Verdict:
+    """:func:`run_checker`, with an unexpected exception of the checker turned into UNKNOWN (a crash, not a finding).
+
+    A ``MemoryError`` is left to the sandbox, which names the memory limit."""
     try:
-        return run_checker(path, ctx.config.read_weights)
+        return run_checker(path, read_weights)
     except MemoryError:
-        return Verdict.unknown(ID, "onnx.checker ran out of memory", SEVERITY)
-    except Exception as exc:  # a crash of the checker is not a finding about the model
+        raise
+    except Exception as exc:
         return Verdict.unknown(ID, f"onnx.checker failed: {type(exc).__name__}: {_one_line(str(exc))}", SEVERITY)
 
 
