@@ -216,8 +216,7 @@ def draw_bytes(name: str, ttype: TensorType | None, symbolic_dim: int = 1) -> in
     return math.prod(shape) * _peak_width(ttype.elem_type, numpy_dtype(ttype.elem_type))
 
 
-def available_memory() -> int | None:
-    """Bytes of memory this machine can still give (Linux's MemAvailable, else its physical memory), or None."""
+def _machine_memory() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as fh:
             for line in fh:
@@ -229,6 +228,27 @@ def available_memory() -> int | None:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):
         return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can still get, or None when unknown.
+
+    The machine's (Linux's MemAvailable, else its physical memory), less
+    when the process's address space is limited (``RLIMIT_AS``).
+    """
+    room = _machine_memory()
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        with open("/proc/self/statm", "rb") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError, IndexError):
+        return room
+    if soft == resource.RLIM_INFINITY:
+        return room
+    left = max(0, soft - used)
+    return left if room is None else min(room, left)
 
 
 def _gib(n: int) -> str:
@@ -246,7 +266,7 @@ def _check_room(needed: int, what: str) -> None:
     room = available_memory()
     if room is not None and needed > room:
         raise InputSizeError(
-            f"{what}: about {_gib(needed)} to draw, more than the {_gib(room)} of memory available"
+            f"{what}: not enough memory to draw: about {_gib(needed)} needed, {_gib(room)} available"
         )
 
 

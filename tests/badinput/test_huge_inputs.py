@@ -9,6 +9,8 @@ an internal error.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -74,7 +76,8 @@ def test_the_size_is_checked_against_the_memory_available_before_any_allocation(
         raise AssertionError("drawn although it cannot fit")
 
     monkeypatch.setattr(executor, "_draw", no_draw)
-    with pytest.raises(InputSizeError, match=r"input 'x0' declares 1000000 elements .* 0\.000931 GiB"):
+    expected = r"input 'x0' declares 1000000 elements .*not enough memory.* 0\.000931 GiB available"
+    with pytest.raises(InputSizeError, match=expected):
         executor.random_inputs(model, 0)
 
 
@@ -89,6 +92,17 @@ def test_inputs_that_fit_are_drawn_as_before(tmp_path: Path) -> None:
 def test_the_peak_bytes_are_exact_integers_past_int64() -> None:
     t = TensorType("tensor", TensorProto.FLOAT, (2**40, 2**40))
     assert executor.draw_bytes("x", t) == 2**80 * 16
+
+
+def test_an_address_space_limit_counts_as_less_memory(tmp_path: Path) -> None:
+    path = identity_model(tmp_path / "m.onnx", [[1 << 14, 1 << 14]], TensorProto.FLOAT)  # 3 GiB to draw
+    proc = subprocess.run(
+        [sys.executable, "-c", "import resource,sys;resource.setrlimit(resource.RLIMIT_AS,(2<<30,2<<30));"
+         "from sonnx.cli import main;sys.exit(main(['run', sys.argv[1]]))", path],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    one_line(proc.returncode, proc.stdout, proc.stderr)
+    assert "input 'x0'" in proc.stderr and "not enough memory to draw" in proc.stderr, proc.stderr
 
 
 def test_a_negative_dimension_is_not_drawn_as_a_symbolic_one(tmp_path: Path) -> None:
