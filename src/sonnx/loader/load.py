@@ -232,10 +232,12 @@ def _load(
     calls = {(normalise_domain(fp.domain), fp.name) for fp in m.functions}
     values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights), file)
     converter = GraphConverter(display, ir, values, calls)
+    converter.gate.model(m)  # fields newer than the model's IR version are refused (irfields)
     functions = collect_functions(m.functions, converter, display)
     check_function_opsets(functions, opsets, display)
     graph = converter.convert_graph(m.graph, raw)
     del m  # the protobuf arena is released here; only converted values remain
+    converter.gate.types(converter.types.known.values(), values.data_types)
 
     cycles: tuple[tuple[str, ...], ...] = ()
     written = graph

@@ -35,6 +35,13 @@ time limit (:mod:`sonnx.loader.sandbox`); the child's death by a signal, or a
 limit reached, is UNKNOWN naming the signal or the limit, and the other rules
 run in the parent as usual.
 
+A model that uses a field its IR version does not define is refused by the
+loader when the field has a meaning (spec/graph.rst, reading A13). An annotation
+field nothing executes (metadata on graphs, nodes and functions, quantization
+annotations, training and device information) stays ignored, and FORMAT-ONNX
+is VIOLATED naming it, after the checker has accepted the file (the checker
+does not compare fields with the IR version).
+
 Verdicts: PROVED when the checker accepts the model; VIOLATED with the
 checker's message as witness when it refuses it; UNKNOWN with the reason when
 the check cannot be completed (the limits above, a model not read from a file,
@@ -48,8 +55,10 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from ..loader.irfields import NEWEST_ANNOTATION, annotations_used
 from ..loader.sandbox import Failure, contained
-from ..verdict import Severity, Verdict, Witness
+from ..verdict import Severity, Status, Verdict, Witness
+from ..witness import LIMIT
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "FORMAT-ONNX"
@@ -190,7 +199,7 @@ def check(ctx: CheckContext) -> Verdict:
         return Verdict.unknown(
             ID, "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)", SEVERITY
         )
-    outcome = contained(_guarded, path, ctx.config.read_weights)
+    outcome = contained(_guarded, path, ctx.config.read_weights, ctx.model.ir_version)
     if isinstance(outcome, Failure):
         return Verdict.unknown(
             ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
@@ -198,12 +207,27 @@ def check(ctx: CheckContext) -> Verdict:
     return outcome
 
 
-def _guarded(path: str, read_weights: bool) -> Verdict:
-    """:func:`run_checker`, with an unexpected exception of the checker turned into UNKNOWN (a crash, not a finding).
+def undefined_annotations(path: str) -> Verdict:
+    """VIOLATED when the file uses an annotation field its IR version does not define (:mod:`sonnx.loader.irfields`)."""
+    import onnx
 
-    A ``MemoryError`` is left to the sandbox, which names the memory limit."""
+    found = annotations_used(onnx.load_model(path, load_external_data=False))
+    if not found:
+        return Verdict.proved(ID, SEVERITY)
+    shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+    data: dict[str, Any] = {"stage": "IR version", "fields": found[:LIMIT], "count": len(found)}
+    summary = f"{len(found)} field(s) the model's IR version does not define (ignored): {shown}"
+    return Verdict.violated(ID, Witness(summary, data), SEVERITY)
+
+
+def _guarded(path: str, read_weights: bool, ir_version: int) -> Verdict:
+    """:func:`run_checker`, then (when it passes) :func:`undefined_annotations`; an unexpected exception of the
+    checker is UNKNOWN (a crash, not a finding). A ``MemoryError`` is left to the sandbox, which names the limit."""
     try:
-        return run_checker(path, read_weights)
+        verdict = run_checker(path, read_weights)
+        if verdict.status is Status.PROVED and ir_version < NEWEST_ANNOTATION:
+            return undefined_annotations(path)
+        return verdict
     except MemoryError:
         raise
     except Exception as exc:
@@ -215,7 +239,7 @@ RULE = Rule(
     title="Valid ONNX model",
     statement=(
         "The model file passes onnx.checker.check_model with full_check=True: the ONNX IR and operator schema "
-        "checks, then onnx's shape inference in strict mode."
+        "checks, then onnx's shape inference in strict mode; and it uses no field its IR version does not define."
     ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
