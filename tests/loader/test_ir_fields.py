@@ -18,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.errors import UnsupportedModelError
 from sonnx.loader import load_model
-from sonnx.loader.irfields import ANNOTATIONS, ELEMENT_TYPES, MEANING
+from sonnx.loader.irfields import ANNOTATIONS, ELEMENT_TYPES, MEANING, annotations_clean
 from sonnx.rules import format_onnx
 from sonnx.rules.base import CheckContext
 from sonnx.verdict import Status
@@ -197,3 +197,32 @@ def test_an_annotation_field_newer_than_the_ir_version_is_a_format_violation(
     assert v.witness is not None and f"{key[0]}.{key[1]} (IR {ANNOTATIONS[key]})" in v.witness.summary
     new = load_model(save(_annotated(key, 11), tmp_path / "new.onnx"))
     assert format_onnx.check(CheckContext(new)).status is Status.PROVED
+
+
+def _with_branch(ir: int, tag_inner_node: bool) -> onnx.ModelProto:
+    inner = helper.make_node("Neg", ["x"], ["z"])
+    if tag_inner_node:
+        inner.metadata_props.add(key="k", value="v")
+    branch = helper.make_graph([inner], "branch", [], [vi("z")])
+    node = helper.make_node("If", ["c"], ["y"], then_branch=branch, else_branch=branch)
+    cond = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+    return wrap([node], ir, opsets=[helper.make_opsetid("", 13)], inputs=[cond, vi("x")])
+
+
+@pytest.mark.parametrize("tagged", [True, False])
+def test_annotations_in_nested_graphs_are_found_and_a_clean_model_is_proved(tagged: bool, tmp_path: Path) -> None:
+    model = load_model(save(_with_branch(9, tagged), tmp_path / "m.onnx"))
+    v = format_onnx.check(CheckContext(model))
+    if tagged:
+        assert v.status is Status.VIOLATED and v.witness is not None
+        summary = v.witness.summary
+        assert "attribute 'then_branch'" in summary and "NodeProto.metadata_props (IR 10)" in summary
+    else:
+        assert v.status is Status.PROVED, v.reason
+
+
+def test_the_annotation_view_decides_a_model_without_nested_graphs() -> None:
+    clean = wrap([helper.make_node("Neg", ["x"], ["y"], name="n")], 9, opsets=[helper.make_opsetid("", 13)])
+    assert annotations_clean(clean.SerializeToString())
+    for key in sorted(ANNOTATIONS):
+        assert not annotations_clean(_annotated(key, 4).SerializeToString()), key

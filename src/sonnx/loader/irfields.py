@@ -23,8 +23,10 @@ onnxruntime executes, so the two kinds are treated apart:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from onnx import TensorProto
 
 from ..errors import UnsupportedModelError
@@ -145,6 +147,59 @@ class IrGate:
                 f"{self.display}: {where} has element type {name}, which IR version {since} introduced; the "
                 f"model declares IR version {self.ir}, which does not define it"
             )
+
+
+@cache
+def _lite_model_class() -> Any:
+    """A ``ModelProto`` view that keeps only the annotation fields (everything else is skipped while parsing).
+
+    A node without annotations is then an empty message, two bytes on the
+    wire, so one ``ByteSize`` call tells whether any node of a graph has one.
+    """
+    fdp = descriptor_pb2.FileDescriptorProto(name="sonnx/loader/irfields_lite.proto", package=_LITE, syntax="proto2")
+    fd = descriptor_pb2.FieldDescriptorProto
+    repeated, optional, blob, sub = fd.LABEL_REPEATED, fd.LABEL_OPTIONAL, fd.TYPE_BYTES, fd.TYPE_MESSAGE
+    layout: dict[str, list[tuple[str, int, Any, str | None]]] = {
+        "Node": [("metadata_props", 9, repeated, None), ("device_configurations", 10, repeated, None)],
+        "Graph": [("node", 1, repeated, "Node"), ("quantization_annotation", 14, repeated, None),
+                  ("metadata_props", 16, repeated, None)],
+        "Function": [("node", 7, repeated, "Node"), ("metadata_props", 14, repeated, None)],
+        "Model": [("ir_version", 1, optional, "int64"), ("graph", 7, optional, "Graph"),
+                  ("training_info", 20, repeated, None), ("functions", 25, repeated, "Function"),
+                  ("configuration", 26, repeated, None)],
+    }
+    for name, fields in layout.items():
+        msg = fdp.message_type.add(name=name)
+        for fname, number, label, kind in fields:
+            f = msg.field.add(name=fname, number=number, label=label)
+            if kind is None:
+                f.type = blob
+            elif kind == "int64":
+                f.type = fd.TYPE_INT64
+            else:
+                f.type, f.type_name = sub, f".{_LITE}.{kind}"
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fdp)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{_LITE}.Model"))
+
+
+_LITE = "sonnx_private_irfields_lite"
+
+
+def annotations_clean(data: bytes) -> bool:
+    """True when the model bytes surely use no annotation field in its main graph, its functions or itself.
+
+    Graphs nested in attributes are not looked at: a model that has some must
+    be read by :func:`annotations_used`.
+    """
+    m = _lite_model_class().FromString(data)
+    m.DiscardUnknownFields()  # what the view does not name was kept as unknown fields; only its fields count
+    if len(m.training_info) or len(m.configuration):
+        return False
+    g = m.graph
+    if len(g.quantization_annotation) or len(g.metadata_props) or g.ByteSize() != 2 * len(g.node):
+        return False
+    return all(not len(f.metadata_props) and f.ByteSize() == 2 * len(f.node) for f in m.functions)
 
 
 def annotations_used(m: Any) -> list[str]:

@@ -53,9 +53,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
-from ..loader.irfields import NEWEST_ANNOTATION, annotations_used
+from ..loader.irfields import NEWEST_ANNOTATION, annotations_clean, annotations_used
 from ..loader.sandbox import Failure, contained
 from ..verdict import Severity, Status, Verdict, Witness
 from ..witness import LIMIT
@@ -199,7 +200,7 @@ def check(ctx: CheckContext) -> Verdict:
         return Verdict.unknown(
             ID, "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)", SEVERITY
         )
-    outcome = contained(_guarded, path, ctx.config.read_weights, ctx.model.ir_version)
+    outcome = contained(_guarded, path, ctx.config.read_weights, ctx.model.ir_version, _has_nested(ctx))
     if isinstance(outcome, Failure):
         return Verdict.unknown(
             ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
@@ -207,11 +208,20 @@ def check(ctx: CheckContext) -> Verdict:
     return outcome
 
 
-def undefined_annotations(path: str) -> Verdict:
-    """VIOLATED when the file uses an annotation field its IR version does not define (:mod:`sonnx.loader.irfields`)."""
+def undefined_annotations(path: str, nested: bool) -> Verdict:
+    """VIOLATED when the file uses an annotation field its IR version does not define (:mod:`sonnx.loader.irfields`).
+
+    A model without nested graphs is first read through a view of the
+    annotation fields only, which decides the usual case without a walk over
+    the nodes; the walk that names the fields runs when that view finds some,
+    or when graphs are nested in attributes."""
     import onnx
 
-    found = annotations_used(onnx.load_model(path, load_external_data=False))
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if not nested and annotations_clean(raw):
+        return Verdict.proved(ID, SEVERITY)
+    found = annotations_used(onnx.load_model_from_string(raw))
     if not found:
         return Verdict.proved(ID, SEVERITY)
     shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
@@ -220,13 +230,20 @@ def undefined_annotations(path: str) -> Verdict:
     return Verdict.violated(ID, Witness(summary, data), SEVERITY)
 
 
-def _guarded(path: str, read_weights: bool, ir_version: int) -> Verdict:
+def _has_nested(ctx: CheckContext) -> bool:
+    """Whether a graph of the model (its functions' bodies included) is nested in an attribute."""
+    m = ctx.model
+    roots = [m.graph_as_written or m.graph, *(f.body for f in m.functions)]
+    return any(next(islice(g.nested(), 1, None), None) is not None for g in roots)
+
+
+def _guarded(path: str, read_weights: bool, ir_version: int, nested: bool) -> Verdict:
     """:func:`run_checker`, then (when it passes) :func:`undefined_annotations`; an unexpected exception of the
     checker is UNKNOWN (a crash, not a finding). A ``MemoryError`` is left to the sandbox, which names the limit."""
     try:
         verdict = run_checker(path, read_weights)
         if verdict.status is Status.PROVED and ir_version < NEWEST_ANNOTATION:
-            return undefined_annotations(path)
+            return undefined_annotations(path, nested)
         return verdict
     except MemoryError:
         raise
