@@ -332,3 +332,16 @@ RUNNERS: dict[str, Callable[[onnx.ModelProto, Mapping[str, np.ndarray]], OracleR
     "reference": run_reference,
     "onnxruntime": run_onnxruntime,
 }
+
+
+def run_contained(name: str, proto: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> OracleRun:
+    """The oracle ``name`` run in a child process (:mod:`sonnx.loader.sandbox`): a runtime that crashes on the
+    model, or reaches a limit, is an oracle that failed to run, and the caller goes on."""
+    if name == "onnxruntime":
+        import_onnxruntime()  # imported here once, not again in every child
+    else:
+        import onnx.reference  # noqa: F401
+    outcome = contained(RUNNERS[name], proto, feeds)
+    if isinstance(outcome, Failure):
+        return OracleRun(name, "failed to run", message=f"the runtime {outcome.reason} (it ran in a child process)")
+    return outcome

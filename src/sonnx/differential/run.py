@@ -33,13 +33,12 @@ from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, Inpu
 from ..executor import execute
 from ..inputs import load_inputs
 from ..loader import load_model
-from ..loader.sandbox import Failure, contained
 from ..model.graph import Model
 from ..ops.values import value_digest
 from ..threads import CHECK_THREADS, blas_threads
 from ..version import __version__
 from .metrics import OutputComparison, Tolerance, compare_arrays
-from .oracles import ORACLES, RUNNERS, OracleRun, import_onnxruntime
+from .oracles import ORACLES, OracleRun, run_contained
 
 SCHEMA = "sonnx-crosscheck/1"
 
@@ -252,23 +251,10 @@ def cross_check(
         if proto is None:
             run = OracleRun(name, "cannot load model", message=load_error)
         else:
-            run = _contained_run(name, proto, feeds)
+            run = run_contained(name, proto, feeds)
         report.results.append(_compare(run, ours, tol))
     _settle_known_defects(report.results, model)
     return report
-
-
-def _contained_run(name: str, proto: onnx.ModelProto, feeds: Mapping[str, Any]) -> OracleRun:
-    """One oracle run in a child process (:mod:`sonnx.loader.sandbox`): a runtime that crashes on the model, or
-    reaches a limit, is an oracle that failed to run, and the check goes on."""
-    if name == "onnxruntime":
-        import_onnxruntime()  # imported here once, not again in every child
-    else:
-        import onnx.reference  # noqa: F401
-    outcome = contained(RUNNERS[name], proto, feeds)
-    if isinstance(outcome, Failure):
-        return OracleRun(name, "failed to run", message=f"the runtime {outcome.reason} (it ran in a child process)")
-    return outcome
 
 
 def _load_proto(path: str) -> tuple[onnx.ModelProto | None, str]:
