@@ -32,6 +32,7 @@ import pickle
 import select
 import signal
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -168,7 +169,11 @@ def contained(
             return Failure("memory", "ran out of memory")
     read_fd, write_fd = os.pipe()
     try:
-        pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns when a process with threads forks; the child here only runs ``fn`` and leaves
+            # with os._exit, and a lock left held by another thread stops it at the time limit, not forever.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
     except OSError as exc:
         os.close(read_fd)
         os.close(write_fd)
