@@ -27,7 +27,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from ..loader.irfields import ELEMENT_TYPES
-from ..loader.sandbox import Failure, contained
+from ..loader.sandbox import RUNTIME_TIME_LIMIT, Failure, contained, runtime_memory_budget
 
 ORACLES = ("reference", "onnxruntime")
 """Oracle names accepted by ``--cross-check``, in report order."""
@@ -341,7 +341,9 @@ def run_contained(name: str, proto: onnx.ModelProto, feeds: Mapping[str, np.ndar
         import_onnxruntime()  # imported here once, not again in every child
     else:
         import onnx.reference  # noqa: F401
-    outcome = contained(RUNNERS[name], proto, feeds)
+    outcome = contained(
+        RUNNERS[name], proto, feeds, time_limit=RUNTIME_TIME_LIMIT, memory_budget=runtime_memory_budget()
+    )
     if isinstance(outcome, Failure):
         return OracleRun(name, "failed to run", message=f"the runtime {outcome.reason} (it ran in a child process)")
     return outcome

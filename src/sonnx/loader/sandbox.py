@@ -14,7 +14,8 @@ to the checker itself.
 
 The child runs with an address-space limit (``RLIMIT_AS``: what it had when it
 was forked plus :data:`MEMORY_BUDGET`) and a wall-clock limit
-(:data:`TIME_LIMIT`), after which it is killed. A child that dies by a signal,
+(:data:`TIME_LIMIT`), after which it is killed; a runtime executing the model
+(the cross-check's oracles) gets the machine's memory and :data:`RUNTIME_TIME_LIMIT`. A child that dies by a signal,
 exits without a result, hits a limit or raises is a :class:`Failure` whose one-line
 reason names the signal or the limit. What a caller makes of a failure is its own
 choice, and never a finding about the model: FORMAT-ONNX turns it into UNKNOWN
@@ -45,6 +46,20 @@ model needs about 1.3 GB)."""
 
 TIME_LIMIT = 900.0
 """Seconds the child may run (the full check of a 1.22M-operation model takes about 9 s)."""
+
+RUNTIME_TIME_LIMIT = 6 * 3600.0
+"""Seconds a runtime executing the model may run (onnx's reference evaluator is up to hundreds of times slower
+than onnxruntime on convolution networks)."""
+
+
+def runtime_memory_budget() -> int:
+    """Address space a runtime executing the model may add: the machine's memory (at least :data:`MEMORY_BUDGET`)."""
+    try:
+        machine = int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        machine = 0
+    return max(MEMORY_BUDGET, machine)
+
 
 ISOLATED = hasattr(os, "fork")
 """Whether native calls run in a child process on this system."""

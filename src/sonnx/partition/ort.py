@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InputError, SonnxError
-from ..loader.sandbox import Failure, contained
+from ..loader.sandbox import Failure, contained, runtime_memory_budget
 from ..model.graph import Model
 from .schema import Partition, Subgraph
 from .structure import NodeIndex
@@ -60,7 +60,9 @@ def ort_assignment(
         raise OrtError(f"onnxruntime is not installed ({exc})") from None
     if optimization not in ("disable", "all"):
         raise InputError(f"optimization {optimization!r}: expected disable or all")
-    outcome = contained(_assignment, path, tuple(providers), optimization)  # a crash of onnxruntime ends the child
+    outcome = contained(  # a crash of onnxruntime ends the child only
+        _assignment, path, tuple(providers), optimization, memory_budget=runtime_memory_budget()
+    )
     if isinstance(outcome, Failure):
         raise OrtError(f"onnxruntime {outcome.reason} on {path} (it ran in a child process)")
     if isinstance(outcome, str):
