@@ -15,9 +15,10 @@ to the checker itself.
 The child runs with an address-space limit (``RLIMIT_AS``: what it had when it
 was forked plus :data:`MEMORY_BUDGET`) and a wall-clock limit
 (:data:`TIME_LIMIT`), after which it is killed; a runtime executing the model
-(the cross-check's oracles) gets the machine's memory and :data:`RUNTIME_TIME_LIMIT`. A child that dies by a signal,
-exits without a result, hits a limit or raises is a :class:`Failure` whose one-line
-reason names the signal or the limit. What a caller makes of a failure is its own
+(the cross-check's oracles) gets the machine's memory and
+:data:`RUNTIME_TIME_LIMIT`. A child that dies by a signal, exits without a
+result, hits a limit or raises is a :class:`Failure` whose one-line reason
+names the signal or the limit. What a caller makes of a failure is its own
 choice, and never a finding about the model: FORMAT-ONNX turns it into UNKNOWN
 (spec/graph.rst, FORMAT-ONNX), the loader's shape inference into "not inferred".
 
