@@ -5,7 +5,8 @@ define is not part of the model as ONNX reads it, yet protobuf parses it like
 any other, and sonnx never gives it a meaning silently (spec/graph.rst,
 FORMAT-ONNX and reading A13). Measured with onnx 1.23.2 and onnxruntime 1.32
 on a model one IR version below each field's: onnx.checker accepts all of them
-(element types included) except ``opset_import`` before IR 3; onnxruntime
+(element types included) except ``opset_import`` before IR 3 (and the sparse
+initializer, for a reason that is not the IR version); onnxruntime
 honours each field with a meaning that was tried (local functions at IR 7,
 attribute defaults at IR 8, overloads at IR 9, sparse initializers at IR 5,
 ``opset_import`` at IR 2; element types were not run on it).
