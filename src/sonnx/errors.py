@@ -72,6 +72,11 @@ class ExecutionError(SonnxError):
     """The model cannot be executed as asked (missing or ill-typed input, unsupported operator...)."""
 
 
+class InputSizeError(ExecutionError):
+    """An input the model declares cannot be made at its declared size: a negative dimension, a size numpy
+    refuses, or more bytes than the memory available."""
+
+
 class ToolError(SonnxError):
     """sonnx itself failed (an internal defect, or two engines that disagree).
 

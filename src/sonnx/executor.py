@@ -17,6 +17,8 @@ by every later run (``sonnx run --repeat``, ``--orders``, cross-checks).
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
@@ -25,7 +27,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 from onnx import TensorProto
 
-from .errors import ExecutionError
+from .errors import ExecutionError, InputSizeError
 from .interpretation import NumpyInterpretation, check_supported, unsupported_operators
 from .model.graph import Model, TensorType
 from .model.semantics import FileOrder, Scheduler, initial_state, outputs_of, run
@@ -40,6 +42,7 @@ __all__ = [
     "Probe",
     "check_supported",
     "execute",
+    "draw_bytes",
     "execute_by_semantics",
     "model_plan",
     "random_array",
@@ -154,14 +157,15 @@ def random_inputs(
     Inputs named in ``skip`` (values the caller already has) are not drawn, so
     they need no declared shape.
     """
+    g = model.graph
+    drawn = [n for n in g.inputs if g.tensor(n).initial_value is None and n not in skip]
+    sizes = {n: draw_bytes(n, g.tensor(n).type, symbolic_dim) for n in drawn}
+    if len(drawn) > 1:
+        _check_room(sum(sizes.values()), f"the {len(drawn)} inputs drawn together")
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
-    g = model.graph
-    for name in g.inputs:
-        t = g.tensor(name)
-        if t.initial_value is not None or name in skip:
-            continue
-        out[name] = random_array(name, t.type, rng, symbolic_dim)
+    for name in drawn:
+        out[name] = random_array(name, g.tensor(name).type, rng, symbolic_dim)
     return out
 
 
@@ -186,17 +190,109 @@ _SMALL_INT_RANGES: dict[int, tuple[int, int]] = {TensorProto.INT4: (-8, 7), Tens
 """Sub-byte integer types: their whole range."""
 
 
+def _draw_shape(name: str, ttype: TensorType | None, symbolic_dim: int) -> tuple[int, ...]:
+    """The shape drawn for a declared type: symbolic and unknown dimensions take ``symbolic_dim``."""
+    if ttype is None or ttype.kind != "tensor" or ttype.elem_type == 0 or ttype.shape is None:
+        raise ExecutionError(f"input {name!r} has no declared tensor type and shape; give its value")
+    negative = [d for d in ttype.shape if isinstance(d, int) and d < 0]
+    if negative:
+        raise InputSizeError(f"input {name!r} declares dimension {negative[0]}, which is not a size; give its value")
+    return tuple(d if isinstance(d, int) else symbolic_dim for d in ttype.shape)
+
+
+def _peak_width(et: int, dtype: np.dtype[Any]) -> int:
+    """Bytes per element that drawing a value of element type ``et`` holds at its peak (see :func:`random_array`)."""
+    if et == TensorProto.STRING:
+        return 96  # a length, a pointer and a short str object per element
+    if dtype.kind == "c":
+        return 48 + dtype.itemsize  # two float64 draws, their complex sum, then the cast
+    return 8 + 4 + dtype.itemsize  # a 64-bit draw, float32 rounding where floats are drawn, then the cast
+
+
+def draw_bytes(name: str, ttype: TensorType | None, symbolic_dim: int = 1) -> int:
+    """About how many bytes drawing a random value of the declared type takes at its peak (exact integers)."""
+    shape = _draw_shape(name, ttype, symbolic_dim)
+    assert ttype is not None
+    return math.prod(shape) * _peak_width(ttype.elem_type, numpy_dtype(ttype.elem_type))
+
+
+def _machine_memory() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can still get, or None when unknown.
+
+    The machine's (Linux's MemAvailable, else its physical memory), less
+    when the process's address space is limited (``RLIMIT_AS``).
+    """
+    room = _machine_memory()
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        with open("/proc/self/statm", "rb") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError, ValueError, IndexError):
+        return room
+    if soft == resource.RLIM_INFINITY:
+        return room
+    left = max(0, soft - used)
+    return left if room is None else min(room, left)
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.3g} GiB"
+
+
+def _check_room(needed: int, what: str) -> None:
+    """An :class:`InputSizeError` when ``needed`` bytes exceed what numpy can index or the memory available.
+
+    Checked before drawing: an allocation the system grants lazily and cannot
+    back would end the process with the kernel's out-of-memory kill, not an error.
+    """
+    if needed >= 2**63:
+        raise InputSizeError(f"{what}: about 2^{needed.bit_length() - 1} bytes, more than numpy can address")
+    room = available_memory()
+    if room is not None and needed > room:
+        raise InputSizeError(
+            f"{what}: not enough memory to draw: about {_gib(needed)} needed, {_gib(room)} available"
+        )
+
+
 def random_array(name: str, ttype: TensorType | None, rng: np.random.Generator, symbolic_dim: int) -> np.ndarray:
     """One random array of the declared type ``ttype``.
 
     Floats are standard normal (complex: both parts), integers in [-10, 10]
     (unsigned in [0, 10]; 4-bit integers over their whole range), booleans
-    fair coins, strings short lowercase words.
+    fair coins, strings short lowercase words. A declared shape too large to
+    draw (numpy refuses its size, or memory cannot hold it; the size is worked
+    out in exact integers first) is an :class:`InputSizeError`, never an
+    internal error or a process killed for lack of memory.
     """
-    if ttype is None or ttype.kind != "tensor" or ttype.elem_type == 0 or ttype.shape is None:
-        raise ExecutionError(f"input {name!r} has no declared tensor type and shape; give its value")
-    shape = tuple(d if isinstance(d, int) and d >= 0 else symbolic_dim for d in ttype.shape)
-    et = ttype.elem_type
+    shape = _draw_shape(name, ttype, symbolic_dim)
+    assert ttype is not None
+    count = math.prod(shape)
+    _check_room(draw_bytes(name, ttype, symbolic_dim), f"input {name!r} declares {count} elements {list(shape)}")
+    try:
+        return _draw(name, ttype.elem_type, shape, rng)
+    except (MemoryError, ValueError) as exc:  # numpy's own refusals of a size ("array is too big")
+        raise InputSizeError(
+            f"input {name!r} declares {count} elements {list(shape)}: {' '.join(str(exc).split()) or 'out of memory'}"
+        ) from None
+
+
+def _draw(name: str, et: int, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     dtype = numpy_dtype(et)
     if et == TensorProto.BOOL:
         return np.asarray(rng.random(shape) < 0.5)

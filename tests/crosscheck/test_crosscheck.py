@@ -218,6 +218,23 @@ def test_downgrade_is_refused_when_not_lossless() -> None:
     assert lower is None and "FLOAT8E4M3FN" in why
 
 
+def test_downgrade_keeps_function_fields_above_their_ir_version() -> None:
+    body = helper.make_node("Neg", ["a"], ["b"])
+    f = helper.make_function("local", "F", ["a"], ["b"], [body], [helper.make_opsetid("", 17)])
+    m = _single("Relu", 17, [2])
+    m.ir_version = 14
+    m.functions.append(f)
+    m.opset_import.append(helper.make_opsetid("local", 1))
+    m.functions[0].attribute_proto.append(helper.make_attribute("unused", 1.0))
+    lower, why = lossless_ir_downgrade(m, 8)
+    assert lower is None and "attribute defaults need IR version 9" in why
+    del m.functions[0].attribute_proto[:]
+    m.functions[0].value_info.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, [2]))
+    lower, why = lossless_ir_downgrade(m, 9)
+    assert lower is None and "value_info needs IR version 10" in why
+    assert lossless_ir_downgrade(m, 10)[0] is not None
+
+
 def test_an_opset_onnxruntime_refuses_is_unknown_with_its_message(tmp_path: Path) -> None:
     m = _single("Relu", 5, [2, 2])
     path = _save(m, tmp_path / "old.onnx", ir=3)

@@ -42,7 +42,7 @@ def test_simple_inlining_values_and_renaming(save: Save) -> None:
     ], value_info=[fvi("t", [7])])
     nodes = [call("f", ["x", "y"], ["z"], "call1"), call("f", ["z", "y"], ["w"]),
              helper.make_node("Relu", ["w"], ["out"], name="r")]
-    m = make_model(nodes, [fvi("x"), fvi("y")], [fvi("out")], functions=[f], opsets=DOMAINS)
+    m = make_model(nodes, [fvi("x"), fvi("y")], [fvi("out")], functions=[f], opsets=DOMAINS, ir_version=10)
     model = load_model(save(m))
     assert model.graph.operations == (
         op("Add", ["x", "y"], ["call1/f/t"], "call1/f/n_add"),
@@ -243,7 +243,8 @@ def test_overloads_select_their_own_body(save: Save) -> None:
     f2 = fn("f", ["a"], ["b"], [helper.make_node("Abs", ["a"], ["b"])], overload="abs")
     nodes = [call("f", ["x"], ["t"]), call("f", ["t"], ["y"])]
     nodes[0].overload, nodes[1].overload = "abs", "neg"
-    model = load_model(save(make_model(nodes, [fvi("x")], [fvi("y")], functions=[f1, f2], opsets=DOMAINS)))
+    m = make_model(nodes, [fvi("x")], [fvi("y")], functions=[f1, f2], opsets=DOMAINS, ir_version=10)
+    model = load_model(save(m))
     assert model.graph.operations == (op("Abs", ["x"], ["t"]), op("Neg", ["t"], ["y"]))
     assert [f.overload for f in model.functions] == ["neg", "abs"]
 
@@ -259,7 +260,7 @@ def test_call_naming_an_unknown_overload_is_not_inlined(save: Save) -> None:
     f = fn("f", ["a"], ["b"], [helper.make_node("Neg", ["a"], ["b"])])
     node = call("f", ["x"], ["y"], "k")
     node.overload = "other"
-    model = load_model(save(make_model([node], [fvi("x")], [fvi("y")], functions=[f], opsets=DOMAINS)))
+    model = load_model(save(make_model([node], [fvi("x")], [fvi("y")], functions=[f], opsets=DOMAINS, ir_version=10)))
     assert model.graph.operations == (op("f", ["x"], ["y"], "k", "local"),)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.loader import load_model
+from sonnx.loader import load_model, sandbox
 from sonnx.options import CheckOptions
 from sonnx.pipeline import check_file
 from sonnx.rules import format_onnx
@@ -243,7 +244,40 @@ def test_running_out_of_memory_in_the_checker_is_unknown(tmp_path: Path, monkeyp
 
     monkeypatch.setattr(onnx.checker, "check_model", full)
     v = verdict(path)
-    assert v.status is Status.UNKNOWN and v.reason == "onnx.checker ran out of memory"  # type: ignore[attr-defined]
+    assert v.status is Status.UNKNOWN  # type: ignore[attr-defined]
+    assert v.reason.startswith("onnx.checker ran out of memory (its limit: 8 GiB")  # type: ignore[attr-defined]
+
+
+def test_a_checker_past_its_time_limit_is_stopped_and_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = save(reshape_model(), tmp_path / "m.onnx")
+
+    def hangs(*_a: object, **_k: object) -> None:
+        time.sleep(60)
+
+    monkeypatch.setattr(onnx.checker, "check_model", hangs)
+    monkeypatch.setattr(sandbox, "TIME_LIMIT", 0.5)
+    start = time.monotonic()
+    v = verdict(path)
+    assert time.monotonic() - start < 30
+    assert v.status is Status.UNKNOWN  # type: ignore[attr-defined]
+    assert v.reason.startswith("onnx.checker exceeded its time limit of 0.5 s")  # type: ignore[attr-defined]
+
+
+def test_a_checker_past_its_memory_limit_is_unknown_and_this_process_keeps_its_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = save(reshape_model(), tmp_path / "m.onnx")
+    grabbed: list[bytearray] = []
+
+    def greedy(*_a: object, **_k: object) -> None:
+        grabbed.append(bytearray(4 * 1024**3))
+
+    monkeypatch.setattr(onnx.checker, "check_model", greedy)
+    monkeypatch.setattr(sandbox, "MEMORY_BUDGET", 1024**3)
+    v = verdict(path)
+    assert v.status is Status.UNKNOWN  # type: ignore[attr-defined]
+    assert v.reason.startswith("onnx.checker ran out of memory (its limit: 1 GiB")  # type: ignore[attr-defined]
+    assert grabbed == []  # the allocation, had it succeeded, was the child's
 
 
 def test_every_tensor_of_the_proto_is_visited() -> None:

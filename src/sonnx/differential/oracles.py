@@ -26,6 +26,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
+from ..loader.irfields import ELEMENT_TYPES
+from ..loader.sandbox import RUNTIME_TIME_LIMIT, Failure, contained, runtime_memory_budget
+
 ORACLES = ("reference", "onnxruntime")
 """Oracle names accepted by ``--cross-check``, in report order."""
 
@@ -38,19 +41,7 @@ ONNXRUNTIME_SETTINGS = {
 """onnxruntime runs the graph as written (no fusion) on one thread, so that its
 results do not depend on the machine's core count."""
 
-_TYPE_IR: dict[int, int] = {
-    TensorProto.FLOAT8E4M3FN: 9,
-    TensorProto.FLOAT8E4M3FNUZ: 9,
-    TensorProto.FLOAT8E5M2: 9,
-    TensorProto.FLOAT8E5M2FNUZ: 9,
-    TensorProto.UINT4: 10,
-    TensorProto.INT4: 10,
-    TensorProto.FLOAT4E2M1: 11,
-}
-"""Element types newer than the classic set, with the IR version that introduced them.
-An element type above 16 that is not listed here is treated as too new to downgrade."""
-
-_CLASSIC_TYPES_MAX = 16  # BFLOAT16: every type up to it exists since IR 4
+_CLASSIC_TYPES_MAX = 16  # BFLOAT16: the types up to it that irfields does not list exist since IR 4 at the latest
 
 
 @dataclass
@@ -134,7 +125,8 @@ def lossless_ir_downgrade(proto: onnx.ModelProto, target: int) -> tuple[onnx.Mod
 
     Lossless means: the opsets it imports exist at ``target`` (onnx's version
     table), every element type it mentions exists at ``target``, functions
-    (IR 8) and overloads (IR 10) are only kept where ``target`` has them, and
+    (IR 8), their attribute defaults (IR 9), overloads and value_info (IR 10) are
+    only kept where ``target`` has them (sonnx.loader.irfields for the element types), and
     onnx's checker accepts the result. Only the ``ir_version`` field changes.
     """
     if proto.ir_version <= target:
@@ -143,7 +135,7 @@ def lossless_ir_downgrade(proto: onnx.ModelProto, target: int) -> tuple[onnx.Mod
     if needed > target:
         return None, f"its opsets need IR version {needed}"
     for t in sorted(_element_types(proto)):
-        since = _TYPE_IR.get(t, 4 if t <= _CLASSIC_TYPES_MAX else None)
+        since = ELEMENT_TYPES.get(t, 4 if t <= _CLASSIC_TYPES_MAX else None)
         if since is None or since > target:
             name = TensorProto.DataType.Name(t) if t in TensorProto.DataType.values() else str(t)
             return None, f"element type {name} needs a later IR version"
@@ -151,14 +143,28 @@ def lossless_ir_downgrade(proto: onnx.ModelProto, target: int) -> tuple[onnx.Mod
         return None, "model-local functions need IR version 8"
     if any(f.overload for f in proto.functions) and target < 10:
         return None, "function overloads need IR version 10"
+    if any(f.attribute_proto for f in proto.functions) and target < 9:
+        return None, "function attribute defaults need IR version 9"
+    if any(f.value_info for f in proto.functions) and target < 10:
+        return None, "function value_info needs IR version 10"
     lower = onnx.ModelProto()
     lower.CopyFrom(proto)
     lower.ir_version = target
-    try:
-        onnx.checker.check_model(lower)
-    except Exception as exc:
-        return None, f"onnx's checker rejects it at IR version {target}: {_one_line(exc)}"
+    refusal = contained(_checker_refusal, lower)  # native code: a crash ends the child only
+    if isinstance(refusal, Failure):
+        return None, f"onnx's checker {refusal.reason} on it at IR version {target}"
+    if refusal:
+        return None, f"onnx's checker rejects it at IR version {target}: {refusal}"
     return lower, f"re-saved at IR version {target} (lossless: only the ir_version field changed)"
+
+
+def _checker_refusal(proto: onnx.ModelProto) -> str:
+    """In a child process: '' when onnx's structural checker accepts ``proto``, else its message."""
+    try:
+        onnx.checker.check_model(proto)
+    except Exception as exc:
+        return _one_line(exc) or type(exc).__name__
+    return ""
 
 
 def _feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -326,3 +332,18 @@ RUNNERS: dict[str, Callable[[onnx.ModelProto, Mapping[str, np.ndarray]], OracleR
     "reference": run_reference,
     "onnxruntime": run_onnxruntime,
 }
+
+
+def run_contained(name: str, proto: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> OracleRun:
+    """The oracle ``name`` run in a child process (:mod:`sonnx.loader.sandbox`): a runtime that crashes on the
+    model, or reaches a limit, is an oracle that failed to run, and the caller goes on."""
+    if name == "onnxruntime":
+        import_onnxruntime()  # imported here once, not again in every child
+    else:
+        import onnx.reference  # noqa: F401
+    outcome = contained(
+        RUNNERS[name], proto, feeds, time_limit=RUNTIME_TIME_LIMIT, memory_budget=runtime_memory_budget()
+    )
+    if isinstance(outcome, Failure):
+        return OracleRun(name, "failed to run", message=f"the runtime {outcome.reason} (it ran in a child process)")
+    return outcome

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, SonnxError, UsageError
+from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
 from ..executor import execute
 from ..inputs import load_inputs
 from ..loader import load_model
@@ -38,7 +38,7 @@ from ..ops.values import value_digest
 from ..threads import CHECK_THREADS, blas_threads
 from ..version import __version__
 from .metrics import OutputComparison, Tolerance, compare_arrays
-from .oracles import ORACLES, RUNNERS, OracleRun
+from .oracles import ORACLES, OracleRun, run_contained
 
 SCHEMA = "sonnx-crosscheck/1"
 
@@ -221,8 +221,9 @@ def cross_check(
 ) -> CrossCheckReport:
     """Run the executor and each oracle on ``path`` with the same inputs; compare every output.
 
-    An unreadable model or input file raises a :class:`SonnxError` (exit 2);
-    anything an oracle does wrong is kept in the report instead.
+    An unreadable model or input file, or a declared input size that cannot be drawn,
+    raises a :class:`SonnxError` (exit 2); anything an oracle does wrong is
+    kept in the report instead.
     """
     tol = tolerance or Tolerance()
     report = CrossCheckReport(path, seed, inputs_file, tol)
@@ -230,6 +231,8 @@ def cross_check(
         model = load_model(path)
     try:
         feeds = load_inputs(model, inputs_file, [], seed)
+    except InputSizeError:  # a declared size no input can have: the model is unusable here, as for sonnx run
+        raise
     except ExecutionError as exc:  # an input without a declared type or shape: give its value with --inputs
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
@@ -248,7 +251,7 @@ def cross_check(
         if proto is None:
             run = OracleRun(name, "cannot load model", message=load_error)
         else:
-            run = RUNNERS[name](proto, feeds)
+            run = run_contained(name, proto, feeds)
         report.results.append(_compare(run, ours, tol))
     _settle_known_defects(report.results, model)
     return report

@@ -27,6 +27,7 @@ from ..errors import ModelFormatError
 from ..model.graph import Attribute, Graph, InitialValue, Operation, Tensor, TensorType
 from .attributes import AttributeConverter, PendingChild, fill_shell, graph_shell
 from .detach import Span
+from .irfields import IrGate
 from .proto import GraphProto, decode_detail
 from .types import TypeCache, convert_type
 from .values import ValueFactory
@@ -88,6 +89,7 @@ class GraphConverter:
         self.overloads: dict[int, dict[int, str]] = {}
         self.types = TypeCache()
         self._frame_overloads: dict[int, dict[int, str]] = {}
+        self.gate = IrGate(ir_version, model_path)
 
     # -- public entry points -------------------------------------------------
 
@@ -111,6 +113,7 @@ class GraphConverter:
         frame = _Frame()
         frame.name = fp.name
         where = f"function {fp.domain}.{fp.name}"
+        self.gate.function(fp)
         frame.inputs = self._names(list(fp.input), "input", frame)
         frame.outputs = self._names(list(fp.output), "output", frame)
         types: dict[str, TensorType | None] = {}
@@ -202,6 +205,7 @@ class GraphConverter:
         """Convert one graph level; push the bytes of its nested graphs onto ``children``."""
         frame = _Frame()
         frame.name = msg.name
+        self.gate.graph(msg, f"graph {msg.name!r}")
         types: dict[str, TensorType | None] = {}
         inputs = self._declare(msg.input, "input", frame, types)
         frame.outputs = tuple(self._declare(msg.output, "output", frame, types))
@@ -244,6 +248,7 @@ class GraphConverter:
         self, nodes: Any, in_function: bool, children: list[PendingChild], frame: _Frame, where: str
     ) -> None:
         convert = self.attributes.convert
+        self.gate.nodes(nodes, where)
 
         def attrs(n: Any) -> tuple[Attribute, ...]:
             label = f"{where} node {n.name!r}" if n.name else f"{where} unnamed {n.op_type} node"

@@ -42,6 +42,7 @@ from .external import ExternalData
 from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
 from .proto import ModelProto, decode_detail, text
+from .sandbox import Failure, contained
 from .unenforced import drop_unenforced
 from .values import ValueFactory
 
@@ -75,7 +76,9 @@ def load_model(
     with data propagation; the types it adds to each graph's ``value_info``
     become the declared types of the tensors (STRICT-BROADCAST reads them), so
     they rest only on facts that hold at run time. A file onnx cannot read
-    (more than 100 levels of nested graphs) fails as unsupported.
+    (more than 100 levels of nested graphs) fails as unsupported, and so does
+    one on which the inference crashes or reaches a limit: it runs in a child
+    process (:mod:`.sandbox`).
 
     With ``weights_from_file=True`` the main graph's embedded weights are not
     kept in memory: each is read from the file when its value is read (see
@@ -199,15 +202,24 @@ def _inferred(path: str, display: str) -> bytes:
     """The file's bytes, without its unenforced declarations, after onnx's shape inference (not strict, with data
     propagation, no external data)."""
     data, _ = _read_file(path, display)  # the same input checks as an ordinary load
+    outcome = contained(_infer, data)  # native code: a crash or a limit ends the child, not this process
+    if isinstance(outcome, Failure):
+        raise UnsupportedModelError(f"{display}: onnx's shape inference {outcome.reason}")
+    inferred, refusal = outcome
+    if refusal:
+        raise UnsupportedModelError(f"{display}: onnx's shape inference cannot read the model: {refusal}")
+    return inferred
+
+
+def _infer(data: bytes) -> tuple[bytes, str]:
+    """In the child: the inferred model's bytes, or its refusal as one line."""
     try:
         proto = onnx.load_model_from_string(data)  # external data stays unread: no base directory is given
         drop_unenforced(proto)
         inferred = onnx.shape_inference.infer_shapes(proto, check_type=False, strict_mode=False, data_prop=True)
     except (DecodeError, onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as exc:
-        raise UnsupportedModelError(
-            f"{display}: onnx's shape inference cannot read the model: {_one_line(str(exc))}"
-        ) from None
-    return inferred.SerializeToString()
+        return b"", _one_line(str(exc)) or type(exc).__name__
+    return inferred.SerializeToString(), ""
 
 
 def _load(
@@ -228,10 +240,12 @@ def _load(
     calls = {(normalise_domain(fp.domain), fp.name) for fp in m.functions}
     values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights), file)
     converter = GraphConverter(display, ir, values, calls)
+    converter.gate.model(m)  # fields newer than the model's IR version are refused (irfields)
     functions = collect_functions(m.functions, converter, display)
     check_function_opsets(functions, opsets, display)
     graph = converter.convert_graph(m.graph, raw)
     del m  # the protobuf arena is released here; only converted values remain
+    converter.gate.types(converter.types.known.values(), values.data_types)
 
     cycles: tuple[tuple[str, ...], ...] = ()
     written = graph

@@ -99,6 +99,8 @@ class ValueFactory:
         self.model_path = model_path
         self.external = external
         self.file = file
+        self.data_types: set[int] = set()
+        """The element types of every tensor value made (the IR-version check reads them)."""
 
     def _reader(self, t: Any, name: str, span: Span | None = None) -> tuple[ExternalLocation | None, Any]:
         """Where the tensor's bytes are (None when embedded) and a function returning its array.
@@ -127,6 +129,7 @@ class ValueFactory:
     def dense(self, t: Any, name: str, span: Span | None = None) -> InitialValue:
         """The value of a (shallow) ``TensorProto``; ``name`` is used in messages; ``span`` as for ``_reader``."""
         where, reader = self._reader(t, name, span)
+        self.data_types.add(int(t.data_type))
         return InitialValue(int(t.data_type), tuple(int(d) for d in t.dims), False, where, reader)
 
     def sparse(self, s: Any, name: str) -> InitialValue:
@@ -136,6 +139,7 @@ class ValueFactory:
         dims = tuple(int(d) for d in s.dims)
         reader = partial(_densify, self.model_path, name, dims, v_reader, i_reader)
         where = v_where if v_where is not None else i_where
+        self.data_types.update((int(s.values.data_type), int(s.indices.data_type)))
         return InitialValue(int(s.values.data_type), dims, True, where, reader)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import SonnxError, ToolError
 from ..executor import execute
+from ..loader.sandbox import Failure, contained
 from ..model.graph import Function, Model, Operation, Tensor, freeze_mapping, make_graph
 from ..ops.values import same_value
 from ..verdict import Severity, Status, Verdict, Witness
@@ -179,21 +180,33 @@ def write_fused(model: Model, partition: Partition, path: str) -> None:
 FUSED = "PARTITION-FUSED"
 
 
+def _checker_refusal(path: str) -> str:
+    """In a child process: '' when onnx.checker accepts the file at ``path``, else its message on one line."""
+    import onnx
+
+    try:
+        onnx.checker.check_model(path)
+    except Exception as exc:  # onnx.checker raises ValidationError and others
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return ""
+
+
 def fused_verdict(model: Model, partition: Partition, path: str, feeds: Mapping[str, Any] | None, what: str) -> Verdict:
     """PARTITION-FUSED: write the fused model to ``path``; it passes ``onnx.checker``, the SONNX rules
     (after the loader inlines the calls) and, with ``feeds``, gives the whole model's outputs bit for bit."""
-    import onnx
-
     from ..loader import load_model
     from ..rules import CheckConfig, run_rules
 
     write_fused(model, partition, path)
-    try:
-        onnx.checker.check_model(path)
-    except Exception as exc:  # onnx.checker raises ValidationError and others
+    refusal = contained(_checker_refusal, path)  # native code: a crash or a limit ends the child only
+    if isinstance(refusal, Failure):
+        return Verdict.unknown(
+            FUSED, f"onnx.checker {refusal.reason} on the fused model", Severity.ERROR, engine="executor"
+        )
+    if refusal:
         return Verdict.violated(
             FUSED,
-            Witness(f"onnx.checker refuses the fused model: {' '.join(str(exc).split())}", {"file": path}),
+            Witness(f"onnx.checker refuses the fused model: {refusal}", {"file": path}),
             Severity.ERROR,
             engine="executor",
         )

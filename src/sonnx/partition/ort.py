@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import InputError, SonnxError
+from ..loader.sandbox import Failure, contained, runtime_memory_budget
 from ..model.graph import Model
 from .schema import Partition, Subgraph
 from .structure import NodeIndex
@@ -54,21 +55,35 @@ def ort_assignment(
     file's nodes) or ``all`` (``ORT_ENABLE_ALL``: onnxruntime may fuse nodes first).
     """
     try:
-        import onnxruntime as ort
+        import onnxruntime  # noqa: F401  (imported once here, not again in the child)
     except ImportError as exc:
         raise OrtError(f"onnxruntime is not installed ({exc})") from None
+    if optimization not in ("disable", "all"):
+        raise InputError(f"optimization {optimization!r}: expected disable or all")
+    outcome = contained(  # a crash of onnxruntime ends the child only
+        _assignment, path, tuple(providers), optimization, memory_budget=runtime_memory_budget()
+    )
+    if isinstance(outcome, Failure):
+        raise OrtError(f"onnxruntime {outcome.reason} on {path} (it ran in a child process)")
+    if isinstance(outcome, str):
+        raise OrtError(outcome)
+    return outcome
+
+
+def _assignment(path: str, providers: tuple[str, ...], optimization: str) -> Assignment | str:
+    """In a child process: the assignment, or why there is none (one line)."""
+    import onnxruntime as ort
+
     so = ort.SessionOptions()
     levels = {"disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL, "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL}
-    if optimization not in levels:
-        raise InputError(f"optimization {optimization!r}: expected disable or all")
     so.graph_optimization_level = levels[optimization]
     so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
     try:
         sess = ort.InferenceSession(path, so, providers=list(providers))
     except Exception as exc:  # onnxruntime raises its own exception types
-        raise OrtError(f"onnxruntime refused {path}: {' '.join(str(exc).split())}") from None
+        return f"onnxruntime refused {path}: {' '.join(str(exc).split())}"
     if not hasattr(sess, "get_provider_graph_assignment_info"):
-        raise OrtError(f"onnxruntime {ort.__version__} has no get_provider_graph_assignment_info()")
+        return f"onnxruntime {ort.__version__} has no get_provider_graph_assignment_info()"
     out: Assignment = []
     for entry in sess.get_provider_graph_assignment_info():
         nodes: Any = entry.get_nodes()

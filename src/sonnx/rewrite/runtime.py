@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..differential.metrics import Tolerance, compare_arrays
-from ..differential.oracles import run_onnxruntime
+from ..differential.oracles import run_contained
 from ..model.graph import Model
 from ..writer import to_proto
 
@@ -54,13 +54,13 @@ class RuntimeCheck:
 
 def runtime_check(original: Model, rewritten: Model, feeds: Mapping[str, np.ndarray]) -> RuntimeCheck:
     """Run both models on onnxruntime (one thread, no graph optimisation) and compare; see the module doc."""
-    before = run_onnxruntime(to_proto(original), feeds)
+    before = run_contained("onnxruntime", to_proto(original), feeds)
     if before.status == "not available":
         return RuntimeCheck("not available", "onnxruntime is not installed; only the executor compared the models")
     if not before.ran:
         why = f"onnxruntime cannot run the input model: {before.message}"
         return RuntimeCheck("input refused", why, before.version or "")
-    after = run_onnxruntime(to_proto(rewritten), feeds)
+    after = run_contained("onnxruntime", to_proto(rewritten), feeds)
     if not after.ran:
         return RuntimeCheck(
             "rewritten refused",

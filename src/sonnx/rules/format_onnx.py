@@ -28,19 +28,38 @@ Likewise when the checker's own protobuf parser gives up on a file that
 sonnx's loader decoded (protobuf stops at 100 levels of nesting, which sonnx's
 loader does not): UNKNOWN, not VIOLATED.
 
+The checker is native code, and a crafted model can crash it (a function
+whose graph-attribute default calls the function itself makes it recurse until
+the stack overflows). It therefore runs in a child process under a memory and a
+time limit (:mod:`sonnx.loader.sandbox`); the child's death by a signal, or a
+limit reached, is UNKNOWN naming the signal or the limit, and the other rules
+run in the parent as usual.
+
+A model that uses a field its IR version does not define is refused by the
+loader when the field has a meaning (spec/graph.rst, reading A14). An annotation
+field nothing executes (metadata on graphs, nodes and functions, quantization
+annotations, training and device information) stays ignored, and FORMAT-ONNX
+is VIOLATED naming it, after the checker has accepted the file (the checker
+does not compare fields with the IR version).
+
 Verdicts: PROVED when the checker accepts the model; VIOLATED with the
 checker's message as witness when it refuses it; UNKNOWN with the reason when
-the check cannot be completed (the limit above, a model not read from a file,
-or an unexpected exception of the checker, which is a crash, not a finding).
+the check cannot be completed (the limits above, a model not read from a file,
+a child that died, or an unexpected exception of the checker, which is a crash,
+not a finding).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
-from ..verdict import Severity, Verdict, Witness
+from ..loader.irfields import NEWEST_ANNOTATION, annotations_clean, annotations_used
+from ..loader.sandbox import Failure, contained
+from ..verdict import Severity, Status, Verdict, Witness
+from ..witness import LIMIT
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "FORMAT-ONNX"
@@ -181,11 +200,54 @@ def check(ctx: CheckContext) -> Verdict:
         return Verdict.unknown(
             ID, "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)", SEVERITY
         )
+    outcome = contained(_guarded, path, ctx.config.read_weights, ctx.model.ir_version, _has_nested(ctx))
+    if isinstance(outcome, Failure):
+        return Verdict.unknown(
+            ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
+        )
+    return outcome
+
+
+def undefined_annotations(path: str, nested: bool) -> Verdict:
+    """VIOLATED when the file uses an annotation field its IR version does not define (:mod:`sonnx.loader.irfields`).
+
+    A model without nested graphs is first read through a view of the
+    annotation fields only, which decides the usual case without a walk over
+    the nodes; the walk that names the fields runs when that view finds some,
+    or when graphs are nested in attributes."""
+    import onnx
+
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    if not nested and annotations_clean(raw):
+        return Verdict.proved(ID, SEVERITY)
+    found = annotations_used(onnx.load_model_from_string(raw))
+    if not found:
+        return Verdict.proved(ID, SEVERITY)
+    shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+    data: dict[str, Any] = {"stage": "IR version", "fields": found[:LIMIT], "count": len(found)}
+    summary = f"{len(found)} field(s) the model's IR version does not define (ignored): {shown}"
+    return Verdict.violated(ID, Witness(summary, data), SEVERITY)
+
+
+def _has_nested(ctx: CheckContext) -> bool:
+    """Whether a graph of the model (its functions' bodies included) is nested in an attribute."""
+    m = ctx.model
+    roots = [m.graph_as_written or m.graph, *(f.body for f in m.functions)]
+    return any(next(islice(g.nested(), 1, None), None) is not None for g in roots)
+
+
+def _guarded(path: str, read_weights: bool, ir_version: int, nested: bool) -> Verdict:
+    """:func:`run_checker`, then (when it passes) :func:`undefined_annotations`; an unexpected exception of the
+    checker is UNKNOWN (a crash, not a finding). A ``MemoryError`` is left to the sandbox, which names the limit."""
     try:
-        return run_checker(path, ctx.config.read_weights)
+        verdict = run_checker(path, read_weights)
+        if verdict.status is Status.PROVED and ir_version < NEWEST_ANNOTATION:
+            return undefined_annotations(path, nested)
+        return verdict
     except MemoryError:
-        return Verdict.unknown(ID, "onnx.checker ran out of memory", SEVERITY)
-    except Exception as exc:  # a crash of the checker is not a finding about the model
+        raise
+    except Exception as exc:
         return Verdict.unknown(ID, f"onnx.checker failed: {type(exc).__name__}: {_one_line(str(exc))}", SEVERITY)
 
 
@@ -194,7 +256,7 @@ RULE = Rule(
     title="Valid ONNX model",
     statement=(
         "The model file passes onnx.checker.check_model with full_check=True: the ONNX IR and operator schema "
-        "checks, then onnx's shape inference in strict mode."
+        "checks, then onnx's shape inference in strict mode; and it uses no field its IR version does not define."
     ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
