@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .agreement import combine, smt_only
@@ -40,6 +40,7 @@ from .report import ModelReport, SmtSummary
 from .rules import run_rules
 from .smt import Obligation, run_smt, write_obligations
 from .verdict import Verdict
+from .writer import model_bytes
 
 Say = Callable[[str], None]
 
@@ -83,7 +84,8 @@ class _Proofs:
 
 def _prove(model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None) -> _Proofs:
     """The rules' verdicts, with the SMT engine's combined in when it runs."""
-    direct = run_rules(model, options.rules_config(), say)
+    # a model held by no file (given by a caller) is read as the bytes it would be written as (spec 4.2)
+    direct = run_rules(model, replace(options.rules_config(), serialized=model_bytes), say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
         say(skipped)

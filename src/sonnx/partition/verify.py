@@ -45,6 +45,7 @@ from ..smt.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
 from ..verdict import Severity, Status, Verdict, Witness
 from ..witness import brief
+from ..writer import model_bytes
 from .schema import Partition, Subgraph
 from .structure import Edge, NodeIndex
 
@@ -298,7 +299,7 @@ def rules_verdict(
     for k, sg in enumerate(subgraphs):
         if say is not None and k % step == 0:
             say(f"SONNX rules on subgraph {k + 1} of {len(subgraphs)}")
-        for v in run_rules(sub_model(model, ix, sg), CheckConfig(), graph_only=True):
+        for v in run_rules(sub_model(model, ix, sg), CheckConfig(serialized=model_bytes), graph_only=True):
             if v.status is Status.VIOLATED:
                 entry = {"subgraph": sg.id, "rule": v.rule_id, "summary": v.witness.summary if v.witness else ""}
                 (failed if v.fails else warnings).append(entry)

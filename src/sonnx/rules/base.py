@@ -43,6 +43,11 @@ class CheckConfig:
     read_weights: bool = True
     """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
     unread)."""
+    serialized: Callable[[Model], bytes] | None = None
+    """How to obtain the ONNX bytes of a model that no file holds (a rewrite's candidate, a partition's subgraph,
+    a model built by a caller), given by a layer that can write models (:func:`sonnx.writer.model_bytes`): the
+    rules that rest on types onnx derives from enforced facts (spec 4.2; GRAPH-IF-BRANCHES) read those bytes
+    again as they read a file. None: such a model's derived types are not known (UNKNOWN)."""
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The model file read again with the types onnx's inference derives from enforced facts only (spec 4.2).
+"""The checked model read again with the types onnx's inference derives from enforced facts only (spec 4.2).
 
 GRAPH-IF-BRANCHES needs the element types the branches produce, and
 STRICT-BROADCAST the shapes of computed tensors. A declaration of the file is
@@ -8,16 +8,28 @@ the declarations no runtime enforces removed, then onnx's shape inference,
 whose results rest on the main graph's inputs, initial values, constants and
 onnx's schemas. Built here once per check for GRAPH-IF-BRANCHES.
 
-The file must still hold the model being checked: a model changed after it
-was read (a rewrite, a partition's subgraph, a model built by the caller)
-keeps the path of its file, and types inferred for the file would not be its
-own. So the model read again is used only when its structure is the checked
-model's (:func:`same_structure`).
+Which bytes are read again:
+
+* the model's file, when it still holds the model being checked. A model
+  changed after it was read (a rewrite, a partition's subgraph, a model built
+  by the caller) keeps the path of its file, and types inferred for the file
+  would not be its own, so the file's reading is used only when its structure
+  is the checked model's (:func:`same_structure`);
+* otherwise (no file, or a file that no longer holds the model), the bytes of
+  the model itself as ONNX, when the layer that runs the rules gives a way to
+  obtain them (:attr:`CheckConfig.serialized <sonnx.rules.base.CheckConfig.serialized>`):
+  they are written to a private temporary file, read the same way, and used
+  only when they read back as the same structure. Those bytes are the file
+  the model is written as (``sonnx rewrite``, ``sonnx partition``), so the
+  derived types are those of what the runtimes execute;
+* with neither, there are no derived types (the rules say UNKNOWN).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
+from collections.abc import Callable
 from typing import Any
 
 from ..caching import cached
@@ -82,23 +94,66 @@ def _input_types(m: Model) -> list[Any]:
     return out
 
 
+def _reason(exc: SonnxError, path: str) -> str:
+    """Why ``path`` gave no inferred types, without the path (the reason is the same wherever the file lies, so
+    that an evidence bundle replays it unchanged)."""
+    why = exc.one_line()
+    for shown in (path, repr(path)):
+        why = why.removeprefix(f"{shown}: ")
+    return f"no inferred types: {why}"
+
+
+def _from_file(model: Model, path: str) -> tuple[Model | None, str, bool]:
+    """The file's reading, or None and why; the flag says the file holds another model (so its bytes may not
+    stand for the checked one)."""
+    try:
+        derived = load_model(path, read_weights=False, infer_shapes=True)
+    except SonnxError as exc:
+        return None, _reason(exc, path), False
+    if not same_structure(model, derived):
+        return None, "the model is not the one its file holds (changed after it was read)", True
+    return derived, "", False
+
+
+def _from_bytes(model: Model, serialized: Callable[[Model], bytes]) -> tuple[Model | None, str]:
+    """The reading of the model's own ONNX bytes, through a private temporary file removed at once."""
+    try:
+        data = serialized(model)
+    except SonnxError as exc:
+        return None, f"the model cannot be written as ONNX: {exc.one_line()}"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="sonnx-derived-", suffix=".onnx")  # mode 0600: private to this user
+    except OSError as exc:
+        return None, f"no temporary file to read the model from: {exc.strerror or exc}"
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        del data
+        derived = load_model(tmp, read_weights=False, infer_shapes=True)
+    except SonnxError as exc:
+        return None, _reason(exc, tmp)
+    except OSError as exc:
+        return None, f"no temporary file to read the model from: {exc.strerror or exc}"
+    finally:
+        os.unlink(tmp)
+    if not same_structure(model, derived):
+        return None, "the model written as ONNX does not read back as the same model"
+    return derived, ""
+
+
 def derived_model(ctx: CheckContext) -> tuple[Model | None, str]:
-    """The model with derived types, or None and why there is none."""
+    """The model with derived types, or None and why there is none (see the module text for which bytes)."""
 
     def build() -> tuple[Model | None, str]:
         path = ctx.model.source
-        if not path or not os.path.isfile(path):
-            return None, "the model was not read from a file"
-        try:
-            model = load_model(path, read_weights=False, infer_shapes=True)
-        except SonnxError as exc:
-            # without the file's path, so that the reason is the same wherever the file lies (evidence replays)
-            why = exc.one_line()
-            for shown in (path, repr(path)):
-                why = why.removeprefix(f"{shown}: ")
-            return None, f"no inferred types: {why}"
-        if not same_structure(ctx.model, model):
-            return None, "the model is not the one its file holds (changed after it was read)"
-        return model, ""
+        why, other = "the model was not read from a file", True
+        if path and os.path.isfile(path):
+            derived, why, other = _from_file(ctx.model, path)
+            if derived is not None:
+                return derived, ""
+        serialized = ctx.config.serialized
+        if not other or serialized is None:
+            return None, why
+        return _from_bytes(ctx.model, serialized)
 
     return cached(ctx.cache, ("rules.derived_model",), build)
