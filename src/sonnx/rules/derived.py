@@ -6,7 +6,7 @@ not such a fact (no runtime holds an intermediate tensor to it), so both read
 the model that :func:`sonnx.loader.load_model` gives with ``infer_shapes=True``:
 the declarations no runtime enforces removed, then onnx's shape inference,
 whose results rest on the main graph's inputs, initial values, constants and
-onnx's schemas. Built here once per check for GRAPH-IF-BRANCHES.
+onnx's schemas. Built here once per check, for both rules.
 
 Which bytes are read again:
 
