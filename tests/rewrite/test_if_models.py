@@ -69,10 +69,12 @@ def test_the_rewrite_of_a_model_with_an_if_keeps_its_branches_proved(tmp_path: P
     assert rule_statuses(r.model)[ID] is Status.PROVED
 
 
-def test_the_command_line_writes_it_and_the_file_checks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("infer", [False, True])
+def test_the_command_line_writes_it_and_the_file_checks(tmp_path: Path, infer: bool) -> None:
+    # --infer-shapes reads the model from a temporary file removed at once: the input model is held by no file too
     out, err = io.StringIO(), io.StringIO()
     target = tmp_path / "out.onnx"
-    code = main(["rewrite", str(if_dropout(tmp_path)), str(target)], out, err)
+    code = main(["rewrite", *(["--infer-shapes"] if infer else []), str(if_dropout(tmp_path)), str(target)], out, err)
     assert code == 0 and target.exists(), err.getvalue()
     report = check_file(str(target))
     assert report.verdict(ID).status is Status.PROVED  # type: ignore[union-attr]

@@ -23,8 +23,10 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
   outputs as graph outputs), satisfies the SONNX rules
   (:func:`sonnx.rules.run_rules`, graph rules only: a subgraph was never a
   file, so FORMAT-ONNX has nothing to check there; the whole model's file is
-  checked by ``sonnx-check``); error-severity violations fail it, warnings are
-  listed in its details.
+  checked by ``sonnx-check``); the types GRAPH-IF-BRANCHES derives for a
+  subgraph are those of the ONNX bytes :func:`sonnx.writer.model_bytes` gives
+  it (spec 4.2); error-severity violations fail it, warnings are listed in its
+  details.
 
 The exit code follows ``sonnx-check``: 1 when a verdict is VIOLATED, else 2
 when one is UNKNOWN, else 0.
