@@ -87,3 +87,28 @@ def test_the_temporary_file_is_removed(tmp_path: Path, monkeypatch: pytest.Monke
     assert run(ID, model(if_graph()), SERIALIZED).status is Status.PROVED
     assert run(ID, model(if_graph()), CheckConfig(serialized=lambda _m: b"garbage")).status is Status.UNKNOWN
     assert os.listdir(tmp_path) == []
+
+
+def test_a_checked_file_is_never_judged_on_a_re_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the runtimes execute the file: when its reading does not match (planted here), the check of the file stays
+    # open rather than derive types from sonnx's own bytes; a caller's model in memory is judged on those bytes
+    import sonnx.pipeline as pipeline
+    import sonnx.rules.derived as derived
+
+    path = str(tmp_path / "m.onnx")
+    save_model(model(if_graph()), path)
+    written: list[Model] = []
+
+    def spy(m: Model) -> bytes:
+        written.append(m)
+        return model_bytes(m)
+
+    monkeypatch.setattr(pipeline, "model_bytes", spy)
+    v = pipeline.check_file(path).verdict(ID)
+    assert v is not None and v.status is Status.PROVED and not written
+    monkeypatch.setattr(derived, "same_structure", lambda a, b: b.source != path)
+    v = pipeline.check_file(path).verdict(ID)
+    assert v is not None and v.status is Status.UNKNOWN and "changed after it was read" in (v.reason or ""), v
+    assert not written
+    v = pipeline.check_model(load_model(path)).verdict(ID)
+    assert v is not None and v.status is Status.PROVED and len(written) == 1, v
