@@ -40,3 +40,39 @@ def test_a_model_changed_after_it_was_read_is_judged_on_its_own_shapes(tmp_path:
     assert v.status is Status.UNKNOWN and "changed after it was read" in (v.reason or ""), v
     v = run(ID, changed, dataclasses.replace(STRICT, serialized=model_bytes))
     assert v.status is Status.VIOLATED and data(v)["operations"][0]["operands"][1]["shape"] == [3], v
+
+
+def reshape_file(tmp_path: Path) -> str:
+    """y = Reshape(x, s) + b with s = [6, 1] and b of shape [6, 1]: no broadcast."""
+    nodes = [helper.make_node("Reshape", ["x", "s"], ["r"]), helper.make_node("Add", ["r", "b"], ["y"])]
+    s = helper.make_tensor("s", TensorProto.INT64, [2], [6, 1])
+    g = helper.make_graph(nodes, "m", [vi("x", [6]), vi("b", [6, 1])], [vi("y", [6, 6])], [s])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    path = str(tmp_path / "m.onnx")
+    onnx.save(m, path)
+    return path
+
+
+def test_a_value_changed_after_the_file_was_read_is_judged_on_its_own_shapes(tmp_path: Path) -> None:
+    # the shape value becomes [1, 6]: Add([1, 6], [6, 1]) broadcasts, though the structure is the file's
+    from tests.common.rulekit import value
+
+    read = load_model(reshape_file(tmp_path))
+    in_memory = dataclasses.replace(STRICT, serialized=model_bytes)
+    assert run(ID, read, in_memory).status is Status.PROVED
+    gg = read.graph
+    s = gg.tensors["s"]
+    changed_s = Tensor("s", s.type, value([1, 6], TensorProto.INT64))
+    changed = dataclasses.replace(
+        read, graph=make_graph(gg.name, gg.inputs, gg.outputs, gg.operations, {**gg.tensors, "s": changed_s})
+    )
+    v = run(ID, changed, in_memory)
+    assert v.status is Status.VIOLATED and data(v)["operations"][0]["operands"][0]["shape"] == [1, 6], v
+    # a faulty writer that gives the file's value back: the bytes read back as another model, not used
+    stale = model_bytes(read)
+    v = run(ID, changed, dataclasses.replace(STRICT, serialized=lambda _m: stale))
+    assert v.status is Status.UNKNOWN and "does not read back as the same model" in (v.reason or ""), v
+    # checked for structure only, a model in memory is not read (its values would be): not established
+    v = run(ID, changed, dataclasses.replace(in_memory, read_weights=False))
+    assert v.status is Status.UNKNOWN and "structure only" in (v.reason or ""), v
