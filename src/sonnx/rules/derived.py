@@ -29,6 +29,7 @@ Which bytes are read again:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -175,7 +176,8 @@ def _from_bytes(model: Model, serialized: Callable[[Model], bytes]) -> tuple[Mod
     except OSError as exc:
         return None, f"no temporary file to read the model from: {exc.strerror or exc}"
     finally:
-        os.unlink(tmp)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
     if not same_structure(model, derived) or not same_values(model, derived):
         return None, "the model written as ONNX does not read back as the same model"
     return derived, ""

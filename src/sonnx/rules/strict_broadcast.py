@@ -36,8 +36,9 @@ else the bytes it is written as when the caller gives them), after the
 declarations no runtime enforces are removed (:mod:`sonnx.loader.unenforced`):
 the shapes rest on the main graph's inputs as onnxruntime enforces them,
 initial values and constants, never on a ``value_info`` entry or a graph
-output's declaration (spec, "What a PROVED rests on"); a model changed after
-it was read is never judged on its file's shapes.
+output's declaration (spec, "What a PROVED rests on"); a model whose
+structure changed after it was read is never judged on its file's shapes, nor,
+when the caller gives its bytes, one whose stored values changed.
 
 Deciding with partial shapes: two shapes are the same when they have the same
 rank and at each dimension the same integer or the same symbolic name (a name
