@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .agreement import combine, smt_only
@@ -40,6 +40,7 @@ from .report import ModelReport, SmtSummary
 from .rules import run_rules
 from .smt import Obligation, run_smt, write_obligations
 from .verdict import Verdict
+from .writer import model_bytes
 
 Say = Callable[[str], None]
 
@@ -81,9 +82,17 @@ class _Proofs:
     obligations: tuple[Obligation, ...] = ()
 
 
-def _prove(model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None) -> _Proofs:
-    """The rules' verdicts, with the SMT engine's combined in when it runs."""
-    direct = run_rules(model, options.rules_config(), say)
+def _prove(
+    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, in_memory: bool
+) -> _Proofs:
+    """The rules' verdicts, with the SMT engine's combined in when it runs.
+
+    ``in_memory``: the model was given by a caller, so when its file no longer holds it (or it has none) the rules
+    that derive types read the bytes it is written as (spec 4.2). A model :func:`check_file` has just read is the
+    file the runtimes execute: its types are derived from that file alone, never from a re-encoding of it.
+    """
+    config = options.rules_config()
+    direct = run_rules(model, replace(config, serialized=model_bytes) if in_memory else config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
         say(skipped)
@@ -135,7 +144,7 @@ def check_file(
         return ModelReport(path, error=exc)
     if freeze_gc:
         gc.freeze()
-    return check_model(model, opts, path, say, export_stem)
+    return _check_loaded(model, opts, path, say, export_stem, in_memory=False)
 
 
 def check_model(
@@ -152,13 +161,23 @@ def check_model(
     from; the weights must have been read when the options execute the model
     (``orders``, ``oracles``). ``options.evidence`` is not honoured here: the
     bundle copies the model file, so :func:`check_models` writes it.
+
+    A model that its file no longer holds, or that has none (built or changed
+    by the caller), is judged where its types are derived (GRAPH-IF-BRANCHES,
+    STRICT-BROADCAST) on the ONNX bytes :func:`sonnx.writer.model_bytes` writes
+    for it, the file it becomes when it is saved.
     """
-    opts = options or CheckOptions()
-    say = progress or _quiet
+    return _check_loaded(model, options or CheckOptions(), path, progress or _quiet, export_stem, in_memory=True)
+
+
+def _check_loaded(
+    model: Model, opts: CheckOptions, path: str, say: Say, export_stem: str | None, in_memory: bool
+) -> ModelReport:
+    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``in_memory`` as for :func:`_prove`)."""
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
-    proofs = _prove(model, path, opts, say, export_stem)
+    proofs = _prove(model, path, opts, say, export_stem, in_memory)
     verdicts = list(proofs.verdicts)
     if opts.orders:
         say(f"running {opts.orders} schedules")

@@ -206,7 +206,22 @@ def to_proto(model: Model) -> ModelProto:
     return mp
 
 
+def model_bytes(model: Model) -> bytes:
+    """The bytes of the ONNX file :func:`save_model` writes for ``model``.
+
+    Also what the rules read when a model is held by no file
+    (:attr:`sonnx.rules.base.CheckConfig.serialized`): the types onnx derives
+    for it are then those of the file it would be written as. A model over
+    protobuf's 2 GiB limit is a :class:`WriteError`.
+    """
+    proto = to_proto(model)
+    try:
+        return proto.SerializeToString()
+    except ValueError as exc:  # protobuf refuses a message over 2 GiB
+        raise WriteError(f"the model cannot be serialized: {' '.join(str(exc).split())}") from None
+
+
 def save_model(model: Model, path: str) -> None:
     """Write ``model`` to ``path`` as ONNX, atomically (nothing is left behind on failure)."""
-    data = to_proto(model).SerializeToString()
+    data = model_bytes(model)
     write_atomically(path, lambda fh: fh.write(data))

@@ -173,3 +173,25 @@ def test_batch_checks_a_directory() -> None:
     assert isinstance(batch, sonnx.Batch)
     assert [Path(i.path).name for i in batch.items] == sorted(p.name for p in EXAMPLES.glob("*.onnx"))
     assert batch.exit_code == 1
+
+
+def test_check_of_a_model_built_in_memory_derives_its_branches_types() -> None:
+    # a caller's model held by no file: GRAPH-IF-BRANCHES reads the bytes it is written as (spec 4.2)
+    from sonnx.model.graph import Operation, Tensor, TensorType, make_graph
+    from sonnx.model.graph import make_operation as op
+
+    f32 = TensorType("tensor", 1, (2,))
+
+    def built(then_op: Operation) -> sonnx.Model:
+        then_g = make_graph("t", [], ["a"], [then_op], {"a": Tensor("a", f32)})
+        else_g = make_graph("e", [], ["b"], [op("Neg", ["x"], ["b"])], {"b": Tensor("b", f32)})
+        g = make_graph(
+            "main", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="s", then_branch=then_g, else_branch=else_g)],
+            {"c": Tensor("c", TensorType("tensor", 9, ())), "x": Tensor("x", f32), "y": Tensor("y", f32)},
+        )
+        return sonnx.Model(g, 8, opset_imports={"": 17})
+
+    ok = sonnx.check(built(op("Identity", ["x"], ["a"])), engine="direct")
+    assert ok.verdict("GRAPH-IF-BRANCHES").status is sonnx.Status.PROVED  # type: ignore[union-attr]
+    cast = sonnx.check(built(op("Cast", ["x"], ["a"], to=7)), engine="direct")
+    assert cast.verdict("GRAPH-IF-BRANCHES").status is sonnx.Status.VIOLATED  # type: ignore[union-attr]

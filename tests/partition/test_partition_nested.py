@@ -14,16 +14,18 @@ from sonnx.partition.fused import fused_verdict
 from sonnx.verdict import Status
 
 
-def if_model(path: Path) -> str:
-    """a = relu(x); c = x > 0 reduced; y = If(c) then a + 1 else neg(a): both branches capture ``a``."""
+def if_model(path: Path, cast_then: bool = False, declare_a: bool = True) -> str:
+    """a = relu(x); c = x > 0 reduced; y = If(c) then a + 1 else neg(a): both branches capture ``a``.
+
+    ``cast_then``: the then branch computes INT64 (a + 1 cast) under its FLOAT declaration. ``declare_a``: the file
+    declares ``a`` (FLOAT [3]), the type the subgraph that captures it declares for its input ``a``."""
     vi = helper.make_tensor_value_info
     one = helper.make_tensor("one", TensorProto.FLOAT, [], [1.0])
-    then_g = helper.make_graph(
-        [helper.make_node("Constant", [], ["k"], value=one), helper.make_node("Add", ["a", "k"], ["t"])],
-        "then",
-        [],
-        [vi("t", TensorProto.FLOAT, [3])],
-    )
+    then_nodes = [helper.make_node("Constant", [], ["k"], value=one), helper.make_node("Add", ["a", "k"], ["t"])]
+    if cast_then:
+        cast = [helper.make_node("Add", ["a", "k"], ["u"]), helper.make_node("Cast", ["u"], ["t"], to=7)]
+        then_nodes = [then_nodes[0], *cast]
+    then_g = helper.make_graph(then_nodes, "then", [], [vi("t", TensorProto.FLOAT, [3])])
     else_g = helper.make_graph([helper.make_node("Neg", ["a"], ["e"])], "else", [], [vi("e", TensorProto.FLOAT, [3])])
     nodes = [
         helper.make_node("Relu", ["x"], ["a"], name="relu"),
@@ -32,7 +34,10 @@ def if_model(path: Path) -> str:
         helper.make_node("If", ["c"], ["y"], name="choose", then_branch=then_g, else_branch=else_g),
     ]
     zero = helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])
-    g = helper.make_graph(nodes, "g", [vi("x", TensorProto.FLOAT, [3])], [vi("y", TensorProto.FLOAT, [3])], [zero])
+    declared = [vi("a", TensorProto.FLOAT, [3])] if declare_a else []
+    g = helper.make_graph(
+        nodes, "g", [vi("x", TensorProto.FLOAT, [3])], [vi("y", TensorProto.FLOAT, [3])], [zero], value_info=declared
+    )
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
     onnx.save(m, str(path))
@@ -44,15 +49,34 @@ def test_captured_tensor_is_a_subgraph_input_and_everything_verifies(tmp_path: P
     part = make_partition(model, [Provider("NPU", frozenset({("", "Relu"), ("", "ReduceSum")}))])
     holder = next(s for s in part.subgraphs if "y" in s.nodes)
     assert "a" in holder.inputs and holder.device == "CPU"
-    # the subgraph that holds the If is a model in memory, never written to a file: the element types its
-    # branches produce are not derived (spec section 4.2), so GRAPH-IF-BRANCHES stays open there, and only it
-    open_ = [v for v in check_partition(model, part).verdicts if v.status is not Status.PROVED]
-    assert [(v.rule_id, v.status) for v in open_] == [("PARTITION-RULES", Status.UNKNOWN)]
-    assert "CPU_0: GRAPH-IF-BRANCHES" in (open_[0].reason or "") and "not read from a file" in (open_[0].reason or "")
+    # the subgraph that holds the If is never a file of its own: its branches' types are derived from the bytes it
+    # is written as (spec section 4.2), so every rule is established there too
+    assert check_partition(model, part).exit_code == 0
     feeds = random_inputs(model, 3)
     assert exec_verdict(model, part, feeds, "seed 3").status is Status.TESTED
     v = fused_verdict(model, part, str(tmp_path / "fused.onnx"), feeds, "seed 3")
     assert v.status is Status.TESTED, v
+
+
+def test_a_captured_input_without_a_type_leaves_the_branches_open(tmp_path: Path) -> None:
+    # the subgraph taken alone has an input ``a`` of no declared type: onnx derives no type for what its branches
+    # produce, so GRAPH-IF-BRANCHES stays open there (never PROVED on the branches' own declarations)
+    model = load_model(if_model(tmp_path / "m.onnx", declare_a=False))
+    part = make_partition(model, [Provider("NPU", frozenset({("", "Relu"), ("", "ReduceSum")}))])
+    open_ = [v for v in check_partition(model, part).verdicts if v.status is not Status.PROVED]
+    assert [(v.rule_id, v.status) for v in open_] == [("PARTITION-RULES", Status.UNKNOWN)]
+    reason = open_[0].reason or ""
+    assert "CPU_0: GRAPH-IF-BRANCHES" in reason and "derives no element type" in reason, reason
+
+
+def test_branches_that_disagree_in_a_subgraph_are_a_violation(tmp_path: Path) -> None:
+    from sonnx.partition.verify import RULES
+
+    model = load_model(if_model(tmp_path / "m.onnx", cast_then=True))
+    part = make_partition(model, [Provider("NPU", frozenset({("", "Relu"), ("", "ReduceSum")}))])
+    v = {x.rule_id: x for x in check_partition(model, part).verdicts}[RULES]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert "GRAPH-IF-BRANCHES" in v.witness.summary
 
 
 def test_dropping_the_captured_input_is_caught(tmp_path: Path) -> None:

@@ -23,8 +23,10 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
   outputs as graph outputs), satisfies the SONNX rules
   (:func:`sonnx.rules.run_rules`, graph rules only: a subgraph was never a
   file, so FORMAT-ONNX has nothing to check there; the whole model's file is
-  checked by ``sonnx-check``); error-severity violations fail it, warnings are
-  listed in its details.
+  checked by ``sonnx-check``); the types GRAPH-IF-BRANCHES derives for a
+  subgraph are those of the ONNX bytes :func:`sonnx.writer.model_bytes` gives
+  it (spec 4.2); error-severity violations fail it, warnings are listed in its
+  details.
 
 The exit code follows ``sonnx-check``: 1 when a verdict is VIOLATED, else 2
 when one is UNKNOWN, else 0.
@@ -45,6 +47,7 @@ from ..smt.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
 from ..verdict import Severity, Status, Verdict, Witness
 from ..witness import brief
+from ..writer import model_bytes
 from .schema import Partition, Subgraph
 from .structure import Edge, NodeIndex
 
@@ -298,7 +301,7 @@ def rules_verdict(
     for k, sg in enumerate(subgraphs):
         if say is not None and k % step == 0:
             say(f"SONNX rules on subgraph {k + 1} of {len(subgraphs)}")
-        for v in run_rules(sub_model(model, ix, sg), CheckConfig(), graph_only=True):
+        for v in run_rules(sub_model(model, ix, sg), CheckConfig(serialized=model_bytes), graph_only=True):
             if v.status is Status.VIOLATED:
                 entry = {"subgraph": sg.id, "rule": v.rule_id, "summary": v.witness.summary if v.witness else ""}
                 (failed if v.fails else warnings).append(entry)

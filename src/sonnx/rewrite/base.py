@@ -29,6 +29,7 @@ from ..errors import SonnxError, ToolError
 from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping, names_used
 from ..rules import CheckConfig, run_rules
 from ..verdict import Status
+from ..writer import model_bytes
 
 
 class RewriteError(SonnxError):
@@ -330,10 +331,15 @@ def tensor_type_of(arr: np.ndarray, data_type: int) -> TensorType:
 # ------------------------------------------------------------------------------------------ postcondition
 
 
+RULES_CONFIG = CheckConfig(serialized=model_bytes)
+"""The rules as a rewrite runs them: the default SONNX profile, and a candidate held by no file read as the bytes
+it would be written as (GRAPH-IF-BRANCHES derives the types of those bytes, spec 4.2)."""
+
+
 def rule_statuses(model: Model) -> dict[str, Status]:
     """The status of every graph rule of the default SONNX profile (direct engine) on ``model`` (FORMAT-ONNX, a
     rule about the file, is left out: a rewritten model in memory has no file yet)."""
-    return {v.rule_id: v.status for v in run_rules(model, CheckConfig(), graph_only=True)}
+    return {v.rule_id: v.status for v in run_rules(model, RULES_CONFIG, graph_only=True)}
 
 
 def ensures(before: Model, before_status: Mapping[str, Status], after: Model, pass_name: str) -> dict[str, Status]:
@@ -348,7 +354,8 @@ def ensures(before: Model, before_status: Mapping[str, Status], after: Model, pa
         )
     if after.graph.inputs != before.graph.inputs:
         raise PostconditionError(f"pass {pass_name} changed the graph inputs")
-    status = rule_statuses(after)
+    # a candidate is a pass's new model, never its file's: the rules read the bytes it is written as at once
+    status = rule_statuses(dataclasses.replace(after, source=""))
     broken = sorted(
         rid for rid, st in before_status.items() if st is Status.PROVED and status.get(rid) is not Status.PROVED
     )

@@ -23,7 +23,7 @@ from ..model.graph import Model
 from ..rules.graph_function_shadowing import refuse_shadowing
 from ..verdict import Severity, Status
 from ..writer import save_model
-from .base import Application, Pass, Refusal, RewriteError, ensures, rule_statuses
+from .base import RULES_CONFIG, Application, Pass, Refusal, RewriteError, ensures, rule_statuses
 from .constant import ConstantToInitializer
 from .dropout import DropoutRemoval
 from .flatten import FlattenToReshape
@@ -100,10 +100,10 @@ def _read_inputs(m: Model) -> set[str]:
 
 def conformance_problems(model: Model) -> list[str]:
     """The error-severity rules the model violates or leaves UNKNOWN (the rewrite needs none)."""
-    from ..rules import CheckConfig, run_rules
+    from ..rules import run_rules
 
     out = []
-    for v in run_rules(model, CheckConfig(), graph_only=True):
+    for v in run_rules(model, RULES_CONFIG, graph_only=True):
         if v.status is Status.VIOLATED and v.severity is Severity.ERROR:
             out.append(f"{v.rule_id} violated")
         elif v.status is Status.UNKNOWN:

@@ -43,6 +43,13 @@ class CheckConfig:
     read_weights: bool = True
     """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
     unread)."""
+    serialized: Callable[[Model], bytes] | None = None
+    """How to obtain the ONNX bytes of a model that no file holds (a rewrite's candidate, a partition's subgraph,
+    a model built by a caller), given by a layer that can write models (:func:`sonnx.writer.model_bytes`): the
+    rules that rest on types onnx derives from enforced facts (spec 4.2; GRAPH-IF-BRANCHES, STRICT-BROADCAST)
+    read those bytes again as they read a file, and use the file only when its stored values are the model's
+    too (:mod:`sonnx.rules.derived`). None: the model is taken to be its file's when the structure is, and a
+    model with no file has no derived types (UNKNOWN). The check of a file passes None: the file is what runs."""
 
 
 @dataclass

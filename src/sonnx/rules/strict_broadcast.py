@@ -30,12 +30,15 @@ An operation broadcasts when the operands concerned do not all have the very
 same shape (multidirectional, batch dimensions), or a broadcast operand's
 shape is not the very same as its target's (unidirectional): a different rank
 counts, since aligning ranks is itself an implicit reshape. Shapes come from
-onnx's shape inference (not strict, with data propagation) on the model file,
-read again for this rule, after the declarations no runtime enforces are
-removed (:mod:`sonnx.loader.unenforced`): the shapes rest on the main graph's
-inputs as onnxruntime enforces them, initial values and constants, never on a
-``value_info`` entry or a graph output's declaration (spec, "What a PROVED
-rests on").
+onnx's shape inference (not strict, with data propagation) on the model read
+again (:func:`.derived.derived_model`: its file when the file still holds it,
+else the bytes it is written as when the caller gives them), after the
+declarations no runtime enforces are removed (:mod:`sonnx.loader.unenforced`):
+the shapes rest on the main graph's inputs as onnxruntime enforces them,
+initial values and constants, never on a ``value_info`` entry or a graph
+output's declaration (spec, "What a PROVED rests on"); a model whose
+structure changed after it was read is never judged on its file's shapes, nor,
+when the caller gives its bytes, one whose stored values changed.
 
 Deciding with partial shapes: two shapes are the same when they have the same
 rank and at each dimension the same integer or the same symbolic name (a name
@@ -47,7 +50,7 @@ unknown, an unknown dimension, two different names, a name against an integer)
 leaves the operation undetermined. Verdicts: VIOLATED with each broadcasting
 operation and the shapes of its operands (and target); otherwise UNKNOWN when
 some operation is undetermined, with the tensors whose shapes are missing; never
-PROVED then. A model not read from a file, or one onnx cannot read, is UNKNOWN.
+PROVED then. A model that is neither its file's nor given as bytes, or one onnx cannot read, is UNKNOWN.
 
 Operations are those the file writes (:func:`.graph_arity.written_scopes`):
 inside a model-local function body onnx's inference adds no type, and the
@@ -60,17 +63,15 @@ governs them). This rule is not structural: it has no SMT encoding.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
-from ..errors import SonnxError
-from ..loader import load_model
 from ..model.graph import Dim, Operation
 from ..verdict import Severity, Verdict
 from ..witness import Offenders, op_ref
 from .base import PROFILE_STRICT, CheckContext, Listing, Rule, open_or_proved
+from .derived import derived_model
 from .determinism_table import normal_domain, opset_version, schema_at
 from .graph_arity import Signatures, WrittenScope, written_scopes
 
@@ -242,16 +243,9 @@ def decide(entry: Entry, op: Operation, shape: Callable[[str], Shape]) -> Outcom
 
 
 def check(ctx: CheckContext) -> Verdict:
-    path = ctx.model.source
-    if not path or not os.path.isfile(path):
-        return Verdict.unknown(
-            ID, "the model was not read from a file (STRICT-BROADCAST reads the shapes onnx infers for the file)",
-            SEVERITY,
-        )
-    try:
-        inferred = load_model(path, read_weights=False, infer_shapes=True)
-    except SonnxError as exc:
-        return Verdict.unknown(ID, f"no inferred shapes: {exc.one_line()}", SEVERITY)
+    inferred, why = derived_model(ctx)
+    if inferred is None:
+        return Verdict.unknown(ID, f"{why} (STRICT-BROADCAST reads the shapes onnx infers for it)", SEVERITY)
     scopes = written_scopes(inferred)
     sigs = Signatures(inferred)
     shapes = Shapes(scopes)
