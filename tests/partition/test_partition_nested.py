@@ -58,15 +58,34 @@ def test_captured_tensor_is_a_subgraph_input_and_everything_verifies(tmp_path: P
     assert v.status is Status.TESTED, v
 
 
-def test_a_captured_input_without_a_type_leaves_the_branches_open(tmp_path: Path) -> None:
-    # the subgraph taken alone has an input ``a`` of no declared type: onnx derives no type for what its branches
-    # produce, so GRAPH-IF-BRANCHES stays open there (never PROVED on the branches' own declarations)
+def test_a_captured_input_without_a_declaration_takes_the_type_the_parent_derives(tmp_path: Path) -> None:
+    # the subgraph's input ``a`` is fed by the parent: its type is what onnx derives for the parent from the facts
+    # that hold at run time (relu of the declared input x), not a declaration, so the branches are established
     model = load_model(if_model(tmp_path / "m.onnx", declare_a=False))
     part = make_partition(model, [Provider("NPU", frozenset({("", "Relu"), ("", "ReduceSum")}))])
-    open_ = [v for v in check_partition(model, part).verdicts if v.status is not Status.PROVED]
-    assert [(v.rule_id, v.status) for v in open_] == [("PARTITION-RULES", Status.UNKNOWN)]
-    reason = open_[0].reason or ""
-    assert "CPU_0: GRAPH-IF-BRANCHES" in reason and "derives no element type" in reason, reason
+    report = check_partition(model, part)
+    assert report.exit_code == 0, report.text()
+
+
+def test_a_boundary_declaration_of_the_parent_is_not_a_fact_of_the_subgraph(tmp_path: Path) -> None:
+    # the parent's value_info says ``a`` has rank 3, which would put Flatten's axis 2 inside its range; the value
+    # the parent computes has rank 1 (relu of x [3]), where axis 2 is outside it: the subgraph taken alone must be
+    # judged on the derived rank, not on the declaration (spec 4.2)
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="relu"), helper.make_node("Flatten", ["a"], ["y"], axis=2)]
+    g = helper.make_graph(
+        nodes, "g", [vi("x", TensorProto.FLOAT, [3])], [vi("y", TensorProto.FLOAT, None)],
+        value_info=[vi("a", TensorProto.FLOAT, [3, 1, 1])],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    path = tmp_path / "lie.onnx"
+    onnx.save(m, str(path))
+    model = load_model(str(path))
+    part = make_partition(model, [Provider("NPU", frozenset({("", "Relu")}))])
+    v = {x.rule_id: x for x in check_partition(model, part).verdicts}["PARTITION-RULES"]
+    assert v.status is Status.VIOLATED and v.witness is not None, v
+    assert "GRAPH-ATTRIBUTES" in v.witness.summary, v.witness.summary
 
 
 def test_branches_that_disagree_in_a_subgraph_are_a_violation(tmp_path: Path) -> None:

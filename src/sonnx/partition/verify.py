@@ -35,13 +35,14 @@ when one is UNKNOWN, else 0.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
-from ..model.graph import Model, Tensor, make_graph
-from ..rules import CheckConfig, run_rules
+from ..model.graph import Model, Tensor, TensorType, make_graph
+from ..rules import CheckConfig, CheckContext, run_rules
+from ..rules.derived import derived_model
 from ..smt.cycles import shortest_cycle
 from ..smt.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
@@ -258,11 +259,14 @@ def acyclic_verdict(edges: list[Edge], ids: Sequence[str], settings: SolverSetti
     )
 
 
-def sub_model(model: Model, ix: NodeIndex, sg: Subgraph) -> Model:
+def sub_model(
+    model: Model, ix: NodeIndex, sg: Subgraph, inputs: Mapping[str, TensorType | None] | None = None
+) -> Model:
     """The subgraph as a model of its own: declared boundary, member operations in file order.
 
     Constant initializers keep their (lazily read) initial value; the other
-    tensors take the parent's declared types.
+    tensors take the parent's declared types, except the subgraph's inputs when
+    ``inputs`` gives theirs (:func:`boundary_types`; a name it lacks has no type).
     """
     g = model.graph
     members = sorted(_members(ix, sg))
@@ -273,7 +277,9 @@ def sub_model(model: Model, ix: NodeIndex, sg: Subgraph) -> Model:
         names.update(o for o in op.output_mapping if o)
     for n in names:
         t = g.tensors.get(n)
-        if t is not None:
+        if inputs is not None and n in sg.inputs:
+            tensors[n] = Tensor(n, inputs.get(n), None)
+        elif t is not None:
             tensors[n] = Tensor(n, t.type, None)
     for n in sg.constant_initializers:
         t = g.tensor(n)
@@ -290,18 +296,35 @@ def sub_model(model: Model, ix: NodeIndex, sg: Subgraph) -> Model:
     )
 
 
+def boundary_types(model: Model) -> dict[str, TensorType | None]:
+    """The types that hold at run time of the parent's tensors, for the inputs of its subgraphs (spec 4.2).
+
+    A subgraph's input is a main-graph input of the subgraph's model, and the
+    rules take a main-graph input's declared type as a fact (the runtimes hold
+    fed values to it). Fed by the parent, it holds only what the parent's own
+    facts give: the types onnx infers for the parent once the declarations no
+    runtime enforces are removed (:func:`sonnx.rules.derived.derived_model`),
+    never the parent's ``value_info``. Without such a derivation the inputs
+    have no type, and what rests on one stays unknown.
+    """
+    derived, _ = derived_model(CheckContext(model, CheckConfig(serialized=model_bytes)))
+    return {} if derived is None else {n: t.type for n, t in derived.graph.tensors.items()}
+
+
 def rules_verdict(
     model: Model, ix: NodeIndex, subgraphs: Sequence[Subgraph], say: Callable[[str], None] | None = None
 ) -> Verdict:
-    """PARTITION-RULES: run the SONNX rules on every subgraph taken as a graph of its own."""
+    """PARTITION-RULES: run the SONNX rules on every subgraph taken as a graph of its own, its inputs typed by
+    :func:`boundary_types`."""
     failed: list[dict[str, Any]] = []
     warnings: list[dict[str, Any]] = []
     unknown: list[str] = []
     step = max(1, len(subgraphs) // 10)
+    types = boundary_types(model)
     for k, sg in enumerate(subgraphs):
         if say is not None and k % step == 0:
             say(f"SONNX rules on subgraph {k + 1} of {len(subgraphs)}")
-        for v in run_rules(sub_model(model, ix, sg), CheckConfig(serialized=model_bytes), graph_only=True):
+        for v in run_rules(sub_model(model, ix, sg, types), CheckConfig(serialized=model_bytes), graph_only=True):
             if v.status is Status.VIOLATED:
                 entry = {"subgraph": sg.id, "rule": v.rule_id, "summary": v.witness.summary if v.witness else ""}
                 (failed if v.fails else warnings).append(entry)
