@@ -41,7 +41,7 @@ def test_the_strict_profiles_shape_inference_degrades_to_not_inferred(crasher: P
     assert done.returncode == 1, (done.returncode, done.stderr)
     broadcast = _verdicts(json.loads(done.stdout))["STRICT-BROADCAST"]
     assert broadcast["status"] == "UNKNOWN", broadcast
-    assert "no inferred shapes" in broadcast["reason"] and "SIGSEGV" in broadcast["reason"], broadcast
+    assert "no inferred types" in broadcast["reason"] and "SIGSEGV" in broadcast["reason"], broadcast
 
 
 def test_a_serial_batch_survives_the_model_and_checks_the_others(crasher: Path, tmp_path: Path) -> None:
