@@ -9,7 +9,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.errors import ModelFormatError, UnsupportedModelError
+from sonnx.errors import ModelFormatError, NonCanonicalValueError, UnsupportedModelError
 from sonnx.loader import load_model
 from sonnx.model import Attribute, Graph, Operation, Tensor, TensorType
 from tests.common.builders import fvi, make_model
@@ -241,6 +241,35 @@ def test_sparse_initializer_with_bad_indices_fails_on_read(save: Save) -> None:
     assert iv is not None
     with pytest.raises(ModelFormatError, match="out of range"):
         iv.read()
+
+
+@pytest.mark.parametrize(
+    ("indices", "dims"),
+    [([1, 1], [4]), ([3, 0, 3], [4]), ([[0, 1], [1, 0], [0, 1]], [2, 2])],
+    ids=["linear", "linear-unsorted", "coordinates"],
+)
+def test_a_sparse_position_named_twice_is_not_canonical(save: Save, indices: list, dims: list[int]) -> None:
+    # onnxruntime keeps the last of the two values, onnx's checker refuses the order: which value the tensor holds
+    # is the runtime's choice, so the value is not read (spec, reading A13)
+    nnz = len(indices)
+    sp = helper.make_sparse_tensor(
+        numpy_helper.from_array(np.arange(1, nnz + 1, dtype=np.float32), "S"),
+        numpy_helper.from_array(np.array(indices, dtype=np.int64), "S_idx"), dims)
+    m = make_model([helper.make_node("Identity", ["S"], ["y"])], [], [fvi("y", dims)], sparse_initializer=[sp])
+    iv = load_model(save(m)).graph.tensors["S"].initial_value
+    assert iv is not None
+    with pytest.raises(NonCanonicalValueError, match="named twice"):
+        iv.read()
+
+
+def test_sparse_indices_out_of_order_but_distinct_are_read(save: Save) -> None:
+    sp = helper.make_sparse_tensor(
+        numpy_helper.from_array(np.array([5.0, 7.0], dtype=np.float32), "S"),
+        numpy_helper.from_array(np.array([2, 1], dtype=np.int64), "S_idx"), [4])
+    m = make_model([helper.make_node("Identity", ["S"], ["y"])], [], [fvi("y", [4])], sparse_initializer=[sp])
+    iv = load_model(save(m)).graph.tensors["S"].initial_value
+    assert iv is not None
+    np.testing.assert_array_equal(iv.read(), np.array([0.0, 7.0, 5.0, 0.0], dtype=np.float32))
 
 
 def test_embedded_value_with_wrong_size_fails_on_read(save: Save) -> None:

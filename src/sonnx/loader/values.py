@@ -143,6 +143,22 @@ class ValueFactory:
         return InitialValue(int(s.values.data_type), dims, True, where, reader)
 
 
+def _refuse_repeats(bad: str, positions: np.ndarray) -> None:
+    """Refuse a sparse tensor that names one position twice (spec, reading A13).
+
+    ONNX requires the indices in increasing order, so a position named twice is
+    not canonical: onnx's checker rejects it, and which of the two values a
+    runtime keeps is its own choice (onnxruntime 1.32 keeps the last; onnx's
+    reference evaluator reads no sparse initializer at all).
+    """
+    if positions.size < 2:
+        return
+    ordered = np.sort(positions, kind="stable")
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if same.size:
+        raise NonCanonicalValueError(f"{bad}: position {int(ordered[same[0]])} is named twice by the indices")
+
+
 def _densify(model_path: str, name: str, dims: tuple[int, ...], v_reader: Any, i_reader: Any) -> Any:
     """Scatter the values of a sparse tensor into a dense array of shape ``dims``.
 
@@ -168,10 +184,13 @@ def _densify(model_path: str, name: str, dims: tuple[int, ...], v_reader: Any, i
             flat = dense.reshape(-1)
             if nnz and (indices.min() < 0 or indices.max() >= flat.shape[0]):
                 raise IndexError("index out of range")
+            _refuse_repeats(bad, indices)
             flat[indices] = values
         elif indices.ndim == 2 and indices.shape == (nnz, len(dims)):
             if nnz and (indices.min() < 0 or np.any(indices >= np.asarray(dims))):
                 raise IndexError("index out of range")
+            if nnz and dims:
+                _refuse_repeats(bad, np.ravel_multi_index(tuple(indices.T), dims))
             dense[tuple(indices.T)] = values
         else:
             raise ModelFormatError(
