@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from onnx import TensorProto, helper
 
+from sonnx.loader.decode import LAYOUTS
 from tools.decoding_peers import (
     Reading,
     bits_of_array,
@@ -41,18 +41,9 @@ ELEMENT_TYPES = tuple(v for _, v in P.DataType.items() if v != P.UNDEFINED)
 
 
 def bits_of(data_type: int) -> int:
-    """Storage bits of one element (STRING: 0)."""
-    if data_type == P.STRING:
-        return 0
-    dt = np.dtype(helper.tensor_dtype_to_np_dtype(data_type))
-    if dt.kind in "cb" or dt.itemsize > 1:
-        return dt.itemsize * 8
-    for info in (ml_dtypes.finfo, ml_dtypes.iinfo):
-        try:
-            return int(info(dt).bits)
-        except Exception:
-            continue
-    return 8
+    """Storage bits of one element (STRING: 0), as the decoder counts them."""
+    layout = LAYOUTS.get(data_type)
+    return 0 if layout is None else layout[1]
 
 
 def pack(codes: list[int], bits: int) -> bytes:

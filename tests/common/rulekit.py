@@ -17,6 +17,7 @@ import numpy as np
 from sonnx.model.graph import Function, Graph, InitialValue, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.rules.base import CheckConfig, CheckContext
 from sonnx.rules.registry import rule_by_id
+from sonnx.smt.engine import run_smt
 from sonnx.verdict import Status, Verdict
 
 
@@ -55,6 +56,19 @@ def run(rule_id: str, m: Model, config: CheckConfig | None = None) -> Verdict:
     v = rule_by_id(rule_id).check(CheckContext(m, config or CheckConfig()))
     assert v.rule_id == rule_id
     return v
+
+
+SMT_MODES = ("search", "certificate")
+
+
+def every_engine(rule_id: str, m: Model) -> list[Verdict]:
+    """The rule's verdict from the direct check, then from the SMT engine in each of its modes."""
+    return [run(rule_id, m), *({v.rule_id: v for v in run_smt(m, mode=mode).verdicts}[rule_id] for mode in SMT_MODES)]
+
+
+def engine_statuses(rule_id: str, m: Model) -> set[Status]:
+    """The statuses :func:`every_engine` gives: one element when the engines agree."""
+    return {v.status for v in every_engine(rule_id, m)}
 
 
 def status(rule_id: str, m: Model, config: CheckConfig | None = None) -> Status:

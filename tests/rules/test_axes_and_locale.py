@@ -16,23 +16,11 @@ import pytest
 
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.smt.engine import run_smt
-from sonnx.verdict import Status, Verdict
-from tests.common.rulekit import data, init, model, run, tensors
+from sonnx.verdict import Status
+from tests.common.rulekit import data, engine_statuses, every_engine, init, model, tensors
 
 ID = "GRAPH-R2"
 P, V, U = Status.PROVED, Status.VIOLATED, Status.UNKNOWN
-
-
-def both(m: Model) -> list[Verdict]:
-    return [run(ID, m), *({v.rule_id: v for v in run_smt(m, mode=mode).verdicts}[ID] for mode in MODES)]
-
-
-MODES = ("search", "certificate")
-
-
-def statuses(m: Model) -> set[Status]:
-    return {v.status for v in both(m)}
 
 
 def data_tensor(rank: int | None) -> Tensor:
@@ -64,11 +52,11 @@ def slice13(axes: Any, rank: int | None) -> Model:
     ],
 )
 def test_slice_axes_input(axes: Any, rank: int | None, expected: Status) -> None:
-    assert statuses(slice13(axes, rank)) == {expected}
+    assert engine_statuses(ID, slice13(axes, rank)) == {expected}
 
 
 def test_the_direct_witness_names_both_positions() -> None:
-    direct = both(slice13([0, 1, -2], 2))[0]
+    direct = every_engine(ID, slice13([0, 1, -2], 2))[0]
     (f,) = data(direct)["nondeterministic"]
     assert f["reason"].startswith(
         "axes 'a' (defined in g), an initializer, holds 0 at position 0 and -2 at position 2, one axis; "
@@ -96,11 +84,11 @@ def attribute_op(operator: str, opset: int, rank: int | None, **attrs: Any) -> M
     ],
 )
 def test_axes_attributes(operator: str, opset: int, attrs: dict[str, Any], expected: Status) -> None:
-    assert statuses(attribute_op(operator, opset, 3, **attrs)) == {expected}
+    assert engine_statuses(ID, attribute_op(operator, opset, 3, **attrs)) == {expected}
 
 
 def test_an_axes_attribute_of_another_type_is_unknown() -> None:
-    assert statuses(attribute_op("Resize", 18, 3, axes=1)) == {U}
+    assert engine_statuses(ID, attribute_op("Resize", 18, 3, axes=1)) == {U}
 
 
 def pad18(axes: list[int], rank: int) -> Model:
@@ -110,9 +98,9 @@ def pad18(axes: list[int], rank: int) -> Model:
 
 
 def test_pad_axes() -> None:
-    assert statuses(pad18([0, -4], 4)) == {V}
-    assert statuses(pad18([0, -4], 5)) == {P}
-    assert statuses(pad18([0, 1], 4)) == {P}
+    assert engine_statuses(ID, pad18([0, -4], 4)) == {V}
+    assert engine_statuses(ID, pad18([0, -4], 5)) == {P}
+    assert engine_statuses(ID, pad18([0, 1], 4)) == {P}
 
 
 def normalizer(**attrs: Any) -> Model:
@@ -142,11 +130,11 @@ def normalizer(**attrs: Any) -> Model:
     ],
 )
 def test_string_normalizer_locale(attrs: dict[str, Any], expected: Status) -> None:
-    assert statuses(normalizer(**attrs)) == {expected}
+    assert engine_statuses(ID, normalizer(**attrs)) == {expected}
 
 
 def test_operations_of_other_versions_are_untouched() -> None:
     # Pad before 18 has no axes and Resize before 18 none either: their texts leave nothing open here
     o = Operation("Pad", "", "", ("x", "p"), ("y",), ())
     m = model(make_graph("g", ["x"], ["y"], [o], tensors(data_tensor(2), init("p", np.zeros(4, np.int64), 7))), 13)
-    assert statuses(m) == {P}
+    assert engine_statuses(ID, m) == {P}

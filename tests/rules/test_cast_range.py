@@ -22,24 +22,12 @@ from onnx import TensorProto
 from sonnx.model.graph import Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism_table as table
-from sonnx.smt.engine import run_smt
-from sonnx.verdict import Status, Verdict
-from tests.common.rulekit import data, init, model, run, tensors, value
+from sonnx.verdict import Status
+from tests.common.rulekit import data, engine_statuses, every_engine, init, model, tensors, value
 
 ID = "GRAPH-R2"
 P, V, U = Status.PROVED, Status.VIOLATED, Status.UNKNOWN
 REASON = next(e.reason for e in table.TABLE if e.operator == "Cast")
-
-
-def both(m: Model) -> list[Verdict]:
-    return [run(ID, m), *({v.rule_id: v for v in run_smt(m, mode=mode).verdicts}[ID] for mode in MODES)]
-
-
-MODES = ("search", "certificate")
-
-
-def statuses(m: Model) -> set[Status]:
-    return {v.status for v in both(m)}
 
 
 def cast_of_constant(values: Any, to: int, opset: int = 21, data_type: int = TensorProto.DOUBLE) -> Model:
@@ -82,25 +70,25 @@ I64_MAX_DOUBLE = float(np.nextafter(2.0**63, 0.0))
     ],
 )
 def test_constant_floats_to_integers(values: Any, to: int, expected: Status) -> None:
-    assert statuses(cast_of_constant(values, to)) == {expected}
+    assert engine_statuses(ID, cast_of_constant(values, to)) == {expected}
 
 
 def test_every_version_of_cast_is_checked() -> None:
     for opset in (6, 9, 13, 19, 21, 25):
-        assert statuses(cast_of_constant([300.0], TensorProto.UINT8, opset)) == {V}, opset
-        assert statuses(cast_of_constant([200.0], TensorProto.UINT8, opset)) == {P}, opset
+        assert engine_statuses(ID, cast_of_constant([300.0], TensorProto.UINT8, opset)) == {V}, opset
+        assert engine_statuses(ID, cast_of_constant([200.0], TensorProto.UINT8, opset)) == {P}, opset
 
 
 def test_integer_constants_convert_by_defined_rules() -> None:
     # integers out of range keep their low bits, booleans give 0 or 1: the text defines both
-    assert statuses(cast_of_constant(np.asarray([300, -1], np.int64), TensorProto.INT8, data_type=7)) == {P}
-    assert statuses(cast_of_constant(np.asarray([True]), TensorProto.UINT4, data_type=9)) == {P}
+    assert engine_statuses(ID, cast_of_constant(np.asarray([300, -1], np.int64), TensorProto.INT8, data_type=7)) == {P}
+    assert engine_statuses(ID, cast_of_constant(np.asarray([True]), TensorProto.UINT4, data_type=9)) == {P}
 
 
 def test_a_string_constant_to_an_integer_is_unknown() -> None:
     strings = np.asarray(["2.718"], dtype=object)
-    assert statuses(cast_of_constant(strings, TensorProto.INT32, data_type=8)) == {U}
-    assert statuses(cast_of_constant(strings, TensorProto.FLOAT, data_type=8)) == {P}
+    assert engine_statuses(ID, cast_of_constant(strings, TensorProto.INT32, data_type=8)) == {U}
+    assert engine_statuses(ID, cast_of_constant(strings, TensorProto.FLOAT, data_type=8)) == {P}
 
 
 @pytest.mark.parametrize(
@@ -119,17 +107,17 @@ def test_a_string_constant_to_an_integer_is_unknown() -> None:
     ],
 )
 def test_computed_inputs_by_their_declared_type(source: int, to: int, expected: Status) -> None:
-    assert statuses(cast_of_input(source, to)) == {expected}
+    assert engine_statuses(ID, cast_of_input(source, to)) == {expected}
 
 
 def test_a_computed_float_input_is_unknown_with_the_reason() -> None:
-    for v in both(cast_of_input(TensorProto.FLOAT, TensorProto.INT64)):
+    for v in every_engine(ID, cast_of_input(TensorProto.FLOAT, TensorProto.INT64)):
         assert v.status is U
         assert "input 'x' (defined in g) is a graph input, given at run time: " + REASON in (v.reason or "")
 
 
 def test_the_witness_names_the_value_and_the_range() -> None:
-    direct, *smt = both(cast_of_constant([1.0, 2.0, 300.0], TensorProto.UINT8))
+    direct, *smt = every_engine(ID, cast_of_constant([1.0, 2.0, 300.0], TensorProto.UINT8))
     (f,) = data(direct)["nondeterministic"]
     assert f["reason"] == (
         "input 'x' (defined in g), an initializer, holds 300.0 at flat position 2, outside [0, 255] of UINT8; "
@@ -156,7 +144,7 @@ def castlike(values: Any, target: int) -> Model:
     ],
 )
 def test_castlike_reads_the_target_from_its_second_input(values: Any, target: int, expected: Status) -> None:
-    assert statuses(castlike(values, target)) == {expected}
+    assert engine_statuses(ID, castlike(values, target)) == {expected}
 
 
 def test_a_cast_of_a_computed_value_in_a_nested_graph_is_unknown() -> None:
@@ -164,12 +152,12 @@ def test_a_cast_of_a_computed_value_in_a_nested_graph_is_unknown() -> None:
     branch = op("If", ["c"], ["y"], then_branch=body, else_branch=body)
     x = Tensor("x", TensorType("tensor", TensorProto.FLOAT, (1,)), None)
     m = model(make_graph("g", ["c", "x"], ["y"], [branch], tensors(x)), 21)
-    assert statuses(m) == {U}
+    assert engine_statuses(ID, m) == {U}
 
 
 def test_an_omitted_input_is_unknown() -> None:
     cast = Operation("Cast", "", "", ("",), ("y",), op("Cast", ["x"], ["y"], to=TensorProto.INT8).attributes)
-    assert statuses(model(make_graph("g", [], ["y"], [cast]), 21)) == {U}
+    assert engine_statuses(ID, model(make_graph("g", [], ["y"], [cast]), 21)) == {U}
 
 
 ZERO_TYPES = {np.dtype(np.int8): TensorProto.INT8, np.dtype(np.uint16): TensorProto.UINT16}
@@ -206,7 +194,7 @@ def quantize(x: Any, scale: Any, zero: Any = None, opset: int = 21, **attrs: Any
     ],
 )
 def test_quantize_linear_of_nan(x: Any, scale: Any, zero: Any, attrs: dict[str, Any], expected: Status) -> None:
-    assert statuses(quantize(x, scale, zero, **attrs)) == {expected}
+    assert engine_statuses(ID, quantize(x, scale, zero, **attrs)) == {expected}
 
 
 def test_quantize_linear_reads_a_stored_zero_point_type_not_its_declaration() -> None:
@@ -214,7 +202,7 @@ def test_quantize_linear_reads_a_stored_zero_point_type_not_its_declaration() ->
     m = quantize([1.0], 0.5, np.int8(0))
     z = m.graph.tensors["z"]._replace(type=None)
     m = model(make_graph("g", [], ["y"], list(m.graph.operations), {**m.graph.tensors, "z": z}), 21)
-    assert statuses(m) == {P}
+    assert engine_statuses(ID, m) == {P}
 
 
 def test_quantize_linear_whose_zero_point_type_is_not_established_is_unknown() -> None:
@@ -223,7 +211,7 @@ def test_quantize_linear_whose_zero_point_type_is_not_established_is_unknown() -
     zc = Tensor("zc", TensorType("tensor", TensorProto.INT8, ()), None)
     ops = [op("Identity", ["z"], ["zc"]), op("QuantizeLinear", ["x", "s", "zc"], ["y"])]
     m = model(make_graph("g", [], ["y"], ops, {**m.graph.tensors, "zc": zc}), 21)
-    assert statuses(m) == {U}
+    assert engine_statuses(ID, m) == {U}
 
 
 def dynamic(x: Any) -> Model:
@@ -243,4 +231,4 @@ def dynamic(x: Any) -> Model:
     ],
 )
 def test_dynamic_quantize_linear(x: Any, expected: Status) -> None:
-    assert statuses(dynamic(x)) == {expected}
+    assert engine_statuses(ID, dynamic(x)) == {expected}

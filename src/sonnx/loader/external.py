@@ -32,49 +32,18 @@ from collections.abc import Iterable
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
 
-import ml_dtypes
-import numpy as np
 import onnx
-from onnx import helper
 
 from ..errors import ExternalDataError, ModelFormatError, NonCanonicalValueError, UnsafePathError
 from ..model.graph import ExternalLocation
-from .decode import decode
-
-
-def _bits_per_element() -> dict[int, int]:
-    """Storage bits of one element for every fixed-width ONNX data type (STRING excluded)."""
-    table: dict[int, int] = {}
-    for _, number in onnx.TensorProto.DataType.items():
-        try:
-            dt = np.dtype(helper.tensor_dtype_to_np_dtype(number))
-        except Exception:
-            continue  # UNDEFINED, or a type this numpy cannot represent
-        if dt.kind in ("O", "U", "S"):
-            continue
-        bits = dt.itemsize * 8
-        if dt.kind not in ("c", "b"):
-            # Sub-byte types (int4, float4, float6, int2...) report itemsize 1.
-            for info in (ml_dtypes.finfo, ml_dtypes.iinfo):
-                try:
-                    bits = int(info(dt).bits)
-                    break
-                except Exception:
-                    continue
-        table[int(number)] = bits
-    return table
-
-
-_BITS = _bits_per_element()
+from .decode import decode, packed_bytes
 
 
 def expected_nbytes(data_type: int, dims: tuple[int, ...]) -> int | None:
     """Bytes ``raw_data`` must hold for this type and shape, or None when not fixed (strings)."""
-    bits = _BITS.get(data_type)
-    if bits is None or any(d < 0 for d in dims):
+    if any(d < 0 for d in dims):
         return None
-    count = math.prod(dims)
-    return (count * bits + 7) // 8
+    return packed_bytes(data_type, math.prod(dims))
 
 
 def _is_unsafe_form(location: str) -> str | None:

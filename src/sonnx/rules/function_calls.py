@@ -51,7 +51,12 @@ class ShadowedCall(NamedTuple):
     @property
     def label(self) -> str:
         """How witnesses name the call and both its meanings."""
-        return f"{self.call.label} (a call of function {self.function}, run by the runtimes as {self.standard})"
+        return call_label(self.call, self.function, self.standard)
+
+
+def call_label(call: Operation, function: str, standard: str) -> str:
+    """How both engines' witnesses name a call of a shadowing function and its two meanings."""
+    return f"{call.label} (a call of function {function}, run by the runtimes as {standard})"
 
 
 def shadowed_calls(ctx: CheckContext) -> list[ShadowedCall]:

@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from ..model.graph import Model, Operation
 from ..rules.determinism_table import normal_domain
+from ..rules.function_calls import call_label
 from ..rules.graph_arity import qualified
 from ..rules.graph_function_shadowing import standard_operators
 from .certify import index_of
@@ -36,7 +37,8 @@ class Call(NamedTuple):
 
     @property
     def label(self) -> str:
-        return f"{self.op.label} (a call of function {self.function}, run by the runtimes as {self.standard})"
+        """How witnesses name the call, worded as the direct engine words it."""
+        return call_label(self.op, self.function, self.standard)
 
 
 def shadowing_calls(model: Model, facts: Sequence[ScopeFacts]) -> list[Call]:
