@@ -35,11 +35,25 @@ ENGINES: tuple[Engine, ...] = ("auto", "direct", "smt", "both")
 MAX_SEED = 2**63
 """Seeds run from 0 to 2**63 - 1 (NumPy's generators take no negative seed)."""
 
+MAX_ORDERS = 10_000
+"""The most schedules ``--orders`` runs: each is a whole execution of the model, so the bound keeps a
+check (and the replay of a bundle that records its options) finite in time."""
+
+RECORDED_KEYS = (
+    "profile", "operators", "engine", "structure_only", "seed", "orders", "inputs", "cross_check", "tolerance",
+    "required_metadata",
+)
+"""The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
+
 
 def operator_pair(item: str) -> tuple[str, str]:
     """``[domain:]Operator`` as ``(domain, operator)``; ``ai.onnx`` and no domain are both ``""``."""
     domain, _, name = item.rpartition(":")
     return ("" if domain in ("", "ai.onnx") else domain), name
+
+
+def _strings_or_none(value: Any) -> bool:
+    return value is None or (isinstance(value, list) and all(isinstance(x, str) for x in value))
 
 
 def operator_names(pairs: frozenset[tuple[str, str]]) -> list[str]:
@@ -103,11 +117,13 @@ class CheckOptions:
             raise UsageError("--smt-dir needs --engine smt or both")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < MAX_SEED:
             raise UsageError(f"invalid seed {self.seed!r}: expected an integer from 0 to 2**63 - 1")
-        if isinstance(self.orders, bool) or not isinstance(self.orders, int) or self.orders < 0:
-            raise UsageError("--orders must be at least 0")
+        if isinstance(self.orders, bool) or not isinstance(self.orders, int) or not 0 <= self.orders <= MAX_ORDERS:
+            raise UsageError(f"--orders must be an integer from 0 to {MAX_ORDERS:,}")
         unknown = [o for o in self.oracles if o not in ORACLES]
         if unknown:
             raise UsageError(f"--cross-check: unknown oracle {unknown[0]!r} (known: {', '.join(ORACLES)})")
+        if len(set(self.oracles)) != len(self.oracles):
+            raise UsageError("--cross-check: an oracle is named twice")
         if self.structure_only and (self.orders or self.oracles):
             flag = "--orders" if self.orders else "--cross-check"
             raise UsageError(f"{flag} executes the model, which reads its weights; --structure-only never reads them")
@@ -147,28 +163,43 @@ class CheckOptions:
         }
 
     @classmethod
-    def from_recorded(cls, data: Mapping[str, Any], inputs: str | None) -> CheckOptions:
+    def from_recorded(cls, data: Any, inputs: str | None) -> CheckOptions:
         """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file).
 
-        The cross-checks are not replayed (the runtimes may have changed since),
-        so the record has no oracles; a malformed record is a :class:`UsageError`.
+        The record must have exactly the keys :meth:`recorded` writes, each of
+        its type; every value is then bounded as on the command line (the
+        seed, ``orders`` up to :data:`MAX_ORDERS`, known oracles, finite
+        tolerances). Anything else is a :class:`UsageError`: a bundle is read
+        as hostile input.
         """
-        ops = data.get("operators")
-        meta = data.get("required_metadata")
-        try:
-            operators = None if ops is None else frozenset(operator_pair(str(x)) for x in ops)
-            return cls(
-                required_metadata=None if meta is None else tuple(str(k) for k in meta),
-                profile=str(data["profile"]),
-                operators=operators,
-                engine=cast(Engine, data["engine"]),
-                structure_only=bool(data.get("structure_only", False)),
-                seed=data.get("seed", 0),
-                orders=data.get("orders", 0),
-                inputs=inputs,
-            )
-        except (KeyError, TypeError) as exc:
-            raise UsageError(f"the recorded options cannot be replayed ({type(exc).__name__}: {exc})") from None
+        if not isinstance(data, Mapping) or tuple(data) != RECORDED_KEYS:
+            raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
+        ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
+        if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
+            raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
+        if not isinstance(tol, Mapping) or tuple(tol) != ("atol", "rtol", "ulp"):
+            raise UsageError("the recorded tolerance must have exactly the keys atol, rtol, ulp")
+        if any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))) for v in tol.values()):
+            raise UsageError("the recorded tolerance holds a value that is not a number")
+        if tol["ulp"] is not None and not isinstance(tol["ulp"], int):
+            raise UsageError("the recorded tolerance ulp is not an integer")
+        for key, kind in (("profile", str), ("engine", str), ("structure_only", bool), ("seed", int), ("orders", int)):
+            if not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool)):
+                raise UsageError(f"the recorded option {key!r} is not of type {kind.__name__}")
+        if (data["inputs"] is None) != (inputs is None):
+            raise UsageError("the recorded inputs file and the bundle's inputs folder do not match")
+        return cls(
+            required_metadata=None if meta is None else tuple(meta),
+            profile=data["profile"],
+            operators=None if ops is None else frozenset(operator_pair(x) for x in ops),
+            engine=cast(Engine, data["engine"]),
+            structure_only=data["structure_only"],
+            seed=data["seed"],
+            orders=data["orders"],
+            inputs=inputs,
+            oracles=tuple(oracles),
+            tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"]),
+        )
 
     def command_line(self, model: str) -> list[str]:
         """The ``sonnx-check`` command line these options stand for (the bundle's own path and ``--jobs`` left out)."""

@@ -22,12 +22,13 @@ evidence bundle (one model only) is written before anything is printed.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .agreement import combine, smt_only
-from .differential.run import CrossCheckReport, cross_check
+from .differential.run import CrossCheckReport, OracleResult, cross_check
 from .differential.verdicts import crosscheck_verdicts
 from .errors import SonnxError, UsageError
 from .evidence.bundle import check_destination, write_bundle
@@ -122,6 +123,7 @@ def check_file(
     progress: Say | None = None,
     freeze_gc: bool = False,
     export_stem: str | None = None,
+    given: Mapping[str, OracleResult] | None = None,
 ) -> ModelReport:
     """Check the model at ``path`` as ``options`` say (see the module text) and return the whole report.
 
@@ -131,7 +133,9 @@ def check_file(
     model is immutable and holds no reference cycles, so scanning its million
     objects again while the rules run would only cost time. ``export_stem``
     names the model's exported obligations (``smt_dir``); the file's stem by
-    default. The main graph's embedded weights are read from the file when
+    default. ``given``: cross-check results used instead of running those
+    oracles (the evidence verifier's replay, :func:`~sonnx.differential.run.cross_check`).
+    The main graph's embedded weights are read from the file when
     needed (``weights_from_file``), so the file must stay unchanged while the
     report's model is used.
     """
@@ -144,7 +148,7 @@ def check_file(
         return ModelReport(path, error=exc)
     if freeze_gc:
         gc.freeze()
-    return _check_loaded(model, opts, path, say, export_stem, in_memory=False)
+    return _check_loaded(model, opts, path, say, export_stem, in_memory=False, given=given)
 
 
 def check_model(
@@ -171,7 +175,13 @@ def check_model(
 
 
 def _check_loaded(
-    model: Model, opts: CheckOptions, path: str, say: Say, export_stem: str | None, in_memory: bool
+    model: Model,
+    opts: CheckOptions,
+    path: str,
+    say: Say,
+    export_stem: str | None,
+    in_memory: bool,
+    given: Mapping[str, OracleResult] | None = None,
 ) -> ModelReport:
     """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``in_memory`` as for :func:`_prove`)."""
     if (opts.orders or opts.oracles) and not model.weights_loaded:
@@ -186,7 +196,7 @@ def _check_loaded(
     crosscheck: CrossCheckReport | None = None
     if opts.oracles:
         say(f"cross-checking with {', '.join(opts.oracles)}")
-        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model)
+        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given)
         verdicts.extend(crosscheck_verdicts(crosscheck))
     return ModelReport(
         path,
@@ -233,6 +243,26 @@ def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | 
     write_bundle(options.evidence, report, options)
 
 
+def check_with_evidence(
+    path: str,
+    options: CheckOptions,
+    progress: Say | None = None,
+    freeze_gc: bool = False,
+    export_stem: str | None = None,
+) -> ModelReport:
+    """Check ``path`` and write its evidence bundle to ``options.evidence``; the report names ``path`` as given.
+
+    The check itself runs on the absolute paths of the model and the inputs
+    file: the bundle renames both to their place in the bundle
+    (:mod:`sonnx.evidence.render`), which needs them spelled in full.
+    """
+    absolute = os.path.abspath(path)
+    run_opts = replace(options, inputs=None if options.inputs is None else os.path.abspath(options.inputs))
+    report = check_file(absolute, run_opts, progress, freeze_gc=freeze_gc, export_stem=export_stem)
+    record_evidence(report, run_opts, progress)
+    return replace(report, path=path)
+
+
 def check_models(
     paths: Sequence[str], options: CheckOptions | None = None, progress: Say | None = None, freeze_gc: bool = False
 ) -> CheckRun:
@@ -250,12 +280,10 @@ def check_models(
             raise UsageError("--evidence writes the bundle of one model; give exactly one MODEL")
         check_destination(opts.evidence)
     stems = export_stems(paths)
+    check = check_file if opts.evidence is None else check_with_evidence
     reports = tuple(
-        check_file(path, opts, say, freeze_gc=freeze_gc, export_stem=stem)
-        for path, stem in zip(paths, stems, strict=True)
+        check(path, opts, say, freeze_gc=freeze_gc, export_stem=stem) for path, stem in zip(paths, stems, strict=True)
     )
     run = CheckRun(reports, opts)
-    if opts.evidence is not None:
-        record_evidence(reports[0], opts, say)
     say("done")
     return run

@@ -1,33 +1,48 @@
-"""``sonnx evidence verify DIR``: re-establish an evidence bundle by replaying its check.
+"""``sonnx evidence verify DIR``: re-derive every statement of an evidence bundle, or refuse it.
 
 The steps and what each compares are those of :mod:`sonnx.evidence.verify`;
 this module puts them in order and runs the check again through the same
 pipeline as ``sonnx-check`` (:func:`sonnx.pipeline.check_file`), handed the
 options the bundle recorded (:meth:`~sonnx.options.CheckOptions.from_recorded`)
-and the bundled copy of the model. When any hash differs, nothing else is
-parsed, solved or run.
+and a private copy of the bundled model, then renders the whole bundle again
+with the writer's own functions (:mod:`sonnx.evidence.render`). When any hash
+differs, nothing else is parsed, solved or run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import tempfile
+import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .differential.oracles import oracle_available
+from .differential.recorded import RecordedResultError, oracle_result
+from .differential.run import OracleResult
 from .errors import UsageError
-from .evidence.safe_files import member_path
+from .evidence.bundle import build_record, sha256_file
+from .evidence.render import (
+    INPUTS_DIR,
+    MANIFEST,
+    bundle_paths,
+    generated_files,
+    manifest_bytes,
+    model_file,
+    subject_files,
+)
+from .evidence.safe_files import BundleFileError, read_json_member
 from .evidence.verify import (
+    TRUST,
     BundleError,
     Verification,
-    check_crosscheck,
-    check_execution,
-    check_hashes,
-    check_smt,
-    compare_report,
-    inputs_file,
-    listed,
+    compare_build,
+    compare_rendered,
+    copy_members,
+    obligation_paths,
     read_manifest,
-    recorded_model_entry,
+    resolve_obligations,
 )
 from .options import CheckOptions
 from .pipeline import check_file
@@ -35,53 +50,121 @@ from .pipeline import check_file
 Say = Callable[[str], None]
 
 
-def replay_check(root: Path, manifest: dict[str, Any], v: Verification, say: Say) -> None:
-    """Run the check again with the recorded options on the bundled model; compare everything it gives."""
-    entry = recorded_model_entry(root, manifest)
-    model_file = member_path(root, listed(manifest, str(manifest["model"].get("file", "")), "the model file"))
+def trust_set(kinds: Iterable[str]) -> frozenset[str]:
+    """The ``--trust`` kinds, each one of :data:`~sonnx.evidence.verify.TRUST` (else a usage error)."""
+    out = frozenset(kinds)
+    unknown = sorted(out - set(TRUST))
+    if unknown:
+        raise UsageError(f"--trust: unknown kind {unknown[0]!r} (known: {', '.join(TRUST)})")
+    return out
+
+
+def _given_results(
+    work: Path, options: CheckOptions, trust: frozenset[str], v: Verification
+) -> dict[str, OracleResult]:
+    """Recorded results of the oracles that cannot run here: used for the replay, never confirmed."""
+    missing = [name for name in options.oracles if not oracle_available(name)]
+    if not missing:
+        return {}
     try:
-        options = CheckOptions.from_recorded(manifest["options"], inputs_file(root, manifest))
+        data = read_json_member(work, "crosscheck.json")
+        entries = {e.get("oracle"): e for e in data["report"]["oracles"] if isinstance(e, dict)}
+    except (BundleFileError, KeyError, TypeError, AttributeError) as exc:
+        v.differences.append(f"crosscheck.json: the recorded figures cannot be read ({exc})")
+        return {}
+    given = {}
+    for name in missing:
+        try:
+            given[name] = oracle_result(entries.get(name), name)
+        except RecordedResultError as exc:
+            v.differences.append(str(exc))
+            continue
+        v.not_rederived("crosscheck", f"the {name} figures of crosscheck.json ({name} is not installed here)", trust)
+    return given
+
+
+def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust: frozenset[str], v: Verification,
+            say: Say) -> None:
+    created = manifest["created"]
+    if created is not None:
+        v.not_rederived("date", f"the creation date {created}", trust)
+    compare_build(manifest["build"], build_record(), trust, v)
+    recorded_inputs = manifest["options"].get("inputs")
+    inputs = None if not isinstance(recorded_inputs, str) else str(work / INPUTS_DIR / recorded_inputs)
+    if inputs is not None and f"{INPUTS_DIR}/{recorded_inputs}" not in manifest["files"]:
+        v.differences.append(f"the recorded inputs file {recorded_inputs!r} is not a listed bundle file")
+        return
+    try:
+        options = CheckOptions.from_recorded(manifest["options"], inputs)
     except UsageError as exc:
         raise BundleError(f"{root}: {exc.one_line()}") from None
-    say(f"re-running the rules on {model_file}")
-    report = check_file(str(model_file), options)
-    if report.model is None:
-        if entry.get("error") is None:
-            why = report.error.one_line() if report.error is not None else "no model"
-            v.differences.append(f"the bundled model no longer loads: {why}")
+    model_path = work / manifest["model"]["file"]
+    given = _given_results(work, options, trust, v)
+    say(f"re-running the check on the bundled {manifest['model']['file']}")
+    report = check_file(str(model_path), options, given=given)
+    try:
+        copies = subject_files(report, options)
+    except ValueError as exc:
+        v.differences.append(str(exc))
         return
-    compare_report(root, manifest, entry, report, v)
-    check_execution(root, manifest, report.model, v)
-    check_crosscheck(root, manifest, entry, report.model, v)
+    if model_file(report) != manifest["model"]["file"]:
+        v.differences.append(f"{MANIFEST}: the model must be a file of the folder model/")
+        return
+    say("rendering the bundle again")
+    relabel = bundle_paths(str(model_path), inputs)
+    rendered = generated_files(report, options, relabel, manifest["build"], created)
+    listed = set(manifest["files"])
+    compare_rendered(work, rendered, set(copies), listed, v)
+    hashes = {rel: sha256_file(work / rel) for rel in copies if rel in listed}
+    sizes = {rel: (work / rel).stat().st_size for rel in hashes}
+    for rel, data in rendered.items():
+        hashes[rel] = hashlib.sha256(data).hexdigest()
+        sizes[rel] = len(data)
+    if set(copies) <= set(hashes):
+        fresh = manifest_bytes(report, options, hashes, sizes, manifest["build"], created)
+        if fresh != raw:
+            v.differences.append(f"{MANIFEST}: differs from the manifest the re-run check renders")
+    if not v.differences:
+        say("re-solving the SMT obligations from their files")
+        resolve_obligations(work, obligation_paths(rendered), v)
 
 
-def verify_bundle(directory: str, progress: Say | None = None) -> Verification:
-    """Verify the bundle at ``directory`` (see :mod:`sonnx.evidence.verify` for the steps)."""
+def verify_bundle(
+    directory: str,
+    progress: Say | None = None,
+    *,
+    trust: Iterable[str] = (),
+) -> Verification:
+    """Verify the bundle at ``directory`` (see :mod:`sonnx.evidence.verify` for the steps).
+
+    ``trust`` names the kinds of claim taken on trust when they cannot be
+    re-derived here (:data:`~sonnx.evidence.verify.TRUST`).
+    """
+    start = time.perf_counter()
     say = progress or (lambda _m: None)
+    trusted = trust_set(trust)
     root = Path(directory)
-    manifest = read_manifest(root)
+    manifest, raw = read_manifest(root)
     v = Verification()
-    say("re-hashing the bundle's files")
-    check_hashes(root, manifest, v)
-    if v.differences:
-        v.notes.append("stopped after the hash check: no other file was parsed, solved or run")
-        return v
-    steps: list[tuple[str, Callable[[], None]]] = [
-        ("re-solving the SMT obligations", lambda: check_smt(root, manifest, v)),
-        ("re-deriving the verdicts", lambda: replay_check(root, manifest, v, say)),
-    ]
-    for what, step in steps:
-        say(what)
-        try:
-            step()
-        except BundleError as exc:  # a damaged file inside a readable bundle is a difference, not exit 2
-            v.differences.append(f"{what}: {exc.one_line()}")
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            v.differences.append(f"{what}: malformed content ({type(exc).__name__}: {exc})")
-    result = manifest.get("result") or {}
-    recorded = f"the bundle records the check's result {result.get('outcome')} (exit {result.get('exit_code')})"
-    if v.differences:
-        v.notes.append(f"{recorded}; the differences above mean the bundle does not establish it")
+    with tempfile.TemporaryDirectory(prefix="sonnx-verify-") as tmp:
+        work = Path(tmp)
+        say("copying and re-hashing the bundle's files")
+        copy_members(root, manifest, work, v)
+        if v.differences:
+            v.notes.append("stopped after the hash check: no other file was parsed, solved or run")
+        else:
+            try:
+                _replay(root, work, manifest, raw, trusted, v, say)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                v.differences.append(f"malformed content ({type(exc).__name__}: {exc})")
+    result = manifest.get("result")
+    claim = f"the bundle records the result {result.get('outcome')} (exit {result.get('exit_code')})" if isinstance(
+        result, dict) else "the bundle records no result"
+    if v.exit_code == 0 and v.trusted:
+        v.notes.append(f"{claim}; re-derived from its model and options, except what was taken on trust")
+    elif v.exit_code == 0:
+        v.notes.append(f"{claim}; every statement of the bundle was re-derived from its model and options")
     else:
-        v.notes.append(f"{recorded}; verifying the bundle confirms that result, it does not change it")
+        v.notes.append(f"{claim}; this verification does not establish it")
+    v.seconds = time.perf_counter() - start
     return v

@@ -19,8 +19,8 @@ def write(dest: Path, model: Path | str, *extra: str) -> int:
     return code
 
 
-def verify(dest: Path) -> tuple[int, str]:
-    code, out, err = call(main, "evidence", "verify", "-q", str(dest))
+def verify(dest: Path, *extra: str) -> tuple[int, str]:
+    code, out, err = call(main, "evidence", "verify", "-q", str(dest), *extra)
     assert "Traceback" not in err and "internal error" not in err, err
     return code, out
 

@@ -17,6 +17,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.cli import check_main, main
 from sonnx.evidence import bundle as bundle_mod
+from sonnx.evidence import render
 from tests.common.bundles import EX, ROOT, copy_of, files_of, flip_byte, rehash, verify, write
 from tests.common.cli import call
 
@@ -31,13 +32,14 @@ def cnn_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_bundle_content(cnn_bundle: Path) -> None:
     m = json.loads((cnn_bundle / "manifest.json").read_text())
-    assert m["schema"] == "sonnx-evidence/1" and m["created"] is None
+    assert m["schema"] == "sonnx-evidence/2" and m["created"] is None
     assert m["model"]["sha256"] == hashlib.sha256((EX / "cnn_block.onnx").read_bytes()).hexdigest()
     assert (cnn_bundle / m["model"]["file"]).read_bytes() == (EX / "cnn_block.onnx").read_bytes()
     for key in ("sonnx", "onnx", "z3", "numpy", "onnxruntime", "python"):
-        assert m["versions"][key]
+        assert m["build"][key]
     assert m["z3"]["random_seed"] == 0 and m["z3"]["rlimit"] > 0
-    assert m["platform"]["machine"] and m["command_line"][0] == "sonnx-check"
+    assert m["build"]["platform"]["machine"] and m["command_line"][0] == "sonnx-check"
+    assert m["command_line"][-1] == "model/cnn_block.onnx" and "source" not in m["model"]
     assert "--cross-check" in m["command_line"] and m["options"]["cross_check"] == ["reference", "onnxruntime"]
     on_disk = set(files_of(cnn_bundle)) - {"manifest.json"}
     assert set(m["files"]) == on_disk
@@ -55,7 +57,7 @@ def test_bundle_content(cnn_bundle: Path) -> None:
     execution = json.loads((cnn_bundle / "execution.json").read_text())
     assert execution["seed"] == 0 and execution["orders"]["verdict"]["status"] == "PROVED"
     trace = json.loads((cnn_bundle / "traceability.json").read_text())
-    assert trace["spec_version"] == bundle_mod.spec_version() == "0.6.0" and trace["matrix"]["rules"]
+    assert trace["spec_version"] == render.spec_version() == "0.6.0" and trace["matrix"]["rules"]
     html = (cnn_bundle / "report.html").read_text()
     assert html.count("<svg") == 2 and "Cross-checks" in html and "onnxruntime" in html
 
@@ -63,7 +65,8 @@ def test_bundle_content(cnn_bundle: Path) -> None:
 def test_verify_accepts_a_fresh_bundle(cnn_bundle: Path) -> None:
     code, out = verify(cnn_bundle)
     assert code == 0, out
-    assert out.startswith("verified:") and "SMT obligations re-solved with z3" in out
+    assert out.startswith("verified:") and "SMT obligations re-solved from their files" in out
+    assert "files re-derived byte for byte" in out and "every statement of the bundle was re-derived" in out
     assert "with cvc5" in out  # cvc5 is installed in the dev environment
 
 
@@ -96,8 +99,11 @@ def test_identical_bytes_across_processes_with_different_hash_seeds(tmp_path: Pa
 def test_timestamp_only_when_asked(tmp_path: Path) -> None:
     assert write(tmp_path / "t", EX / "r1_unused_output.onnx", "--evidence-timestamp") == 0
     m = json.loads((tmp_path / "t" / "manifest.json").read_text())
-    assert m["created"] and m["created"].endswith("Z") and "--evidence-timestamp" in m["command_line"]
-    assert verify(tmp_path / "t")[0] == 0
+    assert m["created"] and m["created"].endswith("Z") and "--evidence-timestamp" not in m["command_line"]
+    code, out = verify(tmp_path / "t")  # the date cannot be re-derived: refused unless trusted
+    assert code == 2 and f"not re-derived: the creation date {m['created']}" in out and "--trust date" in out
+    code, out = verify(tmp_path / "t", "--trust", "date")
+    assert code == 0 and f"taken on trust: the creation date {m['created']}" in out
 
 
 def test_tampered_model_byte_fails(cnn_bundle: Path, tmp_path: Path) -> None:
@@ -124,7 +130,7 @@ def test_verdicts_file_broken_as_json_is_a_difference(cnn_bundle: Path, tmp_path
     assert "stopped after the hash check" in out and "not readable JSON" not in out
     rehash(d, "verdicts.json")  # a forger who keeps the hashes consistent gets the parse error instead
     code, out = verify(d)
-    assert code == 1 and "verdicts.json: not readable JSON" in out
+    assert code == 1 and "verdicts.json: differs from the file the re-run check renders (line 1: the bundle has 'z'" in out
 
 
 def test_tampered_smt_byte_fails(cnn_bundle: Path, tmp_path: Path) -> None:
@@ -143,7 +149,8 @@ def test_forged_verdict_with_consistent_hashes_fails(cnn_bundle: Path, tmp_path:
     (d / "verdicts.json").write_text(json.dumps(doc, indent=2) + "\n")
     rehash(d, "verdicts.json")
     code, out = verify(d)
-    assert code == 1 and "verdict GRAPH-C2: recorded VIOLATED, re-run gives PROVED" in out
+    assert code == 1 and "verdicts.json: differs from the file the re-run check renders" in out
+    assert "the bundle has '\"status\": \"VIOLATED\",', the re-run gives '\"status\": \"PROVED\",'" in out
 
 
 def test_executor_run_is_recorded_and_a_forged_output_digest_fails(cnn_bundle: Path, tmp_path: Path) -> None:
@@ -156,7 +163,7 @@ def test_executor_run_is_recorded_and_a_forged_output_digest_fails(cnn_bundle: P
     (d / "execution.json").write_text(json.dumps(doc, indent=2) + "\n")
     rehash(d, "execution.json")
     code, out = verify(d)
-    assert code == 1 and "executor run: output 'probabilities' differs from the recorded digest" in out
+    assert code == 1 and "execution.json: differs from the file the re-run check renders" in out and "0" * 64 in out
 
 
 def test_forged_smt_answer_with_consistent_hashes_fails(cnn_bundle: Path, tmp_path: Path) -> None:
@@ -165,8 +172,8 @@ def test_forged_smt_answer_with_consistent_hashes_fails(cnn_bundle: Path, tmp_pa
     smt.write_text(smt.read_text().replace("(check-sat)", "(assert false)\n(check-sat)"))
     rehash(d, f"smt/{smt.name}")
     code, out = verify(d)
-    assert code == 1 and f"smt/{smt.name}: z3 now answers unsat" in out
-    assert "differs from the obligation the SMT engine generates" in out
+    assert code == 1 and f"smt/{smt.name}: differs from the file the re-run check renders" in out
+    assert "the bundle has '(assert false)'" in out  # never solved: only the file sonnx generates is
 
 
 def test_forged_model_with_consistent_hashes_fails(tmp_path: Path) -> None:
@@ -176,7 +183,8 @@ def test_forged_model_with_consistent_hashes_fails(tmp_path: Path) -> None:
     onnx.save(m, str(d / "model" / "seed001_example.onnx"))  # a conforming model in place of the checked one
     rehash(d, "model/seed001_example.onnx")
     code, out = verify(d)
-    assert code == 1 and "verdict GRAPH-R1: recorded VIOLATED, re-run gives PROVED" in out
+    assert code == 1 and "verdicts.json: differs from the file the re-run check renders" in out
+    assert "a file no check of this model writes" in out  # the R1 obligations of the violating model
 
 
 def test_unlisted_and_missing_files_fail(cnn_bundle: Path, tmp_path: Path) -> None:
@@ -210,7 +218,7 @@ def test_violating_model_bundle_highlights_the_witness(tmp_path: Path) -> None:
     assert 'fill="#f4b0b0"' in html and "Sub:sub" in html  # the dead operation is drawn red
     assert json.loads((d / "manifest.json").read_text())["result"]["outcome"] == "VIOLATED"
     code, out = verify(d)
-    assert code == 0 and "records the check's result VIOLATED" in out
+    assert code == 0 and "records the result VIOLATED" in out
 
 
 def test_cyclic_model_bundle_draws_and_verifies(tmp_path: Path) -> None:
@@ -245,7 +253,7 @@ def test_external_data_is_copied_hashed_and_checked(tmp_path: Path) -> None:
     assert write(d, src / "mm.onnx", "--cross-check", "reference,onnxruntime") == 0
     man = json.loads((d / "manifest.json").read_text())
     ext = man["model"]["external_data"]
-    assert [e["location"] for e in ext] == ["weights.bin"]
+    assert [e["file"] for e in ext] == ["model/weights.bin"]
     assert ext[0]["sha256"] == hashlib.sha256((src / "weights.bin").read_bytes()).hexdigest()
     assert verify(d)[0] == 0
     flip_byte(d / "model" / "weights.bin", 5)
@@ -266,7 +274,7 @@ def test_write_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     def broken(*_a: Any, **_k: Any) -> dict[str, str]:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(bundle_mod, "build_files", broken)
+    monkeypatch.setattr(bundle_mod, "generated_files", broken)
     d = tmp_path / "b"
     code, _, err = call(check_main, "-q", str(EX / "cnn_block.onnx"), "--evidence", str(d))
     assert code == 2 and "No space left on device" in err and err.count("\n") == 1
@@ -310,8 +318,10 @@ def test_empty_existing_directory_is_used(tmp_path: Path) -> None:
 
 def test_verify_without_cvc5_says_so(cnn_bundle: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "cvc5", None)
-    code, out = verify(cnn_bundle)
-    assert code == 0 and "with cvc5" not in out and "cvc5 is not installed" in out
+    code, out = verify(cnn_bundle)  # the recording build had cvc5: this one is another build
+    assert code == 2 and "not re-derived: the recording build differs from this one: cvc5" in out
+    code, out = verify(cnn_bundle, "--trust", "build")
+    assert code == 0 and "with cvc5" not in out and "cvc5 is not installed" in out and "taken on trust" in out
 
 
 def test_known_deviation_is_drawn_in_the_report(tmp_path: Path) -> None:

@@ -37,7 +37,9 @@ def test_an_output_channel_option_never_reaches_a_solver(bundle: Path, tmp_path:
     assert code == 1 and "stopped after the hash check" in out and not victim.exists()
     rehash(d, f"smt/{smt.name}")
     code, out = verify(d)
-    assert code == 1 and "command 'set-option' is not allowed" in out and not victim.exists()
+    # the file is not the one sonnx generates for the model, so no solver ever reads it
+    assert code == 1 and f"smt/{smt.name}: differs from the file the re-run check renders" in out
+    assert not victim.exists()
 
 
 @pytest.mark.parametrize(
@@ -77,9 +79,7 @@ def test_answers_pointing_outside_the_bundle_are_refused(bundle: Path, tmp_path:
     (d / "smt" / "answers.json").write_text(json.dumps(answers))
     rehash(d, "smt/answers.json")
     code, out = verify(d)
-    assert code == 1
-    assert "names '/etc/hostname', not an SMT file the manifest lists" in out
-    assert "not an SMT file the manifest lists" in out.split("/etc/hostname", 1)[1]
+    assert code == 1 and "smt/answers.json: differs from the file the re-run check renders" in out
 
 
 def test_an_inputs_path_outside_the_bundle_is_refused(bundle: Path, tmp_path: Path) -> None:
@@ -89,7 +89,7 @@ def test_an_inputs_path_outside_the_bundle_is_refused(bundle: Path, tmp_path: Pa
     manifest["options"]["orders"] = 1
     (d / "manifest.json").write_text(json.dumps(manifest))
     code, out = verify(d)
-    assert code == 1 and "is not a file the manifest lists" in out
+    assert code == 1 and "the recorded inputs file '/etc/hostname' is not a listed bundle file" in out
 
 
 def test_a_fifo_as_manifest_does_not_hang(bundle: Path, tmp_path: Path) -> None:

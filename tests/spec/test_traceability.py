@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx.evidence.bundle import packaged_traceability
+from sonnx.evidence.render import packaged_traceability
 from sonnx.rules import RULES
 from tools.traceability import NO_SMT, NOT_STRUCTURAL, PACKAGED, build, matrix, packaged, problems
 

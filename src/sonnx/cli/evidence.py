@@ -1,7 +1,9 @@
 """``sonnx evidence verify DIR``: re-check an evidence bundle written by ``sonnx-check --evidence``.
 
-Exit codes: 0 the bundle verifies; 1 a difference was found (the first ones
-are listed on stdout); 2 the bundle cannot be read as a bundle.
+Exit codes: 0 every statement of the bundle was re-derived (or taken on trust
+with ``--trust``); 1 a difference was found (the first ones are listed on
+stdout); 2 the bundle cannot be read as a bundle, or it makes a claim this
+machine cannot re-derive and the reviewer did not trust.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..replay import verify_bundle
+from ..replay import trust_set, verify_bundle
 from .common import Parser, add_json, add_progress, progress_for, write_json
 
 
@@ -19,6 +21,14 @@ def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
     sub.required = True
     v = sub.add_parser("verify", help="re-hash, re-solve and re-derive everything an evidence bundle records")
     v.add_argument("bundle", metavar="DIR", help="the bundle directory")
+    v.add_argument(
+        "--trust",
+        metavar="KINDS",
+        default="",
+        help="kinds of claim to take on trust when they cannot be re-derived here, comma-separated: "
+        "build (the bundle was made by another build or platform), date (the creation date), crosscheck "
+        "(figures of a runtime not installed here); each is listed as taken on trust, never as confirmed",
+    )
     v.set_defaults(prog="sonnx evidence verify")
     add_json(p=v, what="what was verified, or the differences,")
     add_progress(v)
@@ -26,7 +36,8 @@ def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_evidence(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Run ``sonnx evidence verify``; print what was verified or the differences."""
-    result = verify_bundle(args.bundle, progress_for(args, prog, stderr))
+    kinds = [k.strip() for k in args.trust.split(",") if k.strip()]
+    result = verify_bundle(args.bundle, progress_for(args, prog, stderr), trust=trust_set(kinds))
     if args.json:
         write_json(stdout, result.to_json())
     else:

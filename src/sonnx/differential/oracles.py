@@ -77,6 +77,11 @@ def import_onnxruntime() -> Any:
         return None
 
 
+def oracle_available(name: str) -> bool:
+    """Whether oracle ``name`` can run here: the reference evaluator ships with onnx, onnxruntime is optional."""
+    return name == "reference" or import_onnxruntime() is not None
+
+
 def _element_types(proto: onnx.ModelProto) -> set[int]:
     """Every element type the model mentions: value types, initializers, tensor attributes, Cast targets."""
     found: set[int] = set()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
@@ -27,6 +28,8 @@ from ..errors import InputError
 
 MAX_JSON_BYTES = 64 << 20
 """The largest JSON file of a bundle that is read (64 MiB)."""
+MAX_JSON_DEPTH = 64
+"""The deepest nesting of arrays and objects a bundle's JSON file may have (sonnx writes fewer than 12)."""
 MAX_SMT_BYTES = 1 << 30
 """The largest SMT-LIB file of a bundle that is read (1 GiB: a million-operation model writes tens of MB)."""
 
@@ -88,12 +91,56 @@ def read_member(root: Path, rel: str, limit: int) -> bytes:
         os.close(fd)
 
 
-def read_json_member(root: Path, rel: str, limit: int = MAX_JSON_BYTES) -> Any:
-    data = read_member(root, rel, limit)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def json_depth(text: str) -> int:
+    """The deepest nesting of ``[`` and ``{`` in JSON text, brackets inside strings left out."""
+    depth = deepest = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        if m.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json(data: bytes, rel: str) -> Any:
+    """Strict JSON: UTF-8, nesting at most :data:`MAX_JSON_DEPTH`, no key twice in an object, no NaN/Infinity.
+
+    Python's own parser keeps the last of two equal keys and recurses once per
+    level; a hostile file could hide a value behind a duplicate or exhaust the
+    stack, so both are refused here with one line.
+    """
     try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BundleFileError(f"{rel}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise BundleFileError(f"{rel}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except ValueError as exc:
         raise BundleFileError(f"{rel}: not readable JSON ({exc})") from None
+
+
+def read_json_member(root: Path, rel: str, limit: int = MAX_JSON_BYTES) -> Any:
+    return parse_json(read_member(root, rel, limit), rel)
 
 
 def hash_member(root: Path, rel: str, hasher: Any) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..errors import SonnxError, ToolError
 from ..options import CheckOptions
-from ..pipeline import check_file, record_evidence
+from ..pipeline import check_file, check_with_evidence
 from ..report import ModelReport
 
 Say = Callable[[str], None]
@@ -60,9 +60,10 @@ def check_task(task: Task) -> TaskResult:
     """
     start = time.perf_counter()
     try:
-        report = check_file(task.path, task.options, export_stem=task.export_stem)
-        if task.options.evidence is not None:
-            record_evidence(report, task.options)
+        if task.options.evidence is None:
+            report = check_file(task.path, task.options, export_stem=task.export_stem)
+        else:
+            report = check_with_evidence(task.path, task.options, export_stem=task.export_stem)
     except SonnxError as exc:
         report = ModelReport(task.path, error=exc)
     except RecursionError:
