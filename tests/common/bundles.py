@@ -10,7 +10,7 @@ from sonnx.cli import check_main, main
 from tests.common.cli import EXAMPLES as EX
 from tests.common.cli import ROOT, call
 
-__all__ = ["EX", "ROOT", "copy_of", "files_of", "flip_byte", "rehash", "verify", "write"]
+__all__ = ["EX", "ROOT", "copy_of", "files_of", "flip_byte", "rehash", "rehash_all", "verify", "write"]
 
 
 def write(dest: Path, model: Path | str, *extra: str) -> int:
@@ -37,6 +37,18 @@ def rehash(d: Path, rel: str) -> None:
     if m["model"]["file"] == rel:
         m["model"]["sha256"] = digest
     (d / "manifest.json").write_text(json.dumps(m, indent=2) + "\n")
+
+
+def rehash_all(d: Path) -> None:
+    """Recompute every hash the manifest holds from the files on disk, and list every file present."""
+    m = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    present = {rel for rel in files_of(d) if rel not in ("manifest.json", "attestation.intoto.jsonl")}
+    digests = {rel: hashlib.sha256((d / rel).read_bytes()).hexdigest() for rel in sorted(present)}
+    m["files"] = digests
+    m["model"]["sha256"] = digests.get(m["model"]["file"], m["model"]["sha256"])
+    for e in m["model"]["external_data"]:
+        e["sha256"] = digests.get(e["file"], e["sha256"])
+    (d / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def flip_byte(path: Path, offset: int) -> None:
