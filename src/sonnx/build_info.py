@@ -15,9 +15,11 @@ version (:mod:`sonnx.version`, derived from git by setuptools-scm):
   installed versions of the libraries whose behaviour the verdicts depend on
   (onnx, numpy, z3 and its native library, onnxruntime, cvc5, ml_dtypes).
 
-Distribution versions are read from their metadata, without importing them
-(importing onnxruntime alone takes about a second). The result is JSON-ready
-with a fixed key order, so that a manifest can embed it as it is.
+Distribution versions are read from their metadata, without importing them:
+importing onnxruntime loads its native library (0.14 to 0.19 s on the
+development machine), and a version must be readable even for a library
+that fails to import. The result is JSON-ready with a fixed key order, so
+that a manifest can embed it as it is.
 """
 
 from __future__ import annotations
