@@ -2,7 +2,7 @@
 # missing, so a fresh machine with only python3 needs nothing else.
 #
 # The development venv (.venv) is installed from the lock file requirements/dev.lock: every direct
-# and transitive dependency at an exact version, with hashes (uv pip compile; see `make lock`).
+# and transitive dependency at an exact version, with hashes (uv pip compile; see `make lock` and `make lock-add`).
 # pyproject.toml keeps loose ranges for people who install sonnx as a library.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -14,7 +14,7 @@ UV_VERSION := 0.13.9
 TOOLS  := .venv-tools
 LATEST := .venv-latest
 
-.PHONY: help venv example test lint typecheck pytest docs lock test-latest fuzz fuzz-smt fuzz-smt-chunk \
+.PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness mutate bench examples traceability smt-comments clean
 
 help:
@@ -26,6 +26,7 @@ help:
 	@echo "make pytest          the test suite alone"
 	@echo "make docs            build the Sphinx site (warnings are errors) into docs/_build/html"
 	@echo "make lock            refresh requirements/dev.lock to the newest releases (uv $(UV_VERSION))"
+	@echo "make lock-add        add a new dependency to requirements/dev.lock, upgrading nothing else"
 	@echo "make test-latest     the whole of 'make test' against the newest releases, in $(LATEST) (not in CI)"
 	@echo "make fuzz            long Hypothesis campaign (not in CI)"
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
@@ -69,11 +70,22 @@ test: lint typecheck pytest docs
 
 # The lock: pyproject.toml's runtime and dev dependencies plus the build back end, resolved for every
 # platform and Python version sonnx supports (--universal), with the hashes of every file.
-lock:
-	@test -x $(TOOLS)/bin/uv || ($(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/python -m pip install --quiet uv==$(UV_VERSION))
-	$(TOOLS)/bin/uv pip compile pyproject.toml requirements/build.in --extra dev --universal --generate-hashes \
-		--upgrade --quiet -o $(LOCK)
+# `make lock` moves every package to its newest release the ranges admit (--upgrade). `make lock-add`
+# keeps every version already locked and only adds what a new or widened requirement needs: use it
+# after adding a dependency, then check with `git diff requirements/dev.lock` that nothing else moved.
+UV_COMPILE = $(TOOLS)/bin/uv pip compile pyproject.toml requirements/build.in --extra dev --universal \
+	--generate-hashes --quiet -o $(LOCK)
+
+$(TOOLS)/bin/uv:
+	$(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/python -m pip install --quiet uv==$(UV_VERSION)
+
+lock: $(TOOLS)/bin/uv
+	$(UV_COMPILE) --upgrade
 	@echo "wrote $(LOCK); run 'make test' before committing it"
+
+lock-add: $(TOOLS)/bin/uv
+	$(UV_COMPILE)
+	@echo "wrote $(LOCK) without upgrading; check 'git diff $(LOCK)', run 'make test' before committing it"
 
 # Drift detection: the newest release of every dependency the ranges admit, in a venv of its own.
 test-latest:

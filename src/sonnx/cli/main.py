@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Any, TextIO
 
+from ..build_info import build_identity, render_identity
 from ..errors import EXIT_UNUSABLE, SonnxError, UsageError
 from ..text import printable, safe_stream
-from ..version import __version__
 from . import batch, check, crosscheck, equiv, evidence, partition, rewrite, rules, run
 from .common import Parser
 
@@ -62,6 +62,26 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Ru
 """Every subcommand of ``sonnx``: name, help, its argument set-up, the function that runs it."""
 
 
+class IdentityAction(argparse.Action):
+    """``--version``: print the identity of the running build (version, commit, package digest, peers), exit 0.
+
+    The identity is computed only when the option is given: it hashes the
+    package's files and may ask git for the commit.
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, stream: TextIO, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "print the version, commit and digest of this build and its libraries' versions")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+        self.stream = stream
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None
+    ) -> None:
+        self.stream.write(render_identity(build_identity()))
+        self.stream.flush()
+        parser.exit(0)
+
+
 def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, stderr: TextIO) -> int:
     """Run one subcommand; every exception becomes one line on stderr and an exit code."""
     try:
@@ -98,7 +118,7 @@ def check_main(
     """Entry point of ``sonnx-check``."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
     parser = Parser(prog=PROG_CHECK, description="Check ONNX models against the SONNX graph rules.")
-    parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
+    parser.add_argument("--version", action=IdentityAction, stream=out)
     check.add_check_arguments(parser)
     args = _parse(parser, argv, PROG_CHECK, err)
     if args is None:
@@ -110,7 +130,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     """Entry point of ``sonnx`` (subcommands)."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
     parser = Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
-    parser.add_argument("--version", action="version", version=f"sonnx {__version__}")
+    parser.add_argument("--version", action=IdentityAction, stream=out)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name, help_text, add_arguments, runner in SUBCOMMANDS:
