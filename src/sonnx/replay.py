@@ -18,11 +18,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .build_info import build_identity
 from .differential.oracles import oracle_available
 from .differential.recorded import RecordedResultError, oracle_result
 from .differential.run import OracleResult
 from .errors import UsageError
-from .evidence.bundle import build_record, sha256_file
+from .evidence.bundle import sha256_file
 from .evidence.render import (
     INPUTS_DIR,
     MANIFEST,
@@ -88,7 +89,7 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
     created = manifest["created"]
     if created is not None:
         v.not_rederived("date", f"the creation date {created}", trust)
-    compare_build(manifest["build"], build_record(), trust, v)
+    compare_build(manifest["build"], build_identity(), trust, v)
     recorded_inputs = manifest["options"].get("inputs")
     inputs = None if not isinstance(recorded_inputs, str) else str(work / INPUTS_DIR / recorded_inputs)
     if inputs is not None and f"{INPUTS_DIR}/{recorded_inputs}" not in manifest["files"]:

@@ -26,21 +26,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-import onnx
-
-from ..differential.oracles import import_onnxruntime
+from ..build_info import build_identity
 from ..errors import SonnxError, UsageError
 from ..options import CheckOptions
 from ..report import ModelReport
-from ..version import __version__
 from .render import MANIFEST, bundle_paths, generated_files, manifest_bytes, subject_files
 
 
@@ -65,34 +59,6 @@ def check_destination(directory: str) -> None:
     parent = p.resolve().parent
     if not parent.is_dir():
         raise UsageError(f"--evidence: the folder {parent} does not exist")
-
-
-def build_record() -> dict[str, Any]:
-    """The build of sonnx that writes (or replays) a bundle, and everything whose answers it records."""
-    import z3
-
-    ort = import_onnxruntime()
-    try:
-        import cvc5
-
-        cvc5_version: str | None = str(getattr(cvc5, "__version__", "installed"))
-    except Exception:
-        cvc5_version = None
-    return {
-        "sonnx": __version__,
-        "python": platform.python_version(),
-        "onnx": onnx.__version__,
-        "numpy": np.__version__,
-        "z3": z3.get_version_string(),
-        "onnxruntime": None if ort is None else str(getattr(ort, "__version__", "installed")),
-        "cvc5": cvc5_version,
-        "platform": {
-            "system": platform.system(),
-            "release": platform.release(),
-            "machine": platform.machine(),
-            "python_implementation": platform.python_implementation(),
-        },
-    }
 
 
 def write_bundle(directory: str, report: ModelReport, options: CheckOptions) -> Path:
@@ -145,7 +111,7 @@ def _write_into(root: Path, report: ModelReport, options: CheckOptions) -> None:
         hashes[rel] = sha256_file(target)
         sizes[rel] = target.stat().st_size
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if options.evidence_timestamp else None
-    build = build_record()
+    build = build_identity()
     relabel = bundle_paths(report.path, options.inputs)
     for rel, data in generated_files(report, options, relabel, build, created).items():
         target = root / rel

@@ -188,14 +188,31 @@ def copy_members(root: Path, manifest: dict[str, Any], work: Path, v: Verificati
     v.counts["files hashed"] = len(files)
 
 
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, value in data.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = value
+    return out
+
+
 def compare_build(recorded: dict[str, Any], here: dict[str, Any], trust: frozenset[str], v: Verification) -> None:
-    """The recording build against this one: equal, or a claim this verification cannot re-derive."""
-    if tuple(recorded) != tuple(here):
-        v.differences.append(f"{MANIFEST}: the 'build' object does not have the keys this sonnx writes")
+    """The recording build against this one: equal, or a claim this verification cannot re-derive.
+
+    A build that differs in any field (the commit, the digest of sonnx's own
+    files, a library version, the platform) may give other bytes for the same
+    model, and the bundle's statement of which build made it cannot be
+    checked here: it is refused unless the reviewer trusts it.
+    """
+    old, new = _flat(recorded), _flat(here)
+    if tuple(old) != tuple(new):
+        v.differences.append(f"{MANIFEST}: the 'build' object does not have the fields this sonnx writes")
         return
-    changed = [k for k in here if recorded[k] != here[k]]
+    changed = [k for k in new if old[k] != new[k]]
     if changed:
-        what = "; ".join(f"{k} {recorded[k]!r} recorded, {here[k]!r} here" for k in changed)
+        what = "; ".join(f"{k} {old[k]!r} recorded, {new[k]!r} here" for k in changed)
         v.not_rederived("build", f"the recording build differs from this one: {what}", trust)
 
 
