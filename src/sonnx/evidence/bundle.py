@@ -46,7 +46,7 @@ from ..report import ModelReport, json_report
 from ..smt import Obligation
 from ..version import __version__
 from .execution import run_record
-from .html import render_html
+from .html import PageHeader, render_html
 
 SCHEMA = "sonnx-evidence/1"
 MANIFEST = "manifest.json"
@@ -223,7 +223,16 @@ def build_files(report: ModelReport, options: CheckOptions) -> dict[str, str | b
         }
     )
     files["traceability.json"] = dump_json(packaged_traceability())
-    files["report.html"] = render_html(report, options)
+    header = PageHeader(
+        version=__version__,
+        commit=None,
+        model_file=f"{MODEL_DIR}/{Path(report.path).name}",
+        model_sha256=sha256_file(report.path),
+        command_line=tuple(options.command_line(report.path)),
+        created=None,
+        spec_version=spec_version(),
+    )
+    files["report.html"] = render_html(report, options, header)
     return files
 
 
