@@ -79,8 +79,8 @@ def rule_ref(rule_id: str) -> str:
 
 
 def _id_pattern(ids: Iterable[str]) -> re.Pattern[str]:
-    # Longest first, and a rule ID only where no letter, digit or hyphen continues it, so that GRAPH-R1
-    # inside GRAPH-R1-OUTPUTS is never linked on its own.
+    # A rule ID only where no letter, digit or hyphen touches it, so that GRAPH-R1 inside GRAPH-R1-OUTPUTS
+    # or GRAPH-R10 is never linked on its own; sorted so that the pattern does not depend on dict order.
     names = "|".join(re.escape(i) for i in sorted(ids, key=lambda i: (-len(i), i)))
     return re.compile(rf"(?<![A-Za-z0-9-])({names})(?![A-Za-z0-9-])")
 
