@@ -14,6 +14,7 @@ import shlex
 from collections import Counter
 from dataclasses import replace
 from html.parser import HTMLParser
+from itertools import pairwise
 from pathlib import Path
 
 import onnx
@@ -23,6 +24,7 @@ from onnx import TensorProto, helper
 
 from sonnx.evidence import bundle as bundle_mod
 from sonnx.evidence.html import SPEC_SITE, PageHeader, render_html, text_with_links
+from sonnx.evidence.pictures import graph_svg
 from sonnx.options import CheckOptions
 from sonnx.pipeline import check_file
 from sonnx.report import ModelReport
@@ -146,7 +148,8 @@ def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
 
 
 def test_rule_ids_in_free_text_are_linked_whole() -> None:
-    page = Page("<p>" + text_with_links("GRAPH-R1-OUTPUTS, then GRAPH-R1; XGRAPH-R1, GRAPH-R10 and EXEC-ORDERS: <b>") + "</p>")
+    text = "GRAPH-R1-OUTPUTS, then GRAPH-R1; XGRAPH-R1, GRAPH-R10 and EXEC-ORDERS: <b>"
+    page = Page("<p>" + text_with_links(text) + "</p>")
     assert page.links == [
         (f"{SPEC_SITE}spec.html#graph-r1-outputs", "GRAPH-R1-OUTPUTS"),
         (f"{SPEC_SITE}spec.html#graph-r1", "GRAPH-R1"),
@@ -195,7 +198,8 @@ def test_markup_in_the_model_or_the_header_stays_text(tmp_path: Path) -> None:
     text = render_html(report, options, header)
     page = Page(text)
     allowed = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "table", "tr", "th", "td"}
-    allowed |= {"code", "span", "a", "br", "svg", "defs", "marker", "path", "line", "rect", "ellipse", "text", "g"}
+    allowed |= {"code", "span", "a", "br", "svg", "defs", "marker", "path", "line", "polyline", "rect", "ellipse"}
+    allowed |= {"text", "g"}
     assert set(page.tags) <= allowed, set(page.tags) - allowed
     assert (
         page.header["command line"] == shlex.join(header.command_line) == "sonnx-check --inputs 'a<b\".npz' 'x&y.onnx'"
@@ -231,3 +235,49 @@ def test_a_written_bundle_states_its_own_model_and_command(tmp_path: Path) -> No
     assert rows["model SHA-256"] == hashlib.sha256(model.read_bytes()).hexdigest()
     assert rows["command line"] == shlex.join(options.command_line(str(model)))
     assert rows["specification"] == f"SONNX graph spec {bundle_mod.spec_version()}"
+
+
+class Shapes(HTMLParser):
+    """The boxes (rectangles, and ellipses by their bounding box) and the edges (point lists) of an SVG."""
+
+    def __init__(self, svg: str) -> None:
+        super().__init__()
+        self.boxes: list[tuple[float, float, float, float]] = []
+        self.edges: list[list[tuple[float, float]]] = []
+        self.feed(svg)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: float(v) for k, v in attrs if v is not None and re.fullmatch(r"-?[\d.]+", v)}
+        if tag == "rect":
+            self.boxes.append((a["x"], a["y"], a["x"] + a["width"], a["y"] + a["height"]))
+        elif tag == "ellipse":
+            self.boxes.append((a["cx"] - a["rx"], a["cy"] - a["ry"], a["cx"] + a["rx"], a["cy"] + a["ry"]))
+        elif tag == "polyline":
+            points = dict(attrs)["points"] or ""
+            self.edges.append([(float(x), float(y)) for x, y in (p.split(",") for p in points.split())])
+        elif tag == "line":
+            self.edges.append([(a["x1"], a["y1"]), (a["x2"], a["y2"])])
+
+
+def test_an_edge_that_skips_layers_goes_around_the_boxes_between(tmp_path: Path) -> None:
+    # x feeds a chain of three Relu and the Add at its end: drawn straight, the edge x -> Add would cross
+    # every Relu box and look like a path through them.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+    nodes = [helper.make_node("Relu", [f"t{k}"], [f"t{k + 1}"], name=f"r{k}") for k in range(3)]
+    nodes[0].input[0] = "x"
+    nodes.append(helper.make_node("Add", ["x", "t3"], ["y"], name="add"))
+    model = tmp_path / "skip.onnx"
+    onnx.save(
+        helper.make_model(helper.make_graph(nodes, "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)]), model
+    )
+    report = check_file(str(model), CheckOptions(engine="direct"))
+    assert report.model is not None
+    shapes = Shapes(graph_svg(report.model.graph, {}))
+    assert len(shapes.boxes) == 6 and len(shapes.edges) == 6  # x, three Relu, Add, y; six tensors drawn
+    for edge in shapes.edges:
+        for (xa, ya), (xb, yb) in pairwise(edge):
+            for t in (k / 100 for k in range(101)):
+                px, py = xa + t * (xb - xa), ya + t * (yb - ya)
+                inside = [b for b in shapes.boxes if b[0] + 1 < px < b[2] - 1 and b[1] + 1 < py < b[3] - 1]
+                assert not inside, (edge, (px, py), inside)

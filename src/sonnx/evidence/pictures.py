@@ -2,7 +2,9 @@
 
 * The main graph, in layers by topological depth (graph inputs on top, then
   each operation one layer below its deepest producer), operations named in a
-  violated verdict's witness filled red (errors) or orange (warnings).
+  violated verdict's witness filled red (errors) or orange (warnings); an
+  edge that skips layers passes each layer in between through a free lane
+  beside the boxes, so that it never seems to run through an operation.
 * Per cross-checked output, a bar chart of the largest absolute error of each
   oracle on a logarithmic scale, with the absolute tolerance marked, so a
   reviewer sees at a glance how far inside or outside tolerance each one is.
@@ -115,12 +117,27 @@ def graph_svg(graph: Graph, flagged: dict[str, str]) -> str:
             if o:
                 source.setdefault(o, ("op", str(k)))
     edges: list[str] = []
+    row_of = {key: r for r, row in enumerate(all_rows) for key in row}
+
+    def lanes(r: int) -> list[float]:
+        """The x of the free lanes of row ``r``: left of its first box, between two boxes, right of its last."""
+        offset = (width - len(all_rows[r]) * (BOX_W + GAP_X)) / 2
+        return [offset + c * (BOX_W + GAP_X) for c in range(len(all_rows[r]) + 1)]
 
     def edge(a: tuple[str, str], b: tuple[str, str], label: str) -> None:
+        # An edge that skips rows passes each row in between through a free lane, never behind a box: a
+        # straight line would seem to enter the box it crosses and leave it again.
         (x1, y1), (x2, y2) = pos[a], pos[b]
+        points = [(x1 + BOX_W / 2, y1 + BOX_H)]
+        for r in range(row_of[a] + 1, row_of[b]):
+            top = MARGIN + r * (BOX_H + GAP_Y)
+            x = min(lanes(r), key=lambda g: (abs(g - points[-1][0]), g))
+            points += [(x, top - GAP_Y / 4), (x, top + BOX_H + GAP_Y / 4)]
+        points.append((x2 + BOX_W / 2, y2))
+        path = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
         edges.append(
-            f'<line x1="{x1 + BOX_W / 2:.1f}" y1="{y1 + BOX_H:.1f}" x2="{x2 + BOX_W / 2:.1f}" y2="{y2:.1f}" '
-            f'stroke="#888" marker-end="url(#arrow)"><title>{escape(label)}</title></line>'
+            f'<polyline points="{path}" fill="none" stroke="#888" marker-end="url(#arrow)">'
+            f"<title>{escape(label)}</title></polyline>"
         )
 
     for k, op in enumerate(ops):
