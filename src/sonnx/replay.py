@@ -113,7 +113,8 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
         return
     say("rendering the bundle again")
     relabel = bundle_paths(str(model_path), inputs)
-    rendered = generated_files(report, options, relabel, manifest["build"], created)
+    model_sha256 = sha256_file(model_path)
+    rendered = generated_files(report, options, relabel, manifest["build"], created, model_sha256)
     listed = set(manifest["files"])
     compare_rendered(work, rendered, set(copies), listed, v)
     hashes = {rel: sha256_file(work / rel) for rel in copies if rel in listed}

@@ -10,6 +10,7 @@ same bytes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -132,6 +133,24 @@ class ModelReport:
             "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
             "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
         }
+
+
+SPEC_PAGES = {"spec/graph.rst": "spec.html"}
+"""Where the documentation site publishes each spec file (``docs/spec.rst`` includes ``spec/graph.rst``)."""
+
+
+def html_anchor(label: str) -> str:
+    """The HTML id Sphinx gives the reST label ``label`` (``GRAPH-R1`` -> ``graph-r1``)."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+
+
+def spec_sections() -> dict[str, str]:
+    """Each rule of the table with its section on the documentation site: ID -> ``spec.html#<anchor>``.
+
+    Every rule is stated under a label that is its ID (spec/graph.rst, "Verification rules"). The verdicts that
+    are no rule of the spec (EXEC-ORDERS and the cross-checks, tests on the samples stated) have no section.
+    """
+    return {r.id: f"{SPEC_PAGES[r.spec]}#{html_anchor(r.id)}" for r in RULES if r.spec in SPEC_PAGES}
 
 
 def titles() -> dict[str, str]:

@@ -35,7 +35,7 @@ from ..build_info import build_identity
 from ..errors import SonnxError, UsageError
 from ..options import CheckOptions
 from ..report import ModelReport
-from .render import MANIFEST, bundle_paths, generated_files, manifest_bytes, subject_files
+from .render import MANIFEST, bundle_paths, generated_files, manifest_bytes, model_file, subject_files
 
 
 class EvidenceError(SonnxError):
@@ -113,7 +113,8 @@ def _write_into(root: Path, report: ModelReport, options: CheckOptions) -> None:
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if options.evidence_timestamp else None
     build = build_identity()
     relabel = bundle_paths(report.path, options.inputs)
-    for rel, data in generated_files(report, options, relabel, build, created).items():
+    model_sha256 = hashes[model_file(report)]
+    for rel, data in generated_files(report, options, relabel, build, created, model_sha256).items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)

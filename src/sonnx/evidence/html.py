@@ -1,35 +1,121 @@
 """The human-readable page of an evidence bundle: one self-contained HTML file, pictures as inline SVG.
 
-Two pictures are drawn here, without any layout library:
-
-* the main graph, in layers by topological depth (graph inputs on top, then
-  each operation one layer below its deepest producer), operations named in a
-  violated verdict's witness filled red (errors) or orange (warnings);
-* per cross-checked output, a bar chart of the largest absolute error of each
-  oracle on a logarithmic scale, with the absolute tolerance marked, so a
-  reviewer sees at a glance how far inside or outside tolerance each one is.
+At the top, a table of the facts a reviewer needs to know which check the page
+records (:class:`PageHeader`): the build of sonnx, the model file and its
+SHA-256, the command line, the date and the spec version. Then the verdicts,
+the graph and the cross-check charts (:mod:`.pictures`), and the SMT
+obligations. Every rule ID the page shows links to the rule's section of the
+published specification (:data:`SPEC_SITE`); the verdicts that are no rule of
+the spec (EXEC-ORDERS, EXEC-CROSSCHECK-*) are shown without a link.
 
 The page is generated from the same data as the JSON files and is fully
-deterministic (no timestamps, no random identifiers).
+deterministic: no timestamp but the recorded creation date, no random
+identifier. Every text that comes from the model, the options or the bundle
+is escaped, so a name holding markup shows as text.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
+import re
+import shlex
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from ..differential.run import CrossCheckReport
-from ..model.graph import Graph
 from ..options import CheckOptions
-from ..report import ModelReport
-from ..verdict import Severity, Status
+from ..report import ModelReport, spec_sections, titles
+from .pictures import MAX_DRAWN_OPERATIONS, error_chart, flagged_operations, graph_svg
 
-MAX_DRAWN_OPERATIONS = 300
-"""Larger graphs are not drawn (the picture would be unreadable); the page says so."""
+SPEC_SITE = "https://sonnx.invalid/"
+"""Base URL of sonnx's documentation site, where ``docs/spec.rst`` publishes spec/graph.rst as ``spec.html``.
 
-BOX_W, BOX_H, GAP_X, GAP_Y, MARGIN = 150, 30, 20, 40, 20
+The site has no published address yet. Rather than a host that looks real (and that someone else could
+own), the base is a name under ``.invalid``, which RFC 6761 (section 6.4) reserves so that it never
+resolves: a reader sees at once that the address is still to be given, and the path and anchor after it
+are those of the site ``make docs`` builds (Sphinx turns the label ``.. _GRAPH-R1:`` into ``#graph-r1``;
+a test checks every link of the page against the labels of spec/graph.rst). Publishing the site means
+changing this one constant; the page says where its links point."""
+
+
+@dataclass(frozen=True)
+class PageHeader:
+    """What the page states at its top: which build checked which model, how, when, against which spec.
+
+    ``commit`` is the version control commit of the build, None when it is not known; ``model_file`` is
+    the model's path inside the bundle (``model/<name>``); ``command_line`` is the ``sonnx-check``
+    command as a sequence of arguments (shown shell-quoted); ``created`` is the recorded creation date
+    (ISO 8601), None when the bundle records none; ``spec_version`` is the version of spec/graph.rst the
+    build implements, None when the build does not know it.
+    """
+
+    version: str
+    commit: str | None
+    model_file: str
+    model_sha256: str
+    command_line: Sequence[str]
+    created: str | None
+    spec_version: str | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "command_line", tuple(self.command_line))
+
+
+def spec_link(rule_id: str) -> str | None:
+    """The URL of ``rule_id``'s section of the published spec, None for a verdict that is no rule of it."""
+    section = spec_sections().get(rule_id)
+    return None if section is None else SPEC_SITE + section
+
+
+def rule_ref(rule_id: str) -> str:
+    """A rule ID as HTML: a link to its section of the spec when it has one, its title shown on hover."""
+    title = titles().get(rule_id)
+    hover = f' title="{escape(title)}"' if title else ""
+    url = spec_link(rule_id)
+    if url is None:
+        return f"<span class='rule'{hover}>{escape(rule_id)}</span>"
+    return f'<a class="rule" href="{escape(url)}"{hover}>{escape(rule_id)}</a>'
+
+
+def _id_pattern(ids: Iterable[str]) -> re.Pattern[str]:
+    # A rule ID only where no letter, digit or hyphen touches it, so that GRAPH-R1 inside GRAPH-R1-OUTPUTS
+    # or GRAPH-R10 is never linked on its own; sorted so that the pattern does not depend on dict order.
+    names = "|".join(re.escape(i) for i in sorted(ids, key=lambda i: (-len(i), i)))
+    return re.compile(rf"(?<![A-Za-z0-9-])({names})(?![A-Za-z0-9-])")
+
+
+RULE_ID_IN_TEXT = _id_pattern(spec_sections())
+
+
+def text_with_links(text: str) -> str:
+    """``text`` escaped, each rule ID in it (a witness naming another rule, a reason) linked to its section."""
+    return RULE_ID_IN_TEXT.sub(lambda m: rule_ref(m.group(1)), escape(text))
+
+
+def header_table(header: PageHeader) -> str:
+    """The facts of :class:`PageHeader` as a two-column table."""
+    commit = escape(header.commit) if header.commit else "not recorded"
+    spec = f"SONNX graph spec {escape(header.spec_version)}" if header.spec_version else "not recorded"
+    rows = [
+        ("tool", f"sonnx {escape(header.version)} (commit {commit})"),
+        ("model", f"<code>{escape(header.model_file)}</code>"),
+        ("model SHA-256", f"<code>{escape(header.model_sha256)}</code>"),
+        ("command line", f"<code>{escape(shlex.join(header.command_line))}</code>"),
+        ("created", escape(header.created) if header.created else "not recorded"),
+        ("specification", spec),
+    ]
+    return "<table class='header'>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
+
+
+LINKS_NOTE = (
+    "<p>Each rule ID links to its section of the specification, page <code>spec.html</code> of sonnx's "
+    f"documentation under <code>{escape(SPEC_SITE)}</code>, an address that resolves nowhere until the site is "
+    "published (<code>make docs</code> builds the same page). EXEC-ORDERS and EXEC-CROSSCHECK-* are tests on the "
+    "samples stated, not rules of the specification, and have no section.</p>"
+)
+"""Where the rule links point, said on the page itself (see :data:`SPEC_SITE`)."""
+
 
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; }
@@ -41,190 +127,12 @@ th { background: #eee; }
 .WARNING { color: #b06000; font-weight: bold; }
 .UNKNOWN { color: #555; font-weight: bold; }
 .TESTED { color: #1f4f8f; font-weight: bold; }
+.AGREE { color: #176117; font-weight: bold; }
+.DIFFER, .KNOWN-DEVIATION { color: #b00000; font-weight: bold; }
+table.header th { width: 9em; }
+.rule { white-space: nowrap; }
 code { font-size: 90%; }
 """
-
-
-def _strings(value: Any) -> Iterable[str]:
-    """Every string inside a JSON-like value (witness data), depth first."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-
-
-def flagged_operations(report: ModelReport) -> dict[str, str]:
-    """Operation labels named by violated verdicts: label -> ``error`` or ``warning`` (error wins)."""
-    out: dict[str, str] = {}
-    for v in report.all_verdicts():
-        if v.status is not Status.VIOLATED or v.witness is None:
-            continue
-        level = "error" if v.severity is Severity.ERROR else "warning"
-        for s in _strings(dict(v.witness.data)):
-            if out.get(s) != "error":
-                out[s] = level
-    return out
-
-
-def layers(graph: Graph) -> list[list[int]]:
-    """Operation indices per layer: depth = 1 + the deepest producer of any input (graph inputs are 0).
-
-    Operations on a cycle (a violating model) have no depth; they go to one
-    extra layer at the bottom, in file order, so the picture still shows them.
-    """
-    ops = graph.operations
-    producer: dict[str, int] = {}
-    for k, op in enumerate(ops):
-        for o in op.output_mapping:
-            if o:
-                producer.setdefault(o, k)
-    preds = [sorted({producer[i] for i in op.input_mapping if i in producer}) for op in ops]
-    depth: dict[int, int] = {}
-    users: dict[int, list[int]] = {}
-    waiting = [len(p) for p in preds]
-    for k, p in enumerate(preds):
-        for q in p:
-            users.setdefault(q, []).append(k)
-    ready = [k for k, w in enumerate(waiting) if w == 0]
-    while ready:
-        k = ready.pop()
-        depth[k] = 1 + max((depth[q] for q in preds[k]), default=0)
-        for u in users.get(k, []):
-            waiting[u] -= 1
-            if waiting[u] == 0:
-                ready.append(u)
-    count = max(depth.values(), default=0)
-    rows: list[list[int]] = [[] for _ in range(count)]
-    for k in range(len(ops)):
-        if k in depth:
-            rows[depth[k] - 1].append(k)
-    stuck = [k for k in range(len(ops)) if k not in depth]
-    if stuck:
-        rows.append(stuck)
-    return rows
-
-
-def _short(text: str, limit: int = 22) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
-
-
-def graph_svg(graph: Graph, flagged: dict[str, str]) -> str:
-    """The main graph as inline SVG (see the module docstring)."""
-    ops = graph.operations
-    rows = layers(graph)
-    inputs = [n for n in graph.inputs if n not in graph.initialized]
-    all_rows: list[list[tuple[str, str]]] = [[("in", n) for n in inputs]]
-    all_rows += [[("op", str(k)) for k in row] for row in rows]
-    all_rows.append([("out", n) for n in graph.outputs])
-    width = max(len(r) for r in all_rows) * (BOX_W + GAP_X) + 2 * MARGIN
-    height = len(all_rows) * (BOX_H + GAP_Y) + 2 * MARGIN
-    pos: dict[tuple[str, str], tuple[float, float]] = {}
-    for row_no, row in enumerate(all_rows):
-        offset = (width - len(row) * (BOX_W + GAP_X)) / 2
-        for col, key in enumerate(row):
-            pos[key] = (offset + col * (BOX_W + GAP_X) + GAP_X / 2, MARGIN + row_no * (BOX_H + GAP_Y))
-    source: dict[str, tuple[str, str]] = {n: ("in", n) for n in inputs}
-    for k, op in enumerate(ops):
-        for o in op.output_mapping:
-            if o:
-                source.setdefault(o, ("op", str(k)))
-    edges: list[str] = []
-
-    def edge(a: tuple[str, str], b: tuple[str, str], label: str) -> None:
-        (x1, y1), (x2, y2) = pos[a], pos[b]
-        edges.append(
-            f'<line x1="{x1 + BOX_W / 2:.1f}" y1="{y1 + BOX_H:.1f}" x2="{x2 + BOX_W / 2:.1f}" y2="{y2:.1f}" '
-            f'stroke="#888" marker-end="url(#arrow)"><title>{escape(label)}</title></line>'
-        )
-
-    for k, op in enumerate(ops):
-        for i in op.input_mapping:
-            if i in source:
-                edge(source[i], ("op", str(k)), i)
-    for n in graph.outputs:
-        if n in source:
-            edge(source[n], ("out", n), n)
-    boxes: list[str] = []
-    for key, (x, y) in pos.items():
-        kind, name = key
-        if kind == "op":
-            op = ops[int(name)]
-            level = flagged.get(op.label)
-            fill = {"error": "#f4b0b0", "warning": "#f8d8a0"}.get(level or "", "#dde8f4")
-            stroke = {"error": "#b00000", "warning": "#b06000"}.get(level or "", "#4a6a8a")
-            text, tip = op.operator, f"{op.label} ({level or 'no violation'})"
-            shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{BOX_W}" height="{BOX_H}" rx="4" fill="{fill}" '
-            shape += f'stroke="{stroke}" stroke-width="{2 if level else 1}"/>'
-        else:
-            text, tip = name, f"graph {'input' if kind == 'in' else 'output'} {name}"
-            shape = (
-                f'<ellipse cx="{x + BOX_W / 2:.1f}" cy="{y + BOX_H / 2:.1f}" rx="{BOX_W / 2}" ry="{BOX_H / 2}" '
-                'fill="#eef6ee" stroke="#5a8a5a"/>'
-            )
-        boxes.append(
-            f"<g><title>{escape(tip)}</title>{shape}"
-            f'<text x="{x + BOX_W / 2:.1f}" y="{y + BOX_H / 2 + 4:.1f}" text-anchor="middle" '
-            f'font-size="11">{escape(_short(text))}</text></g>'
-        )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="graph of the model">'
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" '
-        'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#888"/></marker></defs>'
-        + "".join(edges)
-        + "".join(boxes)
-        + "</svg>"
-    )
-
-
-LOG_LOW, LOG_HIGH = -16, 1
-"""The error axis of the bar charts: 1e-16 to 1e1 (values outside are clamped to the ends)."""
-
-
-def _log_x(value: float, x0: float, span: float) -> float:
-    if value <= 0 or math.isnan(value):
-        return x0
-    exp = min(max(math.log10(value), LOG_LOW), LOG_HIGH) if math.isfinite(value) else LOG_HIGH
-    return x0 + span * (exp - LOG_LOW) / (LOG_HIGH - LOG_LOW)
-
-
-def error_chart(output: str, rows: list[tuple[str, Any]]) -> str:
-    """One output's chart: a bar per oracle (max absolute error, log scale) and its absolute tolerance."""
-    x0, span, row_h = 130.0, 420.0, 26
-    height = 40 + row_h * len(rows)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="760" height="{height}" role="img" '
-        f'aria-label="largest absolute error per oracle for {escape(output)}">'
-    ]
-    for exp in range(LOG_LOW, LOG_HIGH + 1, 4):
-        x = _log_x(10.0**exp, x0, span)
-        parts.append(f'<line x1="{x:.1f}" y1="10" x2="{x:.1f}" y2="{height - 20}" stroke="#ddd"/>')
-        parts.append(f'<text x="{x:.1f}" y="{height - 6}" font-size="10" text-anchor="middle">1e{exp}</text>')
-    for k, (oracle, c) in enumerate(rows):
-        y = 14 + k * row_h
-        parts.append(f'<text x="{x0 - 8}" y="{y + 13}" font-size="11" text-anchor="end">{escape(oracle)}</text>')
-        if c.mismatch is not None or c.max_abs is None:
-            parts.append(f'<text x="{x0}" y="{y + 13}" font-size="11" fill="#b00000">{escape(c.summary())}</text>')
-            continue
-        end = _log_x(c.max_abs, x0, span)
-        color = "#4a9a4a" if c.ok else "#c03030"
-        parts.append(f'<rect x="{x0}" y="{y}" width="{end - x0:.1f}" height="16" fill="{color}"/>')
-        tol_x = _log_x(c.tolerance.atol, x0, span)
-        parts.append(
-            f'<line x1="{tol_x:.1f}" y1="{y - 3}" x2="{tol_x:.1f}" y2="{y + 19}" stroke="#000" '
-            f'stroke-dasharray="3,2"><title>atol {c.tolerance.atol:g}</title></line>'
-        )
-        label = "exact" if c.max_abs == 0 else f"{c.max_abs:.3g}"
-        parts.append(
-            f'<text x="{max(end, x0) + 6 if c.max_abs else x0 + 6:.1f}" y="{y + 13}" font-size="11">'
-            f"{escape(label)} ({c.outside}/{c.elements} outside)</text>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
 
 
 def _table(head: list[str], rows: Iterable[list[str]]) -> str:
@@ -240,9 +148,9 @@ def _status_cell(status: str, severity: str) -> str:
     return f'<span class="{shown}">{escape(shown)}</span>'
 
 
-def render_html(report: ModelReport, options: CheckOptions) -> str:
-    """The whole page."""
-    body: list[str] = [f"<h1>Evidence: {escape(report.path)}</h1>"]
+def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) -> str:
+    """The whole page: the header facts, then the check's results (see the module docstring)."""
+    body: list[str] = [f"<h1>Evidence: {escape(header.model_file)}</h1>", header_table(header)]
     c = report.counts()
     body.append(
         f"<p>Outcome: {_status_cell(report.outcome, '')} (exit code {report.exit_code}): {c['errors']} violated, "
@@ -253,12 +161,21 @@ def render_html(report: ModelReport, options: CheckOptions) -> str:
         "<code>manifest.json</code>; <code>sonnx evidence verify</code> re-checks them.</p>"
     )
     if report.error is not None:
-        body.append(f"<p class='VIOLATED'>The model could not be loaded: {escape(report.error.one_line())}</p>")
-    body.append("<h2>Verdicts</h2>")
+        body.append(
+            f"<p class='VIOLATED'>The model could not be loaded: {text_with_links(report.error.one_line())}</p>"
+        )
+    body.append("<h2>Verdicts</h2>" + LINKS_NOTE)
     rows = []
     for v in report.all_verdicts():
         why = v.witness.summary if v.witness is not None else (v.reason or str(v.details.get("tested", "")))
-        rows.append([escape(v.rule_id), _status_cell(v.status.value, v.severity.value), escape(v.engine), escape(why)])
+        rows.append(
+            [
+                rule_ref(v.rule_id),
+                _status_cell(v.status.value, v.severity.value),
+                escape(v.engine),
+                text_with_links(why),
+            ]
+        )
     body.append(_table(["rule", "status", "engine", "witness / reason"], rows))
     if report.model is not None:
         g = report.model.graph
@@ -288,7 +205,7 @@ def render_html(report: ModelReport, options: CheckOptions) -> str:
                 (
                     [
                         escape(ob.name),
-                        escape(ob.rule_id),
+                        rule_ref(ob.rule_id),
                         escape(ob.logic),
                         escape(ob.mode),
                         escape(ob.holds_when),
@@ -300,7 +217,7 @@ def render_html(report: ModelReport, options: CheckOptions) -> str:
         )
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>sonnx evidence: {escape(report.path)}</title><style>{STYLE}</style></head><body>\n"
+        f"<title>sonnx evidence: {escape(header.model_file)}</title><style>{STYLE}</style></head><body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
@@ -324,8 +241,8 @@ def _crosscheck_section(cc: CrossCheckReport) -> str:
             [
                 escape(r.run.name),
                 escape(r.run.version or "n/a"),
-                escape(r.outcome),
-                "<br>".join(escape(n) for n in notes),
+                _status_cell(r.outcome, ""),
+                "<br>".join(text_with_links(n) for n in notes),
             ]
         )
     parts.append(_table(["oracle", "version", "outcome", "notes"], rows))

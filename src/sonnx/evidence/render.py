@@ -34,7 +34,7 @@ from ..options import CheckOptions
 from ..report import ModelReport, json_report
 from ..smt import Obligation
 from .execution import run_record
-from .html import render_html
+from .html import PageHeader, render_html
 
 SCHEMA = "sonnx-evidence/2"
 MANIFEST = "manifest.json"
@@ -192,9 +192,18 @@ def bundled_options(options: CheckOptions) -> CheckOptions:
 
 
 def generated_files(
-    report: ModelReport, options: CheckOptions, relabel: Relabel, build: Mapping[str, Any], created: str | None
+    report: ModelReport,
+    options: CheckOptions,
+    relabel: Relabel,
+    build: Mapping[str, Any],
+    created: str | None,
+    model_sha256: str,
 ) -> dict[str, bytes]:
-    """Every generated file of the bundle (not the copies, not the manifest), by bundle path."""
+    """Every generated file of the bundle (not the copies, not the manifest), by bundle path.
+
+    ``build`` and ``created`` are the manifest's (the page shows them);
+    ``model_sha256`` is the digest of the bundled model copy.
+    """
     text: dict[str, str] = {"verdicts.json": json_report([report], options.profile, report.exit_code)}
     entries = []
     for name, ob in obligation_files(report.obligations):
@@ -218,7 +227,16 @@ def generated_files(
         }
     )
     text[TRACEABILITY] = dump_json(packaged_traceability())
-    text["report.html"] = render_html(report, options)
+    header = PageHeader(
+        version=str(build.get("sonnx")),
+        commit=build.get("commit"),
+        model_file=model_file(report),
+        model_sha256=model_sha256,
+        command_line=tuple(bundled_options(options).command_line(model_file(report))),
+        created=created,
+        spec_version=spec_version(),
+    )
+    text["report.html"] = render_html(report, options, header)
     return {rel: relabel.apply(content).encode("utf-8") for rel, content in text.items()}
 
 

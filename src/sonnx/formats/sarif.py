@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -42,7 +41,7 @@ from urllib.parse import quote, urlsplit
 
 from ..errors import UsageError
 from ..files import write_atomically
-from ..report import ModelReport, titles
+from ..report import SPEC_PAGES, ModelReport, html_anchor, titles
 from ..rules import RULES, Rule, rules_for
 from ..verdict import Severity, Status, Verdict
 from ..version import __version__
@@ -50,15 +49,7 @@ from ..version import __version__
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
-SPEC_PAGES = {"spec/graph.rst": "spec.html"}
-"""Where the documentation site publishes each spec file (``docs/spec.rst`` includes ``spec/graph.rst``)."""
-
 UNKNOWN_PREFIX = "not established (UNKNOWN): "
-
-
-def html_anchor(label: str) -> str:
-    """The HTML id Sphinx gives the reST label ``label`` (``GRAPH-R1`` -> ``graph-r1``)."""
-    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
 
 
 def check_docs_url(url: str) -> str:
