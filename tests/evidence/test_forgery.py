@@ -149,7 +149,9 @@ def test_edited_tool_versions(violated: Path, tmp_path: Path, field: str) -> Non
     _edit_json(d / "manifest.json", edit)
     rehash_all(d)
     code, out = verify(d)
-    assert code == 2 and f"not re-derived: the recording build differs from this one: {field} '99.0'" in out
+    # exit 2 (a claim not re-derived), or 1 where the page also shows the field (the page then differs)
+    assert code == (1 if field in ("sonnx", "commit") else 2)
+    assert f"not re-derived: the recording build differs from this one: {field} '99.0'" in out
     assert "--trust build" in out and "verified" not in out
 
 

@@ -9,6 +9,7 @@ the page's helper, so a wrong helper cannot agree with itself.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shlex
 from collections import Counter
@@ -22,14 +23,14 @@ import pytest
 from docutils.nodes import make_id
 from onnx import TensorProto, helper
 
-from sonnx.evidence import bundle as bundle_mod
+from sonnx.evidence import render
 from sonnx.evidence.html import SPEC_SITE, PageHeader, render_html, text_with_links
 from sonnx.evidence.pictures import graph_svg
 from sonnx.options import CheckOptions
 from sonnx.pipeline import check_file
 from sonnx.report import ModelReport
 from sonnx.rules import RULES
-from tests.common.bundles import EX, ROOT
+from tests.common.bundles import EX, ROOT, write
 
 SPEC = ROOT / "spec" / "graph.rst"
 LABEL = re.compile(r"^\.\. _([A-Za-z0-9-]+):\s*$", re.M)
@@ -228,13 +229,16 @@ def test_the_page_is_self_contained(full_report: tuple[ModelReport, CheckOptions
 def test_a_written_bundle_states_its_own_model_and_command(tmp_path: Path) -> None:
     model = tmp_path / "cnn.onnx"
     model.write_bytes((EX / "cnn_block.onnx").read_bytes())
-    options = CheckOptions(engine="direct")
-    report = check_file(str(model), options)
-    rows = Page(str(bundle_mod.build_files(report, options)["report.html"])).header
+    assert write(tmp_path / "b", model, "--engine", "direct", "--evidence-timestamp") == 0
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    rows = Page((tmp_path / "b" / "report.html").read_text()).header
     assert rows["model"] == "model/cnn.onnx"
     assert rows["model SHA-256"] == hashlib.sha256(model.read_bytes()).hexdigest()
-    assert rows["command line"] == shlex.join(options.command_line(str(model)))
-    assert rows["specification"] == f"SONNX graph spec {bundle_mod.spec_version()}"
+    assert rows["command line"] == shlex.join(manifest["command_line"])
+    assert manifest["command_line"][-1] == "model/cnn.onnx"
+    assert rows["specification"] == f"SONNX graph spec {render.spec_version()}"
+    assert manifest["created"] and manifest["created"] in rows["created"]
+    assert manifest["build"]["commit"] in rows["tool"] and manifest["build"]["sonnx"] in rows["tool"]
 
 
 class Shapes(HTMLParser):
