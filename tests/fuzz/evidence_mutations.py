@@ -162,6 +162,7 @@ def seeded_order(all_mutations: list[Mutation], seed: int) -> list[Mutation]:
     keys = sorted(groups)
     rng.shuffle(keys)
     for k in keys:
+        groups[k].sort(key=lambda m: m.id)  # the input's order does not matter, only the seed
         rng.shuffle(groups[k])
     out: list[Mutation] = []
     depth = 0
