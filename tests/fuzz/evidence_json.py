@@ -33,11 +33,13 @@ VOCABULARY = {
 }
 """Words whose swap changes a claim in a way a forger wants (a verdict, a solver answer, an outcome)."""
 
-KINDS_OF_NODE = ("json-value", "json-vocab", "json-type")
+KINDS_OF_NODE = ("json-value", "json-huge", "json-vocab", "json-type")
 KINDS_OF_KEY = ("json-delkey", "json-dupkey-first", "json-dupkey-last")
 KINDS_OF_DICT = ("json-addkey",)
 KINDS_OF_ENTRY = ("json-dupentry", "json-fakeentry", "json-delentry", "json-swap")
 UNKNOWN_KEY = "x-forged"
+HUGE = 1_000_000_000
+"""The integer of a ``json-huge`` edit: a count or limit a verifier must bound rather than obey."""
 
 
 def pointer(path: Path_) -> str:
@@ -123,6 +125,8 @@ def node_variants(kind: str, v: Any) -> int:
     """How many mutants of ``kind`` the value ``v`` gives (0: the kind does not apply)."""
     if kind == "json-value":
         return 0 if isinstance(v, dict | list) else 2 if isinstance(v, int | float) and not isinstance(v, bool) else 1
+    if kind == "json-huge":
+        return 1 if isinstance(v, int) and not isinstance(v, bool) and v != HUGE else 0
     if kind == "json-vocab":
         return 1 if isinstance(v, str) and v in VOCABULARY else 0
     return 1
@@ -208,6 +212,8 @@ def apply_edit(text: bytes, kind: str, path: Path_, variant: int) -> tuple[bytes
         return dump(tree), f"entries {where} and the next swapped"
     if kind == "json-value":
         new = same_type_change(old, variant)
+    elif kind == "json-huge":
+        new = HUGE
     elif kind == "json-vocab":
         new = VOCABULARY[old]
     elif kind == "json-type":
