@@ -56,6 +56,8 @@ from tests.fuzz.evidence_worker import forked
 TIME_LIMIT = 120.0
 """Wall-clock seconds one verification (or one genuine rebuild) may take before it counts as a hang."""
 FAILURES = ("survivor", "hang", "crash")
+LISTED = 100
+"""Failures printed at the end; the JSON summary lists every one."""
 
 
 @dataclass
@@ -208,7 +210,8 @@ class Summary:
             "per_bundle": self.outcomes("bundle"),
             "baseline": self.baseline,
             "unusable_clean_bundles": self.unusable(),
-            "failures": self.failures(),
+            "survivors": sum(r["outcome"] == "survivor" for r in self.records),
+        "failures": self.failures(),
             "records": sorted(self.records, key=lambda r: int(r["index"])),
         }
 
@@ -237,8 +240,6 @@ def campaign(seed: int, count: int, jobs: int = 1, bundles: Sequence[str] | None
 
         def take(rec: dict[str, Any]) -> None:
             summary.records.append(rec)
-            if rec["outcome"] in FAILURES:
-                say(f"{rec['outcome']}: {rec['id']}: {rec['description']}: {rec.get('first', '')}")
             if len(summary.records) % every == 0:
                 say(f"{summary.line()} ({time.monotonic() - began:.0f} s)")
 
@@ -285,8 +286,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(head)
     for kind, counts in summary.outcomes("kind").items():
         print(f"  {kind}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
-    for r in summary.failures():
+    failures = summary.failures()
+    for r in failures[:LISTED]:
         print(f"{r['outcome']}: {r['id']}: {r['description']} (exit {r['exit_code']}; {r.get('first', '')})")
+    if len(failures) > LISTED:
+        print(f"... and {len(failures) - LISTED} more failures, every one listed in {args.out}")
     if summary.unusable():
         print(f"clean bundles that do not verify (their mutants were not judged): {', '.join(summary.unusable())}")
     return 1 if summary.failures() or summary.unusable() else 0
