@@ -307,3 +307,16 @@ def test_the_command_line_writes_its_summary_and_fails_on_a_survivor(
     doc = json.loads(out.read_text())
     assert len(doc["failures"]) == 4 - doc["outcomes"].get("noop", 0) > 0
     assert "survivor:" in capsys.readouterr().out
+
+
+def test_only_a_same_type_edit_of_a_trusted_date_is_taken_on_trust(
+    state: None, clean: dict[str, dict[str, bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert json.loads(clean["timestamp"][MANIFEST])["created"]
+    monkeypatch.setattr(ec, "run_verify", _accept)
+    date = Mutation("timestamp", MANIFEST, "json-value", ("created",), 0, SEED)
+    assert ec.examine((0, date))["outcome"] == "trusted"
+    for m in (Mutation("timestamp", MANIFEST, "json-type", ("created",), 0, SEED),
+              Mutation("timestamp", MANIFEST, "json-delkey", ("created",), 0, SEED),
+              Mutation("proved", MANIFEST, "json-huge", ("options", "seed"), 0, SEED)):
+        assert ec.examine((0, m))["outcome"] == "survivor", m.id
