@@ -57,7 +57,7 @@ SPECS: tuple[BundleSpec, ...] = (
     BundleSpec("proved", DENSE),
     BundleSpec("violated", "seed001_example.onnx"),
     BundleSpec("unloadable", "broken.onnx"),
-    BundleSpec("orders", DENSE, ("--orders", "3")),
+    BundleSpec("orders", "parallel.onnx", ("--orders", "3")),
     BundleSpec("crosscheck", DENSE, ("--cross-check", "reference,onnxruntime")),
     BundleSpec("inputs", DENSE, ("--inputs", "entrées.npz", "--orders", "2")),
     BundleSpec("external", "réseau.onnx"),
@@ -86,6 +86,23 @@ def _external_model(folder: Path) -> None:
               size_threshold=0)
 
 
+UNARY = ("Relu", "Neg", "Abs", "Sigmoid", "Tanh", "Exp", "Floor", "Ceil", "Sqrt", "Softsign")
+
+
+def _parallel_model(folder: Path) -> None:
+    """Ten independent operations on one input: millions of valid orders, so the count of --orders matters."""
+    nodes = [helper.make_node(op, ["x"], [f"y{k}"], name=f"n{k}") for k, op in enumerate(UNARY)]
+    graph = helper.make_graph(
+        nodes,
+        "parallel",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info(f"y{k}", TensorProto.FLOAT, [2, 3]) for k in range(len(UNARY))],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(folder / "parallel.onnx"))
+
+
 def prepare_source(spec: BundleSpec, folder: Path) -> Path:
     """Fill ``folder`` with the files ``spec`` checks; returns it."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -93,6 +110,8 @@ def prepare_source(spec: BundleSpec, folder: Path) -> Path:
         (folder / spec.model).write_bytes(b"\x0a\x05not an ONNX model")
     elif spec.model == "réseau.onnx":
         _external_model(folder)
+    elif spec.model == "parallel.onnx":
+        _parallel_model(folder)
     else:
         shutil.copyfile(EXAMPLES / spec.model, folder / spec.model)
     if "--inputs" in spec.args:
