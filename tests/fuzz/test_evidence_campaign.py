@@ -75,7 +75,7 @@ def test_the_forgeries_of_the_issue_are_among_the_mutations(clean: dict[str, dic
         "extra obligation file": ("violated", smt, "extra", "new file"),
         "holds_when flipped": ("violated", "smt/answers.json", "json-vocab", '/holds_when: "sat" -> "unsat"'),
         "look-alike of verdicts.json": ("violated", "verdicts.json", "lookalike-add", "Cyrillic"),
-        "tool version edited": ("violated", MANIFEST, "json-value", "/versions/onnx:"),
+        "tool version edited": ("violated", MANIFEST, "json-value", "/build/dependencies/onnx:"),
         "command line edited": ("violated", MANIFEST, "json-value", "/command_line/"),
         "orders in the billions": ("orders", MANIFEST, "json-huge", "/options/orders: 3 -> 1000000000"),
     }
