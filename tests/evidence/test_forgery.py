@@ -155,6 +155,15 @@ def test_edited_tool_versions(violated: Path, tmp_path: Path, field: str) -> Non
     assert "--trust build" in out and "verified" not in out
 
 
+@pytest.mark.parametrize("value", [0, None, "false"])
+def test_a_build_field_of_another_json_type(violated: Path, tmp_path: Path, value: Any) -> None:
+    d = copy_of(violated, tmp_path)
+    _edit_json(d / "manifest.json", lambda m: m["build"].update(uncommitted_changes=value))  # was a bool
+    rehash_all(d)
+    code, out = verify(d)
+    assert code == 2 and "uncommitted_changes" in out
+
+
 def test_an_edited_command_line(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     _edit_json(d / "manifest.json", lambda m: m["command_line"].extend(["--profile", "sonnx-strict"]))

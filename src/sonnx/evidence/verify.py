@@ -36,6 +36,7 @@ re-derived nor trusted.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -210,7 +211,7 @@ def compare_build(recorded: dict[str, Any], here: dict[str, Any], trust: frozens
     if tuple(old) != tuple(new):
         v.differences.append(f"{MANIFEST}: the 'build' object does not have the fields this sonnx writes")
         return
-    changed = [k for k in new if old[k] != new[k]]
+    changed = [k for k in new if json.dumps(old[k]) != json.dumps(new[k])]  # 0 is not false, 1 is not 1.0
     if changed:
         what = "; ".join(f"{k} {old[k]!r} recorded, {new[k]!r} here" for k in changed)
         v.not_rederived("build", f"the recording build differs from this one: {what}", trust)
