@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .evidence.attestation import ATTESTATION, AttestationError, check_signature, load_verify_key
+from .evidence.bundle import MANIFEST
 from .evidence.safe_files import member_path
 from .evidence.verify import (
     BundleError,
@@ -55,14 +57,30 @@ def replay_check(root: Path, manifest: dict[str, Any], v: Verification, say: Say
     check_crosscheck(root, manifest, entry, report.model, v)
 
 
-def verify_bundle(directory: str, progress: Say | None = None) -> Verification:
-    """Verify the bundle at ``directory`` (see :mod:`sonnx.evidence.verify` for the steps)."""
+def verify_bundle(directory: str, progress: Say | None = None, *, key: str | None = None) -> Verification:
+    """Verify the bundle at ``directory`` (see :mod:`sonnx.evidence.verify` for the steps).
+
+    With ``key`` (an Ed25519 public key file), the bundle's signature must
+    also verify (:func:`~sonnx.evidence.attestation.check_signature`); a key
+    file that cannot be used is refused before the bundle is read.
+    """
     say = progress or (lambda _m: None)
     root = Path(directory)
+    if key is not None:
+        load_verify_key(key)
     manifest = read_manifest(root)
     v = Verification()
     say("re-hashing the bundle's files")
     check_hashes(root, manifest, v)
+    if key is not None:
+        say("checking the bundle's signature")
+        try:
+            keyid = check_signature(root, key)
+            v.notes.append(f"the signature by key {keyid} covers {MANIFEST} (in-toto Statement, DSSE envelope)")
+        except AttestationError as exc:
+            v.differences.append(f"signature: {exc.one_line()}")
+    elif (root / ATTESTATION).exists() or (root / ATTESTATION).is_symlink():
+        v.notes.append(f"the bundle is signed ({ATTESTATION}) but no --key was given, so the signature was not checked")
     if v.differences:
         v.notes.append("stopped after the hash check: no other file was parsed, solved or run")
         return v

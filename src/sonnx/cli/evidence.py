@@ -19,6 +19,12 @@ def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
     sub.required = True
     v = sub.add_parser("verify", help="re-hash, re-solve and re-derive everything an evidence bundle records")
     v.add_argument("bundle", metavar="DIR", help="the bundle directory")
+    v.add_argument(
+        "--key",
+        metavar="PUB",
+        help="also check the bundle's signature (attestation.intoto.jsonl) with this Ed25519 public key (PEM); "
+        "a bundle that is not signed by it does not verify",
+    )
     v.set_defaults(prog="sonnx evidence verify")
     add_json(p=v, what="what was verified, or the differences,")
     add_progress(v)
@@ -26,7 +32,7 @@ def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_evidence(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Run ``sonnx evidence verify``; print what was verified or the differences."""
-    result = verify_bundle(args.bundle, progress_for(args, prog, stderr))
+    result = verify_bundle(args.bundle, progress_for(args, prog, stderr), key=args.key)
     if args.json:
         write_json(stdout, result.to_json())
     else:

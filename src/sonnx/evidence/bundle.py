@@ -45,6 +45,7 @@ from ..options import CheckOptions
 from ..report import ModelReport, json_report
 from ..smt import Obligation
 from ..version import __version__
+from .attestation import sign_bundle
 from .execution import run_record
 from .html import render_html
 
@@ -246,6 +247,8 @@ def write_bundle(directory: str, report: ModelReport, options: CheckOptions) -> 
         raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
     try:
         _write_into(tmp, report, options)
+        if options.sign:
+            sign_bundle(tmp, options.sign)
         os.chmod(tmp, 0o755)
         if dest.exists():
             dest.rmdir()  # empty, checked above

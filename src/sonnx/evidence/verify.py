@@ -54,6 +54,7 @@ from ..ops.values import value_digest
 from ..report import ModelReport
 from ..smt.smtlib import cvc5_answers, expected_answer
 from ..smt.solver import SolverSettings, make_solver
+from .attestation import ATTESTATION
 from .bundle import MANIFEST, SCHEMA, SMT_DIR, obligation_files
 from .execution import compare_runs, run_record
 from .safe_files import (
@@ -172,7 +173,7 @@ def check_hashes(root: Path, manifest: dict[str, Any], v: Verification) -> None:
             present.add(rel)
         elif kind != "dir":
             v.differences.append(f"{rel}: a {'symbolic link' if kind == 'link' else 'special file'} in the bundle")
-    for rel in sorted(present - set(files) - {MANIFEST}):
+    for rel in sorted(present - set(files) - {MANIFEST, ATTESTATION}):
         v.differences.append(f"{rel}: in the bundle but not listed in the manifest")
     model = manifest["model"]
     if files.get(model.get("file")) != model.get("sha256"):
