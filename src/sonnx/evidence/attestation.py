@@ -187,11 +187,21 @@ def _pem_label(data: bytes, key_file: str, what: str) -> str:
 
 
 def _not_ed25519(key: Any) -> str:
-    name = type(key).__name__.removeprefix("_")
-    for prefix in ("RSA", "EllipticCurve", "DSA", "Ed448", "X25519", "X448"):
-        if name.startswith(prefix):
-            return {"EllipticCurve": "an ECDSA", "RSA": "an RSA", "Ed448": "an Ed448"}.get(prefix, f"a {prefix}")
-    return f"a {name}"
+    """What kind of key ``key`` is, for the message that refuses it."""
+    from cryptography.hazmat.primitives.asymmetric import dsa, ec, ed448, rsa, x448, x25519
+
+    kinds: list[tuple[tuple[type, ...], str]] = [
+        ((rsa.RSAPrivateKey, rsa.RSAPublicKey), "an RSA"),
+        ((ec.EllipticCurvePrivateKey, ec.EllipticCurvePublicKey), "an ECDSA"),
+        ((dsa.DSAPrivateKey, dsa.DSAPublicKey), "a DSA"),
+        ((ed448.Ed448PrivateKey, ed448.Ed448PublicKey), "an Ed448"),
+        ((x25519.X25519PrivateKey, x25519.X25519PublicKey), "an X25519"),
+        ((x448.X448PrivateKey, x448.X448PublicKey), "an X448"),
+    ]
+    for types, name in kinds:
+        if isinstance(key, types):
+            return name
+    return "another kind of"
 
 
 def load_signing_key(key_file: str) -> Ed25519PrivateKey:
