@@ -19,6 +19,7 @@ from sonnx.cli import check_main, main
 from sonnx.errors import UsageError
 from sonnx.evidence import attestation as att
 from sonnx.evidence import bundle as bundle_mod
+from sonnx.evidence import signing_keys
 from sonnx.options import CheckOptions
 from tests.common.bundles import EX, write
 from tests.common.cli import ROOT, call, one_line
@@ -102,7 +103,7 @@ def _two_keys(d: Path, k: ed25519.Ed25519PrivateKey) -> Path:
 
 def _huge(d: Path, k: ed25519.Ed25519PrivateKey) -> Path:
     p = d / "huge.pem"
-    p.write_bytes(k.private_bytes(PEM, PKCS8, serialization.NoEncryption()) + b"#" * (att.MAX_KEY_BYTES + 1))
+    p.write_bytes(k.private_bytes(PEM, PKCS8, serialization.NoEncryption()) + b"#" * (signing_keys.MAX_KEY_BYTES + 1))
     return p
 
 
