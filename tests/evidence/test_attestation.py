@@ -393,3 +393,10 @@ def test_the_right_statement_re_signed_by_the_test_verifies(signed: Path, keys: 
     root = hashlib.sha256((d / "manifest.json").read_bytes()).hexdigest()
     put(d, signed_envelope(keys.signer, att.statement_bytes(root)))
     assert verify_key(d, keys.public)[0] == 0
+
+
+def test_a_hostile_value_is_quoted_and_cut_in_the_message(signed: Path, keys: Keys, tmp_path: Path) -> None:
+    d = copy_of(signed, tmp_path)
+    put(d, {**envelope(d), "payloadType": "\x1b[2J\nverified: all" + "A" * 20_000})
+    code, out = verify_key(d, keys.public)
+    assert code == 1 and "\x1b" not in out and "\nverified" not in out and len(out) < 2_000, out

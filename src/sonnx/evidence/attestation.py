@@ -134,11 +134,17 @@ def sign_bundle(bundle_dir: Path, key_file: str) -> str:
     return keyid
 
 
+def _show(value: Any) -> str:
+    """A value read from the attestation, for a message: quoted, escaped, at most 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     keys = [k for k, _v in pairs]
     for k in keys:
         if keys.count(k) > 1:
-            raise ValueError(f"the key {k!r} appears {keys.count(k)} times")
+            raise ValueError(f"the key {_show(k)} appears {keys.count(k)} times")
     return dict(pairs)
 
 
@@ -159,7 +165,7 @@ def _exact_keys(obj: Any, keys: tuple[str, ...], what: str) -> dict[str, Any]:
         raise AttestationError(f"{what}: not a JSON object")
     extra = sorted(set(obj) - set(keys))
     if extra:
-        raise AttestationError(f"{what}: unknown field {extra[0]!r}")
+        raise AttestationError(f"{what}: unknown field {_show(extra[0])}")
     missing = [k for k in keys if k not in obj]
     if missing:
         raise AttestationError(f"{what}: no {missing[0]!r} field")
@@ -190,7 +196,7 @@ def read_envelope(line: bytes) -> tuple[bytes, str, bytes]:
         raise AttestationError(f"{where}: not one line with a final newline (one DSSE envelope)")
     env = _exact_keys(_strict_json(line, where), ("payloadType", "payload", "signatures"), f"{where}: envelope")
     if env["payloadType"] != PAYLOAD_TYPE:
-        raise AttestationError(f"{where}: payloadType {env['payloadType']!r}, not {PAYLOAD_TYPE!r}")
+        raise AttestationError(f"{where}: payloadType {_show(env['payloadType'])}, not {PAYLOAD_TYPE!r}")
     sigs = env["signatures"]
     if not isinstance(sigs, list) or len(sigs) != 1:
         count = len(sigs) if isinstance(sigs, list) else "no list of"
@@ -206,9 +212,9 @@ def _check_statement(body: bytes, root: str) -> None:
     where = f"{ATTESTATION}: statement"
     st = _exact_keys(_strict_json(body, where), ("_type", "subject", "predicateType", "predicate"), where)
     if st["_type"] != STATEMENT_TYPE:
-        raise AttestationError(f"{where}: _type {st['_type']!r}, not {STATEMENT_TYPE!r}")
+        raise AttestationError(f"{where}: _type {_show(st['_type'])}, not {STATEMENT_TYPE!r}")
     if st["predicateType"] != PREDICATE_TYPE:
-        raise AttestationError(f"{where}: predicateType {st['predicateType']!r}, not {PREDICATE_TYPE!r}")
+        raise AttestationError(f"{where}: predicateType {_show(st['predicateType'])}, not {PREDICATE_TYPE!r}")
     if st["predicate"] != {"schema": BUNDLE_SCHEMA}:
         raise AttestationError(f"{where}: the predicate is not {{'schema': {BUNDLE_SCHEMA!r}}}")
     subjects = st["subject"]
@@ -216,7 +222,7 @@ def _check_statement(body: bytes, root: str) -> None:
         raise AttestationError(f"{where}: the subject is not one resource")
     subject = _exact_keys(subjects[0], ("name", "digest"), f"{where}: subject")
     if subject["name"] != SUBJECT:
-        raise AttestationError(f"{where}: the subject is {subject['name']!r}, not {SUBJECT!r}")
+        raise AttestationError(f"{where}: the subject is {_show(subject['name'])}, not {SUBJECT!r}")
     digest = _exact_keys(subject["digest"], ("sha256",), f"{where}: subject digest")["sha256"]
     if not isinstance(digest, str) or _HEX64.fullmatch(digest) is None:
         raise AttestationError(f"{where}: the subject's sha256 is not 64 lowercase hex digits")
@@ -247,7 +253,7 @@ def check_signature(bundle_dir: Path, key_file: str) -> str:
     body, keyid, sig = read_envelope(line)
     mine = key_id(public)
     if keyid != mine:
-        raise AttestationError(f"{ATTESTATION}: signed by key {keyid[:80]!r}, not by the key {key_file} ({mine})")
+        raise AttestationError(f"{ATTESTATION}: signed by key {_show(keyid)}, not by the key {key_file} ({mine})")
     try:
         public.verify(sig, pae(PAYLOAD_TYPE, body))
     except InvalidSignature:
