@@ -71,7 +71,9 @@ class CheckOptions:
     ``orders`` adds that many seeded random schedules, ``oracles`` the
     cross-checks with those runtimes under ``tolerance``; both run on the
     values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.
-    ``evidence`` names the directory of the evidence bundle.
+    ``evidence`` names the directory of the evidence bundle, ``sign`` the
+    Ed25519 private key that signs it (a path, not part of what the bundle
+    records: it decides who vouches for the check, not what the check does).
     ``required_metadata`` lists the ``metadata_props`` keys STRICT-METADATA
     requires (None: its default list; strict profile only). ``jobs`` is the
     number of processes that solve the SMT obligations (None: every core this
@@ -91,6 +93,7 @@ class CheckOptions:
     tolerance: Tolerance = field(default_factory=Tolerance)
     evidence: str | None = None
     evidence_timestamp: bool = False
+    sign: str | None = None
     required_metadata: tuple[str, ...] | None = None
     jobs: int | None = None
 
@@ -131,6 +134,11 @@ class CheckOptions:
             raise UsageError("--atol, --rtol and --ulp apply to --cross-check")
         if self.evidence_timestamp and self.evidence is None:
             raise UsageError("--evidence-timestamp applies to --evidence")
+        if self.sign is not None:
+            if self.evidence is None:
+                raise UsageError("--sign applies to --evidence")
+            if not isinstance(self.sign, str) or not self.sign:
+                raise UsageError(f"--sign {self.sign!r}: expected the path of an Ed25519 private key file")
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
 

@@ -31,6 +31,7 @@ from .agreement import combine, smt_only
 from .differential.run import CrossCheckReport, OracleResult, cross_check
 from .differential.verdicts import crosscheck_verdicts
 from .errors import SonnxError, UsageError
+from .evidence.attestation import load_signing_key
 from .evidence.bundle import check_destination, write_bundle
 from .inputs import load_inputs
 from .loader import load_model
@@ -279,6 +280,8 @@ def check_models(
         if len(paths) != 1:
             raise UsageError("--evidence writes the bundle of one model; give exactly one MODEL")
         check_destination(opts.evidence)
+        if opts.sign is not None:
+            load_signing_key(opts.sign)  # a key that cannot sign is refused before the check runs
     stems = export_stems(paths)
     check = check_file if opts.evidence is None else check_with_evidence
     reports = tuple(

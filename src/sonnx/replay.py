@@ -23,6 +23,7 @@ from .differential.oracles import oracle_available
 from .differential.recorded import RecordedResultError, oracle_result
 from .differential.run import OracleResult
 from .errors import UsageError
+from .evidence.attestation import ATTESTATION, AttestationError, check_signature, load_verify_key
 from .evidence.bundle import sha256_file
 from .evidence.render import (
     INPUTS_DIR,
@@ -131,23 +132,43 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
         resolve_obligations(work, obligation_paths(rendered), v)
 
 
+def _signature(root: Path, raw: bytes, key: str | None, v: Verification, say: Say) -> None:
+    """With a key, the signature must cover the manifest read; without, a signed bundle is noted as unchecked."""
+    if key is not None:
+        say("checking the bundle's signature")
+        try:
+            keyid = check_signature(root, key, raw)
+            v.notes.append(f"the signature by key {keyid} covers {MANIFEST} (in-toto Statement, DSSE envelope)")
+        except AttestationError as exc:
+            v.differences.append(f"signature: {exc.one_line()}")
+    elif (root / ATTESTATION).exists() or (root / ATTESTATION).is_symlink():
+        v.notes.append(f"the bundle is signed ({ATTESTATION}) but no --key was given: the signature was not checked")
+
+
 def verify_bundle(
     directory: str,
     progress: Say | None = None,
     *,
     trust: Iterable[str] = (),
+    key: str | None = None,
 ) -> Verification:
     """Verify the bundle at ``directory`` (see :mod:`sonnx.evidence.verify` for the steps).
 
     ``trust`` names the kinds of claim taken on trust when they cannot be
-    re-derived here (:data:`~sonnx.evidence.verify.TRUST`).
+    re-derived here (:data:`~sonnx.evidence.verify.TRUST`); ``key`` an
+    Ed25519 public key file that must have signed the manifest
+    (:func:`~sonnx.evidence.attestation.check_signature`; a key file that
+    cannot be used is refused before the bundle is read).
     """
     start = time.perf_counter()
     say = progress or (lambda _m: None)
     trusted = trust_set(trust)
+    if key is not None:
+        load_verify_key(key)
     root = Path(directory)
     manifest, raw = read_manifest(root)
     v = Verification()
+    _signature(root, raw, key, v, say)
     with tempfile.TemporaryDirectory(prefix="sonnx-verify-") as tmp:
         work = Path(tmp)
         say("copying and re-hashing the bundle's files")

@@ -116,6 +116,12 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
     p.add_argument(
         "--evidence-timestamp", action="store_true", help="record the creation time in the bundle's manifest"
     )
+    p.add_argument(
+        "--sign",
+        metavar="KEY",
+        help="sign the evidence bundle with this Ed25519 private key (unencrypted PKCS#8 PEM): an in-toto "
+        "Statement about its manifest in a DSSE envelope, attestation.intoto.jsonl (needs the sign extra)",
+    )
 
 
 def options_from(args: argparse.Namespace) -> CheckOptions:
@@ -136,6 +142,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         tolerance=tolerance_from(args),
         evidence=args.evidence,
         evidence_timestamp=args.evidence_timestamp,
+        sign=args.sign,
         jobs=getattr(args, "jobs", None),  # sonnx batch's --jobs sizes its pool of models instead
     )
 

@@ -29,6 +29,12 @@ def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
         "build (the bundle was made by another build or platform), date (the creation date), crosscheck "
         "(figures of a runtime not installed here); each is listed as taken on trust, never as confirmed",
     )
+    v.add_argument(
+        "--key",
+        metavar="PUB",
+        help="also check the bundle's signature (attestation.intoto.jsonl) with this Ed25519 public key (PEM); "
+        "a bundle that is not signed by it does not verify",
+    )
     v.set_defaults(prog="sonnx evidence verify")
     add_json(p=v, what="what was verified, or the differences,")
     add_progress(v)
@@ -37,7 +43,8 @@ def add_evidence_arguments(p: argparse.ArgumentParser) -> None:
 def run_evidence(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Run ``sonnx evidence verify``; print what was verified or the differences."""
     kinds = [k.strip() for k in args.trust.split(",") if k.strip()]
-    result = verify_bundle(args.bundle, progress_for(args, prog, stderr), trust=trust_set(kinds))
+    say = progress_for(args, prog, stderr)
+    result = verify_bundle(args.bundle, say, trust=trust_set(kinds), key=args.key)
     if args.json:
         write_json(stdout, result.to_json())
     else:

@@ -35,6 +35,7 @@ from ..build_info import build_identity
 from ..errors import SonnxError, UsageError
 from ..options import CheckOptions
 from ..report import ModelReport
+from .attestation import sign_bundle
 from .render import MANIFEST, bundle_paths, generated_files, manifest_bytes, model_file, subject_files
 
 
@@ -84,6 +85,8 @@ def write_bundle(directory: str, report: ModelReport, options: CheckOptions) -> 
         raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
     try:
         _write_into(tmp, report, options)
+        if options.sign:
+            sign_bundle(tmp, options.sign)
         os.chmod(tmp, 0o755)
         if dest.exists():
             dest.rmdir()  # empty, checked above

@@ -13,7 +13,7 @@ Steps, each listing every difference it finds:
 1. **Manifest.** Exactly the keys the writer writes, in its order; the
    options bounded as on the command line (:meth:`CheckOptions.from_recorded`).
 2. **Hashes.** Every listed file is copied and re-hashed; a file the manifest
-   does not list (other than a signature, :data:`ATTESTATION`), a symbolic
+   does not list (other than the signature, ``attestation.intoto.jsonl``), a symbolic
    link or a special file is a difference. **When any hash differs,
    verification stops here**: nothing else is parsed, solved or run.
 3. **What cannot be re-derived** is named: the recording build when it is not
@@ -48,6 +48,7 @@ import z3
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, InputError
 from ..smt.smtlib import cvc5_answers, expected_answer
 from ..smt.solver import SolverSettings, make_solver
+from .attestation import ATTESTATION
 from .render import MANIFEST, SCHEMA, SMT_DIR
 from .safe_files import (
     MAX_JSON_BYTES,
@@ -63,8 +64,6 @@ from .smt_scripts import ScriptError, rebuild
 MAX_LISTED = 20
 TRUST = ("build", "date", "crosscheck")
 """The kinds of claim a reviewer may take on trust (``--trust``): none is ever re-derived."""
-ATTESTATION = "attestation.intoto.jsonl"
-"""The one file a bundle may hold that its manifest does not list: the signature of the manifest."""
 MANIFEST_KEYS = (
     "schema", "created", "build", "command_line", "options", "z3", "spec_version", "model", "result", "files"
 )

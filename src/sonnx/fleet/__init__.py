@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ..errors import EXIT_OK, UsageError
+from ..evidence.attestation import load_signing_key
 from ..options import CheckOptions
 from ..pipeline import export_stems
 from ..report import ModelReport
@@ -124,6 +125,14 @@ def run_batch(
             raise UsageError("--workers sizes the embedded cluster; the cluster at --scheduler has its own workers")
         if executor == "pool":
             raise UsageError("--scheduler sends the work to a Dask cluster; it does not apply with --executor pool")
+        if opts.sign is not None:
+            raise UsageError(
+                "--sign: the private key is read where each bundle is written, which with --scheduler is a "
+                "cluster worker; run the batch without --scheduler to sign its bundles"
+            )
+    if opts.sign is not None:
+        load_signing_key(opts.sign)  # a key that cannot sign is refused before any model is checked
+        opts = replace(opts, sign=os.path.abspath(opts.sign))  # the workers may not share this directory
     n = workers if workers is not None else (os.cpu_count() or 1)
     notes: list[str] = []
     kind: Executor
