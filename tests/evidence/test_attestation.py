@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from sonnx.cli import main
 from sonnx.evidence import attestation as att
-from sonnx.evidence import bundle as bundle_mod
+from sonnx.evidence import render as bundle_mod
 from tests.common.bundles import EX, copy_of, files_of, verify, write
 from tests.common.cli import call
 
@@ -177,7 +177,7 @@ def test_the_attestation_file(signed: Path, keys: Keys) -> None:
         "_type": "https://in-toto.io/Statement/v1",
         "subject": [{"name": "manifest.json", "digest": {"sha256": root}}],
         "predicateType": "urn:sonnx:evidence-bundle:v1",
-        "predicate": {"schema": "sonnx-evidence/1"},
+        "predicate": {"schema": "sonnx-evidence/2"},
     }
     assert att.root_digest((signed / "manifest.json").read_bytes()) == root
     manifest = json.loads((signed / "manifest.json").read_text())
@@ -295,7 +295,7 @@ FORGERIES: dict[str, tuple[Callable[[Path, Keys], None], str]] = {
     "unknown envelope key": (_unknown_envelope_key, "unknown field 'note'"),
     "unknown signature key": (_unknown_signature_key, "unknown field 'cert'"),
     "payloadType": (_wrong_payload_type, "payloadType 'application/json'"),
-    "duplicate key": (_duplicate_envelope_key, "appears 2 times"),
+    "duplicate key": (_duplicate_envelope_key, "appears twice"),
     "two envelopes": (_two_lines, "not one line"),
     "keyid": (_keyid_changed, "signed by key '0000"),
     "another key": (_resigned_by_another_key, "not by the key"),

@@ -188,7 +188,9 @@ def obligation_entry(file: str, ob: Obligation) -> dict[str, Any]:
 def bundled_options(options: CheckOptions) -> CheckOptions:
     """The options as the bundle states them: the inputs file by its place in the bundle, no destination."""
     inputs = None if options.inputs is None else f"{INPUTS_DIR}/{Path(options.inputs).name}"
-    return replace(options, inputs=inputs, evidence=None, evidence_timestamp=False, smt_dir=None, jobs=None)
+    return replace(
+        options, inputs=inputs, evidence=None, evidence_timestamp=False, sign=None, smt_dir=None, jobs=None
+    )
 
 
 def generated_files(
