@@ -113,7 +113,7 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
         v.differences.append(f"{MANIFEST}: the model must be a file of the folder model/")
         return
     say("rendering the bundle again")
-    relabel = bundle_paths(str(model_path), inputs)
+    relabel = bundle_paths(copies)
     model_sha256 = sha256_file(model_path)
     rendered = generated_files(report, options, relabel, manifest["build"], created, model_sha256)
     listed = set(manifest["files"])

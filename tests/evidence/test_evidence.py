@@ -352,3 +352,14 @@ def test_large_graphs_are_not_drawn(tmp_path: Path) -> None:
     assert write(d, tmp_path / "chain.onnx", "--engine", "direct") == 0
     html = (d / "report.html").read_text()
     assert "<svg" not in html and "301 operations, more than the 300" in html
+
+
+def test_paths_are_relabelled_only_where_a_path_starts() -> None:
+    relabel = render.bundle_paths({"model/m.onnx": "/data/m/m.onnx", "inputs/x.npz": "/tmp/x.npz"})
+    text = '"/data/m/m.onnx: bad" in graph main/data/m/loop; /data/m/w.bin; "/tmp/x.npz"; a&quot;/data/m/q'
+    assert relabel.apply(text) == (
+        '"model/m.onnx: bad" in graph main/data/m/loop; model/w.bin; "inputs/x.npz"; a&quot;model/q'
+    )
+    # a model at the root of the file system: only the copied files themselves are renamed, never "/" alone
+    root = render.bundle_paths({"model/m.onnx": "/m.onnx"})
+    assert root.apply("/m.onnx: x N/A / y") == "model/m.onnx: x N/A / y"

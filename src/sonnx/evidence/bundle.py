@@ -115,7 +115,7 @@ def _write_into(root: Path, report: ModelReport, options: CheckOptions) -> None:
         sizes[rel] = target.stat().st_size
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if options.evidence_timestamp else None
     build = build_identity()
-    relabel = bundle_paths(report.path, options.inputs)
+    relabel = bundle_paths(copies)
     model_sha256 = hashes[model_file(report)]
     for rel, data in generated_files(report, options, relabel, build, created, model_sha256).items():
         target = root / rel

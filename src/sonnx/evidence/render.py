@@ -11,9 +11,9 @@ manifest states them, and compared with the replaying build by the verifier).
 in error messages. A bundle names it by its place in the bundle
 (``model/<file>``, ``inputs/<file>``), so that the same check run from a copy
 of the bundle renders the same bytes: :class:`Relabel` replaces the absolute
-folder of the checked model and the absolute path of the inputs file with
-those bundle paths in every generated text file. The check must therefore be
-run on absolute paths (:func:`bundle_paths`).
+path of every copied file (the model, its external data, the inputs file)
+and the model's folder with those bundle paths in every generated text file.
+The check must therefore be run on absolute paths (:func:`bundle_paths`).
 """
 
 from __future__ import annotations
@@ -78,9 +78,11 @@ def spec_version() -> str | None:
 class Relabel:
     """Replace absolute paths by bundle paths in generated text (see the module text).
 
-    ``pairs`` maps each absolute path (a folder ending in ``/``, the folder
-    itself, or a file) to its bundle path; the longest match wins, and each
-    path is also replaced in its JSON-escaped and HTML-escaped spellings.
+    ``pairs`` maps each absolute path (a file, or a folder ending in ``/``) to
+    its bundle path. A path is replaced only where it starts (not after a
+    letter, a digit or a path character, so ``/a/`` inside ``main/a/loop``
+    stays), the longest match first, and also in its JSON-escaped and
+    HTML-escaped spellings.
     """
 
     pairs: tuple[tuple[str, str], ...]
@@ -92,16 +94,19 @@ class Relabel:
                 table.setdefault(enc(old), enc(new))
         if not table:
             return text
-        pattern = re.compile("|".join(re.escape(k) for k in sorted(table, key=len, reverse=True)))
+        alternatives = "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+        pattern = re.compile(rf"(?<![\w.~/\\-])(?:{alternatives})")
         return pattern.sub(lambda m: table[m.group()], text)
 
 
-def bundle_paths(model_path: str, inputs_path: str | None) -> Relabel:
-    """The relabelling of a check of the absolute ``model_path`` (and ``inputs_path``) into bundle paths."""
-    folder = os.path.dirname(model_path)
-    pairs = [(folder + os.sep, f"{MODEL_DIR}/"), (folder, MODEL_DIR)]
-    if inputs_path is not None:
-        pairs.insert(0, (inputs_path, f"{INPUTS_DIR}/{Path(inputs_path).name}"))
+def bundle_paths(subjects: Mapping[str, str]) -> Relabel:
+    """The relabelling of a check into bundle paths: ``subjects`` maps each copied file's bundle path to the
+    absolute path the check read it from (:func:`subject_files`); the model's folder is relabelled too."""
+    pairs = [(os.path.abspath(src), rel) for rel, src in subjects.items()]
+    model_src = next(src for rel, src in subjects.items() if rel.startswith(f"{MODEL_DIR}/"))
+    folder = os.path.dirname(os.path.abspath(model_src))
+    if folder != os.sep:
+        pairs.append((folder + os.sep, f"{MODEL_DIR}/"))
     return Relabel(tuple(pairs))
 
 
