@@ -117,14 +117,14 @@ BAD_PRIVATE: dict[str, tuple[Callable[[Path, ed25519.Ed25519PrivateKey], Path], 
     "encrypted": (_encrypted, "the private key is encrypted"),
     "RSA": (_rsa, "an RSA key; sonnx signs with Ed25519 keys only"),
     "ECDSA": (_ecdsa, "an ECDSA key"),
-    "missing": (_missing, "no such key file"),
+    "missing": (_missing, "no such file"),
     "not PEM": (_not_pem, "not a PEM key file"),
     "DER": (_raw_der, "not a PEM key file"),
     "public key": (_public_instead, "a public key; signing needs the private key"),
     "OpenSSH": (_openssh, "'OPENSSH PRIVATE KEY', not an Ed25519 PKCS#8"),
     "garbled": (_garbled, "not a readable private key"),
     "two keys": (_two_keys, "holds 2 PEM blocks"),
-    "oversized": (_huge, "more than the 16384 a key file may have"),
+    "oversized": (_huge, "more than the 16384 such a file may have"),
     "directory": (_directory, "not a regular file"),
 }
 
@@ -163,7 +163,7 @@ def _public_of(private: Path, d: Path) -> Path:
 BAD_PUBLIC: dict[str, tuple[Callable[[Path, ed25519.Ed25519PrivateKey], Path], str]] = {
     "private key": (_private, "a private key; verifying needs"),
     "RSA": (lambda d, k: _public_of(_rsa(d, k), d), "an RSA key; sonnx verifies Ed25519 keys only"),
-    "missing": (_missing, "no such key file"),
+    "missing": (_missing, "no such file"),
     "not PEM": (_not_pem, "not a PEM key file"),
 }
 

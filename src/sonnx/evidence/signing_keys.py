@@ -18,12 +18,11 @@ install it. The rest of sonnx never needs it.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import stat
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
+from ..files import read_input_file
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -53,29 +52,10 @@ def require_cryptography() -> None:
 
 def _read_key_file(key_file: str, what: str) -> bytes:
     """The bytes of a key file: a regular file of at most :data:`MAX_KEY_BYTES`, read without blocking."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(key_file, flags)
-    except FileNotFoundError:
-        raise AttestationError(f"{what} {key_file}: no such key file") from None
-    except OSError as exc:
-        raise AttestationError(f"{what} {key_file}: cannot be read ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise AttestationError(f"{what} {key_file}: not a regular file")
-        if info.st_size > MAX_KEY_BYTES:
-            raise AttestationError(
-                f"{what} {key_file}: {info.st_size} bytes, more than the {MAX_KEY_BYTES} a key file may have"
-            )
-        data = os.read(fd, MAX_KEY_BYTES + 1)
-    except OSError as exc:
-        raise AttestationError(f"{what} {key_file}: cannot be read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_KEY_BYTES:
-        raise AttestationError(f"{what} {key_file}: more than the {MAX_KEY_BYTES} bytes a key file may have")
-    return data
+        return read_input_file(key_file, MAX_KEY_BYTES)
+    except InputError as exc:
+        raise AttestationError(f"{what} {exc.one_line()}") from None
 
 
 def _pem_label(data: bytes, key_file: str, what: str) -> str:
