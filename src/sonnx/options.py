@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
+from urllib.parse import urlsplit
 
 from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES
@@ -52,6 +53,16 @@ def operator_pair(item: str) -> tuple[str, str]:
     return ("" if domain in ("", "ai.onnx") else domain), name
 
 
+def check_docs_url(url: str) -> str:
+    """``url`` if it is an absolute http(s) or file URL (the base of the documentation site), else a UsageError."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.netloc):
+        raise UsageError(f"--docs-url {url!r}: expected an absolute http(s):// or file:// URL of the docs site")
+    if parts.query or parts.fragment:
+        raise UsageError(f"--docs-url {url!r}: the base URL may have no query or fragment")
+    return url
+
+
 def _strings_or_none(value: Any) -> bool:
     return value is None or (isinstance(value, list) and all(isinstance(x, str) for x in value))
 
@@ -73,7 +84,9 @@ class CheckOptions:
     values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.
     ``evidence`` names the directory of the evidence bundle, ``sign`` the
     Ed25519 private key that signs it (a path, not part of what the bundle
-    records: it decides who vouches for the check, not what the check does).
+    records: it decides who vouches for the check, not what the check does);
+    ``docs_url`` is the base URL of the documentation site that the bundle's
+    page links each rule ID to (recorded in the manifest; None: no links).
     ``required_metadata`` lists the ``metadata_props`` keys STRICT-METADATA
     requires (None: its default list; strict profile only). ``jobs`` is the
     number of processes that solve the SMT obligations (None: every core this
@@ -94,6 +107,7 @@ class CheckOptions:
     evidence: str | None = None
     evidence_timestamp: bool = False
     sign: str | None = None
+    docs_url: str | None = None
     required_metadata: tuple[str, ...] | None = None
     jobs: int | None = None
 
@@ -139,6 +153,10 @@ class CheckOptions:
                 raise UsageError("--sign applies to --evidence")
             if not isinstance(self.sign, str) or not self.sign:
                 raise UsageError(f"--sign {self.sign!r}: expected the path of an Ed25519 private key file")
+        if self.docs_url is not None:
+            if self.evidence is None:
+                raise UsageError("--docs-url applies to SARIF output and to --evidence")
+            check_docs_url(self.docs_url)
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
 

@@ -115,7 +115,8 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
     say("rendering the bundle again")
     relabel = bundle_paths(copies)
     model_sha256 = sha256_file(model_path)
-    rendered = generated_files(report, options, relabel, manifest["build"], created, model_sha256)
+    docs_url = manifest["docs_url"]
+    rendered = generated_files(report, options, relabel, manifest["build"], created, model_sha256, docs_url)
     listed = set(manifest["files"])
     compare_rendered(work, rendered, set(copies), listed, v)
     hashes = {rel: sha256_file(work / rel) for rel in copies if rel in listed}
@@ -124,7 +125,7 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
         hashes[rel] = hashlib.sha256(data).hexdigest()
         sizes[rel] = len(data)
     if set(copies) <= set(hashes):
-        fresh = manifest_bytes(report, options, hashes, sizes, manifest["build"], created)
+        fresh = manifest_bytes(report, options, hashes, sizes, manifest["build"], created, docs_url)
         if fresh != raw:
             v.differences.append(f"{MANIFEST}: differs from the manifest the re-run check renders")
     if not v.differences:

@@ -24,13 +24,13 @@ from docutils.nodes import make_id
 from onnx import TensorProto, helper
 
 from sonnx.evidence import render
-from sonnx.evidence.html import SPEC_SITE, PageHeader, render_html, text_with_links
+from sonnx.evidence.html import PageHeader, render_html, text_with_links
 from sonnx.evidence.pictures import graph_svg
 from sonnx.options import CheckOptions
 from sonnx.pipeline import check_file
 from sonnx.report import ModelReport
 from sonnx.rules import RULES
-from tests.common.bundles import EX, ROOT, write
+from tests.common.bundles import EX, ROOT, verify, write
 
 SPEC = ROOT / "spec" / "graph.rst"
 LABEL = re.compile(r"^\.\. _([A-Za-z0-9-]+):\s*$", re.M)
@@ -96,7 +96,9 @@ HEADER = PageHeader(
     command_line=("sonnx-check", "--seed", "0", "--inputs", "my inputs.npz", "examples/cnn_block.onnx"),
     created="2026-11-27T10:00:00Z",
     spec_version="0.6.0",
+    docs_url="https://docs.example.org/sonnx",
 )
+SPEC_SITE = "https://docs.example.org/sonnx/"
 
 
 @pytest.fixture(scope="module")
@@ -148,9 +150,25 @@ def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
     assert report.obligations and Counter(t for _, t in links) >= expected
 
 
+def test_without_a_docs_site_rule_ids_are_named_not_linked(full_report: tuple[ModelReport, CheckOptions]) -> None:
+    text = render_html(*full_report, replace(HEADER, docs_url=None))
+    page = Page(text)
+    assert page.links == [] and "written without <code>--docs-url</code>" in text
+    assert "<span class='rule' title=" in text and "GRAPH-R1" in text
+
+
+def test_a_bundle_written_with_docs_url_links_there_and_verifies(tmp_path: Path) -> None:
+    site = "file:///srv/sonnx-docs"
+    assert write(tmp_path / "b", EX / "cnn_block.onnx", "--engine", "direct", "--docs-url", site) == 0
+    assert json.loads((tmp_path / "b" / "manifest.json").read_text())["docs_url"] == site
+    links = Page((tmp_path / "b" / "report.html").read_text()).links
+    assert links and all(href.startswith(f"{site}/spec.html#") for href, _ in links)
+    assert verify(tmp_path / "b")[0] == 0
+
+
 def test_rule_ids_in_free_text_are_linked_whole() -> None:
     text = "GRAPH-R1-OUTPUTS, then GRAPH-R1; XGRAPH-R1, GRAPH-R10 and EXEC-ORDERS: <b>"
-    page = Page("<p>" + text_with_links(text) + "</p>")
+    page = Page("<p>" + text_with_links(text, HEADER.docs_url) + "</p>")
     assert page.links == [
         (f"{SPEC_SITE}spec.html#graph-r1-outputs", "GRAPH-R1-OUTPUTS"),
         (f"{SPEC_SITE}spec.html#graph-r1", "GRAPH-R1"),

@@ -198,7 +198,7 @@ def test_a_bad_docs_url_is_a_one_line_usage_error(url: str, capsys: pytest.Captu
 
 def test_docs_url_without_sarif_output_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert check_main(["-q", "--docs-url", DOCS, str(EXAMPLES / "cnn_block.onnx")]) == 2
-    assert "applies to SARIF output" in capsys.readouterr().err
+    assert "applies to SARIF output (--format sarif or --sarif FILE) and to --evidence" in capsys.readouterr().err
 
 
 def test_the_log_is_deterministic() -> None:

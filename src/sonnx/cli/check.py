@@ -143,6 +143,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         evidence=args.evidence,
         evidence_timestamp=args.evidence_timestamp,
         sign=args.sign,
+        docs_url=args.docs_url if args.evidence is not None else None,
         jobs=getattr(args, "jobs", None),  # sonnx batch's --jobs sizes its pool of models instead
     )
 

@@ -16,8 +16,7 @@ from typing import Any, TextIO
 from ..differential.metrics import Tolerance
 from ..errors import UsageError
 from ..files import refuse_overwrite
-from ..formats.sarif import check_docs_url
-from ..options import MAX_SEED, operator_pair
+from ..options import MAX_SEED, check_docs_url, operator_pair
 from ..progress import Progress
 
 
@@ -76,7 +75,8 @@ def add_report_outputs(p: argparse.ArgumentParser, what: str) -> None:
         "--docs-url",
         metavar="URL",
         help="base URL of the sonnx documentation site; SARIF rules then link to their specification "
-        "(helpUri = URL/spec.html#<rule>)",
+        "(helpUri = URL/spec.html#<rule>), and so do the rule IDs on the page of an --evidence bundle "
+        "(recorded in its manifest)",
     )
 
 
@@ -95,8 +95,8 @@ def check_report_outputs(args: argparse.Namespace, inputs: list[str]) -> None:
     if len(files) == 2 and os.path.abspath(files[0][1]) == os.path.abspath(files[1][1]):
         raise UsageError("--junit and --sarif name the same file")
     if args.docs_url is not None:
-        if output_format(args) != "sarif" and not args.sarif:
-            raise UsageError("--docs-url applies to SARIF output (--format sarif or --sarif FILE)")
+        if output_format(args) != "sarif" and not args.sarif and getattr(args, "evidence", None) is None:
+            raise UsageError("--docs-url applies to SARIF output (--format sarif or --sarif FILE) and to --evidence")
         check_docs_url(args.docs_url)
 
 

@@ -117,10 +117,10 @@ def _write_into(root: Path, report: ModelReport, options: CheckOptions) -> None:
     build = build_identity()
     relabel = bundle_paths(copies)
     model_sha256 = hashes[model_file(report)]
-    for rel, data in generated_files(report, options, relabel, build, created, model_sha256).items():
+    for rel, data in generated_files(report, options, relabel, build, created, model_sha256, options.docs_url).items():
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         hashes[rel] = hashlib.sha256(data).hexdigest()
         sizes[rel] = len(data)
-    (root / MANIFEST).write_bytes(manifest_bytes(report, options, hashes, sizes, build, created))
+    (root / MANIFEST).write_bytes(manifest_bytes(report, options, hashes, sizes, build, created, options.docs_url))

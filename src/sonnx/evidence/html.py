@@ -4,9 +4,11 @@ At the top, a table of the facts a reviewer needs to know which check the page
 records (:class:`PageHeader`): the build of sonnx, the model file and its
 SHA-256, the command line, the date and the spec version. Then the verdicts,
 the graph and the cross-check charts (:mod:`.pictures`), and the SMT
-obligations. Every rule ID the page shows links to the rule's section of the
-published specification (:data:`SPEC_SITE`); the verdicts that are no rule of
-the spec (EXEC-ORDERS, EXEC-CROSSCHECK-*) are shown without a link.
+obligations. When the bundle was written with ``--docs-url URL`` (the base of
+the documentation site, recorded in the manifest), every rule ID the page
+shows links to the rule's section, ``URL/spec.html#<anchor>``; without it,
+the page names the sections without linking them. The verdicts that are no
+rule of the spec (EXEC-ORDERS, EXEC-CROSSCHECK-*) have no section.
 
 The page is generated from the same data as the JSON files and is fully
 deterministic: no timestamp but the recorded creation date, no random
@@ -28,16 +30,6 @@ from ..options import CheckOptions
 from ..report import ModelReport, spec_sections, titles
 from .pictures import MAX_DRAWN_OPERATIONS, error_chart, flagged_operations, graph_svg
 
-SPEC_SITE = "https://sonnx.invalid/"
-"""Base URL of sonnx's documentation site, where ``docs/spec.rst`` publishes spec/graph.rst as ``spec.html``.
-
-The site has no published address yet. Rather than a host that looks real (and that someone else could
-own), the base is a name under ``.invalid``, which RFC 6761 (section 6.4) reserves so that it never
-resolves: a reader sees at once that the address is still to be given, and the path and anchor after it
-are those of the site ``make docs`` builds (Sphinx turns the label ``.. _GRAPH-R1:`` into ``#graph-r1``;
-a test checks every link of the page against the labels of spec/graph.rst). Publishing the site means
-changing this one constant; the page says where its links point."""
-
 
 @dataclass(frozen=True)
 class PageHeader:
@@ -47,7 +39,8 @@ class PageHeader:
     the model's path inside the bundle (``model/<name>``); ``command_line`` is the ``sonnx-check``
     command as a sequence of arguments (shown shell-quoted); ``created`` is the recorded creation date
     (ISO 8601), None when the bundle records none; ``spec_version`` is the version of spec/graph.rst the
-    build implements, None when the build does not know it.
+    build implements, None when the build does not know it; ``docs_url`` is the base URL of the
+    documentation site the rule IDs link to, None for no links.
     """
 
     version: str
@@ -57,22 +50,24 @@ class PageHeader:
     command_line: Sequence[str]
     created: str | None
     spec_version: str | None
+    docs_url: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "command_line", tuple(self.command_line))
 
 
-def spec_link(rule_id: str) -> str | None:
-    """The URL of ``rule_id``'s section of the published spec, None for a verdict that is no rule of it."""
+def spec_link(rule_id: str, docs_url: str | None) -> str | None:
+    """The URL of ``rule_id``'s section on the documentation site at ``docs_url``; None without a site, or
+    for a verdict that is no rule of the spec."""
     section = spec_sections().get(rule_id)
-    return None if section is None else SPEC_SITE + section
+    return None if section is None or docs_url is None else f"{docs_url.rstrip('/')}/{section}"
 
 
-def rule_ref(rule_id: str) -> str:
-    """A rule ID as HTML: a link to its section of the spec when it has one, its title shown on hover."""
+def rule_ref(rule_id: str, docs_url: str | None) -> str:
+    """A rule ID as HTML: a link to its section of the spec when there is one, its title shown on hover."""
     title = titles().get(rule_id)
     hover = f' title="{escape(title)}"' if title else ""
-    url = spec_link(rule_id)
+    url = spec_link(rule_id, docs_url)
     if url is None:
         return f"<span class='rule'{hover}>{escape(rule_id)}</span>"
     return f'<a class="rule" href="{escape(url)}"{hover}>{escape(rule_id)}</a>'
@@ -88,9 +83,9 @@ def _id_pattern(ids: Iterable[str]) -> re.Pattern[str]:
 RULE_ID_IN_TEXT = _id_pattern(spec_sections())
 
 
-def text_with_links(text: str) -> str:
+def text_with_links(text: str, docs_url: str | None) -> str:
     """``text`` escaped, each rule ID in it (a witness naming another rule, a reason) linked to its section."""
-    return RULE_ID_IN_TEXT.sub(lambda m: rule_ref(m.group(1)), escape(text))
+    return RULE_ID_IN_TEXT.sub(lambda m: rule_ref(m.group(1), docs_url), escape(text))
 
 
 def header_table(header: PageHeader) -> str:
@@ -108,13 +103,22 @@ def header_table(header: PageHeader) -> str:
     return "<table class='header'>" + "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows) + "</table>"
 
 
-LINKS_NOTE = (
-    "<p>Each rule ID links to its section of the specification, page <code>spec.html</code> of sonnx's "
-    f"documentation under <code>{escape(SPEC_SITE)}</code>, an address that resolves nowhere until the site is "
-    "published (<code>make docs</code> builds the same page). EXEC-ORDERS and EXEC-CROSSCHECK-* are tests on the "
-    "samples stated, not rules of the specification, and have no section.</p>"
-)
-"""Where the rule links point, said on the page itself (see :data:`SPEC_SITE`)."""
+def links_note(docs_url: str | None) -> str:
+    """Where the rule IDs of the page point, said on the page itself."""
+    tests = (
+        " EXEC-ORDERS and EXEC-CROSSCHECK-* are tests on the samples stated, not rules of the specification, and "
+        "have no section."
+    )
+    if docs_url is None:
+        return (
+            "<p>Each rule ID names its section of the specification, spec/graph.rst (page <code>spec.html</code> "
+            "of sonnx's documentation site); the bundle was written without <code>--docs-url</code>, so the "
+            f"page has no links.{tests}</p>"
+        )
+    return (
+        "<p>Each rule ID links to its section of the specification, page <code>spec.html</code> of the "
+        f"documentation site <code>{escape(docs_url)}</code> (given with <code>--docs-url</code>).{tests}</p>"
+    )
 
 
 STYLE = """
@@ -161,19 +165,18 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
         "<code>manifest.json</code>; <code>sonnx evidence verify</code> re-checks them.</p>"
     )
     if report.error is not None:
-        body.append(
-            f"<p class='VIOLATED'>The model could not be loaded: {text_with_links(report.error.one_line())}</p>"
-        )
-    body.append("<h2>Verdicts</h2>" + LINKS_NOTE)
+        why = text_with_links(report.error.one_line(), header.docs_url)
+        body.append(f"<p class='VIOLATED'>The model could not be loaded: {why}</p>")
+    body.append("<h2>Verdicts</h2>" + links_note(header.docs_url))
     rows = []
     for v in report.all_verdicts():
         why = v.witness.summary if v.witness is not None else (v.reason or str(v.details.get("tested", "")))
         rows.append(
             [
-                rule_ref(v.rule_id),
+                rule_ref(v.rule_id, header.docs_url),
                 _status_cell(v.status.value, v.severity.value),
                 escape(v.engine),
-                text_with_links(why),
+                text_with_links(why, header.docs_url),
             ]
         )
     body.append(_table(["rule", "status", "engine", "witness / reason"], rows))
@@ -196,7 +199,7 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
             )
             body.append(graph_svg(g, flagged))
     if report.crosscheck is not None:
-        body.append(_crosscheck_section(report.crosscheck))
+        body.append(_crosscheck_section(report.crosscheck, header.docs_url))
     if report.obligations:
         body.append("<h2>SMT obligations</h2>")
         body.append(
@@ -205,7 +208,7 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
                 (
                     [
                         escape(ob.name),
-                        rule_ref(ob.rule_id),
+                        rule_ref(ob.rule_id, header.docs_url),
                         escape(ob.logic),
                         escape(ob.mode),
                         escape(ob.holds_when),
@@ -223,7 +226,7 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
     )
 
 
-def _crosscheck_section(cc: CrossCheckReport) -> str:
+def _crosscheck_section(cc: CrossCheckReport, docs_url: str | None) -> str:
     parts = ["<h2>Cross-checks</h2>"]
     source = f"inputs from {cc.inputs_file}" if cc.inputs_file else f"random inputs drawn with seed {cc.seed}"
     parts.append(
@@ -242,7 +245,7 @@ def _crosscheck_section(cc: CrossCheckReport) -> str:
                 escape(r.run.name),
                 escape(r.run.version or "n/a"),
                 _status_cell(r.outcome, ""),
-                "<br>".join(text_with_links(n) for n in notes),
+                "<br>".join(text_with_links(n, docs_url) for n in notes),
             ]
         )
     parts.append(_table(["oracle", "version", "outcome", "notes"], rows))

@@ -194,7 +194,8 @@ def bundled_options(options: CheckOptions) -> CheckOptions:
     """The options as the bundle states them: the inputs file by its place in the bundle, no destination."""
     inputs = None if options.inputs is None else f"{INPUTS_DIR}/{Path(options.inputs).name}"
     return replace(
-        options, inputs=inputs, evidence=None, evidence_timestamp=False, sign=None, smt_dir=None, jobs=None
+        options, inputs=inputs, evidence=None, evidence_timestamp=False, sign=None, docs_url=None, smt_dir=None,
+        jobs=None,
     )
 
 
@@ -205,10 +206,12 @@ def generated_files(
     build: Mapping[str, Any],
     created: str | None,
     model_sha256: str,
+    docs_url: str | None,
 ) -> dict[str, bytes]:
     """Every generated file of the bundle (not the copies, not the manifest), by bundle path.
 
-    ``build`` and ``created`` are the manifest's (the page shows them);
+    ``build``, ``created`` and ``docs_url`` are the manifest's (the page
+    shows them, and links rule IDs to the site at ``docs_url``);
     ``model_sha256`` is the digest of the bundled model copy.
     """
     text: dict[str, str] = {"verdicts.json": json_report([report], options.profile, report.exit_code)}
@@ -242,6 +245,7 @@ def generated_files(
         command_line=tuple(bundled_options(options).command_line(model_file(report))),
         created=created,
         spec_version=spec_version(),
+        docs_url=docs_url,
     )
     text["report.html"] = render_html(report, options, header)
     return {rel: relabel.apply(content).encode("utf-8") for rel, content in text.items()}
@@ -254,6 +258,7 @@ def manifest_bytes(
     sizes: Mapping[str, int],
     build: Mapping[str, Any],
     created: str | None,
+    docs_url: str | None,
 ) -> bytes:
     """The manifest: what the bundle is, what made it, and the SHA-256 of every other file (``hashes``)."""
     model_rel = model_file(report)
@@ -266,6 +271,7 @@ def manifest_bytes(
         "options": options.recorded(),
         "z3": None if report.smt is None else report.smt.to_json(),
         "spec_version": spec_version(),
+        "docs_url": docs_url,
         "model": {
             "file": model_rel,
             "sha256": hashes[model_rel],

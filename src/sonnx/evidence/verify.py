@@ -45,7 +45,8 @@ from typing import Any
 
 import z3
 
-from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, InputError
+from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, InputError, UsageError
+from ..options import check_docs_url
 from ..smt.smtlib import cvc5_answers, expected_answer
 from ..smt.solver import SolverSettings, make_solver
 from .attestation import ATTESTATION
@@ -65,7 +66,8 @@ MAX_LISTED = 20
 TRUST = ("build", "date", "crosscheck")
 """The kinds of claim a reviewer may take on trust (``--trust``): none is ever re-derived."""
 MANIFEST_KEYS = (
-    "schema", "created", "build", "command_line", "options", "z3", "spec_version", "model", "result", "files"
+    "schema", "created", "build", "command_line", "options", "z3", "spec_version", "docs_url", "model", "result",
+    "files",
 )
 SOLVER_TIME_LIMIT_MS = 120_000
 """Wall-clock limit of one solver call while verifying (the resource limit is the project's own)."""
@@ -153,6 +155,12 @@ def read_manifest(root: Path) -> tuple[dict[str, Any], bytes]:
         raise BundleError(f"{root}: {MANIFEST} names no listed model file")
     if created is not None and not (isinstance(created, str) and _DATE.fullmatch(created)):
         raise BundleError(f"{root}: {MANIFEST} 'created' is not a date of the form YYYY-MM-DDTHH:MM:SSZ")
+    docs_url = manifest["docs_url"]
+    if docs_url is not None:
+        try:
+            check_docs_url(docs_url if isinstance(docs_url, str) else "")
+        except UsageError as exc:
+            raise BundleError(f"{root}: {MANIFEST} 'docs_url': {exc.one_line()}") from None
     if not isinstance(manifest["build"], dict) or not isinstance(manifest["options"], dict):
         raise BundleError(f"{root}: {MANIFEST} has no valid 'build' or 'options' object")
     return manifest, raw

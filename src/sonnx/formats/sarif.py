@@ -37,10 +37,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
-from ..errors import UsageError
 from ..files import write_atomically
+from ..options import check_docs_url
 from ..report import SPEC_PAGES, ModelReport, html_anchor, titles
 from ..rules import RULES, Rule, rules_for
 from ..verdict import Severity, Status, Verdict
@@ -50,16 +50,6 @@ SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 UNKNOWN_PREFIX = "not established (UNKNOWN): "
-
-
-def check_docs_url(url: str) -> str:
-    """``url`` if it is an absolute http(s) or file URL (the base of the documentation site), else a UsageError."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.netloc):
-        raise UsageError(f"--docs-url {url!r}: expected an absolute http(s):// or file:// URL of the docs site")
-    if parts.query or parts.fragment:
-        raise UsageError(f"--docs-url {url!r}: the base URL may have no query or fragment")
-    return url
 
 
 def help_uri(rule: Rule, docs_url: str | None) -> str | None:
