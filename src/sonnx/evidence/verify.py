@@ -120,7 +120,8 @@ class Verification:
             out.append(f"NOT VERIFIED: {len(self.refused)} claim(s) could not be re-derived here")
         else:
             done = ", ".join(f"{v} {k}" for k, v in self.counts.items())
-            out.append(f"verified: {done}")
+            trusted = f" but {len(self.trusted)} claim(s) taken on trust" if self.trusted else ""
+            out.append(f"verified{trusted}: {done}")
         out.extend(f"  not re-derived: {r}" for r in self.refused)
         out.extend(f"  taken on trust: {t}" for t in self.trusted)
         out.extend(f"note: {n}" for n in self.notes)
