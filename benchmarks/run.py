@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, str] = {
     "partition": "partition_ort.py",
     "scoreboard": "backend_scoreboard.py",
     "batch": "bench_batch.py",
+    "evidence": "bench_evidence.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
 
