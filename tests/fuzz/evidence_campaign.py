@@ -51,7 +51,7 @@ from typing import Any
 from tests.fuzz import evidence_bundles as eb
 from tests.fuzz.evidence_json import dump
 from tests.fuzz.evidence_mutations import MANIFEST, Mutation, apply, file_class, mutations, seeded_order
-from tests.fuzz.evidence_worker import forked
+from tests.fuzz.forked import forked
 
 TIME_LIMIT = 120.0
 """Wall-clock seconds one verification (or one genuine rebuild) may take before it counts as a hang."""

@@ -26,9 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import select
-import signal
 import sys
 import tempfile
 import time
@@ -42,6 +39,7 @@ from typing import Any
 import numpy as np
 import onnx
 
+from tests.fuzz.forked import forked as run_forked
 from tests.fuzz.soundness_build import build, feeds
 from tests.fuzz.soundness_models import Spec, product, spec
 
@@ -59,44 +57,7 @@ RTOL, ATOL = 1e-5, 1e-6
 
 def forked(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``work()`` in a forked child under the limits; its dict, or ``{"crash": why}`` when the child did not report."""
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        try:
-            resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
-            resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 5))
-            payload = json.dumps(work()).encode()
-        except BaseException as exc:  # reported to the parent, which decides what it means
-            payload = json.dumps({"crash": f"{type(exc).__name__}: {exc}"[:500]}).encode()
-        with os.fdopen(write_fd, "wb") as out:
-            out.write(payload)
-        os._exit(0)
-    os.close(write_fd)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + WALL_SECONDS
-    while True:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(read_fd)
-            return {"crash": f"more than {WALL_SECONDS:.0f} s of wall time"}
-        ready, _, _ = select.select([read_fd], [], [], min(remaining, 1.0))
-        if ready:
-            block = os.read(read_fd, 1 << 16)
-            if not block:  # the child closed its end: it has ended
-                break
-            chunks.append(block)
-    os.close(read_fd)
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        return {"crash": f"killed by signal {os.WTERMSIG(status)}"}
-    try:
-        result: dict[str, Any] = json.loads(b"".join(chunks).decode())
-    except ValueError:
-        return {"crash": "the child ended without reporting"}
-    return result
+    return run_forked(work, WALL_SECONDS, memory=MEMORY, cpu_seconds=CPU_SECONDS, timeout="crash")
 
 
 def _check(path: str, engines: Sequence[str]) -> dict[str, Any]:
