@@ -18,7 +18,6 @@ The check must therefore be run on absolute paths (:func:`bundle_paths`).
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
 import os
@@ -285,7 +284,3 @@ def manifest_bytes(
         "files": {rel: hashes[rel] for rel in sorted(hashes)},
     }
     return dump_json(manifest).encode("utf-8")
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
