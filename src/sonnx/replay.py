@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .build_info import build_identity
-from .differential.oracles import oracle_available
+from .differential.oracles import oracle_version
 from .differential.recorded import RecordedResultError, oracle_result
 from .differential.run import OracleResult
 from .errors import UsageError
@@ -64,9 +64,13 @@ def trust_set(kinds: Iterable[str]) -> frozenset[str]:
 def _given_results(
     work: Path, options: CheckOptions, trust: frozenset[str], v: Verification
 ) -> dict[str, OracleResult]:
-    """Recorded results of the oracles that cannot run here: used for the replay, never confirmed."""
-    missing = [name for name in options.oracles if not oracle_available(name)]
-    if not missing:
+    """Recorded results of the oracles that cannot be re-run as they ran: used for the replay, never confirmed.
+
+    An oracle cannot be re-run when its runtime is not installed here, or when
+    it was not installed where the bundle was written, or the installed version
+    is not the one the bundle records (its figures may legitimately differ).
+    """
+    if not options.oracles:
         return {}
     try:
         data = read_json_member(work, "crosscheck.json")
@@ -75,13 +79,24 @@ def _given_results(
         v.differences.append(f"crosscheck.json: the recorded figures cannot be read ({exc})")
         return {}
     given = {}
-    for name in missing:
+    for name in options.oracles:
+        here = oracle_version(name)
+        entry = entries.get(name) or {}
+        recorded = entry.get("version")
+        absent_then = entry.get("status") == "not available"
+        if here is not None and not absent_then and (recorded is None or recorded == here):
+            continue
         try:
             given[name] = oracle_result(entries.get(name), name)
         except RecordedResultError as exc:
             v.differences.append(str(exc))
             continue
-        v.not_rederived("crosscheck", f"the {name} figures of crosscheck.json ({name} is not installed here)", trust)
+        if here is None:
+            why = f"{name} is not installed here"
+        else:
+            why = f"{name} was not installed where the bundle was written" if absent_then else f"{recorded} recorded"
+            why += f", {here} here"
+        v.not_rederived("crosscheck", f"the {name} figures of crosscheck.json ({why})", trust)
     return given
 
 

@@ -244,8 +244,14 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def json_document(reports: Iterable[ModelReport], profile: str, exit_code: int) -> dict[str, Any]:
-    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as a JSON-ready dict."""
+def json_document(
+    reports: Iterable[ModelReport], profile: str, exit_code: int, tool_version: str = __version__
+) -> dict[str, Any]:
+    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as a JSON-ready dict.
+
+    ``tool_version`` names the build that made the report: this one, or the
+    recording build an evidence bundle states when its report is rendered again.
+    """
     models: list[dict[str, Any]] = []
     for r in reports:
         entry: dict[str, Any] = {"path": r.path, "outcome": r.outcome, "exit_code": r.exit_code}
@@ -260,13 +266,16 @@ def json_document(reports: Iterable[ModelReport], profile: str, exit_code: int) 
         models.append(entry)
     return {
         "schema_version": JSON_SCHEMA_VERSION,
-        "tool": {"name": "sonnx", "version": __version__},
+        "tool": {"name": "sonnx", "version": tool_version},
         "profile": profile,
         "exit_code": exit_code,
         "models": models,
     }
 
 
-def json_report(reports: Iterable[ModelReport], profile: str, exit_code: int) -> str:
+def json_report(
+    reports: Iterable[ModelReport], profile: str, exit_code: int, tool_version: str = __version__
+) -> str:
     """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as text: two-space indent, final newline."""
-    return json.dumps(json_document(reports, profile, exit_code), indent=2, ensure_ascii=False) + "\n"
+    document = json_document(reports, profile, exit_code, tool_version)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

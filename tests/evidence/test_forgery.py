@@ -249,3 +249,42 @@ def test_verify_reports_its_time(violated: Path) -> None:
     code, out = verify(violated)
     assert code == 0 and out.splitlines()[-1].startswith("time: ")
     assert verify_mod.TRUST == ("build", "date", "crosscheck")
+
+
+def _as_written_by(d: Path, version: str, ort: str | None) -> None:
+    """Make ``d`` what another build would have written: another sonnx version (and onnxruntime version)."""
+    text = {rel: (d / rel).read_text(encoding="utf-8") for rel in ("verdicts.json", "crosscheck.json", "report.html")}
+    manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    mine = manifest["build"]["sonnx"]
+    for rel, body in text.items():
+        body = body.replace(f'"version": "{mine}"', f'"version": "{version}"')
+        body = body.replace(f"sonnx {mine}", f"sonnx {version}")
+        if ort is not None:
+            body = body.replace(f"onnxruntime {manifest['build']['dependencies']['onnxruntime']}", f"onnxruntime {ort}")
+        (d / rel).write_text(body, encoding="utf-8")
+
+    def build(m: dict[str, Any]) -> None:
+        m["build"]["sonnx"] = version
+        if ort is not None:
+            m["build"]["dependencies"]["onnxruntime"] = ort
+
+    _edit_json(d / "manifest.json", build)
+    rehash_all(d)
+
+
+def test_a_bundle_of_another_build_verifies_when_the_build_is_trusted(differ: Path, tmp_path: Path) -> None:
+    d = copy_of(differ, tmp_path)
+    _as_written_by(d, "9.9.9", None)
+    code, out = verify(d)
+    assert code == 2 and "not re-derived: the recording build differs from this one: sonnx '9.9.9'" in out
+    code, out = verify(d, "--trust", "build")
+    assert code == 0, out  # every file names the recording build; everything else was re-derived
+
+
+def test_figures_of_another_runtime_version_are_not_confirmed(differ: Path, tmp_path: Path) -> None:
+    d = copy_of(differ, tmp_path)
+    _as_written_by(d, "9.9.9", "0.1.0")
+    code, out = verify(d, "--trust", "build")
+    assert code == 2 and "the onnxruntime figures of crosscheck.json (onnxruntime 0.1.0 recorded, onnxruntime" in out
+    code, out = verify(d, "--trust", "build,crosscheck")
+    assert code == 0, out

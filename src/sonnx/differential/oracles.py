@@ -77,9 +77,15 @@ def import_onnxruntime() -> Any:
         return None
 
 
-def oracle_available(name: str) -> bool:
-    """Whether oracle ``name`` can run here: the reference evaluator ships with onnx, onnxruntime is optional."""
-    return name == "reference" or import_onnxruntime() is not None
+def oracle_version(name: str) -> str | None:
+    """The version oracle ``name`` records for its runs here, None when it is not installed.
+
+    The reference evaluator ships with onnx; onnxruntime is optional.
+    """
+    if name == "reference":
+        return f"onnx {onnx.__version__}"
+    ort = import_onnxruntime()
+    return None if ort is None else f"onnxruntime {getattr(ort, '__version__', '?')}"
 
 
 def _element_types(proto: onnx.ModelProto) -> set[int]:
@@ -259,7 +265,7 @@ def topologically_sorted(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, bool]
 
 def run_reference(proto: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> OracleRun:
     """Run onnx's reference evaluator on ``proto`` (its nodes put in topological order first)."""
-    result = OracleRun("reference", "ran", version=f"onnx {onnx.__version__}", settings={"optimized": True})
+    result = OracleRun("reference", "ran", version=oracle_version("reference"), settings={"optimized": True})
     try:
         from onnx.reference import ReferenceEvaluator
 
@@ -302,12 +308,7 @@ def run_onnxruntime(proto: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> 
     ort = import_onnxruntime()
     if ort is None:
         return OracleRun("onnxruntime", "not available", message="oracle onnxruntime not available")
-    result = OracleRun(
-        "onnxruntime",
-        "ran",
-        version=f"onnxruntime {getattr(ort, '__version__', '?')}",
-        settings=dict(ONNXRUNTIME_SETTINGS),
-    )
+    result = OracleRun("onnxruntime", "ran", version=oracle_version("onnxruntime"), settings=dict(ONNXRUNTIME_SETTINGS))
     try:
         sess = _ort_session(ort, proto)
     except Exception as exc:

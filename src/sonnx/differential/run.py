@@ -149,7 +149,8 @@ class CrossCheckReport:
     def outcome(self) -> str:
         return {EXIT_OK: "AGREE", EXIT_VIOLATED: "DIFFER"}.get(self.exit_code, "UNKNOWN")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, tool_version: str = __version__) -> dict[str, Any]:
+        """JSON-ready; ``tool_version`` names the build whose executor ran (this one unless a bundle says otherwise)."""
         return {
             "schema": SCHEMA,
             "model": self.path,
@@ -157,7 +158,7 @@ class CrossCheckReport:
             "exit_code": self.exit_code,
             "subject": {
                 "name": "numpy",
-                "version": f"sonnx {__version__}",
+                "version": f"sonnx {tool_version}",
                 "status": "failed" if self.subject_error else "ran",
                 "message": self.subject_error,
             },

@@ -213,7 +213,8 @@ def generated_files(
     shows them, and links rule IDs to the site at ``docs_url``);
     ``model_sha256`` is the digest of the bundled model copy.
     """
-    text: dict[str, str] = {"verdicts.json": json_report([report], options.profile, report.exit_code)}
+    tool = str(build.get("sonnx"))
+    text: dict[str, str] = {"verdicts.json": json_report([report], options.profile, report.exit_code, tool)}
     entries = []
     for name, ob in obligation_files(report.obligations):
         text[name] = ob.render()
@@ -232,12 +233,12 @@ def generated_files(
     text["crosscheck.json"] = dump_json(
         {
             "requested": list(options.oracles),
-            "report": None if report.crosscheck is None else report.crosscheck.to_json(),
+            "report": None if report.crosscheck is None else report.crosscheck.to_json(tool),
         }
     )
     text[TRACEABILITY] = dump_json(packaged_traceability())
     header = PageHeader(
-        version=str(build.get("sonnx")),
+        version=tool,
         commit=build.get("commit"),
         model_file=model_file(report),
         model_sha256=model_sha256,
