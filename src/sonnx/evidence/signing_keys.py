@@ -86,6 +86,25 @@ def _not_ed25519(key: Any) -> str:
     return "another kind of"
 
 
+def _parsed(data: bytes, key_file: str, what: str, private: bool) -> Any:
+    """The Ed25519 key a PEM file holds (private PKCS#8 or public SubjectPublicKeyInfo), else one line."""
+    require_cryptography()
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key, load_pem_public_key
+
+    kind = "private" if private else "public"
+    try:
+        key = load_pem_private_key(data, password=None) if private else load_pem_public_key(data)
+    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
+        detail = " ".join(str(exc).split())[:200]
+        raise AttestationError(f"{what} {key_file}: not a readable {kind} key ({detail})") from None
+    if not isinstance(key, Ed25519PrivateKey if private else Ed25519PublicKey):
+        use = "signs with" if private else "verifies"
+        raise AttestationError(f"{what} {key_file}: {_not_ed25519(key)} key; sonnx {use} Ed25519 keys only")
+    return key
+
+
 def load_signing_key(key_file: str) -> Ed25519PrivateKey:
     """The Ed25519 private key of ``key_file`` (unencrypted PKCS#8 PEM), or an :class:`AttestationError`.
 
@@ -103,18 +122,7 @@ def load_signing_key(key_file: str) -> Ed25519PrivateKey:
         raise AttestationError(f"{what} {key_file}: a public key; signing needs the private key")
     if label != "PRIVATE KEY":
         raise AttestationError(f"{what} {key_file}: a PEM {label!r}, not an Ed25519 PKCS#8 'PRIVATE KEY'")
-    require_cryptography()
-    from cryptography.exceptions import UnsupportedAlgorithm
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
-
-    try:
-        key = load_pem_private_key(data, password=None)
-    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-        detail = " ".join(str(exc).split())[:200]
-        raise AttestationError(f"{what} {key_file}: not a readable private key ({detail})") from None
-    if not isinstance(key, Ed25519PrivateKey):
-        raise AttestationError(f"{what} {key_file}: {_not_ed25519(key)} key; sonnx signs with Ed25519 keys only")
+    key: Ed25519PrivateKey = _parsed(data, key_file, what, private=True)
     return key
 
 
@@ -129,18 +137,7 @@ def load_verify_key(key_file: str) -> Ed25519PublicKey:
         )
     if label != "PUBLIC KEY":
         raise AttestationError(f"{what} {key_file}: a PEM {label!r}, not an Ed25519 'PUBLIC KEY'")
-    require_cryptography()
-    from cryptography.exceptions import UnsupportedAlgorithm
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-    from cryptography.hazmat.primitives.serialization import load_pem_public_key
-
-    try:
-        key = load_pem_public_key(data)
-    except (ValueError, TypeError, UnsupportedAlgorithm) as exc:
-        detail = " ".join(str(exc).split())[:200]
-        raise AttestationError(f"{what} {key_file}: not a readable public key ({detail})") from None
-    if not isinstance(key, Ed25519PublicKey):
-        raise AttestationError(f"{what} {key_file}: {_not_ed25519(key)} key; sonnx verifies Ed25519 keys only")
+    key: Ed25519PublicKey = _parsed(data, key_file, what, private=False)
     return key
 
 
