@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence mutate bench examples traceability smt-comments clean
+        fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability smt-comments clean
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -35,6 +35,7 @@ help:
 	@echo "make fuzz-files      5,000 mutated model files through every subcommand (MUTANTS=, SEED=, START=, JOBS=; not in CI)"
 	@echo "make fuzz-soundness  10,000 models: every PROVED of R2/determinism against onnxruntime and onnx.reference (N=, SEED=, START=, JOBS=; not in CI)"
 	@echo "make fuzz-evidence   every hash-consistent forgery of real evidence bundles against evidence verify (N=, SEED=, JOBS=; not in CI)"
+	@echo "make corpus-budget   every subcommand on every real export of tests/data/real within its stated budget (not in CI)"
 	@echo "make mutate          mutation testing of src/sonnx/rules and src/sonnx/smt with mutmut (not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
@@ -139,6 +140,9 @@ EVIDENCE_N ?= 0
 fuzz-evidence: $(STAMP)
 	$(BIN)/python -m tests.fuzz.evidence_campaign --mutants $(if $(filter command line,$(origin N)),$(N),$(EVIDENCE_N)) \
 		--seed $(SEED) --jobs $(JOBS) --out fuzz-evidence.json
+
+corpus-budget: $(STAMP)
+	$(BIN)/python -m tests.corpus.budget_campaign --out corpus-budget.json
 
 # Mutation testing: mutmut works in ./mutants (a copy of the tree), resumes where it stopped, and
 # `mutmut results` lists the survivors; docs/mutation.rst records the last campaign.
