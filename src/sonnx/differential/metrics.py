@@ -23,7 +23,8 @@ every field of a :class:`Tolerance` that is not None overrides the default.
 A comparison may also be given a step tolerance for one output
 (:class:`~sonnx.differential.quant.StepTolerance`, asked for with
 ``Tolerance.quant_steps``): a float element is then also within tolerance
-when ``|a - e|`` is at most its allowed number of quantization steps, and an
+when ``|a - e|`` is at most its allowed number of quantization steps plus
+``atol + rtol * |e|`` (a dequantized value is itself a rounded float), and an
 integer element (a QuantizeLinear output) when it is at most that many units
 away. The step is recorded with the figures, so a report says which outputs
 had one and how large it was.
@@ -366,8 +367,9 @@ def _compare_values(
             close = abs_err <= tol.atol + tol.rtol * np.abs(ef)
         if ulps is not None:
             close |= ulps <= np.uint64(tol.ulp)
-        if steps is not None:
-            close |= abs_err <= steps
+        if steps is not None:  # the dequantized values are floats, rounded themselves: the float tolerance adds
+            with np.errstate(invalid="ignore", over="ignore"):
+                close |= abs_err <= steps + (tol.atol + tol.rtol * np.abs(ef))
         # An infinity is only ever within tolerance of the same infinity (then it is equal).
         within = equal | (close & finite)
     valid = ~nan_mismatch
