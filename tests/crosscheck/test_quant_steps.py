@@ -117,10 +117,23 @@ def test_outputs_without_a_stated_step_keep_the_float_tolerance(
 
 
 def test_blocked_quantization_gives_no_step(tmp_path: Path) -> None:
-    inits = [_init("s", [[0.1], [0.2]], np.float32), _init("z", [[0], [0]], np.uint8)]
-    nodes = [helper.make_node(op, i, o, axis=1, block_size=3) for op, i, o in (
+    # six elements in two blocks of three: a one-dimensional scale that is not one step per channel
+    inits = [_init("s", [0.1, 0.2], np.float32), _init("z", [0, 0], np.uint8)]
+    nodes = [helper.make_node(op, i, o, axis=0, block_size=3) for op, i, o in (
         ("QuantizeLinear", ["x", "s", "z"], ["q"]), ("DequantizeLinear", ["q", "s", "z"], ["y"]))]
-    assert _steps(tmp_path, _model(nodes, inits, opset=21)) == {}
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [6])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [6])
+    m = helper.make_model(helper.make_graph(nodes, "b", [x], [y], initializer=inits),
+                          opset_imports=[helper.make_opsetid("", 21)])
+    m.ir_version = 10
+    assert _steps(tmp_path, m) == {}
+
+
+@pytest.mark.parametrize("axis", [0, -3])
+def test_a_per_channel_bound_follows_its_axis_not_the_last_one(axis: int) -> None:
+    bound = StepTolerance(1, (0.5, 2.0), axis, False, "d").bound((2, 3, 4))
+    assert bound is not None and bound.shape == (2, 3, 4)
+    assert (bound[0] == 0.5).all() and (bound[1] == 2.0).all()
 
 
 def test_the_comparison_accepts_n_steps_and_no_more() -> None:
