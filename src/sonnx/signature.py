@@ -151,6 +151,8 @@ def output_misfits(model: Model, inputs: Mapping[str, Any], outputs: Mapping[str
         if name not in outputs:
             continue
         ttype, value = g.tensor(name).type, outputs[name]
+        if isinstance(value, np.ndarray) and value.dtype.kind == "U":  # how onnx's reference evaluator holds strings
+            value = value.astype(object)
         if value is None and ttype is not None and ttype.kind == "optional":
             continue
         why = _misfit(name, ttype, value, symbols)

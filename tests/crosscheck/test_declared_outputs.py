@@ -142,3 +142,25 @@ def test_crosscheck_verdicts_carry_the_misfits_in_their_details(batch10: tuple[s
     (verdict,) = [v for v in json.loads(out)["models"][0]["verdicts"] if v["rule"] == "EXEC-CROSSCHECK-ONNXRUNTIME"]
     assert code == 0 and verdict["status"] == "TESTED"
     assert verdict["details"]["declared_output_misfits"] == [f"numpy executor: {LINE}", f"onnxruntime: {LINE}"]
+
+
+def _string_cast(tmp_path: Path) -> str:
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])
+    y = helper.make_tensor_value_info("y", TensorProto.STRING, [3])
+    node = helper.make_node("Cast", ["x"], ["y"], to=TensorProto.STRING)
+    m = helper.make_model(helper.make_graph([node], "s", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "s.onnx"))
+    return str(tmp_path / "s.onnx")
+
+
+def test_unicode_strings_of_the_reference_evaluator_are_strings(tmp_path: Path) -> None:
+    path = _string_cast(tmp_path)
+    model = load_model(path)
+    unicode = np.array(["1.0", "2.0", "x"])
+    assert unicode.dtype.kind == "U"
+    assert output_misfits(model, {}, {"y": unicode}) == []
+    assert output_misfits(model, {}, {"y": np.zeros(3, np.float32)})[0].why == "element type float32 is given"
+    report = cross_check(path, oracles=("reference", "onnxruntime"))
+    assert [r.outcome for r in report.results] == ["AGREE", "AGREE"]
+    assert not report.declared_misfits and not any(r.declared_misfits for r in report.results)
