@@ -66,6 +66,8 @@ def test_the_step_option_is_recorded_and_replayed(quant_bundle: Path) -> None:
     assert m["command_line"][-3:] == ["--quant-steps", "2", "model/qdq.onnx"]
     report = json.loads((quant_bundle / "crosscheck.json").read_text(encoding="utf-8"))["report"]
     assert report["step_tolerances"]["y"]["steps"] == 2
+    page = (quant_bundle / "report.html").read_text(encoding="utf-8")
+    assert "Tolerance in quantization steps: 2 steps of 0.25 (DequantizeLinear:dq)" in page
     code, out = verify(quant_bundle)
     assert code == 0 and out.startswith("verified"), out
 
@@ -98,6 +100,8 @@ def test_declared_output_misfits_are_rederived(misfit_bundle: Path, tmp_path: Pa
     verdicts = json.loads((misfit_bundle / "verdicts.json").read_text(encoding="utf-8"))
     details = [v["details"] for v in verdicts["models"][0]["verdicts"] if v["rule"].startswith("EXEC-CROSSCHECK")]
     assert details and all(f"numpy executor: {LINE}" in d["declared_output_misfits"] for d in details)
+    page = (misfit_bundle / "report.html").read_text(encoding="utf-8")
+    assert "Warning: NumPy executor: output &#x27;label&#x27; is declared INT64 [1]" in page
     assert verify(misfit_bundle)[0] == 0
     d = copy_of(misfit_bundle, tmp_path)
     _edit_json(d / "crosscheck.json", lambda doc: doc["report"]["subject"].update(declared_output_misfits=[]))
