@@ -69,7 +69,7 @@ def check_options(**values: Any) -> CheckOptions:
     ``(domain, operator)`` pairs), ``required_metadata`` a comma-separated string
     or an iterable of keys, ``oracles`` a comma-separated string or an
     iterable of names, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
-    or a mapping with ``atol``, ``rtol``, ``ulp``. An unknown name or a value
+    or a mapping with ``atol``, ``rtol``, ``ulp``, ``quant_steps``. An unknown name or a value
     the check cannot use is a :class:`~sonnx.errors.UsageError`.
     """
     unknown = sorted(set(values) - set(_OPTION_NAMES))
@@ -224,7 +224,8 @@ def crosscheck(
 
     ``oracles``: ``reference`` (onnx's reference evaluator) and/or
     ``onnxruntime``. Inputs come from the ``inputs`` ``.npz`` file or are drawn
-    with ``seed``; ``tolerance`` overrides the per-type defaults. The report's
+    with ``seed``; ``tolerance`` overrides the per-type defaults (``quant_steps``: a tolerance in
+    quantization steps on the outputs a quantizing operation writes). The report's
     ``outcome`` is AGREE, DIFFER (exit 1) or UNKNOWN (exit 2: an oracle missing
     or refusing the model). The oracles run the model file, so an already
     loaded model needs ``path``. A model-local function that shadows a standard operator raises

@@ -46,6 +46,10 @@ RECORDED_KEYS = (
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
 
+TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
+"""The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
+bounded by :data:`sonnx.differential.quant.MAX_QUANT_STEPS` when the record is read back."""
+
 
 def operator_pair(item: str) -> tuple[str, str]:
     """``[domain:]Operator`` as ``(domain, operator)``; ``ai.onnx`` and no domain are both ``""``."""
@@ -80,7 +84,9 @@ class CheckOptions:
     list). ``engine`` chooses the decision procedures (``auto``: both up to
     :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, the direct one above).
     ``orders`` adds that many seeded random schedules, ``oracles`` the
-    cross-checks with those runtimes under ``tolerance``; both run on the
+    cross-checks with those runtimes under ``tolerance`` (with its
+    ``quant_steps``, a tolerance in quantization steps on the outputs a
+    quantizing operation writes); both run on the
     values of ``inputs`` (an ``.npz`` file) or drawn with ``seed``.
     ``evidence`` names the directory of the evidence bundle, ``sign`` the
     Ed25519 private key that signs it (a path, not part of what the bundle
@@ -145,7 +151,7 @@ class CheckOptions:
             flag = "--orders" if self.orders else "--cross-check"
             raise UsageError(f"{flag} executes the model, which reads its weights; --structure-only never reads them")
         if not self.oracles and self.tolerance != Tolerance():
-            raise UsageError("--atol, --rtol and --ulp apply to --cross-check")
+            raise UsageError("--atol, --rtol, --ulp and --quant-steps apply to --cross-check")
         if self.evidence_timestamp and self.evidence is None:
             raise UsageError("--evidence-timestamp applies to --evidence")
         if self.sign is not None:
@@ -203,12 +209,12 @@ class CheckOptions:
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
-        if not isinstance(tol, Mapping) or tuple(tol) != ("atol", "rtol", "ulp"):
-            raise UsageError("the recorded tolerance must have exactly the keys atol, rtol, ulp")
+        if not isinstance(tol, Mapping) or tuple(tol) != TOLERANCE_KEYS:
+            raise UsageError(f"the recorded tolerance must have exactly the keys {', '.join(TOLERANCE_KEYS)}")
         if any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))) for v in tol.values()):
             raise UsageError("the recorded tolerance holds a value that is not a number")
-        if tol["ulp"] is not None and not isinstance(tol["ulp"], int):
-            raise UsageError("the recorded tolerance ulp is not an integer")
+        if any(tol[k] is not None and not isinstance(tol[k], int) for k in ("ulp", "quant_steps")):
+            raise UsageError("the recorded tolerance ulp or quant_steps is not an integer")
         for key, kind in (("profile", str), ("engine", str), ("structure_only", bool), ("seed", int), ("orders", int)):
             if not isinstance(data[key], kind) or (kind is int and isinstance(data[key], bool)):
                 raise UsageError(f"the recorded option {key!r} is not of type {kind.__name__}")
@@ -224,7 +230,7 @@ class CheckOptions:
             orders=data["orders"],
             inputs=inputs,
             oracles=tuple(oracles),
-            tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"]),
+            tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"], quant_steps=tol["quant_steps"]),
         )
 
     def command_line(self, model: str) -> list[str]:
@@ -245,7 +251,7 @@ class CheckOptions:
             cmd += ["--cross-check", ",".join(self.oracles)]
         for key, value in self.tolerance.to_json().items():
             if value is not None:
-                cmd += [f"--{key}", str(value)]
+                cmd += [f"--{key.replace('_', '-')}", str(value)]
         if self.evidence is not None:
             cmd += ["--evidence", "<bundle>"]
         if self.evidence_timestamp:

@@ -15,12 +15,19 @@ agreeing). What is checked, for every graph input given a value:
 
 Undeclared parts (element type 0, unknown rank, unnamed dimensions) accept
 anything.
+
+The same test, run on the values a run produced for the graph outputs, is
+:func:`output_misfits`: a declared output type is a claim of the file that no
+runtime enforces (onnxruntime only warns when a result contradicts it), so a
+contradiction is reported as a finding beside the results, never as a
+refusal and never as a changed result (spec/graph.rst, "What the runtimes enforce";
+STRICT-SHAPES judges the declarations, not what runs produce).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -107,3 +114,48 @@ def check_inputs(model: Model, values: Mapping[str, Any]) -> None:
                 f"input {name!r}: declared {declared(ttype)}, given {describe(values[name])}: {why}"
             )
 
+
+
+class OutputMisfit(NamedTuple):
+    """A graph output whose produced value contradicts its declared type."""
+
+    name: str
+    declared: str
+    produced: str
+    why: str
+
+    def line(self) -> str:
+        """``output 'label' is declared INT64 [1] but the run produced int64[10] (dimension 0 is 10, declared 1)``."""
+        return f"output {self.name!r} is declared {self.declared} but the run produced {self.produced} ({self.why})"
+
+    def to_json(self) -> dict[str, str]:
+        return {"output": self.name, "declared": self.declared, "produced": self.produced, "why": self.why}
+
+
+def output_misfits(model: Model, inputs: Mapping[str, Any], outputs: Mapping[str, Any]) -> list[OutputMisfit]:
+    """Every produced graph output that contradicts its declaration, in the order of the graph's outputs.
+
+    Element type, rank and every fixed dimension are compared as for inputs; a
+    symbolic dimension must have the size it has in the inputs (bound from
+    ``inputs`` first) and in the outputs before it. An empty optional may be
+    given as None, as onnxruntime returns it. Outputs absent from
+    ``outputs`` are not judged here.
+    """
+    symbols: dict[str, tuple[int, str]] = {}
+    g = model.graph
+    for name in g.inputs:
+        if name in inputs:
+            _misfit(name, g.tensor(name).type, inputs[name], symbols)
+    out = []
+    for name in g.outputs:
+        if name not in outputs:
+            continue
+        ttype, value = g.tensor(name).type, outputs[name]
+        if isinstance(value, np.ndarray) and value.dtype.kind == "U":  # how onnx's reference evaluator holds strings
+            value = value.astype(object)
+        if value is None and ttype is not None and ttype.kind == "optional":
+            continue
+        why = _misfit(name, ttype, value, symbols)
+        if why:
+            out.append(OutputMisfit(name, declared(ttype), describe(value), why))
+    return out

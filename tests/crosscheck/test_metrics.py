@@ -170,3 +170,10 @@ def test_invalid_tolerances_are_usage_errors() -> None:
 def test_empty_arrays_agree() -> None:
     c = compare_arrays(np.zeros((0, 4), np.float32), np.zeros((0, 4), np.float32))
     assert c.ok and c.elements == 0
+
+
+def test_unicode_and_object_strings_compare_by_value() -> None:
+    obj = np.array(["a", "b"], dtype=object)
+    assert compare_arrays(np.array(["a", "b"]), obj).ok
+    c = compare_arrays(obj, np.array(["a", "c"]))
+    assert c.mismatch is None and c.outside == 1

@@ -110,10 +110,21 @@ def add_tolerance(p: argparse.ArgumentParser) -> None:
     p.add_argument("--atol", type=float, metavar="X", help="absolute tolerance for floats (default: per dtype)")
     p.add_argument("--rtol", type=float, metavar="X", help="relative tolerance for floats (default: per dtype)")
     p.add_argument("--ulp", type=int, metavar="N", help="tolerance in ULPs for floats (default: per dtype)")
+    p.add_argument(
+        "--quant-steps",
+        type=int,
+        nargs="?",
+        const=1,
+        default=None,
+        metavar="N",
+        help="let an output written by DequantizeLinear differ by N times its constant scale, and one written by "
+        "QuantizeLinear by N integer units (N defaults to 1 when the option is given; other outputs keep the "
+        "float tolerance)",
+    )
 
 
 def tolerance_from(args: argparse.Namespace) -> Tolerance:
-    return Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp)
+    return Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp, quant_steps=args.quant_steps)
 
 
 def list_items(text: str, option: str) -> list[str]:

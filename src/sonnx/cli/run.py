@@ -12,6 +12,12 @@ model again with per-operation timers, ``max(1, --repeat)`` times after the
 timed runs, and prints where the time and memory go
 (:mod:`sonnx.profiling`); ``--trace FILE.json`` writes those runs as a Chrome
 trace.
+
+Each output the run produced is compared with the type the model declares
+for it (:func:`sonnx.signature.output_misfits`); a contradiction is printed
+as one ``warning:`` line (``--json``: listed under
+``declared_output_misfits``) and does not change the exit code, since no
+runtime holds an output to its declaration.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from ..files import refuse_overwrite, write_atomically, write_npz
 from ..inputs import load_inputs
 from ..loader import load_model
 from ..profiling import summarise, trace_events
+from ..signature import output_misfits
 from ..threads import blas_threads, check_threads, machine_cores
 from .common import add_json, add_progress, add_seed, progress_for, write_json
 
@@ -89,12 +96,14 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         events = trace_events(model_plan(model), probes)
         write_atomically(args.trace, lambda fh: fh.write(json.dumps(events).encode("utf-8")))
     shapes = {name: (str(np.asarray(v).dtype), list(np.asarray(v).shape)) for name, v in outputs.items()}
+    misfits = output_misfits(model, feeds, outputs)
     if args.json:
         doc: dict[str, object] = {
             "model": args.model,
             "outputs": {n: {"dtype": d, "shape": s} for n, (d, s) in shapes.items()},
             "written": args.output,
             "threads": {"requested": threads, "blas": pools},
+            "declared_output_misfits": [m.to_json() for m in misfits],
         }
         if times:
             doc["timing"] = {"runs": len(times), "min_s": min(times), "median_s": statistics.median(times)}
@@ -106,6 +115,8 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         return 0
     for name, (dtype, shape) in shapes.items():
         stdout.write(f"{name}: {dtype} {shape}\n")
+    for m in misfits:
+        stdout.write(f"warning: {m.line()}\n")
     stdout.write(f"threads: {threads} ({_pools_text(pools)})\n")
     if times:
         stdout.write(f"min {min(times):.6f} s, median {statistics.median(times):.6f} s\n")

@@ -19,6 +19,15 @@ equal; NaN against a number is always outside, and so is an infinity against
 anything but the same infinity. Integers and booleans are
 compared exactly. Defaults depend on the dtype (:data:`DEFAULT_TOLERANCES`);
 every field of a :class:`Tolerance` that is not None overrides the default.
+
+A comparison may also be given a step tolerance for one output
+(:class:`~sonnx.differential.quant.StepTolerance`, asked for with
+``Tolerance.quant_steps``): a float element is then also within tolerance
+when ``|a - e|`` is at most its allowed number of quantization steps plus
+``atol + rtol * |e|`` (a dequantized value is itself a rounded float), and an
+integer element (a QuantizeLinear output) when it is at most that many units
+away. The step is recorded with the figures, so a report says which outputs
+had one and how large it was.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UsageError
+from .quant import MAX_QUANT_STEPS, StepTolerance
 
 WORST_COUNT = 5
 """How many worst elements a comparison lists by default."""
@@ -44,9 +54,12 @@ class ResolvedTolerance:
     ulp: int
     exact: bool
     """True for integer and boolean dtypes: only equal values are within tolerance."""
+    step: StepTolerance | None = None
+    """The output's tolerance in quantization steps, when it has one (see the module text)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "exact": self.exact}
+        step = None if self.step is None else self.step.to_json()
+        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "exact": self.exact, "step": step}
 
 
 DEFAULT_TOLERANCES: dict[str, ResolvedTolerance] = {
@@ -67,12 +80,15 @@ class Tolerance:
 
     ``atol``, ``rtol`` and ``ulp`` replace the dtype's default when given.
     Overrides apply to floating-point dtypes only: integers and booleans are
-    always compared exactly.
+    compared exactly. ``quant_steps`` (1 to :data:`MAX_QUANT_STEPS`) asks for
+    a tolerance of that many quantization steps on the outputs a quantizing
+    operation writes (:func:`sonnx.differential.quant.step_tolerances`).
     """
 
     atol: float | None = None
     rtol: float | None = None
     ulp: int | None = None
+    quant_steps: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("atol", "rtol"):
@@ -81,6 +97,9 @@ class Tolerance:
                 raise UsageError(f"tolerance {name} must be a finite number >= 0, got {value}")
         if self.ulp is not None and self.ulp < 0:
             raise UsageError(f"tolerance ulp must be >= 0, got {self.ulp}")
+        q = self.quant_steps
+        if q is not None and (isinstance(q, bool) or not isinstance(q, int) or not 1 <= q <= MAX_QUANT_STEPS):
+            raise UsageError(f"--quant-steps must be an integer from 1 to {MAX_QUANT_STEPS}, got {q!r}")
 
     def for_dtype(self, dtype: np.dtype[Any] | type) -> ResolvedTolerance:
         """The concrete tolerance for elements of ``dtype``."""
@@ -96,7 +115,7 @@ class Tolerance:
 
     def to_json(self) -> dict[str, Any]:
         """The overrides (None where the dtype default applies)."""
-        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp}
+        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "quant_steps": self.quant_steps}
 
 
 def _json_float(x: float | None) -> float | str | None:
@@ -174,9 +193,10 @@ class OutputComparison:
         if self.mismatch is not None:
             return f"not comparable: {self.mismatch}"
         ulp = "n/a" if self.max_ulp is None else str(self.max_ulp)
+        step = "" if self.tolerance.step is None else f" (tolerance {self.tolerance.step.describe()})"
         return (
             f"max abs {_fmt(self.max_abs)}, max rel {_fmt(self.max_rel)}, max ulp {ulp}, "
-            f"{self.outside}/{self.elements} outside tolerance"
+            f"{self.outside}/{self.elements} outside tolerance{step}"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -268,21 +288,31 @@ def _untyped(value: Any) -> bool:
 
 
 def compare_arrays(
-    expected: Any, actual: Any, tolerance: Tolerance | None = None, worst: int = WORST_COUNT
+    expected: Any,
+    actual: Any,
+    tolerance: Tolerance | None = None,
+    worst: int = WORST_COUNT,
+    step: StepTolerance | None = None,
 ) -> OutputComparison:
     """Compare ``actual`` against ``expected`` element by element; see the module docstring.
 
     Sequences, maps and sequences of maps compare through :func:`flatten`:
     their structures must be the same, then their elements are compared as
     one array (indices of the worst elements are positions in that array).
-    Strings compare exactly.
+    Strings compare exactly. ``step`` is this output's tolerance in
+    quantization steps, if it has one; it applies to tensors of numbers only.
     """
     e, e_layout = flatten(expected)
     a, a_layout = flatten(actual)
     # Map values a runtime hands back as Python numbers carry no element type: read them in the other side's.
     if e_layout and e.dtype != a.dtype and _untyped(expected) and not _untyped(actual):
         e = e.astype(a.dtype)
+    # A string tensor is held as NumPy unicode by onnx's reference evaluator and as objects by the others.
+    if e.dtype.kind in "OU" and a.dtype.kind in "OU" and e.dtype != a.dtype:
+        e, a = e.astype(object), a.astype(object)
     tol = (tolerance or Tolerance()).for_dtype(e.dtype)
+    if step is not None and not e_layout and e.dtype.kind in ("iu" if step.integer else "f"):
+        tol = ResolvedTolerance(tol.atol, tol.rtol, tol.ulp, tol.exact, step)
     head: dict[str, Any] = {
         "expected_dtype": e.dtype.name,
         "actual_dtype": a.dtype.name,
@@ -304,6 +334,9 @@ def compare_arrays(
         return OutputComparison(**head, mismatch=f"dtype {e.dtype.name} cannot be compared numerically")
     if e.size == 0:
         return OutputComparison(**head, elements=0, max_abs=0.0, max_rel=0.0, max_ulp=0)
+    if tol.step is not None and tol.step.bound(e.shape) is None:
+        return OutputComparison(**head, mismatch=f"the step tolerance of {tol.step.writer} does not fit shape "
+                                f"{list(e.shape)}")
     return _compare_values(e, a, tol, head, worst)
 
 
@@ -328,14 +361,18 @@ def _compare_values(
     ulps: np.ndarray | None = None
     if is_float and e.dtype.name in _FLOAT_BITS:
         ulps = np.where(equal | nan_mismatch, np.uint64(0), ulp_distance(e, a))
+    steps = None if tol.step is None else tol.step.bound(e.shape)
     if tol.exact:
-        within = equal
+        within = equal if steps is None else equal | (abs_err <= steps)
     else:
         finite = np.isfinite(ef) & np.isfinite(af)
         with np.errstate(invalid="ignore", over="ignore"):
             close = abs_err <= tol.atol + tol.rtol * np.abs(ef)
         if ulps is not None:
             close |= ulps <= np.uint64(tol.ulp)
+        if steps is not None:  # the dequantized values are floats, rounded themselves: the float tolerance adds
+            with np.errstate(invalid="ignore", over="ignore"):
+                close |= abs_err <= steps + (tol.atol + tol.rtol * np.abs(ef))
         # An infinity is only ever within tolerance of the same infinity (then it is equal).
         within = equal | (close & finite)
     valid = ~nan_mismatch

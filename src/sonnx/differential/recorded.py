@@ -20,8 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..signature import OutputMisfit
 from .metrics import OutputComparison, ResolvedTolerance, WorstElement
 from .oracles import OracleRun
+from .quant import MAX_QUANT_STEPS, StepTolerance
 from .run import OracleResult
 
 OUTCOMES = ("AGREE", "DIFFER", "KNOWN-DEVIATION", "UNKNOWN")
@@ -68,13 +70,32 @@ def _strings(value: Any, where: str) -> list[str]:
     return [_of(x, (str,), where) for x in _of(value, (list,), where)]
 
 
+def _step(data: Any, where: str) -> StepTolerance | None:
+    if data is None:
+        return None
+    d = _object(data, ("steps", "scale", "axis", "integer", "writer"), where)
+    steps = _of(d["steps"], (int,), where)
+    scale = tuple(float(_of(x, (int, float), where)) for x in _of(d["scale"], (list,), where))
+    if not 1 <= steps <= MAX_QUANT_STEPS or not scale or any(not x >= 0 or x == float("inf") for x in scale):
+        raise RecordedResultError(f"{where}: the step tolerance is out of bounds")
+    axis = d["axis"]
+    return StepTolerance(
+        steps=steps,
+        scale=scale,
+        axis=None if axis is None else _of(axis, (int,), where),
+        integer=_of(d["integer"], (bool,), where),
+        writer=_of(d["writer"], (str,), where),
+    )
+
+
 def _tolerance(data: Any, where: str) -> ResolvedTolerance:
-    d = _object(data, ("atol", "rtol", "ulp", "exact"), where)
+    d = _object(data, ("atol", "rtol", "ulp", "exact", "step"), where)
     return ResolvedTolerance(
         atol=float(_of(d["atol"], (int, float), where)),
         rtol=float(_of(d["rtol"], (int, float), where)),
         ulp=_of(d["ulp"], (int,), where),
         exact=_of(d["exact"], (bool,), where),
+        step=_step(d["step"], f"{where}.step"),
     )
 
 
@@ -122,7 +143,7 @@ def _comparison(data: Any, where: str) -> tuple[str, OutputComparison]:
 def oracle_result(data: Any, name: str) -> OracleResult:
     """The recorded result of oracle ``name`` (see the module text), or :class:`RecordedResultError`."""
     keys = ("oracle", "outcome", "status", "version", "message", "settings", "notes", "known_defects",
-            "missing_outputs", "outputs")
+            "missing_outputs", "declared_output_misfits", "outputs")
     where = f"crosscheck.json oracle {name!r}"
     d = _object(data, keys, where)
     if d["oracle"] != name or d["outcome"] not in OUTCOMES:
@@ -138,6 +159,7 @@ def oracle_result(data: Any, name: str) -> OracleResult:
     )
     comparisons = dict(_comparison(c, f"{where} output") for c in _of(d["outputs"], (list,), where))
     missing = _strings(d["missing_outputs"], where)
+    misfits = [_misfit(m, f"{where} misfit") for m in _of(d["declared_output_misfits"], (list,), where)]
     outcome = "DIFFER" if d["outcome"] == "KNOWN-DEVIATION" else d["outcome"]
     if not run.ran:
         follows = "UNKNOWN"
@@ -145,4 +167,9 @@ def oracle_result(data: Any, name: str) -> OracleResult:
         follows = "AGREE" if not missing and all(c.ok for c in comparisons.values()) else "DIFFER"
     if outcome != follows:
         raise RecordedResultError(f"{where}: the outcome {d['outcome']} does not follow from the figures")
-    return OracleResult(run, comparisons, outcome, [], missing)
+    return OracleResult(run, comparisons, outcome, [], missing, misfits)
+
+
+def _misfit(data: Any, where: str) -> OutputMisfit:
+    d = _object(data, ("output", "declared", "produced", "why"), where)
+    return OutputMisfit(*(_of(d[k], (str,), where) for k in ("output", "declared", "produced", "why")))

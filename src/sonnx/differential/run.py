@@ -18,6 +18,16 @@ Outcome per oracle:
   a corroborating oracle the difference stays ``DIFFER``;
 * ``UNKNOWN``: the oracle is not installed, refuses the model or fails (exit 2:
   agreement was not established).
+
+Every runtime's outputs (the executor's and each oracle's) are also compared
+with the types the model declares for them (:func:`sonnx.signature.output_misfits`).
+A contradiction is listed as a warning beside the figures and changes no
+outcome: a declared output shape is not enforced by any runtime (onnxruntime
+warns and returns the value), so it is not a fact the agreement rests on.
+
+With ``Tolerance.quant_steps`` the outputs a quantizing operation writes get a
+tolerance in quantization steps (:func:`.quant.step_tolerances`); the report
+lists them, and every other output keeps the float tolerance.
 """
 
 from __future__ import annotations
@@ -35,10 +45,12 @@ from ..inputs import load_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
+from ..signature import OutputMisfit, output_misfits
 from ..threads import CHECK_THREADS, blas_threads
 from ..version import __version__
 from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, OracleRun, run_contained
+from .quant import StepTolerance, step_tolerances
 
 SCHEMA = "sonnx-crosscheck/1"
 
@@ -103,6 +115,8 @@ class OracleResult:
     outcome: str = "UNKNOWN"
     known_defects: list[KnownDefect] = field(default_factory=list)
     missing_outputs: list[str] = field(default_factory=list)
+    declared_misfits: list[OutputMisfit] = field(default_factory=list)
+    """The oracle's outputs that contradict their declared types (a warning, see the module text)."""
 
     def to_json(self) -> dict[str, Any]:
         r = self.run
@@ -118,6 +132,7 @@ class OracleResult:
                 {"operators": list(d.operators), "opsets": [d.first, d.last], "why": d.why} for d in self.known_defects
             ],
             "missing_outputs": list(self.missing_outputs),
+            "declared_output_misfits": [m.to_json() for m in self.declared_misfits],
             "outputs": [{"name": n, **c.to_json()} for n, c in self.comparisons.items()],
         }
 
@@ -133,6 +148,10 @@ class CrossCheckReport:
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     subject_error: str | None = None
     results: list[OracleResult] = field(default_factory=list)
+    declared_misfits: list[OutputMisfit] = field(default_factory=list)
+    """The executor's outputs that contradict their declared types (a warning, see the module text)."""
+    steps: dict[str, StepTolerance] = field(default_factory=dict)
+    """The outputs given a tolerance in quantization steps."""
 
     @property
     def exit_code(self) -> int:
@@ -161,11 +180,13 @@ class CrossCheckReport:
                 "version": f"sonnx {tool_version}",
                 "status": "failed" if self.subject_error else "ran",
                 "message": self.subject_error,
+                "declared_output_misfits": [m.to_json() for m in self.declared_misfits],
             },
             "seed": self.seed,
             "inputs_file": self.inputs_file,
             "inputs": self.inputs,
             "tolerance_overrides": self.tolerance.to_json(),
+            "step_tolerances": {name: st.to_json() for name, st in self.steps.items()},
             "oracles": [r.to_json() for r in self.results],
         }
 
@@ -183,15 +204,22 @@ def _defects_in(model: Model, oracle: str) -> list[KnownDefect]:
     return out
 
 
-def _compare(run: OracleRun, ours: Mapping[str, np.ndarray], tolerance: Tolerance) -> OracleResult:
+def _compare(
+    run: OracleRun,
+    ours: Mapping[str, np.ndarray],
+    tolerance: Tolerance,
+    steps: Mapping[str, StepTolerance],
+    misfits: list[OutputMisfit],
+) -> OracleResult:
     result = OracleResult(run)
     if not run.ran:
         return result
+    result.declared_misfits = misfits
     for name, actual in ours.items():
         if name not in run.outputs:
             result.missing_outputs.append(name)
             continue
-        result.comparisons[name] = compare_arrays(run.outputs[name], actual, tolerance)
+        result.comparisons[name] = compare_arrays(run.outputs[name], actual, tolerance, step=steps.get(name))
     ok = not result.missing_outputs and all(c.ok for c in result.comparisons.values())
     result.outcome = "AGREE" if ok else "DIFFER"
     return result
@@ -252,6 +280,9 @@ def cross_check(
         report.subject_error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     if report.subject_error is not None:
         return report
+    report.declared_misfits = output_misfits(model, feeds, ours)
+    if tol.quant_steps is not None:
+        report.steps = step_tolerances(model, tol.quant_steps)
     proto, load_error = _load_proto(path)
     for name in oracles:
         if given is not None and name in given:
@@ -261,7 +292,8 @@ def cross_check(
             run = OracleRun(name, "cannot load model", message=load_error)
         else:
             run = run_contained(name, proto, feeds)
-        report.results.append(_compare(run, ours, tol))
+        misfits = output_misfits(model, feeds, run.outputs) if run.ran else []
+        report.results.append(_compare(run, ours, tol, report.steps, misfits))
     _settle_known_defects(report.results, model)
     return report
 
@@ -283,6 +315,12 @@ def text_lines(report: CrossCheckReport) -> list[str]:
     ]
     if report.subject_error is not None:
         lines.append(f"  numpy executor FAILED: {report.subject_error}")
+    for name, st in report.steps.items():
+        lines.append(f"  step tolerance of output {name}: {st.describe()}")
+    if report.tolerance.quant_steps is not None and not report.steps:
+        lines.append("  step tolerance: no output is written by a quantizing operation with a stated step")
+    for m in report.declared_misfits:
+        lines.append(f"  warning: numpy executor: {m.line()}")
     for r in report.results:
         head = f"  {r.outcome:<15} {r.run.name}"
         if r.run.version:
@@ -298,6 +336,8 @@ def text_lines(report: CrossCheckReport) -> list[str]:
             )
         for name in r.missing_outputs:
             lines.append(f"      output {name}: not produced by {r.run.name}")
+        for m in r.declared_misfits:
+            lines.append(f"      warning: {m.line()}")
         for name, c in r.comparisons.items():
             mark = "ok " if c.ok else "OUT"
             lines.append(f"      {mark} {name}: {c.summary()}")

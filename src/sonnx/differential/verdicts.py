@@ -5,6 +5,12 @@ outcome (:mod:`.run`) into a verdict ``EXEC-CROSSCHECK-<ORACLE>``: TESTED
 when the oracle agrees on the one input set (a sampled result, never
 PROVED), VIOLATED with the figures when it differs, UNKNOWN when it could
 not be established. The evidence verifier reads the same names back.
+
+An output that contradicts its declared type, in the executor's run or the
+oracle's, is listed in the verdict's details (``declared_output_misfits``)
+and changes no status: no runtime enforces a declared output shape
+(onnxruntime warns and returns the value), so the agreement does not rest on
+it, and the engineer still sees it.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from typing import Any
 
 from ..verdict import Severity, Verdict, Witness
 from .oracles import ORACLES
-from .run import CrossCheckReport
+from .run import CrossCheckReport, OracleResult
 
 VERDICT_PREFIX = "EXEC-CROSSCHECK"
 TITLES = {f"{VERDICT_PREFIX}-{name.upper()}": f"Executor agrees with {name} within tolerance" for name in ORACLES}
@@ -38,6 +44,9 @@ def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
         details: dict[str, Any] = {"seed": cc.seed, "oracle": r.run.version or r.run.name, "outputs": figures}
         if r.run.notes:
             details["notes"] = list(r.run.notes)
+        misfits = _misfit_lines(cc, r)
+        if misfits:
+            details["declared_output_misfits"] = misfits
         engine = f"executor/{r.run.name}"
         if r.outcome == "AGREE":
             out.append(Verdict.tested(rid, f"1 input set (seed {cc.seed})", details, engine=engine))
@@ -51,9 +60,18 @@ def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
             data: dict[str, Any] = {"seed": cc.seed, "oracle": r.run.version or r.run.name, "outputs": bad}
             if r.known_defects:
                 data["known_defects"] = [d.why for d in r.known_defects]
+            if misfits:
+                data["declared_output_misfits"] = misfits
             if r.outcome == "KNOWN-DEVIATION":
                 summary = f"known {r.run.name} defect, contradicted by another oracle: {summary}"
                 out.append(Verdict.violated(rid, Witness(summary, data), Severity.WARNING, engine=engine))
             else:
                 out.append(Verdict.violated(rid, Witness(summary, data), Severity.ERROR, engine=engine))
     return out
+
+
+def _misfit_lines(cc: CrossCheckReport, r: OracleResult) -> list[str]:
+    """The declared-type contradictions of the executor's run and of this oracle's, one line each."""
+    return [f"numpy executor: {m.line()}" for m in cc.declared_misfits] + [
+        f"{r.run.name}: {m.line()}" for m in r.declared_misfits
+    ]

@@ -235,9 +235,12 @@ def _crosscheck_section(cc: CrossCheckReport, docs_url: str | None) -> str:
     )
     if cc.subject_error is not None:
         parts.append(f"<p class='VIOLATED'>The NumPy executor failed: {escape(cc.subject_error)}</p>")
+    for m in cc.declared_misfits:  # a warning: no runtime holds an output to its declaration
+        parts.append(f"<p>Warning: NumPy executor: {escape(m.line())}</p>")
     rows = []
     for r in cc.results:
         notes = [*(r.run.notes), *(f"known defect: {d.why}" for d in r.known_defects)]
+        notes += [f"warning: {m.line()}" for m in r.declared_misfits]
         if r.run.message:
             notes.insert(0, f"{r.run.status}: {r.run.message}")
         rows.append(
@@ -255,6 +258,8 @@ def _crosscheck_section(cc: CrossCheckReport, docs_url: str | None) -> str:
             outputs.setdefault(name, []).append((r.run.name, comp))
     for name, comps in outputs.items():
         parts.append(f"<h3>Output <code>{escape(name)}</code></h3>")
+        if name in cc.steps:
+            parts.append(f"<p>Tolerance in quantization steps: {escape(cc.steps[name].describe())}</p>")
         parts.append(error_chart(name, comps))
         parts.append(
             _table(

@@ -28,6 +28,7 @@ import ml_dtypes
 import numpy as np
 
 from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
+from ..differential.quant import step_tolerances
 from ..errors import SonnxError
 from ..executor import execute, random_inputs
 from ..model.graph import Model
@@ -174,9 +175,12 @@ def compare_models(
     """Run ``a`` and ``b`` on every input set; compare ``a``'s output k with ``b``'s ``output_map[k]``.
 
     ``tolerance`` None means bit-exact: an output is within tolerance only
-    when its bytes are equal (the figures are still computed).
+    when its bytes are equal (the figures are still computed). With
+    ``tolerance.quant_steps``, the outputs a quantizing operation of ``a``
+    writes get a tolerance in quantization steps.
     """
     results: list[SetResult] = []
+    steps = step_tolerances(a, tolerance.quant_steps) if tolerance is not None and tolerance.quant_steps else {}
     for name, feeds in input_sets(a, seed).items():
         res = SetResult(name, informative=informative, intermediate=intermediate)
         ra, rb = _run(a, feeds), _run(b, feeds)
@@ -194,7 +198,10 @@ def compare_models(
         for out_a, out_b in output_map.items():
             ea, eb = ra[out_a], rb[out_b]
             exact = same_value(ea, eb)
-            cmp = compare_arrays(ea, eb, tolerance if tolerance is not None else Tolerance(atol=0.0, rtol=0.0, ulp=0))
+            cmp = compare_arrays(
+                ea, eb, tolerance if tolerance is not None else Tolerance(atol=0.0, rtol=0.0, ulp=0),
+                step=steps.get(out_a),
+            )
             if tolerance is None and not exact and cmp.ok:
                 # Equal values with different bits (signed zeros, NaN payloads): not bit-exact.
                 cmp = _force_outside(cmp)
