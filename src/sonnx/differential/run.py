@@ -31,7 +31,7 @@ import onnx
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
 from ..executor import execute
-from ..inputs import load_inputs
+from ..inputs import InputSource, read_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
@@ -133,6 +133,8 @@ class CrossCheckReport:
     inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     subject_error: str | None = None
     results: list[OracleResult] = field(default_factory=list)
+    source: InputSource | None = None
+    """Where the inputs came from (None when they could not be made)."""
 
     @property
     def exit_code(self) -> int:
@@ -236,12 +238,13 @@ def cross_check(
     if model is None:
         model = load_model(path)
     try:
-        feeds = load_inputs(model, inputs_file, [], seed)
+        given = read_inputs(model, inputs_file, [], seed)
     except InputSizeError:  # a declared size no input can have: the model is unusable here, as for sonnx run
         raise
     except ExecutionError as exc:  # an input without a declared type or shape: give its value with --inputs
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
+    feeds, report.source = given.values, given.source
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
         with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.threads)
