@@ -238,13 +238,13 @@ def cross_check(
     if model is None:
         model = load_model(path)
     try:
-        given = read_inputs(model, inputs_file, [], seed)
+        made = read_inputs(model, inputs_file, [], seed)
     except InputSizeError:  # a declared size no input can have: the model is unusable here, as for sonnx run
         raise
     except ExecutionError as exc:  # an input without a declared type or shape: give its value with --inputs
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
-    feeds, report.source = given.values, given.source
+    feeds, report.source = made.values, made.source
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
         with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.threads)
