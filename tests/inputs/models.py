@@ -35,9 +35,8 @@ def label_encoder(path: Path) -> Path:
 
 def dict_vectorizer(path: Path) -> Path:
     """features: map(STRING -> FLOAT) -> variable: FLOAT [1, 3] through DictVectorizer over :data:`VOCABULARY`."""
-    features = helper.make_value_info(
-        "features", helper.make_map_type_proto(TensorProto.STRING, helper.make_tensor_type_proto(TensorProto.FLOAT, None))
-    )
+    value = helper.make_tensor_type_proto(TensorProto.FLOAT, None)
+    features = helper.make_value_info("features", helper.make_map_type_proto(TensorProto.STRING, value))
     node = helper.make_node("DictVectorizer", ["features"], ["variable"], domain=ML, string_vocabulary=VOCABULARY)
     g = helper.make_graph([node], "dv", [features], [helper.make_tensor_value_info("variable", TensorProto.FLOAT,
                                                                                   [1, 3])])
