@@ -30,7 +30,7 @@ from pathlib import Path
 from .agreement import combine, smt_only
 from .differential.run import CrossCheckReport, OracleResult, cross_check
 from .differential.verdicts import crosscheck_verdicts
-from .errors import InputError, SonnxError, UsageError
+from .errors import InputError, InputSizeError, SonnxError, UsageError
 from .evidence.attestation import load_signing_key
 from .evidence.bundle import check_destination, write_bundle
 from .inputs import read_inputs
@@ -182,11 +182,12 @@ def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
     An input the model declares too little about to draw (a map no
     vocabulary names, an undeclared shape) leaves the claim not established,
     and the rest of the report stands. An unreadable inputs file is an error
-    of the command line, raised as such.
+    of the command line, and a declared size no input can have makes the
+    model unusable for execution (as in the cross-check): both are raised.
     """
     try:
         given = read_inputs(model, opts.inputs, [], opts.seed)
-    except (InputError, UsageError):
+    except (InputError, UsageError, InputSizeError):
         raise
     except SonnxError as exc:
         return Verdict.unknown(ORDERS_ID, f"no inputs to run on: {exc.one_line()}", engine="executor")

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InputError, SonnxError, UsageError
+from ..errors import InputError, InputSizeError, SonnxError, UsageError
 from ..inputs import read_inputs
 from ..loader import load_model
 from ..model.graph import Model
@@ -53,8 +53,8 @@ def _run_verdicts(
     if execute:
         try:
             given = read_inputs(model, inputs, [], seed)
-        except (InputError, UsageError):
-            raise  # an unreadable --inputs file is an error of the command line
+        except (InputError, UsageError, InputSizeError):
+            raise  # an unreadable --inputs file, or a declared size no input can have: the run is unusable
         except SonnxError as exc:  # an input the model declares too little about to draw: not established
             out.append(Verdict.unknown(EXEC, f"no inputs to run on: {exc.one_line()}", engine="executor"))
         else:
