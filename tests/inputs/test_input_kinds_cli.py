@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from sonnx.cli import check_main, main
+from tests.common.bundles import verify, write
 from tests.common.cli import call
 from tests.inputs import models
 
@@ -81,6 +82,7 @@ def test_a_json_file_gives_the_map_and_is_named_in_the_verdicts(tmp_path: Path) 
     assert "seed 7" not in str(cross["tested"])
     code, out, err = call(main, "crosscheck", model, "--inputs", str(inputs))
     assert "AGREE           onnxruntime" in out, out + err
+    assert out.startswith(f"cross-check: {model} (inputs from {inputs}, sha256 {digest[:16]})\n")
     code, out, err = call(main, "run", model, "--inputs", str(inputs))
     assert code == 0 and "y: float32 [1, 2]" in out, out + err
 
@@ -119,3 +121,15 @@ def test_a_bad_json_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     for fn, argv in ((main, ["run", model]), (check_main, [model, "--orders", "1"])):
         code, out, err = call(fn, *argv, "--inputs", str(tmp_path / "in.json"))
         assert code == 2 and out == "" and err.count("\n") == 1 and "appears twice" in err, (out, err)
+
+
+def test_a_bundle_names_its_copy_of_the_inputs_file_and_verifies(tmp_path: Path) -> None:
+    model = models.dict_vectorizer(tmp_path / "dv.onnx")
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"features": {"map": {"c": 0.5}}}')
+    d = tmp_path / "b"
+    assert write(d, model, "--orders", "2", "--cross-check", "onnxruntime", "--inputs", str(inputs)) == 0
+    assert (d / "inputs" / "in.json").read_bytes() == inputs.read_bytes()
+    text = "".join(p.read_text(errors="replace") for p in d.rglob("*.json"))
+    assert '"file": "inputs/in.json"' in text and str(tmp_path) not in text
+    assert verify(d)[0] == 0

@@ -279,11 +279,15 @@ def _load_proto(path: str) -> tuple[onnx.ModelProto | None, str]:
 
 def text_lines(report: CrossCheckReport) -> list[str]:
     """The cross-check as readable lines (used by ``sonnx crosscheck`` and the HTML report)."""
-    lines = [
-        f"cross-check: {report.path} (seed {report.seed}"
-        + (f", inputs from {report.inputs_file}" if report.inputs_file else ", random inputs")
-        + ")"
-    ]
+    if report.source is not None:
+        said = report.source.describe()
+        lines = [f"cross-check: {report.path} ({'random inputs, ' if report.source.all_drawn else ''}{said})"]
+    else:
+        lines = [
+            f"cross-check: {report.path} (seed {report.seed}"
+            + (f", inputs from {report.inputs_file}" if report.inputs_file else ", random inputs")
+            + ")"
+        ]
     if report.subject_error is not None:
         lines.append(f"  numpy executor FAILED: {report.subject_error}")
     for r in report.results:
