@@ -13,8 +13,10 @@ import pytest
 from sonnx.errors import ExecutionError, InputError, SonnxError, UsageError
 from sonnx.executor import execute
 from sonnx.inputs import InputSource, read_inputs
+from sonnx.inputs.json_file import value_of
 from sonnx.loader import load_model
-from sonnx.ops.values import EMPTY
+from sonnx.model.graph import TensorType
+from sonnx.ops.values import EMPTY, numpy_dtype
 from sonnx.signature import InputValueError
 from sonnx.writer import to_proto
 from tests.inputs import models
@@ -195,3 +197,35 @@ def test_the_writer_writes_map_sequence_and_optional_types(tmp_path: Path, make:
     again = load_model(str(tmp_path / "again.onnx"))
     name = model.graph.inputs[0]
     assert again.graph.tensor(name).type == model.graph.tensor(name).type
+
+
+@pytest.mark.parametrize(
+    "elem,data,message",
+    [
+        (onnx.TensorProto.INT4, [8], "outside the range of INT4 \\[-8, 7\\]"),
+        (onnx.TensorProto.UINT4, [-1], "outside the range of UINT4"),
+        (onnx.TensorProto.INT2, [2], "outside the range of INT2"),
+        (onnx.TensorProto.UINT8, [256], "outside the range of UINT8"),
+        (onnx.TensorProto.INT4, [1.0], "takes JSON integers only"),
+        (onnx.TensorProto.BOOL, [1], "takes true and false only"),
+        (onnx.TensorProto.FLOAT, [True], "takes numbers"),
+        (onnx.TensorProto.FLOAT, [10**400], "too large for a floating-point number"),
+        (onnx.TensorProto.COMPLEX64, [1.0], "complex tensors cannot be given in JSON"),
+    ],
+)
+def test_json_scalars_must_fit_their_element_type(elem: int, data: list[object], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        value_of("in.json: input 'x'", TensorType("tensor", elem, (1,)), {"data": data})
+
+
+def test_json_scalars_take_their_element_type() -> None:
+    cases = [
+        (onnx.TensorProto.INT4, [-8, 7], np.array([-8, 7]).astype(numpy_dtype(onnx.TensorProto.INT4))),
+        (onnx.TensorProto.UINT64, [2**64 - 1], np.array([2**64 - 1], np.uint64)),
+        (onnx.TensorProto.FLOAT16, ["-Infinity", 0.1], np.array([-np.inf, 0.1], np.float16)),
+        (onnx.TensorProto.DOUBLE, [0.1], np.array([0.1], np.float64)),
+    ]
+    for elem, data, want in cases:
+        spec = {"data": data, "dtype": onnx.TensorProto.DataType.Name(elem)}
+        got = value_of("x", TensorType("tensor", elem, None), spec)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (elem, got)

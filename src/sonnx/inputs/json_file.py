@@ -43,6 +43,10 @@ from ..strict_json import loads
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects an inputs file may have."""
 _TENSOR_KEYS = frozenset({"data", "dtype", "shape"})
+_NARROW_INTS: dict[int, tuple[int, int]] = {
+    TensorProto.INT4: (-8, 7), TensorProto.UINT4: (0, 15), TensorProto.INT2: (-2, 1), TensorProto.UINT2: (0, 3)
+}
+"""The sub-byte integer types (NumPy has no integer kind for them) and their ranges."""
 _FLOAT_WORDS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
@@ -83,16 +87,15 @@ def _convert(where: str, et: int, items: list[Any]) -> np.ndarray:
         if not all(isinstance(x, bool) for x in items):
             raise InputError(f"{where}: a BOOL tensor takes true and false only")
         return np.array(items, dtype=np.bool_).reshape(len(items))
-    if dtype.kind in "iu":
+    narrow = et in _NARROW_INTS
+    if dtype.kind in "iu" or narrow:
         if not all(isinstance(x, int) and not isinstance(x, bool) for x in items):
             raise InputError(f"{where}: a {elem_type_name(et)} tensor takes JSON integers only")
-        info = np.iinfo(dtype) if et not in (TensorProto.INT4, TensorProto.UINT4, TensorProto.INT2,
-                                             TensorProto.UINT2) else None
-        low, high = (info.min, info.max) if info is not None else _narrow_range(et)
+        low, high = _NARROW_INTS[et] if narrow else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
         bad = next((x for x in items if not low <= x <= high), None)
         if bad is not None:
             raise InputError(f"{where}: {bad} is outside the range of {elem_type_name(et)} [{low}, {high}]")
-        return np.array(items, dtype=np.int64 if dtype.kind == "i" else np.uint64).astype(dtype).reshape(len(items))
+        return np.array(items, dtype=np.int64 if low < 0 else np.uint64).astype(dtype).reshape(len(items))
     if dtype.kind == "c":
         raise InputError(f"{where}: complex tensors cannot be given in JSON; use an .npz file")
     numbers = []
@@ -109,12 +112,6 @@ def _convert(where: str, et: int, items: list[Any]) -> np.ndarray:
                              f"\"-Infinity\" only, not {x!r}")
     with np.errstate(over="ignore"):
         return np.array(numbers, dtype=np.float64).astype(dtype).reshape(len(items))
-
-
-def _narrow_range(et: int) -> tuple[int, int]:
-    signed = et in (TensorProto.INT4, TensorProto.INT2)
-    bits = 4 if et in (TensorProto.INT4, TensorProto.UINT4) else 2
-    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
 
 
 def _tensor(where: str, ttype: TensorType | None, spec: Any) -> np.ndarray:
