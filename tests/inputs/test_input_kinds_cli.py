@@ -63,6 +63,10 @@ def test_inputs_that_cannot_be_drawn_give_unknown_and_the_rest_of_the_report(tmp
     report = out + err  # the partition goes to stdout, the report beside it
     assert code == 2 and "PARTITION-COVER    PROVED" in report and "PARTITION-EXEC     UNKNOWN" in report
     assert "keys the model does not name" in report
+    code, out, err = call(main, "run", model)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "give its value with --inputs FILE.json" in err
+    code, out, err = call(main, "crosscheck", model)
+    assert code == 2 and "numpy executor FAILED: no inputs: input 'm' is a map whose keys" in out, out + err
 
 
 def test_a_json_file_gives_the_map_and_is_named_in_the_verdicts(tmp_path: Path) -> None:
