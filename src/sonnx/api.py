@@ -33,9 +33,9 @@ from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES
 from .differential.run import CrossCheckReport, cross_check, parse_oracles
 from .errors import UsageError
-from .executor import execute, random_inputs
+from .executor import execute
 from .fleet import Batch, find_models, run_batch
-from .inputs import load_inputs
+from .inputs import complete_inputs, load_inputs
 from .loader import load_model
 from .model.graph import Model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
@@ -173,17 +173,13 @@ def scheduler_factory(spec: str) -> Callable[[], Scheduler]:
 
 
 def feeds_for(model: Model, inputs: str | os.PathLike[str] | Mapping[str, Any] | None, seed: int) -> dict[str, Any]:
-    """Graph-input values: from ``inputs`` (an ``.npz`` path or a mapping by name), the rest drawn with ``seed``."""
+    """Graph-input values: from ``inputs`` (an ``.npz`` or ``.json`` path, or a mapping by name), the rest
+    drawn with ``seed``."""
     if inputs is None or isinstance(inputs, (str, os.PathLike)):
         return load_inputs(model, None if inputs is None else os.fspath(inputs), [], seed)
     if not isinstance(inputs, Mapping):
         raise UsageError(f"inputs must be a mapping of graph-input name to value or an .npz path, not {inputs!r}")
-    unknown = sorted(set(inputs) - set(model.graph.inputs))
-    if unknown:
-        raise UsageError(f"not graph inputs of the model: {', '.join(map(str, unknown))}")
-    feeds: dict[str, Any] = dict(random_inputs(model, seed, skip=frozenset(inputs)))
-    feeds.update(inputs)
-    return feeds
+    return complete_inputs(model, inputs, seed).values
 
 
 def run(

@@ -159,20 +159,33 @@ def _seeded_nested(seed: int) -> Callable[[], Scheduler]:
     return make
 
 
-def _violation(name: str, schedule: str, schedules: list[dict[str, Any]], seed: int) -> Verdict:
+def _violation(name: str, schedule: str, schedules: list[dict[str, Any]], source: Mapping[str, Any]) -> Verdict:
     return Verdict.violated(
         ID,
         Witness(
             f"output {name!r} differs between file order and {schedule}",
-            {"output": name, "schedules": schedules, "input_seed": seed},
+            {"output": name, "schedules": schedules, **source},
         ),
         Severity.ERROR,
         engine="executor",
     )
 
 
-def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, Any] | None = None) -> Verdict:
-    """Compare the outputs of several valid schedules bit for bit; see the module docstring for the claim."""
+def check_orders(
+    model: Model,
+    count: int,
+    seed: int = 0,
+    inputs: Mapping[str, Any] | None = None,
+    source: Mapping[str, Any] | None = None,
+) -> Verdict:
+    """Compare the outputs of several valid schedules bit for bit; see the module docstring for the claim.
+
+    ``source`` is what the details record about where ``inputs`` came from
+    (``{"input_seed": seed}`` when they were all drawn with the seed, the
+    default, or the file that gave them: ``sonnx.inputs.InputSource.details``).
+    The schedules' own seeds derive from ``seed`` either way.
+    """
+    about = dict(source) if source is not None else {"input_seed": seed}
     try:
         declared = declared_order(model)
     except OrderError as exc:
@@ -189,7 +202,7 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
             schedules.append(entry)
             for name, value in reference.items():
                 if not same_value(value, got[name]):
-                    return _violation(name, "declared", schedules, seed)
+                    return _violation(name, "declared", schedules, about)
         ran = {tuple(base_sched.fired)} | ({declared} if declared is not None else set())
         seeded = _seeded(g, True)
         orders: list[tuple[int, ...]] | None = None
@@ -207,8 +220,8 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
                 schedules.append(entry)
                 for name, value in reference.items():
                     if not same_value(value, got[name]):
-                        return _violation(name, entry["schedule"], schedules, seed)
-            details: dict[str, Any] = {"input_seed": seed, "valid_orders": len(orders), "schedules": schedules}
+                        return _violation(name, entry["schedule"], schedules, about)
+            details: dict[str, Any] = {**about, "valid_orders": len(orders), "schedules": schedules}
             if len(orders) == 1:
                 details["note"] = "the model has a single valid order (nested graphs too): one run is every run"
             return Verdict(ID, Verdict.proved(ID).status, Severity.ERROR, engine="executor", details=details)
@@ -233,7 +246,7 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
             randoms += 1
             for name, value in reference.items():
                 if not same_value(value, got[name]):
-                    return _violation(name, entry["schedule"], schedules, seed)
+                    return _violation(name, entry["schedule"], schedules, about)
     except ToolError:
         raise
     except SonnxError as exc:
@@ -249,7 +262,7 @@ def check_orders(model: Model, count: int, seed: int = 0, inputs: Mapping[str, A
         f"file order{also} and {tried} distinct seeded random orders of the main graph ({scope}); not every valid "
         f"order was run (more than {EXHAUSTIVE_LIMIT}, a main graph of more than {ENUMERATION_MAX_OPERATIONS} "
         "operations, or nested graphs with several orders)",
-        {"input_seed": seed, "requested": count, "schedules": schedules},
+        {**about, "requested": count, "schedules": schedules},
         engine="executor",
     )
 

@@ -30,13 +30,14 @@ from pathlib import Path
 from .agreement import combine, smt_only
 from .differential.run import CrossCheckReport, OracleResult, cross_check
 from .differential.verdicts import crosscheck_verdicts
-from .errors import SonnxError, UsageError
+from .errors import InputError, InputSizeError, SonnxError, UsageError
 from .evidence.attestation import load_signing_key
 from .evidence.bundle import check_destination, write_bundle
-from .inputs import load_inputs
+from .inputs import read_inputs
 from .loader import load_model
 from .model.graph import Model
 from .options import CheckOptions
+from .orders import ID as ORDERS_ID
 from .orders import check_orders
 from .report import ModelReport, SmtSummary
 from .rules import run_rules
@@ -175,6 +176,24 @@ def check_model(
     return _check_loaded(model, options or CheckOptions(), path, progress or _quiet, export_stem, in_memory=True)
 
 
+def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
+    """EXEC-ORDERS on the inputs of ``opts``; UNKNOWN with the reason when they cannot be drawn.
+
+    An input the model declares too little about to draw (a map no
+    vocabulary names, an undeclared shape) leaves the claim not established,
+    and the rest of the report stands. An unreadable inputs file is an error
+    of the command line, and a declared size no input can have makes the
+    model unusable for execution (as in the cross-check): both are raised.
+    """
+    try:
+        given = read_inputs(model, opts.inputs, [], opts.seed)
+    except (InputError, UsageError, InputSizeError):
+        raise
+    except SonnxError as exc:
+        return Verdict.unknown(ORDERS_ID, f"no inputs to run on: {exc.one_line()}", engine="executor")
+    return check_orders(model, opts.orders, opts.seed, given.values, given.source.details())
+
+
 def _check_loaded(
     model: Model,
     opts: CheckOptions,
@@ -192,8 +211,7 @@ def _check_loaded(
     verdicts = list(proofs.verdicts)
     if opts.orders:
         say(f"running {opts.orders} schedules")
-        feeds = load_inputs(model, opts.inputs, [], opts.seed)
-        verdicts.append(check_orders(model, opts.orders, opts.seed, feeds))
+        verdicts.append(_orders_verdict(model, opts))
     crosscheck: CrossCheckReport | None = None
     if opts.oracles:
         say(f"cross-checking with {', '.join(opts.oracles)}")

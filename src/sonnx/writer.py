@@ -58,6 +58,11 @@ def _type_proto(t: TensorType) -> TypeProto:
         holder.SetInParent()
         if t.element is not None:
             holder.elem_type.CopyFrom(_type_proto(t.element))
+    elif t.kind == "map":
+        tp.map_type.SetInParent()
+        tp.map_type.key_type = t.elem_type
+        if t.element is not None:
+            tp.map_type.value_type.CopyFrom(_type_proto(t.element))
     else:
         raise WriteError(f"a tensor of kind {t.kind!r} cannot be written by this version")
     return tp

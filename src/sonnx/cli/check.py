@@ -104,7 +104,11 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         "order the model declares in its sonnx.execution_order metadata, when it declares one)",
     )
     add_seed(p, "the random inputs and schedules")
-    p.add_argument("--inputs", metavar="FILE.npz", help="input values for --orders, keyed by graph-input name")
+    p.add_argument(
+        "--inputs", metavar="FILE.npz|FILE.json",
+        help="input values for --orders, keyed by graph-input name (.npz tensors, or JSON for every "
+        "input kind: maps, sequences, optionals)",
+    )
     p.add_argument(
         "--cross-check",
         metavar="ORACLES",

@@ -25,7 +25,11 @@ def add_crosscheck_arguments(p: argparse.ArgumentParser) -> None:
         help="comma-separated runtimes to compare with (default: reference,onnxruntime)",
     )
     add_seed(p)
-    p.add_argument("--inputs", metavar="FILE.npz", help="input values keyed by graph-input name")
+    p.add_argument(
+        "--inputs", metavar="FILE.npz|FILE.json",
+        help="input values keyed by graph-input name (.npz tensors, or JSON for every input kind: maps, sequences, "
+        "optionals)",
+    )
     add_tolerance(p)
     add_json(p)
     add_progress(p)

@@ -52,7 +52,11 @@ def add_partition_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fused", metavar="OUT.onnx", help="write the fused model (one node per subgraph) and test it")
     p.add_argument("--execute", action="store_true", help="also compare partitioned and whole execution bit for bit")
     add_seed(p, "the random inputs for --execute")
-    p.add_argument("--inputs", metavar="FILE.npz", help="input values for --execute, keyed by graph-input name")
+    p.add_argument(
+        "--inputs", metavar="FILE.npz|FILE.json",
+        help="input values for --execute, keyed by graph-input name (.npz tensors, or JSON for every "
+        "input kind: maps, sequences, optionals)",
+    )
     add_json(p, "the verdicts")
     add_progress(p)
 

@@ -44,8 +44,14 @@ from .common import add_json, add_progress, add_seed, progress_for, write_json
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", metavar="MODEL", help="ONNX model to execute")
-    p.add_argument("--inputs", metavar="FILE.npz", help="input values keyed by graph-input name")
-    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy", help="one input from .npy")
+    p.add_argument(
+        "--inputs", metavar="FILE.npz|FILE.json",
+        help="input values keyed by graph-input name (.npz tensors, or JSON for every input kind: maps, sequences, "
+        "optionals)",
+    )
+    p.add_argument(
+        "--input", action="append", default=[], metavar="NAME=FILE.npy", help="one input from .npy (or .json)"
+    )
     add_seed(p)
     p.add_argument("--output", metavar="FILE.npz", help="write the outputs, keyed by output name")
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N runs after a warm-up")

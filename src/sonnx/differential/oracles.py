@@ -28,6 +28,7 @@ from onnx import TensorProto, helper
 
 from ..loader.irfields import ELEMENT_TYPES
 from ..loader.sandbox import RUNTIME_TIME_LIMIT, Failure, contained, runtime_memory_budget
+from ..ops.values import EmptyOptional
 
 ORACLES = ("reference", "onnxruntime")
 """Oracle names accepted by ``--cross-check``, in report order."""
@@ -178,9 +179,21 @@ def _checker_refusal(proto: onnx.ModelProto) -> str:
     return ""
 
 
-def _feeds(feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def _feed(value: Any) -> Any:
+    """One input as the runtimes take it: tensors as C-ordered arrays, sequences as lists, maps as dicts of
+    Python scalars, the empty optional as None."""
+    if isinstance(value, EmptyOptional):
+        return None
+    if isinstance(value, list):
+        return [_feed(v) for v in value]
+    if isinstance(value, dict):
+        return {k: v.item() if isinstance(v, np.generic) else v for k, v in value.items()}
     # np.asarray keeps a 0-d value 0-d (np.ascontiguousarray would feed it as shape [1])
-    return {k: np.asarray(v, order="C") for k, v in feeds.items()}
+    return np.asarray(value, order="C")
+
+
+def _feeds(feeds: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _feed(v) for k, v in feeds.items()}
 
 
 def _free_names(g: onnx.GraphProto) -> set[str]:

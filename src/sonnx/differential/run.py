@@ -41,7 +41,7 @@ import onnx
 
 from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
 from ..executor import execute
-from ..inputs import load_inputs
+from ..inputs import InputSource, read_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
@@ -152,6 +152,8 @@ class CrossCheckReport:
     """The executor's outputs that contradict their declared types (a warning, see the module text)."""
     steps: dict[str, StepTolerance] = field(default_factory=dict)
     """The outputs given a tolerance in quantization steps."""
+    source: InputSource | None = None
+    """Where the inputs came from (None when they could not be made)."""
 
     @property
     def exit_code(self) -> int:
@@ -264,12 +266,13 @@ def cross_check(
     if model is None:
         model = load_model(path)
     try:
-        feeds = load_inputs(model, inputs_file, [], seed)
+        made = read_inputs(model, inputs_file, [], seed)
     except InputSizeError:  # a declared size no input can have: the model is unusable here, as for sonnx run
         raise
     except ExecutionError as exc:  # an input without a declared type or shape: give its value with --inputs
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
+    feeds, report.source = made.values, made.source
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
         with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.threads)
@@ -308,11 +311,15 @@ def _load_proto(path: str) -> tuple[onnx.ModelProto | None, str]:
 
 def text_lines(report: CrossCheckReport) -> list[str]:
     """The cross-check as readable lines (used by ``sonnx crosscheck`` and the HTML report)."""
-    lines = [
-        f"cross-check: {report.path} (seed {report.seed}"
-        + (f", inputs from {report.inputs_file}" if report.inputs_file else ", random inputs")
-        + ")"
-    ]
+    if report.source is not None:
+        said = report.source.describe()
+        lines = [f"cross-check: {report.path} ({'random inputs, ' if report.source.all_drawn else ''}{said})"]
+    else:
+        lines = [
+            f"cross-check: {report.path} (seed {report.seed}"
+            + (f", inputs from {report.inputs_file}" if report.inputs_file else ", random inputs")
+            + ")"
+        ]
     if report.subject_error is not None:
         lines.append(f"  numpy executor FAILED: {report.subject_error}")
     for name, st in report.steps.items():

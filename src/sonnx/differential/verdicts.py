@@ -29,6 +29,17 @@ STATUS_OF_OUTCOME = {"AGREE": "TESTED", "DIFFER": "VIOLATED", "KNOWN-DEVIATION":
 """The verdict status each cross-check outcome gives (what a bundle's verdicts must show)."""
 
 
+def _source(cc: CrossCheckReport) -> dict[str, Any]:
+    """Where the compared inputs came from: ``seed`` when all were drawn with it, else the file and its digest."""
+    if cc.source is None or cc.source.all_drawn:
+        return {"seed": cc.seed}
+    return {"inputs": cc.source.to_json()}
+
+
+def _described(cc: CrossCheckReport) -> str:
+    return cc.source.describe() if cc.source is not None else f"seed {cc.seed}"
+
+
 def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
     """One verdict per oracle: TESTED (agrees on the input set), VIOLATED (differs, with figures), UNKNOWN.
 
@@ -41,7 +52,7 @@ def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
     for r in cc.results:
         rid = f"{VERDICT_PREFIX}-{r.run.name.upper()}"
         figures = {name: c.summary() for name, c in r.comparisons.items()}
-        details: dict[str, Any] = {"seed": cc.seed, "oracle": r.run.version or r.run.name, "outputs": figures}
+        details: dict[str, Any] = {**_source(cc), "oracle": r.run.version or r.run.name, "outputs": figures}
         if r.run.notes:
             details["notes"] = list(r.run.notes)
         misfits = _misfit_lines(cc, r)
@@ -49,7 +60,7 @@ def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
             details["declared_output_misfits"] = misfits
         engine = f"executor/{r.run.name}"
         if r.outcome == "AGREE":
-            out.append(Verdict.tested(rid, f"1 input set (seed {cc.seed})", details, engine=engine))
+            out.append(Verdict.tested(rid, f"1 input set ({_described(cc)})", details, engine=engine))
         elif r.outcome == "UNKNOWN":
             out.append(Verdict.unknown(rid, f"{r.run.status}: {r.run.message}", engine=engine))
         else:
@@ -57,7 +68,7 @@ def crosscheck_verdicts(cc: CrossCheckReport) -> list[Verdict]:
             summary = "; ".join(
                 [f"{n}: {r.comparisons[n].summary()}" for n in bad] + [f"{n}: not produced" for n in r.missing_outputs]
             )
-            data: dict[str, Any] = {"seed": cc.seed, "oracle": r.run.version or r.run.name, "outputs": bad}
+            data: dict[str, Any] = {**_source(cc), "oracle": r.run.version or r.run.name, "outputs": bad}
             if r.known_defects:
                 data["known_defects"] = [d.why for d in r.known_defects]
             if misfits:

@@ -16,15 +16,14 @@ Every refusal is a :class:`BundleFileError`, whose message names the file.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import InputError
+from ..strict_json import json_depth, loads
 
 MAX_JSON_BYTES = 64 << 20
 """The largest JSON file of a bundle that is read (64 MiB)."""
@@ -91,35 +90,6 @@ def read_member(root: Path, rel: str, limit: int) -> bytes:
         os.close(fd)
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKET = re.compile(r"[\[\]{}]")
-
-
-def json_depth(text: str) -> int:
-    """The deepest nesting of ``[`` and ``{`` in JSON text, brackets inside strings left out."""
-    depth = deepest = 0
-    for m in _BRACKET.finditer(_STRING.sub("", text)):
-        if m.group() in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"the key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_json(data: bytes, rel: str) -> Any:
     """Strict JSON: UTF-8, nesting at most :data:`MAX_JSON_DEPTH`, no key twice in an object, no NaN/Infinity.
 
@@ -134,7 +104,7 @@ def parse_json(data: bytes, rel: str) -> Any:
     if json_depth(text) > MAX_JSON_DEPTH:
         raise BundleFileError(f"{rel}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return loads(text, None)  # the depth is measured above
     except ValueError as exc:
         raise BundleFileError(f"{rel}: not readable JSON ({exc})") from None
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from ..inputs import load_inputs
+from ..errors import InputError, InputSizeError, SonnxError, UsageError
+from ..inputs import read_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..rules.graph_function_shadowing import refuse_shadowing
@@ -45,11 +47,19 @@ def _run_verdicts(
         why = "not run: the subgraphs are not an acyclic partition with exact boundaries"
         return [Verdict.unknown(rule, why, engine="executor") for rule, asked in ((EXEC, execute), (FUSED, fused))
                 if asked]
-    feeds = load_inputs(model, inputs, [], seed) if execute else None
-    what = f"--inputs {inputs} (others seed {seed})" if inputs else f"random, seed {seed}"
+    feeds: dict[str, Any] | None = None
+    what = ""
     out = []
-    if feeds is not None:
-        out.append(exec_verdict(model, partition, feeds, what))
+    if execute:
+        try:
+            given = read_inputs(model, inputs, [], seed)
+        except (InputError, UsageError, InputSizeError):
+            raise  # an unreadable --inputs file, or a declared size no input can have: the run is unusable
+        except SonnxError as exc:  # an input the model declares too little about to draw: not established
+            out.append(Verdict.unknown(EXEC, f"no inputs to run on: {exc.one_line()}", engine="executor"))
+        else:
+            feeds, what = given.values, given.source.describe()
+            out.append(exec_verdict(model, partition, feeds, what))
     if fused:
         out.append(fused_verdict(model, partition, fused, feeds, what))
     return out
