@@ -155,6 +155,7 @@ RUNNABLE = [p for p in REAL if p.name not in NO_KERNEL]
 @pytest.mark.parametrize("path", _xfail(RUNNABLE, CANNOT_RUN_YET, AssertionError), ids=_ids(RUNNABLE))
 def test_sonnx_run_matches_onnxruntime(path: Path) -> None:
     report = cross_check(str(path), oracles=("onnxruntime",))
+    assert report.subject_error is None, report.subject_error
     (ort,) = report.results
     assert ort.outcome == "AGREE", [c.summary() for c in ort.comparisons.values()] + [ort.run.message]
     assert report.exit_code == 0
