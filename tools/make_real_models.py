@@ -340,8 +340,9 @@ def main(argv: list[str] | None = None) -> int:
                + real_misc.export_misc(out, _describe, wanted))
     manifest_path = out / "manifest.json"
     old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {"models": []}
-    kept = [e for e in old.get("models", []) if e["file"] not in {x["file"] for x in entries}]
-    manifest = {**old, "models": kept + entries, **_versions()}
+    fresh = {e["file"]: e for e in entries}
+    merged = [fresh.pop(e["file"], e) for e in old.get("models", [])]  # a rewritten file keeps its place
+    manifest = {**old, "models": merged + list(fresh.values()), **_versions()}
     manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
 
