@@ -29,7 +29,7 @@ help:
 	@echo "make lock            refresh requirements/dev.lock to the newest releases (uv $(UV_VERSION))"
 	@echo "make lock-add        add a new dependency to requirements/dev.lock, upgrading nothing else"
 	@echo "make test-latest     the whole of 'make test' against the newest releases, in $(LATEST) (not in CI)"
-	@echo "make corpus          the real-export corpus tests with the heavy test on every model (SONNX_CORPUS=all; not in CI)"
+	@echo "make corpus          the real-export corpus tests, the heavy one on every model, and time budgets (not in CI)"
 	@echo "make fuzz            long Hypothesis campaign (not in CI)"
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
@@ -72,9 +72,10 @@ docs: $(STAMP)
 test: lint typecheck pytest docs
 
 # CI runs the heavy corpus test (three schedules, both cross-checks, an evidence bundle) on a named
-# selection of tests/data/real (HEAVY_IN_CI in tests/corpus/test_real_models.py); this runs it on every model.
+# selection of tests/data/real (HEAVY_IN_CI in tests/corpus/test_real_models.py); this runs it on every model,
+# and the subcommands' time budgets on the corpus (tests/corpus/test_real_defects.py).
 corpus: $(STAMP)
-	SONNX_CORPUS=all $(BIN)/python -m pytest -q tests/corpus/test_real_models.py
+	SONNX_CORPUS=all $(BIN)/python -m pytest -q tests/corpus/test_real_models.py tests/corpus/test_real_defects.py
 
 # The lock: pyproject.toml's runtime and dev dependencies plus the build back end, resolved for every
 # platform and Python version sonnx supports (--universal), with the hashes of every file.
