@@ -15,7 +15,8 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability smt-comments clean
+        fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability \
+        smt-comments clean corpus
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -28,6 +29,7 @@ help:
 	@echo "make lock            refresh requirements/dev.lock to the newest releases (uv $(UV_VERSION))"
 	@echo "make lock-add        add a new dependency to requirements/dev.lock, upgrading nothing else"
 	@echo "make test-latest     the whole of 'make test' against the newest releases, in $(LATEST) (not in CI)"
+	@echo "make corpus          the real-export corpus tests, the heavy one on every model, and time budgets (not in CI)"
 	@echo "make fuzz            long Hypothesis campaign (not in CI)"
 	@echo "make fuzz-smt        the engines' differential campaign, 10,000 examples per generator (not in CI)"
 	@echo "make fuzz-smt-chunk  the same campaign with N examples: make fuzz-smt-chunk N=1000 (not in CI)"
@@ -69,6 +71,12 @@ docs: $(STAMP)
 	$(BIN)/python -m sphinx -W -b html docs docs/_build/html
 
 test: lint typecheck pytest docs
+
+# CI runs the heavy corpus test (three schedules, both cross-checks, an evidence bundle) on a named
+# selection of tests/data/real (HEAVY_IN_CI in tests/corpus/test_real_models.py); this runs it on every model,
+# and the subcommands' time budgets on the corpus (tests/corpus/test_real_defects.py).
+corpus: $(STAMP)
+	SONNX_CORPUS=all $(BIN)/python -m pytest -q tests/corpus/test_real_models.py tests/corpus/test_real_defects.py
 
 # The lock: pyproject.toml's runtime and dev dependencies plus the build back end, resolved for every
 # platform and Python version sonnx supports (--universal), with the hashes of every file.

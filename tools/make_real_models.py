@@ -1,17 +1,35 @@
-"""Write the corpus of real exports in ``tests/data/real/`` (issue 13).
+"""Write the corpus of real exports in ``tests/data/real/``.
 
-Real converters, small configurations, seeded random weights: torch.onnx with
-both exporters (TorchScript, ``dynamo=False``, at opset 17; dynamo at opset 18)
-and skl2onnx. The files are committed; this script is not run in CI. It needs
-torch, torchvision, transformers, onnxscript (for the dynamo exporter),
-scikit-learn and skl2onnx, in an environment of their own::
+Real converters, small configurations, seeded random weights, nothing
+downloaded. The families:
+
+* torch.onnx with both exporters (TorchScript, ``dynamo=False``, at opset 17;
+  dynamo at opset 18): MobileNetV3, ShuffleNetV2, ConvNeXt, ViT, BERT, GPT-2
+  (here), and in ``tools/real_torch.py`` LSTM and GRU, a ``torch.jit.script``
+  loop whose trip count is a graph input, ``torch.cond``, a small U-Net, and
+  ALBERT, DistilBERT, RoBERTa and ELECTRA encoders;
+* skl2onnx pipelines (here), and in ``tools/real_classic.py`` k-nearest
+  neighbours, SVC, SVR, KMeans, IsolationForest, string inputs (LabelEncoder,
+  a ColumnTransformer one-hot encoding a string column), a
+  ``map(string -> float)`` input (DictVectorizer), and through onnxmltools a
+  LightGBM classifier and an XGBoost regressor;
+* in ``tools/real_misc.py``: onnxruntime.quantization (dynamic, static QDQ,
+  static QOperator) of a float MLP, a float16 conv net (onnxconverter_common),
+  an onnxscript model with a model-local function, and a model whose
+  initializers sit in an external file (``<name>.onnx.data``).
+
+The files are committed; this script is not run in CI. It needs its own
+environment::
 
     python3 -m venv /tmp/real && /tmp/real/bin/pip install torch torchvision transformers onnxscript \\
-        scikit-learn skl2onnx onnx onnxruntime
-    /tmp/real/bin/python tools/make_real_models.py [--out tests/data/real]
+        scikit-learn skl2onnx pandas lightgbm xgboost onnxmltools onnxconverter-common onnx onnxruntime
+    /tmp/real/bin/python tools/make_real_models.py [--out tests/data/real] [--only FILE,...]
 
 It writes ``<model>.<exporter>.onnx`` for each model and ``manifest.json``
-(versions of the converters, input names and the shapes used).
+(versions of the converters, opsets, operators and bytes of each file).
+``--only`` rewrites just the files named (or starting with the prefixes given)
+and keeps the other entries of the manifest, so that a new converter release
+does not silently replace the committed exports.
 
 ``--full`` writes instead the full-size models of the real-model benchmark
 (``benchmarks/bench_real_models.py``): torchvision's resnet18, squeezenet1_1,
@@ -125,7 +143,7 @@ EXPORTS = {
 }
 
 
-def export_torch(out: Path) -> list[dict[str, Any]]:
+def export_torch(out: Path, wanted: Callable[[str], bool]) -> list[dict[str, Any]]:
     import torch
 
     # the fused attention fast path has no ONNX export: use the composite form
@@ -133,10 +151,12 @@ def export_torch(out: Path) -> list[dict[str, Any]]:
     written = []
     for name, (factory, example, input_names) in torch_models().items():
         for exporter in EXPORTS[name]:
+            path = out / f"{name}.{exporter}.onnx"
+            if not wanted(path.name):
+                continue
             torch.manual_seed(0)
             model = factory().eval()
             first, kwargs = example()
-            path = out / f"{name}.{exporter}.onnx"
             with torch.no_grad():
                 if exporter == "torchscript":
                     torch.onnx.export(model, (first,), str(path), kwargs=kwargs, dynamo=False, opset_version=17,
@@ -229,7 +249,7 @@ def export_full(out: Path, only: list[str] | None) -> list[dict[str, Any]]:
     return written
 
 
-def export_sklearn(out: Path) -> list[dict[str, Any]]:
+def export_sklearn(out: Path, wanted: Callable[[str], bool]) -> list[dict[str, Any]]:
     import sklearn
     from skl2onnx import to_onnx
     from sklearn.compose import ColumnTransformer
@@ -259,6 +279,8 @@ def export_sklearn(out: Path) -> list[dict[str, Any]]:
     }
     written = []
     for name, (estimator, target, options) in cases.items():
+        if not wanted(f"{name}.skl2onnx.onnx"):
+            continue
         estimator.fit(x, target)
         kwargs: dict[str, Any] = {"target_opset": {"": 17, "ai.onnx.ml": 3}}
         if options is not None:
@@ -288,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--out", default=None, help="folder (default tests/data/real, with --full benchmarks/models)")
     ap.add_argument("--full", action="store_true", help="the full-size models of benchmarks/bench_real_models.py")
-    ap.add_argument("--only", default="", help="with --full: comma-separated model names (default: all)")
+    ap.add_argument("--only", default="", help="comma-separated model names with --full, file names or prefixes "
+                                               "otherwise (default: all)")
     args = ap.parse_args(argv)
     if args.full:
         out = Path(args.out or ROOT / "benchmarks" / "models")
@@ -300,16 +323,42 @@ def main(argv: list[str] | None = None) -> int:
         manifest = {"onnx": onnx.__version__, "models": sorted(kept + entries, key=lambda e: e["file"])}
         manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         return 0
-    if args.only:
-        ap.error("--only needs --full")
     out = Path(args.out or ROOT / "tests" / "data" / "real")
     out.mkdir(parents=True, exist_ok=True)
-    entries = export_torch(out) + export_sklearn(out)
-    import skl2onnx
+    prefixes = tuple(n for n in args.only.split(",") if n)
 
-    manifest = {"skl2onnx": skl2onnx.__version__, "onnx": onnx.__version__, "models": entries}
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    def wanted(file: str) -> bool:
+        return not prefixes or file.startswith(prefixes)
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import real_classic
+    import real_misc
+    import real_torch
+
+    entries = (export_torch(out, wanted) + real_torch.export_more_torch(out, _describe, wanted)
+               + export_sklearn(out, wanted) + real_classic.export_classic(out, _describe, wanted)
+               + real_misc.export_misc(out, _describe, wanted))
+    manifest_path = out / "manifest.json"
+    old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {"models": []}
+    fresh = {e["file"]: e for e in entries}
+    merged = [fresh.pop(e["file"], e) for e in old.get("models", [])]  # a rewritten file keeps its place
+    manifest = {**old, "models": merged + list(fresh.values()), **_versions()}
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return 0
+
+
+def _versions() -> dict[str, str]:
+    """The converter versions of this run (the manifest keeps the newest run's; each entry names its own)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {}
+    for package in ("onnx", "skl2onnx", "onnxmltools", "onnxruntime", "onnxscript", "onnxconverter-common",
+                    "torch", "transformers", "scikit-learn", "lightgbm", "xgboost"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            continue
+    return found
 
 
 if __name__ == "__main__":

@@ -111,10 +111,18 @@ def test_plan_equals_semantics_on_every_example(path: Path) -> None:
     assert differences(model, feeds) == []
 
 
-@pytest.mark.parametrize("path", REAL, ids=[p.name for p in REAL])
+REAL_INPUTS = ROOT / "tests" / "data" / "real" / "inputs"
+"""Committed example inputs of the real exports whose integer inputs have a domain random draws miss."""
+NO_RANDOM_DRAW = {"sk_dict_vectorizer.skl2onnx.onnx": "a map(string -> float) input has no random draw"}
+
+
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, raises=SonnxError, reason=NO_RANDOM_DRAW[p.name]))
+    if p.name in NO_RANDOM_DRAW else p for p in REAL], ids=[p.name for p in REAL])
 def test_plan_equals_semantics_on_every_real_export(path: Path) -> None:
     model = load_model(str(path))
-    feeds = random_inputs(model, 0)
+    given = REAL_INPUTS / f"{path.name.split('.')[0]}.npz"
+    feeds = dict(np.load(given)) if given.is_file() else random_inputs(model, 0)
     assert differences(model, feeds) == []
 
 
