@@ -66,7 +66,6 @@ def test_a_comparison_that_could_not_be_made_is_not_a_difference(exporter: str, 
     assert code != 1 and "NOT EQUIVALENT" not in out, out + err
 
 
-@pytest.mark.xfail(strict=True, reason="an .npz of strings holds a <U array, which sonnx refuses")
 def test_string_inputs_from_a_file(tmp_path: Path) -> None:
     model = DATA / "sk_label_encoder.skl2onnx.onnx"
     colours = np.array(["blue", "red", "violet", "green", "red"])
@@ -79,8 +78,6 @@ def test_string_inputs_from_a_file(tmp_path: Path) -> None:
     assert np.array_equal(np.load(result)["variable"], expected)
 
 
-@pytest.mark.xfail(strict=True, raises=json.JSONDecodeError,
-                   reason="sonnx-check --orders prints no report on a map(string -> float) input")
 def test_a_map_input_keeps_the_report() -> None:
     code, out, err = call(check_main, "-q", str(DATA / "sk_dict_vectorizer.skl2onnx.onnx"), "--orders", "3",
                           "--json")
@@ -89,7 +86,6 @@ def test_a_map_input_keeps_the_report() -> None:
     assert code in (0, 2)
 
 
-@pytest.mark.xfail(strict=True, reason="with --inputs FILE the reports still name the seed")
 def test_reports_name_the_input_file_not_a_seed() -> None:
     given = DATA / "inputs" / "albert_tiny.npz"
     model = str(DATA / "albert_tiny.torchscript.onnx")

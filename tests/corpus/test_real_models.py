@@ -85,7 +85,6 @@ NO_KERNEL = {"mlp_qoperator.ort.onnx": "com.microsoft::QGemm"}
 CANNOT_RUN_YET = {
     "albert_tiny.torchscript.onnx": "random token_type_ids are drawn outside the two-row token type table",
     "albert_tiny.dynamo.onnx": "random token_type_ids are drawn outside the two-row token type table",
-    "sk_dict_vectorizer.skl2onnx.onnx": "a map(string -> float) input has no random draw",
 }
 """Models whose random-input run fails for a reason sonnx should overcome (strict xfail until it does)."""
 
@@ -131,8 +130,7 @@ def test_the_corpus_is_there() -> None:
         assert set(files) <= {p.name for p in REAL}, family
     external = [m for m in manifest["models"] if "external_data" in m]
     assert external and all((DATA / m["external_data"]).is_file() for m in external)
-    tables = (set(NOT_ESTABLISHED) | set(NO_KERNEL) | set(CANNOT_RUN_YET) | set(REFERENCE_CANNOT_LOAD) | HEAVY_IN_CI
-              | set(HEAVY_CANNOT_RUN))
+    tables = (set(NOT_ESTABLISHED) | set(NO_KERNEL) | set(CANNOT_RUN_YET) | set(REFERENCE_CANNOT_LOAD) | HEAVY_IN_CI)
     assert tables <= {p.name for p in REAL}, tables - {p.name for p in REAL}
 
 
@@ -180,13 +178,7 @@ def test_operators_outside_the_standard_are_unknown(path: Path) -> None:
 
 
 HEAVY = [p for p in REAL if (EVERY_MODEL or p.name in HEAVY_IN_CI) and p.name not in NO_KERNEL]
-HEAVY_CANNOT_RUN = {
-    "sk_dict_vectorizer.skl2onnx.onnx": "sonnx-check --orders prints no report on a map(string -> float) input",
-}
-"""Models whose heavy test fails for a reason sonnx should overcome (ALBERT runs on its committed inputs)."""
-
-
-@pytest.mark.parametrize("path", _xfail(HEAVY, HEAVY_CANNOT_RUN, json.JSONDecodeError), ids=_ids(HEAVY))
+@pytest.mark.parametrize("path", HEAVY, ids=_ids(HEAVY))
 def test_orders_crosschecks_and_the_evidence_bundle(path: Path, tmp_path: Path) -> None:
     bundle = tmp_path / "evidence"
     given = INPUTS.get(path.name.split(".")[0])

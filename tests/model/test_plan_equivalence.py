@@ -25,6 +25,7 @@ import pytest
 from sonnx.backend import SonnxBackend
 from sonnx.errors import SonnxError
 from sonnx.executor import Probe, execute, execute_by_semantics, model_plan, random_inputs
+from sonnx.inputs import complete_inputs
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
 from sonnx.model.semantics import FileOrder, Scheduler, SeededRandomOrder
@@ -113,16 +114,13 @@ def test_plan_equals_semantics_on_every_example(path: Path) -> None:
 
 REAL_INPUTS = ROOT / "tests" / "data" / "real" / "inputs"
 """Committed example inputs of the real exports whose integer inputs have a domain random draws miss."""
-NO_RANDOM_DRAW = {"sk_dict_vectorizer.skl2onnx.onnx": "a map(string -> float) input has no random draw"}
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, raises=SonnxError, reason=NO_RANDOM_DRAW[p.name]))
-    if p.name in NO_RANDOM_DRAW else p for p in REAL], ids=[p.name for p in REAL])
+@pytest.mark.parametrize("path", REAL, ids=[p.name for p in REAL])
 def test_plan_equals_semantics_on_every_real_export(path: Path) -> None:
     model = load_model(str(path))
     given = REAL_INPUTS / f"{path.name.split('.')[0]}.npz"
-    feeds = dict(np.load(given)) if given.is_file() else random_inputs(model, 0)
+    feeds = dict(np.load(given)) if given.is_file() else complete_inputs(model, {}, 0).values
     assert differences(model, feeds) == []
 
 
