@@ -193,9 +193,9 @@ def rewrite_model(
     status = rule_statuses(current)
     result = RewriteResult(model, model)
     refused: dict[tuple[str, str], Refusal] = {}
-    budget = (len(model.graph.operations) + 1) * (len(passes) + 1)
+    steps = (len(model.graph.operations) + 1) * (len(passes) + 1)
     changed = True
-    while changed and budget > 0:
+    while changed and steps > 0:
         changed = False
         for p in passes:
             for op in current.graph.operations:
@@ -217,11 +217,11 @@ def rewrite_model(
                 say(f"applied {p.name} to {op.label} ({len(result.applications)} so far); rules re-checked")
                 current = candidate
                 changed = True
-                budget -= 1
+                steps -= 1
                 break
             if changed:
                 break
-    if budget <= 0:
+    if steps <= 0:
         raise RewriteError("the passes did not reach a fixed point within the step budget (a defect)")
     result.model = current
     result.refusals = list(refused.values())
