@@ -135,6 +135,18 @@ def test_a_set_stopped_at_its_budget_is_not_compared(tmp_path: Path) -> None:
     assert "budget of 0.2 s exceeded" in stdout and "differs" not in stdout
 
 
+def test_a_model_stopped_at_its_budget_is_not_a_model_that_fails(tmp_path: Path) -> None:
+    loop = _loop(tmp_path)
+    nodes = [helper.make_node("Cast", ["n"], ["nf"], to=TensorProto.FLOAT), helper.make_node("Add", ["x", "nf"], ["y"])]
+    direct = build(tmp_path, nodes, [vi("n", [1], I64), vi("x", [2])], [vi("y", [2])], name="direct.onnx")
+    npz = tmp_path / "huge.npz"
+    np.savez(npz, n=np.array([2**63 - 1], np.int64), x=np.zeros(2, np.float32))
+    code, stdout, _ = run("equiv", str(loop), str(direct), "--inputs", str(npz), "--budget", "0.2", "--json")
+    doc = json.loads(stdout)
+    assert code == 2 and doc["verdict"] == "NOT ESTABLISHED", stdout
+    assert doc["not_compared"]["normal"].startswith("the first model did not finish: budget of 0.2 s exceeded")
+
+
 def test_a_set_neither_model_runs_is_not_a_difference(tmp_path: Path) -> None:
     src = _embeddings(tmp_path)
     npz = tmp_path / "bad.npz"
