@@ -170,20 +170,23 @@ def rewrite_model(
     given: Mapping[str, Any] | None = None,
     given_source: str | None = None,
     budget: float | None = DEFAULT_BUDGET,
+    file_problem: str | None = None,
 ) -> RewriteResult:
     """Apply ``passes`` until none applies, checking each application; then validate the result.
 
     ``given`` (every graph input's value, read from ``given_source``) is the
     normal input set; ``sets`` the input sets to compare (by default all
     three, or the normal set alone when values are given); ``budget`` the
-    seconds each run of a model on a set may take.
+    seconds each run of a model on a set may take. ``file_problem`` is why the
+    file the model was read from fails FORMAT-ONNX (:func:`format_problem`): a
+    refusal, named with the graph rules that fail.
     """
     say = progress or (lambda _m: None)
     say("checking that the input model conforms")
     if not model.weights_loaded:
         raise RewriteError("the model was loaded without its weights; a rewrite needs them")
     refuse_shadowing(model)  # the written file would mean the standard operator to every runtime
-    problems = conformance_problems(model)
+    problems = conformance_problems(model) + ([file_problem] if file_problem is not None else [])
     if problems:
         raise RewriteError(
             "the input model does not conform to the SONNX rules (" + "; ".join(problems) + "); "
@@ -266,14 +269,10 @@ def rewrite_file(
     """
     refuse_overwrite(destination, [source], "the output")
     model = load_with_inferred_shapes(source) if infer_shapes else load_model(source)
-    problem = format_problem(model, source)
-    if problem is not None:
-        raise RewriteError(
-            f"the input file does not conform to the SONNX rules ({problem}); the passes and the written file "
-            "assume a valid ONNX model, so nothing was rewritten"
-        )
     given, given_source = inputs(model) if inputs is not None else (None, None)
-    result = rewrite_model(model, passes, seed, progress, sets, given, given_source, budget)
+    result = rewrite_model(
+        model, passes, seed, progress, sets, given, given_source, budget, format_problem(model, source)
+    )
     if result.ok:
         save_model(result.model, destination)
     return result, result.ok
