@@ -43,6 +43,7 @@ from typing import NamedTuple
 import numpy as np
 from onnx import TensorProto
 
+from .errors import SonnxError
 from .model.graph import Graph, Model, Operation
 from .ops.values import numpy_dtype
 
@@ -170,7 +171,7 @@ def _integer_inputs(model: Model) -> list[str]:
 def _kind(elem_type: int) -> str:
     try:
         return numpy_dtype(elem_type).kind
-    except Exception:  # an element type with no NumPy form is not an integer input here
+    except SonnxError:  # an element type with no NumPy form is not an integer input here
         return "?"
 
 
