@@ -163,8 +163,8 @@ def describe_inputs(feeds: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def domain_lines(domains: Mapping[str, Domain]) -> list[str]:
-    """One line per input with a domain, as the text reports show them."""
-    return [f"  input {n} drawn in {d.text()}" for n, d in domains.items()]
+    """One line per input with a domain (where its values are drawn, unless given), as the text reports show them."""
+    return [f"  input {n}: domain {d.text()}" for n, d in domains.items()]
 
 
 INTERMEDIATES = ("last", "all", "none")
