@@ -184,7 +184,32 @@ def _type_range(elem_type: int) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def _ranges(model: Model, start: str) -> list[tuple[int, int, str]]:
+class _Readers:
+    """For each graph (made once, on first use): who reads each name, at which input position, and which
+    operations hold a nested graph that captures it."""
+
+    def __init__(self) -> None:
+        self._by_graph: dict[int, tuple[dict[str, list[tuple[Operation, int]]], dict[str, list[Graph]]]] = {}
+
+    def of(self, g: Graph) -> tuple[dict[str, list[tuple[Operation, int]]], dict[str, list[Graph]]]:
+        found = self._by_graph.get(id(g))
+        if found is None:
+            reads: dict[str, list[tuple[Operation, int]]] = {}
+            nested: dict[str, list[Graph]] = {}
+            for op in g.operations:
+                if op.domain:
+                    continue
+                for pos, n in enumerate(op.input_mapping):
+                    if n:
+                        reads.setdefault(n, []).append((op, pos))
+                for _, sub in op.subgraphs:
+                    for n in sub.captures - sub.defined_names:
+                        nested.setdefault(n, []).append(sub)
+            found = self._by_graph[id(g)] = (reads, nested)
+        return found
+
+
+def _ranges(model: Model, start: str, readers: _Readers) -> list[tuple[int, int, str]]:
     """Every range a consumer of ``start`` (through pass-through operations and nested graphs) gives."""
     opset = model.opset_imports.get("", 0)
     found: list[tuple[int, int, str]] = []
@@ -196,22 +221,16 @@ def _ranges(model: Model, start: str) -> list[tuple[int, int, str]]:
         if (id(g), name) in seen:
             continue
         seen.add((id(g), name))
-        for op in g.operations:
-            if op.domain:
-                continue
-            for pos, n in enumerate(op.input_mapping):
-                if n != name:
-                    continue
-                rule = CONSUMERS.get((op.operator, pos))
-                if rule is not None:
-                    got = _range_of(op, rule, chain, opset)
-                    if got is not None:
-                        found.append(got)
-                if pos == 0 and op.operator in PASS_THROUGH and op.output_mapping and op.output_mapping[0]:
-                    work.append((chain, op.output_mapping[0]))
-            for _, sub in op.subgraphs:
-                if name in sub.captures and name not in sub.defined_names:
-                    work.append(((*chain, sub), name))
+        reads, nested = readers.of(g)
+        for op, pos in reads.get(name, ()):
+            rule = CONSUMERS.get((op.operator, pos))
+            if rule is not None:
+                got = _range_of(op, rule, chain, opset)
+                if got is not None:
+                    found.append(got)
+            if pos == 0 and op.operator in PASS_THROUGH and op.output_mapping and op.output_mapping[0]:
+                work.append((chain, op.output_mapping[0]))
+        work.extend(((*chain, sub), name) for sub in nested.get(name, ()))
     return found
 
 
@@ -219,8 +238,9 @@ def input_domains(model: Model) -> dict[str, Domain]:
     """The domain of every integer graph input that some consumer bounds (see the module text)."""
     out: dict[str, Domain] = {}
     g = model.graph
+    readers = _Readers()
     for name in _integer_inputs(model):
-        ranges = _ranges(model, name)
+        ranges = _ranges(model, name, readers)
         if not ranges:
             continue
         t_low, t_high = _type_range(g.tensor(name).type.elem_type)  # type: ignore[union-attr]

@@ -246,3 +246,16 @@ def test_several_consumers_intersect_and_the_type_cuts(tmp_path: Path) -> None:
     assert (d["u"].low, d["u"].high) == (0, 4)  # an unsigned type has no negative index
     assert (d["k"].low, d["k"].high) == (1, 6)
     assert "d" not in d
+
+
+def test_an_index_read_by_a_nested_graph_is_bounded_too(tmp_path: Path) -> None:
+    def branch(name: str) -> onnx.GraphProto:
+        return helper.make_graph([helper.make_node("Gather", ["types", "ids"], [f"{name}_out"])], name, [],
+                                 [vi(f"{name}_out", [3, 4])])
+
+    nodes = [helper.make_node("If", ["c"], ["y"], then_branch=branch("then"), else_branch=branch("else"))]
+    types = init("types", np.zeros((2, 4)), np.float32)
+    model = load(build(tmp_path, nodes, [vi("c", [], TensorProto.BOOL), vi("ids", [3], I64)], [vi("y", [3, 4])],
+                       [types]))
+    d = input_domains(model)
+    assert (d["ids"].low, d["ids"].high) == (-2, 1)
