@@ -7,8 +7,10 @@ The report has three parts:
   mappings changed, and how each output of A is matched in B (by name, else
   by position);
 * **numeric equivalence**: both models run on the NumPy executor on the
-  seeded input sets of :mod:`sonnx.rewrite.validate` (normal, signed with
-  zeros of both signs, extremes), each output compared with the cross-check
+  input sets of :mod:`sonnx.rewrite.validate` (normal, signed with zeros of
+  both signs, extremes; only the sets asked for are drawn and run; given
+  values are the normal set), each run within a wall-clock budget, each
+  output compared with the cross-check
   figures (:func:`sonnx.differential.metrics.compare_arrays`: max abs, max rel,
   max ULP, elements outside the tolerance, worst indices), and flagged
   bit-exact when the bytes are equal;
@@ -18,10 +20,15 @@ The report has three parts:
   saturated Softmax output can be bit-exact while its logits differ), and
   the number of NaN elements (NaN against NaN counts as equal).
 
-Verdict and exit code: 0 equivalent (every compared output within the
-tolerance on every set), 1 not equivalent (the figures say where), 2 when
-the comparison cannot be made (a model cannot be loaded or run on the
-normal set, or the inputs differ so the same values cannot be fed). A model
+Verdict and exit code (:func:`sonnx.rewrite.validate.outcome`): 0
+EQUIVALENT when every compared set agrees within the tolerance and the
+normal set, when asked for, was compared (a set that was not compared is
+named after the verdict); 1 NOT EQUIVALENT when a compared set differs or
+one model fails where the other runs (the figures say where), or the
+interfaces differ; 2 NOT ESTABLISHED when no set, or not the normal set,
+could be compared (neither model runs on it, or a run exceeded its budget:
+a comparison that could not be made is not a difference), and 2 when a
+model cannot be loaded or run by the executor at all. A model
 with a function that shadows a standard operator is refused (exit 2,
 GRAPH-FUNCTION-SHADOWING): the runtimes would run the standard operator where
 sonnx runs the function, so sonnx's figures would not be about the model the
@@ -32,21 +39,30 @@ Equivalence here is evidence on the seeded inputs, not a proof.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .differential.metrics import Tolerance
 from .errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from .input_domain import Domain, input_domains
 from .loader import load_model
 from .model.graph import Model, Operation, TensorType
 from .options import CheckOptions
 from .pipeline import check_file
 from .rewrite.validate import (
+    DEFAULT_BUDGET,
+    DIFFERS,
+    ESTABLISHED,
     INTERMEDIATES,
-    SETS,
     SetResult,
+    chosen_sets,
     compare_models,
+    domain_lines,
+    input_sets,
+    not_compared_text,
+    outcome,
+    set_source,
     shared_intermediates,
     summarize,
     with_outputs,
@@ -187,12 +203,16 @@ class EquivReport:
     checks: dict[str, dict[str, Any]]
     problem: str | None = None
     """Why the models are not equivalent before any number is compared (interfaces differ)."""
+    domains: dict[str, Domain] = field(default_factory=dict)
+    """The domains the integer inputs were drawn in (:mod:`sonnx.input_domain`)."""
+    budget: float | None = DEFAULT_BUDGET
 
     @property
     def exit_code(self) -> int:
         if self.problem is not None:
             return EXIT_VIOLATED
-        return EXIT_OK if self.sets and all(s.ok for s in self.sets) else EXIT_VIOLATED
+        found = outcome(self.sets)
+        return EXIT_OK if found == ESTABLISHED else EXIT_VIOLATED if found == DIFFERS else EXIT_UNUSABLE
 
     @property
     def intermediates_outside(self) -> list[str]:
@@ -201,7 +221,7 @@ class EquivReport:
 
     @property
     def verdict(self) -> str:
-        return "EQUIVALENT" if self.exit_code == EXIT_OK else "NOT EQUIVALENT"
+        return {EXIT_OK: "EQUIVALENT", EXIT_VIOLATED: "NOT EQUIVALENT"}.get(self.exit_code, "NOT ESTABLISHED")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -212,6 +232,9 @@ class EquivReport:
             "verdict": self.verdict,
             "exit_code": self.exit_code,
             "problem": self.problem,
+            "not_compared": {r.name: r.not_compared for r in self.sets if not r.compared},
+            "budget_seconds": self.budget,
+            "input_domains": {n: d.to_json() for n, d in self.domains.items()},
             "intermediates_outside_tolerance": self.intermediates_outside,
             "structure": self.diff.to_json(),
             "numeric": [s.to_json() for s in self.sets],
@@ -228,6 +251,7 @@ def _check(path: str) -> dict[str, Any]:
         "warnings": sorted(v.rule_id for v in rep.all_verdicts() if v.status.name == "VIOLATED" and not v.fails),
         "unknown": sorted(v.rule_id for v in rep.all_verdicts() if v.status.name == "UNKNOWN"),
         "error": rep.error.one_line() if rep.error is not None else None,
+        "findings": {v.rule_id: v.witness.summary for v in rep.all_verdicts() if v.fails and v.witness is not None},
     }
 
 
@@ -236,15 +260,20 @@ def equivalence(
     path_b: str,
     seed: int = 0,
     tolerance: Tolerance | None = None,
-    sets: Sequence[str] = SETS,
+    sets: Sequence[str] | None = None,
     intermediates: str = "last",
     progress: Callable[[str], None] | None = None,
+    inputs: Callable[[Model], tuple[dict[str, Any], str]] | None = None,
+    budget: float | None = DEFAULT_BUDGET,
 ) -> EquivReport:
-    """Compare the model at ``path_b`` with the one at ``path_a`` (see the module text)."""
+    """Compare the model at ``path_b`` with the one at ``path_a`` (see the module text).
+
+    ``sets`` None compares every set, or the normal set alone when ``inputs``
+    is given: it reads, for the loaded first model, the given values and a text
+    naming their files. ``budget`` is the seconds each run of a model may take.
+    """
     say = progress or (lambda _m: None)
-    unknown = sorted(set(sets) - set(SETS))
-    if unknown or not sets:
-        raise EquivError(f"--sets: unknown or empty input set(s) {unknown}; known: {', '.join(SETS)}")
+    chosen = chosen_sets(sets, inputs is not None)
     if intermediates not in INTERMEDIATES:
         raise EquivError(f"--intermediates must be one of {', '.join(INTERMEDIATES)}, not {intermediates!r}")
     say(f"loading {path_a} and {path_b}")
@@ -268,21 +297,22 @@ def equivalence(
         return report
     common = shared_intermediates(a, b, tuple(diff.output_map), intermediates)
     mapping = {**diff.output_map, **{n: n for n in common}}
-    say(f"running both models on the input sets {', '.join(sets)}")
+    given, given_source = inputs(a) if inputs is not None else (None, None)
+    say(f"running both models on the input sets {', '.join(chosen)}")
     a_ext, b_ext = with_outputs(a, common), with_outputs(b, common)
-    results = compare_models(
-        a_ext, b_ext, mapping, seed, tolerance or Tolerance(), frozenset(common), frozenset(common)
+    feeds = input_sets(a, seed, chosen, given)
+    report.domains, report.budget = input_domains(a), budget
+    sources: Mapping[str, str] = {k: set_source(k, seed, given_source) for k in chosen}
+    report.sets = compare_models(
+        a_ext, b_ext, mapping, feeds, tolerance or Tolerance(), frozenset(common), frozenset(common), budget, sources
     )
-    normal = next((r for r in results if r.name == "normal"), None)
-    if normal is not None and normal.refused is not None and normal.refused.startswith("neither"):
-        raise EquivError(f"cannot compare: {normal.refused}")
-    report.sets = [r for r in results if r.name in sets]
     return report
 
 
 def text(report: EquivReport) -> str:
     d = report.diff
-    lines = [f"{report.verdict}: {report.b} against {report.a}"]
+    skipped = not_compared_text(report.sets) if report.problem is None else ""
+    lines = [f"{report.verdict}: {report.b} against {report.a}" + (f"; not compared: {skipped}" if skipped else "")]
     lines.append(f"structure: {d.operations[0]} -> {d.operations[1]} operations")
     if d.removed:
         lines.append("  removed: " + ", ".join(f"{k} x{v}" for k, v in sorted(d.removed.items())))
@@ -299,7 +329,8 @@ def text(report: EquivReport) -> str:
     if report.problem:
         lines.append(f"not comparable numerically: {report.problem}")
     else:
-        lines.append("numeric (NumPy executor, seeded input sets):")
+        lines.append(f"numeric (NumPy executor; budget {report.budget:g} s per run):")
+        lines.extend(domain_lines(report.domains))
         lines.append(summarize(report.sets))
         if report.intermediates_outside:
             lead = (
@@ -312,6 +343,8 @@ def text(report: EquivReport) -> str:
         c = report.checks[side]
         extra = f"; violated {', '.join(c['violated'])}" if c["violated"] else ""
         lines.append(f"sonnx-check {side}: {c['outcome']}{extra}")
+        for rule_id, summary in c.get("findings", {}).items():
+            lines.append(f"  {rule_id}: {summary}")
     return "\n".join(lines) + "\n"
 
 

@@ -77,6 +77,11 @@ class InputSizeError(ExecutionError):
     refuses, or more bytes than the memory available."""
 
 
+class BudgetExceeded(ExecutionError):
+    """A run did not finish within the wall-clock budget it was given (checked between firings, nested graphs
+    included), so it was stopped: nothing is known about the outputs it would have given."""
+
+
 class ToolError(SonnxError):
     """sonnx itself failed (an internal defect, or two engines that disagree).
 

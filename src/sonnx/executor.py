@@ -28,12 +28,13 @@ import numpy as np
 from onnx import TensorProto
 
 from .errors import ExecutionError, InputSizeError
+from .input_domain import Domain, input_domains
 from .interpretation import NumpyInterpretation, check_supported, unsupported_operators
 from .model.graph import Model, TensorType
 from .model.semantics import FileOrder, Scheduler, initial_state, outputs_of, run
 from .ops import REGISTRY, KernelRegistry
 from .ops.values import numpy_dtype
-from .plan import ModelPlan, Probe
+from .plan import Deadline, ModelPlan, Probe
 from .signature import check_inputs
 
 __all__ = [
@@ -101,13 +102,16 @@ def execute(
     registry: KernelRegistry = REGISTRY,
     nested: Callable[[], Scheduler] = FileOrder,
     probe: Probe | None = None,
+    budget: float | None = None,
 ) -> dict[str, np.ndarray]:
     """Run ``model`` on ``inputs`` (by graph-input name); return its outputs by name.
 
     ``scheduler`` orders the main graph's operations (file order by default);
     ``nested`` makes a fresh scheduler for each run of a nested graph.
     ``probe``, when given, records each firing's time and bytes
-    (``sonnx run --profile``).
+    (``sonnx run --profile``). ``budget``, in seconds of wall-clock time, stops
+    a run that has not finished by then with :class:`~sonnx.errors.BudgetExceeded`
+    (checked between firings, nested graphs and Loop iterations included).
 
     A graph input with an initializer may be left out (its initial value is
     used). Any other missing input, or an output left without a value, is an
@@ -117,7 +121,8 @@ def execute(
     feeds = _prepared_inputs(model, inputs, plan.initial)
     if type(scheduler) is FileOrder and not len(scheduler):
         scheduler = None  # a fresh file order: the plan's fixed sequence
-    return _outputs(model, plan.run(feeds, scheduler, nested, probe))
+    deadline = Deadline(budget) if budget is not None else None
+    return _outputs(model, plan.run(feeds, scheduler, nested, probe, deadline))
 
 
 def execute_by_semantics(
@@ -152,7 +157,9 @@ def random_inputs(
 ) -> dict[str, np.ndarray]:
     """Seeded random values for every graph input without an initial value, from its declared type.
 
-    Floats are standard normal, integers in [-10, 10] (unsigned in [0, 10]),
+    Floats are standard normal, integers in [-10, 10] (unsigned in [0, 10])
+    unless the model bounds them (:func:`sonnx.input_domain.input_domains`: an
+    index into a table, a trip count, a size), then inside that domain;
     booleans fair coins; a symbolic or unknown dimension takes ``symbolic_dim``.
     Inputs named in ``skip`` (values the caller already has) are not drawn, so
     they need no declared shape.
@@ -163,9 +170,10 @@ def random_inputs(
     if len(drawn) > 1:
         _check_room(sum(sizes.values()), f"the {len(drawn)} inputs drawn together")
     rng = np.random.default_rng(seed)
+    domains = input_domains(model) if drawn else {}
     out: dict[str, np.ndarray] = {}
     for name in drawn:
-        out[name] = random_array(name, g.tensor(name).type, rng, symbolic_dim)
+        out[name] = random_array(name, g.tensor(name).type, rng, symbolic_dim, domains.get(name))
     return out
 
 
@@ -270,11 +278,14 @@ def _check_room(needed: int, what: str) -> None:
         )
 
 
-def random_array(name: str, ttype: TensorType | None, rng: np.random.Generator, symbolic_dim: int) -> np.ndarray:
+def random_array(
+    name: str, ttype: TensorType | None, rng: np.random.Generator, symbolic_dim: int, domain: Domain | None = None
+) -> np.ndarray:
     """One random array of the declared type ``ttype``.
 
-    Floats are standard normal (complex: both parts), integers in [-10, 10]
-    (unsigned in [0, 10]; 4-bit integers over their whole range), booleans
+    Floats are standard normal (complex: both parts), integers uniform in
+    ``domain`` when given, else in [-10, 10] (unsigned in [0, 10]; 4-bit
+    integers over their whole range), booleans
     fair coins, strings short lowercase words. A declared shape too large to
     draw (numpy refuses its size, or memory cannot hold it; the size is worked
     out in exact integers first) is an :class:`InputSizeError`, never an
@@ -285,17 +296,21 @@ def random_array(name: str, ttype: TensorType | None, rng: np.random.Generator, 
     count = math.prod(shape)
     _check_room(draw_bytes(name, ttype, symbolic_dim), f"input {name!r} declares {count} elements {list(shape)}")
     try:
-        return _draw(name, ttype.elem_type, shape, rng)
+        return _draw(name, ttype.elem_type, shape, rng, domain)
     except (MemoryError, ValueError) as exc:  # numpy's own refusals of a size ("array is too big")
         raise InputSizeError(
             f"input {name!r} declares {count} elements {list(shape)}: {' '.join(str(exc).split()) or 'out of memory'}"
         ) from None
 
 
-def _draw(name: str, et: int, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+def _draw(
+    name: str, et: int, shape: tuple[int, ...], rng: np.random.Generator, domain: Domain | None = None
+) -> np.ndarray:
     dtype = numpy_dtype(et)
     if et == TensorProto.BOOL:
         return np.asarray(rng.random(shape) < 0.5)
+    if domain is not None and (et in _SMALL_INT_RANGES or dtype.kind in "iu"):
+        return np.asarray(rng.integers(domain.low, domain.high + 1, size=shape)).astype(dtype)
     if et in _SMALL_INT_RANGES:
         low, high = _SMALL_INT_RANGES[et]
         return np.asarray(rng.integers(low, high + 1, size=shape)).astype(dtype)

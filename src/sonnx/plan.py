@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .allocator import keep_freed_memory
+from .errors import BudgetExceeded
 from .interpretation import NumpyInterpretation, check_supported
 from .model.graph import Graph, Model, Operation
 from .model.semantics import FileOrder, GraphScope, Pending, Scheduler, settle
@@ -109,6 +110,55 @@ class Probe:
         self.peak_live_bytes = 0
         self.initial_bytes = 0
         self.input_bytes = 0
+
+
+class Deadline:
+    """A wall-clock budget for one run: :meth:`check` raises :class:`~sonnx.errors.BudgetExceeded` once it is spent.
+
+    The run checks it before every firing of the main graph and, through
+    :meth:`watch`, before every firing of a nested graph and every start of one
+    (each Loop iteration starts its body afresh), so a run always stops soon
+    after its budget, however many iterations a Loop was asked for.
+    """
+
+    __slots__ = ("at", "seconds")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.at = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.at:
+            raise BudgetExceeded(f"budget of {self.seconds:g} s exceeded; the run was stopped")
+
+    def watch(self, make: Callable[[], Scheduler]) -> Callable[[], Scheduler]:
+        """A scheduler factory like ``make`` whose schedulers check this deadline at each pop."""
+
+        def watched() -> Scheduler:
+            self.check()
+            return _Watched(make(), self)
+
+        return watched
+
+
+class _Watched:
+    """A scheduler that checks a deadline before it hands out the next operation."""
+
+    __slots__ = ("_deadline", "_inner")
+
+    def __init__(self, inner: Scheduler, deadline: Deadline) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def push(self, index: int) -> None:
+        self._inner.push(index)
+
+    def pop(self) -> int:
+        self._deadline.check()
+        return self._inner.pop()
+
+    def __len__(self) -> int:
+        return len(self._inner)
 
 
 class GraphPlan:
@@ -202,18 +252,24 @@ class GraphPlan:
         scheduler: Scheduler | None = None,
         nested: Callable[[], Scheduler] = FileOrder,
         probe: Probe | None = None,
+        deadline: Deadline | None = None,
     ) -> dict[str, Any]:
         """Fire the graph's operations on ``values`` (changed in place and returned), as ``run`` would.
 
         ``values`` must hold a value for exactly the names of ``seeded`` (what
-        the plan was made for). ``scheduler`` None is file order.
+        the plan was made for). ``scheduler`` None is file order. ``deadline``
+        stops the run (:class:`Deadline`) when its budget is spent.
         """
+        if deadline is not None:
+            nested = deadline.watch(nested)
         if probe is not None:
-            return self._run_probed(values, scheduler, nested, probe)
+            return self._run_probed(values, scheduler, nested, probe, deadline)
         # the schedule depends on names alone, so it is fixed first and then run as file order is
         sequence, drops = (self.file_sequence, self.file_drops) if scheduler is None else self.simulate(scheduler)
         fire = self._fire
         for i, drop in zip(sequence, drops, strict=True):
+            if deadline is not None:
+                deadline.check()
             fire(i, values, nested)
             for n in drop:
                 del values[n]
@@ -235,7 +291,12 @@ class GraphPlan:
                 values[name] = value
 
     def _run_probed(
-        self, values: dict[str, Any], scheduler: Scheduler | None, nested: Callable[[], Scheduler], probe: Probe
+        self,
+        values: dict[str, Any],
+        scheduler: Scheduler | None,
+        nested: Callable[[], Scheduler],
+        probe: Probe,
+        deadline: Deadline | None = None,
     ) -> dict[str, Any]:
         """A run that records each firing's time, output bytes and the live bytes (see :class:`Probe`).
 
@@ -255,6 +316,8 @@ class GraphPlan:
         clock = time.perf_counter
         probe.start = clock()
         for i, drop in zip(sequence, drops, strict=True):
+            if deadline is not None:
+                deadline.check()
             t0 = clock()
             results = self._call(i, values, nested)
             t1 = clock()
@@ -304,8 +367,9 @@ class ModelPlan:
         scheduler: Scheduler | None = None,
         nested: Callable[[], Scheduler] = FileOrder,
         probe: Probe | None = None,
+        deadline: Deadline | None = None,
     ) -> dict[str, Any]:
         """The final values of a run on ``inputs`` (every graph input without an initial value given)."""
         values = dict(self.initial)
         values.update(inputs)
-        return self.main.run(values, scheduler, nested, probe)
+        return self.main.run(values, scheduler, nested, probe, deadline)

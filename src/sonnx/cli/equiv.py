@@ -1,6 +1,7 @@
 """``sonnx equiv A B``: compare two models (see :mod:`sonnx.equiv`).
 
-Exit 0 equivalent, 1 not equivalent (with the figures), 2 unusable.
+Exit 0 equivalent, 1 not equivalent (with the figures), 2 not established (no set, or not the normal
+set, could be compared) or unusable.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from typing import TextIO
 
 from ..equiv import INTERMEDIATES, equivalence
 from ..equiv import text as equiv_text
-from ..rewrite.validate import SETS
 from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
+from .validation_args import add_validation_arguments, given_from, sets_from
 
 
 def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,9 +22,7 @@ def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
     add_progress(p)
     add_seed(p, "the input sets")
     add_tolerance(p)
-    p.add_argument(
-        "--sets", default=",".join(SETS), help=f"comma-separated input sets to compare (default {','.join(SETS)})"
-    )
+    add_validation_arguments(p)
     p.add_argument(
         "--intermediates",
         choices=INTERMEDIATES,
@@ -34,15 +33,16 @@ def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_equiv(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
-    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
     report = equivalence(
         args.a,
         args.b,
         seed=args.seed,
         tolerance=tolerance_from(args),
-        sets=sets,
+        sets=sets_from(args),
         intermediates=args.intermediates,
         progress=progress_for(args, prog, stderr),
+        inputs=given_from(args),
+        budget=args.budget,
     )
     if args.json:
         write_json(stdout, report.to_json())

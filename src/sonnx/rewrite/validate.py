@@ -1,20 +1,43 @@
-"""Translation validation: run the input and the rewritten model on the same seeded inputs, compare.
+"""Translation validation: run two models on the same input sets, compare, and say what was established.
 
-Three input sets are drawn from the declared input types of the model:
+Up to three input sets are drawn from the declared input types of the model,
+and only those asked for are drawn and run:
 
-* ``normal``: standard normal values (integers in [-10, 10]);
+* ``normal``: standard normal values; integers uniform in the input's domain
+  (:mod:`sonnx.input_domain`: an index into a table, a trip count, a size the
+  model bounds), else in [-10, 10];
 * ``signed``: a mix of negative values, +0, -0 and small integers, so that
-  a padding value that wins a maximum, or a sign of zero, shows up;
-* ``extreme``: the largest finite values of either sign, the smallest normal
-  values, and infinities mixed with ordinary values.
+  a padding value that wins a maximum, or a sign of zero, shows up (integers
+  with a domain take the values among -3, 0, 1, 2 inside it, and its ends);
+* ``extreme``: half the elements of the normal set replaced by the largest
+  finite values of either sign, the smallest normal values and infinities;
+  integers by the ends of their domain, or of their type when the model does
+  not bound them.
+
+Given input values (``--inputs``) are the normal set; the callers compare
+only that set unless other sets are asked for too.
+
+Each run of a model on a set has a wall-clock budget (:data:`DEFAULT_BUDGET`
+seconds unless told), enforced inside the executor between firings, Loop
+iterations included, so that a set always ends.
 
 The passes of :mod:`sonnx.rewrite` keep the arithmetic unchanged (same
 operations on the same values in the same order), so their outputs must be
 **bit-exact**: same dtype, same shape, same bytes. The figures of any
-difference come from :func:`sonnx.differential.metrics.compare_arrays`. A set
-on which the input model itself cannot run is reported; if it also fails on
-the rewritten model, the two agree there; if only one of them fails, they
-do not agree.
+difference come from :func:`sonnx.differential.metrics.compare_arrays`.
+
+What one set establishes:
+
+* both models ran: the outputs are compared (equal, or a difference);
+* one model fails with an error where the other runs: a difference;
+* neither model runs on the set, or one of them did not finish within its
+  budget: the set is **not compared**, which is never a difference.
+
+:func:`outcome` puts the sets together: ``differs`` when a compared set
+differs; otherwise ``established`` only when some set was compared and,
+if the normal set was asked for, it was compared (the set of typical values
+the model is meant for); otherwise ``not established``. The command lines
+give exit 0, 1 and 2 for these three.
 """
 
 from __future__ import annotations
@@ -29,16 +52,33 @@ import numpy as np
 
 from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
 from ..differential.quant import step_tolerances
-from ..errors import SonnxError
+from ..errors import BudgetExceeded, SonnxError, UsageError
 from ..executor import execute, random_inputs
+from ..input_domain import Domain, input_domains
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
 from ..ops.values import numpy_dtype, same_value
 
 SETS = ("normal", "signed", "extreme")
 
+DEFAULT_BUDGET = 60.0
+"""Seconds of wall-clock time one model may run on one input set before it is stopped."""
 
-def _specials(dtype: np.dtype[Any], kind: str) -> np.ndarray:
+SHOWN_VALUES = 32
+"""Integer inputs of at most this many elements have their drawn values in the JSON report."""
+
+
+def chosen_sets(sets: Sequence[str] | None, given: bool) -> tuple[str, ...]:
+    """The input sets to compare: those named, else the normal set alone when values are given, else all."""
+    if not sets:
+        return ("normal",) if given else SETS
+    unknown = sorted(set(sets) - set(SETS))
+    if unknown:
+        raise UsageError(f"--sets: unknown input set(s) {', '.join(unknown)}; known: {', '.join(SETS)}")
+    return tuple(s for s in SETS if s in sets)
+
+
+def _specials(dtype: np.dtype[Any], kind: str, domain: Domain | None = None) -> np.ndarray:
     if dtype.kind == "f":
         # ml_dtypes' finfo also knows its own float types; some report kind "f" (float8_e5m2), which np.finfo refuses
         info = ml_dtypes.finfo(dtype)
@@ -46,6 +86,9 @@ def _specials(dtype: np.dtype[Any], kind: str) -> np.ndarray:
             return np.array([-1.5, -0.0, 0.0, -3.0, 2.0, -0.25, 1.0, -7.0], dtype=dtype)
         return np.array([info.max, -info.max, info.tiny, -info.tiny, np.inf, -np.inf, 0.0, -1.0], dtype=dtype)
     if dtype.kind in "iu":
+        if domain is not None:
+            small = [v for v in ((-3, 0, 1, 2) if kind == "signed" else (0, 1)) if domain.low <= v <= domain.high]
+            return np.array(list(dict.fromkeys([*small, domain.low, domain.high])), dtype=dtype)
         info_i = np.iinfo(dtype)
         if kind == "signed":
             return np.array([info_i.min if dtype.kind == "u" else -3, 0, 1, 2], dtype=dtype)
@@ -53,18 +96,36 @@ def _specials(dtype: np.dtype[Any], kind: str) -> np.ndarray:
     return np.array([False, True], dtype=dtype)
 
 
-def input_sets(model: Model, seed: int) -> dict[str, dict[str, np.ndarray]]:
-    """The seeded input sets, keyed by set name then graph-input name."""
-    base = random_inputs(model, seed)
-    rng = np.random.default_rng(seed + 1)
-    out: dict[str, dict[str, np.ndarray]] = {"normal": base}
-    for kind in ("signed", "extreme"):
-        feeds: dict[str, np.ndarray] = {}
+_RNG_OFFSET = {"signed": 1, "extreme": 2}
+"""Each derived set has its own random stream (seed + offset), so that one is drawn alike whether or not the
+other is asked for."""
+
+
+def input_sets(
+    model: Model, seed: int, sets: Sequence[str] = SETS, given: Mapping[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """The input sets named in ``sets`` (only those), keyed by set name then graph-input name.
+
+    ``given`` (every graph input's value, from files) replaces the seeded
+    normal set; the other sets are still derived from it with the seed.
+    """
+    base: dict[str, Any] = dict(given) if given is not None else random_inputs(model, seed)
+    domains = input_domains(model)
+    out: dict[str, dict[str, Any]] = {}
+    for kind in sets:
+        if kind == "normal":
+            out[kind] = base
+            continue
+        rng = np.random.default_rng(seed + _RNG_OFFSET[kind])
+        feeds: dict[str, Any] = {}
         for name, arr in base.items():
             t = model.graph.tensor(name)
-            dtype = numpy_dtype(t.type.elem_type) if t.type is not None else arr.dtype
+            if not isinstance(arr, np.ndarray) or t.type is None or t.type.kind != "tensor":
+                feeds[name] = arr
+                continue
+            dtype = numpy_dtype(t.type.elem_type) if t.type.elem_type else arr.dtype
             if arr.dtype.kind in "fiu" and dtype.kind in "fiu":
-                pool = _specials(dtype, kind)
+                pool = _specials(dtype, kind, domains.get(name))
                 picked = pool[rng.integers(0, len(pool), size=arr.shape)]
                 if kind == "extreme":
                     keep = rng.random(arr.shape) < 0.5
@@ -74,6 +135,37 @@ def input_sets(model: Model, seed: int) -> dict[str, dict[str, np.ndarray]]:
                 feeds[name] = arr
         out[kind] = feeds
     return out
+
+
+def set_source(name: str, seed: int, given: str | None) -> str:
+    """Where the values of input set ``name`` come from (named in the reports)."""
+    if name == "normal":
+        return f"given: {given}" if given is not None else f"drawn with seed {seed}"
+    base = f"the values given in {given}" if given is not None else f"the normal set (seed {seed})"
+    if name == "signed":
+        return f"drawn with seed {seed + _RNG_OFFSET[name]}: signs, zeros and small values"
+    return f"{base}, about half the elements replaced by extreme values drawn with seed {seed + _RNG_OFFSET[name]}"
+
+
+def describe_inputs(feeds: Mapping[str, Any]) -> dict[str, Any]:
+    """Each input's type and shape, with its range (and its values when few) for integer arrays."""
+    out: dict[str, Any] = {}
+    for name, v in feeds.items():
+        if not isinstance(v, np.ndarray):
+            out[name] = {"kind": type(v).__name__}
+            continue
+        d: dict[str, Any] = {"dtype": str(v.dtype), "shape": list(v.shape)}
+        if v.dtype.kind in "iu" and v.size:
+            d["min"], d["max"] = int(v.min()), int(v.max())
+            if v.size <= SHOWN_VALUES:
+                d["values"] = [int(x) for x in v.reshape(-1)]
+        out[name] = d
+    return out
+
+
+def domain_lines(domains: Mapping[str, Domain]) -> list[str]:
+    """One line per input with a domain (where its values are drawn, unless given), as the text reports show them."""
+    return [f"  input {n}: domain {d.text()}" for n, d in domains.items()]
 
 
 INTERMEDIATES = ("last", "all", "none")
@@ -115,7 +207,9 @@ class SetResult:
 
     name: str
     refused: str | None = None
-    """Set when one side could not run: which side and why."""
+    """Set when one model fails with an error where the other runs (a difference): which and why."""
+    not_compared: str | None = None
+    """Set when the set could not be compared (neither model runs, or a run exceeded its budget): why."""
     outputs: dict[str, OutputComparison] = field(default_factory=dict)
     bit_exact: dict[str, bool] = field(default_factory=dict)
     nan: dict[str, int] = field(default_factory=dict)
@@ -124,16 +218,37 @@ class SetResult:
     """Compared names that do not decide the verdict (intermediate tensors, shown as evidence)."""
     intermediate: frozenset[str] = frozenset()
     """Compared names that are not graph outputs of the first model (intermediate tensors)."""
+    source: str = ""
+    """Where the input values come from (a file, or a seed)."""
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """The inputs as :func:`describe_inputs` gives them."""
+
+    @property
+    def compared(self) -> bool:
+        return self.not_compared is None
 
     @property
     def ok(self) -> bool:
-        return self.refused is None and all(c.ok for n, c in self.outputs.items() if n not in self.informative)
+        """Compared, and every output that decides the verdict agrees."""
+        return (
+            self.compared
+            and self.refused is None
+            and all(c.ok for n, c in self.outputs.items() if n not in self.informative)
+        )
+
+    @property
+    def differs(self) -> bool:
+        return self.compared and not self.ok
 
     def to_json(self) -> dict[str, Any]:
         return {
             "set": self.name,
+            "compared": self.compared,
             "ok": self.ok,
+            "not_compared": self.not_compared,
             "refused": self.refused,
+            "source": self.source,
+            "inputs": self.inputs,
             "outputs": {
                 n: {
                     "bit_exact": self.bit_exact.get(n, False),
@@ -147,53 +262,97 @@ class SetResult:
         }
 
 
+ESTABLISHED, DIFFERS, NOT_ESTABLISHED = "established", "differs", "not established"
+
+
+def outcome(results: Sequence[SetResult]) -> str:
+    """What the sets establish together (see the module text): ``established``, ``differs`` or ``not established``."""
+    if any(r.differs for r in results):
+        return DIFFERS
+    compared = [r for r in results if r.compared]
+    if not compared or any(r.name == "normal" and not r.compared for r in results):
+        return NOT_ESTABLISHED
+    return ESTABLISHED
+
+
+def not_compared_text(results: Sequence[SetResult]) -> str:
+    """``set (reason); ...`` for every set that was not compared, or ``""``."""
+    return "; ".join(f"{r.name} ({r.not_compared})" for r in results if not r.compared)
+
+
 class ValidationUnavailable(SonnxError):
     """The executor cannot run the model at all (an operator or opset it does not implement): exit 2."""
 
 
-def _run(model: Model, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray] | str:
+@dataclass(frozen=True)
+class _Failed:
+    reason: str
+    budget: bool = False
+    """The run was stopped at its budget (it may have finished later)."""
+
+
+def _run(model: Model, feeds: Mapping[str, Any], budget: float | None) -> dict[str, Any] | _Failed:
     try:
         with np.errstate(all="ignore"):
-            return execute(model, feeds)
+            return execute(model, feeds, budget=budget)
     except UnsupportedOperatorError as exc:
         raise ValidationUnavailable(f"cannot compare the models on the NumPy executor: {exc.one_line()}") from None
+    except BudgetExceeded as exc:
+        return _Failed(exc.one_line(), budget=True)
     except SonnxError as exc:
-        return exc.one_line()
+        return _Failed(exc.one_line())
     except (ValueError, TypeError, ArithmeticError) as exc:
-        return f"{type(exc).__name__}: {exc}"
+        return _Failed(f"{type(exc).__name__}: {exc}")
+
+
+def _not_compared(ra: dict[str, Any] | _Failed, rb: dict[str, Any] | _Failed) -> str | None:
+    """Why a set cannot be compared, or None when it can (both ran, or one failed outright: a difference)."""
+    fa, fb = isinstance(ra, _Failed), isinstance(rb, _Failed)
+    if fa and fb:
+        assert isinstance(ra, _Failed) and isinstance(rb, _Failed)
+        if ra.reason == rb.reason:
+            return f"neither model runs on this set: {ra.reason}"
+        return f"neither model runs on this set: the first: {ra.reason}; the second: {rb.reason}"
+    for side, r in (("first", ra), ("second", rb)):
+        if isinstance(r, _Failed) and r.budget:
+            return f"the {side} model did not finish: {r.reason}"
+    return None
 
 
 def compare_models(
     a: Model,
     b: Model,
     output_map: Mapping[str, str],
-    seed: int,
+    sets: Mapping[str, Mapping[str, Any]],
     tolerance: Tolerance | None,
     informative: frozenset[str] = frozenset(),
     intermediate: frozenset[str] = frozenset(),
+    budget: float | None = DEFAULT_BUDGET,
+    sources: Mapping[str, str] | None = None,
 ) -> list[SetResult]:
-    """Run ``a`` and ``b`` on every input set; compare ``a``'s output k with ``b``'s ``output_map[k]``.
+    """Run ``a`` and ``b`` on each of ``sets``; compare ``a``'s output k with ``b``'s ``output_map[k]``.
 
     ``tolerance`` None means bit-exact: an output is within tolerance only
-    when its bytes are equal (the figures are still computed). With
+    when its bytes are equal (the figures are still computed). ``budget`` is
+    the wall-clock seconds each run may take (None: no limit). With
     ``tolerance.quant_steps``, the outputs a quantizing operation of ``a``
     writes get a tolerance in quantization steps.
     """
     results: list[SetResult] = []
     steps = step_tolerances(a, tolerance.quant_steps) if tolerance is not None and tolerance.quant_steps else {}
-    for name, feeds in input_sets(a, seed).items():
-        res = SetResult(name, informative=informative, intermediate=intermediate)
-        ra, rb = _run(a, feeds), _run(b, feeds)
-        if isinstance(ra, str) or isinstance(rb, str):
-            if isinstance(ra, str) and isinstance(rb, str):
-                if name != "normal":
-                    results.append(_both_refused(name, ra))
-                    continue
-                res.refused = f"neither model runs on the normal input set: {ra}"
-            else:
-                side = "first" if isinstance(ra, str) else "second"
-                res.refused = f"only the {side} model fails: {ra if isinstance(ra, str) else rb}"
-            results.append(res)
+    for name, feeds in sets.items():
+        res = SetResult(name, informative=informative, intermediate=intermediate,
+                        source=(sources or {}).get(name, ""), inputs=describe_inputs(feeds))
+        results.append(res)
+        ra = _run(a, feeds, budget)
+        # the second model is run even when the first did not finish: it is a refusal only when the second runs
+        rb = _run(b, feeds, budget)
+        res.not_compared = _not_compared(ra, rb)
+        if res.not_compared is not None:
+            continue
+        if isinstance(ra, _Failed) or isinstance(rb, _Failed):
+            side, why = ("first", ra.reason) if isinstance(ra, _Failed) else ("second", rb.reason)  # type: ignore[union-attr]
+            res.refused = f"only the {side} model fails: {why}"
             continue
         for out_a, out_b in output_map.items():
             ea, eb = ra[out_a], rb[out_b]
@@ -209,24 +368,7 @@ def compare_models(
             res.bit_exact[out_a] = exact
             ea_arr = np.asarray(ea)
             res.nan[out_a] = int(np.isnan(ea_arr).sum()) if ea_arr.dtype.kind in "fc" else 0
-        results.append(res)
     return results
-
-
-@dataclass
-class _Both(SetResult):
-    note: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return True
-
-    def to_json(self) -> dict[str, Any]:
-        return {"set": self.name, "ok": True, "refused": None, "both_refused": self.note, "outputs": {}}
-
-
-def _both_refused(name: str, reason: str) -> SetResult:
-    return _Both(name, note=f"both models refuse this input set the same way: {reason}")
 
 
 def _force_outside(cmp: OutputComparison) -> OutputComparison:
@@ -236,11 +378,13 @@ def _force_outside(cmp: OutputComparison) -> OutputComparison:
 def summarize(results: list[SetResult]) -> str:
     lines = []
     for r in results:
-        if isinstance(r, _Both):
-            lines.append(f"  set {r.name}: {r.note}")
+        if r.source:
+            lines.append(f"  set {r.name}: inputs {r.source}")
+        if r.not_compared is not None:
+            lines.append(f"  set {r.name}: not compared: {r.not_compared}")
             continue
         if r.refused is not None:
-            lines.append(f"  set {r.name}: NOT EQUIVALENT: {r.refused}")
+            lines.append(f"  set {r.name}: DIFFERS: {r.refused}")
             continue
         for out, cmp in r.outputs.items():
             tag = "bit-exact" if r.bit_exact.get(out) else ("within tolerance" if cmp.ok else "DIFFERS")
