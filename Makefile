@@ -74,9 +74,9 @@ test: lint typecheck pytest docs
 
 # CI runs the heavy corpus test (three schedules, both cross-checks, an evidence bundle) on a named
 # selection of tests/data/real (HEAVY_IN_CI in tests/corpus/test_real_models.py); this runs it on every model,
-# and the subcommands' time budgets on the corpus (tests/corpus/test_real_defects.py).
+# and the subcommands on the corpus (tests/corpus/test_real_subcommands.py).
 corpus: $(STAMP)
-	SONNX_CORPUS=all $(BIN)/python -m pytest -q tests/corpus/test_real_models.py tests/corpus/test_real_defects.py
+	SONNX_CORPUS=all $(BIN)/python -m pytest -q tests/corpus/test_real_models.py tests/corpus/test_real_subcommands.py
 
 # The lock: pyproject.toml's runtime and dev dependencies plus the build back end, resolved for every
 # platform and Python version sonnx supports (--universal), with the hashes of every file.

@@ -82,12 +82,6 @@ sonnx's shape inference on those exports. Every other model is established."""
 NO_KERNEL = {"mlp_qoperator.ort.onnx": "com.microsoft::QGemm"}
 """Models the NumPy executor cannot run because an operator is outside the standard (named here)."""
 
-CANNOT_RUN_YET = {
-    "albert_tiny.torchscript.onnx": "random token_type_ids are drawn outside the two-row token type table",
-    "albert_tiny.dynamo.onnx": "random token_type_ids are drawn outside the two-row token type table",
-}
-"""Models whose random-input run fails for a reason sonnx should overcome (strict xfail until it does)."""
-
 REFERENCE_CANNOT_LOAD = {
     "sk_scaler_logreg_zipmap.skl2onnx.onnx": "ZipMap",
     "mlp_qdq.ort.onnx": "DequantizeLinear",
@@ -116,11 +110,6 @@ def _ids(paths: list[Path]) -> list[str]:
     return [p.name for p in paths]
 
 
-def _xfail(paths: list[Path], reasons: dict[str, str], raises: type[BaseException]) -> list[object]:
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=reasons[p.name], raises=raises))
-            if p.name in reasons else p for p in paths]
-
-
 def test_the_corpus_is_there() -> None:
     manifest = json.loads((DATA / "manifest.json").read_text(encoding="utf-8"))
     assert sorted(m["file"] for m in manifest["models"]) == [p.name for p in REAL]
@@ -130,7 +119,7 @@ def test_the_corpus_is_there() -> None:
         assert set(files) <= {p.name for p in REAL}, family
     external = [m for m in manifest["models"] if "external_data" in m]
     assert external and all((DATA / m["external_data"]).is_file() for m in external)
-    tables = (set(NOT_ESTABLISHED) | set(NO_KERNEL) | set(CANNOT_RUN_YET) | set(REFERENCE_CANNOT_LOAD) | HEAVY_IN_CI)
+    tables = (set(NOT_ESTABLISHED) | set(NO_KERNEL) | set(REFERENCE_CANNOT_LOAD) | HEAVY_IN_CI)
     assert tables <= {p.name for p in REAL}, tables - {p.name for p in REAL}
 
 
@@ -150,7 +139,7 @@ def test_check_verdicts(path: Path) -> None:
 RUNNABLE = [p for p in REAL if p.name not in NO_KERNEL]
 
 
-@pytest.mark.parametrize("path", _xfail(RUNNABLE, CANNOT_RUN_YET, AssertionError), ids=_ids(RUNNABLE))
+@pytest.mark.parametrize("path", RUNNABLE, ids=_ids(RUNNABLE))
 def test_sonnx_run_matches_onnxruntime(path: Path) -> None:
     report = cross_check(str(path), oracles=("onnxruntime",))
     assert report.subject_error is None, report.subject_error

@@ -53,8 +53,9 @@ import numpy as np
 from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
 from ..differential.quant import step_tolerances
 from ..errors import BudgetExceeded, SonnxError, UsageError
-from ..executor import execute, random_inputs
+from ..executor import execute
 from ..input_domain import Domain, input_domains
+from ..inputs import complete_inputs
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
 from ..ops.values import numpy_dtype, same_value
@@ -109,7 +110,7 @@ def input_sets(
     ``given`` (every graph input's value, from files) replaces the seeded
     normal set; the other sets are still derived from it with the seed.
     """
-    base: dict[str, Any] = dict(given) if given is not None else random_inputs(model, seed)
+    base: dict[str, Any] = dict(given) if given is not None else complete_inputs(model, {}, seed).values
     domains = input_domains(model)
     out: dict[str, dict[str, Any]] = {}
     for kind in sets:
