@@ -111,6 +111,19 @@ def require_regular_file(path: str) -> None:
         raise InputError(f"{path}: not a regular file")
 
 
+def _npz_array(name: str, value: Any) -> np.ndarray:
+    """``value`` as an array an ``.npz`` holds without pickles: strings as NumPy text, anything else refused."""
+    if not isinstance(value, (np.ndarray, np.generic)):
+        kind = "sequence" if isinstance(value, list) else "map" if isinstance(value, dict) else "optional"
+        raise UsageError(f"{name!r} is a {kind}, which an .npz file cannot hold: write it to a .json file")
+    arr = np.asarray(value)
+    if arr.dtype.kind == "O":
+        if not all(isinstance(x, str) for x in arr.reshape(-1)):
+            raise UsageError(f"{name!r} holds objects other than strings, which an .npz file cannot hold")
+        return arr.astype(str) if arr.size else np.zeros(arr.shape, dtype="<U1")
+    return arr
+
+
 def write_npz(path: str, arrays: Mapping[str, Any]) -> None:
     """Write ``arrays`` as an ``.npz`` archive, atomically: one ``<name>.npy`` member each, no pickles.
 
@@ -118,10 +131,12 @@ def write_npz(path: str, arrays: Mapping[str, Any]) -> None:
     whose own parameter names would clash with an array called ``file``.
     """
 
+    plain = {name: _npz_array(name, value) for name, value in arrays.items()}
+
     def fill(fh: BinaryIO) -> None:
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as archive:
-            for name, value in arrays.items():
+            for name, value in plain.items():
                 with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
-                    np.lib.format.write_array(member, np.asarray(value), allow_pickle=False)
+                    np.lib.format.write_array(member, value, allow_pickle=False)
 
     write_atomically(path, fill)

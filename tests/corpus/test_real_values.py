@@ -99,3 +99,29 @@ def test_quant_steps_are_recorded_in_the_bundle_and_replayed(tmp_path: Path) -> 
     assert "--quant-steps" in json.dumps(manifest) and '"quant_steps": 2' in json.dumps(manifest), manifest
     code, out, err = call(main, "evidence", "verify", "-q", str(bundle))
     assert code == 0, out + err
+
+
+def test_run_writes_a_sequence_of_maps_as_json_that_reads_back(tmp_path: Path) -> None:
+    """ZipMap's sequence(map(int64, float)) output: JSON in the inputs-file form, values as onnxruntime gives them."""
+    import onnxruntime as ort
+
+    from sonnx.inputs.json_file import value_of
+
+    path = DATA / "sk_scaler_logreg_zipmap.skl2onnx.onnx"
+    x = np.random.default_rng(3).standard_normal((1, 6)).astype(np.float32)
+    feeds = tmp_path / "x.npz"
+    np.savez(feeds, X=x)
+    out = tmp_path / "out.json"
+    code, text, err = call(main, "run", "-q", str(path), "--inputs", str(feeds), "--output", str(out))
+    assert code == 0, text + err
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    model = load_model(str(path))
+    name = model.graph.outputs[-1]
+    got = value_of("out", model.graph.tensor(name).type, doc[name])
+    expected = ort.InferenceSession(str(path)).run([name], {"X": x})[0]
+    assert got == [{k: np.float32(v) for k, v in m.items()} for m in expected]
+    # an .npz cannot hold it: one line, nothing written
+    code, text, err = call(main, "run", "-q", str(path), "--inputs", str(feeds), "--output", str(tmp_path / "o.npz"))
+    assert code == 2 and "write it to a .json file" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "o.npz").exists()
+

@@ -2,7 +2,8 @@
 
 Inputs come from ``--inputs FILE.npz`` (keyed by input name), ``--input
 NAME=FILE.npy``, or are drawn from the declared types with ``--seed``.
-Outputs go to ``--output FILE.npz`` (keyed by output name) and are summarised
+Outputs go to ``--output FILE.npz`` or ``FILE.json`` (keyed by output name;
+JSON in the form of a JSON inputs file, for sequences and maps) and are summarised
 on stdout (``--json``: as JSON). ``--repeat N`` times N runs after one
 warm-up and prints ``min X s, median Y s``.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -35,7 +36,9 @@ from ..errors import UsageError
 from ..executor import Probe, execute, model_plan, timed_runs
 from ..files import refuse_overwrite, write_atomically, write_npz
 from ..inputs import load_inputs
+from ..inputs.json_file import file_form
 from ..loader import load_model
+from ..model.graph import Model
 from ..profiling import summarise, trace_events
 from ..signature import output_misfits
 from ..threads import blas_threads, check_threads, machine_cores
@@ -53,7 +56,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
         "--input", action="append", default=[], metavar="NAME=FILE.npy", help="one input from .npy (or .json)"
     )
     add_seed(p)
-    p.add_argument("--output", metavar="FILE.npz", help="write the outputs, keyed by output name")
+    p.add_argument("--output", metavar="FILE.npz|FILE.json",
+                   help="write the outputs, keyed by output name (.json for sequences and maps)")
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N runs after a warm-up")
     p.add_argument("--schedule", default="file", help="file (default), lifo, or random:SEED")
     p.add_argument("--threads", type=int, default=None, metavar="N",
@@ -84,7 +88,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         say(f"running ({threads} BLAS thread{'s' if threads != 1 else ''})")
         outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule)
         if args.output:
-            write_npz(args.output, outputs)
+            _write_outputs(args.output, model, outputs)
         times = []
         if args.repeat:
             say(f"timing {args.repeat} runs")
@@ -131,6 +135,15 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     if args.trace:
         stdout.write(f"trace: {args.trace}\n")
     return 0
+
+
+def _write_outputs(path: str, model: Model, outputs: dict[str, Any]) -> None:
+    """``.json``: the inputs-file form of every output kind (it reads back exactly); otherwise ``.npz`` (tensors)."""
+    if path.lower().endswith(".json"):
+        doc = {name: file_form(model.graph.tensor(name).type, value) for name, value in outputs.items()}
+        write_atomically(path, lambda fh: fh.write((json.dumps(doc, indent=1) + "\n").encode("utf-8")))
+    else:
+        write_npz(path, outputs)
 
 
 def _pools_text(pools: dict[str, int]) -> str:

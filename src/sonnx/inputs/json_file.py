@@ -23,7 +23,9 @@ name; each value is one of (exactly these keys, nothing else):
   ``{"optional": value}``.
 
 The declared type decides the kind: a value in another form is refused with
-one line naming the input. The file is parsed strictly
+one line naming the input. ``sonnx run --output FILE.json`` writes the
+outputs in the same form (:func:`file_form`), so what it writes reads back
+exactly. The file is parsed strictly
 (:mod:`sonnx.strict_json`: no key twice, bounded nesting, no bare NaN).
 """
 
@@ -187,6 +189,43 @@ def value_of(where: str, ttype: TensorType | None, spec: Any) -> Any:
     if kind != "tensor":
         raise InputError(f"{where}: inputs of kind {kind!r} cannot be given by this version")
     return _tensor(where, ttype, spec)
+
+
+def _scalar(x: Any) -> Any:
+    """One element in its JSON form: floats exactly (their float64 value), NaN and infinities as words."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, str):
+        return x
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (complex, np.complexfloating)):
+        raise UsageError("a complex value cannot be written as JSON; use an .npz file")
+    f = float(x)
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "Infinity" if f > 0 else "-Infinity"
+    return f
+
+
+def file_form(ttype: TensorType | None, value: Any) -> Any:
+    """``value`` (of declared type ``ttype``) in the file form above, which :func:`value_of` reads back."""
+    kind = "tensor" if ttype is None else ttype.kind
+    inner = ttype.element if ttype is not None else None
+    if kind == "optional":
+        return {"optional": None if value is EMPTY or value is None else file_form(inner, value)}
+    if isinstance(value, list):
+        return {"sequence": [file_form(inner if kind == "sequence" else None, v) for v in value]}
+    if isinstance(value, dict):
+        return {"map": {str(k): _scalar(np.asarray(v).reshape(-1)[0] if isinstance(v, np.ndarray) else v)
+                        for k, v in value.items()}}
+    arr = np.asarray(value)
+    et = ttype.elem_type if ttype is not None and ttype.elem_type else 0
+    if not et:
+        et = TensorProto.STRING if arr.dtype.kind in "OUS" else int(helper.np_dtype_to_tensor_dtype(arr.dtype))
+    return {"dtype": TensorProto.DataType.Name(et).lower(), "shape": list(arr.shape),
+            "data": [_scalar(x) for x in arr.reshape(-1).tolist()]}
 
 
 def parse_inputs(text: str, path: str, types: dict[str, TensorType | None]) -> dict[str, Any]:
