@@ -188,6 +188,7 @@ def run(
     *,
     seed: int = 0,
     schedule: str = "file",
+    budget: float | None = None,
 ) -> dict[str, np.ndarray]:
     """Execute ``model`` with sonnx's NumPy executor, as ``sonnx run`` does; return the outputs by name.
 
@@ -199,12 +200,13 @@ def run(
     outputs do not depend on it. Values that contradict the declared types,
     or operators sonnx cannot run, raise :class:`~sonnx.errors.ExecutionError`; a model-local function
     that shadows a standard operator, :class:`~sonnx.errors.FunctionShadowingError` (the runtimes would run
-    the standard operator, sonnx the function).
+    the standard operator, sonnx the function). ``budget``, in seconds of wall-clock time, stops a run that
+    has not finished by then with :class:`~sonnx.errors.BudgetExceeded` (None: no limit).
     """
     make = scheduler_factory(schedule)
     loaded = model if isinstance(model, Model) else load_model(_path(model))
     refuse_shadowing(loaded)
-    return execute(loaded, feeds_for(loaded, inputs, _seed(seed)), make())
+    return execute(loaded, feeds_for(loaded, inputs, _seed(seed)), make(), budget=budget)
 
 
 def crosscheck(

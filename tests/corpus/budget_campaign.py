@@ -74,7 +74,7 @@ STEPS: tuple[Step, ...] = (
     ),
     Step("evidence-verify", 600,
          lambda _m, t, _i: ["evidence", "verify", str(t / "evidence"), "--trust", "crosscheck"]),
-    Step("run", 300, lambda m, t, i: ["run", "-q", str(m), "--output", str(t / "outputs.npz"), *_inputs(i)]),
+    Step("run", 300, lambda m, t, i: ["run", "-q", str(m), "--output", str(t / "outputs.json"), *_inputs(i)]),
     Step("crosscheck", 300, lambda m, _t, i: ["crosscheck", "-q", str(m), *_inputs(i)]),
     Step(
         "rewrite",

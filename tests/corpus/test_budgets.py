@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.corpus.budget_campaign import STEPS, Step, judge
+from tests.corpus.budget_campaign import CORPUS, STEP_NAMES, STEPS, Step, campaign, judge
 
 CHECK = next(s for s in STEPS if s.name == "check")
 REWRITE = next(s for s in STEPS if s.name == "rewrite")
@@ -31,3 +31,11 @@ REWRITE = next(s for s in STEPS if s.name == "rewrite")
 )
 def test_the_judge(step: Step, code: int | None, stdout: str, stderr: str, verdict: str) -> None:
     assert judge(step, code, stdout, stderr)[0] == verdict
+
+
+def test_every_step_on_the_map_input_model_ends_ok() -> None:
+    """The model whose map input once dropped reports and broke the fused writer, through every subcommand."""
+    (model,) = [p for p in sorted(CORPUS.glob("*.onnx")) if p.name == "sk_dict_vectorizer.skl2onnx.onnx"]
+    outcomes = campaign([model], STEPS)
+    assert [o.step for o in outcomes] == list(STEP_NAMES)
+    assert [o for o in outcomes if o.verdict != "ok"] == []

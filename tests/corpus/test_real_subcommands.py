@@ -130,3 +130,12 @@ def test_reports_name_the_input_file_not_a_seed() -> None:
     code, out, err = call(check_main, *argv, "--json")
     orders = next(v for v in json.loads(out)["models"][0]["verdicts"] if v["rule"] == "EXEC-ORDERS")
     assert orders["details"].get("input_seed") is None, orders["details"]
+
+
+def test_run_stops_a_given_trip_count_at_its_budget(tmp_path: Path) -> None:
+    """A trip count given in a file is run as given, as a runtime would; ``--budget`` bounds it (exit 2, one line)."""
+    given = tmp_path / "steps.npz"
+    np.savez(given, x=np.ones((1, 4), np.float32), steps=np.array(2**63 - 1, dtype=np.int64))
+    proc = _sonnx("run", "-q", str(LOOP), "--inputs", str(given), "--budget", "0.5")
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("budget of 0.5 s exceeded; the run was stopped")
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr

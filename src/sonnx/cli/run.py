@@ -7,6 +7,10 @@ JSON in the form of a JSON inputs file, for sequences and maps) and are summaris
 on stdout (``--json``: as JSON). ``--repeat N`` times N runs after one
 warm-up and prints ``min X s, median Y s``.
 
+``--budget SECONDS`` stops a run that has not finished by then (exit 2,
+one line): what the model is given, a Loop's trip count read from the inputs
+say, decides how long it runs, as in any runtime.
+
 ``--threads N`` sets NumPy's BLAS thread pool for the runs (default: the
 machine's cores); the count is stated in the output. ``--profile`` runs the
 model again with per-operation timers, ``max(1, --repeat)`` times after the
@@ -43,6 +47,7 @@ from ..profiling import summarise, trace_events
 from ..signature import output_misfits
 from ..threads import blas_threads, check_threads, machine_cores
 from .common import add_json, add_progress, add_seed, progress_for, write_json
+from .validation_args import budget
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,6 +63,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     add_seed(p)
     p.add_argument("--output", metavar="FILE.npz|FILE.json",
                    help="write the outputs, keyed by output name (.json for sequences and maps)")
+    p.add_argument("--budget", type=budget, default=None, metavar="SECONDS",
+                   help="stop the run, exit 2, when it has not finished after this many seconds (default: no limit)")
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N runs after a warm-up")
     p.add_argument("--schedule", default="file", help="file (default), lifo, or random:SEED")
     p.add_argument("--threads", type=int, default=None, metavar="N",
@@ -86,7 +93,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     profiled = args.profile or bool(args.trace)
     with blas_threads(threads) as pools:
         say(f"running ({threads} BLAS thread{'s' if threads != 1 else ''})")
-        outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule)
+        outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule, budget=args.budget)
         if args.output:
             _write_outputs(args.output, model, outputs)
         times = []
