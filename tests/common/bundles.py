@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from sonnx.cli import check_main, main
 from tests.common.cli import EXAMPLES as EX
@@ -63,3 +65,10 @@ def copy_of(src: Path, tmp_path: Path) -> Path:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         (dest / rel).write_bytes(data)
     return dest
+
+
+def edit_json(path: Path, edit: Callable[[Any], object]) -> None:
+    """Apply ``edit`` to the JSON document at ``path`` in place and write it back (a forger's edit)."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    edit(doc)
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

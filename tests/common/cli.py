@@ -5,6 +5,9 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from sonnx.cli import check_main, main
 
@@ -35,3 +38,10 @@ def one_line(code: int, out: str, err: str) -> None:
     """The usual refusal: exit 2, nothing on stdout, one line on stderr, no traceback."""
     assert code == 2 and out == "" and err.count("\n") == 1, (code, out, err)
     assert "Traceback" not in err and "internal error" not in err, err
+
+
+def run_to_file(model: Path, inputs: dict[str, Any], output: Path) -> tuple[int, str, str]:
+    """``sonnx run -q MODEL --inputs <inputs as an .npz beside output> --output OUTPUT``."""
+    feeds = output.with_name(output.stem + ".inputs.npz")
+    np.savez(feeds, **inputs)
+    return call(main, "run", "-q", str(model), "--inputs", str(feeds), "--output", str(output))

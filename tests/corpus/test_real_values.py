@@ -17,7 +17,7 @@ import pytest
 from sonnx.cli import check_main, main
 from sonnx.differential.quant import step_tolerances
 from sonnx.loader import load_model
-from tests.common.cli import call
+from tests.common.cli import call, run_to_file
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "real"
 LGBM = DATA / "lgbm_classifier.onnxmltools.onnx"
@@ -109,10 +109,8 @@ def test_run_writes_a_sequence_of_maps_as_json_that_reads_back(tmp_path: Path) -
 
     path = DATA / "sk_scaler_logreg_zipmap.skl2onnx.onnx"
     x = np.random.default_rng(3).standard_normal((1, 6)).astype(np.float32)
-    feeds = tmp_path / "x.npz"
-    np.savez(feeds, X=x)
     out = tmp_path / "out.json"
-    code, text, err = call(main, "run", "-q", str(path), "--inputs", str(feeds), "--output", str(out))
+    code, text, err = run_to_file(path, {"X": x}, out)
     assert code == 0, text + err
     doc = json.loads(out.read_text(encoding="utf-8"))
     model = load_model(str(path))
@@ -121,7 +119,7 @@ def test_run_writes_a_sequence_of_maps_as_json_that_reads_back(tmp_path: Path) -
     expected = ort.InferenceSession(str(path)).run([name], {"X": x})[0]
     assert got == [{k: np.float32(v) for k, v in m.items()} for m in expected]
     # an .npz cannot hold it: one line, nothing written
-    code, text, err = call(main, "run", "-q", str(path), "--inputs", str(feeds), "--output", str(tmp_path / "o.npz"))
+    code, text, err = run_to_file(path, {"X": x}, tmp_path / "o.npz")
     assert code == 2 and "write it to a .json file" in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "o.npz").exists()
 

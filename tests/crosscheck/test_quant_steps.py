@@ -23,6 +23,7 @@ from sonnx.differential.quant import StepTolerance, step_tolerances
 from sonnx.errors import UsageError
 from sonnx.executor import execute
 from sonnx.loader import load_model
+from tests.common.builders import shifted_qdq
 from tests.common.cli import call
 
 N = 4096
@@ -274,26 +275,10 @@ def test_sonnx_check_takes_the_option_and_refuses_it_without_a_cross_check(
     assert code == 2 and "apply to --cross-check" in err
 
 
-def _shifted(shift: int) -> onnx.ModelProto:
-    """x + shift * 0.25 quantized with scale 0.25: its output is ``shift`` steps from the unshifted model's."""
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
-    inits = [_init("s", 0.25, np.float32), _init("z", 0, np.int8), _init("d", 0.25 * shift, np.float32)]
-    nodes = [
-        helper.make_node("Add", ["x", "d"], ["a"]),
-        helper.make_node("QuantizeLinear", ["a", "s", "z"], ["q"]),
-        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq"),
-    ]
-    m = helper.make_model(helper.make_graph(nodes, "g", [x], [y], initializer=inits),
-                          opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    return m
-
-
 @pytest.mark.parametrize("shift,steps,code", [(1, None, 1), (1, "1", 0), (2, "1", 1), (2, "2", 0)])
 def test_equiv_takes_the_step_tolerance(tmp_path: Path, shift: int, steps: str | None, code: int) -> None:
-    onnx.save(_shifted(0), str(tmp_path / "a.onnx"))
-    onnx.save(_shifted(shift), str(tmp_path / "b.onnx"))
+    onnx.save(shifted_qdq(0), str(tmp_path / "a.onnx"))
+    onnx.save(shifted_qdq(shift), str(tmp_path / "b.onnx"))
     extra = () if steps is None else ("--quant-steps", steps)
     got, out, _ = call(main, "equiv", "-q", str(tmp_path / "a.onnx"), str(tmp_path / "b.onnx"), "--json", *extra)
     assert got == code, out

@@ -17,13 +17,7 @@ from typing import Any
 import pytest
 
 from sonnx.evidence import verify as verify_mod
-from tests.common.bundles import EX, copy_of, rehash_all, verify, write
-
-
-def _edit_json(path: Path, edit: Any) -> None:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    edit(doc)
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+from tests.common.bundles import EX, copy_of, edit_json, rehash_all, verify, write
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +39,7 @@ def differ(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_result_edited_in_the_manifest_without_a_rehash(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m["result"].update(outcome="PROVED", exit_code=0))
+    edit_json(d / "manifest.json", lambda m: m["result"].update(outcome="PROVED", exit_code=0))
     code, out = verify(d)
     assert code == 1 and "manifest.json: differs from the manifest the re-run check renders" in out
     assert "confirms" not in out
@@ -77,9 +71,9 @@ def test_a_cross_check_rewritten_from_differ_to_agree(differ: Path, tmp_path: Pa
             if v["rule"].startswith("EXEC-CROSSCHECK") and v["status"] == "VIOLATED":
                 v["status"], v["severity"] = "TESTED", "error"
 
-    _edit_json(d / "crosscheck.json", agree)
-    _edit_json(d / "verdicts.json", tested)
-    _edit_json(d / "manifest.json", lambda m: m["result"].update(outcome="TESTED", exit_code=0))
+    edit_json(d / "crosscheck.json", agree)
+    edit_json(d / "verdicts.json", tested)
+    edit_json(d / "manifest.json", lambda m: m["result"].update(outcome="TESTED", exit_code=0))
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "crosscheck.json: differs from the file the re-run check renders" in out
@@ -93,7 +87,7 @@ def test_a_fake_proved_entry_before_the_real_one(violated: Path, tmp_path: Path)
         real = next(k for k, v in enumerate(verdicts) if v["rule"] == "GRAPH-R1")
         verdicts.insert(real, {**verdicts[real], "status": "PROVED", "witness": None})
 
-    _edit_json(d / "verdicts.json", insert)
+    edit_json(d / "verdicts.json", insert)
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "verdicts.json: differs from the file the re-run check renders" in out
@@ -107,7 +101,7 @@ def test_an_extra_obligation_listed_as_a_proof(violated: Path, tmp_path: Path) -
     def listed(doc: dict[str, Any]) -> None:
         doc["obligations"].append({**doc["obligations"][0], "file": "smt/999-r1.all_proved.smt2"})
 
-    _edit_json(d / "smt" / "answers.json", listed)
+    edit_json(d / "smt" / "answers.json", listed)
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "smt/999-r1.all_proved.smt2: a file no check of this model writes" in out
@@ -121,7 +115,7 @@ def test_every_holds_when_flipped(violated: Path, tmp_path: Path) -> None:
         for ob in doc["obligations"]:
             ob["holds_when"] = flip.get(ob["holds_when"], "sat")
 
-    _edit_json(d / "smt" / "answers.json", flipped)
+    edit_json(d / "smt" / "answers.json", flipped)
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "smt/answers.json: differs from the file the re-run check renders" in out
@@ -146,7 +140,7 @@ def test_edited_tool_versions(violated: Path, tmp_path: Path, field: str) -> Non
             target = target[k]
         target[last] = "99.0"
 
-    _edit_json(d / "manifest.json", edit)
+    edit_json(d / "manifest.json", edit)
     rehash_all(d)
     code, out = verify(d)
     # exit 2 (a claim not re-derived), or 1 where the page also shows the field (the page then differs)
@@ -158,7 +152,7 @@ def test_edited_tool_versions(violated: Path, tmp_path: Path, field: str) -> Non
 @pytest.mark.parametrize("value", [0, None, "false"])
 def test_a_build_field_of_another_json_type(violated: Path, tmp_path: Path, value: Any) -> None:
     d = copy_of(violated, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m["build"].update(uncommitted_changes=value))  # was a bool
+    edit_json(d / "manifest.json", lambda m: m["build"].update(uncommitted_changes=value))  # was a bool
     rehash_all(d)
     code, out = verify(d)
     assert code == 2 and "uncommitted_changes" in out
@@ -166,7 +160,7 @@ def test_a_build_field_of_another_json_type(violated: Path, tmp_path: Path, valu
 
 def test_an_edited_command_line(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m["command_line"].extend(["--profile", "sonnx-strict"]))
+    edit_json(d / "manifest.json", lambda m: m["command_line"].extend(["--profile", "sonnx-strict"]))
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "manifest.json: differs from the manifest the re-run check renders" in out
@@ -174,7 +168,7 @@ def test_an_edited_command_line(violated: Path, tmp_path: Path) -> None:
 
 def test_a_billion_orders_is_refused_at_once(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m["options"].update(orders=1_000_000_000))
+    edit_json(d / "manifest.json", lambda m: m["options"].update(orders=1_000_000_000))
     rehash_all(d)
     start = time.perf_counter()
     code, out = verify(d)
@@ -184,8 +178,8 @@ def test_a_billion_orders_is_refused_at_once(violated: Path, tmp_path: Path) -> 
 
 def test_the_bundles_solver_limits_are_never_used(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
-    _edit_json(d / "smt" / "answers.json", lambda a: a["solver"].update(rlimit=10**15, timeout_ms=10**9))
-    _edit_json(d / "manifest.json", lambda m: m["z3"].update(rlimit=10**15))
+    edit_json(d / "smt" / "answers.json", lambda a: a["solver"].update(rlimit=10**15, timeout_ms=10**9))
+    edit_json(d / "manifest.json", lambda m: m["z3"].update(rlimit=10**15))
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "smt/answers.json: differs" in out and "manifest.json: differs" in out
@@ -210,7 +204,7 @@ def test_hostile_json_is_refused_in_one_line(violated: Path, tmp_path: Path, tex
 
 def test_an_unknown_manifest_key(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m.update(approved_by="the authority"))
+    edit_json(d / "manifest.json", lambda m: m.update(approved_by="the authority"))
     code, _ = verify(d)
     assert code == 2
 
@@ -234,7 +228,7 @@ def test_a_missing_runtime_is_named_and_refused_unless_trusted(
             if o["oracle"] == "onnxruntime":
                 o["outcome"] = "AGREE"
 
-    _edit_json(d / "crosscheck.json", agree)
+    edit_json(d / "crosscheck.json", agree)
     rehash_all(d)
     code, out = verify(d, "--trust", "crosscheck")
     assert code == 1 and "the outcome AGREE does not follow from the figures" in out
@@ -268,7 +262,7 @@ def _as_written_by(d: Path, version: str, ort: str | None) -> None:
         if ort is not None:
             m["build"]["dependencies"]["onnxruntime"] = ort
 
-    _edit_json(d / "manifest.json", build)
+    edit_json(d / "manifest.json", build)
     rehash_all(d)
 
 

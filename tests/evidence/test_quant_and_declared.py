@@ -10,41 +10,18 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.errors import UsageError
 from sonnx.options import CheckOptions
-from tests.common.bundles import copy_of, rehash_all, verify, write
+from tests.common.builders import shifted_qdq
+from tests.common.bundles import copy_of, edit_json, rehash_all, verify, write
 from tests.crosscheck.test_declared_outputs import LINE, _classifier
-
-
-def _edit_json(path: Path, edit: Any) -> None:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    edit(doc)
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _qdq() -> onnx.ModelProto:
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
-    inits = [
-        numpy_helper.from_array(np.array(0.25, np.float32), "s"),
-        numpy_helper.from_array(np.array(0, np.int8), "z"),
-    ]
-    nodes = [
-        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
-        helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], name="dq"),
-    ]
-    m = helper.make_model(helper.make_graph(nodes, "qdq", [x], [y], initializer=inits),
-                          opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 8
-    return m
 
 
 @pytest.fixture(scope="module")
 def quant_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("quant")
-    onnx.save(_qdq(), str(d / "qdq.onnx"))
+    onnx.save(shifted_qdq(0), str(d / "qdq.onnx"))
     dest = d / "bundle"
     write(dest, d / "qdq.onnx", "--cross-check", "onnxruntime,reference", "--quant-steps", "2")
     return dest
@@ -74,7 +51,7 @@ def test_the_step_option_is_recorded_and_replayed(quant_bundle: Path) -> None:
 
 def test_an_edited_step_count_is_refused(quant_bundle: Path, tmp_path: Path) -> None:
     d = copy_of(quant_bundle, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m["options"]["tolerance"].update(quant_steps=1))
+    edit_json(d / "manifest.json", lambda m: m["options"]["tolerance"].update(quant_steps=1))
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "crosscheck.json" in out
@@ -83,7 +60,7 @@ def test_an_edited_step_count_is_refused(quant_bundle: Path, tmp_path: Path) -> 
 @pytest.mark.parametrize("value", [0, 1001, "2", 2.0, True])
 def test_a_recorded_step_count_out_of_bounds_is_refused(quant_bundle: Path, tmp_path: Path, value: Any) -> None:
     d = copy_of(quant_bundle, tmp_path)
-    _edit_json(d / "manifest.json", lambda m: m["options"]["tolerance"].update(quant_steps=value))
+    edit_json(d / "manifest.json", lambda m: m["options"]["tolerance"].update(quant_steps=value))
     rehash_all(d)
     assert verify(d)[0] == 2
 
@@ -104,7 +81,7 @@ def test_declared_output_misfits_are_rederived(misfit_bundle: Path, tmp_path: Pa
     assert "Warning: NumPy executor: output &#x27;label&#x27; is declared INT64 [1]" in page
     assert verify(misfit_bundle)[0] == 0
     d = copy_of(misfit_bundle, tmp_path)
-    _edit_json(d / "crosscheck.json", lambda doc: doc["report"]["subject"].update(declared_output_misfits=[]))
+    edit_json(d / "crosscheck.json", lambda doc: doc["report"]["subject"].update(declared_output_misfits=[]))
     rehash_all(d)
     code, out = verify(d)
     assert code == 1 and "crosscheck.json" in out
@@ -130,7 +107,7 @@ def test_a_trusted_oracle_misfit_that_is_not_a_string_is_refused(
             if o["oracle"] == "onnxruntime":
                 o["declared_output_misfits"][0]["why"] = 1
 
-    _edit_json(d / "crosscheck.json", forge)
+    edit_json(d / "crosscheck.json", forge)
     rehash_all(d)
     code, out = verify(d, "--trust", "crosscheck")
     assert code == 1 and "crosscheck.json oracle 'onnxruntime' misfit: 1 has the wrong type" in out

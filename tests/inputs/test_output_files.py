@@ -9,10 +9,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from sonnx.cli import main
 from sonnx.inputs.json_file import file_form, value_of
 from sonnx.loader import load_model
-from tests.common.cli import call
+from tests.common.cli import run_to_file
 
 
 def _identity(tmp_path: Path, elem_type: int) -> Path:
@@ -27,9 +26,7 @@ def _identity(tmp_path: Path, elem_type: int) -> Path:
 
 def test_string_outputs_go_to_an_npz_as_text(tmp_path: Path) -> None:
     model = _identity(tmp_path, TensorProto.STRING)
-    feeds = tmp_path / "in.npz"
-    np.savez(feeds, x=np.array(["café", ""]))
-    code, out, err = call(main, "run", "-q", str(model), "--inputs", str(feeds), "--output", str(tmp_path / "o.npz"))
+    code, out, err = run_to_file(model, {"x": np.array(["café", ""])}, tmp_path / "o.npz")
     assert code == 0, out + err
     assert np.load(tmp_path / "o.npz")["y"].tolist() == ["café", ""]
 
@@ -37,10 +34,8 @@ def test_string_outputs_go_to_an_npz_as_text(tmp_path: Path) -> None:
 def test_json_outputs_read_back_bit_for_bit(tmp_path: Path) -> None:
     model_path = _identity(tmp_path, TensorProto.FLOAT)
     given = np.array([np.float32(0.1), np.float32("nan")], dtype=np.float32)
-    feeds = tmp_path / "in.npz"
-    np.savez(feeds, x=given)
     out_path = tmp_path / "o.json"
-    code, out, err = call(main, "run", "-q", str(model_path), "--inputs", str(feeds), "--output", str(out_path))
+    code, out, err = run_to_file(model_path, {"x": given}, out_path)
     assert code == 0, out + err
     doc = json.loads(out_path.read_text(encoding="utf-8"))
     assert doc["y"]["data"][1] == "NaN" and doc["y"]["dtype"] == "float"
