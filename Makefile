@@ -24,7 +24,7 @@ help:
 	@echo "make venv            create .venv and install sonnx from the lock file"
 	@echo "make lint            ruff, and the import contracts of ARCHITECTURE.md (lint-imports)"
 	@echo "make typecheck       mypy over src/sonnx"
-	@echo "make pytest          the test suite alone"
+	@echo "make pytest          the test suite alone (a worker per core; TEST_WORKERS=0 for one process)"
 	@echo "make docs            build the Sphinx site (warnings are errors) into docs/_build/html"
 	@echo "make lock            refresh requirements/dev.lock to the newest releases (uv $(UV_VERSION))"
 	@echo "make lock-add        add a new dependency to requirements/dev.lock, upgrading nothing else"
@@ -64,8 +64,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The suite runs in one worker process per core (pytest-xdist), a test file to a worker, so that a
+# module's fixtures are built once; TEST_WORKERS=0 runs it in this process alone.
+TEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 docs: $(STAMP)
 	$(BIN)/python -m sphinx -W -b html docs docs/_build/html
