@@ -39,7 +39,7 @@ from .inputs import complete_inputs, load_inputs
 from .loader import load_model
 from .model.graph import Model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
-from .options import CheckOptions, operator_pair
+from .options import CheckOptions, check_seed, operator_pair
 from .pipeline import check_model, check_models
 from .report import ModelReport
 from .rules.graph_function_shadowing import refuse_shadowing
@@ -206,7 +206,7 @@ def run(
     make = scheduler_factory(schedule)
     loaded = model if isinstance(model, Model) else load_model(_path(model))
     refuse_shadowing(loaded)
-    return execute(loaded, feeds_for(loaded, inputs, _seed(seed)), make(), budget=budget)
+    return execute(loaded, feeds_for(loaded, inputs, check_seed(seed)), make(), budget=budget)
 
 
 def crosscheck(
@@ -237,13 +237,13 @@ def crosscheck(
         if path is None:
             raise UsageError("the cross-check runs the model file with other runtimes: give path= for a Model")
         refuse_shadowing(model)
-        return cross_check(path, names, _seed(seed), inputs_file, tol, model=model)
+        return cross_check(path, names, check_seed(seed), inputs_file, tol, model=model)
     if path is not None:
         raise UsageError("path= names an already loaded Model; a model file is named by its own path")
     source = _path(model)
     loaded = load_model(source)
     refuse_shadowing(loaded)
-    return cross_check(source, names, _seed(seed), inputs_file, tol, model=loaded)
+    return cross_check(source, names, check_seed(seed), inputs_file, tol, model=loaded)
 
 
 def _path(model: object) -> str:
@@ -252,12 +252,6 @@ def _path(model: object) -> str:
     if not isinstance(model, str):
         raise UsageError(f"expected a model path or a sonnx Model, not {type(model).__name__}")
     return model
-
-
-def _seed(seed: object) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise UsageError(f"invalid seed {seed!r}: expected an integer from 0 to 2**63 - 1")
-    return seed
 
 
 __all__ = [

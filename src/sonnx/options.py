@@ -36,6 +36,13 @@ ENGINES: tuple[Engine, ...] = ("auto", "direct", "smt", "both")
 MAX_SEED = 2**63
 """Seeds run from 0 to 2**63 - 1 (NumPy's generators take no negative seed)."""
 
+
+def check_seed(value: object) -> int:
+    """``value`` when it is a seed (an integer, not a bool, below :data:`MAX_SEED`); otherwise a UsageError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_SEED:
+        raise UsageError(f"invalid seed {value!r}: expected an integer from 0 to 2**63 - 1")
+    return value
+
 MAX_ORDERS = 10_000
 """The most schedules ``--orders`` runs: each is a whole execution of the model, so the bound keeps a
 check (and the replay of a bundle that records its options) finite in time."""
@@ -138,8 +145,7 @@ class CheckOptions:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
             raise UsageError("--smt-dir needs --engine smt or both")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < MAX_SEED:
-            raise UsageError(f"invalid seed {self.seed!r}: expected an integer from 0 to 2**63 - 1")
+        check_seed(self.seed)
         if isinstance(self.orders, bool) or not isinstance(self.orders, int) or not 0 <= self.orders <= MAX_ORDERS:
             raise UsageError(f"--orders must be an integer from 0 to {MAX_ORDERS:,}")
         unknown = [o for o in self.oracles if o not in ORACLES]

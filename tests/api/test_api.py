@@ -195,3 +195,15 @@ def test_check_of_a_model_built_in_memory_derives_its_branches_types() -> None:
     assert ok.verdict("GRAPH-IF-BRANCHES").status is sonnx.Status.PROVED  # type: ignore[union-attr]
     cast = sonnx.check(built(op("Cast", ["x"], ["a"], to=7)), engine="direct")
     assert cast.verdict("GRAPH-IF-BRANCHES").status is sonnx.Status.VIOLATED  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, True, 1.0])
+def test_run_and_crosscheck_take_the_seeds_the_command_line_takes(seed: object) -> None:
+    """One seed check for the API, the options and the command line: 0 to 2**63 - 1, integers only."""
+    for call_api in (sonnx.run, sonnx.crosscheck):
+        with pytest.raises(UsageError, match="invalid seed"):
+            call_api(CNN, seed=seed)  # type: ignore[operator]
+
+
+def test_the_largest_seed_is_taken() -> None:
+    assert set(sonnx.run(CNN, seed=2**63 - 1)) == set(sonnx.load(CNN).graph.outputs)

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from ..differential.metrics import Tolerance
 from ..errors import UsageError
 from ..files import refuse_overwrite
-from ..options import MAX_SEED, check_docs_url, operator_pair
+from ..options import check_docs_url, check_seed, operator_pair
 from ..progress import Progress
 
 
@@ -30,12 +30,11 @@ class Parser(argparse.ArgumentParser):
 def seed(text: str) -> int:
     """A random seed: an integer from 0 to 2**63 - 1 (NumPy's generators take no negative seed)."""
     try:
-        value = int(text)
+        return check_seed(int(text))
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected an integer") from None
-    if not 0 <= value < MAX_SEED:
-        raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected an integer from 0 to 2**63 - 1")
-    return value
+    except UsageError:
+        raise argparse.ArgumentTypeError(f"invalid seed {text!r}: expected an integer from 0 to 2**63 - 1") from None
 
 
 def add_seed(p: argparse.ArgumentParser, what: str = "the random inputs") -> None:
