@@ -144,6 +144,7 @@ EXPORTS = {
 
 
 def export_torch(out: Path, wanted: Callable[[str], bool]) -> list[dict[str, Any]]:
+    import real_torch
     import torch
 
     # the fused attention fast path has no ONNX export: use the composite form
@@ -157,14 +158,7 @@ def export_torch(out: Path, wanted: Callable[[str], bool]) -> list[dict[str, Any
             torch.manual_seed(0)
             model = factory().eval()
             first, kwargs = example()
-            with torch.no_grad():
-                if exporter == "torchscript":
-                    torch.onnx.export(model, (first,), str(path), kwargs=kwargs, dynamo=False, opset_version=17,
-                                      input_names=input_names, do_constant_folding=True)
-                else:
-                    program = torch.onnx.export(model, (first,), kwargs=kwargs, dynamo=True, opset_version=18,
-                                                input_names=input_names, optimize=True)
-                    program.save(str(path))
+            real_torch.export_one(model, (first,), kwargs, path, exporter, input_names)
             written.append(_describe(path, f"torch {torch.__version__} ({exporter})"))
             print(f"wrote {path}", flush=True)
     return written

@@ -169,6 +169,21 @@ that inputs drawn at random miss (token type ids index a two-row table; a trip c
 often zero or negative, and the loop body then never runs)."""
 
 
+def export_one(model: Any, args: tuple[Any, ...], kwargs: dict[str, Any], path: Path, exporter: str,
+               input_names: list[str]) -> None:
+    """Export ``model`` to ``path``: the TorchScript exporter at opset 17 with constant folding, or dynamo at 18."""
+    import torch
+
+    with torch.no_grad():
+        if exporter == "torchscript":
+            torch.onnx.export(model, args, str(path), kwargs=kwargs, dynamo=False, opset_version=17,
+                              input_names=input_names, do_constant_folding=True)
+        else:
+            program = torch.onnx.export(model, args, kwargs=kwargs, dynamo=True, opset_version=18,
+                                        input_names=input_names, optimize=True)
+            program.save(str(path))
+
+
 def export_more_torch(out: Path, describe: Callable[[Path, str], dict[str, Any]],
                       wanted: Callable[[str], bool]) -> list[dict[str, Any]]:
     """Export every model of :func:`more_torch_models` (TorchScript at opset 17, dynamo at 18)."""
@@ -184,14 +199,7 @@ def export_more_torch(out: Path, describe: Callable[[Path, str], dict[str, Any]]
             torch.manual_seed(0)
             model = factory().eval()
             args, kwargs = example()
-            with torch.no_grad():
-                if exporter == "torchscript":
-                    torch.onnx.export(model, args, str(path), kwargs=kwargs, dynamo=False, opset_version=17,
-                                      input_names=input_names, do_constant_folding=True)
-                else:
-                    program = torch.onnx.export(model, args, kwargs=kwargs, dynamo=True, opset_version=18,
-                                                input_names=input_names, optimize=True)
-                    program.save(str(path))
+            export_one(model, tuple(args), kwargs, path, exporter, input_names)
             written.append(describe(path, f"torch {torch.__version__} ({exporter})"))
             print(f"wrote {path}", flush=True)
             if name in SAVED_INPUTS:
