@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sonnx.backend import SonnxBackend  # noqa: E402
+from sonnx.execution.backend import SonnxBackend  # noqa: E402
 
 SUITES = {
     "OnnxBackendNodeModelTest": "node",

@@ -30,7 +30,7 @@ path, tool, repeat, out_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.a
 x = np.load(path + ".input.npy")
 if tool in ("sonnx", "sonnx-1thread"):
     from sonnx.loader import load_model
-    from sonnx.executor import execute
+    from sonnx.execution.executor import execute
     model = load_model(path)
     run = lambda: execute(model, {"image": x})["probabilities"]
 elif tool == "reference":

@@ -15,7 +15,7 @@ min and median wall seconds per run and the CPU seconds (user + system, from
 ``os.wait4``. On a machine shared with other work the CPU seconds are the
 steadier measure: wall time also counts the time other processes held the core.
 
-* ``sonnx-1t``: ``sonnx.executor.execute`` with NumPy's BLAS limited to one
+* ``sonnx-1t``: ``sonnx.execution.executor.execute`` with NumPy's BLAS limited to one
   thread (threadpoolctl and the BLAS environment variables); after the timed
   runs, one profiled run gives the largest live set (the most bytes of live
   values over the schedule, from the plan's lifetimes) and the weights' bytes;
@@ -76,7 +76,7 @@ def child(tool: str, model: str, inputs: str, repeat: int, out: str) -> None:
 
         threadpool_limits(limits=1, user_api="blas")
         import sonnx
-        from sonnx.executor import execute
+        from sonnx.execution.executor import execute
         from sonnx.loader import load_model
     elif tool == "reference":
         from onnx.reference import ReferenceEvaluator
@@ -132,7 +132,7 @@ def child(tool: str, model: str, inputs: str, repeat: int, out: str) -> None:
         cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) / repeat
     if tool.startswith("sonnx"):
         try:
-            from sonnx.executor import Probe
+            from sonnx.execution.executor import Probe
         except ImportError:  # a checkout without the compiled plan (the "before" figures)
             pass
         else:

@@ -4,7 +4,7 @@ For each CNN of :mod:`benchmarks.cnn_models` the script saves the model,
 lets onnxruntime write its optimized graph at the basic level
 (``SessionOptions.graph_optimization_level = ORT_ENABLE_BASIC`` and
 ``optimized_model_filepath``), and compares the two with
-:func:`sonnx.equiv.equivalence` (structural diff, numbers on the seeded
+:func:`sonnx.checking.equiv.equivalence` (structural diff, numbers on the seeded
 input sets, both ``sonnx-check`` verdicts). Run:
 
     .venv/bin/python benchmarks/equiv_ort.py [--size 224] [--json OUT.json]
@@ -30,7 +30,7 @@ import onnx
 import onnxruntime as ort
 
 from benchmarks.cnn_models import mobilenet_like, resnet50_like, vgg_like
-from sonnx.equiv import equivalence, text
+from sonnx.checking.equiv import equivalence, text
 
 MODELS = {"resnet50_like": resnet50_like, "vgg_like": vgg_like, "mobilenet_like": mobilenet_like}
 

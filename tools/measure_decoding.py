@@ -178,7 +178,7 @@ def cases(data_type: int, rng: random.Random, count: int = 5) -> Iterator[Case]:
 
 def read_sonnx(t: TensorProto) -> Reading:
     """sonnx's decoder's reading, or its refusal."""
-    from sonnx.errors import SonnxError
+    from sonnx.base.errors import SonnxError
     from sonnx.loader.decode import decode
 
     try:

@@ -35,13 +35,14 @@ class Mutant(NamedTuple):
 
 
 SMT = "src/sonnx/smt/"
+ENCODINGS = SMT + "encodings/"
 GUARD = "tests/smt/test_planted_bugs.py::test_every_planted_mutant_still_applies_to_the_code"
 """The test that each mutant's text is in the code: not a test of behaviour."""
 
 MUTANTS: list[Mutant] = [
     Mutant(
         "M1",
-        SMT + "graph_r1_transitive.py",
+        ENCODINGS + "graph_r1_transitive.py",
         "Bool (=> (L t) (C o)))",
         "Bool (=> (and (= k 0) (L t)) (C o)))",
         "search: an operation contributes only through its first output",
@@ -55,14 +56,14 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "M2",
-        SMT + "graph_determinism.py",
+        ENCODINGS + "graph_determinism.py",
         'if f.parent >= 0 and st != "det" and f.index in holders:',
         'if f.parent >= 0 and st == "nondet" and f.index in holders:',
         "UNKNOWN determinism of a nested graph not propagated to its holder",
     ),
     Mutant(
         "M3",
-        SMT + "graph_determinism.py",
+        ENCODINGS + "graph_determinism.py",
         "outs = list(dict.fromkeys(t for _, t in f.outputs))",
         "outs = list(dict.fromkeys(t for _, t in f.outputs))[:1]",
         "only the first graph output compared between the two runs",
@@ -97,7 +98,7 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "M7",
-        SMT + "graph_acyclic.py",
+        ENCODINGS + "graph_acyclic.py",
         'distinct_mixed(["(< {} {})", "(<= {} {})"]',
         'distinct_mixed(["(<= {} {})", "(<= {} {})"]',
         "rank certificate's read constraint weakened to <=",
@@ -118,70 +119,70 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "M10",
-        SMT + "graph_r1.py",
+        ENCODINGS + "graph_r1.py",
         "accept=bool(dead),",
         "accept=True,",
         "an empty list of dead operations accepted as a violation",
     ),
     Mutant(
         "M11",
-        SMT + "graph_r1_transitive.py",
+        ENCODINGS + "graph_r1_transitive.py",
         "accept=bool(idle),",
         "accept=True,",
         "an empty list of non-contributing operations accepted as a violation",
     ),
     Mutant(
         "M12",
-        SMT + "graph_acyclic.py",
+        ENCODINGS + "graph_acyclic.py",
         '        if ans.result != "unsat":\n            return RuleResult(rejected(ID, ob, "claimed cycle"',
         '        if False:\n            return RuleResult(rejected(ID, ob, "claimed cycle"',
         "any claimed cycle accepted",
     ),
     Mutant(
         "M13",
-        SMT + "graph_c2.py",
+        ENCODINGS + "graph_c2.py",
         'items.append(f"(= {t} {f.rd_t[x]})")',
         'items.append("true")',
         "input-reader certificate not checked",
     ),
     Mutant(
         "M14",
-        SMT + "graph_c3.py",
+        ENCODINGS + "graph_c3.py",
         'TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]',
         'TEMPLATES = ["(<= {} {})", "(= {} {})", "(<= {} {})"]',
         "firing-time certificate weakened to <=",
     ),
     Mutant(
         "M15",
-        SMT + "graph_r1_transitive.py",
+        ENCODINGS + "graph_r1_transitive.py",
         'distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b)',
         'distinct_mixed(["(<= {} {})", "(<= {} {})"], step, a, b)',
         "distance certificate weakened to <=",
     ),
     Mutant(
         "M16",
-        SMT + "graph_r1.py",
+        ENCODINGS + "graph_r1.py",
         'distinct_lines("(= {} {})", written, used)',
         'distinct_lines("(= {} {})", written, written)',
         "use certificate not checked",
     ),
     Mutant(
         "M17",
-        SMT + "graph_c1.py",
+        ENCODINGS + "graph_c1.py",
         '    if ans.result != "unsat":\n        return RuleResult(rejected(ID, ob, "conflicting definitions"',
         '    if False:\n        return RuleResult(rejected(ID, ob, "conflicting definitions"',
         "any group of conflicting definitions accepted",
     ),
     Mutant(
         "M18",
-        SMT + "graph_determinism.py",
+        ENCODINGS + "graph_determinism.py",
         '            return "nondet", _path(f, sources, t), ""',
         '            return "nondet", _path(f, sources, f.outputs[0][1]), ""',
         "the witness names the first graph output, not one the solver confirms can differ",
     ),
     Mutant(
         "M19",
-        SMT + "graph_acyclic.py",
+        ENCODINGS + "graph_acyclic.py",
         "    for i, r in reversed(steps):",
         "    for i, r in reversed(steps[1:]):",
         "a cycle's closing step left out of the counter-certificate (its facts then admit ranks)",

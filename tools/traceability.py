@@ -7,7 +7,7 @@ Built from the sources, never maintained by hand:
   such anchor whose name looks like a rule ID (upper-case words joined by
   ``-``, e.g. ``GRAPH-R1-OUTPUTS``) is a spec rule;
 * **check**: the module of ``rule.check`` (``rule.check.__module__``);
-* **SMT encoding**: a module of ``src/sonnx/smt/`` that declares
+* **SMT encoding**: a module of ``src/sonnx/smt/encodings/`` that declares
   ``ID = "RULE-ID"`` (or ``ID_<suffix> = "RULE-ID"``, for a module encoding
   several rules) at top level, or failing that, whose file name is the
   rule module's file name. None when there is none yet; the matrix then says
@@ -150,13 +150,13 @@ def _constants(path: Path) -> dict[str, Any]:
 
 
 def smt_modules(root: Path) -> dict[str, str]:
-    """Rule ID -> module, for every module of ``src/sonnx/smt`` declaring ``ID`` or ``ID_*`` constants."""
+    """Rule ID -> module, for every module of ``src/sonnx/smt/encodings`` declaring ``ID`` or ``ID_*`` constants."""
     found: dict[str, str] = {}
-    smt = root / "src" / "sonnx" / "smt"
+    smt = root / "src" / "sonnx" / "smt" / "encodings"
     for f in sorted(smt.glob("*.py")) if smt.is_dir() else []:
         for name, value in _constants(f).items():
             if (name == "ID" or name.startswith("ID_")) and isinstance(value, str):
-                found.setdefault(value, f"sonnx.smt.{f.stem}")
+                found.setdefault(value, f"sonnx.smt.encodings.{f.stem}")
     return found
 
 
@@ -164,8 +164,8 @@ def _smt_for(root: Path, rule: Rule, by_id: dict[str, str]) -> tuple[str | None,
     if rule.id in by_id:
         return by_id[rule.id], f"declares the rule ID {rule.id!r}"
     stem = rule.check.__module__.rsplit(".", 1)[-1]
-    if (root / "src" / "sonnx" / "smt" / f"{stem}.py").is_file():
-        return f"sonnx.smt.{stem}", "same module name as the check"
+    if (root / "src" / "sonnx" / "smt" / "encodings" / f"{stem}.py").is_file():
+        return f"sonnx.smt.encodings.{stem}", "same module name as the check"
     check_file = root / "src" / Path(*rule.check.__module__.split(".")).with_suffix(".py")
     if _constants(check_file).get("STRUCTURAL") is False:
         return None, NOT_STRUCTURAL

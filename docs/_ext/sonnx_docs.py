@@ -459,7 +459,7 @@ def scoreboard_section() -> str:
         rows.append([suite, str(first["cases"]), *passed])
     parts = [
         "\n" + title("Scoreboard: onnx's BackendTest", "-"),
-        f"onnx's own ``BackendTest`` against ``sonnx.backend`` and against onnx's reference evaluator, in one run "
+        f"onnx's own ``BackendTest`` against ``sonnx.execution.backend`` and against onnx's reference evaluator, in one run "
         f"(onnx {board['onnx']}, numpy {board['numpy']}, python {board['python']}, {board['date']}; command: "
         f"``python benchmarks/backend_scoreboard.py --json docs/conformance_scoreboard.json``). Raw counts: a case "
         f"passes when the backend's outputs match within the case's tolerances; a test checks that sonnx fails "

@@ -1,7 +1,7 @@
 """sonnx: a checker for the SONNX graph profile of ONNX models.
 
 The flow is one-way: ONNX file -> :mod:`sonnx.loader` -> :mod:`sonnx.model`
--> :mod:`sonnx.rules` -> :mod:`sonnx.verdict` -> report.
+-> :mod:`sonnx.rules` -> :mod:`sonnx.base.verdict` -> report.
 
 The Python API (:mod:`sonnx.api`) is available from here: :func:`check`,
 :func:`batch`, :func:`run`, :func:`crosscheck`, :func:`load`, with the
@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from .version import __version__
+from .base.version import __version__
 
 _EXPORTS: dict[str, str] = {
     "check": "sonnx.api",
@@ -24,25 +24,25 @@ _EXPORTS: dict[str, str] = {
     "crosscheck": "sonnx.api",
     "load": "sonnx.api",
     "check_options": "sonnx.api",
-    "CheckOptions": "sonnx.options",
-    "ModelReport": "sonnx.report",
-    "Batch": "sonnx.fleet",
+    "CheckOptions": "sonnx.checking.options",
+    "ModelReport": "sonnx.checking.report",
+    "Batch": "sonnx.checking.batch",
     "CrossCheckReport": "sonnx.differential.run",
     "Tolerance": "sonnx.differential.metrics",
     "Model": "sonnx.model.graph",
-    "Verdict": "sonnx.verdict",
-    "Status": "sonnx.verdict",
-    "Severity": "sonnx.verdict",
-    "Witness": "sonnx.verdict",
-    "SonnxError": "sonnx.errors",
-    "UsageError": "sonnx.errors",
-    "InputError": "sonnx.errors",
-    "ModelFormatError": "sonnx.errors",
-    "UnsupportedModelError": "sonnx.errors",
-    "ExternalDataError": "sonnx.errors",
-    "UnsafePathError": "sonnx.errors",
-    "ExecutionError": "sonnx.errors",
-    "ToolError": "sonnx.errors",
+    "Verdict": "sonnx.base.verdict",
+    "Status": "sonnx.base.verdict",
+    "Severity": "sonnx.base.verdict",
+    "Witness": "sonnx.base.verdict",
+    "SonnxError": "sonnx.base.errors",
+    "UsageError": "sonnx.base.errors",
+    "InputError": "sonnx.base.errors",
+    "ModelFormatError": "sonnx.base.errors",
+    "UnsupportedModelError": "sonnx.base.errors",
+    "ExternalDataError": "sonnx.base.errors",
+    "UnsafePathError": "sonnx.base.errors",
+    "ExecutionError": "sonnx.base.errors",
+    "ToolError": "sonnx.base.errors",
 }
 """Each public name and the module that defines it."""
 
@@ -78,9 +78,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # for type checkers and editors only; at run time the names are read on first use
     from .api import batch, check, check_options, crosscheck, load, run
-    from .differential.metrics import Tolerance
-    from .differential.run import CrossCheckReport
-    from .errors import (
+    from .base.errors import (
         ExecutionError,
         ExternalDataError,
         InputError,
@@ -91,11 +89,13 @@ if TYPE_CHECKING:  # for type checkers and editors only; at run time the names a
         UnsupportedModelError,
         UsageError,
     )
-    from .fleet import Batch
+    from .base.verdict import Severity, Status, Verdict, Witness
+    from .checking.batch import Batch
+    from .checking.options import CheckOptions
+    from .checking.report import ModelReport
+    from .differential.metrics import Tolerance
+    from .differential.run import CrossCheckReport
     from .model.graph import Model
-    from .options import CheckOptions
-    from .report import ModelReport
-    from .verdict import Severity, Status, Verdict, Witness
 
 
 def __getattr__(name: str) -> Any:

@@ -4,8 +4,8 @@
 thin layers over the same functions this module calls, so a verdict obtained
 here is the verdict the command line prints. Every function takes a path or
 an already loaded :class:`~sonnx.model.graph.Model` (:func:`load`). Wrong
-arguments raise :class:`~sonnx.errors.UsageError`; a model that cannot be read
-or run raises the :class:`~sonnx.errors.SonnxError` subclass that says why,
+arguments raise :class:`~sonnx.base.errors.UsageError`; a model that cannot be read
+or run raises the :class:`~sonnx.base.errors.SonnxError` subclass that says why,
 except in :func:`check` and :func:`batch`, whose reports hold that error
 (``report.error``, exit code 2) as the command line does. Nothing here
 prints.
@@ -29,19 +29,19 @@ from typing import Any
 
 import numpy as np
 
+from .base.errors import UsageError
+from .checking.batch import Batch, find_models, run_batch
+from .checking.options import CheckOptions, check_seed, operator_pair
+from .checking.pipeline import check_model, check_models
+from .checking.report import ModelReport
 from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES
 from .differential.run import CrossCheckReport, cross_check, parse_oracles
-from .errors import UsageError
-from .executor import execute
-from .fleet import Batch, find_models, run_batch
-from .inputs import complete_inputs, load_inputs
+from .execution.executor import execute
+from .execution.inputs import complete_inputs, load_inputs
 from .loader import load_model
 from .model.graph import Model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
-from .options import CheckOptions, check_seed, operator_pair
-from .pipeline import check_model, check_models
-from .report import ModelReport
 from .rules.graph_function_shadowing import refuse_shadowing
 
 ModelSource = str | os.PathLike[str] | Model
@@ -57,20 +57,20 @@ def load(path: str | os.PathLike[str], *, read_weights: bool = True) -> Model:
 
     ``read_weights=False`` reads no weight byte (a model larger than memory
     can still be checked, not run). An unusable file raises the
-    :class:`~sonnx.errors.InputError` subclass that says why.
+    :class:`~sonnx.base.errors.InputError` subclass that says why.
     """
     return load_model(path, read_weights=read_weights)
 
 
 def check_options(**values: Any) -> CheckOptions:
-    """A :class:`~sonnx.options.CheckOptions` from keyword values, with the conveniences of the API.
+    """A :class:`~sonnx.checking.options.CheckOptions` from keyword values, with the conveniences of the API.
 
     ``operators`` may be an iterable of ``"[domain:]Operator"`` strings (or
     ``(domain, operator)`` pairs), ``required_metadata`` a comma-separated string
     or an iterable of keys, ``oracles`` a comma-separated string or an
     iterable of names, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
     or a mapping with ``atol``, ``rtol``, ``ulp``, ``quant_steps``. An unknown name or a value
-    the check cannot use is a :class:`~sonnx.errors.UsageError`.
+    the check cannot use is a :class:`~sonnx.base.errors.UsageError`.
     """
     unknown = sorted(set(values) - set(_OPTION_NAMES))
     if unknown:
@@ -110,11 +110,11 @@ def check(
 ) -> ModelReport:
     """Check ``model`` against the rules of ``profile`` with ``engine``, as ``sonnx-check`` does.
 
-    ``options`` are the other fields of :class:`~sonnx.options.CheckOptions`
+    ``options`` are the other fields of :class:`~sonnx.checking.options.CheckOptions`
     (``operators``, ``smt_dir``, ``structure_only``, ``seed``, ``orders``,
     ``inputs``, ``oracles``, ``tolerance``, ``evidence``,
     ``evidence_timestamp``, ``sign``; see :func:`check_options`). The returned
-    :class:`~sonnx.report.ModelReport` holds one verdict per rule, PROVED,
+    :class:`~sonnx.checking.report.ModelReport` holds one verdict per rule, PROVED,
     VIOLATED with its witness, UNKNOWN with its reason or TESTED, and
     ``exit_code`` is the one ``sonnx-check`` would give. A file that cannot be
     read is reported in ``report.error`` (exit code 2), not raised.
@@ -198,10 +198,10 @@ def run(
     ``seed``. ``schedule`` is the order in which ready operations run:
     ``file`` (default), ``lifo`` or ``random:SEED``; by the semantics the
     outputs do not depend on it. Values that contradict the declared types,
-    or operators sonnx cannot run, raise :class:`~sonnx.errors.ExecutionError`; a model-local function
-    that shadows a standard operator, :class:`~sonnx.errors.FunctionShadowingError` (the runtimes would run
+    or operators sonnx cannot run, raise :class:`~sonnx.base.errors.ExecutionError`; a model-local function
+    that shadows a standard operator, :class:`~sonnx.base.errors.FunctionShadowingError` (the runtimes would run
     the standard operator, sonnx the function). ``budget``, in seconds of wall-clock time, stops a run that
-    has not finished by then with :class:`~sonnx.errors.BudgetExceeded` (None: no limit).
+    has not finished by then with :class:`~sonnx.base.errors.BudgetExceeded` (None: no limit).
     """
     make = scheduler_factory(schedule)
     loaded = model if isinstance(model, Model) else load_model(_path(model))
@@ -227,7 +227,7 @@ def crosscheck(
     ``outcome`` is AGREE, DIFFER (exit 1) or UNKNOWN (exit 2: an oracle missing
     or refusing the model). The oracles run the model file, so an already
     loaded model needs ``path``. A model-local function that shadows a standard operator raises
-    :class:`~sonnx.errors.FunctionShadowingError`: the oracles would run the standard operator, sonnx the
+    :class:`~sonnx.base.errors.FunctionShadowingError`: the oracles would run the standard operator, sonnx the
     function, and a disagreement would only restate that.
     """
     names = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")

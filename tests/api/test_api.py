@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import sonnx
+from sonnx.base.errors import UsageError
 from sonnx.cli import check_main, main
-from sonnx.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -28,7 +28,7 @@ def cli_entry(argv: list[str]) -> dict[str, object]:
 
 
 def api_entry(report: sonnx.ModelReport, profile: str = "sonnx") -> dict[str, object]:
-    from sonnx.report import json_document
+    from sonnx.checking.report import json_document
 
     [entry] = json_document([report], profile, report.exit_code)["models"]
     return entry
@@ -37,7 +37,7 @@ def api_entry(report: sonnx.ModelReport, profile: str = "sonnx") -> dict[str, ob
 def test_import_sonnx_loads_nothing_heavy() -> None:
     code = (
         "import sys, sonnx\n"
-        "heavy = [m for m in ('sonnx.api', 'sonnx.pipeline', 'numpy', 'onnx', 'z3') if m in sys.modules]\n"
+        "heavy = [m for m in ('sonnx.api', 'sonnx.checking.pipeline', 'numpy', 'onnx', 'z3') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "assert sonnx.check.__module__ == 'sonnx.api'\n"
         "assert 'sonnx.api' in sys.modules\n"

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sonnx.errors import InputError, SonnxError
+from sonnx.base.errors import InputError, SonnxError
 from sonnx.loader import load_model
 from tests.common.bad_models import CASES, Builder, rich_model_bytes
 

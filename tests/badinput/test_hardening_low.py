@@ -14,8 +14,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from sonnx.checking.pipeline import export_stems
 from sonnx.cli import check_main, main
-from sonnx.pipeline import export_stems
 from tests.common.cli import call, one_line
 
 ROOT = Path(__file__).resolve().parents[2]

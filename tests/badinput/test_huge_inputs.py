@@ -1,7 +1,7 @@
 """Declared inputs too large to draw: one line and exit 2 from every command that draws inputs.
 
 The size is worked out in exact integers before anything is allocated
-(``sonnx.executor.random_array``): a size numpy refuses ("array is too big"),
+(``sonnx.execution.executor.random_array``): a size numpy refuses ("array is too big"),
 one larger than the memory available, a sum of inputs that together exceed it,
 and a negative dimension are each an ``InputSizeError`` naming the input, never
 an internal error.
@@ -19,8 +19,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx import executor
-from sonnx.errors import InputSizeError
+from sonnx.base.errors import InputSizeError
+from sonnx.execution import executor
 from sonnx.loader import load_model
 from sonnx.model.tensors import TensorType
 from tests.common.cli import check, one_line, sonnx

@@ -8,11 +8,11 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto, helper
 
+from sonnx.base.verdict import Status
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
 from sonnx.cli import check_main
-from sonnx.options import CheckOptions
-from sonnx.orders import _digest
-from sonnx.pipeline import check_file
-from sonnx.verdict import Status
+from sonnx.execution.orders import _digest
 from tests.common.cli import call
 
 META = {

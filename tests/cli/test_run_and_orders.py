@@ -153,22 +153,22 @@ def _two_order_chain(path: Path, length: int = 45) -> Path:
 
 
 def _count_executions(monkeypatch: Any) -> list[int]:
-    import sonnx.orders
+    import sonnx.execution.orders
 
     calls: list[int] = []
-    real = sonnx.orders.execute
+    real = sonnx.execution.orders.execute
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(sonnx.orders, "execute", counting)
+    monkeypatch.setattr(sonnx.execution.orders, "execute", counting)
     return calls
 
 
 def test_orders_never_executes_a_schedule_twice(tmp_path: Path, monkeypatch: Any) -> None:
+    from sonnx.execution.orders import check_orders
     from sonnx.loader import load_model
-    from sonnx.orders import check_orders
 
     model = load_model(str(_two_order_chain(tmp_path / "two.onnx")))
     calls = _count_executions(monkeypatch)
@@ -180,8 +180,8 @@ def test_orders_never_executes_a_schedule_twice(tmp_path: Path, monkeypatch: Any
 
 
 def test_orders_on_a_single_order_model_runs_it_once(tmp_path: Path, monkeypatch: Any) -> None:
+    from sonnx.execution.orders import check_orders
     from sonnx.loader import load_model
-    from sonnx.orders import check_orders
 
     nodes = [helper.make_node("Relu", ["x"], ["y0"])]
     nodes += [helper.make_node("Neg", [f"y{k}"], [f"y{k + 1}"]) for k in range(60)]

@@ -12,10 +12,10 @@ import pytest
 from onnx import TensorProto, helper
 
 from sonnx.cli import check_main, main
-from sonnx.executor import execute, unsupported_operators
+from sonnx.execution.executor import execute, unsupported_operators
+from sonnx.execution.signature import InputValueError
 from sonnx.loader import load_model
 from sonnx.ops import KernelRegistry, UnsupportedOperatorError, op_relu
-from sonnx.signature import InputValueError
 from tests.common.cli import call
 
 vi = helper.make_tensor_value_info

@@ -17,9 +17,9 @@ import onnx
 import pytest
 
 import sonnx
-from sonnx.backend import SonnxBackend
-from sonnx.equiv import equivalence
-from sonnx.errors import FunctionShadowingError
+from sonnx.base.errors import FunctionShadowingError
+from sonnx.checking.equiv import equivalence
+from sonnx.execution.backend import SonnxBackend
 from sonnx.loader import load_model
 from sonnx.partition.job import partition_job
 from sonnx.rewrite import rewrite_model

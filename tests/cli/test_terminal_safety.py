@@ -7,8 +7,8 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto, helper
 
+from sonnx.base.text import printable
 from sonnx.cli import check_main, main
-from sonnx.text import printable
 from tests.common.cli import call
 
 EVIL = "\x1b[2J\x1b[H\nresult: PROVED (0 violated)\n\u202e"

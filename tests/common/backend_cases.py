@@ -9,7 +9,7 @@ module runs with NumPy's global generator seeded by :data:`CASE_DATA_SEED`,
 so the data are the same in every run.
 
 A case is run when every operator in its graph has a sonnx kernel: through
-:func:`sonnx.loader.load_model` and :func:`sonnx.executor.execute`, i.e. what a
+:func:`sonnx.loader.load_model` and :func:`sonnx.execution.executor.execute`, i.e. what a
 user runs, not a kernel in isolation.
 """
 
@@ -28,7 +28,7 @@ import onnx.backend.test.case.node as node_pkg
 from onnx import numpy_helper
 from onnx.backend.test.case.test_case import TestCase
 
-from sonnx.backend import SonnxBackend
+from sonnx.execution.backend import SonnxBackend
 from sonnx.ops import REGISTRY, KernelRegistry
 
 
@@ -106,7 +106,7 @@ def _value(v: Any) -> Any:
 
 
 def run_case(nc: NodeCase, registry: KernelRegistry = REGISTRY) -> None:
-    """Execute one case through :class:`sonnx.backend.SonnxBackend` and compare with its expected outputs.
+    """Execute one case through :class:`sonnx.execution.backend.SonnxBackend` and compare with its expected outputs.
 
     The backend loads the case's model as a file (the loader), refuses it if an
     operator has no kernel, and runs the executor; AssertionError on a difference.

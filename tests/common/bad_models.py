@@ -3,7 +3,7 @@
 Each builder writes its case into the given folder and returns the path to
 pass to the loader (or the CLI). ``CASES`` lists ``(case_id, builder,
 expected_error_class)``; the class is the most specific
-:class:`~sonnx.errors.SonnxError` subclass the loader must raise.
+:class:`~sonnx.base.errors.SonnxError` subclass the loader must raise.
 
 Import as ``from tests.badinput.corpus import CASES`` (the repository root is
 on ``sys.path`` through ``tests/conftest.py``).
@@ -20,7 +20,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.errors import (
+from sonnx.base.errors import (
     ExternalDataError,
     InputError,
     ModelFormatError,

@@ -14,11 +14,11 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Function, Graph, InitialValue, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.rules.base import CheckConfig, CheckContext
 from sonnx.rules.registry import rule_by_id
 from sonnx.smt.engine import run_smt
-from sonnx.verdict import Status, Verdict
 
 
 def value(v: Any, data_type: int = 1) -> InitialValue:

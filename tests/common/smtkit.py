@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from sonnx.base.verdict import Verdict
 from sonnx.model.graph import Graph, InitialValue, Model, Operation, Tensor, make_graph
 from sonnx.rules import run_rules
 from sonnx.smt import SolverSettings, run_smt
 from sonnx.smt.engine import RULE_IDS
-from sonnx.verdict import Verdict
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onnx"))
 """The shipped example models, each run through the SMT engine by the tests that compare its records."""

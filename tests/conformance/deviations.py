@@ -1,7 +1,7 @@
 """What sonnx knowingly does not reproduce of onnx's backend test suites, as data with reasons.
 
 The tables are read by ``tests/conformance/test_backend_suite.py`` (onnx's
-``BackendTest`` against :mod:`sonnx.backend`) and rendered by the docs'
+``BackendTest`` against :mod:`sonnx.execution.backend`) and rendered by the docs'
 conformance page. Keys are case names without the device suffix (``test_abs``,
 not ``test_abs_cpu``), across the node, simple, PyTorch and light suites.
 
@@ -9,7 +9,7 @@ not ``test_abs_cpu``), across the node, simple, PyTorch and light suites.
 starts passing fails the suite until its entry is removed.
 
 ``REFUSALS``: cases sonnx deliberately refuses to run: the case must fail with
-a :class:`~sonnx.errors.SonnxError` whose message matches the pattern, so a
+a :class:`~sonnx.base.errors.SonnxError` whose message matches the pattern, so a
 kernel that silently computed something instead would fail the suite.
 
 ``NO_NODE_CASES``: operators with a kernel that no backend node case uses in

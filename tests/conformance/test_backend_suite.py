@@ -1,4 +1,4 @@
-"""onnx's own backend test suites run against :mod:`sonnx.backend` (issue 13).
+"""onnx's own backend test suites run against :mod:`sonnx.execution.backend` (issue 13).
 
 ``onnx.backend.test.BackendTest`` is how runtimes report conformance: it
 drives a backend through ``prepare`` and ``run`` over the node cases and the
@@ -21,8 +21,8 @@ from typing import Any
 import onnx.backend.test
 import pytest
 
-from sonnx.backend import SonnxBackend
-from sonnx.errors import SonnxError
+from sonnx.base.errors import SonnxError
+from sonnx.execution.backend import SonnxBackend
 from tests.conformance.deviations import DEVIATIONS, REFUSALS
 
 SUFFIX = "_cpu"

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from examples.make_examples import EXAMPLES, write_all
-from sonnx.options import CheckOptions
-from sonnx.pipeline import check_file
-from sonnx.verdict import Severity, Status
+from sonnx.base.verdict import Severity, Status
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "examples"
 CASES: list[dict[str, Any]] = json.loads((EXAMPLES_DIR / "expected.json").read_text())["cases"]

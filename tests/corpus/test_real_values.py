@@ -105,7 +105,7 @@ def test_run_writes_a_sequence_of_maps_as_json_that_reads_back(tmp_path: Path) -
     """ZipMap's sequence(map(int64, float)) output: JSON in the inputs-file form, values as onnxruntime gives them."""
     import onnxruntime as ort
 
-    from sonnx.inputs.json_file import value_of
+    from sonnx.execution.inputs.json_file import value_of
 
     path = DATA / "sk_scaler_logreg_zipmap.skl2onnx.onnx"
     x = np.random.default_rng(3).standard_normal((1, 6)).astype(np.float32)

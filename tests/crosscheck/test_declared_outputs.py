@@ -18,8 +18,8 @@ from onnx import TensorProto, helper
 
 from sonnx.cli import check_main, main
 from sonnx.differential.run import cross_check
+from sonnx.execution.signature import output_misfits
 from sonnx.loader import load_model
-from sonnx.signature import output_misfits
 from tests.common.cli import call
 
 LINE = "output 'label' is declared INT64 [1] but the run produced int64[10] (dimension 0 is 10, declared 1)"

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sonnx.base.errors import UsageError
 from sonnx.differential.metrics import DEFAULT_TOLERANCES, Tolerance, compare_arrays, ulp_distance
-from sonnx.errors import UsageError
 
 FLOATS = (np.float16, np.float32, np.float64)
 

@@ -17,11 +17,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from sonnx.base.errors import UsageError
 from sonnx.cli import check_main, main
 from sonnx.differential.metrics import Tolerance, compare_arrays
 from sonnx.differential.quant import StepTolerance, step_tolerances
-from sonnx.errors import UsageError
-from sonnx.executor import execute
+from sonnx.execution.executor import execute
 from sonnx.loader import load_model
 from tests.common.builders import shifted_qdq
 from tests.common.cli import call

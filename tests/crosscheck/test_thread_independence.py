@@ -1,4 +1,4 @@
-"""A check's executions do not depend on the machine's cores (sonnx.threads.CHECK_THREADS).
+"""A check's executions do not depend on the machine's cores (sonnx.base.threads.CHECK_THREADS).
 
 Found by ``benchmarks/bench_batch.py``: ``sonnx batch --cross-check
 onnxruntime`` on Dask workers (which start with one BLAS thread) gave DIFFER
@@ -16,8 +16,8 @@ import onnx
 import pytest
 from threadpoolctl import threadpool_limits
 
+from sonnx.checking.evidence.execution import run_record
 from sonnx.differential.run import cross_check
-from sonnx.evidence.execution import run_record
 from sonnx.loader import load_model
 
 SQUEEZENET = Path(onnx.__file__).parent / "backend" / "test" / "data" / "light" / "light_squeezenet.onnx"

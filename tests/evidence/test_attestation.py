@@ -20,9 +20,9 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from sonnx.checking.evidence import attestation as att
+from sonnx.checking.evidence import render as bundle_mod
 from sonnx.cli import main
-from sonnx.evidence import attestation as att
-from sonnx.evidence import render as bundle_mod
 from tests.common.bundles import EX, copy_of, files_of, verify, write
 from tests.common.cli import call
 

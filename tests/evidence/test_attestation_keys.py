@@ -14,13 +14,13 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from sonnx import pipeline
+from sonnx.base.errors import UsageError
+from sonnx.checking import pipeline
+from sonnx.checking.evidence import attestation as att
+from sonnx.checking.evidence import bundle as bundle_mod
+from sonnx.checking.evidence import signing_keys
+from sonnx.checking.options import CheckOptions
 from sonnx.cli import check_main, main
-from sonnx.errors import UsageError
-from sonnx.evidence import attestation as att
-from sonnx.evidence import bundle as bundle_mod
-from sonnx.evidence import signing_keys
-from sonnx.options import CheckOptions
 from tests.common.bundles import EX, write
 from tests.common.cli import ROOT, call, one_line
 

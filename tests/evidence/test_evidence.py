@@ -15,9 +15,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from sonnx.checking.evidence import bundle as bundle_mod
+from sonnx.checking.evidence import render
 from sonnx.cli import check_main, main
-from sonnx.evidence import bundle as bundle_mod
-from sonnx.evidence import render
 from tests.common.bundles import EX, ROOT, copy_of, files_of, flip_byte, rehash, verify, write
 from tests.common.cli import call
 

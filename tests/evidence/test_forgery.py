@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sonnx.evidence import verify as verify_mod
+from sonnx.checking.evidence import verify as verify_mod
 from tests.common.bundles import EX, copy_of, edit_json, rehash_all, verify, write
 
 

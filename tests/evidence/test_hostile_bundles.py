@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx.evidence.smt_scripts import ScriptError, rebuild
+from sonnx.checking.evidence.smt_scripts import ScriptError, rebuild
 from tests.common.bundles import EX, copy_of, rehash, verify, write
 
 

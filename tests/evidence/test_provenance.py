@@ -1,10 +1,10 @@
 """The identity of a build: the version from git, the commit, the digest of the package's files, the peers.
 
 A manifest and ``sonnx --version`` must name the exact code that ran. These
-tests pin each part of :func:`sonnx.build_info.build_identity`: its fields and
+tests pin each part of :func:`sonnx.base.build_info.build_identity`: its fields and
 their types, the package digest (content, names, what it leaves out, and the
 shell recipe its docstring gives), the commit from a git work tree and from
-the build, the fallbacks of :mod:`sonnx.version`, and what ``--version``
+the build, the fallbacks of :mod:`sonnx.base.version`, and what ``--version``
 prints.
 """
 
@@ -27,8 +27,8 @@ import onnx
 import pytest
 
 import sonnx
-from sonnx import build_info, version
-from sonnx.build_info import build_identity, live_commit, package_digest, package_files, render_identity
+from sonnx.base import build_info, version
+from sonnx.base.build_info import build_identity, live_commit, package_digest, package_files, render_identity
 from sonnx.cli import check_main, main
 from tests.common.cli import call
 
@@ -105,7 +105,7 @@ def test_one_changed_byte_changes_the_digest(package_copy: Path) -> None:
 
 def test_same_bytes_under_another_name_change_the_digest(package_copy: Path) -> None:
     before = package_digest(package_copy)
-    (package_copy / "text.py").rename(package_copy / "texts.py")
+    (package_copy / "base" / "text.py").rename(package_copy / "base" / "texts.py")
     assert package_digest(package_copy) != before
 
 
@@ -122,9 +122,9 @@ def test_byte_code_and_the_generated_version_module_are_left_out(package_copy: P
     (package_copy / "rules" / "__pycache__").mkdir()
     (package_copy / "rules" / "__pycache__" / "x.txt").write_text("anything under __pycache__")
     (package_copy / "stray.pyc").write_bytes(b"\x00")
-    (package_copy / "_version.py").write_text("version = '9'\ncommit = 'g0'\n")
+    (package_copy / "base" / "_version.py").write_text("version = '9'\ncommit = 'g0'\n")
     assert package_digest(package_copy) == before
-    (package_copy / "rules" / "_version.py").write_text("# not the generated module: covered\n")
+    (package_copy / "_version.py").write_text("# not the generated module: covered\n")
     assert package_digest(package_copy) != before
 
 
@@ -132,9 +132,9 @@ def test_the_digest_is_the_documented_sha256sum_listing(package_copy: Path) -> N
     """The recipe of ``package_digest``'s docstring, run by the shell tools, gives the same value."""
     (package_copy / "__pycache__").mkdir()
     (package_copy / "__pycache__" / "a.pyc").write_bytes(b"\x01")
-    (package_copy / "_version.py").write_text("version = '9'\n")
+    (package_copy / "base" / "_version.py").write_text("version = '9'\n")
     recipe = (
-        "find . -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -name '*.pyo' ! -path ./_version.py "
+        "find . -type f ! -path '*/__pycache__/*' ! -name '*.pyc' ! -name '*.pyo' ! -path ./base/_version.py "
         "-printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n' sha256sum | sha256sum"
     )
     done = subprocess.run(["sh", "-c", recipe], cwd=package_copy, capture_output=True, text=True, check=True)
@@ -211,29 +211,29 @@ def test_without_a_work_tree_the_commit_recorded_at_build_time_is_used(uncached:
 def test_the_generated_module_template_is_what_version_reads(monkeypatch: pytest.MonkeyPatch) -> None:
     """pyproject's template, filled as setuptools-scm fills it, gives back the version and the commit."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools_scm"]
-    assert config["version_file"] == "src/sonnx/_version.py" and config["fallback_version"]
+    assert config["version_file"] == "src/sonnx/base/_version.py" and config["fallback_version"]
     text = config["version_file_template"].format(
         version="0.1.dev5+g0123456789", version_tuple=(0, 1), scm_version=types.SimpleNamespace(short_node="g012345678")
     )
-    module = types.ModuleType("sonnx._version")
+    module = types.ModuleType("sonnx.base._version")
     exec(compile(text, "_version.py", "exec"), module.__dict__)
-    monkeypatch.setitem(sys.modules, "sonnx._version", module)
+    monkeypatch.setitem(sys.modules, "sonnx.base._version", module)
     assert version.generated_build() == ("0.1.dev5+g0123456789", "g012345678")
     assert version.resolve_version() == "0.1.dev5+g0123456789"
 
 
 @pytest.mark.xfail(not IN_GIT_CHECKOUT, reason="the tests run outside a git checkout", strict=True)
 def test_the_generated_module_is_not_tracked() -> None:
-    done = subprocess.run(["git", "check-ignore", "-q", "src/sonnx/_version.py"], cwd=ROOT, check=False)
+    done = subprocess.run(["git", "check-ignore", "-q", "src/sonnx/base/_version.py"], cwd=ROOT, check=False)
     assert done.returncode == 0
 
 
 def test_a_generated_module_without_a_version_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    module = types.ModuleType("sonnx._version")
+    module = types.ModuleType("sonnx.base._version")
     module.commit = "g0"  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "sonnx._version", module)
+    monkeypatch.setitem(sys.modules, "sonnx.base._version", module)
     assert version.generated_build() is None
-    monkeypatch.setitem(sys.modules, "sonnx._version", None)  # an import of it now fails
+    monkeypatch.setitem(sys.modules, "sonnx.base._version", None)  # an import of it now fails
     assert version.generated_build() is None
 
 
@@ -279,7 +279,7 @@ def test_installed_metadata_counts_only_for_this_copy_of_the_package(
 
 
 def test_a_copy_without_any_trace_of_a_version_says_it_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "sonnx._version", None)
+    monkeypatch.setitem(sys.modules, "sonnx.base._version", None)
     _installed(monkeypatch, None)
     assert version.resolve_version() == version.UNKNOWN_VERSION == "0+unknown"
     _installed(monkeypatch, FakeDistribution("3.1", version.PACKAGE_DIR.parent, None))

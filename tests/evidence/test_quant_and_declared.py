@@ -11,8 +11,8 @@ import numpy as np
 import onnx
 import pytest
 
-from sonnx.errors import UsageError
-from sonnx.options import CheckOptions
+from sonnx.base.errors import UsageError
+from sonnx.checking.options import CheckOptions
 from tests.common.builders import shifted_qdq
 from tests.common.bundles import copy_of, edit_json, rehash_all, verify, write
 from tests.crosscheck.test_declared_outputs import LINE, _classifier

@@ -23,12 +23,12 @@ import pytest
 from docutils.nodes import make_id
 from onnx import TensorProto, helper
 
-from sonnx.evidence import render
-from sonnx.evidence.html import PageHeader, render_html, text_with_links
-from sonnx.evidence.pictures import graph_svg
-from sonnx.options import CheckOptions
-from sonnx.pipeline import check_file
-from sonnx.report import ModelReport
+from sonnx.checking.evidence import render
+from sonnx.checking.evidence.html import PageHeader, render_html, text_with_links
+from sonnx.checking.evidence.pictures import graph_svg
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
+from sonnx.checking.report import ModelReport
 from sonnx.rules import RULES
 from tests.common.bundles import EX, ROOT, verify, write
 

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from sonnx.base.files import WriteError
+from sonnx.base.verdict import Status, Verdict, Witness
+from sonnx.checking.formats.junit import junit_report, write_junit
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
+from sonnx.checking.report import ModelReport
 from sonnx.cli import check_main
-from sonnx.files import WriteError
-from sonnx.formats.junit import junit_report, write_junit
-from sonnx.options import CheckOptions
-from sonnx.pipeline import check_file
-from sonnx.report import ModelReport
 from sonnx.rules import rules_for
-from sonnx.verdict import Status, Verdict, Witness
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

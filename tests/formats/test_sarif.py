@@ -2,7 +2,7 @@
 
 The schema is the OASIS file committed in tests/data (its source is in
 tests/data/README.md). Beyond validity, each test reads the log back and
-checks the mapping the module text of :mod:`sonnx.formats.sarif` promises:
+checks the mapping the module text of :mod:`sonnx.checking.formats.sarif` promises:
 one result per violated or UNKNOWN verdict, the rule and its level, the
 witness as message, the witness's operations as logical related locations.
 """
@@ -18,9 +18,9 @@ import jsonschema
 import pytest
 from docutils.nodes import make_id
 
-from sonnx.cli import check_main
-from sonnx.errors import InputError
-from sonnx.formats.sarif import (
+from sonnx.base.errors import InputError
+from sonnx.base.verdict import Severity, Status, Verdict, Witness
+from sonnx.checking.formats.sarif import (
     SPEC_PAGES,
     UNKNOWN_PREFIX,
     html_anchor,
@@ -29,11 +29,11 @@ from sonnx.formats.sarif import (
     sarif_report,
     write_sarif,
 )
-from sonnx.options import CheckOptions
-from sonnx.pipeline import check_file
-from sonnx.report import ModelReport
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
+from sonnx.checking.report import ModelReport
+from sonnx.cli import check_main
 from sonnx.rules import RULES, rules_for
-from sonnx.verdict import Severity, Status, Verdict, Witness
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -9,7 +9,7 @@ whose bytes an earlier bundle already holds at the same place (the packaged
 traceability matrix, identical obligations) is made once, in the first such
 bundle.
 
-Oracle, per mutant, with :func:`sonnx.replay.verify_bundle` in a forked
+Oracle, per mutant, with :func:`sonnx.checking.replay.verify_bundle` in a forked
 child under a memory limit and a wall-clock limit:
 
 * a mutant whose files equal the clean bundle's is a **no-op**: skipped and
@@ -87,7 +87,7 @@ def all_mutations(clean: dict[str, dict[str, bytes]], seed: int) -> list[Mutatio
 
 
 def _verify_options(bundle: str) -> dict[str, Any]:
-    from sonnx.replay import verify_bundle
+    from sonnx.checking.replay import verify_bundle
 
     trust = eb.BY_NAME[bundle].trust
     if trust and "trust" in inspect.signature(verify_bundle).parameters:
@@ -97,8 +97,8 @@ def _verify_options(bundle: str) -> dict[str, Any]:
 
 def run_verify(directory: Path, bundle: str) -> dict[str, Any]:
     """``verify_bundle`` on ``directory``: its exit code and first difference (or note, or refusal)."""
-    from sonnx.errors import SonnxError
-    from sonnx.replay import verify_bundle
+    from sonnx.base.errors import SonnxError
+    from sonnx.checking.replay import verify_bundle
 
     try:
         v = verify_bundle(str(directory), **_verify_options(bundle))

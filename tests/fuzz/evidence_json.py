@@ -3,7 +3,7 @@
 A path is a tuple of keys and list positions from the root (``()`` is the
 root). The edits of a parsed tree are written back in the bundle's own JSON
 style (two-space indent, keys in order, UTF-8, final newline), which is what
-:func:`sonnx.evidence.bundle.dump_json` writes; :func:`emit` writes the same
+:func:`sonnx.checking.evidence.bundle.dump_json` writes; :func:`emit` writes the same
 text and can add a duplicate of one key at the text level, since a parsed
 tree cannot hold one.
 """

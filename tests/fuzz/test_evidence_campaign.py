@@ -145,7 +145,7 @@ def test_an_edit_of_the_manifest_hashes_is_not_undone(clean: dict[str, dict[str,
 
 
 def _verify(files: dict[str, bytes], where: Path) -> dict[str, Any]:
-    from sonnx.replay import verify_bundle
+    from sonnx.checking.replay import verify_bundle
 
     v = verify_bundle(str(eb.materialize(files, where)))
     return {"differences": v.differences}

@@ -10,15 +10,15 @@ import numpy as np
 import onnx
 import pytest
 
-from sonnx.errors import ExecutionError, InputError, SonnxError, UsageError
-from sonnx.executor import execute
-from sonnx.inputs import InputSource, read_inputs
-from sonnx.inputs.json_file import value_of
+from sonnx.base.errors import ExecutionError, InputError, SonnxError, UsageError
+from sonnx.execution.executor import execute
+from sonnx.execution.inputs import InputSource, read_inputs
+from sonnx.execution.inputs.json_file import value_of
+from sonnx.execution.signature import InputValueError
 from sonnx.loader import load_model
+from sonnx.loader.writer import to_proto
 from sonnx.model.graph import TensorType
 from sonnx.ops.values import EMPTY, numpy_dtype
-from sonnx.signature import InputValueError
-from sonnx.writer import to_proto
 from tests.inputs import models
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper
 
-from sonnx.inputs.json_file import file_form, value_of
+from sonnx.execution.inputs.json_file import file_form, value_of
 from sonnx.loader import load_model
 from tests.common.cli import run_to_file
 

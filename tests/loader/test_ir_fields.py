@@ -16,12 +16,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.errors import UnsupportedModelError
+from sonnx.base.errors import UnsupportedModelError
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
 from sonnx.loader.irfields import ANNOTATIONS, ELEMENT_TYPES, MEANING, annotations_clean
 from sonnx.rules import format_onnx
 from sonnx.rules.base import CheckContext
-from sonnx.verdict import Status
 from tests.common.cli import check
 
 LOCAL = [helper.make_opsetid("", 18), helper.make_opsetid("local", 1)]

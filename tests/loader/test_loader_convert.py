@@ -9,7 +9,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.errors import ModelFormatError, NonCanonicalValueError, UnsupportedModelError
+from sonnx.base.errors import ModelFormatError, NonCanonicalValueError, UnsupportedModelError
 from sonnx.loader import load_model
 from sonnx.model import Attribute, Graph, Operation, Tensor, TensorType
 from tests.common.builders import fvi, make_model

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from onnx import helper
 
-from sonnx.errors import ToolError, UnsupportedModelError
+from sonnx.base.errors import ToolError, UnsupportedModelError
 from sonnx.loader import cycles, load_model
 from sonnx.loader import load as load_module
 from tests.common.builders import fvi, make_model

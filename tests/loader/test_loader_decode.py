@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.errors import ModelFormatError, NonCanonicalValueError
+from sonnx.base.errors import ModelFormatError, NonCanonicalValueError
 from sonnx.loader.decode import decode
 
 P = TensorProto

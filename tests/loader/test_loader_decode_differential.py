@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx.errors import NonCanonicalValueError
+from sonnx.base.errors import NonCanonicalValueError
 from sonnx.loader.decode import LAYOUTS, decode
 from tools.decoding_peers import Reading, read_ort, read_reference, same
 from tools.measure_decoding import ELEMENT_TYPES, TYPED_FIELDS, bits_of, cases, read_sonnx, typed_values

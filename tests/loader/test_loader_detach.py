@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from sonnx.errors import SonnxError
+from sonnx.base.errors import SonnxError
 from sonnx.loader import load_model
 from sonnx.loader.detach import detach_weights
 

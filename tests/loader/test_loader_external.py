@@ -11,7 +11,7 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
-from sonnx.errors import ExternalDataError, UnsafePathError
+from sonnx.base.errors import ExternalDataError, UnsafePathError
 from sonnx.loader import external, load_model
 from tests.common.builders import fvi, make_model
 

@@ -9,7 +9,7 @@ import onnx
 import pytest
 from onnx import AttributeProto, TensorProto, helper
 
-from sonnx.errors import ModelFormatError, UnsupportedModelError
+from sonnx.base.errors import ModelFormatError, UnsupportedModelError
 from sonnx.loader import REF, AttributeRef, load_model
 from sonnx.model import Attribute, Graph, Operation, TensorType
 from tests.common.builders import fvi, make_model

@@ -15,7 +15,7 @@ import onnx
 import pytest
 from onnx import TensorProto, numpy_helper
 
-from sonnx.errors import NonCanonicalValueError
+from sonnx.base.errors import NonCanonicalValueError
 from sonnx.loader.external import ExternalData
 from sonnx.loader.values import ValueFactory
 

@@ -1,4 +1,4 @@
-"""sonnx.allocator: freed memory stays in the process and the next array of that size reuses it."""
+"""sonnx.execution.allocator: freed memory stays in the process and the next array of that size reuses it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sonnx import allocator
+from sonnx.execution import allocator
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,7 +34,7 @@ def test_freed_memory_is_reused_without_faults() -> None:
 
 
 def test_a_plan_keeps_freed_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sonnx import plan
+    from sonnx.execution import plan
     from sonnx.loader import load_model
 
     calls: list[None] = []

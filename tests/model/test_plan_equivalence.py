@@ -1,7 +1,7 @@
 """The compiled plan is an implementation of the semantics: same firing sequence, bit-identical outputs.
 
-:func:`sonnx.executor.execute` runs a model through its plan
-(:mod:`sonnx.plan`); :func:`sonnx.executor.execute_by_semantics` runs
+:func:`sonnx.execution.executor.execute` runs a model through its plan
+(:mod:`sonnx.execution.plan`); :func:`sonnx.execution.executor.execute_by_semantics` runs
 :func:`sonnx.model.semantics.run` literally. On every example model, every
 onnx backend node case whose operators all have kernels, and every stored
 real export, both are run in file order (the plan's fixed sequence), in a
@@ -22,17 +22,17 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sonnx.backend import SonnxBackend
-from sonnx.errors import SonnxError
-from sonnx.executor import Probe, execute, execute_by_semantics, model_plan, random_inputs
-from sonnx.inputs import complete_inputs
+from sonnx.base.errors import SonnxError
+from sonnx.execution.backend import SonnxBackend
+from sonnx.execution.executor import Probe, execute, execute_by_semantics, model_plan, random_inputs
+from sonnx.execution.inputs import complete_inputs
+from sonnx.execution.orders import RecordingScheduler
+from sonnx.execution.plan import GraphPlan
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
 from sonnx.model.semantics import FileOrder, Scheduler, SeededRandomOrder
 from sonnx.ops import REGISTRY
 from sonnx.ops.values import value_bytes
-from sonnx.orders import RecordingScheduler
-from sonnx.plan import GraphPlan
 from tests.common.backend_cases import NodeCase, _value, node_cases
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,8 +19,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx.backend import SonnxBackend
-from sonnx.errors import SonnxError
+from sonnx.base.errors import SonnxError
+from sonnx.execution.backend import SonnxBackend
 from sonnx.ops import REGISTRY
 from sonnx.ops._ml import post_transform, probit
 from tests.common import peers

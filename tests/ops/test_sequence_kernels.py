@@ -19,7 +19,7 @@ import pytest
 from onnx import TensorProto, helper
 from onnx.backend.test.case.test_case import TestCase
 
-from sonnx.backend import SonnxBackend
+from sonnx.execution.backend import SonnxBackend
 from sonnx.ops import MODULES, REGISTRY, Kernel, KernelRegistry
 from sonnx.ops.values import EMPTY
 from tests.common.backend_cases import NodeCase, all_node_cases, run_case

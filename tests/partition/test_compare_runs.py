@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from sonnx.errors import ExecutionError
+from sonnx.base.errors import ExecutionError
+from sonnx.base.verdict import Status
 from sonnx.partition.fused import _compare_runs
-from sonnx.verdict import Status
 
 Outputs = dict[str, np.ndarray]
 

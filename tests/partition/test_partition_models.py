@@ -9,12 +9,12 @@ import onnx
 import pytest
 from benchmarks.cnn_models import MODELS
 
-from sonnx.executor import random_inputs
+from sonnx.base.verdict import Status
+from sonnx.execution.executor import random_inputs
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
 from sonnx.partition import Provider, check_partition, exec_verdict, make_partition
 from sonnx.partition.fused import FUSED, fused_verdict
-from sonnx.verdict import Status
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -7,11 +7,11 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto, helper
 
-from sonnx.executor import random_inputs
+from sonnx.base.verdict import Status
+from sonnx.execution.executor import random_inputs
 from sonnx.loader import load_model
 from sonnx.partition import Provider, check_partition, exec_verdict, make_partition
 from sonnx.partition.fused import fused_verdict
-from sonnx.verdict import Status
 
 
 def if_model(path: Path, cast_then: bool = False, declare_a: bool = True) -> str:

@@ -14,11 +14,11 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
 from sonnx.partition import check_partition
 from sonnx.partition.ort import OrtError, ort_assignment, partition_from_assignment
 from sonnx.partition.verify import ACYCLIC, COVER
-from sonnx.verdict import Status
 from tests.common import peers
 from tests.common.peers import ort_has_assignment_info
 

@@ -8,11 +8,11 @@ import networkx as nx
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sonnx.executor import random_inputs
+from sonnx.base.verdict import Status
+from sonnx.execution.executor import random_inputs
 from sonnx.model.graph import Model
 from sonnx.partition import Partition, Provider, check_partition, exec_verdict, make_partition
 from sonnx.partition.verify import ACYCLIC, COVER, INPUTS, OUTPUTS
-from sonnx.verdict import Status
 from tests.common.partkit import exact, fused_graph, key_of, models, oracle_boundary, providers, singletons, with_ops
 
 

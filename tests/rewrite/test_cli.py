@@ -12,12 +12,12 @@ import onnx
 import pytest
 from onnx import helper, numpy_helper
 
+from sonnx.base.verdict import Status
+from sonnx.checking.pipeline import check_file
 from sonnx.cli import main
 from sonnx.model.graph import Model, Operation
-from sonnx.pipeline import check_file
 from sonnx.rewrite import Pass, PostconditionError, rewrite_model
 from sonnx.rewrite.base import prune, rebuild, with_graph
-from sonnx.verdict import Status
 from tests.common.rewrite_models import build, init, load, vi
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from sonnx.errors import SonnxError
-from sonnx.executor import execute
+from sonnx.base.errors import SonnxError
+from sonnx.execution.executor import execute
 from sonnx.rewrite.flatten import FlattenToReshape
 from sonnx.rewrite.pad_conv import PadIntoConv
 from sonnx.rewrite.pad_nop import PadRemoval

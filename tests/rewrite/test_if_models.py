@@ -10,12 +10,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from sonnx.base.verdict import Status
+from sonnx.checking.pipeline import check_file
 from sonnx.cli import main
 from sonnx.model.graph import Model, Operation, Tensor, TensorType, make_graph, make_operation
-from sonnx.pipeline import check_file
 from sonnx.rewrite import Pass, PostconditionError, rewrite_model
 from sonnx.rewrite.base import rebuild, rule_statuses, with_graph
-from sonnx.verdict import Status
 from tests.common.rewrite_models import load
 
 ID = "GRAPH-IF-BRANCHES"

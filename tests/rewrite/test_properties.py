@@ -17,8 +17,8 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from onnx import helper
 
-from sonnx.errors import SonnxError
-from sonnx.executor import execute, random_inputs
+from sonnx.base.errors import SonnxError
+from sonnx.execution.executor import execute, random_inputs
 from sonnx.rewrite import rewrite_model, select
 from tests.common.rewrite_models import build, init, load, operators, value, vi
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from onnx import TensorProto, helper
 
+from sonnx.base.errors import SonnxError
 from sonnx.cli import main
-from sonnx.errors import SonnxError
 from sonnx.ops.values import numpy_dtype
 from sonnx.rewrite.validate import SETS, input_sets
 from tests.common.rewrite_models import build, load, vi

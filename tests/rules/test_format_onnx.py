@@ -12,12 +12,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from sonnx.base.verdict import Severity, Status
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
 from sonnx.loader import load_model, sandbox
-from sonnx.options import CheckOptions
-from sonnx.pipeline import check_file
 from sonnx.rules import format_onnx
 from sonnx.rules.base import CheckConfig
-from sonnx.verdict import Severity, Status
 from tests.common.rulekit import model, run, seed_example
 
 ID = "FORMAT-ONNX"

@@ -10,10 +10,10 @@ import pytest
 from onnx import TensorProto
 from onnx import helper as oh
 
+from sonnx.base.verdict import Status
 from sonnx.loader.load import load_model
 from sonnx.model.graph import Attribute, Graph, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.verdict import Status
 from tests.common.rulekit import data, init, model, run, tensors
 
 ID = "GRAPH-ATTRIBUTES"

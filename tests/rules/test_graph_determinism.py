@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.verdict import Status
 from tests.common.rulekit import init, model, run, tensors
 
 ID = "GRAPH-DETERMINISM"

@@ -20,11 +20,11 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
 from sonnx.rules.premises import runtime_type
 from sonnx.smt.engine import run_smt
-from sonnx.verdict import Status, Verdict
 from tests.common.peers import onnxruntime, ort_refusal
 from tests.common.rulekit import run
 

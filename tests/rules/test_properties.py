@@ -18,9 +18,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Graph, Operation, make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.verdict import Status
 from tests.common.rulekit import (
     OScope,
     data,

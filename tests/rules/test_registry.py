@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from sonnx.errors import InputError
+from sonnx.base.errors import InputError
+from sonnx.base.verdict import Severity, Status, Verdict
 from sonnx.rules import RULES, registry, rule_by_id, run_rules
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext
-from sonnx.verdict import Severity, Status, Verdict
 from tests.common.rulekit import function, model, seed_example
 
 EXPECTED = {

@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Graph, Operation, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import RULES, run_rules
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
-from sonnx.verdict import Status
 from tests.common.rulekit import data, model
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from sonnx.base.verdict import Severity, Status
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.verdict import Severity, Status
 from tests.common.rulekit import data, init, model, run, tensors
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Attribute, Function, InitialValue, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import rules_for
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig
-from sonnx.verdict import Status
 from tests.common.rulekit import data, init, model, run, tensors
 
 STATIC = TensorType("tensor", 1, (1, 3))

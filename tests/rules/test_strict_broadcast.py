@@ -11,12 +11,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from sonnx.base.verdict import Severity, Status, Verdict
 from sonnx.loader import load_model
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from sonnx.rules.strict_broadcast import BATCH, ELLIPSIS, LEGACY, MULTI, UNI, Entry, broadcasting, same
-from sonnx.verdict import Severity, Status, Verdict
 from tests.common.peers import onnxruntime, ort_refusal
 from tests.common.rulekit import data, model, run
 

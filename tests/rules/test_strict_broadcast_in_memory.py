@@ -9,11 +9,11 @@ from pathlib import Path
 import onnx
 from onnx import TensorProto, helper
 
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
+from sonnx.loader.writer import model_bytes
 from sonnx.model.graph import Tensor, TensorType, make_graph
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
-from sonnx.verdict import Status
-from sonnx.writer import model_bytes
 from tests.common.rulekit import data, run
 
 ID = "STRICT-BROADCAST"

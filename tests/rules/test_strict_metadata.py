@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from sonnx.errors import UsageError
+from sonnx.base.errors import UsageError
+from sonnx.base.verdict import Status
+from sonnx.checking.options import CheckOptions
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.model.metadata import DEFAULT_REQUIRED, EXECUTION_ORDER, OrderError, declared_order
-from sonnx.options import CheckOptions
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
-from sonnx.verdict import Status
 from tests.common.rulekit import data, model, run
 
 ID = "STRICT-METADATA"

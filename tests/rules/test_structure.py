@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sonnx import witness as W
+from sonnx.base import witness as W
 from sonnx.model import index as X
 from sonnx.model import structure as S
 from sonnx.model.graph import make_graph

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-import sonnx.pipeline as check_pipeline
+import sonnx.checking.pipeline as check_pipeline
 import sonnx.smt as smt_pkg
-from sonnx.agreement import combine, smt_only
+from sonnx.base.verdict import Status, Verdict, Witness
+from sonnx.checking.agreement import combine, smt_only
 from sonnx.smt.engine import SmtRun
-from sonnx.verdict import Status, Verdict, Witness
 from tests.common.cli import check
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Attribute, Model, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.verdict import Status
 from tests.common.smtkit import direct, disagreements, smt
 
 MODES = ("search", "certificate")

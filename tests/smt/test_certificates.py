@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Model, Operation, make_operation
-from sonnx.smt import SolverSettings, graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive, run_smt
-from sonnx.smt import graph_c1 as c1
+from sonnx.smt import SolverSettings, run_smt
 from sonnx.smt.certify import (
     INPUT,
     OUTPUT,
@@ -37,8 +37,9 @@ from sonnx.smt.certify import (
     uses,
 )
 from sonnx.smt.common import drive
+from sonnx.smt.encodings import graph_acyclic, graph_c2, graph_c3, graph_r1, graph_r1_transitive
+from sonnx.smt.encodings import graph_c1 as c1
 from sonnx.smt.facts import ScopeFacts, model_facts
-from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
 
 ST = SolverSettings()
@@ -562,7 +563,7 @@ def test_conj_writes_full_lines_of_size_then_the_rest(size: int) -> None:
 @pytest.mark.parametrize("size", [1, 2, 3, 512])
 def test_increasing_chains_hold_every_consecutive_pair_once(size: int) -> None:
     """GRAPH-C1's sorted definition ids are distinct iff each is below the next: no pair may fall between chains."""
-    from sonnx.smt.graph_c1 import increasing
+    from sonnx.smt.encodings.graph_c1 import increasing
 
     for n in range(8):
         values = np.arange(10, 10 + n)

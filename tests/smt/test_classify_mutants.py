@@ -2,7 +2,7 @@
 
 Guards :mod:`sonnx.smt.classify` (the SMT side of the determinism
 classification) and :mod:`sonnx.rules.graph_r2` (the direct side) against the
-mutants that survived ``tests/rules/test_determinism.py``: most of its value
+mutants that survived ``tests/rules/test_graph_r2.py``: most of its value
 conditions were only run through the direct engine. Every case here runs both
 engines and checks the exact status, and for a violation that both name the
 same operations with the same reason (the duplicate pair and the element it
@@ -19,12 +19,13 @@ import numpy as np
 import pytest
 from onnx import TensorProto
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism_table as table
-from sonnx.smt import classify, graph_r2
+from sonnx.smt import classify
+from sonnx.smt.encodings import graph_r2
 from sonnx.smt.engine import run_smt
-from sonnx.verdict import Status, Verdict
 from tests.common.rulekit import data, init, model, run, tensors
 
 ID = "GRAPH-R2"

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Model, Operation, make_operation
 from sonnx.smt import run_smt
-from sonnx.verdict import Status, Verdict
 from tests.common.smtkit import direct, g, model, smt
 
 ID = "GRAPH-DETERMINISM"
@@ -55,7 +55,7 @@ def test_a_cyclic_model_is_unknown_for_that_reason() -> None:
 
 def test_without_graph_r2_classes_the_rule_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-R2's obligation left unanswered: no class is known, so no source either."""
-    from sonnx.smt import graph_r2
+    from sonnx.smt.encodings import graph_r2
     from sonnx.smt.solver import Answer
 
     m = _random()
@@ -72,7 +72,7 @@ def test_without_graph_r2_classes_the_rule_is_unknown(monkeypatch: pytest.Monkey
 
 
 def test_no_dependency_order_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sonnx.smt import graph_determinism
+    from sonnx.smt.encodings import graph_determinism
 
     m = _random()
     monkeypatch.setattr(graph_determinism, "ranks_of", lambda f: None)
@@ -83,7 +83,7 @@ def test_an_unanswered_recheck_of_a_differing_output_is_unknown_with_its_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The witness's output is confirmed by checking the solver again; an unknown there is the verdict."""
-    from sonnx.smt import graph_determinism
+    from sonnx.smt.encodings import graph_determinism
     from sonnx.smt.solver import Answer
 
     monkeypatch.setattr(graph_determinism, "recheck", lambda answer, names: Answer("unknown", "withheld by the test"))
@@ -111,7 +111,7 @@ def test_no_dependency_order_for_the_main_graph_keeps_the_branches_obligations(
 ) -> None:
     """The branch holding the random operation is solved first; when the main graph then has no order, the
     verdict is the tool defect and the branch's two-run obligation stays in the record."""
-    from sonnx.smt import graph_determinism
+    from sonnx.smt.encodings import graph_determinism
 
     real = graph_determinism.ranks_of
     monkeypatch.setattr(graph_determinism, "ranks_of", lambda f: None if f.index == 0 else real(f))

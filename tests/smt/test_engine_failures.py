@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Operation
-from sonnx.smt import graph_c2, run_smt
+from sonnx.smt import run_smt
 from sonnx.smt.common import RuleResult, proved
+from sonnx.smt.encodings import graph_c2
 from sonnx.smt.engine import RULE_IDS
-from sonnx.verdict import Status
 from tests.common.smtkit import g, model
 
 

@@ -7,7 +7,7 @@ answered that way; if it is VIOLATED, at least one answered the other way.
 A reading written backwards (or not at all) would mislead whoever re-checks
 the files, and nothing else would notice. The one PROVED without obligations
 of its own is GRAPH-DETERMINISM on a graph without any source: it rests on
-GRAPH-R2's obligations (module docstring of :mod:`sonnx.smt.graph_determinism`).
+GRAPH-R2's obligations (module docstring of :mod:`sonnx.smt.encodings.graph_determinism`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
 from sonnx.smt import run_smt
 from sonnx.smt.smtlib import Obligation, expected_answer
-from sonnx.verdict import Status
 from tests.common.smtkit import EXAMPLES
 
 OTHER = {"sat": "unsat", "unsat": "sat"}

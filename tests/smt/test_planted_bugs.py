@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Attribute, Model, Operation, make_operation
-from sonnx.verdict import Status, Verdict
 from tests.common.smtkit import const, direct, g, model, smt
 
 MODES = ("search", "certificate")

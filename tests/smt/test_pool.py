@@ -21,11 +21,12 @@ import pytest
 from onnx import TensorProto, helper
 
 import sonnx.smt.engine as engine
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
-from sonnx.smt import SolverSettings, common, graph_acyclic, pool, run_smt
+from sonnx.smt import SolverSettings, common, pool, run_smt
+from sonnx.smt.encodings import graph_acyclic
 from sonnx.smt.engine import SmtRun
 from sonnx.smt.pool import Job, Solving
-from sonnx.verdict import Status
 from tests.common.bundles import files_of
 from tests.common.cli import check
 

@@ -16,12 +16,12 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.loader import load_model
 from sonnx.model.graph import Graph, Model, Operation, make_graph, make_operation
 from sonnx.model.structure import scopes
 from sonnx.rules.base import CheckContext
 from sonnx.rules.graph_attributes import blocked
-from sonnx.verdict import Status, Verdict
 from tests.common.smtkit import const, disagreements, model
 
 POOL = [f"t{i}" for i in range(6)]

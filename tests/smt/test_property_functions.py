@@ -18,7 +18,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from onnx import helper
 
-from sonnx.errors import SonnxError
+from sonnx.base.errors import SonnxError
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
 

@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Attribute, Operation, make_operation
-from sonnx.smt import cycles, graph_c3
+from sonnx.smt import cycles
+from sonnx.smt.encodings import graph_c3
 from sonnx.smt.facts import model_facts
-from sonnx.verdict import Status
 from tests.common.smtkit import const, direct, disagreements, g, model, smt
 
 MODES = ("search", "certificate")
@@ -353,7 +354,7 @@ def test_nondeterministic_branch_makes_the_if_a_source() -> None:
 
 
 def _left_out(v: object) -> list[tuple[str, list[int], list[int]]]:
-    from sonnx.verdict import Verdict
+    from sonnx.base.verdict import Verdict
 
     assert isinstance(v, Verdict) and v.witness is not None, v
     return [
@@ -463,8 +464,8 @@ def test_function_shadowing(mode: str) -> None:
 def test_two_run_obligation_in_parts_of_whole_components(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts of whole weakly connected components give the verdict and witness of one obligation (issue 18)."""
     from sonnx.smt import common, run_smt
+    from sonnx.smt.encodings.graph_determinism import parts_of
     from sonnx.smt.facts import model_facts
-    from sonnx.smt.graph_determinism import parts_of
 
     def chain(prefix: str, first: str, n: int = 3) -> list[Operation]:
         ops = [Operation(first, "", f"{prefix}0", ("x",), (f"{prefix}0",))]
@@ -593,7 +594,7 @@ def test_an_over_approximating_run_dependence_proposal_changes_no_verdict(monkey
     stays PROVED, and the witness of a violation is an output the solver
     confirms can differ on its own (``s``), not the first one proposed (``y``).
     """
-    from sonnx.smt import graph_determinism
+    from sonnx.smt.encodings import graph_determinism
 
     quiet = model(g(["x"], ["y"], [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("x",), ("y",), "relu")]))
     ops = [
@@ -616,7 +617,7 @@ def test_an_under_approximating_run_dependence_proposal_is_refused_by_z3(monkeyp
 
     That is UNKNOWN, never a pass.
     """
-    from sonnx.smt import graph_determinism
+    from sonnx.smt.encodings import graph_determinism
 
     m = model(g(["x"], ["y"], [op("RandomUniformLike", ("x",), ("r",), "rnd"), op("Relu", ("r",), ("y",), "relu")]))
     monkeypatch.setattr(graph_determinism, "run_dependent", lambda f, sources: set())
@@ -626,7 +627,7 @@ def test_an_under_approximating_run_dependence_proposal_is_refused_by_z3(monkeyp
 def test_the_operation_facts_name_every_operation_of_every_scope_once() -> None:
     """GRAPH-R1's and GRAPH-R1-TRANSITIVE's ``(op o)`` facts: one per operation, nested graphs' included, none
     twice (a nested scope's numbers start at its ``op_base``)."""
-    from sonnx.smt.graph_r1 import op_facts
+    from sonnx.smt.encodings.graph_r1 import op_facts
 
     then_g = g([], ["h"], [op("Neg", ("x",), ("h",))])
     else_g = g([], ["k"], [op("Abs", ("x",), ("t",)), op("Neg", ("t",), ("k",))])

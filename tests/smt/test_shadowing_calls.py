@@ -13,8 +13,8 @@ from pathlib import Path
 import onnx
 import pytest
 
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
-from sonnx.verdict import Status
 from tests.common import shadowing as sh
 from tests.common.smtkit import disagreements, smt
 

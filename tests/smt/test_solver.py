@@ -8,11 +8,11 @@ import pytest
 import z3
 
 import sonnx.smt as smt_package
+from sonnx.base.verdict import Status
 from sonnx.model.graph import Model, Operation
 from sonnx.smt import SolverSettings, run_smt, settings_report, solve
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.solver import Answer, Session, model_values, recheck
-from sonnx.verdict import Status
 from tests.common.smtkit import g, model, smt
 
 

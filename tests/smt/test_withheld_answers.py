@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 
 import sonnx.smt.engine as engine
+from sonnx.base.verdict import Status
 from sonnx.loader import load_model
 from sonnx.smt import SolverSettings, run_smt
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.pool import Job, Reply, Solving, solve_job
 from sonnx.smt.solver import Answer, solve
-from sonnx.verdict import Status
 from tests.common.smtkit import EXAMPLES
 
 

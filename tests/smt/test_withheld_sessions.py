@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 
+from sonnx.base.verdict import Status, Verdict
 from sonnx.loader import load_model
 from sonnx.model.graph import Model, Operation
 from sonnx.smt import run_smt
 from sonnx.smt.engine import RULE_IDS
 from sonnx.smt.solver import Answer, Session
-from sonnx.verdict import Status, Verdict
 from tests.common.rulekit import function, with_functions
 from tests.common.smtkit import EXAMPLES, g, model
 
@@ -161,7 +161,7 @@ def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: py
     The shadowing model has functions 0 to 2; ``w`` = 3 is one past the last, and 0 (Relu, the first found)
     is repeated on the second answer.
     """
-    import sonnx.smt.graph_function_shadowing as shadowing
+    import sonnx.smt.encodings.graph_function_shadowing as shadowing
 
     answers = iter([{"w": 0, "V": 14}, {"w": w, "V": 6}])
     monkeypatch.setattr(shadowing, "model_values", lambda answer, names: next(answers))
@@ -174,7 +174,7 @@ def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: py
 def test_a_model_naming_no_new_graph_input_is_a_tool_defect(w: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-C2 reads the unused input from z3's model: none, one that is no graph input (-1), or one found
     already (0, on the second answer) is refused under GRAPH-C2's own ID, and its search obligation is kept."""
-    import sonnx.smt.graph_c2 as c2
+    import sonnx.smt.encodings.graph_c2 as c2
 
     m = _load("c2_unused_input")
     lying = _first_answer_again(c2.model_values) if w == 0 else (lambda answer, names: {} if w is None else {"w": w})
@@ -189,7 +189,7 @@ def test_a_model_naming_no_new_graph_input_is_a_tool_defect(w: int | None, monke
 
 def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-C3 reads each undefined output from z3's model; a model that shows none is refused, not listed."""
-    import sonnx.smt.graph_c3 as c3
+    import sonnx.smt.encodings.graph_c3 as c3
 
     monkeypatch.setattr(c3, "_d_values", lambda answer, tensors: dict.fromkeys(tensors, True))
     v = _run(_load("c3_incomplete"), "search")["GRAPH-C3"]
@@ -201,7 +201,7 @@ def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: p
 def test_a_model_naming_no_new_position_is_a_tool_defect(lie: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-ARITY reads the left-out position (instance, side, position) from z3's model; one that names no
     candidate, or the one found already (on the second answer), is refused, and its obligation kept."""
-    import sonnx.smt.graph_arity as arity
+    import sonnx.smt.encodings.graph_arity as arity
 
     ops = [
         Operation("MaxPool", "", "pool", ("x",), ("p",)),
@@ -225,7 +225,7 @@ def test_a_model_naming_no_new_position_is_a_tool_defect(lie: str, monkeypatch: 
 def test_a_search_model_naming_a_live_operation_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-R1's search model names one dead operation, which must be in the list the rule then verifies:
     one that is not (here no operation at all) is refused under GRAPH-R1's ID."""
-    import sonnx.smt.graph_r1 as r1
+    import sonnx.smt.encodings.graph_r1 as r1
 
     m = _load("r1_dead_chain")
     monkeypatch.setattr(r1, "model_values", lambda answer, names: {"w": 10**6})

@@ -28,8 +28,11 @@ def cited_paths(text: str) -> list[str]:
 
 
 def test_the_extractor_sees_paths_and_skips_globs() -> None:
-    text = "see ``tests/badinput``, `src/sonnx/fleet/`, ``tests/**/*.py``, ``benchmarks/out/x`` and ``tests/a.py``."
-    assert cited_paths(text) == ["tests/badinput", "src/sonnx/fleet", "tests/a.py"]
+    text = (
+        "see ``tests/badinput``, `src/sonnx/checking/batch/`, ``tests/**/*.py``, ``benchmarks/out/x`` and "
+        "``tests/a.py``."
+    )
+    assert cited_paths(text) == ["tests/badinput", "src/sonnx/checking/batch", "tests/a.py"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)

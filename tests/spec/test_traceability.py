@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sonnx.evidence.render import packaged_traceability
+from sonnx.checking.evidence.render import packaged_traceability
 from sonnx.rules import RULES
 from tools.traceability import NO_SMT, NOT_STRUCTURAL, PACKAGED, build, matrix, packaged, problems
 
@@ -39,8 +39,8 @@ def test_matrix_lists_every_rule_with_its_check_tests_and_theorems() -> None:
         assert row.smt_module is not None or row.smt_note in (NO_SMT, NOT_STRUCTURAL)
     by_id = {r.id: r for r in rows}
     # the structural rules of issue 20 have encodings; the rule about shapes says it will have none
-    assert by_id["GRAPH-ARITY"].smt_module == "sonnx.smt.graph_arity"
-    assert by_id["GRAPH-FUNCTION-SHADOWING"].smt_module == "sonnx.smt.graph_function_shadowing"
+    assert by_id["GRAPH-ARITY"].smt_module == "sonnx.smt.encodings.graph_arity"
+    assert by_id["GRAPH-FUNCTION-SHADOWING"].smt_module == "sonnx.smt.encodings.graph_function_shadowing"
     assert by_id["STRICT-BROADCAST"].smt_note == NOT_STRUCTURAL
     # The theorems per rule, as the catalogue shows them (printed for the record with -s).
     for row in rows:

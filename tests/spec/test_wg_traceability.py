@@ -80,7 +80,7 @@ def edit(root: Path, change: Callable[[dict[str, Any]], None]) -> None:
     [
         ({"rule": "GRAPH-NOPE"}, "rule"),
         ({"theorem": "no_such_theorem"}, "theorem"),
-        ({"test": "tests/rules/test_acyclic.py::test_that_does_not_exist"}, "test"),
+        ({"test": "tests/rules/test_graph_acyclic.py::test_that_does_not_exist"}, "test"),
         ({"test": "tests/no_such_file.py::test_x"}, "test"),
         ({"spec": "no-such-label"}, "spec"),
     ],

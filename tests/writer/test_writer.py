@@ -1,4 +1,4 @@
-"""``sonnx.writer``: a model written back to ONNX loads to the same model.
+"""``sonnx.loader.writer``: a model written back to ONNX loads to the same model.
 
 Round trips over every shipped example and every ONNX backend node case
 (graphs with nested bodies, functions, every attribute type the cases use):
@@ -17,8 +17,8 @@ import onnx
 import pytest
 
 from sonnx.loader import load_model
+from sonnx.loader.writer import WriteError, save_model, to_proto
 from sonnx.model.graph import Graph, InitialValue, Model
-from sonnx.writer import WriteError, save_model, to_proto
 from tests.common.backend_cases import all_node_cases
 
 ROOT = Path(__file__).resolve().parents[2]

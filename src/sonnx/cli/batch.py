@@ -1,7 +1,7 @@
 """``sonnx batch PATH...``: the full check of every model under directories, globs and files, in parallel.
 
 Every model gets the check ``sonnx-check`` gives it with the same options
-(:mod:`sonnx.fleet` runs them); the batch prints one line per model (result,
+(:mod:`sonnx.checking.batch` runs them); the batch prints one line per model (result,
 violated rules, time) and exits with the largest of the models' exit codes:
 0 every model conforms, 1 some model violates an error rule, 2 some model is
 unusable, UNKNOWN or failed in the tool (never a pass). ``--json``,
@@ -15,11 +15,11 @@ import argparse
 import json
 from typing import TextIO
 
-from ..fleet import EXECUTORS, Batch, find_models, run_batch
-from ..formats.sarif import sarif_report
-from ..report import json_document
-from ..text import printable
-from ..verdict import Severity, Status
+from ..base.text import printable
+from ..base.verdict import Severity, Status
+from ..checking.batch import EXECUTORS, Batch, find_models, run_batch
+from ..checking.formats.sarif import sarif_report
+from ..checking.report import json_document
 from .check import add_check_options, options_from, write_outputs
 from .common import add_progress, add_report_outputs, check_report_outputs, output_format, progress_for
 

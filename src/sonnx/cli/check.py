@@ -1,5 +1,5 @@
-"""``sonnx-check`` and ``sonnx check``: parse the options into a :class:`~sonnx.options.CheckOptions`,
-run the check pipeline (:mod:`sonnx.pipeline`), print the report.
+"""``sonnx-check`` and ``sonnx check``: parse the options into a :class:`~sonnx.checking.options.CheckOptions`,
+run the check pipeline (:mod:`sonnx.checking.pipeline`), print the report.
 
 Exit codes (the same for every subcommand that checks something):
 
@@ -18,15 +18,15 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from ..base.text import printable
+from ..checking.formats import write_junit, write_sarif
+from ..checking.formats.sarif import sarif_report
+from ..checking.options import ENGINES, CheckOptions
+from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
+from ..checking.report import ModelReport, json_report, text_report
 from ..differential.run import parse_oracles
-from ..formats import write_junit, write_sarif
-from ..formats.sarif import sarif_report
-from ..options import ENGINES, CheckOptions
-from ..pipeline import SMT_AUTO_LIMIT, check_models
-from ..report import ModelReport, json_report, text_report
 from ..rules import PROFILE_SONNX, PROFILES
 from ..smt.pool import POOL_MIN_OPERATIONS
-from ..text import printable
 from .common import (
     add_progress,
     add_report_outputs,
@@ -61,7 +61,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
-    """The options that make a :class:`~sonnx.options.CheckOptions` (shared with ``sonnx batch``)."""
+    """The options that make a :class:`~sonnx.checking.options.CheckOptions` (shared with ``sonnx batch``)."""
     p.add_argument(
         "--profile", choices=PROFILES, default=PROFILE_SONNX, help="rule set: sonnx (default) or sonnx-strict"
     )

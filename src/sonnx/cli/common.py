@@ -13,11 +13,11 @@ import json
 import os
 from typing import Any, TextIO
 
+from ..base.errors import UsageError
+from ..base.files import refuse_overwrite
+from ..base.progress import Progress
+from ..checking.options import check_docs_url, check_seed, operator_pair
 from ..differential.metrics import Tolerance
-from ..errors import UsageError
-from ..files import refuse_overwrite
-from ..options import check_docs_url, check_seed, operator_pair
-from ..progress import Progress
 
 
 class Parser(argparse.ArgumentParser):

@@ -1,4 +1,4 @@
-"""``sonnx equiv A B``: compare two models (see :mod:`sonnx.equiv`).
+"""``sonnx equiv A B``: compare two models (see :mod:`sonnx.checking.equiv`).
 
 Exit 0 equivalent, 1 not equivalent (with the figures), 2 not established (no set, or not the normal
 set, could be compared) or unusable.
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..equiv import INTERMEDIATES, equivalence
-from ..equiv import text as equiv_text
+from ..checking.equiv import INTERMEDIATES, equivalence
+from ..checking.equiv import text as equiv_text
 from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
 from .validation_args import add_validation_arguments, given_from, sets_from
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..replay import trust_set, verify_bundle
+from ..checking.replay import trust_set, verify_bundle
 from .common import Parser, add_json, add_progress, progress_for, write_json
 
 

@@ -13,9 +13,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from ..build_info import build_identity, render_identity
-from ..errors import EXIT_UNUSABLE, SonnxError, UsageError
-from ..text import printable, safe_stream
+from ..base.build_info import build_identity, render_identity
+from ..base.errors import EXIT_UNUSABLE, SonnxError, UsageError
+from ..base.text import printable, safe_stream
 from . import batch, check, crosscheck, equiv, evidence, partition, rewrite, rules, run
 from .common import Parser
 

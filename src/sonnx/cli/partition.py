@@ -22,8 +22,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..errors import UsageError
-from ..files import refuse_overwrite
+from ..base.errors import UsageError
+from ..base.files import refuse_overwrite
 from ..partition import DEFAULT_DEVICE, PartitionReport, Provider, save_partition
 from ..partition.job import TITLES, partition_job
 from .common import add_json, add_progress, add_seed, operator_list, progress_for, write_json

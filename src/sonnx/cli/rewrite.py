@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
+from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..rewrite import PASS_NAMES, rewrite_file, select
 from ..rewrite.validate import DIFFERS, NOT_ESTABLISHED, domain_lines, not_compared_text, summarize
 from .common import add_json, add_progress, add_seed, progress_for, write_json

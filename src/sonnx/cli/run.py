@@ -15,11 +15,11 @@ say, decides how long it runs, as in any runtime.
 machine's cores); the count is stated in the output. ``--profile`` runs the
 model again with per-operation timers, ``max(1, --repeat)`` times after the
 timed runs, and prints where the time and memory go
-(:mod:`sonnx.profiling`); ``--trace FILE.json`` writes those runs as a Chrome
+(:mod:`sonnx.execution.profiling`); ``--trace FILE.json`` writes those runs as a Chrome
 trace.
 
 Each output the run produced is compared with the type the model declares
-for it (:func:`sonnx.signature.output_misfits`); a contradiction is printed
+for it (:func:`sonnx.execution.signature.output_misfits`); a contradiction is printed
 as one ``warning:`` line (``--json``: listed under
 ``declared_output_misfits``) and does not change the exit code, since no
 runtime holds an output to its declaration.
@@ -36,16 +36,16 @@ import numpy as np
 
 from .. import api
 from ..api import scheduler_factory
-from ..errors import UsageError
-from ..executor import Probe, execute, model_plan, timed_runs
-from ..files import refuse_overwrite, write_atomically, write_npz
-from ..inputs import load_inputs
-from ..inputs.json_file import file_form
+from ..base.errors import UsageError
+from ..base.files import refuse_overwrite, write_atomically, write_npz
+from ..base.threads import blas_threads, check_threads, machine_cores
+from ..execution.executor import Probe, execute, model_plan, timed_runs
+from ..execution.inputs import load_inputs
+from ..execution.inputs.json_file import file_form
+from ..execution.profiling import summarise, trace_events
+from ..execution.signature import output_misfits
 from ..loader import load_model
 from ..model.graph import Model
-from ..profiling import summarise, trace_events
-from ..signature import output_misfits
-from ..threads import blas_threads, check_threads, machine_cores
 from .common import add_json, add_progress, add_seed, progress_for, write_json
 from .validation_args import budget
 

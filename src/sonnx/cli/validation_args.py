@@ -3,7 +3,7 @@
 * ``--sets normal,signed,extreme``: the input sets to compare; only those are
   drawn and run (:mod:`sonnx.rewrite.validate`);
 * ``--inputs FILE`` and ``--input NAME=FILE.npy``: input values, read by
-  :func:`sonnx.inputs.load_inputs` as every other subcommand reads them; they
+  :func:`sonnx.execution.inputs.load_inputs` as every other subcommand reads them; they
   are the normal set, and without ``--sets`` only that set is compared;
 * ``--budget SECONDS``: the wall-clock time each model may run on each set
   (default :data:`sonnx.rewrite.validate.DEFAULT_BUDGET`); a run that exceeds
@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..inputs import load_inputs
+from ..execution.inputs import load_inputs
 from ..model.graph import Model
 from ..rewrite.validate import DEFAULT_BUDGET, SETS
 

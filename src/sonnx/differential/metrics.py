@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UsageError
+from ..base.errors import UsageError
 from .quant import MAX_QUANT_STEPS, StepTolerance
 
 WORST_COUNT = 5

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..signature import OutputMisfit
+from ..execution.signature import OutputMisfit
 from .metrics import OutputComparison, ResolvedTolerance, WorstElement
 from .oracles import OracleRun
 from .quant import MAX_QUANT_STEPS, StepTolerance

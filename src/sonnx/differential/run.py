@@ -20,7 +20,7 @@ Outcome per oracle:
   agreement was not established).
 
 Every runtime's outputs (the executor's and each oracle's) are also compared
-with the types the model declares for them (:func:`sonnx.signature.output_misfits`).
+with the types the model declares for them (:func:`sonnx.execution.signature.output_misfits`).
 A contradiction is listed as a warning beside the figures and changes no
 outcome: a declared output shape is not enforced by any runtime (onnxruntime
 warns and returns the value), so it is not a fact the agreement rests on.
@@ -39,15 +39,15 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
-from ..executor import execute
-from ..inputs import InputSource, read_inputs
+from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
+from ..base.threads import CHECK_THREADS, blas_threads
+from ..base.version import __version__
+from ..execution.executor import execute
+from ..execution.inputs import InputSource, read_inputs
+from ..execution.signature import OutputMisfit, output_misfits
 from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
-from ..signature import OutputMisfit, output_misfits
-from ..threads import CHECK_THREADS, blas_threads
-from ..version import __version__
 from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, OracleRun, run_contained
 from .quant import StepTolerance, step_tolerances
@@ -275,7 +275,7 @@ def cross_check(
     feeds, report.source = made.values, made.source
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
-        with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.threads)
+        with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.base.threads)
             ours = execute(model, feeds)
     except SonnxError as exc:
         report.subject_error = exc.one_line()

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..verdict import Severity, Verdict, Witness
+from ..base.verdict import Severity, Verdict, Witness
 from .oracles import ORACLES
 from .run import CrossCheckReport, OracleResult
 

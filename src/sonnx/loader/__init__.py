@@ -12,7 +12,7 @@ Public API:
 
 The loader never recurses on the nesting depth of graphs (see
 :mod:`sonnx.loader.proto` for how deep files are decoded) and turns every
-failure into a one-line :class:`~sonnx.errors.SonnxError`.
+failure into a one-line :class:`~sonnx.base.errors.SonnxError`.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from ..errors import ModelFormatError
+from ..base.errors import ModelFormatError
 from ..model.graph import Attribute, Graph
 from .proto import ATTRIBUTE_TYPE_NAMES
 from .types import convert_type

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 from google.protobuf.message import DecodeError
 
-from ..errors import ModelFormatError
+from ..base.errors import ModelFormatError
 from ..model.graph import Attribute, Graph, InitialValue, Operation, Tensor, TensorType
 from .attributes import AttributeConverter, PendingChild, fill_shell, graph_shell
 from .detach import Span

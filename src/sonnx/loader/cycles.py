@@ -7,7 +7,7 @@ rule can report each recursive chain. Everything here is iterative.
 
 Listing elementary cycles can take exponential time on adversarial call
 graphs; the search is bounded, and a model whose call graph exceeds the bound
-is refused (:class:`~sonnx.errors.UnsupportedModelError`) rather than
+is refused (:class:`~sonnx.base.errors.UnsupportedModelError`) rather than
 reported with a partial list.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar
 
-from ..errors import UnsupportedModelError
+from ..base.errors import UnsupportedModelError
 
 K = TypeVar("K", bound=Hashable)
 

@@ -31,7 +31,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from ..errors import NonCanonicalValueError
+from ..base.errors import NonCanonicalValueError
 
 _P = onnx.TensorProto
 

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import ModelFormatError
+from ..base.errors import ModelFormatError
 
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
 _MODEL_GRAPH, _GRAPH_INITIALIZER = 7, 5

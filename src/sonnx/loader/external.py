@@ -10,8 +10,8 @@ from an untrusted file, so before anything is opened it must be:
 * inside the model's folder once every symbolic link is resolved (both the
   data path and the folder are resolved with :func:`os.path.realpath`).
 
-Otherwise :class:`~sonnx.errors.UnsafePathError` is raised. A missing file or
-a byte range past its end raises :class:`~sonnx.errors.ExternalDataError`.
+Otherwise :class:`~sonnx.base.errors.UnsafePathError` is raised. A missing file or
+a byte range past its end raises :class:`~sonnx.base.errors.ExternalDataError`.
 These checks only ``stat`` files. When weights are requested
 (``read_weights=True``) the loader also opens each file once to prove it is
 readable and checks that it holds as many bytes as the tensor needs; the
@@ -34,7 +34,7 @@ from typing import Any
 
 import onnx
 
-from ..errors import ExternalDataError, ModelFormatError, NonCanonicalValueError, UnsafePathError
+from ..base.errors import ExternalDataError, ModelFormatError, NonCanonicalValueError, UnsafePathError
 from ..model.graph import ExternalLocation
 from .decode import decode, packed_bytes
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import onnx
 
-from ..errors import ModelFormatError, UnsupportedModelError
+from ..base.errors import ModelFormatError, UnsupportedModelError
 from ..model.graph import Function
 from .attributes import normalise_domain
 from .convert import GraphConverter

@@ -15,7 +15,7 @@ import tempfile
 
 import onnx
 
-from ..errors import InputError
+from ..base.errors import InputError
 from ..model.graph import Model
 from .load import load_model
 from .sandbox import Failure, contained

@@ -48,7 +48,7 @@ from collections.abc import Callable
 from types import MappingProxyType
 from typing import NamedTuple
 
-from ..errors import UnsupportedModelError
+from ..base.errors import UnsupportedModelError
 from ..model.graph import Attribute, Function, Graph, InlinedCall, Operation, Tensor
 from .attributes import bind_references
 from .cycles import elementary_cycles

@@ -31,7 +31,7 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from onnx import TensorProto
 
-from ..errors import UnsupportedModelError
+from ..base.errors import UnsupportedModelError
 from ..model.tensors import TensorType
 
 MEANING: dict[tuple[str, str], int] = {

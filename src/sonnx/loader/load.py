@@ -1,6 +1,6 @@
 """``load_model``: from an ONNX file to an immutable :class:`sonnx.model.Model`.
 
-Order of the checks, each failing with a one-line :class:`~sonnx.errors.SonnxError`:
+Order of the checks, each failing with a one-line :class:`~sonnx.base.errors.SonnxError`:
 
 1. the path names a non-empty regular file (:class:`InputError`);
 2. the bytes decode as a protobuf ``ModelProto`` that has a graph
@@ -33,7 +33,7 @@ from typing import Any
 import onnx
 from google.protobuf.message import DecodeError
 
-from ..errors import InputError, ModelFormatError, SonnxError, ToolError, UnsupportedModelError
+from ..base.errors import InputError, ModelFormatError, SonnxError, ToolError, UnsupportedModelError
 from ..model.graph import InlinedCall, Model
 from .attributes import normalise_domain
 from .convert import GraphConverter
@@ -89,7 +89,7 @@ def load_model(
     the file. It has no effect with ``infer_shapes`` (the bytes parsed are
     then onnx's, not the file's).
 
-    Every failure is a :class:`~sonnx.errors.SonnxError` with a one-line
+    Every failure is a :class:`~sonnx.base.errors.SonnxError` with a one-line
     message naming the file: an input problem as an ``InputError`` subclass,
     an unexpected internal failure as a ``ToolError``.
     """

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import onnx
 
-from ..errors import ModelFormatError, NonCanonicalValueError
+from ..base.errors import ModelFormatError, NonCanonicalValueError
 from ..model.graph import ExternalLocation, InitialValue
 from .decode import TYPED_FIELDS, decode_raw
 from .detach import ModelFile, Span, read_span

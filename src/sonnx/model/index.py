@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..caching import cached, gc_paused
+from ..base.caching import cached, gc_paused
 from .graph import Graph, Operation
 
 _BATCH = 64

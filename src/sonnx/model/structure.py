@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..caching import cached
+from ..base.caching import cached
 from .graph import Graph
 from .index import (
     NO_PRODUCER,

@@ -26,7 +26,7 @@ import numpy as np
 import onnx
 from onnx import defs
 
-from ..errors import SonnxError
+from ..base.errors import SonnxError
 from ..model.graph import Attribute, InitialValue, Operation
 from .values import is_value
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from onnx import TensorProto
 
-from ..errors import SonnxError
+from ..base.errors import SonnxError
 from ._convert import convert
 from .base import Kernel
 from .values import numpy_dtype

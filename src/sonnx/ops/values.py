@@ -26,7 +26,7 @@ from typing import Any, Final
 import numpy as np
 from onnx import helper as onnx_helper
 
-from ..errors import ExecutionError
+from ..base.errors import ExecutionError
 
 
 class EmptyOptional:

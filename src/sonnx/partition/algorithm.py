@@ -43,7 +43,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..errors import ToolError, UsageError
+from ..base.errors import ToolError, UsageError
 from ..model.graph import Model
 from .schema import Partition, Subgraph
 from .structure import NodeIndex, least_key_order

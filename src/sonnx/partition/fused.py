@@ -14,7 +14,7 @@ initializers stay initializers of the main graph and are passed to the call
 as extra inputs after the declared inputs (ONNX functions cannot hold
 initializers, and turning weights into ``Constant`` nodes would copy a
 weight shared by two subgraphs). The file is written by
-:func:`sonnx.writer.save_model`; the loader inlines the calls back, so
+:func:`sonnx.loader.writer.save_model`; the loader inlines the calls back, so
 ``sonnx-check`` and the executor see the original operations.
 """
 
@@ -23,12 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..errors import SonnxError, ToolError
-from ..executor import execute
+from ..base.errors import SonnxError, ToolError
+from ..base.verdict import Severity, Status, Verdict, Witness
+from ..execution.executor import execute
 from ..loader.sandbox import Failure, contained
 from ..model.graph import Function, Model, Operation, Tensor, freeze_mapping, make_graph
 from ..ops.values import same_value
-from ..verdict import Severity, Status, Verdict, Witness
 from .schema import Partition
 from .structure import NodeIndex
 from .verify import _members, fused_edges, sub_model
@@ -171,8 +171,8 @@ def fused_model(model: Model, partition: Partition) -> Model:
 
 
 def write_fused(model: Model, partition: Partition, path: str) -> None:
-    """Build the fused model and write it with :func:`sonnx.writer.save_model`."""
-    from ..writer import save_model
+    """Build the fused model and write it with :func:`sonnx.loader.writer.save_model`."""
+    from ..loader.writer import save_model
 
     save_model(fused_model(model, partition), path)
 

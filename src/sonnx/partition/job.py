@@ -13,12 +13,12 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..errors import InputError, InputSizeError, SonnxError, UsageError
-from ..inputs import read_inputs
+from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
+from ..base.verdict import Status, Verdict
+from ..execution.inputs import read_inputs
 from ..loader import load_model
 from ..model.graph import Model
 from ..rules.graph_function_shadowing import refuse_shadowing
-from ..verdict import Status, Verdict
 from .algorithm import DEFAULT_DEVICE, Provider, make_partition
 from .fused import EXEC, FUSED, exec_verdict, fused_verdict
 from .schema import Partition, load_partition

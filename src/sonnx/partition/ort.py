@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import InputError, SonnxError
+from ..base.errors import InputError, SonnxError
 from ..loader.sandbox import Failure, contained, runtime_memory_budget
 from ..model.graph import Model
 from .schema import Partition, Subgraph

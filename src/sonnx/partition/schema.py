@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError
-from ..files import read_input_file, write_atomically
+from ..base.errors import InputError
+from ..base.files import read_input_file, write_atomically
 
 FORMAT = "sonnx-partition"
 VERSION = 1
@@ -174,7 +174,7 @@ def load_partition(path: str) -> Partition:
 
 
 def save_partition(partition: Partition, path: str) -> None:
-    """Write the partition as JSON, atomically (:func:`sonnx.files.write_atomically`)."""
+    """Write the partition as JSON, atomically (:func:`sonnx.base.files.write_atomically`)."""
     data = partition.dumps().encode("utf-8")
     write_atomically(path, lambda fh: fh.write(data))
 

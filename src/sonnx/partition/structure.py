@@ -23,7 +23,7 @@ import heapq
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import InputError
+from ..base.errors import InputError
 from ..model.graph import Graph, Model, Operation
 
 Edge = tuple[int, int, str]

@@ -13,7 +13,7 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
   its nodes produce that are required outside it or are graph outputs;
 * ``PARTITION-ACYCLIC``: the fused graph (each subgraph contracted to one
   node) is acyclic. Proved by z3 with the rank encoding of GRAPH-ACYCLIC
-  (:func:`sonnx.smt.graph_acyclic.rank_body` over the fused edges); a satisfying
+  (:func:`sonnx.smt.encodings.graph_acyclic.rank_body` over the fused edges); a satisfying
   ranking is read back and re-checked edge by edge. A cycle comes from an
   unsat core of guarded edge constraints, shortened by
   :func:`sonnx.smt.certify.shortest_cycle` and re-refuted on its own; the
@@ -24,7 +24,7 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
   (:func:`sonnx.rules.run_rules`, graph rules only: a subgraph was never a
   file, so FORMAT-ONNX has nothing to check there; the whole model's file is
   checked by ``sonnx-check``); the types GRAPH-IF-BRANCHES derives for a
-  subgraph are those of the ONNX bytes :func:`sonnx.writer.model_bytes` gives
+  subgraph are those of the ONNX bytes :func:`sonnx.loader.writer.model_bytes` gives
   it (spec 4.2); error-severity violations fail it, warnings are listed in its
   details.
 
@@ -39,16 +39,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
+from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
+from ..base.verdict import Severity, Status, Verdict, Witness
+from ..base.witness import brief
+from ..loader.writer import model_bytes
 from ..model.graph import Model, Tensor, TensorType, make_graph
 from ..rules import CheckConfig, CheckContext, run_rules
 from ..rules.derived import derived_model
 from ..smt.cycles import shortest_cycle
-from ..smt.graph_acyclic import rank_body
+from ..smt.encodings.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
-from ..verdict import Severity, Status, Verdict, Witness
-from ..witness import brief
-from ..writer import model_bytes
 from .schema import Partition, Subgraph
 from .structure import Edge, NodeIndex
 

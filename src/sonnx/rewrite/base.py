@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import SonnxError, ToolError
+from ..base.errors import SonnxError, ToolError
+from ..base.verdict import Status
+from ..loader.writer import model_bytes
 from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping, names_used
 from ..rules import CheckConfig, run_rules
-from ..verdict import Status
-from ..writer import model_bytes
 
 
 class RewriteError(SonnxError):

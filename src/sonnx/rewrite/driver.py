@@ -26,15 +26,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..files import refuse_overwrite
-from ..input_domain import Domain, input_domains
+from ..base.files import refuse_overwrite
+from ..base.verdict import Severity, Status
+from ..execution.input_domain import Domain, input_domains
 from ..loader import load_model, load_with_inferred_shapes
+from ..loader.writer import save_model
 from ..model.graph import Model
 from ..rules.base import CheckConfig, CheckContext
 from ..rules.format_onnx import RULE as FORMAT_ONNX
 from ..rules.graph_function_shadowing import refuse_shadowing
-from ..verdict import Severity, Status
-from ..writer import save_model
 from .base import RULES_CONFIG, Application, Pass, Refusal, RewriteError, ensures, rule_statuses
 from .constant import ConstantToInitializer
 from .dropout import DropoutRemoval
@@ -96,7 +96,7 @@ class RewriteResult:
     runtime: RuntimeCheck | None = None
     """The onnxruntime half of the validation (None when nothing was rewritten or the executor established nothing)."""
     domains: dict[str, Domain] = field(default_factory=dict)
-    """The domains the integer inputs were drawn in (:mod:`sonnx.input_domain`)."""
+    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.input_domain`)."""
     budget: float | None = DEFAULT_BUDGET
 
     @property

@@ -15,7 +15,7 @@ needs the model to be in inference mode, which the model itself decides:
 
 from __future__ import annotations
 
-from ..errors import NonCanonicalValueError
+from ..base.errors import NonCanonicalValueError
 from ..model.graph import Model, Operation
 from .base import BypassPass, ai_onnx_opset, captured_names, constant_array, readers, standard_form
 

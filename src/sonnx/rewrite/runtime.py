@@ -26,8 +26,8 @@ import numpy as np
 
 from ..differential.metrics import Tolerance, compare_arrays
 from ..differential.oracles import run_contained
+from ..loader.writer import to_proto
 from ..model.graph import Model
-from ..writer import to_proto
 
 
 @dataclass

@@ -4,7 +4,7 @@ Up to three input sets are drawn from the declared input types of the model,
 and only those asked for are drawn and run:
 
 * ``normal``: standard normal values; integers uniform in the input's domain
-  (:mod:`sonnx.input_domain`: an index into a table, a trip count, a size the
+  (:mod:`sonnx.execution.input_domain`: an index into a table, a trip count, a size the
   model bounds), else in [-10, 10];
 * ``signed``: a mix of negative values, +0, -0 and small integers, so that
   a padding value that wins a maximum, or a sign of zero, shows up (integers
@@ -50,12 +50,12 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from ..base.errors import BudgetExceeded, SonnxError, UsageError
 from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
 from ..differential.quant import step_tolerances
-from ..errors import BudgetExceeded, SonnxError, UsageError
-from ..executor import execute
-from ..input_domain import Domain, input_domains
-from ..inputs import complete_inputs
+from ..execution.executor import execute
+from ..execution.input_domain import Domain, input_domains
+from ..execution.inputs import complete_inputs
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
 from ..ops.values import numpy_dtype, same_value

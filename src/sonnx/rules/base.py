@@ -2,7 +2,7 @@
 
 A rule is one small unit (spec/graph.rst, "Verification rules"): a stable ID,
 its statement, the severity of a violation, the profile it belongs to, and a
-direct check that returns a :class:`~sonnx.verdict.Verdict` with a witness on
+direct check that returns a :class:`~sonnx.base.verdict.Verdict` with a witness on
 failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
 """
 
@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import Offenders, brief, first
 from ..model.graph import Graph, Model
-from ..verdict import Severity, Verdict, Witness
-from ..witness import Offenders, brief, first
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"
@@ -35,7 +35,8 @@ class CheckConfig:
     allowed_operators: frozenset[tuple[str, str]] | None = None
     engine: str = "direct"
     """``direct``, ``smt``, ``both``, or ``auto`` (the command line's default: ``both`` up to
-    :data:`sonnx.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see :mod:`sonnx.agreement`)."""
+    :data:`sonnx.checking.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see
+    :mod:`sonnx.checking.agreement`)."""
     smt_dir: str | None = None
     """When set, every SMT proof obligation is written there as a standalone ``.smt2`` file."""
     required_metadata: tuple[str, ...] | None = None
@@ -45,7 +46,7 @@ class CheckConfig:
     unread)."""
     serialized: Callable[[Model], bytes] | None = None
     """How to obtain the ONNX bytes of a model that no file holds (a rewrite's candidate, a partition's subgraph,
-    a model built by a caller), given by a layer that can write models (:func:`sonnx.writer.model_bytes`): the
+    a model built by a caller), given by a layer that can write models (:func:`sonnx.loader.writer.model_bytes`): the
     rules that rest on types onnx derives from enforced facts (spec 4.2; GRAPH-IF-BRANCHES, STRICT-BROADCAST)
     read those bytes again as they read a file, and use the file only when its stored values are the model's
     too (:mod:`sonnx.rules.derived`). None: the model is taken to be its file's when the structure is, and a

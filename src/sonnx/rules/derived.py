@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ..caching import cached
-from ..errors import SonnxError
+from ..base.caching import cached
+from ..base.errors import SonnxError
 from ..loader import load_model
 from ..model.graph import Attribute, Graph, Model
 from ..model.structure import walk_scopes

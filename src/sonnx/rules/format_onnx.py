@@ -56,10 +56,10 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+from ..base.verdict import Severity, Status, Verdict, Witness
+from ..base.witness import LIMIT
 from ..loader.irfields import NEWEST_ANNOTATION, annotations_clean, annotations_used
 from ..loader.sandbox import Failure, contained
-from ..verdict import Severity, Status, Verdict, Witness
-from ..witness import LIMIT
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "FORMAT-ONNX"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..caching import cached
+from ..base.caching import cached
 from ..model.graph import Operation
 from ..model.index import index
 from ..model.structure import scopes

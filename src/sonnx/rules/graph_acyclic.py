@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import LIMIT, brief, first
 from ..model.index import find_cycle, index, topology
 from ..model.structure import Scope, scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import LIMIT, brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-ACYCLIC"

@@ -32,7 +32,7 @@ position and formal name); otherwise UNKNOWN when some operation's signature
 is not known (an unknown domain or operator, an opset newer than onnx's
 schemas, overloads that differ), never PROVED; otherwise PROVED. The SMT
 engine decides the same rule from the same signatures
-(:mod:`sonnx.smt.graph_arity`).
+(:mod:`sonnx.smt.encodings.graph_arity`).
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ from typing import Any, NamedTuple
 
 import onnx
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import Offenders, op_ref
 from ..model.graph import Function, Graph, Model, Operation
 from ..model.structure import walk_scopes
-from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule, counted_reasons, open_or_proved
 from .determinism_table import normal_domain, opset_version, schema_at
 

@@ -29,11 +29,11 @@ from typing import Any
 
 import onnx
 
-from ..caching import cached
+from ..base.caching import cached
+from ..base.verdict import Severity, Verdict
+from ..base.witness import op_ref
 from ..model.graph import Attribute, Operation
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict
-from ..witness import op_ref
 from . import attribute_domains as ad
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule, counted_reasons, open_or_proved
 from .determinism_table import normal_domain, opset_version, schema_at

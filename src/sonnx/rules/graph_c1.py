@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import op_ref
 from ..model.graph import Graph
 from ..model.index import index
 from ..model.structure import Scope, outer_definers, scopes
-from ..verdict import Severity, Verdict
-from ..witness import op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-C1"

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from ..base.verdict import Severity, Verdict
 from ..model.index import GRAPH_INPUT, GraphIndex, attribute_ops, index
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-C2"

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import LIMIT, brief, first
 from ..model.index import GraphIndex, index
 from ..model.structure import Definedness, Scope, definedness, scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import LIMIT, brief, first
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-C3"

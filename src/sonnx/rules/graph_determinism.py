@@ -8,7 +8,7 @@ node breaks R2 and leaves the graph deterministic. The two are reported
 separately.
 
 Direct check (the SMT engine proves the same property by two-run congruence,
-:mod:`sonnx.smt.graph_r2`): the operations that GRAPH-R2 classifies as
+:mod:`sonnx.smt.encodings.graph_r2`): the operations that GRAPH-R2 classifies as
 nondeterministic are *sources*; a control-flow operation whose nested graph
 is not deterministic is a source of its own graph (nested graphs are decided
 first, bottom up). The graph is deterministic when no source reaches an
@@ -35,10 +35,10 @@ from typing import Any
 
 import numpy as np
 
+from ..base.verdict import Severity, Status, Verdict, Witness
+from ..base.witness import op_ref
 from ..model.index import index
 from ..model.structure import scopes
-from ..verdict import Severity, Status, Verdict, Witness
-from ..witness import op_ref
 from . import graph_acyclic, graph_c1
 from .base import PROFILE_SONNX, CheckContext, Rule
 from .function_calls import writers

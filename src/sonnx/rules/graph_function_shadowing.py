@@ -23,7 +23,7 @@ for opset 17, before ONNX's ``Gelu`` of opset 20).
 Witness: each function (domain, name, overload) with the standard operator it
 shadows, that operator's since-version and the opset version consulted. The
 SMT engine decides the same rule by joining the function facts with the
-standard-operator facts (:mod:`sonnx.smt.graph_function_shadowing`).
+standard-operator facts (:mod:`sonnx.smt.encodings.graph_function_shadowing`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from typing import Any
 
 import onnx
 
-from ..errors import FunctionShadowingError
+from ..base.errors import FunctionShadowingError
+from ..base.verdict import Severity, Verdict
 from ..model.graph import Function, Model
-from ..verdict import Severity, Verdict
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 from .determinism_table import normal_domain, opset_version
 from .graph_arity import qualified

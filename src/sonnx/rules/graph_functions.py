@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..base.verdict import Severity, Verdict
 from ..model.graph import Function, Model
-from ..verdict import Severity, Verdict
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-FUNCTIONS"

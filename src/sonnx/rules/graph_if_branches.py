@@ -39,11 +39,11 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import brief, op_ref
 from ..model.graph import Dim, Graph, Operation, TensorType
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes, walk_scopes
-from ..verdict import Severity, Verdict
-from ..witness import brief, op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 from .derived import derived_model
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.verdict import Severity, Verdict
 from ..model.index import index
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-INITIALIZERS-USED"

@@ -24,9 +24,9 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import first
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict
-from ..witness import first
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-NAMES"

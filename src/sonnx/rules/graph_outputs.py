@@ -9,7 +9,7 @@ control-flow rules check.
 
 from __future__ import annotations
 
-from ..verdict import Severity, Verdict, Witness
+from ..base.verdict import Severity, Verdict, Witness
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "GRAPH-OUTPUTS"

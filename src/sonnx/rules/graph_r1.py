@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import Offenders, op_ref, show_op_ref
 from ..model.graph import Operation
 from ..model.structure import dead_ops, scopes
-from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref, show_op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1"

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import Offenders, op_ref
 from ..model.index import GraphIndex, index
 from ..model.structure import dead_ops, scopes
-from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1-OUTPUTS"

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import Offenders, op_ref, show_op_ref
 from ..model.index import topology
 from ..model.structure import dead_ops, live_ops, scopes
-from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref, show_op_ref
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule
 
 ID = "GRAPH-R1-TRANSITIVE"

@@ -33,12 +33,12 @@ from typing import Any
 
 import numpy as np
 
-from ..caching import cached
+from ..base.caching import cached
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import brief, first, op_ref
 from ..model.graph import InitialValue, Operation
 from ..model.index import index, operations_of, operator_kinds
 from ..model.structure import outer_definers, scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import brief, first, op_ref
 from . import determinism_table as table
 from . import graph_attributes
 from . import graph_r2_conditions as conditions

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..caching import cached
+from ..base.caching import cached
 from ..model.graph import InitialValue, Operation
 from ..model.index import GraphIndex, index
 from ..model.structure import outer_definers, scopes

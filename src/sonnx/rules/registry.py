@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..errors import SonnxError
+from ..base.errors import SonnxError
+from ..base.verdict import Verdict
 from ..model.graph import Model
-from ..verdict import Verdict
 from . import (
     format_onnx,
     graph_acyclic,

@@ -19,10 +19,10 @@ from typing import Any
 
 import onnx
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import op_ref
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict
-from ..witness import op_ref
 from .base import PROFILE_STRICT, CheckContext, Listing, Rule, counted_reasons, open_or_proved
 from .determinism_table import opset_version, schema_at
 

@@ -67,9 +67,9 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import Offenders, op_ref
 from ..model.graph import Dim, Operation
-from ..verdict import Severity, Verdict
-from ..witness import Offenders, op_ref
 from .base import PROFILE_STRICT, CheckContext, Listing, Rule, open_or_proved
 from .derived import derived_model
 from .determinism_table import normal_domain, opset_version, schema_at

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.verdict import Severity, Verdict, Witness
 from ..model.metadata import DEFAULT_REQUIRED, EXECUTION_ORDER, OrderError, declared_order, required_keys
-from ..verdict import Severity, Verdict, Witness
 from .base import PROFILE_STRICT, CheckContext, Rule
 
 ID = "STRICT-METADATA"

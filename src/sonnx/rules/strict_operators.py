@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import first, op_ref
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
 from .determinism_table import normal_domain
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import first, op_ref
 from ..model.graph import Graph
 from ..model.index import operator_kinds
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
 from .determinism_table import normal_domain, opset_version
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from itertools import chain
 
+from ..base.verdict import Severity, Verdict
+from ..base.witness import Offenders
 from ..model.graph import Graph
 from ..model.index import index
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict
-from ..witness import Offenders
 from .base import PROFILE_STRICT, CheckContext, Listing, Rule
 
 ID = "STRICT-SHAPES"

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import brief, first, op_ref
 from ..model.graph import TensorType
 from ..model.index import attribute_ops
 from ..model.structure import scopes
-from ..verdict import Severity, Verdict, Witness
-from ..witness import brief, first, op_ref
 from .base import PROFILE_STRICT, CheckContext, Rule
 
 ID = "STRICT-SPARSE"

@@ -15,9 +15,9 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from ..base.verdict import Severity, Verdict, Witness
+from ..base.witness import brief, first
 from ..rules.base import Listing
-from ..verdict import Severity, Verdict, Witness
-from ..witness import brief, first
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
 

@@ -31,10 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..caching import gc_paused
+from ..base.caching import gc_paused
+from ..base.verdict import Severity, Verdict
 from ..model.graph import Model
-from ..verdict import Severity, Verdict
-from . import (
+from .common import Ask, Proof, RuleResult, unknown
+from .encodings import (
     graph_acyclic,
     graph_arity,
     graph_c1,
@@ -46,7 +47,6 @@ from . import (
     graph_r1_transitive,
     graph_r2,
 )
-from .common import Ask, Proof, RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
 from .pool import Job, Solving, Ticket, open_solving
 from .smtlib import Obligation

@@ -32,7 +32,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from ..threads import machine_cores, process_context
+from ..base.threads import machine_cores, process_context
 from .solver import Answer, SolverSettings, solve
 
 POOL_MIN_OPERATIONS = 50_000

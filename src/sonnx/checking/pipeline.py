@@ -1,0 +1,310 @@
+"""The check pipeline: ONNX file -> loader -> model -> rules and proofs -> verdicts -> report and evidence.
+
+Everything ``sonnx-check`` does happens here, from one :class:`~sonnx.checking.options.CheckOptions`
+record and without printing: the command line parses arguments into that
+record and prints the :class:`~sonnx.checking.report.ModelReport` this returns; the
+evidence verifier replays a bundle through the same functions with the
+options the bundle recorded.
+
+For one model (:func:`check_file`), in order:
+
+1. load (a :class:`~sonnx.base.errors.SonnxError` is kept in the report, exit 2);
+2. the rules of the selected profile, with their direct checks;
+3. the SMT engine, when the options' engine asks for it, combined with the
+   direct verdicts (:mod:`sonnx.checking.agreement`) and exported with ``smt_dir``;
+4. EXEC-ORDERS, with ``orders`` seeded schedules;
+5. the cross-checks with the ``oracles``.
+
+For several models (:func:`check_models`) each is checked in turn, and the
+evidence bundle (one model only) is written before anything is printed.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
+from ..base.verdict import Verdict
+from ..differential.run import CrossCheckReport, OracleResult, cross_check
+from ..differential.verdicts import crosscheck_verdicts
+from ..execution.inputs import read_inputs
+from ..execution.orders import ID as ORDERS_ID
+from ..execution.orders import check_orders
+from ..loader import load_model
+from ..loader.writer import model_bytes
+from ..model.graph import Model
+from ..rules import run_rules
+from ..smt import Obligation, run_smt, write_obligations
+from .agreement import combine, smt_only
+from .evidence.attestation import load_signing_key
+from .evidence.bundle import check_destination, write_bundle
+from .options import CheckOptions
+from .report import ModelReport, SmtSummary
+
+Say = Callable[[str], None]
+
+SMT_AUTO_LIMIT = 1_000_000
+"""Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
+
+Issue 18 brought every SMT rule proof of the 1M-operation benchmark DAG from
+about 61 s in one process to the figures of ``benchmarks/README.md`` ("SMT
+engine at scale": the certificates over arrays, the obligations solved on a
+pool of worker processes, ``--jobs``). Above this size the SMT engine runs
+only when asked for (``--engine both`` or ``smt``), and the report says so."""
+
+
+def _quiet(_message: str) -> None:
+    return None
+
+
+def resolved_engine(options: CheckOptions, model: Model) -> tuple[str, str | None]:
+    """The engine that runs on ``model``, and why the SMT engine was left out when ``auto`` left it out."""
+    if options.engine != "auto":
+        return options.engine, None
+    if options.smt_dir:
+        return "both", None  # exporting obligations asks for the SMT engine explicitly
+    size = sum(len(g.operations) for _, g in model.graph.nested())
+    if size <= SMT_AUTO_LIMIT:
+        return "both", None
+    return "direct", (
+        f"the model has {size} operations, above the automatic SMT limit of {SMT_AUTO_LIMIT}; "
+        "verdicts are the direct engine's alone (use --engine both or smt to run the SMT proofs)"
+    )
+
+
+@dataclass(frozen=True)
+class _Proofs:
+    verdicts: tuple[Verdict, ...]
+    findings: tuple[Verdict, ...] = ()
+    disagreements: tuple[str, ...] = ()
+    smt: SmtSummary | None = None
+    obligations: tuple[Obligation, ...] = ()
+
+
+def _prove(
+    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, in_memory: bool
+) -> _Proofs:
+    """The rules' verdicts, with the SMT engine's combined in when it runs.
+
+    ``in_memory``: the model was given by a caller, so when its file no longer holds it (or it has none) the rules
+    that derive types read the bytes it is written as (spec 4.2). A model :func:`check_file` has just read is the
+    file the runtimes execute: its types are derived from that file alone, never from a re-encoding of it.
+    """
+    config = options.rules_config()
+    direct = run_rules(model, replace(config, serialized=model_bytes) if in_memory else config, say)
+    engine, skipped = resolved_engine(options, model)
+    if skipped is not None:
+        say(skipped)
+        return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
+    if engine == "direct":
+        return _Proofs(tuple(direct))
+    run = run_smt(model, progress=say, jobs=options.jobs)
+    disagreements: list[str] = []
+    if engine == "smt":
+        verdicts, findings = smt_only(direct, run.verdicts)
+    else:
+        verdicts, findings, disagreements = combine(direct, run.verdicts)
+    exported: tuple[str, ...] = ()
+    if options.smt_dir:
+        try:
+            written = write_obligations(run.obligations, options.smt_dir, path, export_stem)
+        except OSError as exc:
+            raise UsageError(f"--smt-dir: cannot write {options.smt_dir}: {exc.strerror or exc}") from None
+        exported = tuple(str(p) for p in written)
+    summary = SmtSummary(parameters=dict(run.parameters), exported=exported)
+    return _Proofs(tuple(verdicts), tuple(findings), tuple(disagreements), summary, tuple(run.obligations))
+
+
+def check_file(
+    path: str,
+    options: CheckOptions | None = None,
+    progress: Say | None = None,
+    freeze_gc: bool = False,
+    export_stem: str | None = None,
+    given: Mapping[str, OracleResult] | None = None,
+) -> ModelReport:
+    """Check the model at ``path`` as ``options`` say (see the module text) and return the whole report.
+
+    A :class:`~sonnx.base.errors.SonnxError` while loading is kept in the report
+    (exit 2); it is never raised to the caller. ``freeze_gc`` (for the command
+    line) moves the loaded model out of the garbage collector's reach: the
+    model is immutable and holds no reference cycles, so scanning its million
+    objects again while the rules run would only cost time. ``export_stem``
+    names the model's exported obligations (``smt_dir``); the file's stem by
+    default. ``given``: cross-check results used instead of running those
+    oracles (the evidence verifier's replay, :func:`~sonnx.differential.run.cross_check`).
+    The main graph's embedded weights are read from the file when
+    needed (``weights_from_file``), so the file must stay unchanged while the
+    report's model is used.
+    """
+    opts = options or CheckOptions()
+    say = progress or _quiet
+    say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
+    try:
+        model = load_model(path, read_weights=opts.read_weights, weights_from_file=True)
+    except SonnxError as exc:
+        return ModelReport(path, error=exc)
+    if freeze_gc:
+        gc.freeze()
+    return _check_loaded(model, opts, path, say, export_stem, in_memory=False, given=given)
+
+
+def check_model(
+    model: Model,
+    options: CheckOptions | None = None,
+    path: str = "<model>",
+    progress: Say | None = None,
+    export_stem: str | None = None,
+) -> ModelReport:
+    """Check an already loaded ``model`` (steps 2 to 5 of the module text); ``path`` names it in the report.
+
+    The cross-checks run the model's file with the other runtimes, so
+    ``options.oracles`` needs ``path`` to name the file the model was loaded
+    from; the weights must have been read when the options execute the model
+    (``orders``, ``oracles``). ``options.evidence`` is not honoured here: the
+    bundle copies the model file, so :func:`check_models` writes it.
+
+    A model that its file no longer holds, or that has none (built or changed
+    by the caller), is judged where its types are derived (GRAPH-IF-BRANCHES,
+    STRICT-BROADCAST) on the ONNX bytes :func:`sonnx.loader.writer.model_bytes` writes
+    for it, the file it becomes when it is saved.
+    """
+    return _check_loaded(model, options or CheckOptions(), path, progress or _quiet, export_stem, in_memory=True)
+
+
+def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
+    """EXEC-ORDERS on the inputs of ``opts``; UNKNOWN with the reason when they cannot be drawn.
+
+    An input the model declares too little about to draw (a map no
+    vocabulary names, an undeclared shape) leaves the claim not established,
+    and the rest of the report stands. An unreadable inputs file is an error
+    of the command line, and a declared size no input can have makes the
+    model unusable for execution (as in the cross-check): both are raised.
+    """
+    try:
+        given = read_inputs(model, opts.inputs, [], opts.seed)
+    except (InputError, UsageError, InputSizeError):
+        raise
+    except SonnxError as exc:
+        return Verdict.unknown(ORDERS_ID, f"no inputs to run on: {exc.one_line()}", engine="executor")
+    return check_orders(model, opts.orders, opts.seed, given.values, given.source.details())
+
+
+def _check_loaded(
+    model: Model,
+    opts: CheckOptions,
+    path: str,
+    say: Say,
+    export_stem: str | None,
+    in_memory: bool,
+    given: Mapping[str, OracleResult] | None = None,
+) -> ModelReport:
+    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``in_memory`` as for :func:`_prove`)."""
+    if (opts.orders or opts.oracles) and not model.weights_loaded:
+        raise UsageError("--orders and --cross-check execute the model: load it with its weights")
+    say(f"loaded {len(model.graph.operations)} operations in the main graph")
+    proofs = _prove(model, path, opts, say, export_stem, in_memory)
+    verdicts = list(proofs.verdicts)
+    if opts.orders:
+        say(f"running {opts.orders} schedules")
+        verdicts.append(_orders_verdict(model, opts))
+    crosscheck: CrossCheckReport | None = None
+    if opts.oracles:
+        say(f"cross-checking with {', '.join(opts.oracles)}")
+        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given)
+        verdicts.extend(crosscheck_verdicts(crosscheck))
+    return ModelReport(
+        path,
+        model,
+        tuple(verdicts),
+        smt=proofs.smt,
+        disagreements=proofs.disagreements,
+        findings=proofs.findings,
+        obligations=proofs.obligations,
+        crosscheck=crosscheck,
+    )
+
+
+def export_stems(paths: Sequence[str]) -> list[str]:
+    """A distinct file-name stem per model for ``smt_dir`` (``m``, ``m-2``... when two files share a stem)."""
+    used: set[str] = set()
+    out = []
+    for path in paths:
+        stem = Path(path).stem or "model"
+        candidate, k = stem, 2
+        while candidate in used:
+            candidate, k = f"{stem}-{k}", k + 1
+        used.add(candidate)
+        out.append(candidate)
+    return out
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    """The reports of every model of one check, in the order given, and the run's exit code."""
+
+    reports: tuple[ModelReport, ...]
+    options: CheckOptions
+
+    @property
+    def exit_code(self) -> int:
+        return max(r.exit_code for r in self.reports)
+
+
+def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | None = None) -> None:
+    """Write the evidence bundle of ``report`` to ``options.evidence`` (its destination must be free)."""
+    assert options.evidence is not None
+    (progress or _quiet)(f"writing the evidence bundle to {options.evidence}")
+    write_bundle(options.evidence, report, options)
+
+
+def check_with_evidence(
+    path: str,
+    options: CheckOptions,
+    progress: Say | None = None,
+    freeze_gc: bool = False,
+    export_stem: str | None = None,
+) -> ModelReport:
+    """Check ``path`` and write its evidence bundle to ``options.evidence``; the report names ``path`` as given.
+
+    The check itself runs on the absolute paths of the model and the inputs
+    file: the bundle renames both to their place in the bundle
+    (:mod:`sonnx.checking.evidence.render`), which needs them spelled in full.
+    """
+    absolute = os.path.abspath(path)
+    run_opts = replace(options, inputs=None if options.inputs is None else os.path.abspath(options.inputs))
+    report = check_file(absolute, run_opts, progress, freeze_gc=freeze_gc, export_stem=export_stem)
+    record_evidence(report, run_opts, progress)
+    return replace(report, path=path)
+
+
+def check_models(
+    paths: Sequence[str], options: CheckOptions | None = None, progress: Say | None = None, freeze_gc: bool = False
+) -> CheckRun:
+    """Check every model of ``paths``; write the evidence bundle when the options ask for one.
+
+    The options are checked against the list first (a bundle holds one model,
+    its destination must be free), so a usage error comes before any work.
+    """
+    opts = options or CheckOptions()
+    say = progress or _quiet
+    if not paths:
+        raise UsageError("name at least one model to check")
+    if opts.evidence is not None:
+        if len(paths) != 1:
+            raise UsageError("--evidence writes the bundle of one model; give exactly one MODEL")
+        check_destination(opts.evidence)
+        if opts.sign is not None:
+            load_signing_key(opts.sign)  # a key that cannot sign is refused before the check runs
+    stems = export_stems(paths)
+    check = check_file if opts.evidence is None else check_with_evidence
+    reports = tuple(
+        check(path, opts, say, freeze_gc=freeze_gc, export_stem=stem) for path, stem in zip(paths, stems, strict=True)
+    )
+    run = CheckRun(reports, opts)
+    say("done")
+    return run

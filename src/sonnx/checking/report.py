@@ -1,0 +1,281 @@
+"""What one check established, and how it is rendered: text and schema-versioned JSON.
+
+:class:`ModelReport` is the pipeline's result for one model (:mod:`sonnx.checking.pipeline`
+builds it whole; nothing else adds to it). The JSON layout is versioned by
+``schema_version``; every list keeps a fixed order (models in command-line
+order, verdicts in rule-table order), so two runs on the same input give the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from ..base.text import printable
+from ..base.verdict import Severity, Status, Verdict
+from ..base.version import __version__
+from ..differential.run import CrossCheckReport
+from ..differential.verdicts import TITLES as CROSSCHECK_TITLES
+from ..execution.orders import TITLE as ORDERS_TITLE
+from ..model.graph import Model
+from ..rules import RULES
+from ..smt import Obligation
+
+
+@dataclass(frozen=True)
+class SmtSummary:
+    """What the report says of the SMT engine: its solver parameters, or why it did not run.
+
+    ``parameters`` are the engine's own (seed, resource limit, mode...);
+    ``skipped`` says why the automatic engine choice left it out;
+    ``exported`` lists the ``.smt2`` files written for ``--smt-dir``.
+    """
+
+    parameters: dict[str, Any] = field(default_factory=dict)
+    skipped: str | None = None
+    exported: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.parameters)
+        if self.skipped is not None:
+            out["skipped"] = self.skipped
+        if self.exported:
+            out["exported"] = list(self.exported)
+        return out
+
+
+@dataclass(frozen=True)
+class ModelReport:
+    """What one model's check established: its verdicts, or the error that stopped it."""
+
+    path: str
+    model: Model | None = None
+    verdicts: tuple[Verdict, ...] = ()
+    """The rule table's verdicts, then EXEC-ORDERS and the cross-check verdicts when asked for."""
+    error: SonnxError | None = None
+    smt: SmtSummary | None = None
+    disagreements: tuple[str, ...] = ()
+    """Rules on which the two engines disagree: a tool error (exit 2)."""
+    findings: tuple[Verdict, ...] = ()
+    """SMT verdicts of rules outside the selected rule table (see :mod:`sonnx.checking.agreement`)."""
+    obligations: tuple[Obligation, ...] = ()
+    """The SMT engine's proof obligations, each with z3's answer, when it ran."""
+    crosscheck: CrossCheckReport | None = None
+    """The cross-check's figures, when ``--cross-check`` ran."""
+    summary: Mapping[str, Any] | None = None
+    """Facts about the loaded model for the report header (:func:`model_summary`), kept when the model is
+    dropped by :meth:`detached`; filled in from ``model`` when not given."""
+
+    def __post_init__(self) -> None:
+        if self.summary is None and self.model is not None:
+            object.__setattr__(self, "summary", model_summary(self.model))
+
+    def detached(self) -> ModelReport:
+        """The report without the loaded model and the proof obligations: what a batch sends between processes.
+
+        Everything the text, JSON, SARIF and JUnit reports print stays (verdicts, findings, the model's summary,
+        the SMT summary, the cross-check figures); the evidence bundle, which needs the model and the
+        obligations, is written before the report is detached.
+        """
+        return replace(self, model=None, obligations=())
+
+    def all_verdicts(self) -> list[Verdict]:
+        """The verdicts of the rule table, then the extra findings."""
+        return [*self.verdicts, *self.findings]
+
+    def verdict(self, rule_id: str) -> Verdict | None:
+        """The verdict of ``rule_id``, if the check gave one."""
+        return next((v for v in self.verdicts if v.rule_id == rule_id), None)
+
+    @property
+    def exit_code(self) -> int:
+        """2 if unusable; else 1 if an error-severity rule is violated; else 2 if a verdict is UNKNOWN; else 0.
+
+        An established violation decides the model's outcome even when another
+        rule is UNKNOWN (the model does not conform either way); an UNKNOWN
+        alone is never a pass.
+        """
+        if self.error is not None or self.disagreements:
+            return EXIT_UNUSABLE
+        if any(v.fails for v in self.all_verdicts()):
+            return EXIT_VIOLATED
+        if any(v.status is Status.UNKNOWN for v in self.all_verdicts()):
+            return EXIT_UNUSABLE
+        return EXIT_OK
+
+    @property
+    def outcome(self) -> str:
+        """One word for the whole model: PROVED, TESTED, VIOLATED, UNKNOWN, or ERROR (unreadable).
+
+        TESTED: nothing failed, but some verdict rests on samples only (exit 0, never called PROVED).
+        """
+        if self.error is not None:
+            return "ERROR"
+        code = self.exit_code
+        if code == EXIT_OK and any(v.status is Status.TESTED for v in self.all_verdicts()):
+            return "TESTED"
+        return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
+
+    def counts(self) -> dict[str, int]:
+        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested."""
+        verdicts = self.all_verdicts()
+        return {
+            "errors": sum(1 for v in verdicts if v.fails),
+            "warnings": sum(
+                1 for v in verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
+            ),
+            "unknown": sum(1 for v in verdicts if v.status is Status.UNKNOWN),
+            "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
+            "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
+        }
+
+
+SPEC_PAGES = {"spec/graph.rst": "spec.html"}
+"""Where the documentation site publishes each spec file (``docs/spec.rst`` includes ``spec/graph.rst``)."""
+
+
+def html_anchor(label: str) -> str:
+    """The HTML id Sphinx gives the reST label ``label`` (``GRAPH-R1`` -> ``graph-r1``)."""
+    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
+
+
+def spec_sections() -> dict[str, str]:
+    """Each rule of the table with its section on the documentation site: ID -> ``spec.html#<anchor>``.
+
+    Every rule is stated under a label that is its ID (spec/graph.rst, "Verification rules"). The verdicts that
+    are no rule of the spec (EXEC-ORDERS and the cross-checks, tests on the samples stated) have no section.
+    """
+    return {r.id: f"{SPEC_PAGES[r.spec]}#{html_anchor(r.id)}" for r in RULES if r.spec in SPEC_PAGES}
+
+
+def titles() -> dict[str, str]:
+    """The title of every verdict a check can give: the rule table's, EXEC-ORDERS and the cross-checks'."""
+    return {**{r.id: r.title for r in RULES}, "EXEC-ORDERS": ORDERS_TITLE, **CROSSCHECK_TITLES}
+
+
+JSON_SCHEMA_VERSION = 1
+MAX_TEXT_ITEMS = 8
+
+
+def model_summary(model: Model) -> dict[str, Any]:
+    """Facts about a loaded model for the report header."""
+    nested = sum(1 for _ in model.graph.nested()) - 1
+    return {
+        "ir_version": model.ir_version,
+        "opset_imports": {(k or "ai.onnx"): v for k, v in sorted(model.opset_imports.items())},
+        "operations": len(model.graph.operations),
+        "nested_graphs": nested,
+        "functions": [f"{f.domain}.{f.name}" for f in model.functions],
+        "weights_loaded": model.weights_loaded,
+    }
+
+
+def _format_item(value: Any, nested: bool = False) -> str:
+    """Witness data as compact text: dicts as ``k=v``, lists cut after MAX_TEXT_ITEMS items."""
+    if isinstance(value, dict):
+        body = ", ".join(f"{k}={_format_item(v, True)}" for k, v in value.items())
+        return f"({body})" if nested else body
+    if isinstance(value, list):
+        shown = [_format_item(v, True) for v in value[:MAX_TEXT_ITEMS]]
+        more = f" ... ({len(value) - MAX_TEXT_ITEMS} more)" if len(value) > MAX_TEXT_ITEMS else ""
+        return "[" + "; ".join(shown) + more + "]"
+    return str(value)
+
+
+def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
+    """The text lines of one verdict: status, rule (in a column ``width`` wide), title, then witness or reason."""
+    tag = v.status.value
+    if v.status is Status.VIOLATED and v.severity.value == "warning":
+        tag = "WARNING"
+    lines = [f"  {tag:<9} {v.rule_id:<{width}} {title}"]
+    # every field may hold names from the model: one line each, controls escaped (sonnx.base.text)
+    if v.witness is not None:
+        lines.append(f"            witness: {printable(v.witness.summary)}")
+        for key, value in v.witness.data.items():
+            lines.append(f"              {key}: {printable(_format_item(value))}")
+    if v.reason is not None:
+        lines.append(f"            reason: {printable(v.reason)}")
+    for key, value in v.details.items():
+        lines.append(f"            {key}: {printable(_format_item(value))}")
+    return lines
+
+
+def text_report(reports: Sequence[ModelReport], profile: str) -> str:
+    """The human-readable report of one or more model checks."""
+    names = titles()
+    out: list[str] = []
+    for r in reports:
+        out.append(f"model: {printable(r.path)}")
+        if r.error is not None:
+            out.append(f"  ERROR     {printable(r.error.one_line())}")
+            out.append("result: ERROR (the model could not be checked; exit 2)")
+            out.append("")
+            continue
+        s = r.summary
+        if s is None:
+            out.append("  ERROR     the report holds neither a model nor an error (a tool defect)")
+            out.append("result: ERROR (exit 2)")
+            out.append("")
+            continue
+        opsets = ", ".join(f"{k} {v}" for k, v in s["opset_imports"].items())
+        out.append(
+            f"  IR {s['ir_version']}, opsets: {opsets or 'none'}; {s['operations']} operations, "
+            f"{s['nested_graphs']} nested graphs; profile {profile}"
+            + ("" if s["weights_loaded"] else "; weights not read")
+        )
+        width = max([22, *(len(v.rule_id) for v in r.all_verdicts())])
+        for v in r.all_verdicts():
+            out.extend(verdict_lines(v, names.get(v.rule_id, ""), width))
+        if r.smt is not None and r.smt.skipped is not None:
+            out.append(f"  note: SMT engine not run: {r.smt.skipped}")
+        c = r.counts()
+        out.append(
+            f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
+            f"{c['unknown']} unknown, {c['proved']} proved"
+            + (f", {c['tested']} tested" if c["tested"] else "")
+            + ")"
+        )
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def json_document(
+    reports: Iterable[ModelReport], profile: str, exit_code: int, tool_version: str = __version__
+) -> dict[str, Any]:
+    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as a JSON-ready dict.
+
+    ``tool_version`` names the build that made the report: this one, or the
+    recording build an evidence bundle states when its report is rendered again.
+    """
+    models: list[dict[str, Any]] = []
+    for r in reports:
+        entry: dict[str, Any] = {"path": r.path, "outcome": r.outcome, "exit_code": r.exit_code}
+        if r.error is not None:
+            entry["error"] = {"type": type(r.error).__name__, "message": r.error.one_line()}
+        if r.summary is not None:
+            entry["model"] = dict(r.summary)
+            entry["verdicts"] = [v.to_json() for v in r.verdicts]
+            entry["counts"] = r.counts()
+        if r.smt is not None:
+            entry["smt"] = {**r.smt.to_json(), "findings": [v.to_json() for v in r.findings]}
+        models.append(entry)
+    return {
+        "schema_version": JSON_SCHEMA_VERSION,
+        "tool": {"name": "sonnx", "version": tool_version},
+        "profile": profile,
+        "exit_code": exit_code,
+        "models": models,
+    }
+
+
+def json_report(
+    reports: Iterable[ModelReport], profile: str, exit_code: int, tool_version: str = __version__
+) -> str:
+    """The JSON report (schema version :data:`JSON_SCHEMA_VERSION`) as text: two-space indent, final newline."""
+    document = json_document(reports, profile, exit_code, tool_version)
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,175 @@
+"""GRAPH-R1-TRANSITIVE as SMT: every operation contributes to a graph output.
+
+The rule as Horn clauses over the raw facts, with Booleans ``C`` (operation
+contributes) and ``L`` (tensor is live): a graph-output fact makes its tensor
+live; a write fact ``(o, k, t)`` makes ``o`` contribute when ``t`` is live;
+a read fact ``(o, k, t)`` makes ``t`` live when ``o`` contributes (spec 2.1,
+"contributes"). The clauses force ``C`` true exactly on the least fixpoint,
+so "some operation fact has ``C`` false" is satisfiable exactly when some
+operation contributes to no output (an operation only feeding a cycle cut off
+from the outputs included). Python only lists the facts.
+
+* search mode: unsat = PROVED; sat = VIOLATED.
+* certificate mode: an untrusted backward search gives, per operation, a
+  distance ``d``, one of its write facts and either a graph-output fact of the
+  same tensor or a read fact of it by an operation with a smaller distance;
+  in place: the two tensor ids are equal, ``0 <= d`` and the reader's ``d``
+  is smaller. Distances decrease to a graph output along every claim, so
+  every operation contributes; sat = PROVED.
+* the witness list, both modes (no fallback to search): the untrusted search
+  lists the non-contributing operations ``N`` and the tensors ``Z`` they
+  write, as units for every id; checks: every write of an operation in ``N``
+  is in ``Z``, every reader of a tensor in ``Z`` is in ``N``, no graph output
+  is in ``Z``. Then no operation of ``N`` contributes (induction on the
+  fixpoint). Written as a refutation: unsat = every check holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ...base.witness import op_ref
+from ...rules import graph_r1_transitive as direct
+from ..arrays import I64, as_np, distinct_lines, distinct_mixed
+from ..certify import READ, Distances, distances, index_of
+from ..common import Proof, ask_one, certificate_verdict, facts_lines, listed, or_all, settled
+from ..counter import Checks, closed_set, refute
+from ..facts import ScopeFacts
+from ..smtlib import Obligation
+from ..solver import SolverSettings
+from .graph_r1 import NOTE, named_uses, op_facts, use_facts
+
+ID = "GRAPH-R1-TRANSITIVE"
+
+
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    body = [
+        NOTE,
+        "; rule: Horn clauses of contribution; C o: o contributes, L t: t is a graph output or read by a contributor",
+        "(declare-fun C (Int) Bool)",
+        "(declare-fun L (Int) Bool)",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (L t))",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (L t) (C o)))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (=> (C o) (L t)))",
+        "(define-fun op ((o Int)) Bool (not (C o)))",
+        *facts_lines(use_facts(facts)),
+        "; violation: some operation does not contribute",
+        f"(assert {or_all(op_facts(facts))})",
+    ]
+    return Obligation(
+        ID,
+        "r1t.non_contributing",
+        "QF_UFLIA",
+        body,
+        "unsat",
+        "search",
+        "in the least fixpoint of the contribution clauses, some operation does not contribute",
+    )
+
+
+Dist = dict[int, Distances]
+
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str], list[str]]:
+    """The equalities of each named use, then per operation ``(<= 0 d)`` and, for a read, ``(< d(reader) d)``."""
+    eqs: list[tuple[np.ndarray, np.ndarray]] = []
+    order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for f in facts:
+        c = cert[f.index]
+        eqs.append(named_uses(f, c))
+        kind, other, dist = (as_np(x) for x in (c.kind, c.other, c.dist))
+        read = kind == READ
+        # every reader has a record: named_uses has refused any record that is neither a read nor an output
+        reader = np.where(read, index_of(f).rd_j[np.where(read, other, 0)], 0)
+        # per operation: (<= 0 d), then (< d(reader) d) when the use is a read
+        step = np.stack([np.full(f.n, LE, I64), np.where(read, LT, -1)], axis=1).reshape(-1)
+        a = np.stack([np.zeros(f.n, I64), dist[reader]], axis=1).reshape(-1)
+        b = np.repeat(dist, 2)
+        keep = step >= 0
+        order.append((step[keep], a[keep], b[keep]))
+    written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*eqs, strict=True))
+    step, a, b = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*order, strict=True))
+    return [
+        "; certificate: per operation o, a distance d(o), one of its write facts and the graph-output fact or the read",
+        ";   fact (by an operation of smaller distance) of the same tensor, named by an untrusted backward search;",
+        ";   checked in place: the tensor ids are equal, 0 <= d, and the reader's distance is smaller",
+    ], [*distinct_lines("(= {} {})", written, used), *distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b)]
+
+
+LE, LT = 0, 1
+
+
+def idle_body(facts: Sequence[ScopeFacts], idle: dict[int, list[int]]) -> Checks:
+    checks = closed_set(facts, idle, "N", "Z")
+    checks.head = [
+        NOTE,
+        "; counter-certificate from an untrusted search: N (operations claimed not to contribute) and Z (tensors they",
+        ";   write), units for every id; checks: writes of N are in Z, readers of Z are in N, no graph output is in Z.",
+        ";   Refutation: unsat = every check holds",
+        "(declare-fun N (Int) Bool)",
+        "(declare-fun Z (Int) Bool)",
+        "(define-fun wr ((o Int) (k Int) (t Int)) Bool (=> (N o) (Z t)))",
+        "(define-fun rd ((o Int) (k Int) (t Int)) Bool (=> (Z t) (N o)))",
+        "(define-fun go ((s Int) (k Int) (t Int)) Bool (not (Z t)))",
+    ]
+    return checks
+
+
+def _idle(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) -> Proof:
+    idle: dict[int, list[int]] = {}
+    for f in facts:
+        _, rest = distances(f, index_of(f))
+        if rest:
+            idle[f.index] = rest
+    return (yield from check_idle(facts, idle, mode, obs))
+
+
+def check_idle(facts: Sequence[ScopeFacts], idle: dict[int, list[int]], mode: str, obs: list[Obligation]) -> Proof:
+    failed = yield from refute(
+        ID,
+        "r1t.idle",
+        idle_body(facts, idle),
+        "the listed operations fail a closure check (unsat: none of them contributes)",
+        "list of non-contributing operations",
+        mode,
+        obs,
+        accept=bool(idle),
+    )
+    if failed is not None:
+        return failed
+    found: list[dict[str, Any]] = []
+    for f in facts:
+        ops = f.graph.operations
+        found.extend(op_ref(f.path, j, ops[j]) for j in idle.get(f.index, []))
+    return listed(ID, found, direct.LISTING, mode, obs)
+
+
+def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+    if mode == "certificate":
+        cert: Dist = {}
+        for f in facts:
+            d, rest = distances(f, index_of(f))
+            if rest:
+                return (yield from _idle(facts, mode, []))
+            cert[f.index] = d
+        return (yield from check_certificate(facts, cert))
+    ob = search_obligation(facts)
+    ans = yield from ask_one(ob)
+    done = settled(ID, ob, ans, mode)
+    if done is not None:
+        return done
+    return (yield from _idle(facts, mode, [ob]))
+
+
+def check_certificate(facts: Sequence[ScopeFacts], cert: Dist) -> Proof:
+    return certificate_verdict(
+        ID,
+        "r1t.certificate",
+        lambda: certificate_body(facts, cert),
+        "the given distances and uses lead every operation to a graph output",
+        "distance certificate",
+        missing="the distance certificate has no record for",
+    )
