@@ -1,4 +1,5 @@
-"""Kernels of the second neural-network batch (catalog_nn2), checked directly.
+"""Transposed convolution, Lp and RoI pooling, unpooling, the normalisation layers (catalog_nn) and the quantized
+arithmetic (catalog_quantization), checked directly.
 
 ONNX backend conformance runs in tests/conformance; these tests cover what the
 backend cases do not: version differences, refusals, element types of the
@@ -20,10 +21,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto
 
+from sonnx.ops import catalog_nn, catalog_quantization
 from sonnx.ops.base import KernelRegistry
-from sonnx.ops.catalog_nn2 import MODULES
 
-REGISTRY = KernelRegistry(k for m in MODULES for k in m.KERNELS)
+REGISTRY = KernelRegistry(k for m in (*catalog_nn.MODULES, *catalog_quantization.MODULES) for k in m.KERNELS)
 
 
 def kernel(op: str, version: int) -> Any:
