@@ -1,4 +1,4 @@
-"""Conformance scoreboard: onnx's BackendTest run against sonnx and onnx's reference evaluator (issue 13).
+"""Conformance scoreboard: onnx's BackendTest run against sonnx and onnx's reference evaluator.
 
 Both backends run the same test cases of the installed onnx in the same
 process, through ``onnx.backend.test.BackendTest`` and its own comparison

@@ -1,4 +1,4 @@
-"""Benchmark: the NumPy executor against onnx's ReferenceEvaluator and onnxruntime (issue 4).
+"""Benchmark: the NumPy executor against onnx's ReferenceEvaluator and onnxruntime.
 
 For each CNN of ``benchmarks/cnn_models.py`` (random weights, input 1x3xSxS),
 each tool runs in its own fresh process on the same seeded input: one warm-up,

@@ -1,4 +1,4 @@
-"""Benchmark: the SMT engine on violated models scales like it does on satisfied ones (issue 15, item 2).
+"""Benchmark: the SMT engine on violated models scales like it does on satisfied ones.
 
 Each case is a chain of ``n`` operations (``Relu``, each reading the previous
 result) with one planted defect, next to the same chain without it:

@@ -1,4 +1,4 @@
-"""Check onnxruntime's own partition of a model with ``sonnx partition --check`` (issue 8).
+"""Check onnxruntime's own partition of a model with ``sonnx partition --check``.
 
 For each model (``examples/cnn_block.onnx`` and the three benchmark CNNs at
 32x32 input), for each onnxruntime graph optimization level:

@@ -1,4 +1,5 @@
-"""The list of theorems: one module per theorem, in the order of issue 5 (a)-(e).
+"""The list of theorems, one module per theorem: the properties of the semantics first (confluence, termination,
+order independence, acyclicity, inlining), then one theorem per rewrite pass.
 
 Every module defines ``ID``, ``TITLE``, ``SUPPORTS`` (the spec rule IDs the
 theorem justifies; empty for a rewrite theorem, which proves a ``sonnx

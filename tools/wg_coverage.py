@@ -1,4 +1,4 @@
-"""Traceability to the SONNX working group's texts, and the coverage table (issue 20, REQ-FS-010).
+"""Traceability to the SONNX working group's texts, and the coverage table (REQ-FS-010).
 
 The data is hand-written, in the package data file
 ``src/sonnx/data/wg_traceability.json``:

@@ -1,4 +1,4 @@
-"""Inputs that once ended in an internal error or a wrong result (issue 15, low severity): each one line, exit 2."""
+"""Inputs that once ended in an internal error or a wrong result (low severity): each one line, exit 2."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Execution refuses up front (issue 13): every operator without a kernel at once, and ill-typed inputs."""
+"""Execution refuses up front: every operator without a kernel at once, and ill-typed inputs."""
 
 from __future__ import annotations
 

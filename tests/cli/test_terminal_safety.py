@@ -1,4 +1,4 @@
-"""Names from a model cannot drive the terminal or forge report lines (issue 15)."""
+"""Names from a model cannot drive the terminal or forge report lines."""
 
 from __future__ import annotations
 

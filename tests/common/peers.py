@@ -1,4 +1,4 @@
-"""Ask the installed peers what they do, instead of assuming a version's behaviour (issue 12).
+"""Ask the installed peers what they do, instead of assuming a version's behaviour.
 
 A test about a peer's limit (onnxruntime refusing an IR version or an opset,
 an optimisation that folds a node, an API that exists) calls one of these

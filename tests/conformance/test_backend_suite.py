@@ -1,4 +1,4 @@
-"""onnx's own backend test suites run against :mod:`sonnx.execution.backend` (issue 13).
+"""onnx's own backend test suites run against :mod:`sonnx.execution.backend`.
 
 ``onnx.backend.test.BackendTest`` is how runtimes report conformance: it
 drives a backend through ``prepare`` and ``run`` over the node cases and the

@@ -1,4 +1,4 @@
-"""Kernel coverage of onnx's operator registry (issue 13): every operator, every schema version.
+"""Kernel coverage of onnx's operator registry: every operator, every schema version.
 
 The backend cases themselves run in ``test_backend_suite.py`` (onnx's
 BackendTest); this module checks what those cases cannot: that every operator

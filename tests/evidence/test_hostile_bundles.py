@@ -1,4 +1,4 @@
-"""A hostile bundle cannot make ``sonnx evidence verify`` write, read outside the bundle or wait (issue 15).
+"""A hostile bundle cannot make ``sonnx evidence verify`` write, read outside the bundle or wait.
 
 Each forger here keeps the manifest's hashes consistent (:func:`rehash`), so
 the hash check passes and the later steps meet the hostile content.

@@ -1,4 +1,4 @@
-"""File mutation fuzz: every subcommand on mutated models, under memory and time limits (issue 15).
+"""File mutation fuzz: every subcommand on mutated models, under memory and time limits.
 
 Mutants are made from the shipped examples, onnx's light models and the real
 exports of ``tests/data/real``, two ways: raw bytes (flips, cuts, inserted

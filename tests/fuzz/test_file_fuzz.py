@@ -1,4 +1,4 @@
-"""A short seeded run of the file mutation fuzz in CI; ``make fuzz-files`` runs the long campaign (issue 15)."""
+"""A short seeded run of the file mutation fuzz in CI; ``make fuzz-files`` runs the long campaign."""
 
 from __future__ import annotations
 

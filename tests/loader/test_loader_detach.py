@@ -1,6 +1,6 @@
 """Weights cut out of the file's bytes (sonnx.loader.detach): the same model, errors and values as a plain parse.
 
-The cut is an optimisation of memory (issue 17); these tests hold it to
+The cut is an optimisation of memory; these tests hold it to
 changing nothing else: the parsed message equals the file's minus the cut
 payloads, every loaded model is the one a plain parse gives, and a mutated
 file gives the same model or the same one-line error either way.

@@ -98,7 +98,7 @@ def test_truncated_data_without_length(tmp_path: Path) -> None:
     data = tmp_path / "w.bin"
     full = data.read_bytes()
     data.write_bytes(full[:-4])
-    # the file's size says it is short: refused with or without reading weights (issue 15: nothing is read)
+    # the file's size says it is short: refused with or without reading weights (nothing is read)
     for read_weights in (False, True):
         with pytest.raises(ExternalDataError, match="needs 16"):
             load_model(str(path), read_weights=read_weights)

@@ -289,7 +289,7 @@ def test_exponential_expansion_is_bounded(save: Save, monkeypatch: pytest.Monkey
 
 
 def test_a_billion_inlined_calls_are_refused_from_the_counts(save: Save) -> None:
-    """2**30 operations from a 2 KB file: refused from the call counts, before any expansion (issue 15)."""
+    """2**30 operations from a 2 KB file: refused from the call counts, before any expansion."""
     functions = [fn(f"f{k}", ["a"], ["b"], [call(f"f{k + 1}", ["a"], ["t"]), call(f"f{k + 1}", ["t"], ["b"])])
                  for k in range(30)]
     functions.append(fn("f30", ["a"], ["b"], [helper.make_node("Neg", ["a"], ["b"])]))
@@ -314,7 +314,7 @@ def test_the_refusal_counts_exactly(save: Save, monkeypatch: pytest.MonkeyPatch)
 
 
 def test_a_function_whose_own_opset_changes_an_operation_is_refused(tmp_path: Path) -> None:
-    """Dropout under ai.onnx 6 (mode from is_test) inside a model of opset 17 (issue 15): refused, exit 2."""
+    """Dropout under ai.onnx 6 (mode from is_test) inside a model of opset 17: refused, exit 2."""
     body = [helper.make_node("Dropout", ["a"], ["b"])]
     fn = helper.make_function("local", "f", ["a"], ["b"], body, [helper.make_opsetid("", 6)])
     vi = helper.make_tensor_value_info

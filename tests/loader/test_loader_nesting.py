@@ -155,7 +155,7 @@ def _repeated(data: bytes, number: int) -> list[bytes]:
 
 
 def test_scope_paths_stay_short_at_any_depth(save: Save) -> None:
-    """Paths name the root and the innermost levels: total size linear in the depth, not quadratic (issue 15)."""
+    """Paths name the root and the innermost levels: total size linear in the depth, not quadratic."""
     from sonnx.model.scopes import PATH_LEVELS
 
     model = load_model(save(wire.encode_nested_if_model(300)), read_weights=False)

@@ -1,4 +1,4 @@
-"""Initial values of whole-byte types are read-only views over the one kept copy of ``raw_data`` (issue 17).
+"""Initial values of whole-byte types are read-only views over the one kept copy of ``raw_data``.
 
 The view must be exactly what ``onnx.numpy_helper.to_array`` gives (type,
 shape, bytes, read-only flag), and everything else goes through the one

@@ -1,4 +1,4 @@
-"""Invariants the model types keep, so that code reading them needs one spelling (issue 16)."""
+"""Invariants the model types keep, so that code reading them needs one spelling."""
 
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ def test_equiv_unusable_and_interface_mismatch(tmp_path: Path) -> None:
 
 
 def test_equiv_compares_the_signatures_first(tmp_path: Path) -> None:
-    """An INT32 model is not equivalent to a FLOAT one, even where the numbers could agree (issue 15)."""
+    """An INT32 model is not equivalent to a FLOAT one, even where the numbers could agree."""
     relu = [helper.make_node("Relu", ["x"], ["y"])]
     a = build(tmp_path, relu, [vi("x", [3])], [vi("y", [3])], name="a.onnx")
     b = build(tmp_path, relu, [vi("x", [3], onnx.TensorProto.INT32)], [vi("y", [3], onnx.TensorProto.INT32)],

@@ -94,7 +94,7 @@ def test_pad_fusion_is_bit_exact_and_applies_when_it_should(case: dict) -> None:
         if applied
         else f"{case['kind']} refused: {r.refusals[0].reason[:40] if r.refusals else ''}"
     )
-    # the fuzz of issue 14: onnxruntime never refuses a rewritten model whose input it ran
+    # the rewrite fuzz: onnxruntime never refuses a rewritten model whose input it ran
     assert r.runtime is None or r.runtime.status != "rewritten refused", r.runtime
     end_padded = any(case["pad"][nsp:])
     ceil_ok = not (case["kind"] != "Conv" and case["ceil"] and end_padded)

@@ -1,6 +1,6 @@
 """Translation validation's seeded input sets for every floating element type a graph input may declare.
 
-Regression (issue 15's file fuzz, mutant 2486 of seed 1): a graph input declared FLOAT8E5M2 made
+Regression (the file fuzz, mutant 2486 of seed 1): a graph input declared FLOAT8E5M2 made
 ``sonnx rewrite`` end in an internal error, because NumPy's ``finfo`` refuses ml_dtypes' float8_e5m2 (whose
 dtype kind is "f", unlike the other ml_dtypes types).
 """

@@ -177,7 +177,7 @@ def test_an_input_or_initializer_passed_through_as_an_output_is_valid_onnx(tmp_p
     assert got["FORMAT-ONNX"] is Status.PROVED and got["GRAPH-C3"] is Status.PROVED
 
 
-# -- the two-step check of a model with external data, and the witness's bounds (mutation campaign, issue 14) ---
+# -- the two-step check of a model with external data, and the witness's bounds (mutation campaign) ------------
 
 
 def external(path: Path, m: onnx.ModelProto | None = None) -> Path:

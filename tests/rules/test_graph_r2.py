@@ -173,7 +173,7 @@ def test_random_operation_in_a_nested_graph() -> None:
     assert f["scope"] == "main/If:s.then_branch" and f["operation"] == "RandomNormalLike:noise"
 
 
-# -- conditions added after the audit of issue 14: every open point of the ONNX text decided ------------------
+# -- conditions added after an audit of the operator texts: every open point of the ONNX text decided ---------
 
 
 def both(m: Model) -> tuple[Verdict, Verdict]:
@@ -281,7 +281,7 @@ def smt_engine(m: Model) -> dict[str, Verdict]:
     return {v.rule_id: v for v in run_smt(m).verdicts}
 
 
-# -- index and attribute shapes the mutation campaign reached (both engines, issue 14 item 3) -----------------
+# -- index and attribute shapes the mutation campaign reached (both engines) ----------------------------------
 
 
 def test_scatter_nd_with_empty_index_tuples_addresses_the_whole_tensor() -> None:

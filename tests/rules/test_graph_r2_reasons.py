@@ -1,4 +1,4 @@
-"""GRAPH-R2's verdict texts and the less travelled paths of its direct rule (targeted mutation campaign, issue 14).
+"""GRAPH-R2's verdict texts and the less travelled paths of its direct rule (targeted mutation campaign).
 
 Guards :mod:`sonnx.rules.graph_r2` against mutants that changed a reason, a
 witness summary or a rarely taken branch (omitted inputs, names defined twice

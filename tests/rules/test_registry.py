@@ -44,11 +44,11 @@ EXPECTED = {
 }
 
 STRICTER = {"GRAPH-ARITY"}
-"""Rules of the base profile that sonnx-strict makes errors (the working group marks [R1] TBC; issue 20)."""
+"""Rules of the base profile that sonnx-strict makes errors (the working group marks [R1] TBC)."""
 
 
 def module_name(rule_id: str) -> str:
-    """Each rule lives in the module named after its ID (issue 16): GRAPH-R1-OUTPUTS in ``graph_r1_outputs``."""
+    """Each rule lives in the module named after its ID: GRAPH-R1-OUTPUTS in ``graph_r1_outputs``."""
     return rule_id.lower().replace("-", "_")
 
 

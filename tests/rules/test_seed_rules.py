@@ -1,4 +1,4 @@
-"""Seed rules added by issue 14: at least one graph output (seed 000), and unused initializers (warning)."""
+"""Rules from the seed texts: at least one graph output (seed 000), and unused initializers (warning)."""
 
 from __future__ import annotations
 

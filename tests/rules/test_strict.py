@@ -121,7 +121,7 @@ def test_opset_imports_of_function_bodies() -> None:
     assert f["domain"] == "com.vendor" and f["in"] == "function local.f"
 
 
-# -- each reason a rule gives, and where it looks (mutation campaign, issue 14) ----------------------------------
+# -- each reason a rule gives, and where it looks (mutation campaign) -------------------------------------------
 
 
 def test_static_shapes_name_what_is_missing() -> None:

@@ -1,4 +1,4 @@
-"""A theorem's outcome must not depend on what ran before it in the same process (issue 12).
+"""A theorem's outcome must not depend on what ran before it in the same process.
 
 Every obligation is solved in its own z3 context (``proofs._kit.solve``). This
 test runs all theorem modules in one process, in registry order and in
@@ -62,7 +62,7 @@ def alone(records: dict[str, list[dict[str, Any]]]) -> dict[str, list[tuple[str,
 def test_every_theorem_has_an_obligation_that_fails_without_its_hypotheses(
     records: dict[str, list[dict[str, Any]]],
 ) -> None:
-    """Obligations true without their hypotheses are not evidence (issue 14): each theorem must have others."""
+    """Obligations true without their hypotheses are not evidence: each theorem must have others."""
     for name, outcomes in records.items():
         assert any(o["ok"] and o["needs_hypotheses"] for o in outcomes), name
     flagged = {o["name"] for outcomes in records.values() for o in outcomes if o["needs_hypotheses"] is False}

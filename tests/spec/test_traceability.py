@@ -38,7 +38,7 @@ def test_matrix_lists_every_rule_with_its_check_tests_and_theorems() -> None:
             assert f'"{rule.id}"' in text or f"'{rule.id}'" in text
         assert row.smt_module is not None or row.smt_note in (NO_SMT, NOT_STRUCTURAL)
     by_id = {r.id: r for r in rows}
-    # the structural rules of issue 20 have encodings; the rule about shapes says it will have none
+    # GRAPH-ARITY and GRAPH-FUNCTION-SHADOWING have encodings; the rule about shapes says it will have none
     assert by_id["GRAPH-ARITY"].smt_module == "sonnx.smt.encodings.graph_arity"
     assert by_id["GRAPH-FUNCTION-SHADOWING"].smt_module == "sonnx.smt.encodings.graph_function_shadowing"
     assert by_id["STRICT-BROADCAST"].smt_note == NOT_STRUCTURAL

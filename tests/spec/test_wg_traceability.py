@@ -1,4 +1,4 @@
-"""Traceability to the working group's texts (issue 20, REQ-FS-010): the data names only things that exist."""
+"""Traceability to the working group's texts (REQ-FS-010): the data names only things that exist."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_the_coverage_table_lists_every_labelled_statement_of_graph_md_v23() -> 
                 "[T06a]", "[T06b]", "[T06c]", "[T06e]"}
     assert expected <= labels
     rows = wg_coverage.load(ROOT)["coverage"]
-    # the statements issue 20 left for later are covered now, each by its rule
+    # the statements once left for later are covered now, each by its rule
     for label, topic, rule in (("[R1]", "", "GRAPH-ARITY"), ("[T03c]", "", "GRAPH-ARITY"),
                                ("[Rx] edges", "", "GRAPH-ARITY"),
                                ("Functions nodes", "shadows", "GRAPH-FUNCTION-SHADOWING"),

@@ -16,9 +16,9 @@ version (:mod:`sonnx.base.version`, derived from git by setuptools-scm):
   (onnx, numpy, z3 and its native library, onnxruntime, cvc5, ml_dtypes).
 
 Distribution versions are read from their metadata, without importing them:
-importing onnxruntime loads its native library (0.14 to 0.19 s on the
-development machine), and a version must be readable even for a library
-that fails to import. The result is JSON-ready with a fixed key order, so
+importing onnxruntime loads its native library, a cost paid at every start
+(benchmarks/README.md, "Figures behind choices in the code"), and a version
+must be readable even for a library that fails to import. The result is JSON-ready with a fixed key order, so
 that a manifest can embed it as it is.
 """
 

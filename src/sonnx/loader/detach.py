@@ -1,4 +1,4 @@
-"""The main graph's embedded weights left in the file until they are read (issue 17).
+"""The main graph's embedded weights left in the file until they are read.
 
 Why: parsing a file with protobuf copies every ``raw_data`` into the parsed
 message, and a value that keeps it serialized holds it again beside its

@@ -12,7 +12,7 @@ returns the decoder's read-only view over them (BOOL bytes checked in one
 pass, other types not looked at). The
 main graph's initializers are not kept at all: the loader leaves their bytes
 in the file (:mod:`.detach`) and ``read()`` reads them from it, so the
-decoded arrays are the only copy of the weights while a model runs (issue 17).
+decoded arrays are the only copy of the weights while a model runs.
 External data is located and checked when the value is built (see
 :mod:`.external`); its bytes are read by the reader.
 """

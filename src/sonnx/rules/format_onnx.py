@@ -6,10 +6,10 @@ REQ-FO-000 and the first item of REQ-TO-000. The check runs
 read from: the structural checks of the ONNX IR and operator schemas, then
 onnx's shape inference in strict mode. It is given the path, never a loaded
 ``ModelProto``, so that external data locations are checked against the model's
-directory and a model above protobuf's 2 GB limit can be checked
-(the project's measurements, onnx 1.23.2, 2 cores: the path form takes about
-40 % less memory; at a million nodes the full check costs 8 to 10.5 s and
-1.9 GB, more than the rules themselves, and it is not skipped above any size).
+directory and a model above protobuf's 2 GB limit can be checked. The path
+form also takes less memory; at a million nodes the full check costs more
+than the rules themselves, and it is not skipped above any size (figures:
+benchmarks/README.md, "Figures behind choices in the code").
 
 onnx's shape inference does not read tensors kept in external data: it stops
 with "Cannot parse data from external tensors" when an operator needs such a

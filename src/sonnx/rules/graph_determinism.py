@@ -1,6 +1,6 @@
 """GRAPH-DETERMINISM: two runs of the model on equal inputs give equal outputs.
 
-This is the semantic property behind restriction R2 (issue 3, spec anchor
+This is the semantic property behind restriction R2 (spec anchor
 ``GRAPH-DETERMINISM``). R2 is syntactic: no nondeterministic operator may
 appear at all. Graph determinism asks only whether a nondeterministic value
 can *reach* a graph output: a random operator that feeds nothing but a dead

@@ -1,8 +1,8 @@
 """GRAPH-FUNCTION-SHADOWING: no model-local function has the domain and name of a standard operator.
 
-Spec rule GRAPH-FUNCTION-SHADOWING (spec/graph.rst, section 4), asked for by
-issue 20 beside the working group's text on function nodes (graph.md version
-23, "Functions nodes"). A node names its operator by domain and name only; when
+Spec rule GRAPH-FUNCTION-SHADOWING (spec/graph.rst, section 4), a rule of
+sonnx's own that the working group's texts do not state, placed beside their
+text on function nodes (graph.md version 23, "Functions nodes"). A node names its operator by domain and name only; when
 a model-local function has the domain and name of an operator that ONNX defines
 at the version the model imports, the node can mean either. sonnx's loader
 inlines the local function, while onnxruntime and onnx's reference evaluator
