@@ -11,9 +11,11 @@ import pytest
 
 from sonnx.base.errors import InputError
 from sonnx.base.verdict import Severity, Status, Verdict
-from sonnx.rules import RULES, registry, rule_by_id, run_rules
+from sonnx.model.graph import Attribute, InitialValue, Tensor, TensorType, make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.rules import RULES, registry, rule_by_id, rules_for, run_rules
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext
-from tests.common.rulekit import function, model, seed_example
+from tests.common.rulekit import function, init, model, seed_example, tensors
 
 EXPECTED = {
     "FORMAT-ONNX": (Severity.ERROR, PROFILE_SONNX),
@@ -79,9 +81,6 @@ def test_every_rule_answers_on_the_seed_example() -> None:
 
 
 def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
-    from sonnx.model.graph import Attribute, InitialValue, Tensor, TensorType, make_graph
-    from sonnx.model.graph import make_operation as op
-    from tests.common.rulekit import init, tensors
 
     sparse = InitialValue(1, (2,), True, None, lambda: None)
     then_g = make_graph("t", [], ["a"], [op("Relu", ["x"], ["a"], name="n")])
@@ -152,3 +151,11 @@ def test_a_check_that_fails_is_unknown_never_a_pass(
 def test_rule_by_id_names_an_unknown_id() -> None:
     with pytest.raises(KeyError, match="GRAPH-NO-SUCH-RULE"):
         rule_by_id("GRAPH-NO-SUCH-RULE")
+
+
+def test_strict_rules_belong_to_the_strict_profile_only() -> None:
+    strict = {r.id for r in rules_for(PROFILE_STRICT)} - {r.id for r in rules_for(PROFILE_SONNX)}
+    assert strict == {
+        "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA",
+        "STRICT-BROADCAST",
+    }

@@ -1,4 +1,5 @@
-"""The default operator set of sonnx-strict: the working group's list (REQ OP 000), mapped to ONNX (REQ-OP-020)."""
+"""STRICT-OPERATORS: the operators a model may use, and the default set of sonnx-strict (the working group's list,
+REQ OP 000, mapped to ONNX, REQ-OP-020)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,24 @@ def test_configured_set_still_overrides_the_default() -> None:
     assert v.witness is not None
     listed = "ai.onnx::Softsign, ai.onnx::Tanh"
     assert v.witness.summary == f"2 operation(s) use operators outside the configured set: {listed}"
+
+
+def test_operators_default_set() -> None:
+    good = make_graph("g", ["x"], ["y"], [op("Conv", ["x", "w"], ["a"]), op("Relu", ["a"], ["y"])])
+    assert run("STRICT-OPERATORS", model(good)).status is Status.PROVED
+    then_g = make_graph("t", [], ["t"], [op("Softsign", ["x"], ["t"], name="odd")])
+    else_g = make_graph("e", [], ["e"], [op("Relu", ["x"], ["e"])])
+    bad = make_graph("g", ["c", "x"], ["y"], [op("If", ["c"], ["y"], name="s", then_branch=then_g, else_branch=else_g)])
+    d = data(run("STRICT-OPERATORS", model(bad)))
+    # the default set (the group's list, REQ OP 000) has no control flow: the If is outside it too
+    assert d["operators"] == ["ai.onnx::If", "ai.onnx::Softsign"]
+    assert {"scope": "g/If:s.then_branch", "index": 0, "operation": "Softsign:odd"} in d["operations"]
+
+
+def test_operators_configured_set() -> None:
+    g = make_graph("g", ["x"], ["y"], [op("Softsign", ["x"], ["a"]), op("Relu", ["a"], ["y"])])
+    cfg = CheckConfig(profile=PROFILE_STRICT, allowed_operators=frozenset({("ai.onnx", "Softsign")}))
+    d = data(run("STRICT-OPERATORS", model(g), cfg))
+    assert d["operators"] == ["ai.onnx::Relu"]
+    empty = CheckConfig(profile=PROFILE_STRICT, allowed_operators=frozenset())
+    assert data(run("STRICT-OPERATORS", model(g), empty))["count"] == 2

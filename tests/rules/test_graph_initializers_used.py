@@ -1,4 +1,4 @@
-"""Rules from the seed texts: at least one graph output (seed 000), and unused initializers (warning)."""
+"""GRAPH-INITIALIZERS-USED: an initializer nothing reads is reported, as a warning, with its dimensions."""
 
 from __future__ import annotations
 
@@ -6,16 +6,6 @@ from sonnx.base.verdict import Severity, Status
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from tests.common.rulekit import data, init, model, run, tensors
-
-
-def test_a_model_without_outputs_is_violated() -> None:
-    g = make_graph("g", ["x"], [], [op("Relu", ["x"], ["y"])])
-    v = run("GRAPH-OUTPUTS", model(g))
-    assert v.status is Status.VIOLATED and v.severity is Severity.ERROR
-    assert data(v) == {"graph": "g", "operations": 1, "inputs": 1}
-    assert run("GRAPH-OUTPUTS", model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])]))).status is (
-        Status.PROVED
-    )
 
 
 def test_an_unread_initializer_is_a_warning_with_its_dims() -> None:
