@@ -170,10 +170,10 @@ class _Scheduler:
         pending = start_order(registry.ENCODINGS)
         while pending:
             ready = [e for e in pending if all(n in self.results for n in e.needs)]
-            if not ready:
-                for e in pending:
-                    missing = ", ".join(n for n in e.needs if n not in self.results)
-                    self._failed(e.rule_id, f"the encoding needs results no encoding gives ({missing}): a tool defect")
+            if not ready:  # a need outside the table, or a cycle of needs
+                missing = {e.rule_id: ", ".join(n for n in e.needs if n not in self.results) for e in pending}
+                for rid, names in missing.items():
+                    self._failed(rid, f"the encoding needs results no encoding gives ({names}): a tool defect")
                 break
             for e in ready:
                 needed = {n: self.results[n] for n in e.needs}
