@@ -8,8 +8,9 @@ Built from the sources, never maintained by hand:
   ``-``, e.g. ``GRAPH-R1-OUTPUTS``) is a spec rule;
 * **check**: the module of ``rule.check`` (``rule.check.__module__``);
 * **SMT encoding**: a module of ``src/sonnx/smt/encodings/`` that declares
-  ``ID = "RULE-ID"`` (or ``ID_<suffix> = "RULE-ID"``, for a module encoding
-  several rules) at top level, or failing that, whose file name is the
+  the rule ID in its top-level ``ID``: a literal ``ID = "RULE-ID"``, or the
+  direct rule's constant imported as it is (``from ...rules.graph_c1 import
+  ID``, read from that rule module), or failing that, whose file name is the
   rule module's file name. None when there is none yet; the matrix then says
   "no SMT encoding yet" instead of failing, or that the rule is not
   structural when its check module declares ``STRUCTURAL = False``;
@@ -54,8 +55,9 @@ SCHEMA = "sonnx-traceability/1"
 RULE_ANCHOR = re.compile(r"^\.\. _([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+):\s*$")
 """A spec anchor that names a rule (lower-case anchors such as ``spec-graph`` are page labels)."""
 
-LISTING_TESTS: tuple[str, ...] = ("tests/rules/test_registry.py",)
-"""Test files that list every registry entry; they do not count as tests of a particular rule."""
+LISTING_TESTS: tuple[str, ...] = ("tests/rules/test_registry.py", "tests/smt/test_registry.py")
+"""Test files that list every entry of a registry (the rules', the SMT encodings'); they do not count as tests of a
+particular rule."""
 
 NO_SMT = "no SMT encoding yet"
 NOT_STRUCTURAL = "not structural (spec, section 4): no SMT encoding"
@@ -150,14 +152,32 @@ def _constants(path: Path) -> dict[str, Any]:
 
 
 def smt_modules(root: Path) -> dict[str, str]:
-    """Rule ID -> module, for every module of ``src/sonnx/smt/encodings`` declaring ``ID`` or ``ID_*`` constants."""
+    """Rule ID -> module, for every module of ``src/sonnx/smt/encodings`` declaring its ``ID``."""
     found: dict[str, str] = {}
     smt = root / "src" / "sonnx" / "smt" / "encodings"
     for f in sorted(smt.glob("*.py")) if smt.is_dir() else []:
-        for name, value in _constants(f).items():
-            if (name == "ID" or name.startswith("ID_")) and isinstance(value, str):
-                found.setdefault(value, f"sonnx.smt.encodings.{f.stem}")
+        value = _constants(f).get("ID", _imported_id(root, f))
+        if isinstance(value, str):
+            found.setdefault(value, f"sonnx.smt.encodings.{f.stem}")
     return found
+
+
+def _imported_id(root: Path, path: Path) -> Any:
+    """The value of ``ID`` when ``path`` imports it, unrenamed, from a module of ``sonnx`` (None otherwise)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return None
+    package = path.relative_to(root / "src").parent.parts
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if not any(a.name == "ID" and a.asname in (None, "ID") for a in node.names):
+            continue
+        base = package[: len(package) - node.level + 1] if node.level else ()
+        target = root / "src" / Path(*base, *(node.module or "").split(".")).with_suffix(".py")
+        return _constants(target).get("ID")
+    return None
 
 
 def _smt_for(root: Path, rule: Rule, by_id: dict[str, str]) -> tuple[str | None, str]:

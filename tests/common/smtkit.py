@@ -19,6 +19,14 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.onn
 COMPARED = RULE_IDS
 """Every rule the SMT engine decides has a direct check: all are compared."""
 
+MODES = ("search", "certificate")
+"""The SMT engine's modes (see :mod:`sonnx.smt.engine`): the encodings' cases run in both."""
+
+
+def op(kind: str, ins: tuple[str, ...], outs: tuple[str, ...], name: str = "") -> Operation:
+    """An operation of the default domain without attributes."""
+    return Operation(kind, "", name, ins, outs)
+
 
 def const(v: Any) -> InitialValue:
     arr = np.asarray(v)

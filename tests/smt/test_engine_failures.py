@@ -9,15 +9,15 @@ run, never a pass, and the other rules are unaffected.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from sonnx.base.verdict import Status
 from sonnx.model.graph import Operation
-from sonnx.smt import run_smt
+from sonnx.smt import registry, run_smt
 from sonnx.smt.common import RuleResult, proved
-from sonnx.smt.encodings import graph_c2
 from sonnx.smt.engine import RULE_IDS
 from tests.common.smtkit import g, model
 
@@ -38,6 +38,13 @@ def _returns(value: object) -> Callable[..., Generator[Any, Any, object]]:
     return prove
 
 
+def plant(monkeypatch: pytest.MonkeyPatch, rule_id: str, prove: Callable[..., Iterator[Any]]) -> None:
+    """Make ``prove`` the proof of ``rule_id``'s encoding in the table the engine loops over."""
+    table = tuple(replace(e, prove=prove) if e.rule_id == rule_id else e for e in registry.ENCODINGS)
+    assert table != registry.ENCODINGS, rule_id
+    monkeypatch.setattr(registry, "ENCODINGS", table)
+
+
 CASES = [
     (_raises(ValueError("planted")), "internal error in the SMT encoding: ValueError: planted"),
     (_raises(RecursionError()), "the encoding exceeded Python's recursion limit (a tool defect)"),
@@ -51,7 +58,7 @@ CASES = [
 def test_a_failing_encoding_is_unknown_for_its_rule_alone(
     monkeypatch: pytest.MonkeyPatch, prove: Callable[..., Iterator[Any]], reason: str, mode: str
 ) -> None:
-    monkeypatch.setattr(graph_c2, "prove", prove)
+    plant(monkeypatch, "GRAPH-C2", prove)
     m = model(g(["x"], ["y"], [Operation("Relu", "", "", ("x",), ("y",))]))
     run = run_smt(m, mode=mode)
     v = {x.rule_id: x for x in run.verdicts}

@@ -2,7 +2,9 @@
 
 Public API: :func:`run_smt` (all encodings on a model), :class:`SolverSettings`
 and :func:`solve` (the one solver factory), :func:`write_obligations`
-(SMT-LIB2 export). See :mod:`sonnx.smt.engine` for modes and rule IDs.
+(SMT-LIB2 export). The encodings, one per rule, are in ``encodings/``; their
+table, which the engine loops over, is :mod:`sonnx.smt.registry`. See
+:mod:`sonnx.smt.engine` for modes and rule IDs.
 
 The names are imported on first use (PEP 562): a solver worker process
 (:mod:`sonnx.smt.pool`) imports this package to reach the solver factory,

@@ -7,27 +7,44 @@ decides where each obligation is solved (this process or a worker of
 :mod:`.pool`) and meanwhile runs the next rule's Python; :func:`drive` solves
 them here, one after the other (the tools and tests that call one rule).
 Nothing in a proof depends on where or when its obligations were solved.
+
+Each encoding module declares itself with one :class:`Encoding` record: its
+rule ID, its proof (started from a :class:`ProofContext`, the one signature
+of every encoding) and the encodings whose results it needs. The table of
+those records is :mod:`.registry`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import brief, first
+from ..model.graph import Model
 from ..rules.base import Listing
+from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
 
 ENGINE = "smt"
+
+Classes = dict[tuple[int, int], tuple[int, str]]
+"""(scope index, operation index) -> (class, reason), for every operation GRAPH-R2's encoding did not put in class 0."""
 
 
 @dataclass
 class RuleResult:
     verdict: Verdict
     obligations: list[Obligation] = field(default_factory=list)
+    classes: Classes | None = None
+    """GRAPH-R2's classification of the operations, read by the encodings that need it (GRAPH-DETERMINISM).
+
+    None when it is not known (the solver's answer gave no model, the
+    encoding failed) and for every other rule; empty when the solver proved
+    every operation deterministic.
+    """
 
 
 @dataclass(frozen=True)
@@ -46,6 +63,36 @@ Asking = Generator[list[Ask], list[Answer], T]
 """A computation that yields obligations to solve and receives their answers, in order."""
 Proof = Asking[RuleResult]
 """One rule's proof."""
+
+
+@dataclass(frozen=True)
+class ProofContext:
+    """What an encoding's proof starts from: the same for every encoding, so that one loop can start them all."""
+
+    model: Model
+    facts: Sequence[ScopeFacts]
+    """The raw facts of every graph of the model (:func:`.facts.model_facts`), computed once per run."""
+    settings: SolverSettings
+    mode: str
+    """``search`` or ``certificate`` (see :mod:`.engine`)."""
+    needed: Mapping[str, RuleResult] = field(default_factory=dict)
+    """The results of the encodings named in the encoding's :attr:`Encoding.needs`, by rule ID, and nothing else."""
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One rule's SMT encoding, as the table of :mod:`.registry` lists it (one per module of ``encodings/``).
+
+    ``rule_id`` is the ID constant of the direct rule's module (only the
+    constant: an encoding never calls the direct rule's checking code, so
+    the two engines agreeing means something). ``prove`` starts the proof;
+    ``needs`` names the encodings (by rule ID) whose results it reads from
+    :attr:`ProofContext.needed`: the engine starts it once they are done.
+    """
+
+    rule_id: str
+    prove: Callable[[ProofContext], Proof]
+    needs: tuple[str, ...] = ()
 
 
 def ask(obs: list[Obligation], difference_logic: bool = False, local: bool = False) -> Asking[list[Answer]]:

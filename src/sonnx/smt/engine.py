@@ -1,11 +1,13 @@
 """Run every SMT encoding on a model: one verdict per rule, engine ``smt``.
 
-The rule IDs are those of the direct engine (GRAPH-ACYCLIC, GRAPH-C1,
-GRAPH-C2, GRAPH-C3, GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2,
-GRAPH-DETERMINISM, GRAPH-FUNCTION-SHADOWING and GRAPH-ARITY; the direct
-engine decides GRAPH-DETERMINISM by reachability, this one by two-run
-congruence). The rules about shapes (STRICT-BROADCAST, the shape part of
-GRAPH-IF-BRANCHES) are not structural and have no encoding.
+The encodings are the table of :mod:`.registry` (:data:`RULE_IDS`, in report
+order); this module loops over it and names none of them. Their rule IDs are
+those of the direct engine (GRAPH-ACYCLIC, GRAPH-C1, GRAPH-C2, GRAPH-C3,
+GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2, GRAPH-DETERMINISM,
+GRAPH-FUNCTION-SHADOWING and GRAPH-ARITY; the direct engine decides
+GRAPH-DETERMINISM by reachability, this one by two-run congruence). The
+rules about shapes (STRICT-BROADCAST, the shape part of GRAPH-IF-BRANCHES)
+are not structural and have no encoding.
 
 Mode: ``search`` (the solver finds the proof) for models of at most
 ``settings.search_limit`` operations (all graphs together; 1,000 by
@@ -34,37 +36,15 @@ from typing import Any
 from ..base.caching import gc_paused
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Model
-from .common import Ask, Proof, RuleResult, unknown
-from .encodings import (
-    graph_acyclic,
-    graph_arity,
-    graph_c1,
-    graph_c2,
-    graph_c3,
-    graph_determinism,
-    graph_function_shadowing,
-    graph_r1,
-    graph_r1_transitive,
-    graph_r2,
-)
+from . import registry
+from .common import Ask, Encoding, Proof, ProofContext, RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
 from .pool import Job, Solving, Ticket, open_solving
+from .registry import RULE_IDS
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, settings_report, solve
 
-RULE_IDS = (
-    graph_acyclic.ID,
-    graph_c1.ID,
-    graph_c2.ID,
-    graph_c3.ID,
-    graph_r1.ID,
-    graph_r1_transitive.ID,
-    graph_r2.ID_R2,
-    graph_determinism.ID_SEM,
-    graph_function_shadowing.ID,
-    graph_arity.ID,
-)
-"""Rules the SMT engine decides, in report order."""
+__all__ = ["RULE_IDS", "RuleTiming", "SmtRun", "choose_mode", "run_smt"]
 
 
 @dataclass
@@ -151,8 +131,9 @@ def _run_smt(
     finally:
         if own:
             pool.close()
-    verdicts = [results[rid].verdict for rid in RULE_IDS]
-    obligations = [ob for rid in RULE_IDS for ob in results[rid].obligations]
+    order = [e.rule_id for e in registry.ENCODINGS]
+    verdicts = [results[rid].verdict for rid in order]
+    obligations = [ob for rid in order for ob in results[rid].obligations]
     params = settings_report(st)
     params["mode"] = chosen
     return SmtRun(verdicts, obligations, params, chosen, timings, workers)
@@ -165,11 +146,15 @@ class _Scheduler:
     Each proof runs until it asks for answers; its obligations go to the
     solving (the pool's workers start on them at once) and the next rule's
     Python runs meanwhile. Proofs are then resumed in rule order as their
-    answers arrive. A proof sees only its own answers, so its result does not
-    depend on the order in which anything was solved. GRAPH-DETERMINISM reads
-    the verdicts of GRAPH-ACYCLIC and GRAPH-C1 and the classes of GRAPH-R2, so
-    it starts when they are done. An exception inside a proof becomes UNKNOWN
-    for that rule, never a pass.
+    answers arrive. A proof sees only its own answers and the results it
+    needs, so its result does not depend on the order in which anything was
+    solved. The encodings are started in :data:`.registry.START_ORDER`, in
+    rounds: each round starts every encoding whose needs are done, then
+    resumes the waiting proofs until all have their results (GRAPH-DETERMINISM,
+    which reads GRAPH-ACYCLIC, GRAPH-C1 and GRAPH-R2, is the one of the second
+    round). An encoding whose needs can never be met (a need outside the
+    table, or a cycle of needs) is UNKNOWN, and so is one whose proof raises:
+    never a pass.
     """
 
     solving: Solving
@@ -181,37 +166,29 @@ class _Scheduler:
     waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)
 
     def run(self, model: Model, facts: list[ScopeFacts]) -> dict[str, RuleResult]:
-        st, mode = self.settings, self.mode
-        classes: list[Any] = [None]
-
-        def r2() -> Proof:
-            res, classes[0] = yield from graph_r2.prove_r2(model, facts, mode)
-            return res
-
-        # Quick to encode and long to parse first, so that the workers start early (measured at 1M operations,
-        # this process's encoding and z3's parsing in CPU s: C1 0.2 and 3.7, R1 0.6 and 3.4, R1-TRANSITIVE 1.0
-        # and 3.4, ACYCLIC 2.9 and 3.7, C3 4.1 and 6.9, R2 1.9 and 0). Results are kept by rule, in report order.
-        self.start(graph_c1.ID, lambda: graph_c1.prove(facts, st, mode))
-        self.start(graph_r1.ID, lambda: graph_r1.prove_r1(facts, st, mode))
-        self.start(graph_r1_transitive.ID, lambda: graph_r1_transitive.prove_transitive(facts, st, mode))
-        self.start(graph_acyclic.ID, lambda: graph_acyclic.prove(facts, st, mode))
-        self.start(graph_c3.ID, lambda: graph_c3.prove(facts, st, mode))
-        self.start(graph_c2.ID, lambda: graph_c2.prove(facts, st, mode))
-        self.start(graph_r2.ID_R2, r2)
-        self.start(graph_function_shadowing.ID, lambda: graph_function_shadowing.prove_shadowing(model, st, mode))
-        self.start(graph_arity.ID, lambda: graph_arity.prove_arity(model, st, mode))
-        self.finish()
-        by_id = {rid: r.verdict for rid, r in self.results.items()}
-        self.start(graph_determinism.ID_SEM, lambda: graph_determinism.prove_semantic(facts, classes[0], by_id))
-        self.finish()
+        """Every encoding of the table, each once its needs are done; results by rule ID."""
+        pending = start_order(registry.ENCODINGS)
+        while pending:
+            ready = [e for e in pending if all(n in self.results for n in e.needs)]
+            if not ready:  # a need outside the table, or a cycle of needs
+                missing = {e.rule_id: ", ".join(n for n in e.needs if n not in self.results) for e in pending}
+                for rid, names in missing.items():
+                    self._failed(rid, f"the encoding needs results no encoding gives ({names}): a tool defect")
+                break
+            for e in ready:
+                needed = {n: self.results[n] for n in e.needs}
+                self.start(e, ProofContext(model, facts, self.settings, self.mode, needed))
+            pending = [e for e in pending if e not in ready]
+            self.finish()
         return self.results
 
-    def start(self, rule_id: str, make: Callable[[], Proof]) -> None:
+    def start(self, encoding: Encoding, ctx: ProofContext) -> None:
+        rule_id = encoding.rule_id
         self.say(f"smt: proving {rule_id} ({self.mode})")
         self.timings[rule_id] = RuleTiming()
         t0 = time.process_time()
         try:
-            proof = make()
+            proof = encoding.prove(ctx)
         except Exception as exc:
             self._failed(rule_id, f"internal error in the SMT encoding: {type(exc).__name__}: {exc}")
             return
@@ -276,6 +253,12 @@ class _Scheduler:
 
     def _failed(self, rule_id: str, reason: str) -> None:
         self.results[rule_id] = RuleResult(unknown(rule_id, reason, self.mode))
+
+
+def start_order(table: tuple[Encoding, ...]) -> list[Encoding]:
+    """The encodings of ``table`` in :data:`.registry.START_ORDER` (those it does not list after, in table order)."""
+    rank = {rid: k for k, rid in enumerate(registry.START_ORDER)}
+    return sorted(table, key=lambda e: rank.get(e.rule_id, len(rank)))
 
 
 SEVERITY = Severity.ERROR

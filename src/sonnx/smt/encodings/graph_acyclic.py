@@ -35,10 +35,13 @@ from typing import Any
 import numpy as np
 
 from ...base.witness import LIMIT, brief, first
+from ...rules.graph_acyclic import ID
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import Ranks, index_of, ranks_of
 from ..common import (
+    Encoding,
     Proof,
+    ProofContext,
     RuleResult,
     ask,
     ask_one,
@@ -53,9 +56,7 @@ from ..common import (
 from ..cycles import Edge, Step, cycle
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
-from ..solver import SolverSettings
 
-ID = "GRAPH-ACYCLIC"
 LOGIC = "QF_UFLIA"
 
 RULE = [
@@ -200,7 +201,8 @@ def _violation(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) ->
     return RuleResult(violated(ID, summary, data, mode), obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    facts, mode = ctx.facts, ctx.mode
     if mode == "certificate":
         certs: dict[int, Ranks] = {}
         for f in facts:
@@ -226,3 +228,7 @@ def check_certificate(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> P
         "the given ranks satisfy T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
         "rank certificate",
     )
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-ACYCLIC in the table of :mod:`sonnx.smt.registry`."""

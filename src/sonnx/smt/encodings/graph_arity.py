@@ -39,12 +39,11 @@ from ...base.verdict import Status
 from ...base.witness import Offenders, brief, op_ref
 from ...model.graph import Model, Operation
 from ...rules.base import counted_reasons
-from ...rules.graph_arity import LISTING, UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
-from ..common import Proof, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
+from ...rules.graph_arity import ID, LISTING, UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
+from ..common import Encoding, Proof, ProofContext, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
 from ..smtlib import Obligation
-from ..solver import Session, SolverSettings, model_values
+from ..solver import Session, model_values
 
-ID = "GRAPH-ARITY"
 LOGIC = "QF_UFLIA"
 
 SideFacts = tuple[int, int, bool, int, tuple[int, ...] | None]
@@ -196,7 +195,8 @@ def _witness(arity: Arity, found: list[tuple[int, int, int]], mode: str, obs: li
     )
 
 
-def prove_arity(model: Model, settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    model, settings, mode = ctx.model, ctx.settings, ctx.mode
     arity = arity_facts(model)
     ob = search_obligation(arity, mode)
     ans = yield from ask_one(ob, local=True)
@@ -224,3 +224,7 @@ def prove_arity(model: Model, settings: SolverSettings, mode: str) -> Proof:
     if a.result == "unknown":
         return RuleResult(unknown(ID, a.reason, mode), [ob])
     return _witness(arity, found, mode, [ob])
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-ARITY in the table of :mod:`sonnx.smt.registry`."""

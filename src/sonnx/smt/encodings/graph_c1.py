@@ -33,11 +33,14 @@ import numpy as np
 
 from ...base.witness import op_ref
 from ...rules import graph_c1 as direct
+from ...rules.graph_c1 import ID
 from .. import common
 from ..arrays import I64, as_np
 from ..common import (
     Asking,
+    Encoding,
     Proof,
+    ProofContext,
     RuleResult,
     ask,
     ask_one,
@@ -51,7 +54,6 @@ from ..facts import ScopeFacts, scope_of_tensor
 from ..smtlib import Obligation
 from ..solver import Answer, Session, SolverSettings
 
-ID = "GRAPH-C1"
 LOGIC = "QF_UFLIA"
 
 RULE = [
@@ -248,7 +250,8 @@ def _violation(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str,
     return listed(ID, found, direct.LISTING, mode, obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    facts, settings, mode = ctx.facts, ctx.settings, ctx.mode
     if mode == "certificate":
         ans, obs = yield from certificate_mode_obligations(facts)
     else:
@@ -259,3 +262,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
     if done is not None:
         return done
     return (yield from _violation(facts, settings, mode, obs))
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-C1 in the table of :mod:`sonnx.smt.registry`."""

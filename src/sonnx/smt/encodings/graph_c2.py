@@ -26,9 +26,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...rules import graph_c2 as direct
+from ...rules.graph_c2 import ID
 from ..certify import index_of, input_readers
 from ..common import (
+    Encoding,
     Proof,
+    ProofContext,
     RuleResult,
     ask_one,
     certificate_verdict,
@@ -44,7 +47,6 @@ from ..facts import ScopeFacts, scope_of_tensor
 from ..smtlib import Obligation
 from ..solver import Session, SolverSettings, model_values
 
-ID = "GRAPH-C2"
 LOGIC = "QF_UFLIA"
 
 FACTS_NOTE = (
@@ -173,7 +175,8 @@ def _counter(facts: Sequence[ScopeFacts], unread: list[tuple[ScopeFacts, int, in
     return listed(ID, [_entry(facts, t) for _, _, t in unread], direct.LISTING, "certificate", [ob])
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    facts, settings, mode = ctx.facts, ctx.settings, ctx.mode
     if mode != "certificate":
         return (yield from _search(facts, settings))
     claims: dict[int, dict[int, tuple[str, int]]] = {}
@@ -187,3 +190,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
     if unread:
         return (yield from _counter(facts, unread))
     return (yield from check_certificate(facts, claims))
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-C2 in the table of :mod:`sonnx.smt.registry`."""

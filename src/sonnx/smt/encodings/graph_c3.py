@@ -41,10 +41,13 @@ from typing import Any
 import numpy as np
 
 from ...base.witness import LIMIT, brief, first
+from ...rules.graph_c3 import ID
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import CAPTURE, INIT, INPUT, WRITE, Derivation, blocked_reads, derivation, index_of
 from ..common import (
+    Encoding,
     Proof,
+    ProofContext,
     RuleResult,
     ask_one,
     certificate_verdict,
@@ -58,8 +61,6 @@ from ..counter import Checks, Key, refute
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer, Session, SolverSettings
-
-ID = "GRAPH-C3"
 
 NOTE = (
     "; raw facts: (gi s k t) t is input k of graph s; (iv s t) t has an initial value; (cp t u) nested-graph"
@@ -347,7 +348,8 @@ def check_counter(facts: Sequence[ScopeFacts], cc: Blocked) -> Proof:
     return _report(found, lambda t: t in members, "certificate", obs)
 
 
-def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    facts, settings, mode = ctx.facts, ctx.settings, ctx.mode
     if mode != "certificate":
         return (yield from _search(facts, settings))
     cert: Times = {}
@@ -364,3 +366,7 @@ def prove(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> P
     if bad:
         return (yield from check_counter(facts, cc))
     return (yield from check_certificate(facts, cert))
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-C3 in the table of :mod:`sonnx.smt.registry`."""

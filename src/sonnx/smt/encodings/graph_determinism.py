@@ -33,24 +33,37 @@ UNKNOWN.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ...base.verdict import Status, Verdict
+from ...base.verdict import Status
 from ...base.witness import first, op_ref
+from ...rules.graph_acyclic import ID as ACYCLIC
+from ...rules.graph_c1 import ID as C1
+from ...rules.graph_determinism import ID
+from ...rules.graph_r2 import ID as R2
 from .. import common
 from ..arrays import expand
 from ..certify import index_of, ranks_of
-from ..common import Asking, Proof, RuleResult, ask_one, or_all, proved, unknown, violated
+from ..common import (
+    Asking,
+    Classes,
+    Encoding,
+    Proof,
+    ProofContext,
+    RuleResult,
+    ask_one,
+    or_all,
+    proved,
+    unknown,
+    violated,
+)
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer, recheck
-from .graph_r2 import DET, NONDET, UNK, Classes
-
-ID_SEM = "GRAPH-DETERMINISM"
-
+from .graph_r2 import DET, NONDET, UNK
 
 
 def run_dependent(f: ScopeFacts, sources: dict[int, str]) -> set[int]:
@@ -195,7 +208,7 @@ def two_runs(
     else:
         name += f".part{part[0]}"
         meaning += f" to some graph output of part {part[0] + 1} of {part[1]} (whole weakly connected components)"
-    ob = Obligation(ID_SEM, name, "QF_UFLIA", body, "unsat", "search", meaning)
+    ob = Obligation(ID, name, "QF_UFLIA", body, "unsat", "search", meaning)
     return ob, [t for t in outs if t in dep]
 
 
@@ -280,14 +293,21 @@ def _check_scope(
     return "det", None, ""
 
 
-def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structure: dict[str, Verdict]) -> Proof:
-    for rid in ("GRAPH-ACYCLIC", "GRAPH-C1"):
-        v = structure.get(rid)
+def prove(ctx: ProofContext) -> Proof:
+    """Two runs of each graph, once GRAPH-ACYCLIC and GRAPH-C1 are proved, from the classes of GRAPH-R2's result."""
+    r2 = ctx.needed.get(R2)
+    return (yield from _two_runs(ctx.facts, None if r2 is None else r2.classes, ctx.needed))
+
+
+def _two_runs(facts: Sequence[ScopeFacts], classes: Classes | None, structure: Mapping[str, RuleResult]) -> Proof:
+    for rid in (ACYCLIC, C1):
+        given = structure.get(rid)
+        v = None if given is None else given.verdict
         if v is None or v.status is not Status.PROVED:
             why = f"graph determinism is stated for graphs where {rid} holds, and the SMT engine did not prove it"
-            return RuleResult(unknown(ID_SEM, why, "search"))
+            return RuleResult(unknown(ID, why, "search"))
     if classes is None:
-        return RuleResult(unknown(ID_SEM, "the classification of the operations is not known (GRAPH-R2)", "search"))
+        return RuleResult(unknown(ID, "the classification of the operations is not known (GRAPH-R2)", "search"))
     holders: dict[int, tuple[int, int]] = {}
     by_graph = {id(f.graph): f.index for f in facts}
     for f in facts:
@@ -320,7 +340,7 @@ def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structu
         rk = ranks_of(f)
         if rk is None:
             return RuleResult(
-                unknown(ID_SEM, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
+                unknown(ID, f"no dependency order found for graph {f.path} (a tool defect)", "search"), obs
             )
         order = np.argsort(rk[0], kind="stable").tolist()  # by rank, then storage order
         st, wit, why = (yield from _check_scope(f, order, certain, obs)) if certain else ("det", None, "")
@@ -343,16 +363,16 @@ def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structu
             marked.setdefault(holder[0], set()).add(holder)
     st, wit, why = result[0]
     if st == "det":
-        return RuleResult(proved(ID_SEM, "search"), obs)
+        return RuleResult(proved(ID, "search"), obs)
     if st == "unknown":
-        return RuleResult(unknown(ID_SEM, why, "search"), obs)
+        return RuleResult(unknown(ID, why, "search"), obs)
     assert wit is not None
     src = wit["source"]
     nested = [result[i][1] for i in sorted(result) if i != 0 and result[i][0] == "nondet"]
     data = {**wit, "nested": first([n for n in nested if n is not None], 10)}
     return RuleResult(
         violated(
-            ID_SEM,
+            ID,
             f"graph output {wit['output']!r} can differ between two runs on equal inputs: "
             f"{src['operation']} (#{src['index']} in {src['scope']}) reaches it through "
             f"{len(wit['path'])} step(s)",
@@ -361,3 +381,7 @@ def prove_semantic(facts: Sequence[ScopeFacts], classes: Classes | None, structu
         ),
         obs,
     )
+
+
+ENCODING = Encoding(ID, prove, needs=(ACYCLIC, C1, R2))
+"""GRAPH-DETERMINISM in the table of :mod:`sonnx.smt.registry`; it reads GRAPH-ACYCLIC, GRAPH-C1 and GRAPH-R2."""

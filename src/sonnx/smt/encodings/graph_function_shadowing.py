@@ -27,12 +27,11 @@ from __future__ import annotations
 from ...model.graph import Model
 from ...rules.base import Listing
 from ...rules.determinism_table import normal_domain
-from ...rules.graph_function_shadowing import entry, standard_operators
-from ..common import Proof, RuleResult, ask_one, facts_lines, listed, or_all, settled, unknown
+from ...rules.graph_function_shadowing import ID, entry, standard_operators
+from ..common import Encoding, Proof, ProofContext, RuleResult, ask_one, facts_lines, listed, or_all, settled, unknown
 from ..smtlib import Obligation
-from ..solver import Session, SolverSettings, model_values
+from ..solver import Session, model_values
 
-ID = "GRAPH-FUNCTION-SHADOWING"
 LOGIC = "QF_LIA"
 LISTING = Listing(
     "model-local function(s) shadow a standard operator",
@@ -81,7 +80,8 @@ def search_obligation(model: Model, mode: str) -> Obligation:
     )
 
 
-def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    model, settings, mode = ctx.model, ctx.settings, ctx.mode
     ob = search_obligation(model, mode)
     ans = yield from ask_one(ob, local=True)
     done = settled(ID, ob, ans, mode)
@@ -104,3 +104,7 @@ def prove_shadowing(model: Model, settings: SolverSettings, mode: str) -> Proof:
         return RuleResult(unknown(ID, a.reason, mode), [ob])
     shadows = [entry(model.functions[i], model.opset_imports, v) for i, v in sorted(found.items())]
     return listed(ID, shadows, LISTING, mode, [ob])
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-FUNCTION-SHADOWING in the table of :mod:`sonnx.smt.registry`."""

@@ -30,15 +30,26 @@ from typing import Any
 import numpy as np
 
 from ...rules import graph_r1 as direct
+from ...rules.graph_r1 import ID
 from ..arrays import I64, as_np, distinct_lines
 from ..certify import OUTPUT, READ, Uses, index_of, uses
-from ..common import Proof, RuleResult, ask_one, certificate_verdict, facts_lines, listed, or_all, settled, unknown
+from ..common import (
+    Encoding,
+    Proof,
+    ProofContext,
+    RuleResult,
+    ask_one,
+    certificate_verdict,
+    facts_lines,
+    listed,
+    or_all,
+    settled,
+    unknown,
+)
 from ..counter import Checks, closed_set, refute
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
-from ..solver import SolverSettings, model_values
-
-ID = "GRAPH-R1"
+from ..solver import model_values
 
 NOTE = (
     "; raw facts: (op o) operation o exists; (wr o k t) o writes t at output k; (rd o k t) o reads t at input k;"
@@ -157,7 +168,8 @@ def _dead(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation], seen: i
     return listed(ID, found, direct.LISTING, mode, obs)
 
 
-def prove_r1(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    facts, mode = ctx.facts, ctx.mode
     if mode == "certificate":
         cert: dict[int, Uses] = {}
         for f in facts:
@@ -184,3 +196,7 @@ def check_certificate(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> Pro
         "use certificate",
         missing="the use certificate names no write of operation",
     )
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-R1 in the table of :mod:`sonnx.smt.registry`."""

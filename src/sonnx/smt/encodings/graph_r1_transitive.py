@@ -33,16 +33,14 @@ import numpy as np
 
 from ...base.witness import op_ref
 from ...rules import graph_r1_transitive as direct
+from ...rules.graph_r1_transitive import ID
 from ..arrays import I64, as_np, distinct_lines, distinct_mixed
 from ..certify import READ, Distances, distances, index_of
-from ..common import Proof, ask_one, certificate_verdict, facts_lines, listed, or_all, settled
+from ..common import Encoding, Proof, ProofContext, ask_one, certificate_verdict, facts_lines, listed, or_all, settled
 from ..counter import Checks, closed_set, refute
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
-from ..solver import SolverSettings
 from .graph_r1 import NOTE, named_uses, op_facts, use_facts
-
-ID = "GRAPH-R1-TRANSITIVE"
 
 
 def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
@@ -147,7 +145,8 @@ def check_idle(facts: Sequence[ScopeFacts], idle: dict[int, list[int]], mode: st
     return listed(ID, found, direct.LISTING, mode, obs)
 
 
-def prove_transitive(facts: Sequence[ScopeFacts], settings: SolverSettings, mode: str) -> Proof:
+def prove(ctx: ProofContext) -> Proof:
+    facts, mode = ctx.facts, ctx.mode
     if mode == "certificate":
         cert: Dist = {}
         for f in facts:
@@ -173,3 +172,7 @@ def check_certificate(facts: Sequence[ScopeFacts], cert: Dist) -> Proof:
         "distance certificate",
         missing="the distance certificate has no record for",
     )
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-R1-TRANSITIVE in the table of :mod:`sonnx.smt.registry`."""

@@ -31,18 +31,15 @@ from typing import Any
 from ...base.witness import brief, op_ref
 from ...model.graph import Model
 from ...rules import graph_r2 as direct
+from ...rules.graph_r2 import ID
 from ..classify import Instance, Lister, reason, table_formula, with_call_graphs
-from ..common import Asking, RuleResult, ask_one, or_all, proved, unknown, violated
+from ..common import Classes, Encoding, Proof, ProofContext, RuleResult, ask_one, or_all, proved, unknown, violated
 from ..facts import ScopeFacts
 from ..function_calls import Call, shadowing_calls, writers
 from ..smtlib import Obligation
 from ..solver import Answer, model_values
 
-ID_R2 = "GRAPH-R2"
 DET, UNK, NONDET = 0, 1, 2
-
-Classes = dict[tuple[int, int], tuple[int, str]]
-"""(scope index, operation index) -> (class, reason), for every operation not of class 0."""
 CALL = -1
 """The scope index of a call's key (``CALL``, number of the call) among the members of an instance."""
 
@@ -111,17 +108,18 @@ def _codes(ans: Answer, n: int) -> dict[int, int]:
     return {g: int(v) for g, v in ((int(k[1:]), v) for k, v in vals.items()) if isinstance(v, int)}
 
 
-def prove_r2(model: Model, facts: Sequence[ScopeFacts], mode: str) -> Asking[tuple[RuleResult, Classes | None]]:
-    """R2's verdict, and every operation's class from the solver's model (None when it is not known).
+def prove(ctx: ProofContext) -> Proof:
+    """R2's verdict, with every operation's class from the solver's model in the result (None when not known).
 
     Both obligations are solved in this process (``local``): a ``sat`` answer's model gives the classes.
     """
+    model, facts, mode = ctx.model, ctx.facts, ctx.mode
     calls = shadowing_calls(model, facts)
     lister, insts, members = _groups(model, facts, calls)
     body = _body(lister, insts)
     checks = [f"(assert (=> (= (mod c{g} 4) 2) {i.check}))" for g, i in enumerate(insts) if i.check]
     certain = Obligation(
-        ID_R2,
+        ID,
         "r2.certain",
         "ALL",
         body + checks + [f"(assert {or_all([f'(= (mod c{g} 4) 2)' for g in range(len(insts))])})"],
@@ -131,16 +129,16 @@ def prove_r2(model: Model, facts: Sequence[ScopeFacts], mode: str) -> Asking[tup
     )
     ans = yield from ask_one(certain, local=True)
     if ans.result == "unknown":
-        return RuleResult(unknown(ID_R2, ans.reason, mode), [certain]), None
+        return RuleResult(unknown(ID, ans.reason, mode), [certain])
     if ans.result == "sat":
         ops, classes, found = _split(_classes(facts, insts, members, _codes(ans, len(insts))), calls)
         bad = [(k, r) for k, (c, r) in ops.items() if c == NONDET]
         n_unknown = sum(1 for c, _ in ops.values() if c == UNK) + sum(1 for x in found if x["class"] == UNK)
         listed = [{**op_ref(facts[s].path, j, facts[s].graph.operations[j]), "reason": r} for (s, j), r in bad]
         listed += [{k: v for k, v in x.items() if k != "class"} for x in found if x["class"] == NONDET]
-        return RuleResult(violated(ID_R2, *direct.nondeterministic(listed, n_unknown), mode), [certain]), classes
+        return RuleResult(violated(ID, *direct.nondeterministic(listed, n_unknown), mode), [certain], classes)
     possible = Obligation(
-        ID_R2,
+        ID,
         "r2.possible",
         "ALL",
         [*body, f"(assert {or_all([f'(<= 1 (mod c{g} 4))' for g in range(len(insts))])})"],
@@ -150,16 +148,16 @@ def prove_r2(model: Model, facts: Sequence[ScopeFacts], mode: str) -> Asking[tup
     )
     ans2 = yield from ask_one(possible, local=True)
     if ans2.result == "unsat":
-        return RuleResult(proved(ID_R2, mode), [certain, possible]), {}
+        return RuleResult(proved(ID, mode), [certain, possible], {})
     if ans2.result == "unknown":
-        return RuleResult(unknown(ID_R2, ans2.reason, mode), [certain, possible]), None
+        return RuleResult(unknown(ID, ans2.reason, mode), [certain, possible])
     ops, classes, found = _split(_classes(facts, insts, members, _codes(ans2, len(insts))), calls)
     open_ = [r for c, r in ops.values() if c == UNK] + [x["reason"] for x in found if x["class"] == UNK]
     reasons = list(dict.fromkeys(open_))
     n = len(open_)
     return RuleResult(
-        unknown(ID_R2, f"{direct.undetermined(n)}: {brief(reasons, 3)}", mode), [certain, possible]
-    ), classes
+        unknown(ID, f"{direct.undetermined(n)}: {brief(reasons, 3)}", mode), [certain, possible], classes
+    )
 
 
 def _classes(
@@ -172,3 +170,7 @@ def _classes(
             for key in members[g]:
                 out[key] = (code % 4, reason(code, inst))
     return dict(sorted(out.items()))
+
+
+ENCODING = Encoding(ID, prove)
+"""GRAPH-R2 in the table of :mod:`sonnx.smt.registry` (its result carries the classes GRAPH-DETERMINISM reads)."""

@@ -1,0 +1,84 @@
+"""GRAPH-ACYCLIC as SMT: proofs of acyclicity and the shortest-cycle witness, in both modes."""
+
+from __future__ import annotations
+
+import pytest
+
+from sonnx.base.verdict import Status
+from sonnx.smt import cycles
+from tests.common.smtkit import MODES, g, model, op, smt
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_acyclic_proved_for_an_unsorted_dag(mode: str) -> None:
+    m = model(g(["x"], ["z"], [op("Relu", ("y",), ("z",)), op("Neg", ("x",), ("y",))]))
+    v = smt(m, mode)["GRAPH-ACYCLIC"]
+    assert v.status is Status.PROVED and v.engine == f"smt/{mode}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cycle_witness_is_the_shortest_cycle_not_the_whole_graph(mode: str) -> None:
+    # a long cycle a0 -> a1 -> ... -> a9 -> a0, with a chord a5 -> a3 making a cycle of 3
+    ops = [op("Add", (f"t{(i - 1) % 10}", "x"), (f"t{i}",), f"a{i}") for i in range(10)]
+    ops[3] = op("Add", ("t2", "t5"), ("t3",), "a3")
+    ops[0] = op("Add", ("t9", "x"), ("t0",), "a0")
+    m = model(g(["x"], ["t9"], ops))
+    v = smt(m, mode)["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    data = v.witness.data
+    assert data["length"] == 3 and data["mode"] == mode
+    assert sorted(s["operation"] for s in data["cycle"]) == ["Add:a3", "Add:a4", "Add:a5"]
+    # each step's tensor is an output of that step's operation read by the next one
+    steps = data["cycle"]
+    for a, b in zip(steps, steps[1:] + steps[:1], strict=True):
+        assert a["tensor"] in ops[a["index"]].output_mapping
+        assert a["tensor"] in ops[b["index"]].input_mapping
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cycle_fed_by_operations_that_can_be_ranked(mode: str) -> None:
+    """Kahn's sort first ranks the operations before the cycle (here Relu, then Abs); the witness is the cycle
+    after them. (In a graph that is all cycle the sort ranks nothing, and its loop body never runs.)"""
+    ops = [
+        op("Relu", ("x",), ("a",), "r"),
+        op("Abs", ("a",), ("b",), "abs"),
+        op("Add", ("b", "q"), ("p",), "p"),
+        op("Neg", ("p",), ("q",), "n"),
+    ]
+    v = smt(model(g(["x"], ["q"], ops)), mode)["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert sorted(s["operation"] for s in v.witness.data["cycle"]) == ["Add:p", "Neg:n"]
+
+
+def test_shortest_cycle_among_edges_or_none() -> None:
+    """The partition verifier's cycle search over ``(a, b, tensor)`` edges: a shortest cycle, or None when
+    the edges (an unsat core the solver gave) hold none, which the verifier reports as a tool defect."""
+    assert cycles.shortest_cycle([(0, 1, "t"), (1, 2, "u"), (0, 2, "v")]) is None
+    long_and_short = [(0, 1, "a"), (1, 2, "b"), (2, 0, "c"), (1, 3, "d"), (3, 1, "e")]
+    assert cycles.shortest_cycle(long_and_short) == [(1, 3, "d"), (3, 1, "e")]
+
+
+def test_self_loop_is_a_cycle_of_one() -> None:
+    m = model(g(["x"], ["y"], [op("Add", ("x", "y"), ("y",), "self")]))
+    v = smt(m)["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["length"] == 1
+
+
+def test_a_self_loop_found_after_a_longer_cycle_is_the_witness() -> None:
+    """The search for the shortest cycle stops early only at a cycle of one operation (none is shorter): a
+    cycle of two met first does not end it while another start can still give a self-loop."""
+    ops = [op("Add", ("x", "q"), ("p",), "p"), op("Neg", ("p",), ("q",), "q"), op("Relu", ("s",), ("s",), "self")]
+    v = smt(model(g(["x"], ["q", "s"], ops)))["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["length"] == 1 and [s["operation"] for s in v.witness.data["cycle"]] == ["Relu:self"]
+
+
+@pytest.mark.parametrize("long", [cycles.STARTS - 1, cycles.STARTS])
+def test_the_cycle_witness_searches_from_the_first_unranked_operations(long: int) -> None:
+    """GRAPH-ACYCLIC's SMT witness is a shortest cycle through one of the first ``STARTS`` operations Kahn's
+    sort cannot rank: a cycle of two listed after a long cycle is shown only when it starts within them."""
+    ops = [op("Neg", (f"t{(i - 1) % long}",), (f"t{i}",), f"l{i}") for i in range(long)]
+    ops += [op("Add", ("x", "q"), ("p",), "p"), op("Neg", ("p",), ("q",), "q"), op("Relu", ("t0",), ("y",), "o")]
+    v = smt(model(g(["x"], ["y"], ops)))["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["length"] == (2 if long < cycles.STARTS else long)
