@@ -45,7 +45,8 @@ from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from ..differential.metrics import Tolerance
-from ..execution.input_domain import Domain, input_domains
+from ..execution.inputs import InputSource
+from ..execution.inputs.domain import Domain, input_domains
 from ..execution.signature import declared
 from ..loader import load_model
 from ..model.graph import Model, Operation, TensorType
@@ -204,7 +205,7 @@ class EquivReport:
     problem: str | None = None
     """Why the models are not equivalent before any number is compared (interfaces differ)."""
     domains: dict[str, Domain] = field(default_factory=dict)
-    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.input_domain`)."""
+    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.inputs.domain`)."""
     budget: float | None = DEFAULT_BUDGET
 
     @property
@@ -263,14 +264,14 @@ def equivalence(
     sets: Sequence[str] | None = None,
     intermediates: str = "last",
     progress: Callable[[str], None] | None = None,
-    inputs: Callable[[Model], tuple[dict[str, Any], str]] | None = None,
+    inputs: Callable[[Model], tuple[dict[str, Any], InputSource]] | None = None,
     budget: float | None = DEFAULT_BUDGET,
 ) -> EquivReport:
     """Compare the model at ``path_b`` with the one at ``path_a`` (see the module text).
 
     ``sets`` None compares every set, or the normal set alone when ``inputs``
-    is given: it reads, for the loaded first model, the given values and a text
-    naming their files. ``budget`` is the seconds each run of a model may take.
+    is given: it reads, for the loaded first model, the given values and
+    where they came from. ``budget`` is the seconds each run of a model may take.
     """
     say = progress or (lambda _m: None)
     chosen = chosen_sets(sets, inputs is not None)

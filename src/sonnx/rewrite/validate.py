@@ -4,7 +4,7 @@ Up to three input sets are drawn from the declared input types of the model,
 and only those asked for are drawn and run:
 
 * ``normal``: standard normal values; integers uniform in the input's domain
-  (:mod:`sonnx.execution.input_domain`: an index into a table, a trip count, a size the
+  (:mod:`sonnx.execution.inputs.domain`: an index into a table, a trip count, a size the
   model bounds), else in [-10, 10];
 * ``signed``: a mix of negative values, +0, -0 and small integers, so that
   a padding value that wins a maximum, or a sign of zero, shows up (integers
@@ -54,8 +54,8 @@ from ..base.errors import BudgetExceeded, SonnxError, UsageError
 from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
 from ..differential.quant import step_tolerances
 from ..execution.executor import execute
-from ..execution.input_domain import Domain, input_domains
-from ..execution.inputs import complete_inputs
+from ..execution.inputs import InputSource, complete_inputs
+from ..execution.inputs.domain import Domain, input_domains
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
 from ..ops.values import numpy_dtype, same_value
@@ -138,14 +138,20 @@ def input_sets(
     return out
 
 
-def set_source(name: str, seed: int, given: str | None) -> str:
-    """Where the values of input set ``name`` come from (named in the reports)."""
+def set_source(name: str, seed: int, given: InputSource | None) -> str:
+    """Where the values of input set ``name`` come from (named in the reports).
+
+    ``given`` is where the given values came from (None: nothing was given, the
+    normal set is drawn with ``seed``); it words the normal set, and the ground
+    of the extreme set (:meth:`~sonnx.execution.inputs.InputSource.describe`).
+    """
+    source = given if given is not None else InputSource(seed, ())
     if name == "normal":
-        return f"given: {given}" if given is not None else f"drawn with seed {seed}"
-    base = f"the values given in {given}" if given is not None else f"the normal set (seed {seed})"
+        return source.describe("set")
+    derived = seed + _RNG_OFFSET[name]
     if name == "signed":
-        return f"drawn with seed {seed + _RNG_OFFSET[name]}: signs, zeros and small values"
-    return f"{base}, about half the elements replaced by extreme values drawn with seed {seed + _RNG_OFFSET[name]}"
+        return f"drawn with seed {derived}: signs, zeros and small values"
+    return f"{source.describe('derived')}, about half the elements replaced by extreme values drawn with seed {derived}"
 
 
 def describe_inputs(feeds: Mapping[str, Any]) -> dict[str, Any]:

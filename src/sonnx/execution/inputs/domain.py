@@ -27,7 +27,7 @@ An input with several consumers gets the intersection of their ranges; when
 they have none in common, the narrowest range is kept and the reason says so.
 The range is also cut to the element type's own range. An input no consumer
 bounds has no domain here, and the executor draws it as before (the whole
-range of :func:`sonnx.execution.executor.random_inputs`).
+range of :func:`sonnx.execution.inputs.tensors.random_inputs`).
 
 The domain is about drawing inputs that exercise the model (the validation of
 ``sonnx rewrite`` and ``sonnx equiv``, ``sonnx run`` without input files); it
@@ -43,9 +43,9 @@ from typing import NamedTuple
 import numpy as np
 from onnx import TensorProto
 
-from ..base.errors import SonnxError
-from ..model.graph import Graph, Model, Operation
-from ..ops.values import numpy_dtype
+from ...base.errors import SonnxError
+from ...model.graph import Graph, Model, Operation
+from ...ops.values import numpy_dtype
 
 PASS_THROUGH: frozenset[str] = frozenset(
     {"Cast", "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Expand", "Transpose"}
