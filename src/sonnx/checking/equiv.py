@@ -7,7 +7,7 @@ The report has three parts:
   mappings changed, and how each output of A is matched in B (by name, else
   by position);
 * **numeric equivalence**: both models run on the NumPy executor on the
-  input sets of :mod:`sonnx.rewrite.validate` (normal, signed with zeros of
+  input sets of :mod:`sonnx.execution.inputs.sets` (normal, signed with zeros of
   both signs, extremes; only the sets asked for are drawn and run; given
   values are the normal set), each run within a wall-clock budget, each
   output compared with the cross-check
@@ -47,6 +47,7 @@ from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from ..differential.metrics import Tolerance
 from ..execution.inputs import InputSource
 from ..execution.inputs.domain import Domain, input_domains
+from ..execution.inputs.sets import input_sets, set_source
 from ..execution.signature import declared
 from ..loader import load_model
 from ..model.graph import Model, Operation, TensorType
@@ -59,10 +60,8 @@ from ..rewrite.validate import (
     chosen_sets,
     compare_models,
     domain_lines,
-    input_sets,
     not_compared_text,
     outcome,
-    set_source,
     shared_intermediates,
     summarize,
     with_outputs,

@@ -1,7 +1,7 @@
 """The options ``sonnx rewrite`` and ``sonnx equiv`` share: which input sets, given input values, a budget.
 
 * ``--sets normal,signed,extreme``: the input sets to compare; only those are
-  drawn and run (:mod:`sonnx.rewrite.validate`);
+  drawn and run (:mod:`sonnx.execution.inputs.sets`);
 * ``--inputs FILE`` and ``--input NAME=FILE.npy``: input values, read by
   :func:`sonnx.execution.inputs.read_inputs` as every other subcommand reads them; they
   are the normal set, and without ``--sets`` only that set is compared;
@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..execution.inputs import InputSource, read_inputs
+from ..execution.inputs.sets import SETS
 from ..model.graph import Model
-from ..rewrite.validate import DEFAULT_BUDGET, SETS
+from ..rewrite.validate import DEFAULT_BUDGET
 
 
 def budget(text: str) -> float:

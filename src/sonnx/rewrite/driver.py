@@ -6,7 +6,7 @@ postcondition (:func:`.base.ensures`). A rewrite that would leave a graph
 input unread (the removed operation was its only reader) is refused as a
 failed precondition: graph inputs are the model's interface and are not
 removed. At the end the rewritten model is validated against the input
-model on the input sets of :mod:`.validate` (seeded, or the values given),
+model on the input sets of :mod:`sonnx.execution.inputs.sets` (seeded, or the values given),
 each run within a wall-clock budget. :attr:`RewriteResult.outcome` says what
 the validation established: ``established`` (every compared set bit-exact,
 the normal set among them), ``differs`` (an output differs in a bit, or one
@@ -30,6 +30,7 @@ from ..base.files import refuse_overwrite
 from ..base.verdict import Severity, Status
 from ..execution.inputs import InputSource
 from ..execution.inputs.domain import Domain, input_domains
+from ..execution.inputs.sets import input_sets, set_source
 from ..loader import load_model, load_with_inferred_shapes
 from ..loader.writer import save_model
 from ..model.graph import Model
@@ -53,9 +54,7 @@ from .validate import (
     SetResult,
     chosen_sets,
     compare_models,
-    input_sets,
     outcome,
-    set_source,
     shared_intermediates,
     with_outputs,
 )

@@ -9,7 +9,7 @@ replays them. The reports say it in two ways, both written here
   partition reports (``seed 7``; ``inputs from F, sha256 0123…; mask drawn
   with seed 7``);
 * ``set`` and ``derived``: the validation reports of ``sonnx rewrite`` and
-  ``sonnx equiv`` (:func:`sonnx.rewrite.validate.set_source`), which name the
+  ``sonnx equiv`` (:func:`.sets.set_source`), which name the
   files as the command line named them: the normal input set
   (``drawn with seed 7``; ``given: F (...)``), and the same as the ground of
   a set derived from it (``the normal set (seed 7)``; ``the values given in F (...)``).
