@@ -26,7 +26,7 @@ reason for each:
 An input with several consumers gets the intersection of their ranges; when
 they have none in common, the narrowest range is kept and the reason says so.
 The range is also cut to the element type's own range. An input no consumer
-bounds has no domain here, and the executor draws it as before (the whole
+bounds has no domain here, and it is drawn over the default range (the whole
 range of :func:`sonnx.execution.inputs.tensors.random_inputs`).
 
 The domain is about drawing inputs that exercise the model (the validation of
