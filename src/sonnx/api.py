@@ -38,7 +38,7 @@ from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES
 from .differential.run import CrossCheckReport, cross_check, parse_oracles
 from .execution.executor import execute
-from .execution.inputs import complete_inputs, load_inputs
+from .execution.inputs import inputs_for
 from .loader import load_model
 from .model.graph import Model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
@@ -174,12 +174,8 @@ def scheduler_factory(spec: str) -> Callable[[], Scheduler]:
 
 def feeds_for(model: Model, inputs: str | os.PathLike[str] | Mapping[str, Any] | None, seed: int) -> dict[str, Any]:
     """Graph-input values: from ``inputs`` (an ``.npz`` or ``.json`` path, or a mapping by name), the rest
-    drawn with ``seed``."""
-    if inputs is None or isinstance(inputs, (str, os.PathLike)):
-        return load_inputs(model, None if inputs is None else os.fspath(inputs), [], seed)
-    if not isinstance(inputs, Mapping):
-        raise UsageError(f"inputs must be a mapping of graph-input name to value or an .npz path, not {inputs!r}")
-    return complete_inputs(model, inputs, seed).values
+    drawn with ``seed`` (:func:`sonnx.execution.inputs.inputs_for`)."""
+    return inputs_for(model, inputs, seed).values
 
 
 def run(

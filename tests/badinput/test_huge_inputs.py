@@ -1,7 +1,7 @@
 """Declared inputs too large to draw: one line and exit 2 from every command that draws inputs.
 
 The size is worked out in exact integers before anything is allocated
-(``sonnx.execution.executor.random_array``): a size numpy refuses ("array is too big"),
+(``sonnx.execution.inputs.tensors.random_array``): a size numpy refuses ("array is too big"),
 one larger than the memory available, a sum of inputs that together exceed it,
 and a negative dimension are each an ``InputSizeError`` naming the input, never
 an internal error.
@@ -20,7 +20,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from sonnx.base.errors import InputSizeError
-from sonnx.execution import executor
+from sonnx.execution.inputs import tensors
 from sonnx.loader import load_model
 from sonnx.model.tensors import TensorType
 from tests.common.cli import check, one_line, sonnx
@@ -70,20 +70,20 @@ def test_the_size_is_checked_against_the_memory_available_before_any_allocation(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = load_model(identity_model(tmp_path / "m.onnx", [[1000, 1000]], TensorProto.FLOAT))
-    monkeypatch.setattr(executor, "available_memory", lambda: 10**6)
+    monkeypatch.setattr(tensors, "available_memory", lambda: 10**6)
 
     def no_draw(*_a: object) -> np.ndarray:
         raise AssertionError("drawn although it cannot fit")
 
-    monkeypatch.setattr(executor, "_draw", no_draw)
+    monkeypatch.setattr(tensors, "_draw", no_draw)
     expected = r"input 'x0' declares 1000000 elements .*not enough memory.* 0\.000931 GiB available"
     with pytest.raises(InputSizeError, match=expected):
-        executor.random_inputs(model, 0)
+        tensors.random_inputs(model, 0)
 
 
 def test_inputs_that_fit_are_drawn_as_before(tmp_path: Path) -> None:
     model = load_model(identity_model(tmp_path / "m.onnx", [[3, 4], [2]], TensorProto.FLOAT))
-    drawn = executor.random_inputs(model, 0)
+    drawn = tensors.random_inputs(model, 0)
     again = np.random.default_rng(0)
     assert drawn["x0"].shape == (3, 4) and drawn["x1"].shape == (2,)
     assert np.array_equal(drawn["x0"], again.standard_normal((3, 4)).astype(np.float32))
@@ -91,7 +91,7 @@ def test_inputs_that_fit_are_drawn_as_before(tmp_path: Path) -> None:
 
 def test_the_peak_bytes_are_exact_integers_past_int64() -> None:
     t = TensorType("tensor", TensorProto.FLOAT, (2**40, 2**40))
-    assert executor.draw_bytes("x", t) == 2**80 * 16
+    assert tensors.draw_bytes("x", t) == 2**80 * 16
 
 
 def test_an_address_space_limit_counts_as_less_memory(tmp_path: Path) -> None:
@@ -108,4 +108,4 @@ def test_an_address_space_limit_counts_as_less_memory(tmp_path: Path) -> None:
 def test_a_negative_dimension_is_not_drawn_as_a_symbolic_one(tmp_path: Path) -> None:
     model = load_model(identity_model(tmp_path / "m.onnx", [[-3, 2]], TensorProto.FLOAT))
     with pytest.raises(InputSizeError, match="declares dimension -3"):
-        executor.random_inputs(model, 0)
+        tensors.random_inputs(model, 0)

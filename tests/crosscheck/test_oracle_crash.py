@@ -47,7 +47,7 @@ def test_a_crashing_oracle_fails_to_run_and_the_other_oracle_still_runs() -> Non
 REWRITE = """
 import os, signal, sys
 import onnxruntime
-from sonnx.execution.executor import random_inputs
+from sonnx.execution.inputs import random_inputs
 from sonnx.loader import load_model
 from sonnx.rewrite.runtime import runtime_check
 onnxruntime.InferenceSession = lambda *a, **k: os.kill(os.getpid(), signal.SIGSEGV)

@@ -24,8 +24,8 @@ import pytest
 
 from sonnx.base.errors import SonnxError
 from sonnx.execution.backend import SonnxBackend
-from sonnx.execution.executor import Probe, execute, execute_by_semantics, model_plan, random_inputs
-from sonnx.execution.inputs import complete_inputs
+from sonnx.execution.executor import Probe, execute, execute_by_semantics, model_plan
+from sonnx.execution.inputs import complete_inputs, random_inputs
 from sonnx.execution.orders import RecordingScheduler
 from sonnx.execution.plan import GraphPlan
 from sonnx.loader import load_model

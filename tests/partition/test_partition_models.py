@@ -10,7 +10,7 @@ import pytest
 from benchmarks.cnn_models import MODELS
 
 from sonnx.base.verdict import Status
-from sonnx.execution.executor import random_inputs
+from sonnx.execution.inputs import random_inputs
 from sonnx.loader import load_model
 from sonnx.model.graph import Model
 from sonnx.partition import Provider, check_partition, exec_verdict, make_partition

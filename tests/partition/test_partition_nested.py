@@ -8,7 +8,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from sonnx.base.verdict import Status
-from sonnx.execution.executor import random_inputs
+from sonnx.execution.inputs import random_inputs
 from sonnx.loader import load_model
 from sonnx.partition import Provider, check_partition, exec_verdict, make_partition
 from sonnx.partition.fused import fused_verdict

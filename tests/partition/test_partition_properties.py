@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sonnx.base.verdict import Status
-from sonnx.execution.executor import random_inputs
+from sonnx.execution.inputs import random_inputs
 from sonnx.model.graph import Model
 from sonnx.partition import Partition, Provider, check_partition, exec_verdict, make_partition
 from sonnx.partition.verify import ACYCLIC, COVER, INPUTS, OUTPUTS

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from onnx import helper
 
 from sonnx.base.errors import SonnxError
-from sonnx.execution.executor import execute, random_inputs
+from sonnx.execution.executor import execute
+from sonnx.execution.inputs import random_inputs
 from sonnx.rewrite import rewrite_model, select
 from tests.common.rewrite_models import build, init, load, operators, value, vi
 

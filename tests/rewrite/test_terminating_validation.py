@@ -19,9 +19,11 @@ from onnx import TensorProto, helper
 import sonnx.rewrite.validate as validate
 from sonnx.base.errors import BudgetExceeded
 from sonnx.cli import main
-from sonnx.execution.executor import execute, random_inputs
-from sonnx.execution.input_domain import input_domains
-from sonnx.rewrite.validate import DIFFERS, ESTABLISHED, NOT_ESTABLISHED, SETS, SetResult, input_sets, outcome
+from sonnx.execution.executor import execute
+from sonnx.execution.inputs import random_inputs
+from sonnx.execution.inputs.domain import input_domains
+from sonnx.execution.inputs.sets import SETS, input_sets
+from sonnx.rewrite.validate import DIFFERS, ESTABLISHED, NOT_ESTABLISHED, SetResult, outcome
 from tests.common.rewrite_models import build, init, load, vi
 
 I64 = TensorProto.INT64

@@ -17,8 +17,8 @@ from onnx import TensorProto, helper
 
 from sonnx.base.errors import SonnxError
 from sonnx.cli import main
+from sonnx.execution.inputs.sets import SETS, input_sets
 from sonnx.ops.values import numpy_dtype
-from sonnx.rewrite.validate import SETS, input_sets
 from tests.common.rewrite_models import build, load, vi
 
 

@@ -7,7 +7,7 @@ The report has three parts:
   mappings changed, and how each output of A is matched in B (by name, else
   by position);
 * **numeric equivalence**: both models run on the NumPy executor on the
-  input sets of :mod:`sonnx.rewrite.validate` (normal, signed with zeros of
+  input sets of :mod:`sonnx.execution.inputs.sets` (normal, signed with zeros of
   both signs, extremes; only the sets asked for are drawn and run; given
   values are the normal set), each run within a wall-clock budget, each
   output compared with the cross-check
@@ -45,7 +45,9 @@ from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from ..differential.metrics import Tolerance
-from ..execution.input_domain import Domain, input_domains
+from ..execution.inputs import InputSource
+from ..execution.inputs.domain import Domain, input_domains
+from ..execution.inputs.sets import input_sets, set_source
 from ..execution.signature import declared
 from ..loader import load_model
 from ..model.graph import Model, Operation, TensorType
@@ -58,10 +60,8 @@ from ..rewrite.validate import (
     chosen_sets,
     compare_models,
     domain_lines,
-    input_sets,
     not_compared_text,
     outcome,
-    set_source,
     shared_intermediates,
     summarize,
     with_outputs,
@@ -204,7 +204,7 @@ class EquivReport:
     problem: str | None = None
     """Why the models are not equivalent before any number is compared (interfaces differ)."""
     domains: dict[str, Domain] = field(default_factory=dict)
-    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.input_domain`)."""
+    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.inputs.domain`)."""
     budget: float | None = DEFAULT_BUDGET
 
     @property
@@ -263,14 +263,14 @@ def equivalence(
     sets: Sequence[str] | None = None,
     intermediates: str = "last",
     progress: Callable[[str], None] | None = None,
-    inputs: Callable[[Model], tuple[dict[str, Any], str]] | None = None,
+    inputs: Callable[[Model], tuple[dict[str, Any], InputSource]] | None = None,
     budget: float | None = DEFAULT_BUDGET,
 ) -> EquivReport:
     """Compare the model at ``path_b`` with the one at ``path_a`` (see the module text).
 
     ``sets`` None compares every set, or the normal set alone when ``inputs``
-    is given: it reads, for the loaded first model, the given values and a text
-    naming their files. ``budget`` is the seconds each run of a model may take.
+    is given: it reads, for the loaded first model, the given values and
+    where they came from. ``budget`` is the seconds each run of a model may take.
     """
     say = progress or (lambda _m: None)
     chosen = chosen_sets(sets, inputs is not None)

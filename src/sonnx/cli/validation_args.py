@@ -1,9 +1,9 @@
 """The options ``sonnx rewrite`` and ``sonnx equiv`` share: which input sets, given input values, a budget.
 
 * ``--sets normal,signed,extreme``: the input sets to compare; only those are
-  drawn and run (:mod:`sonnx.rewrite.validate`);
+  drawn and run (:mod:`sonnx.execution.inputs.sets`);
 * ``--inputs FILE`` and ``--input NAME=FILE.npy``: input values, read by
-  :func:`sonnx.execution.inputs.load_inputs` as every other subcommand reads them; they
+  :func:`sonnx.execution.inputs.read_inputs` as every other subcommand reads them; they
   are the normal set, and without ``--sets`` only that set is compared;
 * ``--budget SECONDS``: the wall-clock time each model may run on each set
   (default :data:`sonnx.rewrite.validate.DEFAULT_BUDGET`); a run that exceeds
@@ -17,9 +17,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..execution.inputs import load_inputs
+from ..execution.inputs import InputSource, read_inputs
+from ..execution.inputs.sets import SETS
 from ..model.graph import Model
-from ..rewrite.validate import DEFAULT_BUDGET, SETS
+from ..rewrite.validate import DEFAULT_BUDGET
 
 
 def budget(text: str) -> float:
@@ -61,14 +62,13 @@ def sets_from(args: argparse.Namespace) -> list[str] | None:
     return [s.strip() for s in args.sets.split(",") if s.strip()]
 
 
-def given_from(args: argparse.Namespace) -> Callable[[Model], tuple[dict[str, Any], str]] | None:
-    """A reader of the given input values for a loaded model, with the text naming their files; None if none."""
+def given_from(args: argparse.Namespace) -> Callable[[Model], tuple[dict[str, Any], InputSource]] | None:
+    """A reader of the given input values for a loaded model, with where they came from; None if none."""
     if args.inputs is None and not args.input_items:
         return None
-    files = [*([args.inputs] if args.inputs else []), *args.input_items]
 
-    def read(model: Model) -> tuple[dict[str, Any], str]:
-        values = load_inputs(model, args.inputs, args.input_items, args.seed)
-        return values, f"{', '.join(files)} (a graph input they do not hold is drawn with seed {args.seed})"
+    def read(model: Model) -> tuple[dict[str, Any], InputSource]:
+        got = read_inputs(model, args.inputs, args.input_items, args.seed)
+        return got.values, got.source
 
     return read

@@ -48,7 +48,8 @@ from ..model.metadata import OrderError, declared_order
 from ..model.semantics import FileOrder, Scheduler, SeededRandomOrder
 from ..model.structure import firings
 from ..ops.values import same_value
-from .executor import execute, model_plan, random_inputs
+from .executor import execute, model_plan
+from .inputs import random_inputs
 
 ID = "EXEC-ORDERS"
 TITLE = "Execution order does not change the results"

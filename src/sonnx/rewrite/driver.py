@@ -6,7 +6,7 @@ postcondition (:func:`.base.ensures`). A rewrite that would leave a graph
 input unread (the removed operation was its only reader) is refused as a
 failed precondition: graph inputs are the model's interface and are not
 removed. At the end the rewritten model is validated against the input
-model on the input sets of :mod:`.validate` (seeded, or the values given),
+model on the input sets of :mod:`sonnx.execution.inputs.sets` (seeded, or the values given),
 each run within a wall-clock budget. :attr:`RewriteResult.outcome` says what
 the validation established: ``established`` (every compared set bit-exact,
 the normal set among them), ``differs`` (an output differs in a bit, or one
@@ -28,7 +28,9 @@ from typing import Any
 
 from ..base.files import refuse_overwrite
 from ..base.verdict import Severity, Status
-from ..execution.input_domain import Domain, input_domains
+from ..execution.inputs import InputSource
+from ..execution.inputs.domain import Domain, input_domains
+from ..execution.inputs.sets import input_sets, set_source
 from ..loader import load_model, load_with_inferred_shapes
 from ..loader.writer import save_model
 from ..model.graph import Model
@@ -52,9 +54,7 @@ from .validate import (
     SetResult,
     chosen_sets,
     compare_models,
-    input_sets,
     outcome,
-    set_source,
     shared_intermediates,
     with_outputs,
 )
@@ -96,7 +96,7 @@ class RewriteResult:
     runtime: RuntimeCheck | None = None
     """The onnxruntime half of the validation (None when nothing was rewritten or the executor established nothing)."""
     domains: dict[str, Domain] = field(default_factory=dict)
-    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.input_domain`)."""
+    """The domains the integer inputs were drawn in (:mod:`sonnx.execution.inputs.domain`)."""
     budget: float | None = DEFAULT_BUDGET
 
     @property
@@ -168,13 +168,13 @@ def rewrite_model(
     progress: Callable[[str], None] | None = None,
     sets: Sequence[str] | None = None,
     given: Mapping[str, Any] | None = None,
-    given_source: str | None = None,
+    given_source: InputSource | None = None,
     budget: float | None = DEFAULT_BUDGET,
     file_problem: str | None = None,
 ) -> RewriteResult:
     """Apply ``passes`` until none applies, checking each application; then validate the result.
 
-    ``given`` (every graph input's value, read from ``given_source``) is the
+    ``given`` (every graph input's value; ``given_source`` says where from) is the
     normal input set; ``sets`` the input sets to compare (by default all
     three, or the normal set alone when values are given); ``budget`` the
     seconds each run of a model on a set may take. ``file_problem`` is why the
@@ -256,7 +256,7 @@ def rewrite_file(
     infer_shapes: bool = False,
     progress: Callable[[str], None] | None = None,
     sets: Sequence[str] | None = None,
-    inputs: Callable[[Model], tuple[dict[str, Any], str]] | None = None,
+    inputs: Callable[[Model], tuple[dict[str, Any], InputSource]] | None = None,
     budget: float | None = DEFAULT_BUDGET,
 ) -> tuple[RewriteResult, bool]:
     """Rewrite the model at ``source``; write it to ``destination`` only when validated. Returns (result, written).
@@ -264,8 +264,8 @@ def rewrite_file(
     ``infer_shapes`` loads the model after onnx's shape inference (seed 002
     assumes static intermediate shapes). The destination may not be the source.
     A file FORMAT-ONNX does not prove is refused (:func:`format_problem`).
-    ``inputs``, given the loaded model, returns the given input values and a
-    text naming their files (see :func:`rewrite_model` for ``sets`` and ``budget``).
+    ``inputs``, given the loaded model, returns the given input values and
+    where they came from (see :func:`rewrite_model` for ``sets`` and ``budget``).
     """
     refuse_overwrite(destination, [source], "the output")
     model = load_with_inferred_shapes(source) if infer_shapes else load_model(source)

@@ -1,21 +1,10 @@
 """Translation validation: run two models on the same input sets, compare, and say what was established.
 
-Up to three input sets are drawn from the declared input types of the model,
-and only those asked for are drawn and run:
-
-* ``normal``: standard normal values; integers uniform in the input's domain
-  (:mod:`sonnx.execution.input_domain`: an index into a table, a trip count, a size the
-  model bounds), else in [-10, 10];
-* ``signed``: a mix of negative values, +0, -0 and small integers, so that
-  a padding value that wins a maximum, or a sign of zero, shows up (integers
-  with a domain take the values among -3, 0, 1, 2 inside it, and its ends);
-* ``extreme``: half the elements of the normal set replaced by the largest
-  finite values of either sign, the smallest normal values and infinities;
-  integers by the ends of their domain, or of their type when the model does
-  not bound them.
-
-Given input values (``--inputs``) are the normal set; the callers compare
-only that set unless other sets are asked for too.
+Up to three input sets (``normal``, ``signed``, ``extreme``) are drawn from the
+declared input types of the model by :mod:`sonnx.execution.inputs.sets`, and
+only those asked for are drawn and run. Given input values (``--inputs``) are
+the normal set; the callers compare only that set unless other sets are asked
+for too.
 
 Each run of a model on a set has a wall-clock budget (:data:`DEFAULT_BUDGET`
 seconds unless told), enforced inside the executor between firings, Loop
@@ -47,20 +36,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from ..base.errors import BudgetExceeded, SonnxError, UsageError
 from ..differential.metrics import OutputComparison, Tolerance, compare_arrays
 from ..differential.quant import step_tolerances
 from ..execution.executor import execute
-from ..execution.input_domain import Domain, input_domains
-from ..execution.inputs import complete_inputs
+from ..execution.inputs.domain import Domain
+from ..execution.inputs.sets import SETS
 from ..model.graph import Model
 from ..ops.base import UnsupportedOperatorError
-from ..ops.values import numpy_dtype, same_value
-
-SETS = ("normal", "signed", "extreme")
+from ..ops.values import same_value
 
 DEFAULT_BUDGET = 60.0
 """Seconds of wall-clock time one model may run on one input set before it is stopped."""
@@ -77,75 +63,6 @@ def chosen_sets(sets: Sequence[str] | None, given: bool) -> tuple[str, ...]:
     if unknown:
         raise UsageError(f"--sets: unknown input set(s) {', '.join(unknown)}; known: {', '.join(SETS)}")
     return tuple(s for s in SETS if s in sets)
-
-
-def _specials(dtype: np.dtype[Any], kind: str, domain: Domain | None = None) -> np.ndarray:
-    if dtype.kind == "f":
-        # ml_dtypes' finfo also knows its own float types; some report kind "f" (float8_e5m2), which np.finfo refuses
-        info = ml_dtypes.finfo(dtype)
-        if kind == "signed":
-            return np.array([-1.5, -0.0, 0.0, -3.0, 2.0, -0.25, 1.0, -7.0], dtype=dtype)
-        return np.array([info.max, -info.max, info.tiny, -info.tiny, np.inf, -np.inf, 0.0, -1.0], dtype=dtype)
-    if dtype.kind in "iu":
-        if domain is not None:
-            small = [v for v in ((-3, 0, 1, 2) if kind == "signed" else (0, 1)) if domain.low <= v <= domain.high]
-            return np.array(list(dict.fromkeys([*small, domain.low, domain.high])), dtype=dtype)
-        info_i = np.iinfo(dtype)
-        if kind == "signed":
-            return np.array([info_i.min if dtype.kind == "u" else -3, 0, 1, 2], dtype=dtype)
-        return np.array([info_i.min, info_i.max, 0, 1], dtype=dtype)
-    return np.array([False, True], dtype=dtype)
-
-
-_RNG_OFFSET = {"signed": 1, "extreme": 2}
-"""Each derived set has its own random stream (seed + offset), so that one is drawn alike whether or not the
-other is asked for."""
-
-
-def input_sets(
-    model: Model, seed: int, sets: Sequence[str] = SETS, given: Mapping[str, Any] | None = None
-) -> dict[str, dict[str, Any]]:
-    """The input sets named in ``sets`` (only those), keyed by set name then graph-input name.
-
-    ``given`` (every graph input's value, from files) replaces the seeded
-    normal set; the other sets are still derived from it with the seed.
-    """
-    base: dict[str, Any] = dict(given) if given is not None else complete_inputs(model, {}, seed).values
-    domains = input_domains(model)
-    out: dict[str, dict[str, Any]] = {}
-    for kind in sets:
-        if kind == "normal":
-            out[kind] = base
-            continue
-        rng = np.random.default_rng(seed + _RNG_OFFSET[kind])
-        feeds: dict[str, Any] = {}
-        for name, arr in base.items():
-            t = model.graph.tensor(name)
-            if not isinstance(arr, np.ndarray) or t.type is None or t.type.kind != "tensor":
-                feeds[name] = arr
-                continue
-            dtype = numpy_dtype(t.type.elem_type) if t.type.elem_type else arr.dtype
-            if arr.dtype.kind in "fiu" and dtype.kind in "fiu":
-                pool = _specials(dtype, kind, domains.get(name))
-                picked = pool[rng.integers(0, len(pool), size=arr.shape)]
-                if kind == "extreme":
-                    keep = rng.random(arr.shape) < 0.5
-                    picked = np.where(keep, arr, picked).astype(dtype)
-                feeds[name] = np.asarray(picked, dtype=dtype)
-            else:
-                feeds[name] = arr
-        out[kind] = feeds
-    return out
-
-
-def set_source(name: str, seed: int, given: str | None) -> str:
-    """Where the values of input set ``name`` come from (named in the reports)."""
-    if name == "normal":
-        return f"given: {given}" if given is not None else f"drawn with seed {seed}"
-    base = f"the values given in {given}" if given is not None else f"the normal set (seed {seed})"
-    if name == "signed":
-        return f"drawn with seed {seed + _RNG_OFFSET[name]}: signs, zeros and small values"
-    return f"{base}, about half the elements replaced by extreme values drawn with seed {seed + _RNG_OFFSET[name]}"
 
 
 def describe_inputs(feeds: Mapping[str, Any]) -> dict[str, Any]:

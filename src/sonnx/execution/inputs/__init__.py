@@ -1,25 +1,30 @@
-"""Input values for execution: from .npz, .npy and JSON files, or seeded random draws from declared types.
+"""Input values for execution, all in this package: from .npz, .npy and JSON files, or seeded random draws
+from the declared types.
 
 Used by ``sonnx run``, ``sonnx-check --orders`` and the cross-checks, the
-partitioned runs and the evidence bundle, so that every tool that executes a
-model reads inputs the same way, and every report says where they came from
-(:class:`InputSource`): a verdict tested on a file's values names that file
-and its SHA-256, never a seed that drew nothing.
+partitioned runs, the evidence bundle, the validation of ``sonnx rewrite``
+and ``sonnx equiv`` and the Python API (:func:`inputs_for`), so that every
+tool that executes a model reads and draws inputs the same way (one seed, the
+same values), and every report says where they came from
+(:class:`~.source.InputSource`): a verdict tested on a file's values names
+that file and its SHA-256, never a seed that drew nothing. The executor
+itself draws nothing.
 
 File forms: an ``.npz`` archive keyed by graph-input name holds tensors (a
 STRING input may be stored as NumPy text, ``<U`` or ``S``: it is turned into
 the ``str`` objects the executor and onnxruntime take); a JSON file
 (:mod:`.json_file`) holds every input kind, maps, sequences and optionals
 included. Inputs given by no file are drawn: tensors by
-:func:`sonnx.execution.executor.random_inputs`, the other kinds by :mod:`.drawing`.
+:func:`.tensors.random_inputs`, integers inside the domain the model admits (:mod:`.domain`), the
+other kinds by :mod:`.drawing`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,67 +32,25 @@ from onnx import TensorProto
 
 from ...base.errors import InputError, UsageError
 from ...model.graph import Model, TensorType
-from ..executor import random_inputs
 from .drawing import draw_structured, is_structured
 from .json_file import parse_inputs, parse_value
+from .source import SHA_SHOWN, Inputs, InputSource
+from .tensors import random_inputs
+
+__all__ = [
+    "MAX_JSON_INPUT_BYTES",
+    "SHA_SHOWN",
+    "InputSource",
+    "Inputs",
+    "complete_inputs",
+    "inputs_for",
+    "load_inputs",
+    "random_inputs",
+    "read_inputs",
+]
 
 MAX_JSON_INPUT_BYTES = 256 << 20
 """The largest JSON inputs file that is read (256 MiB): JSON is for small and structured values."""
-SHA_SHOWN = 16
-"""How many hex digits of a file's SHA-256 a one-line description shows (the details keep all 64)."""
-
-
-@dataclass(frozen=True)
-class InputSource:
-    """Where the values of one run's graph inputs came from.
-
-    ``files`` are the files read, as given, each with the SHA-256 of its
-    bytes; ``given`` the inputs whose values they (or the caller) gave;
-    ``drawn`` the inputs drawn at random with ``seed``.
-    """
-
-    seed: int
-    drawn: tuple[str, ...]
-    files: tuple[tuple[str, str], ...] = ()
-    given: tuple[str, ...] = ()
-
-    @property
-    def all_drawn(self) -> bool:
-        """True when no value came from a file or the caller: the seed alone names the inputs."""
-        return not self.given
-
-    def describe(self) -> str:
-        """One phrase for a verdict's text: ``seed 7``, ``inputs from F, sha256 0123…; mask drawn with seed 7``."""
-        if self.all_drawn:
-            return f"seed {self.seed}"
-        if self.files:
-            text = "; ".join(f"inputs from {path}, sha256 {digest[:SHA_SHOWN]}" for path, digest in self.files)
-        else:
-            text = "values given by the caller"
-        if self.drawn:
-            text += f"; {', '.join(self.drawn)} drawn with seed {self.seed}"
-        return text
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready: the files with their digests, the inputs drawn, and the seed when something was drawn."""
-        return {
-            "files": [{"file": path, "sha256": digest} for path, digest in self.files],
-            "given": list(self.given),
-            "drawn": list(self.drawn),
-            "drawn_with_seed": self.seed if self.drawn else None,
-        }
-
-    def details(self) -> dict[str, Any]:
-        """What a verdict's details record: ``input_seed`` when every input was drawn, else ``inputs``."""
-        return {"input_seed": self.seed} if self.all_drawn else {"inputs": self.to_json()}
-
-
-@dataclass(frozen=True)
-class Inputs:
-    """The values of the graph inputs by name, and where they came from."""
-
-    values: dict[str, Any]
-    source: InputSource
 
 
 def _sha256(path: str) -> str:
@@ -181,7 +144,11 @@ def _types(model: Model) -> dict[str, TensorType | None]:
 
 
 def complete_inputs(
-    model: Model, given: Mapping[str, Any], seed: int, files: tuple[tuple[str, str], ...] = ()
+    model: Model,
+    given: Mapping[str, Any],
+    seed: int,
+    files: tuple[tuple[str, str], ...] = (),
+    named: tuple[str, ...] = (),
 ) -> Inputs:
     """``given`` values completed by random draws with ``seed`` for every other input without an initial value.
 
@@ -202,7 +169,7 @@ def complete_inputs(
         values[name] = draw_structured(model, name, g.tensor(name).type, rng, 1)
     drawn = tuple(n for n in g.inputs if n in values)
     values.update(given)
-    return Inputs(values, InputSource(seed, drawn, files, tuple(n for n in g.inputs if n in given)))
+    return Inputs(values, InputSource(seed, drawn, files, tuple(n for n in g.inputs if n in given), named))
 
 
 def read_inputs(model: Model, file: str | None, npy: Sequence[str], seed: int) -> Inputs:
@@ -228,9 +195,20 @@ def read_inputs(model: Model, file: str | None, npy: Sequence[str], seed: int) -
         else:
             given[name] = _as_declared(model, path, name, _load_array(path))
         files.append((path, digest))
-    return complete_inputs(model, given, seed, tuple(files))
+    named = (*([file] if file is not None else []), *npy)
+    return complete_inputs(model, given, seed, tuple(files), named)
 
 
 def load_inputs(model: Model, npz: str | None, npy: Sequence[str], seed: int) -> dict[str, Any]:
     """The values of :func:`read_inputs` alone (for callers that do not report where they came from)."""
     return read_inputs(model, npz, npy, seed).values
+
+
+def inputs_for(model: Model, given: str | os.PathLike[str] | Mapping[str, Any] | None, seed: int) -> Inputs:
+    """Graph-input values from ``given`` (an ``.npz`` or ``.json`` path, or a mapping by input name), the rest
+    drawn with ``seed``: what the Python API's ``inputs`` argument means."""
+    if given is None or isinstance(given, (str, os.PathLike)):
+        return read_inputs(model, None if given is None else os.fspath(given), [], seed)
+    if not isinstance(given, Mapping):
+        raise UsageError(f"inputs must be a mapping of graph-input name to value or an .npz path, not {given!r}")
+    return complete_inputs(model, given, seed)

@@ -28,7 +28,7 @@ from onnx import TensorProto
 
 from ...base.errors import ExecutionError
 from ...model.graph import Model, TensorType
-from ..executor import random_array
+from .tensors import random_array
 
 SEQUENCE_LENGTH = 2
 """How many tensors a drawn sequence holds."""
@@ -37,7 +37,7 @@ _ML = "ai.onnx.ml"
 
 
 def is_structured(ttype: TensorType | None) -> bool:
-    """True for the declared kinds drawn here (map, sequence, optional) rather than by the executor."""
+    """True for the declared kinds drawn here (map, sequence, optional) rather than by :mod:`.tensors`."""
     return ttype is not None and ttype.kind in ("map", "sequence", "optional")
 
 

@@ -26,8 +26,8 @@ reason for each:
 An input with several consumers gets the intersection of their ranges; when
 they have none in common, the narrowest range is kept and the reason says so.
 The range is also cut to the element type's own range. An input no consumer
-bounds has no domain here, and the executor draws it as before (the whole
-range of :func:`sonnx.execution.executor.random_inputs`).
+bounds has no domain here, and it is drawn over the default range (the whole
+range of :func:`sonnx.execution.inputs.tensors.random_inputs`).
 
 The domain is about drawing inputs that exercise the model (the validation of
 ``sonnx rewrite`` and ``sonnx equiv``, ``sonnx run`` without input files); it
@@ -43,9 +43,9 @@ from typing import NamedTuple
 import numpy as np
 from onnx import TensorProto
 
-from ..base.errors import SonnxError
-from ..model.graph import Graph, Model, Operation
-from ..ops.values import numpy_dtype
+from ...base.errors import SonnxError
+from ...model.graph import Graph, Model, Operation
+from ...ops.values import numpy_dtype
 
 PASS_THROUGH: frozenset[str] = frozenset(
     {"Cast", "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Expand", "Transpose"}
