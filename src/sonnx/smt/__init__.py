@@ -8,8 +8,9 @@ table, which the engine loops over, is :mod:`sonnx.smt.registry`. See
 
 The names are imported on first use (PEP 562): a solver worker process
 (:mod:`sonnx.smt.pool`) imports this package to reach the solver factory,
-and should not pay for the encodings it never runs (measured: 0.35 s of
-start-up for the whole engine, against 0.07 s for z3).
+and should not pay for the start-up of the encodings it never runs, several
+times that of z3 alone (figures: benchmarks/README.md, "Figures behind
+choices in the code").
 """
 
 from __future__ import annotations

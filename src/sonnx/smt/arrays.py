@@ -1,8 +1,9 @@
 """Array helpers of the encodings: fact arrays as NumPy, ranges of a CSR table, first occurrences, instance text.
 
 At a million operations the certificates and their ground instances were
-Python loops over every fact (issue 18: 23 s of the 47 s that all rule proofs
-took, the largest share). The producers of :mod:`.certify` and the writers of
+Python loops over every fact, the largest share of the time all rule proofs
+took (figures: benchmarks/README.md, "Figures behind choices in the code").
+The producers of :mod:`.certify` and the writers of
 the instances now work on whole arrays; these are their shared steps. Nothing
 here decides anything: the instances they write are checked by z3.
 """

@@ -14,8 +14,8 @@ Fact references are indices into a scope's fact arrays (``rd_*`` for read
 facts, ``wr_*`` for write facts); operations and tensors are numbered locally
 (``j`` = global id - ``op_base``, tensor - ``t_base``). The producers a
 satisfied model meets (ranks, firing times, uses, distances) work on whole
-arrays (:mod:`.arrays`; issue 18: the same results as the loops they
-replace, in a tenth of the time); those of violations stay plain loops.
+arrays (:mod:`.arrays`: the same results as the loops they replace, in far
+less time); those of violations stay plain loops.
 
 The tables of who reads and writes each tensor that all producers share are
 in :mod:`.fact_index`; the search for a cycle (GRAPH-ACYCLIC's
@@ -73,9 +73,10 @@ def ranks(f: ScopeFacts, ix: Index) -> Ranks | None:
 SMALL = 32
 """Levels of fewer operations than this are stepped by a plain loop, larger ones with whole arrays.
 
-A step over arrays costs some 50 microseconds whatever its size, and a chain
-has a level per operation (measured at 100,000 operations: the ranks of a
-chain in 9 s over arrays alone); both steps give the same next level.
+A step over arrays has a fixed cost whatever its size, and a chain has a
+level per operation, so a long chain stepped over arrays alone is slow
+(figures: benchmarks/README.md, "Figures behind choices in the code"); both
+steps give the same next level.
 """
 
 

@@ -183,17 +183,15 @@ def rejected(rule_id: str, ob: Obligation, what: str, mode: str) -> RuleResult:
 PART = 60_000
 """Most ground instances one certificate obligation holds; a larger certificate is checked in parts.
 
-z3's SMT-LIB front end keeps about 2 KB per distinct numeral of a script
-(measured: 200,000 assertions ``(= i i)`` with distinct ``i``, 0.44 GB), and
-a certificate at a million operations mentions every tensor id. A conjunction
-of ground instances holds exactly when each part of it holds, so each part is
-its own obligation, solved in a fresh context that is freed before the next:
-the peak is that of one part. Measured on the 1M-operation benchmark DAG:
-peak 4.95 GB with one script per certificate, 2.29 GB with parts of 200,000,
-1.57 GB with parts of 20,000, in about the same time in one process. With two
-solver workers, each part also costs a context made and freed (about 9 ms of
-CPU): parts of 60,000 took 3.4 to 3.6 s less wall time than parts of 20,000 on
-the 1M DAG, in two alternated pairs of runs on a busy machine (issue 18).
+z3's SMT-LIB front end keeps memory for every distinct numeral of a script,
+and a certificate at a million operations mentions every tensor id. A
+conjunction of ground instances holds exactly when each part of it holds, so
+each part is its own obligation, solved in a fresh context that is freed
+before the next: the peak is that of one part. Smaller parts lower the peak
+in about the same time in one process; with solver workers each part also
+costs a context made and freed, and this size was the faster of those tried
+on the 1M-operation benchmark DAG (figures: benchmarks/README.md, "Figures
+behind choices in the code").
 """
 
 
@@ -259,8 +257,8 @@ def distinct(items: Iterable[str]) -> list[str]:
     certificate's numbers are written in place), and asserting a formula twice
     says nothing more than asserting it once, so dropping repeats leaves the
     obligation equivalent. At a million operations most firing-time, distance
-    and rank assertions repeat (measured: 979 distinct distance equations out
-    of 100,000 on a random DAG), and z3's parser pays for every byte.
+    and rank assertions repeat (benchmarks/README.md, "Figures behind choices
+    in the code"), and z3's parser pays for every byte.
     """
     return list(dict.fromkeys(items))
 

@@ -5,7 +5,7 @@ GRAPH-R1-TRANSITIVE's idle list) gives uninterpreted sets as units for every
 id, and checks over them, one per raw fact; the obligation asserts the
 units and that some check fails, and ``unsat`` confirms that every check
 holds. Each check only reads the sets at the ids it mentions, and the units
-fix those, so the checks can be refuted part by part (issue 18): above
+fix those, so the checks can be refuted part by part: above
 :data:`.common.PART` checks, each part holds the units of the ids its checks
 mention and asserts that one of its checks fails. Every part ``unsat`` is
 the whole ``unsat``: a model of the whole's negation satisfies the part that

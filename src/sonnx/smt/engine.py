@@ -11,8 +11,9 @@ are not structural and have no encoding.
 
 Mode: ``search`` (the solver finds the proof) for models of at most
 ``settings.search_limit`` operations (all graphs together; 1,000 by
-default: measured on random DAGs, the search for GRAPH-R1-TRANSITIVE takes
-3.5 s at 1,000 operations and 126 s at 3,000; GRAPH-C3 2 s at 3,000),
+default, where the slowest search, GRAPH-R1-TRANSITIVE's, still takes
+seconds on random DAGs and grows steeply beyond: benchmarks/README.md,
+"Figures behind choices in the code"),
 ``certificate`` above it (an untrusted algorithm proposes ranks,
 firing times, distances...; Python writes each raw fact's instance of the
 rule with those numbers in place and z3 evaluates the instances; a rejected
@@ -100,8 +101,9 @@ def run_smt(
 
     The cyclic garbage collector is paused meanwhile: the encodings build
     millions of tuples and strings, none in a reference cycle, and each
-    collection would rescan the whole model (measured at a million
-    operations: all proofs 60.8 s with the collector, 54.9 s without).
+    collection would rescan the whole model (at a million operations, about a
+    tenth of the proofs' time: benchmarks/README.md, "Figures behind choices
+    in the code").
     """
     with gc_paused():
         return _run_smt(model, settings or SolverSettings(), mode, progress or (lambda _m: None), jobs, solving)

@@ -58,10 +58,8 @@ START_ORDER: tuple[str, ...] = (
 """The order in which the engine starts the encodings (an encoding whose needs are not done waits for them).
 
 Quick to encode and long for z3 to parse first, so that the solver workers
-start early: measured at 1M operations, this process's encoding and z3's
-parsing in CPU seconds were GRAPH-C1 0.2 and 3.7, GRAPH-R1 0.6 and 3.4,
-GRAPH-R1-TRANSITIVE 1.0 and 3.4, GRAPH-ACYCLIC 2.9 and 3.7, GRAPH-C3 4.1
-and 6.9, GRAPH-R2 1.9 and 0 (solved in this process). An encoding missing
-here starts after these, in table order.
+start early (the encoding and parsing times per rule at a million
+operations: benchmarks/README.md, "Figures behind choices in the code"). An
+encoding missing here starts after these, in table order.
 """
 

@@ -64,13 +64,13 @@ def make_solver(settings: SolverSettings, difference_logic: bool = False, ctx: A
     A context per obligation means z3 frees every term of an obligation when
     its answer is dropped; in z3's main context terms live until the process
     ends, and a large run made later small checks in the same process slow
-    (measured: 15-47 s for a 10-operation model after a 100k-operation proof).
+    (figures: benchmarks/README.md, "Figures behind choices in the code").
 
     ``difference_logic`` selects z3's Bellman-Ford arithmetic (``arith.solver=1``)
     on a simple solver (no auto-configuration, which would ignore it). GRAPH-ACYCLIC
     asks for it on the facts of each claimed cycle, a set of difference
-    constraints (measured at 10,000 operations: 192 s and 13.9 GB with the
-    default arithmetic, benchmarks/README.md). Every other obligation uses the
+    constraints, which the default arithmetic solves far slower and in far
+    more memory (benchmarks/README.md). Every other obligation uses the
     default arithmetic.
     """
     s = z3.SimpleSolver(ctx=ctx if ctx is not None else z3.Context())

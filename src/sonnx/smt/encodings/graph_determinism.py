@@ -278,7 +278,7 @@ def _check_scope(
                 unknown_reason = ans.reason
     # The witness's output: the first run-dependent output, in output order, that the solver confirms can differ
     # on its own (sat under the assumption d<t>). No model is asked for: building one costs time quadratic in the
-    # length of the longest run-dependent chain (measured: 5.9 s at 3,000 operations).
+    # length of the longest run-dependent chain (benchmarks/README.md, "Figures behind choices in the code").
     for t in dict.fromkeys(t for _, t in f.outputs):
         if t in sat:
             again = recheck(sat[t], [f"d{t}"])
