@@ -86,7 +86,8 @@ def test_bytes_onnx_cannot_read_are_unknown_without_the_temporary_path(tmp_path:
 def test_the_temporary_file_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert run(ID, model(if_graph()), SERIALIZED).status is Status.PROVED
-    assert run(ID, model(if_graph()), CheckConfig(derived_types=ReadAgain(lambda _m: b"garbage"))).status is Status.UNKNOWN
+    garbage = CheckConfig(derived_types=ReadAgain(lambda _m: b"garbage"))
+    assert run(ID, model(if_graph()), garbage).status is Status.UNKNOWN
     assert os.listdir(tmp_path) == []
 
 
