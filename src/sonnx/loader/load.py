@@ -137,10 +137,11 @@ def no_inferred_types(exc: SonnxError, path: str) -> str:
     return f"no inferred types: {why}"
 
 
-def _derived(data: bytes, path: str, display: str) -> Derived:
-    """The model of ``data`` (the bytes read from ``path``) after onnx's shape inference, read without weights."""
+def _derived(kept: list[bytes], path: str, display: str) -> Derived:
+    """The model of the bytes read from ``path`` (taken out of ``kept``, so that they are let go once inferred)
+    after onnx's shape inference, read without weights."""
     try:
-        inferred = _guarded(display, lambda: _load(path, display, False, False, _inference(data, display))[0])
+        inferred = _guarded(display, lambda: _load(path, display, False, False, _inference(kept.pop(), display))[0])
     except SonnxError as exc:
         return Derived(None, no_inferred_types(exc, path))
     return Derived(inferred)
@@ -300,7 +301,7 @@ def _load(
     else:
         data, inferred = inferred, None
     m, raw = _parse(data, display, weights_from_file and file is not None)
-    kept = data if derive is not None and file is not None else None  # for the inference, only when it may run
+    kept = [data] if derive is not None and file is not None else []  # for the inference, only when it may run
     del data  # cut-out weights are read from the file again, when their values are read
     if not m.HasField("graph"):
         raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
@@ -340,6 +341,6 @@ def _load(
         graph_as_written=None if written is graph else written,
         inlined_calls=inlined,
     )
-    if kept is None or derive is None or not derive(model):
+    if not kept or derive is None or not derive(model):
         return model, None
     return model, _derived(kept, path, display)
