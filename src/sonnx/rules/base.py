@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import Offenders, brief, first
-from ..loader.load import Derived
 from ..model.graph import Graph, Model
+
+if TYPE_CHECKING:  # the record the check gives; a rule never calls the loader for it
+    from ..loader.load import Derived
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"

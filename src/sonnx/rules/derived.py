@@ -22,7 +22,6 @@ inference.
 from __future__ import annotations
 
 from ..base.caching import cached
-from ..loader.load import Derived
 from ..model.graph import Model
 from ..model.structure import walk_scopes
 from .base import PROFILE_STRICT, CheckContext
@@ -33,14 +32,14 @@ NOT_GIVEN = "the check was given no types derived by onnx's inference"
 def derived_model(ctx: CheckContext) -> tuple[Model | None, str]:
     """The model with derived types, or None and why there is none (see the module text for which)."""
 
-    def build() -> Derived:
+    def build() -> tuple[Model | None, str]:
         given = ctx.config.derived_types
         if given is None:
-            return Derived(None, NOT_GIVEN)
-        return given(ctx.model, ctx.config.read_weights)
+            return None, NOT_GIVEN
+        found = given(ctx.model, ctx.config.read_weights)
+        return found.model, found.why
 
-    found = cached(ctx.cache, ("rules.derived_model",), build)
-    return found.model, found.why
+    return cached(ctx.cache, ("rules.derived_model",), build)
 
 
 def asks_for_derived(model: Model, profile: str) -> bool:
