@@ -8,6 +8,7 @@ checks the fast implementation against a straightforward one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,6 +16,7 @@ import networkx as nx
 import numpy as np
 
 from sonnx.base.verdict import Status, Verdict
+from sonnx.loader.derived import ReadAgain
 from sonnx.model.graph import Function, Graph, InitialValue, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.rules.base import CheckConfig, CheckContext
 from sonnx.rules.registry import rule_by_id
@@ -51,9 +53,20 @@ def with_functions(*functions: Function, opsets: dict[str, int] | None = None) -
     return model(g, opset_imports=opsets or {"": 17}, functions=functions)
 
 
+FROM_FILE = ReadAgain()
+"""The derived types :func:`run` gives when the config gives none: those of the model's own file, when the file
+still holds the model (as the check of that file gets them), else none."""
+
+
 def run(rule_id: str, m: Model, config: CheckConfig | None = None) -> Verdict:
-    """Run one rule's check directly (exceptions propagate, unlike in the registry loop)."""
-    v = rule_by_id(rule_id).check(CheckContext(m, config or CheckConfig()))
+    """Run one rule's check directly (exceptions propagate, unlike in the registry loop).
+
+    The rules that read the types onnx derives (GRAPH-IF-BRANCHES, STRICT-BROADCAST) get them from ``config``,
+    else from the model's file (:data:`FROM_FILE`)."""
+    cfg = config or CheckConfig()
+    if cfg.derived_types is None:
+        cfg = dataclasses.replace(cfg, derived_types=FROM_FILE)
+    v = rule_by_id(rule_id).check(CheckContext(m, cfg))
     assert v.rule_id == rule_id
     return v
 

@@ -1,5 +1,5 @@
 """GRAPH-IF-BRANCHES on a model held by no file: the types its branches produce are derived from the ONNX bytes it
-is written as (``CheckConfig.serialized``), never from its declarations; each guard checked by a planted fault."""
+is written as (``CheckConfig.derived_types``), never from its declarations; each guard checked by a planted fault."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from sonnx.base.files import WriteError
 from sonnx.base.verdict import Status
 from sonnx.loader import load_model
+from sonnx.loader.derived import ReadAgain
 from sonnx.loader.writer import model_bytes, save_model
 from sonnx.model.graph import Graph, Model, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
@@ -21,7 +22,7 @@ from tests.common.rulekit import data, init, model, run
 
 ID = "GRAPH-IF-BRANCHES"
 F32 = TensorType("tensor", 1, (2, 3))
-SERIALIZED = CheckConfig(serialized=model_bytes)
+SERIALIZED = CheckConfig(derived_types=ReadAgain(model_bytes))
 
 
 def if_graph(then_ops: str = "Identity") -> Graph:
@@ -58,7 +59,7 @@ def test_a_model_changed_after_it_was_read_is_judged_on_its_own_bytes(tmp_path: 
 def test_bytes_that_do_not_read_back_as_the_model_are_not_used() -> None:
     # a faulty serializer that writes another model (agreeing branches) for one whose branches disagree
     other = model_bytes(model(if_graph()))
-    v = run(ID, model(if_graph("Cast")), CheckConfig(serialized=lambda _m: other))
+    v = run(ID, model(if_graph("Cast")), CheckConfig(derived_types=ReadAgain(lambda _m: other)))
     assert v.status is Status.UNKNOWN and "does not read back as the same model" in (v.reason or ""), v
 
 
@@ -66,7 +67,7 @@ def test_a_model_that_cannot_be_written_is_unknown() -> None:
     def refuse(_m: Model) -> bytes:
         raise WriteError("planted refusal")
 
-    v = run(ID, model(if_graph()), CheckConfig(serialized=refuse))
+    v = run(ID, model(if_graph()), CheckConfig(derived_types=ReadAgain(refuse)))
     assert v.status is Status.UNKNOWN and "cannot be written as ONNX: planted refusal" in (v.reason or ""), v
     # a model whose weights were not read cannot be written: its derived types are not known
     g = if_graph()
@@ -77,7 +78,7 @@ def test_a_model_that_cannot_be_written_is_unknown() -> None:
 
 
 def test_bytes_onnx_cannot_read_are_unknown_without_the_temporary_path(tmp_path: Path) -> None:
-    v = run(ID, model(if_graph()), CheckConfig(serialized=lambda _m: b"\x08\x08not a model"))
+    v = run(ID, model(if_graph()), CheckConfig(derived_types=ReadAgain(lambda _m: b"\x08\x08not a model")))
     assert v.status is Status.UNKNOWN and "no inferred types" in (v.reason or ""), v
     assert "sonnx-derived-" not in (v.reason or "")
 
@@ -85,15 +86,18 @@ def test_bytes_onnx_cannot_read_are_unknown_without_the_temporary_path(tmp_path:
 def test_the_temporary_file_is_removed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     assert run(ID, model(if_graph()), SERIALIZED).status is Status.PROVED
-    assert run(ID, model(if_graph()), CheckConfig(serialized=lambda _m: b"garbage")).status is Status.UNKNOWN
+    garbage = CheckConfig(derived_types=ReadAgain(lambda _m: b"garbage"))
+    assert run(ID, model(if_graph()), garbage).status is Status.UNKNOWN
     assert os.listdir(tmp_path) == []
 
 
 def test_a_checked_file_is_never_judged_on_a_re_encoding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # the runtimes execute the file: when its reading does not match (planted here), the check of the file stays
-    # open rather than derive types from sonnx's own bytes; a caller's model in memory is judged on those bytes
+    # the runtimes execute the file: its types are derived from the bytes read for it, never compared with a reading
+    # again (a planted mismatch there changes nothing); when that derivation fails (planted here), the check of the
+    # file stays open rather than derive types from sonnx's own bytes; a caller's model in memory is judged on those
     import sonnx.checking.pipeline as pipeline
-    import sonnx.rules.derived as derived
+    import sonnx.loader.derived as derived
+    import sonnx.loader.load as load
 
     path = str(tmp_path / "m.onnx")
     save_model(model(if_graph()), path)
@@ -108,7 +112,17 @@ def test_a_checked_file_is_never_judged_on_a_re_encoding(tmp_path: Path, monkeyp
     assert v is not None and v.status is Status.PROVED and not written
     monkeypatch.setattr(derived, "same_structure", lambda a, b: b.source != path)
     v = pipeline.check_file(path).verdict(ID)
-    assert v is not None and v.status is Status.UNKNOWN and "changed after it was read" in (v.reason or ""), v
+    assert v is not None and v.status is Status.PROVED and not written, v
+    real_infer = load._infer
+    monkeypatch.setattr(load, "_infer", lambda data: (b"", "planted refusal"))  # runs in the sandbox's child
+    v = pipeline.check_file(path).verdict(ID)
+    assert v is not None and v.status is Status.UNKNOWN, v
+    assert v.reason == (
+        "the element types the branches produce are not established: no inferred types: onnx's shape inference "
+        "cannot read the model: planted refusal, so the types the branches produce are not derived"
+    ), v
     assert not written
+    monkeypatch.setattr(load, "_infer", real_infer)
+    # the file's reading does not match (still planted): a model in memory is judged on its own bytes
     v = pipeline.check_model(load_model(path)).verdict(ID)
     assert v is not None and v.status is Status.PROVED and len(written) == 1, v

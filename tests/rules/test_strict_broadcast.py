@@ -12,6 +12,8 @@ import pytest
 from onnx import TensorProto, helper
 
 from sonnx.base.verdict import Severity, Status, Verdict
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
 from sonnx.loader import load_model
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
@@ -376,18 +378,33 @@ def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
 
 
 def test_the_rule_reads_no_weight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sonnx.rules.derived as rule  # the rule reads the model again there
+    import sonnx.loader.derived as derived  # a model in memory is read again there
+    import sonnx.loader.load as load  # the check of a file reads the derived types with the model there
 
     seen: list[object] = []
-    real = rule.load_model
+    real = derived.load_model
 
     def spy(path: str, **kw: object) -> object:
         seen.append(kw.get("read_weights", "not given"))
         return real(path, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(rule, "load_model", spy)
+    monkeypatch.setattr(derived, "load_model", spy)
     assert add(tmp_path, [2, 3], [2, 3]).status is Status.PROVED
     assert seen == [False]
+    # the check of the file: the model with its weights, the inferred one (from the same bytes) without
+    loads: list[tuple[bool, bool]] = []
+    real_load = load._load
+
+    def spy_load(path: str, display: str, read_weights: bool, *args: Any, **kw: Any) -> Any:
+        loads.append((read_weights, len(args) > 1 and args[1] is not None))  # args[1]: the inferred bytes
+        return real_load(path, display, read_weights, *args, **kw)
+
+    monkeypatch.setattr(load, "_load", spy_load)
+    report = check_file(str(tmp_path / "m.onnx"), CheckOptions(profile=PROFILE_STRICT, engine="direct"))
+    assert report.error is None, report.error
+    v = report.verdict(ID)
+    assert v is not None and v.status is Status.PROVED, v
+    assert loads == [(True, False), (False, True)]
 
 
 def test_a_single_operand_with_an_unknown_dimension_broadcasts_nothing(tmp_path: Path) -> None:

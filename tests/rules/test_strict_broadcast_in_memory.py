@@ -1,5 +1,5 @@
 """STRICT-BROADCAST on a model held by no file: never judged on the shapes of a file that no longer holds it; the
-shapes onnx infers for the bytes it is written as (``CheckConfig.serialized``) when the caller gives them."""
+shapes onnx infers for the bytes it is written as (``CheckConfig.derived_types``) when the caller gives them."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from onnx import TensorProto, helper
 
 from sonnx.base.verdict import Status
 from sonnx.loader import load_model
+from sonnx.loader.derived import ReadAgain
 from sonnx.loader.writer import model_bytes
 from sonnx.model.graph import Tensor, TensorType, make_graph
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
@@ -38,7 +39,7 @@ def test_a_model_changed_after_it_was_read_is_judged_on_its_own_shapes(tmp_path:
     changed = dataclasses.replace(read, graph=make_graph(gg.name, gg.inputs, gg.outputs, gg.operations, narrowed))
     v = run(ID, changed, STRICT)  # never the file's shapes
     assert v.status is Status.UNKNOWN and "changed after it was read" in (v.reason or ""), v
-    v = run(ID, changed, dataclasses.replace(STRICT, serialized=model_bytes))
+    v = run(ID, changed, dataclasses.replace(STRICT, derived_types=ReadAgain(model_bytes)))
     assert v.status is Status.VIOLATED and data(v)["operations"][0]["operands"][1]["shape"] == [3], v
 
 
@@ -59,7 +60,7 @@ def test_a_value_changed_after_the_file_was_read_is_judged_on_its_own_shapes(tmp
     from tests.common.rulekit import value
 
     read = load_model(reshape_file(tmp_path))
-    in_memory = dataclasses.replace(STRICT, serialized=model_bytes)
+    in_memory = dataclasses.replace(STRICT, derived_types=ReadAgain(model_bytes))
     assert run(ID, read, in_memory).status is Status.PROVED
     gg = read.graph
     s = gg.tensors["s"]
@@ -71,7 +72,7 @@ def test_a_value_changed_after_the_file_was_read_is_judged_on_its_own_shapes(tmp
     assert v.status is Status.VIOLATED and data(v)["operations"][0]["operands"][0]["shape"] == [1, 6], v
     # a faulty writer that gives the file's value back: the bytes read back as another model, not used
     stale = model_bytes(read)
-    v = run(ID, changed, dataclasses.replace(STRICT, serialized=lambda _m: stale))
+    v = run(ID, changed, dataclasses.replace(STRICT, derived_types=ReadAgain(lambda _m: stale)))
     assert v.status is Status.UNKNOWN and "does not read back as the same model" in (v.reason or ""), v
     # checked for structure only, a model in memory is not read (its values would be): not established
     v = run(ID, changed, dataclasses.replace(in_memory, read_weights=False))

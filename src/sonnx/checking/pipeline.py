@@ -34,10 +34,12 @@ from ..differential.verdicts import crosscheck_verdicts
 from ..execution.inputs import read_inputs
 from ..execution.orders import ID as ORDERS_ID
 from ..execution.orders import check_orders
-from ..loader import load_model
+from ..loader.derived import Given, ReadAgain
+from ..loader.load import Derived, load_model_and_derived
 from ..loader.writer import model_bytes
 from ..model.graph import Model
 from ..rules import run_rules
+from ..rules.derived import asks_for_derived
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
 from .evidence.attestation import load_signing_key
@@ -85,17 +87,19 @@ class _Proofs:
     obligations: tuple[Obligation, ...] = ()
 
 
+DerivedTypes = Callable[[Model, bool], Derived]
+"""Where the rules get the types onnx derives for the model (:attr:`sonnx.rules.base.CheckConfig.derived_types`)."""
+
+
 def _prove(
-    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, in_memory: bool
+    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes
 ) -> _Proofs:
     """The rules' verdicts, with the SMT engine's combined in when it runs.
 
-    ``in_memory``: the model was given by a caller, so when its file no longer holds it (or it has none) the rules
-    that derive types read the bytes it is written as (spec 4.2). A model :func:`check_file` has just read is the
-    file the runtimes execute: its types are derived from that file alone, never from a re-encoding of it.
+    ``derived``: the types onnx derives for the model (spec 4.2), as :func:`check_file` and :func:`check_model`
+    give them.
     """
-    config = options.rules_config()
-    direct = run_rules(model, replace(config, serialized=model_bytes) if in_memory else config, say)
+    direct = run_rules(model, replace(options.rules_config(), derived_types=derived), say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
         say(skipped)
@@ -145,12 +149,18 @@ def check_file(
     say = progress or _quiet
     say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
     try:
-        model = load_model(path, read_weights=opts.read_weights, weights_from_file=True)
+        # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
+        model, derived = load_model_and_derived(
+            path,
+            read_weights=opts.read_weights,
+            weights_from_file=True,
+            derive=lambda m: asks_for_derived(m, opts.profile),
+        )
     except SonnxError as exc:
         return ModelReport(path, error=exc)
     if freeze_gc:
         gc.freeze()
-    return _check_loaded(model, opts, path, say, export_stem, in_memory=False, given=given)
+    return _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given)
 
 
 def check_model(
@@ -173,7 +183,8 @@ def check_model(
     STRICT-BROADCAST) on the ONNX bytes :func:`sonnx.loader.writer.model_bytes` writes
     for it, the file it becomes when it is saved.
     """
-    return _check_loaded(model, options or CheckOptions(), path, progress or _quiet, export_stem, in_memory=True)
+    derived = ReadAgain(model_bytes)
+    return _check_loaded(model, options or CheckOptions(), path, progress or _quiet, export_stem, derived)
 
 
 def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
@@ -200,14 +211,14 @@ def _check_loaded(
     path: str,
     say: Say,
     export_stem: str | None,
-    in_memory: bool,
+    derived: DerivedTypes,
     given: Mapping[str, OracleResult] | None = None,
 ) -> ModelReport:
-    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``in_memory`` as for :func:`_prove`)."""
+    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived`` as for :func:`_prove`)."""
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
-    proofs = _prove(model, path, opts, say, export_stem, in_memory)
+    proofs = _prove(model, path, opts, say, export_stem, derived)
     verdicts = list(proofs.verdicts)
     if opts.orders:
         say(f"running {opts.orders} schedules")

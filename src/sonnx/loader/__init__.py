@@ -4,6 +4,10 @@ Public API:
 
 * :func:`load_model` -- the entry point the rest of sonnx needs;
 * :func:`load_with_inferred_shapes` -- the same after onnx's shape inference;
+* :func:`load_model_and_derived` -- the model, and the types onnx's inference
+  derives from enforced facts for the same bytes, read once (the check gives
+  them to the rules; :mod:`sonnx.loader.derived` does the same for a model
+  held in memory);
 * :class:`AttributeRef` -- the value of a reference to a function's formal
   attribute, found only in the bodies kept in ``Model.functions``
   (attribute type ``"REF"``);
@@ -19,6 +23,6 @@ from __future__ import annotations
 
 from .attributes import REF, AttributeRef
 from .inferred import load_with_inferred_shapes
-from .load import load_model
+from .load import Derived, load_model, load_model_and_derived
 
-__all__ = ["REF", "AttributeRef", "load_model", "load_with_inferred_shapes"]
+__all__ = ["REF", "AttributeRef", "Derived", "load_model", "load_model_and_derived", "load_with_inferred_shapes"]

@@ -27,8 +27,9 @@ from __future__ import annotations
 import gc
 import os
 import stat
+from collections.abc import Callable
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import onnx
 from google.protobuf.message import DecodeError
@@ -47,6 +48,7 @@ from .unenforced import drop_unenforced
 from .values import ValueFactory
 
 PathLike = str | os.PathLike[str]
+T = TypeVar("T")
 
 
 def _one_line(text_: str) -> str:
@@ -93,17 +95,73 @@ def load_model(
     message naming the file: an input problem as an ``InputError`` subclass,
     an unexpected internal failure as a ``ToolError``.
     """
+    path, display = _path(path)
+    if infer_shapes:
+        return _guarded(display, lambda: _load(path, display, read_weights, False, _inferred(path, display))[0])
+    return _guarded(display, lambda: _load(path, display, read_weights, weights_from_file)[0])
+
+
+def load_model_and_derived(
+    path: PathLike, *, read_weights: bool = True, weights_from_file: bool = False, derive: Callable[[Model], bool]
+) -> tuple[Model, Derived | None]:
+    """:func:`load_model`, and the types onnx's inference derives for the same bytes when ``derive`` asks for them.
+
+    ``derive`` is asked once the model is built (the check asks when a rule
+    that reads derived types will run: spec 4.2, STRICT-BROADCAST and
+    GRAPH-IF-BRANCHES). The bytes read for the model are then given to onnx's
+    shape inference as :func:`load_model` with ``infer_shapes=True`` gives them
+    (so the file is read once, and the derived types are those of the very
+    bytes the model was built from), and the inferred model is read without
+    its weights. A failure there is no failure of the load: the
+    :class:`Derived` record holds no model and says why (a reason without the
+    path, so that an evidence bundle replays it unchanged). None when
+    ``derive`` did not ask.
+    """
+    path, display = _path(path)
+    return _guarded(display, lambda: _load(path, display, read_weights, weights_from_file, derive=derive))
+
+
+class Derived(NamedTuple):
+    """The model with the types onnx's inference derives from enforced facts (spec 4.2), or None and why not."""
+
+    model: Model | None
+    why: str = ""
+
+
+def no_inferred_types(exc: SonnxError, path: str) -> str:
+    """Why ``path`` gave no inferred types, without the path (the reason is the same wherever the file lies, so
+    that an evidence bundle replays it unchanged)."""
+    why = exc.one_line()
+    for shown in (path, repr(path)):
+        why = why.removeprefix(f"{shown}: ")
+    return f"no inferred types: {why}"
+
+
+def _derived(kept: list[bytes], path: str, display: str) -> Derived:
+    """The model of the bytes read from ``path`` (taken out of ``kept``, so that they are let go once inferred)
+    after onnx's shape inference, read without weights."""
+    try:
+        inferred = _guarded(display, lambda: _load(path, display, False, False, _inference(kept.pop(), display))[0])
+    except SonnxError as exc:
+        return Derived(None, no_inferred_types(exc, path))
+    return Derived(inferred)
+
+
+def _path(path: PathLike) -> tuple[str, str]:
+    """``path`` as a string, and as shown in messages."""
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
     if not isinstance(path, str):
         raise InputError(f"model path must be a str or os.PathLike, not {type(path).__name__}")
-    display = _display(path)
+    return path, _display(path)
+
+
+def _guarded(display: str, load: Callable[[], T]) -> T:
+    """``load()`` with the collector paused, every failure turned into a one-line :class:`SonnxError`."""
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        if infer_shapes:
-            return _load(path, display, read_weights, False, _inferred(path, display))
-        return _load(path, display, read_weights, weights_from_file)
+        return load()
     except SonnxError as e:
         if "\n" in str(e) or "\r" in str(e):
             raise type(e)(_one_line(str(e))) from None
@@ -202,6 +260,11 @@ def _inferred(path: str, display: str) -> bytes:
     """The file's bytes, without its unenforced declarations, after onnx's shape inference (not strict, with data
     propagation, no external data)."""
     data, _ = _read_file(path, display)  # the same input checks as an ordinary load
+    return _inference(data, display)
+
+
+def _inference(data: bytes, display: str) -> bytes:
+    """``data`` without its unenforced declarations, after onnx's shape inference (see :func:`_inferred`)."""
     outcome = contained(_infer, data)  # native code: a crash or a limit ends the child, not this process
     if isinstance(outcome, Failure):
         raise UnsupportedModelError(f"{display}: onnx's shape inference {outcome.reason}")
@@ -223,15 +286,22 @@ def _infer(data: bytes) -> tuple[bytes, str]:
 
 
 def _load(
-    path: str, display: str, read_weights: bool, weights_from_file: bool, inferred: bytes | None = None
-) -> Model:
-    """Convert the model at ``path`` (from ``inferred`` when given: the same file after shape inference)."""
+    path: str,
+    display: str,
+    read_weights: bool,
+    weights_from_file: bool,
+    inferred: bytes | None = None,
+    derive: Callable[[Model], bool] | None = None,
+) -> tuple[Model, Derived | None]:
+    """Convert the model at ``path`` (from ``inferred`` when given: the same file after shape inference), and
+    its derived types when ``derive`` asks (see :func:`load_model_and_derived`)."""
     file: ModelFile | None = None
     if inferred is None:
         data, file = _read_file(path, display)
     else:
         data, inferred = inferred, None
     m, raw = _parse(data, display, weights_from_file and file is not None)
+    kept = [data] if derive is not None and file is not None else []  # for the inference, only when it may run
     del data  # cut-out weights are read from the file again, when their values are read
     if not m.HasField("graph"):
         raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
@@ -259,7 +329,7 @@ def _load(
         graph = inliner.expand(graph)
         cycles = inliner.call_cycles
         inlined = inliner.inlined_calls
-    return Model(
+    model = Model(
         graph=graph,
         ir_version=ir,
         opset_imports=MappingProxyType(opsets),
@@ -271,3 +341,6 @@ def _load(
         graph_as_written=None if written is graph else written,
         inlined_calls=inlined,
     )
+    if not kept or derive is None or not derive(model):
+        return model, None
+    return model, _derived(kept, path, display)

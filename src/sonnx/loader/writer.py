@@ -214,9 +214,8 @@ def to_proto(model: Model) -> ModelProto:
 def model_bytes(model: Model) -> bytes:
     """The bytes of the ONNX file :func:`save_model` writes for ``model``.
 
-    Also what the rules read when a model is held by no file
-    (:attr:`sonnx.rules.base.CheckConfig.serialized`): the types onnx derives
-    for it are then those of the file it would be written as. A model over
+    Also what a model held by no file is derived from (:mod:`.derived`): the
+    types onnx derives for it are then those of the file it would be written as. A model over
     protobuf's 2 GiB limit is a :class:`WriteError`.
     """
     proto = to_proto(model)

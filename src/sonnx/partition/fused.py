@@ -194,8 +194,10 @@ def _checker_refusal(path: str) -> str:
 def fused_verdict(model: Model, partition: Partition, path: str, feeds: Mapping[str, Any] | None, what: str) -> Verdict:
     """PARTITION-FUSED: write the fused model to ``path``; it passes ``onnx.checker``, the SONNX rules
     (after the loader inlines the calls) and, with ``feeds``, gives the whole model's outputs bit for bit."""
-    from ..loader import load_model
-    from ..rules import CheckConfig, run_rules
+    from ..loader.derived import Given
+    from ..loader.load import load_model_and_derived
+    from ..rules import PROFILE_SONNX, CheckConfig, run_rules
+    from ..rules.derived import asks_for_derived
 
     write_fused(model, partition, path)
     refusal = contained(_checker_refusal, path)  # native code: a crash or a limit ends the child only
@@ -210,8 +212,8 @@ def fused_verdict(model: Model, partition: Partition, path: str, feeds: Mapping[
             Severity.ERROR,
             engine="executor",
         )
-    fused = load_model(path)
-    bad = [v for v in run_rules(fused, CheckConfig()) if v.fails]
+    fused, derived = load_model_and_derived(path, derive=lambda m: asks_for_derived(m, PROFILE_SONNX))
+    bad = [v for v in run_rules(fused, CheckConfig(derived_types=Given(fused, derived))) if v.fails]
     if bad:
         v = bad[0]
         return Verdict.violated(

@@ -42,10 +42,9 @@ from typing import Any
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..base.verdict import Severity, Status, Verdict, Witness
 from ..base.witness import brief
-from ..loader.writer import model_bytes
+from ..loader.derived import IN_MEMORY
 from ..model.graph import Model, Tensor, TensorType, make_graph
-from ..rules import CheckConfig, CheckContext, run_rules
-from ..rules.derived import derived_model
+from ..rules import CheckConfig, run_rules
 from ..smt.cycles import shortest_cycle
 from ..smt.encodings.graph_acyclic import rank_body
 from ..smt.solver import SolverSettings, model_values, solve
@@ -303,11 +302,11 @@ def boundary_types(model: Model) -> dict[str, TensorType | None]:
     rules take a main-graph input's declared type as a fact (the runtimes hold
     fed values to it). Fed by the parent, it holds only what the parent's own
     facts give: the types onnx infers for the parent once the declarations no
-    runtime enforces are removed (:func:`sonnx.rules.derived.derived_model`),
+    runtime enforces are removed (:data:`sonnx.loader.derived.IN_MEMORY`),
     never the parent's ``value_info``. Without such a derivation the inputs
     have no type, and what rests on one stays unknown.
     """
-    derived, _ = derived_model(CheckContext(model, CheckConfig(serialized=model_bytes)))
+    derived = IN_MEMORY(model, True).model
     return {} if derived is None else {n: t.type for n, t in derived.graph.tensors.items()}
 
 
@@ -324,7 +323,7 @@ def rules_verdict(
     for k, sg in enumerate(subgraphs):
         if say is not None and k % step == 0:
             say(f"SONNX rules on subgraph {k + 1} of {len(subgraphs)}")
-        for v in run_rules(sub_model(model, ix, sg, types), CheckConfig(serialized=model_bytes), graph_only=True):
+        for v in run_rules(sub_model(model, ix, sg, types), CheckConfig(derived_types=IN_MEMORY), graph_only=True):
             if v.status is Status.VIOLATED:
                 entry = {"subgraph": sg.id, "rule": v.rule_id, "summary": v.witness.summary if v.witness else ""}
                 (failed if v.fails else warnings).append(entry)

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..base.errors import SonnxError, ToolError
 from ..base.verdict import Status
-from ..loader.writer import model_bytes
+from ..loader.derived import IN_MEMORY
 from ..model.graph import Graph, InitialValue, Model, Operation, Tensor, TensorType, freeze_mapping, names_used
 from ..rules import CheckConfig, run_rules
 
@@ -331,7 +331,7 @@ def tensor_type_of(arr: np.ndarray, data_type: int) -> TensorType:
 # ------------------------------------------------------------------------------------------ postcondition
 
 
-RULES_CONFIG = CheckConfig(serialized=model_bytes)
+RULES_CONFIG = CheckConfig(derived_types=IN_MEMORY)
 """The rules as a rewrite runs them: the default SONNX profile, and a candidate held by no file read as the bytes
 it would be written as (GRAPH-IF-BRANCHES derives the types of those bytes, spec 4.2)."""
 

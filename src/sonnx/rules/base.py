@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import Offenders, brief, first
 from ..model.graph import Graph, Model
+
+if TYPE_CHECKING:  # the record the check gives; a rule never calls the loader for it
+    from ..loader.load import Derived
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"
@@ -33,24 +36,18 @@ class CheckConfig:
 
     profile: str = PROFILE_SONNX
     allowed_operators: frozenset[tuple[str, str]] | None = None
-    engine: str = "direct"
-    """``direct``, ``smt``, ``both``, or ``auto`` (the command line's default: ``both`` up to
-    :data:`sonnx.checking.pipeline.SMT_AUTO_LIMIT` operations, ``direct`` above; see
-    :mod:`sonnx.checking.agreement`)."""
-    smt_dir: str | None = None
-    """When set, every SMT proof obligation is written there as a standalone ``.smt2`` file."""
     required_metadata: tuple[str, ...] | None = None
     """The ``metadata_props`` keys STRICT-METADATA requires; None means its default list."""
     read_weights: bool = True
     """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
     unread)."""
-    serialized: Callable[[Model], bytes] | None = None
-    """How to obtain the ONNX bytes of a model that no file holds (a rewrite's candidate, a partition's subgraph,
-    a model built by a caller), given by a layer that can write models (:func:`sonnx.loader.writer.model_bytes`): the
-    rules that rest on types onnx derives from enforced facts (spec 4.2; GRAPH-IF-BRANCHES, STRICT-BROADCAST)
-    read those bytes again as they read a file, and use the file only when its stored values are the model's
-    too (:mod:`sonnx.rules.derived`). None: the model is taken to be its file's when the structure is, and a
-    model with no file has no derived types (UNKNOWN). The check of a file passes None: the file is what runs."""
+    derived_types: Callable[[Model, bool], Derived] | None = None
+    """The types onnx's inference derives for the model from enforced facts (spec 4.2; GRAPH-IF-BRANCHES and
+    STRICT-BROADCAST read them, through :func:`sonnx.rules.derived.derived_model`), given by the layer that runs the
+    rules and asked for at most once per check, with the model and ``read_weights``: for the check of a file,
+    those the loader derived from the bytes it read; for a model held in memory, those of its file when the file
+    still holds it, else of the bytes it is written as (:mod:`sonnx.loader.derived`). None: there are none
+    (UNKNOWN). A rule never reads a file for them."""
 
 
 @dataclass

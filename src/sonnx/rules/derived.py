@@ -1,204 +1,50 @@
-"""The checked model read again with the types onnx's inference derives from enforced facts only (spec 4.2).
+"""The checked model with the types onnx's inference derives from enforced facts only (spec 4.2), as the check gives it.
 
 GRAPH-IF-BRANCHES needs the element types the branches produce, and
 STRICT-BROADCAST the shapes of computed tensors. A declaration of the file is
 not such a fact (no runtime holds an intermediate tensor to it), so both read
-the model that :func:`sonnx.loader.load_model` gives with ``infer_shapes=True``:
-the declarations no runtime enforces removed, then onnx's shape inference,
-whose results rest on the main graph's inputs, initial values, constants and
-onnx's schemas. Built here once per check, for both rules.
+the model onnx's shape inference gives once the declarations no runtime
+enforces are removed: its types rest on the main graph's inputs, initial
+values, constants and onnx's schemas.
 
-Which bytes are read again:
-
-* the model's file, when it still holds the model being checked. A model
-  changed after it was read (a rewrite, a partition's subgraph, a model built
-  by the caller) keeps the path of its file, and types inferred for the file
-  would not be its own, so the file's reading is used only when its structure
-  is the checked model's (:func:`same_structure`), and, when the caller gives
-  the model's bytes (a model it may have changed), its stored values too
-  (:func:`same_values`);
-* otherwise (no file, or a file that no longer holds the model), the bytes of
-  the model itself as ONNX, when the layer that runs the rules gives a way to
-  obtain them (:attr:`CheckConfig.serialized <sonnx.rules.base.CheckConfig.serialized>`):
-  they are written to a private temporary file, read the same way, and used
-  only when they read back as the same structure and values. Those bytes are
-  the file the model is written as (``sonnx rewrite``, ``sonnx partition``), so the
-  derived types are those of what the runtimes execute;
-* with neither, there are no derived types (the rules say UNKNOWN).
+The rules never read a file for it. The layer that runs them gives the derived
+types in the check context (:attr:`CheckConfig.derived_types
+<sonnx.rules.base.CheckConfig.derived_types>`): the check of a file passes
+those the loader derived from the very bytes it read, and a model held in
+memory those of its file when the file still holds it, else of the bytes it is
+written as (:mod:`sonnx.loader.derived`). They are asked for here once per
+check, for both rules; with none given, there are none (the rules say
+UNKNOWN). :func:`asks_for_derived` tells the check beforehand whether a rule
+will ask, so that a check none of whose rules asks does not pay for the
+inference.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
-from collections.abc import Callable, Iterator
-from typing import Any
-
-import numpy as np
-
 from ..base.caching import cached
-from ..base.errors import SonnxError
-from ..loader import load_model
-from ..model.graph import Attribute, Graph, Model
+from ..model.graph import Model
 from ..model.structure import walk_scopes
-from .base import CheckContext
+from .base import PROFILE_STRICT, CheckContext
 
-
-def _value_key(v: Any) -> Any:
-    """An attribute value as compared: a tensor by element type, dimensions and layout (its reader differs)."""
-    if hasattr(v, "data_type") and hasattr(v, "dims"):
-        return ("tensor", v.data_type, tuple(v.dims), v.sparse)
-    if isinstance(v, tuple | list):
-        return tuple(_value_key(x) for x in v)
-    return v
-
-
-def _attribute_key(a: Attribute) -> Any:
-    if a.type in ("GRAPH", "GRAPHS"):  # the graphs are compared as scopes of their own
-        return a.name, a.type
-    return a.name, a.type, _value_key(a.value)
-
-
-def _initial(g: Graph) -> dict[str, Any]:
-    return {n: _value_key(t.initial_value) for n, t in g.tensors.items() if t.initial_value is not None}
-
-
-def same_structure(a: Model, b: Model) -> bool:
-    """Whether ``a`` and ``b`` have the same opsets, graphs, operations, attributes, initial values' types and
-    shapes, and main-graph input declarations (the facts the derived types rest on)."""
-    if a.ir_version != b.ir_version or dict(a.opset_imports) != dict(b.opset_imports):
-        return False
-    sa, sb = walk_scopes(a.graph), walk_scopes(b.graph)
-    if len(sa) != len(sb):
-        return False
-    for x, y in zip(sa, sb, strict=True):
-        gx, gy = x.graph, y.graph
-        if (x.path, x.parent, gx.inputs, gx.outputs) != (y.path, y.parent, gy.inputs, gy.outputs):
-            return False
-        if len(gx.operations) != len(gy.operations) or _initial(gx) != _initial(gy):
-            return False
-        for p, q in zip(gx.operations, gy.operations, strict=True):
-            if p[:5] != q[:5] or [_attribute_key(t) for t in p.attributes] != [_attribute_key(t) for t in q.attributes]:
-                return False
-    return _input_types(a) == _input_types(b)
-
-
-def _values(m: Model) -> Iterator[tuple[Any, Any]]:
-    """Every stored value of ``m`` with where it is: initial values and tensor attributes (``Constant``'s ``value``
-    among them), scope by scope."""
-    for k, sc in enumerate(walk_scopes(m.graph)):
-        for n, t in sorted(sc.graph.tensors.items()):
-            if t.initial_value is not None:
-                yield (k, "tensor", n), t.initial_value
-        for j, op in enumerate(sc.graph.operations):
-            for a in op.attributes:
-                if a.type in ("TENSOR", "SPARSE_TENSOR"):
-                    yield (k, "attribute", j, a.name), a.value
-                elif a.type in ("TENSORS", "SPARSE_TENSORS"):
-                    yield from (((k, "attribute", j, a.name, i), v) for i, v in enumerate(a.value))
-
-
-def _elements(v: Any) -> Any:
-    arr = np.asarray(v.read())
-    return arr.dtype.str, arr.shape, (arr.tolist() if arr.dtype == object else arr.tobytes())
-
-
-def same_values(a: Model, b: Model) -> bool:
-    """Whether the stored values of ``a`` and ``b`` (two models of the same structure) hold the same elements.
-
-    onnx's inference reads some values as data (the shape of a ``Reshape``, the
-    starts of a ``Slice``, a ``Constant`` that feeds them), so a value changed
-    in memory after the file was read changes the types derived for it; bytes
-    are compared (a NaN equals itself). A value that cannot be read is not
-    known to be the same.
-    """
-    try:
-        xs, ys = dict(_values(a)), dict(_values(b))
-        return xs.keys() == ys.keys() and all(_elements(v) == _elements(ys[key]) for key, v in xs.items())
-    except SonnxError:
-        return False
-
-
-def _input_types(m: Model) -> list[Any]:
-    """The main graph's declared input types, symbolic names left out (the file read again renames them)."""
-    out: list[Any] = []
-    for n in m.graph.inputs:
-        t = m.graph.tensors.get(n)
-        ty = t.type if t is not None else None
-        levels: list[Any] = []
-        while ty is not None:
-            shape = None if ty.shape is None else tuple(None if isinstance(d, str) else d for d in ty.shape)
-            levels.append((ty.kind, ty.elem_type, shape))
-            ty = ty.element
-        out.append(levels)
-    return out
-
-
-def _reason(exc: SonnxError, path: str) -> str:
-    """Why ``path`` gave no inferred types, without the path (the reason is the same wherever the file lies, so
-    that an evidence bundle replays it unchanged)."""
-    why = exc.one_line()
-    for shown in (path, repr(path)):
-        why = why.removeprefix(f"{shown}: ")
-    return f"no inferred types: {why}"
-
-
-def _from_file(model: Model, path: str, values: bool) -> tuple[Model | None, str, bool]:
-    """The file's reading, or None and why; the flag says the file holds another model (so its bytes may not
-    stand for the checked one). ``values``: the stored values must be the same too (a model given in memory)."""
-    try:
-        derived = load_model(path, read_weights=False, infer_shapes=True)
-    except SonnxError as exc:
-        return None, _reason(exc, path), False
-    if not same_structure(model, derived) or (values and not same_values(model, derived)):
-        return None, "the model is not the one its file holds (changed after it was read)", True
-    return derived, "", False
-
-
-def _from_bytes(model: Model, serialized: Callable[[Model], bytes]) -> tuple[Model | None, str]:
-    """The reading of the model's own ONNX bytes, through a private temporary file removed at once."""
-    try:
-        data = serialized(model)
-    except SonnxError as exc:
-        return None, f"the model cannot be written as ONNX: {exc.one_line()}"
-    try:
-        fd, tmp = tempfile.mkstemp(prefix="sonnx-derived-", suffix=".onnx")  # mode 0600: private to this user
-    except OSError as exc:
-        return None, f"no temporary file to read the model from: {exc.strerror or exc}"
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        del data
-        derived = load_model(tmp, read_weights=False, infer_shapes=True)
-    except SonnxError as exc:
-        return None, _reason(exc, tmp)
-    except OSError as exc:
-        return None, f"no temporary file to read the model from: {exc.strerror or exc}"
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    if not same_structure(model, derived) or not same_values(model, derived):
-        return None, "the model written as ONNX does not read back as the same model"
-    return derived, ""
+NOT_GIVEN = "the check was given no types derived by onnx's inference"
 
 
 def derived_model(ctx: CheckContext) -> tuple[Model | None, str]:
-    """The model with derived types, or None and why there is none (see the module text for which bytes)."""
+    """The model with derived types, or None and why there is none (see the module text for which)."""
 
     def build() -> tuple[Model | None, str]:
-        path = ctx.model.source
-        serialized = ctx.config.serialized
-        if serialized is not None and not ctx.config.read_weights:
-            # comparing or writing the stored values would read them, which a structure-only check never does
-            return None, "a model given in memory and checked for structure only may not be its file's"
-        why, other = "the model was not read from a file", True
-        if path and os.path.isfile(path):
-            derived, why, other = _from_file(ctx.model, path, serialized is not None)
-            if derived is not None:
-                return derived, ""
-        if not other or serialized is None:
-            return None, why
-        return _from_bytes(ctx.model, serialized)
+        given = ctx.config.derived_types
+        if given is None:
+            return None, NOT_GIVEN
+        found = given(ctx.model, ctx.config.read_weights)
+        return found.model, found.why
 
     return cached(ctx.cache, ("rules.derived_model",), build)
+
+
+def asks_for_derived(model: Model, profile: str) -> bool:
+    """Whether checking ``model`` under ``profile`` may ask for its derived types: STRICT-BROADCAST (strict profile)
+    always does, GRAPH-IF-BRANCHES only when some graph holds an ``If`` of the default domain."""
+    if profile == PROFILE_STRICT:
+        return True
+    return any(op.operator == "If" and op.domain == "" for sc in walk_scopes(model.graph) for op in sc.graph.operations)

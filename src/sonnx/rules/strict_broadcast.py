@@ -30,9 +30,10 @@ An operation broadcasts when the operands concerned do not all have the very
 same shape (multidirectional, batch dimensions), or a broadcast operand's
 shape is not the very same as its target's (unidirectional): a different rank
 counts, since aligning ranks is itself an implicit reshape. Shapes come from
-onnx's shape inference (not strict, with data propagation) on the model read
-again (:func:`.derived.derived_model`: its file when the file still holds it,
-else the bytes it is written as when the caller gives them), after the
+onnx's shape inference (not strict, with data propagation), as the check gives
+them (:func:`.derived.derived_model`: for a file, from the bytes the loader
+read; for a model in memory, from its file when the file still holds it, else
+from the bytes it is written as when the caller gives them), after the
 declarations no runtime enforces are removed (:mod:`sonnx.loader.unenforced`):
 the shapes rest on the main graph's inputs as onnxruntime enforces them,
 initial values and constants, never on a ``value_info`` entry or a graph
