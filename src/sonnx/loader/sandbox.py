@@ -7,10 +7,10 @@ SIGSEGV: Python cannot catch that, so a check done in sonnx's own process would
 end with no report at all. :func:`contained` runs such a call in a forked child
 instead. The child inherits what the parent holds (the loaded ``onnx`` module,
 the bytes or proto already read), so nothing big is copied to it; it sends back
-only the call's result, pickled through a pipe. Forking costs about 5 to 12 ms
-for a parent of ordinary size and about 50 to 80 ms more per GB of objects the
-parent holds (measured on the project's 2-core machine under load), small next
-to the checker itself.
+only the call's result, pickled through a pipe. A fork costs milliseconds for a
+parent of ordinary size and more for a parent holding gigabytes, small next to
+the checker itself (figures: benchmarks/README.md, "Figures behind choices in
+the code").
 
 The child runs with an address-space limit (``RLIMIT_AS``: what it had when it
 was forked plus :data:`MEMORY_BUDGET`) and a wall-clock limit
@@ -42,11 +42,11 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 MEMORY_BUDGET = 8 * 1024**3
-"""Bytes of address space the child may add to what it had when forked (onnx's full check of a 1.22M-operation
-model needs about 1.3 GB)."""
+"""Bytes of address space the child may add to what it had when forked: several times what onnx's full check of
+the largest model measured needs (benchmarks/README.md, "Figures behind choices in the code")."""
 
 TIME_LIMIT = 900.0
-"""Seconds the child may run (the full check of a 1.22M-operation model takes about 9 s)."""
+"""Seconds the child may run: about a hundred times the full check of the largest model measured (same table)."""
 
 RUNTIME_TIME_LIMIT = 6 * 3600.0
 """Seconds a runtime executing the model may run (onnx's reference evaluator is up to hundreds of times slower
