@@ -305,11 +305,13 @@ class _Recorder:
     is dropped.
     """
 
-    __slots__ = ("counted", "live", "peak", "plan", "probe", "sizes")
+    __slots__ = ("call", "counted", "live", "outputs", "peak", "probe", "record", "sizes")
 
     def __init__(self, plan: GraphPlan, probe: Probe, values: Mapping[str, Any]) -> None:
-        self.plan = plan
+        self.call = plan._call
+        self.outputs = plan.outputs
         self.probe = probe
+        self.record = probe.firings.append
         initial = set(plan.graph.initialized)
         self.sizes = {n: value_nbytes(v) for n, v in values.items()}
         self.counted = {n for n in self.sizes if n not in initial or n in plan.graph.inputs}
@@ -321,14 +323,14 @@ class _Recorder:
     def step(self, i: int, drop: tuple[str, ...], values: dict[str, Any], nested: Callable[[], Scheduler]) -> None:
         """Fire operation ``i`` and drop ``drop`` as :meth:`GraphPlan._step` does, timing the kernel and
         recording the firing's output bytes and the live bytes after it."""
-        plan, sizes, counted = self.plan, self.sizes, self.counted
+        sizes, counted = self.sizes, self.counted
         clock = time.perf_counter
         t0 = clock()
-        results = plan._call(i, values, nested)
+        results = self.call(i, values, nested)
         t1 = clock()
         out_bytes = 0
         live = self.live
-        for name, value in zip(plan.outputs[i], results, strict=True):
+        for name, value in zip(self.outputs[i], results, strict=True):
             if name:
                 size = value_nbytes(value)
                 out_bytes += size
@@ -338,8 +340,9 @@ class _Recorder:
                 sizes[name] = size
                 counted.add(name)
                 live += size
-        self.peak = max(self.peak, live)
-        self.probe.firings.append(Firing(i, t0, t1, out_bytes, live))
+        if live > self.peak:
+            self.peak = live
+        self.record(Firing(i, t0, t1, out_bytes, live))
         for n in drop:
             del values[n]
             if n in counted:
