@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .base.errors import UsageError
+from .base.progress import Say
 from .checking.batch import Batch, find_models, run_batch
 from .checking.options import CheckOptions, check_seed, operator_pair
 from .checking.pipeline import check_model, check_models
@@ -46,8 +47,6 @@ from .rules.graph_function_shadowing import refuse_shadowing
 
 ModelSource = str | os.PathLike[str] | Model
 """A model file's path, or a model already loaded with :func:`load`."""
-
-Progress = Callable[[str], None]
 
 _OPTION_NAMES = tuple(f.name for f in fields(CheckOptions))
 
@@ -105,7 +104,7 @@ def check(
     profile: str = "sonnx",
     engine: str = "auto",
     path: str | None = None,
-    progress: Progress | None = None,
+    progress: Say | None = None,
     **options: Any,
 ) -> ModelReport:
     """Check ``model`` against the rules of ``profile`` with ``engine``, as ``sonnx-check`` does.
@@ -141,7 +140,7 @@ def batch(
     workers: int | None = None,
     executor: str | None = None,
     scheduler: str | None = None,
-    progress: Progress | None = None,
+    progress: Say | None = None,
     **options: Any,
 ) -> Batch:
     """Check every model under ``paths`` (files, directories, glob patterns), as ``sonnx batch`` does.

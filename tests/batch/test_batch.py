@@ -26,6 +26,7 @@ from benchmarks.bench_structural import build
 import sonnx.checking.batch
 from examples.make_examples import EXAMPLES
 from sonnx.base.errors import ToolError, UsageError
+from sonnx.base.progress import quiet
 from sonnx.checking.batch import MAX_ATTEMPTS, Collector, Task, check_task, engines, find_models, run_batch, tasks
 from sonnx.checking.batch.engines import run_pool
 from sonnx.checking.options import CheckOptions
@@ -241,7 +242,7 @@ def test_a_dead_pool_worker_costs_no_result(tmp_path: Path) -> None:
     paths = [str(crash), str(ROOT / "examples" / "cnn_block.onnx"), str(ROOT / "examples" / "r2_random.onnx")]
     options = CheckOptions(engine="direct")
     tasks = [Task(k, p, options, Path(p).stem) for k, p in enumerate(paths)]
-    collector = Collector(tasks, lambda _m: None)
+    collector = Collector(tasks, quiet)
     run_pool(tasks, collector, 2, crashers.dies_once)
     items = collector.result()
     assert entries([i.report for i in items]) == entries([check_task(t).report for t in tasks])
@@ -254,7 +255,7 @@ def test_a_model_that_always_kills_its_worker_is_an_error_result(tmp_path: Path)
     crash.write_bytes((ROOT / "examples" / "cnn_block.onnx").read_bytes())
     paths = [str(crash), str(ROOT / "examples" / "cnn_block.onnx")]
     tasks = [Task(k, p, CheckOptions(engine="direct"), Path(p).stem) for k, p in enumerate(paths)]
-    collector = Collector(tasks, lambda _m: None)
+    collector = Collector(tasks, quiet)
     run_pool(tasks, collector, 2, crashers.always_dies)
     lost, fine = collector.result()
     assert lost.report.outcome == "ERROR" and lost.report.exit_code == 2
@@ -265,14 +266,14 @@ def test_a_model_that_always_kills_its_worker_is_an_error_result(tmp_path: Path)
 
 def test_a_second_result_for_a_model_is_a_tool_error() -> None:
     tasks = [Task(0, str(ROOT / "examples" / "cnn_block.onnx"), CheckOptions(engine="direct"), "cnn_block")]
-    collector = Collector(tasks, lambda _m: None)
+    collector = Collector(tasks, quiet)
     collector.submitted(tasks[0])
     result = check_task(tasks[0])
     collector.add(result)
     with pytest.raises(ToolError, match="second result"):
         collector.add(result)
     with pytest.raises(ToolError, match="no result"):
-        Collector(tasks, lambda _m: None).result()
+        Collector(tasks, quiet).result()
 
 
 def test_a_failing_check_is_a_per_model_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -333,7 +334,7 @@ class _Recording(Collector):
     """A collector that remembers the order in which the tasks were handed to workers."""
 
     def __init__(self, tasks: list[Task]) -> None:
-        super().__init__(tasks, lambda _m: None)
+        super().__init__(tasks, quiet)
         self.order: list[int] = []
 
     def submitted(self, task: Task) -> int:

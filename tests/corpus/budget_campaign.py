@@ -41,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sonnx.base.progress import Say, quiet
+
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "real"
 VALIDATION_BUDGET = 20
@@ -154,7 +156,7 @@ def run_step(step: Step, model: Path, scratch: Path) -> Outcome:
 
 
 def campaign(
-    models: Sequence[Path], steps: Sequence[Step], progress: Callable[[str], None] = lambda _m: None
+    models: Sequence[Path], steps: Sequence[Step], progress: Say = quiet
 ) -> list[Outcome]:
     """Every step on every model, in order (the evidence step before its verify)."""
     out: list[Outcome] = []

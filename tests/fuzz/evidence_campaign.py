@@ -43,11 +43,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sonnx.base.progress import Say, quiet
 from tests.fuzz import evidence_bundles as eb
 from tests.fuzz.evidence_json import dump
 from tests.fuzz.evidence_mutations import MANIFEST, Mutation, apply, file_class, mutations, seeded_order
@@ -217,7 +218,7 @@ class Summary:
 
 
 def campaign(seed: int, count: int, jobs: int = 1, bundles: Sequence[str] | None = None,
-             say: Callable[[str], None] = lambda _m: None, every: int = 25, time_limit: float = TIME_LIMIT,
+             say: Say = quiet, every: int = 25, time_limit: float = TIME_LIMIT,
              ) -> Summary:
     """The first ``count`` mutants (0: all) of campaign ``seed`` on the named clean bundles (all by default)."""
     global _STATE

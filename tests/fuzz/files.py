@@ -42,6 +42,8 @@ from pathlib import Path
 
 import onnx
 
+from sonnx.base.progress import Say, quiet
+
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY_LIMIT = 3 << 30
 """Address-space limit of one run (3 GiB): a run that needs more must say so in one line."""
@@ -295,7 +297,7 @@ def campaign(
     mutants: int,
     seed: int,
     save: Path | None = None,
-    say: Callable[[str], None] = lambda _m: None,
+    say: Say = quiet,
     seeds: Sequence[Path] | None = None,
     start: int = 0,
     jobs: int = 1,

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import onnx
 
+from sonnx.base.progress import Say, quiet
 from tests.fuzz.forked import forked as run_forked
 from tests.fuzz.soundness_build import build, feeds
 from tests.fuzz.soundness_models import Spec, product, spec
@@ -275,7 +276,7 @@ def _walk(seed: int) -> list[Any]:
     return _WALKS[seed]
 
 
-def campaign(models: int, seed: int, save: Path | None = None, say: Callable[[str], None] = lambda _m: None,
+def campaign(models: int, seed: int, save: Path | None = None, say: Say = quiet,
              start: int = 0, jobs: int = 1, smt_every: int = 10, every: int = 50) -> Campaign:
     """Models ``start`` .. ``start + models - 1`` of campaign ``seed``; model k depends only on (seed, k)."""
     warm()

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from ..base.progress import Say, quiet
 from ..differential.metrics import Tolerance
 from ..execution.inputs import InputSource
 from ..execution.inputs.domain import Domain, input_domains
@@ -262,7 +263,7 @@ def equivalence(
     tolerance: Tolerance | None = None,
     sets: Sequence[str] | None = None,
     intermediates: str = "last",
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
     inputs: Callable[[Model], tuple[dict[str, Any], InputSource]] | None = None,
     budget: float | None = DEFAULT_BUDGET,
 ) -> EquivReport:
@@ -272,7 +273,7 @@ def equivalence(
     is given: it reads, for the loaded first model, the given values and
     where they came from. ``budget`` is the seconds each run of a model may take.
     """
-    say = progress or (lambda _m: None)
+    say = progress or quiet
     chosen = chosen_sets(sets, inputs is not None)
     if intermediates not in INTERMEDIATES:
         raise EquivError(f"--intermediates must be one of {', '.join(INTERMEDIATES)}, not {intermediates!r}")

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
+from ..base.progress import Say, quiet
 from ..base.verdict import Verdict
 from ..differential.run import CrossCheckReport, OracleResult, cross_check
 from ..differential.verdicts import crosscheck_verdicts
@@ -47,8 +48,6 @@ from .evidence.bundle import check_destination, write_bundle
 from .options import CheckOptions
 from .report import ModelReport, SmtSummary
 
-Say = Callable[[str], None]
-
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
 
@@ -57,10 +56,6 @@ about 61 s in one process to the figures of ``benchmarks/README.md`` ("SMT
 engine at scale": the certificates over arrays, the obligations solved on a
 pool of worker processes, ``--jobs``). Above this size the SMT engine runs
 only when asked for (``--engine both`` or ``smt``), and the report says so."""
-
-
-def _quiet(_message: str) -> None:
-    return None
 
 
 def resolved_engine(options: CheckOptions, model: Model) -> tuple[str, str | None]:
@@ -146,7 +141,7 @@ def check_file(
     report's model is used.
     """
     opts = options or CheckOptions()
-    say = progress or _quiet
+    say = progress or quiet
     say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
     try:
         # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
@@ -184,7 +179,7 @@ def check_model(
     for it, the file it becomes when it is saved.
     """
     derived = ReadAgain(model_bytes)
-    return _check_loaded(model, options or CheckOptions(), path, progress or _quiet, export_stem, derived)
+    return _check_loaded(model, options or CheckOptions(), path, progress or quiet, export_stem, derived)
 
 
 def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
@@ -269,7 +264,7 @@ class CheckRun:
 def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | None = None) -> None:
     """Write the evidence bundle of ``report`` to ``options.evidence`` (its destination must be free)."""
     assert options.evidence is not None
-    (progress or _quiet)(f"writing the evidence bundle to {options.evidence}")
+    (progress or quiet)(f"writing the evidence bundle to {options.evidence}")
     write_bundle(options.evidence, report, options)
 
 
@@ -302,7 +297,7 @@ def check_models(
     its destination must be free), so a usage error comes before any work.
     """
     opts = options or CheckOptions()
-    say = progress or _quiet
+    say = progress or quiet
     if not paths:
         raise UsageError("name at least one model to check")
     if opts.evidence is not None:

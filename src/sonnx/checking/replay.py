@@ -14,12 +14,13 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..base.build_info import build_identity
 from ..base.errors import UsageError
+from ..base.progress import Say, quiet
 from ..differential.oracles import oracle_version
 from ..differential.recorded import RecordedResultError, oracle_result
 from ..differential.run import OracleResult
@@ -48,8 +49,6 @@ from .evidence.verify import (
 )
 from .options import CheckOptions
 from .pipeline import check_file
-
-Say = Callable[[str], None]
 
 
 def trust_set(kinds: Iterable[str]) -> frozenset[str]:
@@ -177,7 +176,7 @@ def verify_bundle(
     cannot be used is refused before the bundle is read).
     """
     start = time.perf_counter()
-    say = progress or (lambda _m: None)
+    say = progress or quiet
     trusted = trust_set(trust)
     if key is not None:
         load_verify_key(key)

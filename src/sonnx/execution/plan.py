@@ -258,21 +258,23 @@ class GraphPlan:
 
         ``values`` must hold a value for exactly the names of ``seeded`` (what
         the plan was made for). ``scheduler`` None is file order. ``deadline``
-        stops the run (:class:`Deadline`) when its budget is spent.
+        stops the run (:class:`Deadline`) when its budget is spent. ``probe``
+        records each firing (:class:`Probe`): the step that fires an operation
+        is then a recording one, chosen once before the loop, so a run without
+        a probe pays nothing for it and both take the same firings and drops.
         """
         if deadline is not None:
             nested = deadline.watch(nested)
-        if probe is not None:
-            return self._run_probed(values, scheduler, nested, probe, deadline)
         # the schedule depends on names alone, so it is fixed first and then run as file order is
         sequence, drops = (self.file_sequence, self.file_drops) if scheduler is None else self.simulate(scheduler)
-        fire = self._fire
+        recorder = None if probe is None else _Recorder(self, probe, values)
+        step = self._step if recorder is None else recorder.step
         for i, drop in zip(sequence, drops, strict=True):
             if deadline is not None:
                 deadline.check()
-            fire(i, values, nested)
-            for n in drop:
-                del values[n]
+            step(i, drop, values, nested)
+        if recorder is not None:
+            recorder.finish()
         return values
 
     def _call(self, i: int, values: dict[str, Any], nested: Callable[[], Scheduler]) -> Sequence[Any]:
@@ -284,64 +286,74 @@ class GraphPlan:
                              f"{len(self.outputs[i])} outputs")
         return results
 
-    def _fire(self, i: int, values: dict[str, Any], nested: Callable[[], Scheduler]) -> None:
-        """Fire operation ``i``: its outputs' values written into ``values`` (a position left out is skipped)."""
+    def _step(self, i: int, drop: tuple[str, ...], values: dict[str, Any], nested: Callable[[], Scheduler]) -> None:
+        """Fire operation ``i`` (its outputs' values written into ``values``, a position left out
+        skipped), then drop the names ``drop`` whose last reader it was."""
         for name, value in zip(self.outputs[i], self._call(i, values, nested), strict=True):
             if name:
                 values[name] = value
+        for n in drop:
+            del values[n]
 
-    def _run_probed(
-        self,
-        values: dict[str, Any],
-        scheduler: Scheduler | None,
-        nested: Callable[[], Scheduler],
-        probe: Probe,
-        deadline: Deadline | None = None,
-    ) -> dict[str, Any]:
-        """A run that records each firing's time, output bytes and the live bytes (see :class:`Probe`).
 
-        The firing sequence is fixed first (:meth:`simulate`: names only), then
-        run as file order is: the same sequence and drops as an unprobed run.
-        """
-        if scheduler is None:
-            sequence, drops = self.file_sequence, self.file_drops
-        else:
-            sequence, drops = self.simulate(scheduler)
-        initial = {n for n in self.graph.initialized}
-        sizes = {n: value_nbytes(v) for n, v in values.items()}
-        counted = {n for n in sizes if n not in initial or n in self.graph.inputs}
-        probe.initial_bytes = sum(s for n, s in sizes.items() if n not in counted)
-        live = probe.input_bytes = sum(sizes[n] for n in counted)
-        peak = live
+class _Recorder:
+    """The firing step of a probed run: :meth:`GraphPlan._step` that also fills a :class:`Probe`.
+
+    It fires and drops exactly as the plain step does, and keeps the byte
+    count of the live values that are not initial values (the graph inputs
+    count, the weights are counted apart) from when each gets a value until it
+    is dropped.
+    """
+
+    __slots__ = ("call", "counted", "live", "outputs", "peak", "probe", "record", "sizes")
+
+    def __init__(self, plan: GraphPlan, probe: Probe, values: Mapping[str, Any]) -> None:
+        self.call = plan._call
+        self.outputs = plan.outputs
+        self.probe = probe
+        self.record = probe.firings.append
+        initial = set(plan.graph.initialized)
+        self.sizes = {n: value_nbytes(v) for n, v in values.items()}
+        self.counted = {n for n in self.sizes if n not in initial or n in plan.graph.inputs}
+        probe.initial_bytes = sum(s for n, s in self.sizes.items() if n not in self.counted)
+        self.live = probe.input_bytes = sum(self.sizes[n] for n in self.counted)
+        self.peak = self.live
+        probe.start = time.perf_counter()
+
+    def step(self, i: int, drop: tuple[str, ...], values: dict[str, Any], nested: Callable[[], Scheduler]) -> None:
+        """Fire operation ``i`` and drop ``drop`` as :meth:`GraphPlan._step` does, timing the kernel and
+        recording the firing's output bytes and the live bytes after it."""
+        sizes, counted = self.sizes, self.counted
         clock = time.perf_counter
-        probe.start = clock()
-        for i, drop in zip(sequence, drops, strict=True):
-            if deadline is not None:
-                deadline.check()
-            t0 = clock()
-            results = self._call(i, values, nested)
-            t1 = clock()
-            out_bytes = 0
-            for name, value in zip(self.outputs[i], results, strict=True):
-                if name:
-                    size = value_nbytes(value)
-                    out_bytes += size
-                    if name in counted:
-                        live -= sizes[name]
-                    values[name] = value
-                    sizes[name] = size
-                    counted.add(name)
-                    live += size
-            peak = max(peak, live)
-            probe.firings.append(Firing(i, t0, t1, out_bytes, live))
-            for n in drop:
-                del values[n]
-                if n in counted:
-                    live -= sizes[n]
-                    counted.discard(n)
-        probe.end = clock()
-        probe.peak_live_bytes = peak
-        return values
+        t0 = clock()
+        results = self.call(i, values, nested)
+        t1 = clock()
+        out_bytes = 0
+        live = self.live
+        for name, value in zip(self.outputs[i], results, strict=True):
+            if name:
+                size = value_nbytes(value)
+                out_bytes += size
+                if name in counted:
+                    live -= sizes[name]
+                values[name] = value
+                sizes[name] = size
+                counted.add(name)
+                live += size
+        if live > self.peak:
+            self.peak = live
+        self.record(Firing(i, t0, t1, out_bytes, live))
+        for n in drop:
+            del values[n]
+            if n in counted:
+                live -= sizes[n]
+                counted.discard(n)
+        self.live = live
+
+    def finish(self) -> None:
+        """Close the record: the run's end time and its largest live set."""
+        self.probe.end = time.perf_counter()
+        self.probe.peak_live_bytes = self.peak
 
 
 class ModelPlan:

@@ -10,10 +10,11 @@ UNKNOWN otherwise.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
+from ..base.progress import Say, quiet
 from ..base.verdict import Status, Verdict
 from ..execution.inputs import read_inputs
 from ..loader import load_model
@@ -24,8 +25,6 @@ from .fused import EXEC, FUSED, exec_verdict, fused_verdict
 from .schema import Partition, load_partition
 from .verify import ACYCLIC, COVER, INPUTS, OUTPUTS, PartitionReport, check_partition
 from .verify import TITLES as CHECK_TITLES
-
-Say = Callable[[str], None]
 
 TITLES = {
     **CHECK_TITLES,
@@ -81,7 +80,7 @@ def partition_job(
 
     ``partition_name`` names a produced partition in the report (where it will be written).
     """
-    say = progress or (lambda _m: None)
+    say = progress or quiet
     say(f"loading {model_path}")
     model = load_model(model_path)
     refuse_shadowing(model)  # a provider would run the standard operator where sonnx inlines the function

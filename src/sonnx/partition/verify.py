@@ -35,11 +35,12 @@ when one is UNKNOWN, else 0.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
+from ..base.progress import Say, quiet
 from ..base.verdict import Severity, Status, Verdict, Witness
 from ..base.witness import brief
 from ..loader.derived import IN_MEMORY
@@ -311,7 +312,7 @@ def boundary_types(model: Model) -> dict[str, TensorType | None]:
 
 
 def rules_verdict(
-    model: Model, ix: NodeIndex, subgraphs: Sequence[Subgraph], say: Callable[[str], None] | None = None
+    model: Model, ix: NodeIndex, subgraphs: Sequence[Subgraph], say: Say | None = None
 ) -> Verdict:
     """PARTITION-RULES: run the SONNX rules on every subgraph taken as a graph of its own, its inputs typed by
     :func:`boundary_types`."""
@@ -349,10 +350,10 @@ def check_partition(
     settings: SolverSettings | None = None,
     model_name: str = "",
     partition_name: str = "",
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
 ) -> PartitionReport:
     """Every verdict on ``partition`` of ``model`` (the model must be nameable, see :class:`NodeIndex`)."""
-    say = progress or (lambda _m: None)
+    say = progress or quiet
     say(f"checking {len(partition.subgraphs)} subgraph(s): cover and boundaries")
     ix = NodeIndex(model)
     subs = partition.subgraphs

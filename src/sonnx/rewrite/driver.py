@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.files import refuse_overwrite
+from ..base.progress import Say, quiet
 from ..base.verdict import Severity, Status
 from ..execution.inputs import InputSource
 from ..execution.inputs.domain import Domain, input_domains
@@ -165,7 +166,7 @@ def rewrite_model(
     model: Model,
     passes: Sequence[Pass] = PASSES,
     seed: int = 0,
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
     sets: Sequence[str] | None = None,
     given: Mapping[str, Any] | None = None,
     given_source: InputSource | None = None,
@@ -181,7 +182,7 @@ def rewrite_model(
     file the model was read from fails FORMAT-ONNX (:func:`format_problem`): a
     refusal, named with the graph rules that fail.
     """
-    say = progress or (lambda _m: None)
+    say = progress or quiet
     say("checking that the input model conforms")
     if not model.weights_loaded:
         raise RewriteError("the model was loaded without its weights; a rewrite needs them")
@@ -254,7 +255,7 @@ def rewrite_file(
     passes: Sequence[Pass] = PASSES,
     seed: int = 0,
     infer_shapes: bool = False,
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
     sets: Sequence[str] | None = None,
     inputs: Callable[[Model], tuple[dict[str, Any], InputSource]] | None = None,
     budget: float | None = DEFAULT_BUDGET,

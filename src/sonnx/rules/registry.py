@@ -8,9 +8,8 @@ can never hide a violation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..base.errors import SonnxError
+from ..base.progress import Say
 from ..base.verdict import Verdict
 from ..model.graph import Model
 from . import (
@@ -91,7 +90,7 @@ def rule_by_id(rule_id: str) -> Rule:
 def run_rules(
     model: Model,
     config: CheckConfig | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
     graph_only: bool = False,
 ) -> list[Verdict]:
     """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order.

@@ -30,11 +30,11 @@ An exception inside an encoding becomes UNKNOWN for that rule, never a pass.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.caching import gc_paused
+from ..base.progress import Say, quiet
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Model
 from . import registry
@@ -88,7 +88,7 @@ def run_smt(
     model: Model,
     settings: SolverSettings | None = None,
     mode: str | None = None,
-    progress: Callable[[str], None] | None = None,
+    progress: Say | None = None,
     jobs: int | None = None,
     solving: Solving | None = None,
 ) -> SmtRun:
@@ -106,14 +106,14 @@ def run_smt(
     in the code").
     """
     with gc_paused():
-        return _run_smt(model, settings or SolverSettings(), mode, progress or (lambda _m: None), jobs, solving)
+        return _run_smt(model, settings or SolverSettings(), mode, progress or quiet, jobs, solving)
 
 
 def _run_smt(
     model: Model,
     st: SolverSettings,
     mode: str | None,
-    say: Callable[[str], None],
+    say: Say,
     jobs: int | None,
     solving: Solving | None,
 ) -> SmtRun:
@@ -162,7 +162,7 @@ class _Scheduler:
     solving: Solving
     settings: SolverSettings
     mode: str
-    say: Callable[[str], None]
+    say: Say
     timings: dict[str, RuleTiming]
     results: dict[str, RuleResult] = field(default_factory=dict)
     waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)

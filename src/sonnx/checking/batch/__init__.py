@@ -36,22 +36,19 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from ...base.errors import EXIT_OK, UsageError
+from ...base.progress import Say, quiet
 from ..evidence.attestation import load_signing_key
 from ..options import CheckOptions
 from ..pipeline import export_stems
 from ..report import ModelReport
 from .discover import bundle_directory, check_destination_tree, find_models
 from .engines import dask_available, run_dask, run_pool, run_serial
-from .tasks import MAX_ATTEMPTS, BatchItem, Collector, Say, Task, TaskResult, check_task
+from .tasks import MAX_ATTEMPTS, BatchItem, Collector, Task, TaskResult, check_task
 
 Executor = Literal["serial", "pool", "dask"]
 
 
 EXECUTORS: tuple[str, ...] = ("dask", "pool")
-
-
-def _quiet(_message: str) -> None:
-    return None
 
 
 @dataclass(frozen=True)
@@ -113,7 +110,7 @@ def run_batch(
     text); every destination is checked before any model is.
     """
     opts = options or CheckOptions()
-    say = progress or _quiet
+    say = progress or quiet
     if not paths:
         raise UsageError("name at least one model to check")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):

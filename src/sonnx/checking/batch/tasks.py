@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...base.errors import SonnxError, ToolError
+from ...base.progress import Say
 from ..options import CheckOptions
 from ..pipeline import check_file, check_with_evidence
 from ..report import ModelReport
-
-Say = Callable[[str], None]
-
 
 MAX_ATTEMPTS = 3
 """Submissions of one model, in all, before a model whose worker keeps dying is an ERROR result."""
