@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, str] = {
     "smt": "bench_smt.py",
     "smt-violations": "bench_smt_violations.py",
     "executor": "bench_executor.py",
+    "firing-loop": "bench_firing_loop.py",
     "real": "bench_real_models.py",
     "equiv": "equiv_ort.py",
     "partition": "partition_ort.py",

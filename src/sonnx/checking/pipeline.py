@@ -51,11 +51,11 @@ from .report import ModelReport, SmtSummary
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
 
-Issue 18 brought every SMT rule proof of the 1M-operation benchmark DAG from
-about 61 s in one process to the figures of ``benchmarks/README.md`` ("SMT
-engine at scale": the certificates over arrays, the obligations solved on a
-pool of worker processes, ``--jobs``). Above this size the SMT engine runs
-only when asked for (``--engine both`` or ``smt``), and the report says so."""
+Up to this size the SMT engine's proofs take a time a user can wait for (the
+certificates over arrays, the obligations solved on a pool of worker
+processes, ``--jobs``; figures in ``benchmarks/README.md``, "SMT engine at
+scale"). Above it the SMT engine runs only when asked for (``--engine both``
+or ``smt``), and the report says so."""
 
 
 def resolved_engine(options: CheckOptions, model: Model) -> tuple[str, str | None]:
