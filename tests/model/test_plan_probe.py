@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from sonnx.execution.executor import model_plan, random_inputs
+from sonnx.execution.executor import model_plan
+from sonnx.execution.inputs import random_inputs
 from sonnx.execution.plan import GraphPlan, ModelPlan, Probe, value_nbytes
 from sonnx.loader import load_model
 from sonnx.model.semantics import Scheduler, SeededRandomOrder

@@ -217,7 +217,7 @@ def test_table_follows_the_operator_texts(schema: Any) -> None:
         assert kind is None, (schema.name, "broadcast" in doc and schema.name not in NOT_IMPLICIT)
 
 
-# -- what the table and the decision say in full, not just their kinds (mutation campaign, issue 14) ----------
+# -- what the table and the decision say in full, not just their kinds (mutation campaign) ---------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""GRAPH-R2's value conditions in both engines, case by case (the targeted mutation campaign of issue 14).
+"""GRAPH-R2's value conditions in both engines, case by case (the targeted mutation campaign).
 
 Guards :mod:`sonnx.smt.classify` (the SMT side of the determinism
 classification) and :mod:`sonnx.rules.graph_r2` (the direct side) against the

@@ -63,7 +63,7 @@ def test_nondeterministic_branch_makes_the_if_a_source() -> None:
 
 
 def test_two_run_obligation_in_parts_of_whole_components(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Parts of whole weakly connected components give the verdict and witness of one obligation (issue 18)."""
+    """Parts of whole weakly connected components give the verdict and witness of one obligation."""
     from sonnx.smt import common, run_smt
     from sonnx.smt.encodings.graph_determinism import parts_of
 

@@ -1,4 +1,4 @@
-"""Cases that planted bugs of the audit (issue 14, item 3) got wrong, each decided by both engines.
+"""Cases that planted bugs of the audit got wrong, each decided by both engines.
 
 Every test names the mutant of ``docs/mutation.rst`` it kills. Each asserts the
 expected status of the direct engine and of the SMT engine (both modes where the

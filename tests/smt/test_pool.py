@@ -1,4 +1,4 @@
-"""Obligations solved on worker processes (``--jobs N``) say exactly what one process says (issue 18).
+"""Obligations solved on worker processes (``--jobs N``) say exactly what one process says.
 
 The identity tests run the same check serially and on a pool of two workers
 and compare every verdict, every obligation (name, text, z3's answer, the
