@@ -88,6 +88,34 @@ values by their seed, so a change here (a new draw order, or a NumPy whose
 """
 
 
+def _numpy_streams() -> str:
+    """A digest of what the installed NumPy's ``Generator`` draws for seed 3, by the calls the drawing code makes."""
+    rng = np.random.default_rng(3)
+    parts = [
+        rng.random(16),
+        rng.integers(-10, 11, size=16),
+        rng.integers(0, 30522, size=16),
+        rng.integers(-(2**31), 2**31, size=16),
+        rng.standard_normal(16),
+    ]
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(np.asarray(part).tobytes())
+    return h.hexdigest()[:16]
+
+
+NUMPY_STREAMS_RECORDED = "dc122f9db7ee1131"
+""":func:`_numpy_streams` under the NumPy the digests above were recorded with (2.4.6, the lock's)."""
+
+STREAMS_CHANGED = _numpy_streams() != NUMPY_STREAMS_RECORDED
+
+
+@pytest.mark.xfail(
+    STREAMS_CHANGED,
+    strict=True,
+    reason="the installed NumPy's Generator draws other values for a seed than the NumPy the digests were recorded "
+    "with: every recorded seed names other values under it",
+)
 @pytest.mark.parametrize("name", sorted(DRAWN_WITH_SEED_3))
 def test_the_values_of_a_seed_are_those_recorded(name: str) -> None:
     model = load_model(str(REAL / f"{name}.onnx"))
