@@ -16,11 +16,12 @@ LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability \
-        smt-comments clean corpus
+        smt-comments clean corpus proofs coq-test
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
-	@echo "make test            lint, type-check, the whole test suite and the docs build (what CI runs)"
+	@echo "make test            lint, type-check, the Coq check, the whole test suite and the docs build (what CI runs)"
+	@echo "make proofs          the Coq development of proofs/coq (no Admitted, assumptions listed) and the z3 theorems"
 	@echo "make venv            create .venv and install sonnx from the lock file"
 	@echo "make lint            ruff, and the import contracts of ARCHITECTURE.md (lint-imports)"
 	@echo "make typecheck       mypy over src/sonnx"
@@ -73,7 +74,19 @@ pytest: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m sphinx -W -b html docs docs/_build/html
 
-test: lint typecheck pytest docs
+# The Coq check in `make test`: without coqc it installs Debian's coq when run as root, and otherwise
+# prints a loud NOT RUN line and says so in the summary below (a failure only under CI=true).
+coq-test: $(STAMP)
+	$(BIN)/python -m tools.coq_check --if-available
+
+test: lint typecheck coq-test pytest docs
+	@echo "make test: lint, typecheck, pytest and docs passed; Coq check: $$(cat build/coq-status.txt)"
+
+# The theorems: the Coq development of proofs/coq (tools/coq_check.py; coqc is required) and the z3
+# theorem modules of proofs/ (python -m proofs).
+proofs: $(STAMP)
+	$(BIN)/python -m tools.coq_check
+	$(BIN)/python -m proofs
 
 # CI runs the heavy corpus test (three schedules, both cross-checks, an evidence bundle) on a named
 # selection of tests/data/real (HEAVY_IN_CI in tests/corpus/test_real_models.py); this runs it on every model,
