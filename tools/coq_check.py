@@ -7,7 +7,7 @@ Coq checked it and it rests on nothing unproved, so this checker:
 1. reads ``_CoqProject`` (``-Q . SONNX`` and the files in dependency order)
    and refuses a ``.v`` file of the folder that it does not list;
 2. scans every listed file, comments and strings removed, and refuses
-   ``Admitted``, ``admit``, ``Axiom``, ``Parameter``, ``Conjecture``, an
+   ``Admitted``, ``admit``, ``Admit Obligations``, ``Axiom``, ``Parameter``, ``Conjecture``, an
    option that switches a kernel check off, a plugin, and a section
    assumption (``Variable``, ``Hypothesis``, ``Context``) outside a
    ``Section`` (there it would be a global axiom);
@@ -52,7 +52,7 @@ NOT_RUN = "Coq check NOT RUN: coqc not found; install Debian's coq (apt-get inst
 
 # Commands that make a theorem rest on something unproved wherever they appear.
 _FORBIDDEN = (
-    r"Admitted|admit|Axioms?|Parameters?|Conjectures?"
+    r"Admitted|admit|Admit\s+Obligations|Axioms?|Parameters?|Conjectures?"
     r"|Unset\s+(?:Guard|Positivity|Universe)\s+Checking|bypass_check|Declare\s+ML\s+Module"
 )
 # Section assumptions: discharged as a premise at ``End``, a global axiom outside a section.
@@ -224,10 +224,20 @@ def assumptions(entries: Sequence[Entry], files: Sequence[str], build: Path) -> 
 
 
 def _assumed(text: str) -> list[str]:
-    """The names Print Assumptions lists (``name : type`` lines at column 0), none when closed."""
+    """The names Print Assumptions lists, none when closed.
+
+    Each assumption starts at column 0 with its name, its type after `` :`` on
+    the same line or, for a long name, on the indented lines below; a line at
+    column 0 ending in ``:`` heads a group (``Axioms:``). Any other text at
+    column 0 counts as an assumption, so an unexpected report is refused.
+    """
     if text == CLOSED:
         return []
-    names = [m.group(1) for m in re.finditer(r"^([^\s:]+) :", text, re.MULTILINE)]
+    names = [
+        line.split(" :", 1)[0].strip()
+        for line in text.splitlines()
+        if line.strip() and not line[0].isspace() and not line.rstrip().endswith(":")
+    ]
     return names or [text.splitlines()[0] if text else "(no output)"]
 
 

@@ -202,3 +202,51 @@ Proof.
 Qed.
 
 End Graph.
+
+(** ** The same for a decidable relation on [0 .. n-1]
+
+    A graph may also be given as a boolean test [E u v] on the vertices below
+    [n]; its edge list is every pair below [n] that passes the test. *)
+
+Section Decidable.
+
+Variable n : nat.
+Variable E : nat -> nat -> bool.
+
+Definition rel (u v : nat) : Prop := u < n /\ v < n /\ E u v = true.
+
+Definition rel_edges : list (nat * nat) :=
+  filter (fun p => E (fst p) (snd p)) (list_prod (seq 0 n) (seq 0 n)).
+
+Lemma rel_edges_spec : forall u v, edge rel_edges u v <-> rel u v.
+Proof.
+  intros u v. unfold edge, rel_edges, rel.
+  rewrite filter_In, in_prod_iff, !in_seq. simpl.
+  split; [intros [[? ?] ?] | intros [? [? ?]]]; repeat split; lia || assumption.
+Qed.
+
+Lemma rel_edges_within : within rel_edges n.
+Proof. intros u v He. apply rel_edges_spec in He. destruct He as [? [? _]]. split; assumption. Qed.
+
+Lemma reach_rel : forall u v, reach rel_edges u v <-> clos_trans nat rel u v.
+Proof.
+  intros u v. split; intros H; induction H as [u v He | u w v _ IH1 _ IH2].
+  - apply t_step. apply rel_edges_spec. exact He.
+  - apply t_trans with w; assumption.
+  - apply t_step. apply rel_edges_spec. exact He.
+  - apply t_trans with w; assumption.
+Qed.
+
+(** GRAPH-ACYCLIC for a decidable relation on [n] vertices, for every [n]. *)
+Theorem acyclic_iff_strict_rank_dec :
+  (forall v, ~ clos_trans nat rel v v) <-> exists r : nat -> nat, forall u v, rel u v -> r u < r v.
+Proof.
+  assert (Hac : acyclic rel_edges <-> forall v, ~ clos_trans nat rel v v).
+  { unfold acyclic. split; intros H v Hc; apply (H v), reach_rel; exact Hc. }
+  assert (Hr : forall r, strict_rank rel_edges r <-> forall u v, rel u v -> r u < r v).
+  { intros r. unfold strict_rank. split; intros H u v Huv; apply H, rel_edges_spec; exact Huv. }
+  rewrite <- Hac, (acyclic_iff_strict_rank rel_edges n rel_edges_within).
+  split; intros [r H]; exists r; apply Hr; exact H.
+Qed.
+
+End Decidable.

@@ -76,6 +76,7 @@ def test_a_clean_development_with_section_hypotheses_passes(tmp_path: Path) -> N
         ("Axiom ax : False.\nTheorem t : False.\nProof. exact ax. Qed.\n", 1, "Axiom"),
         ("Parameter p : False.\nTheorem t : False.\nProof. exact p. Qed.\n", 1, "Parameter"),
         ("Conjecture c : False.\n", 1, "Conjecture"),
+        ("\n\nAdmit   Obligations.\n", 3, "Admit Obligations"),
         ("Unset Guard Checking.\n", 1, "Unset Guard Checking"),
     ],
 )
@@ -156,3 +157,16 @@ def test_without_coqc_make_test_reports_not_run_loudly(
     monkeypatch.setenv("CI", "true")
     assert coq_check.main(["--if-available"]) == 2
     assert coq_check.main([]) == 2
+
+
+def test_every_assumption_print_assumptions_lists_is_read_whatever_its_layout() -> None:
+    text = (
+        "Axioms:\nclassic : forall P : Prop, P \\/ ~ P\nAcyclic.acyclic_longest_below\n"
+        "  : forall (es : list (nat * nat)) (n : nat),\n    Acyclic.within es n -> True\n"
+        "Section Variables:\nn : nat"
+    )
+    assert coq_check._assumed(text) == ["classic", "Acyclic.acyclic_longest_below", "n"]
+    assert coq_check._assumed(coq_check.CLOSED) == []
+    assert coq_check._assumed("Fixpoint f relies on an unsafe hypothesis.") == [
+        "Fixpoint f relies on an unsafe hypothesis."
+    ]
