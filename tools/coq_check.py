@@ -83,6 +83,7 @@ class Entry:
     file: str
     rule: str
     allowed: tuple[str, ...]
+    line: int
 
     @property
     def qualified(self) -> str:
@@ -183,7 +184,7 @@ def read_table(project: Path, files: Sequence[str]) -> list[Entry]:
         if len(words) not in (3, 4) or words[1] not in files:
             raise CoqCheckUnusable(f"{path}:{number}: expected 'theorem file.v RULE [allowed,...]' for a listed file")
         allowed = tuple(words[3].split(",")) if len(words) == 4 else ()
-        entries.append(Entry(words[0], words[1], words[2], allowed))
+        entries.append(Entry(words[0], words[1], words[2], allowed, number))
     listed = {(e.file, e.name) for e in entries}
     for file in files:
         code = strip_comments((project / file).read_text(encoding="utf-8"))
@@ -216,7 +217,14 @@ def assumptions(entries: Sequence[Entry], files: Sequence[str], build: Path) -> 
     for index, entry in enumerate(entries):
         script.append(f'Redirect "assumptions_{index}" Print Assumptions {entry.qualified}.')
     (build / "PrintAssumptions.v").write_text("\n".join(script) + "\n", encoding="utf-8")
-    _coqc(["-Q", ".", "SONNX", "PrintAssumptions.v"], build, "proofs/coq/theorems.txt")
+    try:
+        _coqc(["-Q", ".", "SONNX", "PrintAssumptions.v"], build, "PrintAssumptions.v")
+    except CoqCheckFailed as failure:
+        # Line k of the script is the table's entry k - len(files) - 1: name its row of theorems.txt.
+        script_line, _, message = str(failure).removeprefix("PrintAssumptions.v:").partition(": ")
+        index = int(script_line) - len(files) - 1
+        row = entries[index].line if 0 <= index < len(entries) else 1
+        raise CoqCheckFailed(f"proofs/coq/theorems.txt:{row}: {message}") from None
     return {
         entry.qualified: (build / f"assumptions_{index}.out").read_text(encoding="utf-8").strip()
         for index, entry in enumerate(entries)

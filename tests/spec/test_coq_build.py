@@ -123,6 +123,13 @@ def test_a_theorem_missing_from_the_table_is_refused(tmp_path: Path) -> None:
 
 
 @NEEDS_COQC
+def test_a_table_row_naming_no_theorem_is_refused_with_its_row(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"Good.v": GOOD}, "# rows\n\ngood Good.v R\ngone Good.v R\n")
+    with pytest.raises(CoqCheckFailed, match=r"^proofs/coq/theorems\.txt:4: coqc: Error: .*gone"):
+        _run(tmp_path, project)
+
+
+@NEEDS_COQC
 def test_a_file_missing_from_the_project_is_refused(tmp_path: Path) -> None:
     project = _project(tmp_path, {"Good.v": GOOD}, "good Good.v R\n")
     (project / "Extra.v").write_text("Theorem x : True. Proof. Admitted.\n", encoding="utf-8")
