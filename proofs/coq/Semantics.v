@@ -89,10 +89,12 @@ Definition st_eq (s s' : state) : Prop :=
   (forall t, vals s t = vals s' t) /\ (forall i, In i (fired s) <-> In i (fired s')).
 
 Lemma st_eq_refl : forall s, st_eq s s.
-Proof. intros s. split; intros; tauto. Qed.
+Proof. intros s. split; [intros t; reflexivity | intros i; split; intros H; exact H]. Qed.
 
 Lemma st_eq_sym : forall s s', st_eq s s' -> st_eq s' s.
-Proof. intros s s' [Hv Hf]. split; intros; [symmetry; apply Hv | rewrite Hf; tauto]. Qed.
+Proof.
+  intros s s' [Hv Hf]. split; [intros t; symmetry; apply Hv | intros i; split; apply Hf].
+Qed.
 
 Lemma st_eq_trans : forall s1 s2 s3, st_eq s1 s2 -> st_eq s2 s3 -> st_eq s1 s3.
 Proof.
