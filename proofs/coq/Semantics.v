@@ -9,7 +9,7 @@
 From Coq Require Import List Arith Lia Bool.
 Import ListNotations.
 
-(** ** Syntax *)
+(** ** Syntax (spec section 1) *)
 
 (** Tensors are named by [nat]. An operation has an input mapping whose
     entries may be omitted ([None], the empty string of ONNX), implicit
@@ -35,8 +35,9 @@ Record graph := mkGraph {
 Definition present (e : option nat) : list nat :=
   match e with Some n => [n] | None => [] end.
 
-(** The tensors that must have a value before the operation fires: the
-    non-omitted explicit inputs, then the implicit ones. Mirrors the Python
+(** The tensors that must have a value before the operation fires (the
+    tensors it consumes, spec section 2.1): the non-omitted explicit inputs,
+    then the implicit ones. Mirrors the Python
     property [Operation.required_inputs] (which also removes repetitions;
     membership is all that matters here). *)
 Definition required (o : operation) : list nat :=
@@ -70,7 +71,7 @@ Variable interp : nat -> list (option V) -> list (option V) -> list V.
 
 Variable g : graph.
 
-(** ** States *)
+(** ** States (spec section 3.1) *)
 
 (** A state: the values of the tensors that have one, and the operations
     already fired. Mirrors the Python [State] ([values], [fired]). *)
@@ -103,7 +104,7 @@ Proof.
   - rewrite Hf1. apply Hf2.
 Qed.
 
-(** ** Initial state *)
+(** ** Initial state (spec section 3.2) *)
 
 (** The initial state: a graph input takes its given value, else a tensor
     with an initial value takes it, else a captured outer tensor takes the
@@ -137,7 +138,7 @@ Proof.
   contradiction.
 Qed.
 
-(** ** Executable operations *)
+(** ** Executable operations (spec section 3.3) *)
 
 (** Operation [i] is executable when it exists, has not fired and every
     tensor it requires has a value. Mirrors [is_executable]. *)
@@ -167,7 +168,7 @@ Proof.
   - split; [discriminate | intros [o [Ho _]]; discriminate].
 Qed.
 
-(** ** Firing *)
+(** ** Firing (spec section 3.4) *)
 
 (** [update f n v]: [f] with [n] set to [v]. *)
 Definition update (f : nat -> option V) (n : nat) (v : V) : nat -> option V :=
@@ -209,7 +210,7 @@ Definition fire (s : state) (i : nat) : state :=
   | None => s
   end.
 
-(** ** Runs *)
+(** ** Runs (spec section 3.5) *)
 
 Definition step (s s' : state) : Prop := exists i, executable s i /\ s' = fire s i.
 

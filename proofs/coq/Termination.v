@@ -178,12 +178,51 @@ Proof.
   destruct Hk as [<- | Hk]; auto. apply nth_error_Some. rewrite Ho. discriminate.
 Qed.
 
-(** Acyclicity, as a strict rank: an operation that produces a tensor has
-    a smaller rank than every operation that requires it (GRAPH-ACYCLIC). *)
+(** The dependency graph of spec section 2.1: operation [i] precedes
+    operation [j] when [i] produces a tensor that [j] consumes. *)
+Definition precedes (i j : nat) : Prop :=
+  exists oi oj t, nth_error (g_ops g) i = Some oi /\ nth_error (g_ops g) j = Some oj /\
+    In (Some t) (op_outputs oi) /\ In t (required oj).
+
+(** The same relation as a boolean, on operation indices, for a finite
+    relation over [seq 0 (length (g_ops g))]. *)
+Definition precedes_b (i j : nat) : bool :=
+  match nth_error (g_ops g) i, nth_error (g_ops g) j with
+  | Some oi, Some oj => existsb (fun t => existsb (fun e => match e with
+                                                            | Some u => Nat.eqb u t
+                                                            | None => false
+                                                            end) (op_outputs oi))
+                                (required oj)
+  | _, _ => false
+  end.
+
+Lemma precedes_b_spec : forall i j, precedes_b i j = true <-> precedes i j.
+Proof.
+  intros i j. unfold precedes_b, precedes.
+  destruct (nth_error (g_ops g) i) as [oi |] eqn:Ei; destruct (nth_error (g_ops g) j) as [oj |] eqn:Ej.
+  2-4: split; [discriminate | intros [oi' [oj' [t [H1 [H2 _]]]]]; congruence].
+  rewrite existsb_exists. split.
+  - intros [t [Ht Hex]]. apply existsb_exists in Hex. destruct Hex as [[u |] [Hu Heq]]; [| discriminate].
+    apply Nat.eqb_eq in Heq. subst u. exists oi, oj, t. auto.
+  - intros [oi' [oj' [t [H1 [H2 [Ho Hr]]]]]]. injection H1 as <-. injection H2 as <-.
+    exists t. split; [exact Hr |]. apply existsb_exists. exists (Some t). split; [exact Ho |].
+    apply Nat.eqb_refl.
+Qed.
+
+(** Acyclicity (GRAPH-ACYCLIC), as a strict rank on the dependency graph:
+    an operation that produces a tensor has a smaller rank than every
+    operation that consumes it. *)
 Definition ranked (rank : nat -> nat) : Prop :=
   forall i j oi oj t,
     nth_error (g_ops g) i = Some oi -> nth_error (g_ops g) j = Some oj ->
     In (Some t) (op_outputs oi) -> In t (required oj) -> rank i < rank j.
+
+Lemma ranked_precedes : forall rank, ranked rank <-> (forall i j, precedes i j -> rank i < rank j).
+Proof.
+  intros rank. split.
+  - intros H i j [oi [oj [t [Hi [Hj [Ho Hr]]]]]]. apply (H i j oi oj t); auto.
+  - intros H i j oi oj t Hi Hj Ho Hr. apply H. exists oi, oj, t. auto.
+Qed.
 
 (** Every required tensor has an origin: it is defined in the start state
     or some operation produces it. *)
