@@ -202,6 +202,18 @@ Proof.
   apply origin_inv_initial.
 Qed.
 
+(** The file-order runner [run_fuel] (the [FileOrder] scheduler of
+    [run]) ends in the same state as every maximal run: it may stand for
+    the semantics. *)
+Theorem runner_correct : forall inp init outer s,
+  c1_assign ->
+  maximal_run (initial_state g inp init outer) s ->
+  st_eq (run_fuel interp g (length (g_ops g)) (initial_state g inp init outer)) s.
+Proof.
+  intros inp init outer s Hc1 Hrun.
+  apply (order_independence inp init outer); auto. apply maximal_run_exists.
+Qed.
+
 (** ** Determinism *)
 
 Lemma initial_state_agree : forall inp1 inp2 init1 init2 outer1 outer2 : nat -> option V,
@@ -246,3 +258,4 @@ End OrderIndependence.
 Print Assumptions diamond.
 Print Assumptions order_independence.
 Print Assumptions determinism.
+Print Assumptions runner_correct.
