@@ -52,6 +52,11 @@ NEWMAN = (
     "Annals of Mathematics 43(2), 1942, pp. 223-243"
 )
 
+NEWMAN_STEP = f"cited lemma: Newman's lemma ({NEWMAN}), not re-proved"
+RESTS_ON = (NEWMAN_STEP, *termination.RESTS_ON)
+"""The review items of this theorem: Newman's lemma and those of its premise (b) (confluence (a) has none)."""
+
+
 def _families_text() -> str:
     return "\n".join(
         f"  family {k + 1}: inputs {', '.join(f.inputs)}; up to {f.max_ops} operations over "
@@ -250,15 +255,16 @@ def bounded_check() -> list[Outcome]:
 
 
 def check() -> Result:
-    res = Result(TITLE)
+    res = Result(TITLE, steps=(NEWMAN_STEP,))
     for premise in (confluence, termination):
         r = premise.check()
         res.outcomes.append(
             Outcome(
                 f"premise {premise.ID}",
                 r.proved,
-                "PROVED" if r.proved else "FAILED: " + str(r.outcomes),
+                r.verdict if r.proved else "FAILED: " + str(r.outcomes),
                 needs_hypotheses=r.uses_hypotheses,
+                rests_on=r.review_items,
             )
         )
     res.outcomes.extend(bounded_check())
