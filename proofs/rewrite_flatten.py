@@ -82,6 +82,8 @@ def check() -> Result:
             "seed special case a = 0: [P(0), S(0)] = [1, P(r)]",
             z3.Implies(z3.And(P(0) == 1, Q(0)), z3.And(P(0) == 1, S(0) == PR)),
             rests_on=(DOWNWARD_INDUCTION,),
+            evidence=False,
+            why_not_evidence="holds by construction: it restates its hypothesis Q(0) with P(0) = 1 substituted",
         ),
         Obligation(
             "row-major: 0 <= i S + j < P S", z3.Implies(index, z3.And(0 <= i * cols + j, i * cols + j < rows * cols))

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import z3
 
-from proofs import _kit, rewrite_constant, rewrite_identity
+from proofs import _kit, rewrite_constant, rewrite_flatten, rewrite_identity
 from proofs.registry import MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,6 +137,7 @@ def test_the_by_construction_obligations_of_the_rewrite_theorems_are_not_evidenc
     for mod, name in (
         (rewrite_identity, "Identity semantics gives val(y) = val(x)"),
         (rewrite_constant, "GRAPH-C1/C3: the initializer replaces the only producer; y stays defined"),
+        (rewrite_flatten, "seed special case a = 0: [P(0), S(0)] = [1, P(r)]"),
     ):
         res = mod.check()
         marked = [o for o in res.outcomes if o.name == name]
