@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -120,6 +121,14 @@ class Result:
     def uses_hypotheses(self) -> bool:
         """Some discharged obligation fails when its hypotheses are dropped (the theorem is not vacuous in them)."""
         return any(o.ok and o.needs_hypotheses for o in self.outcomes)
+
+
+def review_note(items: Sequence[str]) -> str:
+    """The closing paragraph of a ``THEOREM`` text: its review items, one per bullet (empty when none)."""
+    if not items:
+        return ""
+    bullets = "\n".join(textwrap.fill(item, 76, initial_indent=" - ", subsequent_indent="   ") for item in items)
+    return f"\nReview items (steps z3 does not check; the verdict counts them):\n{bullets}\n"
 
 
 def solver(ctx: z3.Context) -> z3.Solver:

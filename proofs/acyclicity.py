@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import z3
 
-from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
+from proofs._kit import Obligation, Outcome, Result, main, review_note, run_obligations, satisfiable
 
 ID = "acyclicity"
 TITLE = "Acyclicity iff a strict rank function exists"
@@ -45,7 +45,7 @@ from the symbolic adjacency matrix) is a strict rank with values in 0..n-1. So r
 the number of operations. For n > {BOUND} the (=>) direction is not
 machine-checked; the textbook argument is the same construction (the longest
 path ending at b has at most n-1 edges in an acyclic graph).
-"""
+""" + review_note(RESTS_ON)
 
 
 def general_if() -> list[Obligation]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import z3
 
-from proofs._kit import Obligation, Result, main, run_obligations, satisfiable
+from proofs._kit import Obligation, Result, main, review_note, run_obligations, satisfiable
 
 ID = "inlining"
 TITLE = "Function inlining terminates iff the call graph is acyclic"
@@ -46,7 +46,7 @@ machine-checked up to 6 functions), inlining terminates iff no cycle of the
 call graph is reachable from main. GRAPH-FUNCTIONS rejects every cycle among
 the model's local functions, reachable or not: a sufficient condition, and
 the reading seed 001 gives ("forbids any direct or indirect recursion").
-"""
+""" + review_note(RESTS_ON)
 
 F = z3.DeclareSort("F")
 calls = z3.Function("calls", F, F, z3.BoolSort())

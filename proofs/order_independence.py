@@ -17,7 +17,7 @@ from itertools import product
 from typing import NamedTuple
 
 from proofs import confluence, termination
-from proofs._kit import Outcome, Result, main
+from proofs._kit import Outcome, Result, main, review_note
 from sonnx.model import Graph, State, executable, fire, initial_state, make_graph, make_operation, outputs_of
 from sonnx.model.symbolic import SymbolicInterpretation, Term, atom
 
@@ -94,7 +94,7 @@ graph outputs), enumerated up to isomorphism, is run under every schedule
 (every maximal sequence of firings); each run fires every operation exactly
 once, and all runs of a graph reach the same final state, so the same outputs.
 {_families_text()}
-"""
+""" + review_note(RESTS_ON)
 
 Wiring = tuple[tuple[str, tuple[int, ...]], ...]
 """One graph: per operation (operator, indices of the tensors it reads); tensor k is the k-th defined."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import z3
 
-from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
+from proofs._kit import Obligation, Outcome, Result, main, review_note, run_obligations, satisfiable
 from proofs.rewrite_common import model_note, refute
 
 ID = "rewrite-flatten"
@@ -44,7 +44,7 @@ axis, d = [2, 0, 3], a = 2, requests [0, 3]; Reshape (allowzero = 0, the
 default) reads the 0 as "copy input dimension 0" and targets [2, 3], which
 does not hold the 0 elements. The pass sets allowzero = 1 (opset >= 14)
 when a product is 0 and refuses it before opset 14.
-"""
+""" + review_note(RESTS_ON)
 
 
 def check() -> Result:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import z3
 
-from proofs._kit import Obligation, Result, main, run_obligations, satisfiable
+from proofs._kit import Obligation, Result, main, review_note, run_obligations, satisfiable
 from proofs._state import Op, Tensor, c1, executable, fire, init, inp, out, state, wf
 
 ID = "termination"
@@ -47,7 +47,7 @@ Not machine-checked (meta-level, finite sets): for a finite set of operations,
 with (2)-(4), every maximal run fires every operation exactly once.
 (Theorem (c) also confirms exactly-once firing on the real sonnx.model
 semantics, for every schedule of every graph of its bounded families.)
-"""
+""" + review_note(RESTS_ON)
 
 rank = z3.Function("rank", Op, z3.IntSort())
 
