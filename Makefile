@@ -16,7 +16,7 @@ LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability \
-        smt-comments clean corpus proofs coq-test
+        smt-comments proofs-readme clean corpus proofs coq-test
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -44,6 +44,7 @@ help:
 	@echo "make examples        regenerate examples/*.onnx"
 	@echo "make traceability    regenerate the packaged traceability matrix (src/sonnx/data/traceability.json)"
 	@echo "make smt-comments    regenerate the reviewed comments of the exported SMT-LIB files (tests/data/smt_comments.txt)"
+	@echo "make proofs-readme   regenerate proofs/README.md from the theorem modules"
 	@echo "make clean           remove the venvs, build outputs and caches"
 
 $(STAMP): pyproject.toml $(LOCK)
@@ -189,3 +190,6 @@ traceability: $(STAMP)
 
 smt-comments: $(STAMP)
 	$(BIN)/python -m tools.smt_comments
+
+proofs-readme: $(STAMP)
+	$(BIN)/python -m proofs.readme

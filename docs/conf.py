@@ -46,7 +46,7 @@ needs_fields = {
     "tests": {"description": "test files quoting the rule ID", "nullable": True},
     "spec": {"description": "spec page and line of the rule's anchor", "nullable": True},
     "module": {"description": "theorem module under proofs/", "nullable": True},
-    "result": {"description": "PROVED or FAILED, as obtained during this build", "nullable": True},
+    "result": {"description": "PROVED, PROVED resting on N review items, or FAILED, as obtained during this build", "nullable": True},
 }
 needs_id_regex = r"^[A-Z][A-Z0-9_-]{3,}$"
 needs_id_required = True

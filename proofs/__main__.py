@@ -2,7 +2,7 @@
 
 Each theorem runs in a fresh z3 context per query (see ``_kit``), so the
 answers do not depend on which theorems ran before. Exit 0 when every theorem
-run is PROVED, 1 when one is FAILED, 2 for an unknown ID.
+run is PROVED (with or without review items: see ``_kit``), 1 when one is FAILED, 2 for an unknown ID.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import importlib
 import json
 import sys
 
-from proofs._kit import outcomes_record, report
+from proofs._kit import report, result_record
 from proofs.registry import MODULES
 
 
@@ -32,8 +32,7 @@ def run(argv: list[str] | None = None) -> int:
         result = mod.check()
         failed += not result.proved
         if args.json:
-            doc = {"theorem": result.theorem, "proved": result.proved, "outcomes": outcomes_record(result)}
-            print(json.dumps(doc))
+            print(json.dumps(result_record(result)))
         else:
             report(result, mod.THEOREM)
     return 1 if failed else 0

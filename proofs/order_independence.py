@@ -17,7 +17,7 @@ from itertools import product
 from typing import NamedTuple
 
 from proofs import confluence, termination
-from proofs._kit import Outcome, Result, main
+from proofs._kit import Outcome, Result, main, review_note
 from sonnx.model import Graph, State, executable, fire, initial_state, make_graph, make_operation, outputs_of
 from sonnx.model.symbolic import SymbolicInterpretation, Term, atom
 
@@ -51,6 +51,11 @@ NEWMAN = (
     'M. H. A. Newman, "On theories with a combinatorial definition of equivalence", '
     "Annals of Mathematics 43(2), 1942, pp. 223-243"
 )
+
+NEWMAN_STEP = f"cited lemma: Newman's lemma ({NEWMAN}), not re-proved"
+RESTS_ON = (NEWMAN_STEP, *termination.RESTS_ON)
+"""The review items of this theorem: Newman's lemma and those of its premise (b) (confluence (a) has none)."""
+
 
 def _families_text() -> str:
     return "\n".join(
@@ -89,7 +94,7 @@ graph outputs), enumerated up to isomorphism, is run under every schedule
 (every maximal sequence of firings); each run fires every operation exactly
 once, and all runs of a graph reach the same final state, so the same outputs.
 {_families_text()}
-"""
+""" + review_note(RESTS_ON)
 
 Wiring = tuple[tuple[str, tuple[int, ...]], ...]
 """One graph: per operation (operator, indices of the tensors it reads); tensor k is the k-th defined."""
@@ -250,15 +255,16 @@ def bounded_check() -> list[Outcome]:
 
 
 def check() -> Result:
-    res = Result(TITLE)
+    res = Result(TITLE, steps=(NEWMAN_STEP,))
     for premise in (confluence, termination):
         r = premise.check()
         res.outcomes.append(
             Outcome(
                 f"premise {premise.ID}",
                 r.proved,
-                "PROVED" if r.proved else "FAILED: " + str(r.outcomes),
+                r.verdict if r.proved else "FAILED: " + str(r.outcomes),
                 needs_hypotheses=r.uses_hypotheses,
+                rests_on=r.review_items,
             )
         )
     res.outcomes.extend(bounded_check())

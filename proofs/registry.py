@@ -4,8 +4,11 @@ order independence, acyclicity, inlining), then one theorem per rewrite pass.
 Every module defines ``ID``, ``TITLE``, ``SUPPORTS`` (the spec rule IDs the
 theorem justifies; empty for a rewrite theorem, which proves a ``sonnx
 rewrite`` pass sound instead), ``THEOREM`` (the exact statement proved,
-including what is only bounded or meta-level) and ``check()`` returning a result whose
-``proved`` is true only when every obligation was discharged.
+including what is only bounded or meta-level), ``RESTS_ON`` (the review items: every
+hand-written axiom, induction instance, cited lemma or prose step the theorem
+rests on, which z3 does not check; the result of ``check()`` lists exactly
+these) and ``check()`` returning a result whose ``proved`` is true only when
+every obligation was discharged.
 
 The link between a pass and its theorem is written once, on the pass
 (``Pass.theorem`` in ``sonnx.rewrite``); :func:`passes_by_theorem` reads it.
@@ -47,6 +50,7 @@ class Theorem:
     supports: tuple[str, ...]
     statement: str
     rewrite_pass: str = ""
+    rests_on: tuple[str, ...] = ()
 
 
 def passes_by_theorem() -> dict[str, str]:
@@ -70,6 +74,7 @@ def theorems() -> tuple[Theorem, ...]:
                 tuple(mod.SUPPORTS),
                 mod.THEOREM.strip(),
                 proves.get(name, ""),
+                tuple(mod.RESTS_ON),
             )
         )
     return tuple(out)

@@ -4,7 +4,9 @@ Not a theorem itself (not in ``registry.MODULES``). Two helpers:
 
 * :func:`refute` asks z3 for a *model* of a formula: a counterexample to a
   precondition that is too weak. Finding it is the expected outcome (``ok``),
-  and the model is printed so that the docs can show it;
+  and the model is printed so that the docs can show it. Its formulas assert
+  the difference it reports, so it shows that the values exist, not that the
+  pass is sound: it is never counted as evidence;
 * :func:`rewiring_obligations` states, over an uninterpreted sort of tensor
   names, what every pass that deletes one operation ``y := F(x)`` and
   redirects the readers of ``y`` to ``x`` must keep: each reader sees the
@@ -20,7 +22,19 @@ from collections.abc import Sequence
 
 import z3
 
-from proofs._kit import Obligation, Outcome, solve
+from proofs._kit import Obligation, Outcome, not_evidence, solve
+
+
+def model_note(values: str) -> str:
+    """The sentence every rewrite theorem's statement opens with: what its model is over, and what it is not."""
+    return (
+        f"Model: sizes, indices, counts and versions are mathematical integers (Z); {values}. This is not "
+        "IEEE-754 float arithmetic (no rounding, NaN, infinity or signed zero is modelled), so what a runtime "
+        "computes on floats is outside this proof."
+    )
+
+
+REFUTE_NOT_EVIDENCE = "a counterexample motivating a precondition; its formulas assert the difference it reports"
 
 
 def refute(name: str, formulas: Sequence[z3.BoolRef]) -> Outcome:
@@ -28,7 +42,7 @@ def refute(name: str, formulas: Sequence[z3.BoolRef]) -> Outcome:
     a = solve(formulas)
     if a.status == "sat":
         shown = ", ".join(f"{k} = {v}" for k, v in a.constants)
-        return Outcome(name, True, f"counterexample found: {shown}")
+        return not_evidence(Outcome(name, True, f"counterexample found: {shown}"), REFUTE_NOT_EVIDENCE)
     return Outcome(name, False, f"no counterexample found ({a.status})")
 
 

@@ -8,13 +8,16 @@ from __future__ import annotations
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
-from proofs.rewrite_common import refute, rewiring_obligations
+from proofs.rewrite_common import model_note, refute, rewiring_obligations
 
 ID = "rewrite-identity"
 TITLE = "Identity removal is sound"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-THEOREM = """
+RESTS_ON: tuple[str, ...] = ()
+"""No review item: every step of this theorem is an obligation z3 discharges."""
+THEOREM = f"""
+{model_note('values are of an uninterpreted sort, compared only for equality')}
 Pass `identity` (src/sonnx/rewrite/identity.py). Identity's output equals
 its input as a value of any type (tensor, sequence, optional): for every
 value v of an uninterpreted sort, Identity(v) = v. Machine-checked: with that
@@ -36,7 +39,12 @@ def check() -> Result:
     semantics = z3.ForAll([v], ident(v) == v)
     x = z3.Const("x", V)
     obs: list[Obligation] = [
-        Obligation("Identity semantics gives val(y) = val(x)", z3.Implies(semantics, ident(x) == x)),
+        Obligation(
+            "Identity semantics gives val(y) = val(x)",
+            z3.Implies(semantics, ident(x) == x),
+            evidence=False,
+            why_not_evidence="holds by construction: the hypothesis is the conclusion for every v",
+        ),
         *rewiring_obligations(),
     ]
     N = z3.DeclareSort("Name")

@@ -13,6 +13,7 @@ from proofs.rewrite_common import (
     fusion_counterexample_batch_axis,
     fusion_counterexample_negative_pad,
     fusion_read_obligations,
+    model_note,
     refute,
     rewiring_obligations,
 )
@@ -21,7 +22,10 @@ ID = "rewrite-pad-conv"
 TITLE = "Fusing a zero Pad into Conv is sound (auto_pad NOTSET/VALID)"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-THEOREM = """
+RESTS_ON: tuple[str, ...] = ()
+"""No review item: every step of this theorem is an obligation z3 discharges."""
+THEOREM = f"""
+{model_note('element values are reals (R)')}
 Pass `pad-conv` (src/sonnx/rewrite/pad_conv.py). Per spatial axis: input
 size n >= 1, Pad counts pb, pe >= 0, Conv padding cb, ce >= 0; a window
 element reads padded coordinate u = o * stride + j * dilation, the same u
@@ -35,8 +39,9 @@ padding after. For every spatial rank (symbolic R, parameters as arrays
 over the axes, any tensor X as a function of index arrays): when the Pad
 value equals Conv's padding value (0), every window element reads the same
 value, so every product w * x and every sum, in the same order, is the same
-(bit-exact on floats for a +0.0 fill; a -0.0 fill, which reals cannot
-tell from +0.0, is refused conservatively by the pass).
+over the reals. (On floats, the same terms in the same order give the same
+bits for a +0.0 fill: an argument outside this model, not machine-checked; a
+-0.0 fill, which reals cannot tell from +0.0, is refused by the pass.)
 Counterexamples found for the seed's conditions (constant, value 0,
 counts >= 0), which the pass adds: a Pad on the batch or channel axis (the
 Conv output keeps n + p on the batch axis before, n after); auto_pad

@@ -8,13 +8,16 @@ from __future__ import annotations
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
-from proofs.rewrite_common import on_axes, pad_axis, refute, rewiring_obligations
+from proofs.rewrite_common import model_note, on_axes, pad_axis, refute, rewiring_obligations
 
 ID = "rewrite-pad-nop"
 TITLE = "Removing a Pad with all counts 0 is sound"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-THEOREM = """
+RESTS_ON: tuple[str, ...] = ()
+"""No review item: every step of this theorem is an obligation z3 discharges."""
+THEOREM = f"""
+{model_note('element values are reals (R)')}
 Pass `pad-nop` (src/sonnx/rewrite/pad_nop.py). Pad semantics per axis of
 size n with begin/end counts b, e of any sign (crop by the negative counts,
 then pad by the positive ones): output size n - max(-b,0) - max(-e,0) +

@@ -13,6 +13,7 @@ from proofs.rewrite_common import (
     fusion_counterexample_batch_axis,
     fusion_counterexample_negative_pad,
     fusion_read_obligations,
+    model_note,
     refute,
     rewiring_obligations,
 )
@@ -21,7 +22,10 @@ ID = "rewrite-pad-pool"
 TITLE = "Fusing a Pad into pooling: sound only under corrected preconditions"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-THEOREM = """
+RESTS_ON: tuple[str, ...] = ()
+"""No review item: every step of this theorem is an obligation z3 discharges."""
+THEOREM = f"""
+{model_note('element values are reals (R)')}
 Pass `pad-pool` (src/sonnx/rewrite/pad_pool.py). The pass's preconditions
 include one no ONNX text states but onnxruntime imposes on pooling: every
 fused pad (cb + pb, ce + pe) smaller than the kernel size; it is a hypothesis

@@ -8,13 +8,16 @@ from __future__ import annotations
 import z3
 
 from proofs._kit import Obligation, Outcome, Result, main, run_obligations, satisfiable
-from proofs.rewrite_common import refute
+from proofs.rewrite_common import model_note, refute
 
 ID = "rewrite-shape"
 TITLE = "Shape to constant under static shapes"
 SUPPORTS: tuple[str, ...] = ()
 """A rewrite theorem justifies a pass, not a graph rule."""
-THEOREM = """
+RESTS_ON: tuple[str, ...] = ()
+"""No review item: every step of this theorem is an obligation z3 discharges."""
+THEOREM = f"""
+{model_note('no element value occurs (the proof is about shapes)')}
 Pass `shape` (src/sonnx/rewrite/shape.py, function shape_slice). For every
 rank r >= 0 and every start and end (unbounded integers; end absent means
 r), with norm(k) = k + r if k < 0 else k and clamp(k) = min(max(k, 0), r),

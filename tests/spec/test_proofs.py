@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -32,9 +33,17 @@ def test_theorem_module_prints_proved(name: str) -> None:
     )
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert lines and lines[0].startswith("PROVED: "), proc.stdout
+    mod = importlib.import_module(f"proofs.{name}")
+    # A bare PROVED only when nothing rests on a step z3 did not check; otherwise the count is in the verdict.
+    n = len(mod.RESTS_ON)
+    head = "PROVED: " if n == 0 else f"PROVED, resting on {n} review item{'s' if n > 1 else ''} "
+    assert lines and lines[0].startswith(head), proc.stdout
     assert "[FAIL]" not in proc.stdout
     assert sum(1 for line in lines if line.strip().startswith("[ok]")) >= 2
+    # The printed review items are exactly the module's RESTS_ON (what the README and the docs publish).
+    printed = [line.split("review item: ", 1)[1] for line in lines if line.startswith("  review item: ")]
+    assert sorted(printed) == sorted(mod.RESTS_ON), proc.stdout
+    assert any(line.startswith("  evidence: ") for line in lines), proc.stdout
 
 
 def test_registry_describes_every_module_consistently() -> None:
