@@ -21,8 +21,8 @@
     ([nres_functional], by induction on the nesting); hence a nested run is
     a function of its explicit inputs and captures ([nested_run_function])
     and any two maximal runs of a graph with nested graphs end in the same
-    state ([nested_order_independence]). [nres_exists] shows the relational
-    semantics is never empty.
+    state ([nested_order_independence]). [nested_runs_exist] shows the
+    relational semantics is never empty.
 
     Modelling choices (differences from [src/sonnx/model/semantics.py]):
     - If: the condition is the first explicit input; [truth] reads a value
@@ -235,8 +235,6 @@ Lemma nres_functional : forall ng inp outer outs,
   nres ng inp outer outs -> all_c1 ng -> outs = run_ng ng inp outer.
 Proof. exact (proj1 nres_kres_functional). Qed.
 
-(** The relational semantics is never empty: the [FileOrder] run at every
-    depth is one of its runs. *)
 Lemma nres_exists_gen :
   (forall k ns a b, kres k ns a b (kind_fn k ns a b)) /\
   (forall ng inp outer, nres ng inp outer (run_ng ng inp outer)).
@@ -259,10 +257,14 @@ Proof.
     + apply maximal_run_exists.
 Qed.
 
-Lemma nres_exists : forall ng inp outer, nres ng inp outer (run_ng ng inp outer).
-Proof. exact (proj2 nres_exists_gen). Qed.
 
 (** ** The theorems *)
+
+(** The relational semantics is never empty (so the theorems below are not
+    vacuous): from any explicit inputs and outer values, the [FileOrder] run
+    at every depth is one of its runs; no premise. *)
+Theorem nested_runs_exist : forall ng inp outer, nres ng inp outer (run_ng ng inp outer).
+Proof. exact (proj2 nres_exists_gen). Qed.
 
 (** A nested run's outputs are a function of its explicit inputs and its
     captures (the values of the implicit inputs of the operation holding
