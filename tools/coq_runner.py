@@ -90,8 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RunnerBuildFailed as failure:
         print(f"coq runner: FAILED: {failure}", file=sys.stderr)
         return 1
-    print(f"coq runner: built {runner.relative_to(ROOT) if runner.is_relative_to(ROOT) else runner} "
-          f"in {time.perf_counter() - start:.1f} s", flush=True)
+    print(
+        f"coq runner: built {runner.relative_to(ROOT) if runner.is_relative_to(ROOT) else runner} "
+        f"in {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
     return 0
 
 
