@@ -21,7 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
+from sonnx.execution.plan import GraphPlan
 from sonnx.model import semantics as real_semantics
 from sonnx.model.graph import Graph, Operation, make_graph, make_operation
 
@@ -68,6 +70,26 @@ class TableInterpretation:
         imps: Sequence[int | None] = scope.run_nested(body.value, ()) if body is not None else ()
         value = compute(code, param, args, imps)
         return [value + j for j in range(nouts)]
+
+
+class _Bound:
+    """An operation bound once for the compiled plan: it applies the table with the running scope."""
+
+    needs_scope = True
+
+    def __init__(self, interpretation: TableInterpretation, operation: Operation) -> None:
+        self._interpretation = interpretation
+        self._operation = operation
+
+    def __call__(self, args: Sequence[int | None], scope: real_semantics.Scope[int]) -> tuple[int, ...]:
+        return tuple(self._interpretation.apply(self._operation, args, scope))
+
+
+class PlanInterpretation(TableInterpretation):
+    """The table as the compiled plan (:class:`~sonnx.execution.plan.GraphPlan`) binds operators."""
+
+    def bind(self, operation: Operation) -> _Bound:
+        return _Bound(self, operation)
 
 
 def _int(operation: Operation, name: str) -> int:
@@ -279,6 +301,37 @@ def planted(name: str, replacements: Sequence[tuple[str, str]]) -> ModuleType:
     sys.modules[module.__name__] = module
     exec(compile(source, f"<planted {name}>", "exec"), module.__dict__)
     return module
+
+
+def plan_differences(case: Case, coq: CoqResult, seed: int = 0) -> list[str]:
+    """Every way the compiled plan disagrees with the runner on ``case`` (file order, memory mode, random order)."""
+    try:
+        return _plan_differences(case, coq, seed)
+    except Exception as error:  # any exception the design does not predict is a difference
+        return [f"plan: unexpected {type(error).__name__}: {error}"]
+
+
+def _plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]:
+    g = case.graph
+    seeded = dict(real_semantics.initial_state(g, case.inputs, case.inits, case.outer).values)
+    interp: Any = PlanInterpretation()
+    plan = GraphPlan(g, interp, seeded, None)
+    if _short_fired(case, coq):
+        try:
+            plan.run(dict(seeded))
+        except ValueError:
+            return []
+        return ["plan: accepted an operator that gave too few results"]
+    found: list[str] = []
+    if plan.run(dict(seeded)) != coq.values:
+        found.append(f"plan (file order): values {plan.run(dict(seeded))} != Coq {coq.values}")
+    if case.c1_holds() and plan.run(dict(seeded), real_semantics.SeededRandomOrder(seed)) != coq.values:
+        found.append("plan (seeded random order): values differ from Coq's")
+    if None not in coq.outputs:
+        kept = GraphPlan(g, interp, seeded, frozenset(g.outputs)).run(dict(seeded))
+        if tuple(kept[n] for n in g.outputs) != coq.outputs:
+            found.append(f"plan (memory mode): outputs {[kept.get(n) for n in g.outputs]} != Coq {coq.outputs}")
+    return found
 
 
 def has_cycle(graph: Graph) -> bool:

@@ -67,6 +67,15 @@ def test_semantics_agrees_with_the_extracted_runner(runner: Path) -> None:
 
 
 @needs_runner
+def test_compiled_plan_agrees_with_the_extracted_runner(runner: Path) -> None:
+    index = 0
+    for cases in _batches(GRAPHS, SEED):
+        for case, coq in zip(cases, coq_diff.run_coq(runner, cases), strict=True):
+            assert coq_diff.plan_differences(case, coq, index) == [], index
+            index += 1
+
+
+@needs_runner
 def test_the_generated_graphs_cover_the_hard_cases(runner: Path) -> None:
     """The graphs include what the audit found missing: without these the agreement says little."""
     cases = next(_batches(2000, SEED))
