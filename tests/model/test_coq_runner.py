@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.model import coq_diff
+from tests.common import coq_diff
 from tools import coq_runner
 
 GRAPHS = int(os.environ.get("SONNX_COQ_DIFF_GRAPHS", "3000"))
