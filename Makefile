@@ -16,12 +16,14 @@ LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability \
-        smt-comments proofs-readme clean corpus proofs coq-test
+        smt-comments proofs-readme clean corpus proofs coq-test coq-diff-long
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
 	@echo "make test            lint, type-check, the Coq check, the whole test suite and the docs build (what CI runs)"
-	@echo "make proofs          the Coq development of proofs/coq (no Admitted, assumptions listed) and the z3 theorems"
+	@echo "make proofs          the Coq development of proofs/coq (no Admitted, assumptions listed), the differential"
+	@echo "                     test of sonnx.model.semantics against the extracted Coq runner, and the z3 theorems"
+	@echo "make coq-diff-long   the differential test against the extracted Coq runner on 60000 graphs"
 	@echo "make venv            create .venv and install sonnx from the lock file"
 	@echo "make lint            ruff, and the import contracts of ARCHITECTURE.md (lint-imports)"
 	@echo "make typecheck       mypy over src/sonnx"
@@ -83,11 +85,17 @@ coq-test: $(STAMP)
 test: lint typecheck coq-test pytest docs
 	@echo "make test: lint, typecheck, pytest and docs passed; Coq check: $$(cat build/coq-status.txt)"
 
-# The theorems: the Coq development of proofs/coq (tools/coq_check.py; coqc is required) and the z3
-# theorem modules of proofs/ (python -m proofs).
+# The theorems: the Coq development of proofs/coq (tools/coq_check.py; coqc is required), the runner
+# extracted from it (tools/coq_runner.py) and the differential test of the Python semantics and the
+# compiled plan against that runner, and the z3 theorem modules of proofs/ (python -m proofs).
 proofs: $(STAMP)
 	$(BIN)/python -m tools.coq_check
+	$(BIN)/python -m tools.coq_runner
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/model/test_coq_runner.py
 	$(BIN)/python -m proofs
+
+coq-diff-long: $(STAMP)
+	SONNX_COQ_DIFF_GRAPHS=60000 $(BIN)/python -m pytest -q -p no:cacheprovider tests/model/test_coq_runner.py
 
 # CI runs the heavy corpus test (three schedules, both cross-checks, an evidence bundle) on a named
 # selection of tests/data/real (HEAVY_IN_CI in tests/corpus/test_real_models.py); this runs it on every model,

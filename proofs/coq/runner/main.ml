@@ -1,0 +1,102 @@
+(* The driver of the runner extracted from proofs/coq/Extract.v (spec/graph.rst section 3).
+
+   It reads graphs from stdin, one block of lines each, and prints for each the
+   state after every firing of the file-order maximal run, the fired operations
+   in order, the final values and the graph outputs.  Input lines:
+     inputs ID...    inits ID...    captures ID...    outputs ID...
+     op CODE PARAM NOUTS | IN... | IMPLICIT... | OUT...   ('-' marks an omitted entry)
+     inp ID V ID V...    init ID V...    outer ID V...    (values)
+     tensors N           (values are printed for the ids 0 .. N-1)
+     run                 (ends the block)
+   Output for each block:
+     step I T=V...       (the state after firing operation I, one line a firing)
+     fired I...          (the firing order)
+     vals T=V...         (the final values)
+     outs V...           ('-' for an undefined output)
+     done
+   A malformed line, a negative number or a value of 2^40 or more stops the
+   driver with a message on stderr and exit code 2: the extraction maps nat to
+   int, which is exact only for non-negative numbers far below max_int. *)
+
+open Sonnx_runner
+
+let fail msg = prerr_endline ("runner: " ^ msg); exit 2
+
+let num s =
+  match int_of_string_opt s with
+  | Some n when n >= 0 && n < 1 lsl 40 -> n
+  | _ -> fail ("not a small non-negative number: " ^ s)
+
+let entry s = if s = "-" then None else Some (num s)
+
+let rec pairs = function
+  | [] -> []
+  | k :: v :: rest -> (num k, num v) :: pairs rest
+  | _ -> fail "a value list needs id/value pairs"
+
+let words line = List.filter (fun w -> w <> "") (String.split_on_char ' ' line)
+
+let parse_op rest =
+  match List.map words (String.split_on_char '|' rest) with
+  | [ [ c; p; n ]; ins; imps; outs ] ->
+    ( { code = num c; param = num p; nouts = num n },
+      { op_inputs = List.map entry ins; op_implicit = List.map num imps;
+        op_outputs = List.map entry outs } )
+  | _ -> fail ("malformed op line: " ^ rest)
+
+let show_vals n vals =
+  let b = Buffer.create 64 in
+  for t = 0 to n - 1 do
+    match vals t with
+    | Some v -> Buffer.add_string b (Printf.sprintf " %d=%d" t v)
+    | None -> ()
+  done;
+  Buffer.contents b
+
+type block = {
+  mutable inputs : int list; mutable inits : int list; mutable captures : int list;
+  mutable outputs : int list; mutable ops : (opcode * operation) list;
+  mutable inp : (int * int) list; mutable init : (int * int) list;
+  mutable outer : (int * int) list; mutable tensors : int }
+
+let empty () = { inputs = []; inits = []; captures = []; outputs = []; ops = [];
+                 inp = []; init = []; outer = []; tensors = 0 }
+
+let run_block b =
+  let ops = List.rev b.ops in
+  let codes = List.map fst ops in
+  let g = { g_inputs = b.inputs; g_inits = b.inits; g_captures = b.captures;
+            g_ops = List.map snd ops; g_outputs = b.outputs } in
+  let final = run_graph codes g b.inp b.init b.outer in
+  let order = List.rev final.fired in
+  let s = ref (start g b.inp b.init b.outer) in
+  List.iter (fun i ->
+      if not (is_executable g !s i) then fail "the runner fired a non-executable operation";
+      s := fire_op codes g !s i;
+      print_string (Printf.sprintf "step %d%s\n" i (show_vals b.tensors !s.vals))) order;
+  print_string ("fired" ^ String.concat "" (List.map (Printf.sprintf " %d") order) ^ "\n");
+  print_string ("vals" ^ show_vals b.tensors final.vals ^ "\n");
+  let out = function Some v -> Printf.sprintf " %d" v | None -> " -" in
+  print_string ("outs" ^ String.concat "" (List.map out (graph_outputs g final)) ^ "\n");
+  print_string "done\n"
+
+let () =
+  let b = ref (empty ()) in
+  try
+    while true do
+      let line = input_line stdin in
+      match words line with
+      | [] -> ()
+      | "inputs" :: ids -> !b.inputs <- List.map num ids
+      | "inits" :: ids -> !b.inits <- List.map num ids
+      | "captures" :: ids -> !b.captures <- List.map num ids
+      | "outputs" :: ids -> !b.outputs <- List.map num ids
+      | "op" :: _ -> !b.ops <- parse_op (String.sub line 3 (String.length line - 3)) :: !b.ops
+      | "inp" :: vs -> !b.inp <- pairs vs
+      | "init" :: vs -> !b.init <- pairs vs
+      | "outer" :: vs -> !b.outer <- pairs vs
+      | [ "tensors"; n ] -> !b.tensors <- num n
+      | [ "run" ] -> run_block !b; flush stdout; b := empty ()
+      | w :: _ -> fail ("unknown line: " ^ w)
+    done
+  with End_of_file -> flush stdout

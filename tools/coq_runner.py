@@ -1,0 +1,102 @@
+"""Build the reference runner extracted from the Coq semantics (``proofs/coq/Extract.v``).
+
+The differential test ``tests/model/test_coq_runner.py`` compares
+:mod:`sonnx.model.semantics` (``run`` and ``fire``) with this runner, so the
+Python model is tied to the definitions the Coq theorems are about (spec
+section 3; GRAPH-C1's order independence and GRAPH-ACYCLIC's termination
+are proved of exactly the extracted ``run_fuel``). The build:
+
+1. copies the Coq files the extraction needs into ``build/coq-runner``
+   (git-ignored) and compiles them with ``coqc``; compiling ``Extract.v``
+   writes the extracted OCaml (``sonnx_runner.ml``/``.mli``) there, never
+   into the source tree;
+2. compiles it with the driver ``proofs/coq/runner/main.ml`` using
+   ``ocamlfind ocamlopt`` into the executable ``build/coq-runner/runner``.
+
+``python -m tools.coq_runner`` (``make proofs``) exits 0 and prints the build
+time, 1 with one line when a step fails, 2 when ``coqc`` or ``ocamlfind`` is
+missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = ROOT / "proofs" / "coq"
+BUILD = ROOT / "build" / "coq-runner"
+# The files Extract.v requires, in dependency order, then Extract.v itself.
+SOURCES = ("Semantics.v", "Termination.v", "Extract.v")
+DRIVER = PROJECT / "runner" / "main.ml"
+EXTRACTED = "sonnx_runner"
+TOOLS = ("coqc", "ocamlfind")
+
+
+class RunnerBuildFailed(Exception):
+    """A step of the build failed: one line naming the step."""
+
+
+class RunnerUnavailable(Exception):
+    """A tool the build needs is missing."""
+
+
+def missing_tools() -> list[str]:
+    """The tools of the build that are not on PATH."""
+    return [t for t in TOOLS if shutil.which(t) is None]
+
+
+def _step(command: Sequence[str], cwd: Path, what: str) -> None:
+    done = subprocess.run(list(command), cwd=cwd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        error = " ".join((done.stderr or done.stdout).split())
+        raise RunnerBuildFailed(f"{what}: {error[:300]}")
+
+
+def build(build_dir: Path = BUILD, project: Path = PROJECT) -> Path:
+    """Extract and compile the runner in ``build_dir``; the path of the executable."""
+    absent = missing_tools()
+    if absent:
+        raise RunnerUnavailable(f"{', '.join(absent)} not found; install Debian's coq (apt-get install coq)")
+    shutil.rmtree(build_dir, ignore_errors=True)
+    build_dir.mkdir(parents=True)
+    for name in SOURCES:
+        shutil.copyfile(project / name, build_dir / name)
+        _step(["coqc", "-Q", ".", "SONNX", name], build_dir, f"coqc {name}")
+    if not (build_dir / f"{EXTRACTED}.ml").is_file():
+        raise RunnerBuildFailed(f"coqc Extract.v wrote no {EXTRACTED}.ml")
+    shutil.copyfile(project / "runner" / DRIVER.name, build_dir / DRIVER.name)
+    command = ["ocamlfind", "ocamlopt", f"{EXTRACTED}.mli", f"{EXTRACTED}.ml", DRIVER.name, "-o", "runner"]
+    _step(command, build_dir, "ocamlfind ocamlopt")
+    return build_dir / "runner"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: ``python -m tools.coq_runner [--build DIR]``."""
+    parser = argparse.ArgumentParser(prog="python -m tools.coq_runner", description=__doc__.splitlines()[0])
+    parser.add_argument("--build", type=Path, default=BUILD)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        runner = build(args.build)
+    except RunnerUnavailable as problem:
+        print(f"coq runner: cannot build: {problem}", file=sys.stderr)
+        return 2
+    except RunnerBuildFailed as failure:
+        print(f"coq runner: FAILED: {failure}", file=sys.stderr)
+        return 1
+    print(
+        f"coq runner: built {runner.relative_to(ROOT) if runner.is_relative_to(ROOT) else runner} "
+        f"in {time.perf_counter() - start:.1f} s",
+        flush=True,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
