@@ -479,3 +479,38 @@ Print Assumptions error_order_independence.
 Print Assumptions error_determinism.
 Print Assumptions error_runner_correct.
 Print Assumptions error_iff_fails_in_evaluation.
+
+(** ** GRAPH-C1 cannot be dropped *)
+
+(** Two operations write tensor 0 (1 and 2), a third reads it and fails on
+    2: the run that fires the writer of 2 last succeeds, the run that fires
+    it first fails. *)
+Definition clash_graph : graph :=
+  mkGraph [] [] []
+    [mkOp [] [] [Some 0]; mkOp [] [] [Some 0]; mkOp [Some 0] [] [Some 1]] [1].
+
+Definition clash_interp (i : nat) (a _ : list (option nat)) : option (list nat) :=
+  match i, a with
+  | 0, _ => Some [1]
+  | 1, _ => Some [2]
+  | _, [Some 2] => None
+  | _, _ => Some [0]
+  end.
+
+Definition clash_start : @state nat := initial_state clash_graph (fun _ => None) (fun _ => None) (fun _ => None).
+
+Lemma clash_outcomes_differ : exists e1 e2,
+  erun clash_interp clash_graph clash_start e1 /\ erun clash_interp clash_graph clash_start e2 /\
+  ~ outcome_eq e1 e2.
+Proof.
+  set (ex := fun (s : @state nat) i (H : executable_b clash_graph s i = true) =>
+              proj1 (executable_b_spec clash_graph s i) H).
+  eexists. eexists. split; [| split].
+  - eapply (erun_fire _ _ _ 0); [apply ex; reflexivity | reflexivity |].
+    eapply (erun_fire _ _ _ 2); [apply ex; reflexivity | reflexivity |].
+    eapply (erun_fire _ _ _ 1); [apply ex; reflexivity | reflexivity |].
+    apply erun_end. apply next_none. reflexivity.
+  - eapply (erun_fire _ _ _ 1); [apply ex; reflexivity | reflexivity |].
+    apply (erun_fail _ _ _ 2); [apply ex; reflexivity | reflexivity].
+  - simpl. tauto.
+Qed.
