@@ -5,7 +5,10 @@
     exactly when some operation fails on the values that the evaluation
     going on past failures ([teval]) gives its inputs
     ([error_iff_fails_in_evaluation]). So whether a model fails on given
-    inputs is a property of one evaluation, not of the scheduler. Without
+    inputs is a property of one evaluation, not of the scheduler. Under
+    acyclicity and origins (the premises of [exactly_once]), a run that
+    does not fail fires every operation exactly once
+    ([error_exactly_once]). Without
     GRAPH-C1 the outcome can depend on the order: [clash_outcomes_differ]
     is a graph with two maximal runs, one failing and one succeeding. *)
 
@@ -104,6 +107,65 @@ Proof.
   apply error_iff_fails_in_from; [exact Hc1 | apply origin_inv_initial | reflexivity | exact He].
 Qed.
 
+(** ** Exactly once, when no operator fails *)
+
+(** A successful firing writes every output entry: [checked] accepts
+    only one result per entry. *)
+Lemma efire_outputs_written : forall s i t,
+  efire s i = Running t -> outputs_written g s -> outputs_written g t.
+Proof.
+  intros s i t Ht Hw k ok u Hk Hok Hu. unfold efire in Ht.
+  destruct (nth_error (g_ops g) i) as [o |] eqn:Ho; [| injection Ht as <-; apply (Hw k ok u); auto].
+  destruct (eresults s i o) as [rs |] eqn:E; [| discriminate]. injection Ht as <-.
+  unfold defined. simpl in Hk |- *. destruct Hk as [<- | Hk].
+  - rewrite Ho in Hok. injection Hok as <-. apply write_all; auto.
+    unfold eresults, checked in E. destruct (pinterp i (args s o) (imps s o)) as [r |]; [| discriminate].
+    destruct (Nat.eqb_spec (length r) (length (op_outputs o))) as [Hl | _]; [| discriminate].
+    injection E as <-. exact Hl.
+  - apply write_mono. apply (Hw k ok u Hk Hok Hu).
+Qed.
+
+Lemma erun_outputs_written : forall s e, erun s e -> forall s', e = Running s' ->
+  outputs_written g s -> outputs_written g s'.
+Proof.
+  intros s e H. induction H as [s Hm | s i Hi Hf | s i t e Hi Ht Hrest IH]; intros s' He Hw.
+  - injection He as <-. exact Hw.
+  - discriminate.
+  - apply (IH s' He). apply (efire_outputs_written s i t); auto.
+Qed.
+
+(** Under acyclicity (a strict rank) and origins, the premises of
+    [exactly_once], a maximal run from a state where nothing has fired
+    that does not fail has fired every operation exactly once. Unlike
+    [exactly_once] this needs no arity premise: a result list of the
+    wrong length is a failure here. *)
+Theorem error_exactly_once : forall rank s0 s,
+  ranked g rank -> has_origin g s0 -> fired s0 = [] ->
+  erun s0 (Running s) ->
+  NoDup (fired s) /\ (forall i, In i (fired s) <-> i < length (g_ops g)).
+Proof.
+  intros rank s0 s Hrank Horig H0 He.
+  destruct (erun_running pinterp g s0 _ He s eq_refl) as [[n Hrun] Hmax].
+  assert (Hw : outputs_written g s).
+  { apply (erun_outputs_written s0 _ He s eq_refl). intros k ok t Hk. rewrite H0 in Hk. destruct Hk. }
+  split; [apply (steps_nodup tinterp g n s0); auto; rewrite H0; constructor |].
+  intros i. split.
+  - apply (steps_fired_valid tinterp g n s0 s Hrun). intros k Hk. rewrite H0 in Hk. destruct Hk.
+  - remember (rank i) as r eqn:Hr. revert i Hr.
+    induction r as [r IH] using lt_wf_ind. intros i Hr Hi.
+    destruct (nth_error (g_ops g) i) as [oi |] eqn:Hoi;
+      [| apply nth_error_Some in Hi; contradiction].
+    destruct (In_dec Nat.eq_dec i (fired s)) as [Hf | Hnf]; [exact Hf | exfalso].
+    destruct (not_executable_missing g s i oi Hoi Hnf (Hmax i)) as [t [Ht Hnd]].
+    destruct (Horig i oi t Hoi Ht) as [Hd0 | [k [ok [Hok Hkt]]]].
+    + apply Hnd. apply (steps_defined tinterp g n s0); auto.
+    + assert (Hk : In k (fired s)).
+      { apply (IH (rank k)); auto.
+        - subst r. apply (Hrank k i ok oi t); auto.
+        - apply nth_error_Some. rewrite Hok. discriminate. }
+      apply Hnd. apply (Hw k ok t Hk Hok Hkt).
+Qed.
+
 End ErrorCause.
 
 (** ** GRAPH-C1 cannot be dropped *)
@@ -142,4 +204,5 @@ Proof.
 Qed.
 
 Print Assumptions error_iff_fails_in_evaluation.
+Print Assumptions error_exactly_once.
 Print Assumptions clash_outcomes_differ.
