@@ -20,7 +20,11 @@ Two more checks keep a PROVED honest:
   outside z3 (a cited lemma, a prose argument). The verdict then reads
   "PROVED, resting on N review items", never a bare PROVED, and lists them.
   An obligation that holds by construction of its own model is marked
-  ``evidence=False`` with the reason, and is not counted as evidence.
+  ``evidence=False`` with the reason, and is not counted as evidence;
+* **Coq**: a review item whose exact statement a Coq theorem of
+  ``proofs/coq/`` proves (listed in ``proofs/coq/theorems.txt``, checked by
+  ``python -m tools.coq_check``) is not counted: the result maps it to that
+  theorem's full name, and the report prints the citation instead.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import z3
@@ -86,19 +90,29 @@ class Result:
     theorem: str
     outcomes: list[Outcome] = field(default_factory=list)
     steps: tuple[str, ...] = ()
+    coq: dict[str, str] = field(default_factory=dict)
+    """Review items proved in Coq: item text -> full name of the Coq theorem (not counted in the verdict)."""
 
     @property
     def proved(self) -> bool:
         return bool(self.outcomes) and all(o.ok for o in self.outcomes)
 
-    @property
-    def review_items(self) -> tuple[str, ...]:
-        """Every hand-written axiom, induction instance, cited or prose step the result rests on, once each."""
+    def _all_items(self) -> tuple[str, ...]:
         seen: dict[str, None] = {}
         for o in self.outcomes:
             seen.update(dict.fromkeys(o.rests_on))
         seen.update(dict.fromkeys(self.steps))
         return tuple(seen)
+
+    @property
+    def review_items(self) -> tuple[str, ...]:
+        """Every hand-written axiom, induction instance, cited or prose step not proved in Coq, once each."""
+        return tuple(item for item in self._all_items() if item not in self.coq)
+
+    @property
+    def coq_items(self) -> tuple[tuple[str, str], ...]:
+        """(item, Coq theorem) for every step of the result that a Coq theorem proves instead of a review."""
+        return tuple((item, self.coq[item]) for item in self._all_items() if item in self.coq)
 
     @property
     def evidence_count(self) -> tuple[int, int]:
@@ -123,12 +137,25 @@ class Result:
         return any(o.ok and o.needs_hypotheses for o in self.outcomes)
 
 
-def review_note(items: Sequence[str]) -> str:
-    """The closing paragraph of a ``THEOREM`` text: its review items, one per bullet (empty when none)."""
-    if not items:
-        return ""
-    bullets = "\n".join(textwrap.fill(item, 76, initial_indent=" - ", subsequent_indent="   ") for item in items)
-    return f"\nReview items (steps z3 does not check; the verdict counts them):\n{bullets}\n"
+def _bullets(items: Sequence[str]) -> str:
+    return "\n".join(textwrap.fill(item, 76, initial_indent=" - ", subsequent_indent="   ") for item in items)
+
+
+def review_note(items: Sequence[str], coq: Mapping[str, str] | None = None) -> str:
+    """The closing paragraph of a ``THEOREM`` text: its review items, then the steps proved in Coq instead.
+
+    ``coq`` maps an item to the Coq theorem proving its exact statement: such
+    an item is listed with that citation and not as a review item.
+    """
+    coq = coq or {}
+    left = [item for item in items if item not in coq]
+    cited = [f"{item} -- proved in Coq: {coq[item]}" for item in items if item in coq]
+    text = ""
+    if left:
+        text += f"\nReview items (steps z3 does not check; the verdict counts them):\n{_bullets(left)}\n"
+    if cited:
+        text += f"\nSteps proved in Coq (proofs/coq/, not counted as review items):\n{_bullets(cited)}\n"
+    return text
 
 
 def solver(ctx: z3.Context) -> z3.Solver:
@@ -254,10 +281,17 @@ def satisfiable(name: str, formulas: Sequence[z3.BoolRef]) -> Outcome:
 
 
 def run_obligations(
-    theorem: str, obligations: Sequence[Obligation], extra: Sequence[Outcome] = (), steps: Sequence[str] = ()
+    theorem: str,
+    obligations: Sequence[Obligation],
+    extra: Sequence[Outcome] = (),
+    steps: Sequence[str] = (),
+    coq: Mapping[str, str] | None = None,
 ) -> Result:
-    """Discharge every obligation after the ``extra`` outcomes; ``steps`` are review items outside z3."""
-    res = Result(theorem, steps=tuple(steps))
+    """Discharge every obligation after the ``extra`` outcomes; ``steps`` are review items outside z3.
+
+    ``coq`` maps the items a Coq theorem proves to its full name (see :attr:`Result.coq`).
+    """
+    res = Result(theorem, steps=tuple(steps), coq=dict(coq or {}))
     res.outcomes.extend(extra)
     for ob in obligations:
         res.outcomes.append(discharge(ob))
@@ -275,6 +309,8 @@ def report(result: Result, statement: str) -> int:
     print(f"  evidence: {counted} of {total} obligations ({total - counted} not evidence), besides {others} checks")
     for item in result.review_items:
         print(f"  review item: {item}")
+    for item, name in result.coq_items:
+        print(f"  proved in Coq ({name}): {item}")
     return 0 if result.proved else 1
 
 
@@ -301,6 +337,7 @@ def result_record(result: Result) -> dict[str, object]:
         "proved": result.proved,
         "verdict": result.verdict,
         "review_items": list(result.review_items),
+        "proved_in_coq": [{"item": item, "coq": name} for item, name in result.coq_items],
         "outcomes": outcomes_record(result),
     }
 

@@ -26,6 +26,10 @@ holds initially and is preserved by firing, both proved here):
 if o1 != o2 are both executable in s, then o2 is executable in fire(s, o1),
 o1 is executable in fire(s, o2), and fire(fire(s, o1), o2) = fire(fire(s, o2), o1)
 (equal value, definedness and fired arrays).
+Second route: the consequence the spec relies on, order independence, is
+proved in Coq for every graph and every operator interpretation without this
+lemma's z3 model (SONNX.OrderIndependence.order_independence); this module
+checks the same diamond on the z3 state model of proofs/_state.py.
 """
 
 

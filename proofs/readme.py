@@ -3,8 +3,8 @@
 Everything in the README that describes a theorem (its module, title, the
 rules it supports or the pass it proves sound, its statement, the review items
 it rests on) is read from ``registry.theorems()``, that is from each module's
-``ID``, ``TITLE``, ``SUPPORTS``, ``THEOREM`` and ``RESTS_ON`` and the passes'
-own links; only the surrounding prose is written here. So the README cannot
+``ID``, ``TITLE``, ``SUPPORTS``, ``THEOREM``, ``RESTS_ON`` and ``PROVED_IN_COQ``
+and the passes' own links; only the surrounding prose is written here. So the README cannot
 say something the modules do not, and ``tests/spec/test_proofs_readme.py``
 fails when the committed file is not what this writes (``make proofs-readme``
 rewrites it). Nothing is proved by this module: it runs no z3 query.
@@ -85,6 +85,16 @@ determinism under GRAPH-C1, without Newman's lemma), `C3.v` (GRAPH-C3's two
 forms equivalent) and `Premises.v` (C1, C3, R1 and a strict rank give the
 premises of exactly-once). Nested graphs, functions, failing operators and
 the tie to the Python model by an extracted runner are not done yet.
+
+A step of a z3 theorem whose exact statement one of these Coq theorems proves
+is listed in the module's `PROVED_IN_COQ` with the theorem's full name: the
+report prints "proved in Coq (name)" for it and the verdict does not count it
+as a review item (the "steps proved in Coq" column above).
+`tests/spec/test_proofs_coq_citations.py` checks that every cited name is in
+`theorems.txt`, so the Coq check prints its assumptions. Spec section 3.7
+says, claim by claim, which statements are proved in Coq and which only by
+z3; the documentation's "Proof results" page lists every Coq theorem with its
+`Print Assumptions` output, checked again on each docs build.
 """
 
 
@@ -99,10 +109,11 @@ def _justifies(t: Theorem) -> str:
 
 
 def _table(ts: tuple[Theorem, ...]) -> str:
-    rows = ["| module | theorem | supports | review items |", "|---|---|---|---|"]
+    rows = ["| module | theorem | supports | review items | steps proved in Coq |", "|---|---|---|---|---|"]
     for t in ts:
         name = Path(t.module).name
-        rows.append(f"| `{name}` | {_cell(t.title)} | {_cell(_justifies(t))} | {len(t.rests_on)} |")
+        coq = len(t.proved_in_coq)
+        rows.append(f"| `{name}` | {_cell(t.title)} | {_cell(_justifies(t))} | {len(t.rests_on)} | {coq} |")
     return "## Theorems\n\n" + "\n".join(rows) + "\n"
 
 
@@ -112,8 +123,13 @@ def _section(t: Theorem) -> str:
         lines.append("Rests on these review items (not checked by z3):")
         lines.append("")
         lines.extend(f"- {item}" for item in t.rests_on)
+    elif t.proved_in_coq:
+        lines.append("Rests on no review item: every step z3 does not check is proved in Coq.")
     else:
         lines.append("Rests on no review item: every step is an obligation z3 discharges.")
+    if t.proved_in_coq:
+        lines += ["", "Steps z3 does not check that a Coq theorem proves (cited, not counted as review items):", ""]
+        lines.extend(f"- {item}: `{name}`" for item, name in t.proved_in_coq)
     lines += ["", "Statement (the module's `THEOREM`):", "", "```text", t.statement, "```", ""]
     return "\n".join(lines)
 

@@ -7,7 +7,9 @@ rewrite`` pass sound instead), ``THEOREM`` (the exact statement proved,
 including what is only bounded or meta-level), ``RESTS_ON`` (the review items: every
 hand-written axiom, induction instance, cited lemma or prose step the theorem
 rests on, which z3 does not check; the result of ``check()`` lists exactly
-these) and ``check()`` returning a result whose ``proved`` is true only when
+these), optionally ``PROVED_IN_COQ`` (those of the steps whose exact statement
+a Coq theorem of ``proofs/coq/`` proves, mapped to its full name: they are
+cited, not counted as review items) and ``check()`` returning a result whose ``proved`` is true only when
 every obligation was discharged.
 
 The link between a pass and its theorem is written once, on the pass
@@ -51,6 +53,9 @@ class Theorem:
     statement: str
     rewrite_pass: str = ""
     rests_on: tuple[str, ...] = ()
+    """Review items: the steps z3 does not check and no Coq theorem proves."""
+    proved_in_coq: tuple[tuple[str, str], ...] = ()
+    """(step, full name of the Coq theorem proving it) for the steps cited instead of reviewed."""
 
 
 def passes_by_theorem() -> dict[str, str]:
@@ -66,6 +71,7 @@ def theorems() -> tuple[Theorem, ...]:
     out = []
     for name in MODULES:
         mod = importlib.import_module(f"proofs.{name}")
+        coq: dict[str, str] = dict(getattr(mod, "PROVED_IN_COQ", {}))
         out.append(
             Theorem(
                 mod.ID,
@@ -74,7 +80,8 @@ def theorems() -> tuple[Theorem, ...]:
                 tuple(mod.SUPPORTS),
                 mod.THEOREM.strip(),
                 proves.get(name, ""),
-                tuple(mod.RESTS_ON),
+                tuple(item for item in mod.RESTS_ON if item not in coq),
+                tuple((item, coq[item]) for item in mod.RESTS_ON if item in coq),
             )
         )
     return tuple(out)

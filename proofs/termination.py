@@ -20,7 +20,12 @@ LEAST_NUMBER = (
 RUN_ENDS = "prose step: a finite set of operations with (1) bounds every run, so every run ends"
 EXACTLY_ONCE = "prose step: (1)-(4) together give that every maximal run fires every operation exactly once"
 RESTS_ON = (LEAST_NUMBER, RUN_ENDS, EXACTLY_ONCE)
-"""The review items of this theorem: what z3 does not check (shown in the report and counted in the verdict)."""
+"""The steps of this theorem z3 does not check (review items unless ``PROVED_IN_COQ`` cites a Coq proof)."""
+PROVED_IN_COQ = {
+    RUN_ENDS: "SONNX.Termination.every_run_terminates",
+    EXACTLY_ONCE: "SONNX.Termination.exactly_once",
+}
+"""The steps whose exact statement a Coq theorem proves, for every finite graph and every operator interpretation."""
 
 THEOREM = """
 Hypotheses on the graph (uninterpreted sorts, any number of inputs/outputs per
@@ -47,7 +52,17 @@ Not machine-checked (meta-level, finite sets): for a finite set of operations,
 with (2)-(4), every maximal run fires every operation exactly once.
 (Theorem (c) also confirms exactly-once firing on the real sonnx.model
 semantics, for every schedule of every graph of its bounded families.)
-""" + review_note(RESTS_ON)
+Second route: Coq proves both meta-level steps (spec section 3.7):
+SONNX.Termination.every_run_terminates (a run from a state where nothing has
+fired has at most as many steps as the graph has operations) and
+SONNX.Termination.exactly_once (under a strict rank, every consumed tensor
+having an origin, and operators giving one value per output entry, every
+maximal run fires every operation exactly once), and
+SONNX.Premises.exactly_once_under_rules derives those premises from GRAPH-C1,
+GRAPH-C3, GRAPH-R1 and acyclicity. The Coq proof of exactly-once uses strong
+induction on the rank, not the least-number axiom above, which stays a review
+item of this z3 route.
+""" + review_note(RESTS_ON, PROVED_IN_COQ)
 
 rank = z3.Function("rank", Op, z3.IntSort())
 
@@ -144,7 +159,9 @@ def check() -> Result:
         "without acyclicity a terminal state can leave an operation unfired",
         [c1(), producers_exist(), wf(s), z3.ForAll([x], z3.Not(executable(s, x))), z3.Not(s.fired[o])],
     )
-    return run_obligations(TITLE, obligations(), [sanity, needs_rank], steps=(RUN_ENDS, EXACTLY_ONCE))
+    return run_obligations(
+        TITLE, obligations(), [sanity, needs_rank], steps=(RUN_ENDS, EXACTLY_ONCE), coq=PROVED_IN_COQ
+    )
 
 
 if __name__ == "__main__":

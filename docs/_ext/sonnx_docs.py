@@ -121,6 +121,7 @@ def run_proofs() -> list[dict[str, Any]]:
                 "statement": mod.THEOREM.strip(),
                 "result": _short_verdict(res.proved, len(res.review_items)),
                 "review_items": list(res.review_items),
+                "proved_in_coq": [{"item": item, "coq": coq} for item, coq in res.coq_items],
                 "evidence": list(res.evidence_count),
                 "outcomes": [
                     {
@@ -170,7 +171,9 @@ def proofs_page(results: list[dict[str, Any]]) -> str:
         "depends on N steps z3 did not check (hand-written axioms or induction instances, which z3 takes as "
         "given, cited lemmas, prose arguments): each is listed under the theorem's report as a review item. "
         "Outcomes marked \"not evidence\" are checked but hold by construction of the model, or are "
-        "counterexamples motivating a precondition. The same data is exported as "
+        "counterexamples motivating a precondition. A step a Coq theorem proves is not a review item: the "
+        "report cites the theorem (\"proved in Coq\"), and :ref:`coq-theorems` below lists every Coq theorem "
+        "with its assumptions, checked again for this build. The same data is exported as "
         "`proofs.json <proofs.json>`_.\n"
     )
     parts.append(
@@ -188,6 +191,8 @@ def proofs_page(results: list[dict[str, Any]]) -> str:
         parts.append(f"Result: **{r['result']}**. Run ``python {r['module']}`` to reproduce.\n")
         parts.append("Output of the run:\n")
         parts.append(literal(r["report"]))
+    # Written by the coq_docs extension, which runs the Coq check when coqc is present.
+    parts.append("\n.. include:: coq_theorems.inc\n")
     return "\n".join(parts)
 
 

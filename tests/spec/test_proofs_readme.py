@@ -21,10 +21,12 @@ def test_the_table_gives_each_module_its_own_supports_and_review_items() -> None
     text = readme.render()
     for t in theorems():
         justifies = ", ".join(t.supports) if t.supports else f"pass `{t.rewrite_pass}`"
-        row = f"| `{Path(t.module).name}` | {t.title} | {justifies} | {len(t.rests_on)} |"
+        coq = len(t.proved_in_coq)
+        row = f"| `{Path(t.module).name}` | {t.title} | {justifies} | {len(t.rests_on)} | {coq} |"
         assert row in text.splitlines(), row
         assert t.statement in text
         assert all(f"- {item}" in text for item in t.rests_on)
+        assert all(f"- {item}: `{name}`" in text for item, name in t.proved_in_coq)
     assert "`proofs/coq/`" in text and "`make proofs`" in text
 
 
