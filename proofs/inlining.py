@@ -23,8 +23,13 @@ KONIG = (
 RANK_EXISTS = "prose step: an acyclic call graph on finitely many functions has a strict rank (theorem (d))"
 RESTS_ON = (CHAIN_INDUCTION, KONIG, RANK_EXISTS)
 """The steps of this theorem z3 does not check (review items unless ``PROVED_IN_COQ`` cites a Coq proof)."""
-PROVED_IN_COQ = {RANK_EXISTS: "SONNX.Acyclic.acyclic_iff_strict_rank_dec"}
-"""The steps whose exact statement a Coq theorem proves: theorem (d) for a decidable relation on n vertices, every n."""
+PROVED_IN_COQ = {
+    RANK_EXISTS: "SONNX.Acyclic.acyclic_iff_strict_rank_dec",
+    CHAIN_INDUCTION: "SONNX.Functions.inlining_terminates_iff",
+    KONIG: "SONNX.Functions.inlining_terminates_iff",
+}
+"""The steps a Coq theorem makes unnecessary: theorem (d) for a decidable relation on n vertices, every n, and the
+whole of theorem (e), which Coq proves for finite lists of call sites (so without Kőnig's lemma)."""
 
 THEOREM = """
 Model: functions form an uninterpreted sort F, with main (the model's graph)

@@ -82,19 +82,15 @@ executable, fire and maximal runs of a flat graph, mirroring
 `sonnx.model.semantics`), `Termination.v` (every run ends; exactly-once firing
 under a strict rank), `OrderIndependence.v` (order independence and
 determinism under GRAPH-C1, without Newman's lemma), `C3.v` (GRAPH-C3's two
-forms equivalent) and `Premises.v` (C1, C3, R1 and a strict rank give the
-premises of exactly-once). Nested graphs, functions, failing operators and
-the tie to the Python model by an extracted runner are not done yet.
-
-A step of a z3 theorem whose exact statement one of these Coq theorems proves
-is listed in the module's `PROVED_IN_COQ` with the theorem's full name: the
-report prints "proved in Coq (name)" for it and the verdict does not count it
-as a review item (the "steps proved in Coq" column above).
-`tests/spec/test_proofs_coq_citations.py` checks that every cited name is in
-`theorems.txt`, so the Coq check prints its assumptions. Spec section 3.7
-says, claim by claim, which statements are proved in Coq and which only by
-z3; the documentation's "Proof results" page lists every Coq theorem with its
-`Print Assumptions` output, checked again on each docs build.
+forms equivalent), `Premises.v` (C1, C3, R1 and a strict rank give the
+premises of exactly-once), `Nested.v` (If and Loop bodies: a nested run is a
+function of its inputs and captures; order independence by induction on
+depth), `Functions.v` (inlining terminates iff no recursion is reachable),
+`Errors.v` and `ErrorCause.v` (operators that fail: the outcome does not
+depend on the order), and `Extract.v` (the runner extracted to OCaml, against
+which `tests/model/test_coq_runner.py` tests the Python semantics and the
+compiled plan). Not yet proved: that running a call as a nested graph equals
+inlining it.
 """
 
 

@@ -488,7 +488,8 @@ def scoreboard_section() -> str:
         rows.append([suite, str(first["cases"]), *passed])
     parts = [
         "\n" + title("Scoreboard: onnx's BackendTest", "-"),
-        f"onnx's own ``BackendTest`` against ``sonnx.execution.backend`` and against onnx's reference evaluator, in one run "
+        "onnx's own ``BackendTest`` against ``sonnx.execution.backend`` and against onnx's reference evaluator, "
+        f"in one run "
         f"(onnx {board['onnx']}, numpy {board['numpy']}, python {board['python']}, {board['date']}; command: "
         f"``python benchmarks/backend_scoreboard.py --json docs/conformance_scoreboard.json``). Raw counts: a case "
         f"passes when the backend's outputs match within the case's tolerances; a test checks that sonnx fails "
