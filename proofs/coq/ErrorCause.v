@@ -151,19 +151,7 @@ Proof.
   split; [apply (steps_nodup tinterp g n s0); auto; rewrite H0; constructor |].
   intros i. split.
   - apply (steps_fired_valid tinterp g n s0 s Hrun). intros k Hk. rewrite H0 in Hk. destruct Hk.
-  - remember (rank i) as r eqn:Hr. revert i Hr.
-    induction r as [r IH] using lt_wf_ind. intros i Hr Hi.
-    destruct (nth_error (g_ops g) i) as [oi |] eqn:Hoi;
-      [| apply nth_error_Some in Hi; contradiction].
-    destruct (In_dec Nat.eq_dec i (fired s)) as [Hf | Hnf]; [exact Hf | exfalso].
-    destruct (not_executable_missing g s i oi Hoi Hnf (Hmax i)) as [t [Ht Hnd]].
-    destruct (Horig i oi t Hoi Ht) as [Hd0 | [k [ok [Hok Hkt]]]].
-    + apply Hnd. apply (steps_defined tinterp g n s0); auto.
-    + assert (Hk : In k (fired s)).
-      { apply (IH (rank k)); auto.
-        - subst r. apply (Hrank k i ok oi t); auto.
-        - apply nth_error_Some. rewrite Hok. discriminate. }
-      apply Hnd. apply (Hw k ok t Hk Hok Hkt).
+  - apply (all_fired_by_rank tinterp g rank s0 s n); auto.
 Qed.
 
 End ErrorCause.

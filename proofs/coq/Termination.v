@@ -269,6 +269,32 @@ Proof.
       exfalso. apply Hnex. apply Exists_exists. exists n. split; [exact Hin |]. unfold defined. rewrite Ev. auto.
 Qed.
 
+(** Under acyclicity and origins, every operation has fired in a maximal
+    state reached from [s0] in which every fired operation has written its
+    outputs: by strong induction on the rank, an unfired operation would
+    miss an input that is either defined from the start or written by an
+    operation of lower rank, which has fired. Shared by [exactly_once] and
+    the error semantics' [error_exactly_once] (ErrorCause.v). *)
+Lemma all_fired_by_rank : forall rank s0 s n,
+  ranked rank -> has_origin s0 -> steps n s0 s -> maximal s -> outputs_written s ->
+  forall i, i < length (g_ops g) -> In i (fired s).
+Proof.
+  intros rank s0 s n Hrank Horig Hrun Hmax Hw i.
+  remember (rank i) as r eqn:Hr. revert i Hr.
+  induction r as [r IH] using lt_wf_ind. intros i Hr Hi.
+  destruct (nth_error (g_ops g) i) as [oi |] eqn:Hoi;
+    [| apply nth_error_Some in Hi; contradiction].
+  destruct (In_dec Nat.eq_dec i (fired s)) as [Hf | Hnf]; [exact Hf | exfalso].
+  destruct (not_executable_missing s i oi Hoi Hnf (Hmax i)) as [t [Ht Hnd]].
+  destruct (Horig i oi t Hoi Ht) as [Hd0 | [k [ok [Hok Hkt]]]].
+  + apply Hnd. apply (steps_defined interp g n s0); auto.
+  + assert (Hk : In k (fired s)).
+    { apply (IH (rank k)); auto.
+      - subst r. apply (Hrank k i ok oi t); auto.
+      - apply nth_error_Some. rewrite Hok. discriminate. }
+    apply Hnd. apply (Hw k ok t Hk Hok Hkt).
+Qed.
+
 (** Under acyclicity and origins, every operation fires in every maximal
     run from a state where nothing has fired (and at most once, by
     [steps_nodup]). *)
@@ -283,20 +309,7 @@ Proof.
   split; [apply (steps_nodup n s0); auto; rewrite H0; constructor |].
   intros i. split.
   - apply (steps_fired_valid n s0 s Hrun). intros k Hk. rewrite H0 in Hk. destruct Hk.
-  - (* strong induction on the rank *)
-    remember (rank i) as r eqn:Hr. revert i Hr.
-    induction r as [r IH] using lt_wf_ind. intros i Hr Hi.
-    destruct (nth_error (g_ops g) i) as [oi |] eqn:Hoi;
-      [| apply nth_error_Some in Hi; contradiction].
-    destruct (In_dec Nat.eq_dec i (fired s)) as [Hf | Hnf]; [exact Hf | exfalso].
-    destruct (not_executable_missing s i oi Hoi Hnf (Hmax i)) as [t [Ht Hnd]].
-    destruct (Horig i oi t Hoi Ht) as [Hd0 | [k [ok [Hok Hkt]]]].
-    + apply Hnd. apply (steps_defined interp g n s0); auto.
-    + assert (Hk : In k (fired s)).
-      { apply (IH (rank k)); auto.
-        - subst r. apply (Hrank k i ok oi t); auto.
-        - apply nth_error_Some. rewrite Hok. discriminate. }
-      apply Hnd. apply (Hw k ok t Hk Hok Hkt).
+  - apply (all_fired_by_rank rank s0 s n); auto.
 Qed.
 
 End Termination.
