@@ -21,7 +21,7 @@
 
 From Coq Require Import List Arith.
 From Coq Require Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From SONNX Require Import Semantics Termination.
+From SONNX Require Import Semantics Termination Errors.
 Import ListNotations.
 
 (** ** The operator table *)
@@ -50,7 +50,8 @@ Definition max_arg (l : list (option nat)) : nat :=
     inputs [imps]: code 0 sums (weighted), code 1 takes the maximum, code 2
     copies explicit input number [param] (0 when omitted or absent) plus
     twice the weighted sum of the implicit inputs, code 3 is the constant
-    [param], code 4 ("short") sums like code 0. *)
+    [param], code 4 ("short") and code 5 ("failing", see [fails]) sum like
+    code 0. *)
 Definition compute (c : opcode) (args imps : list (option nat)) : nat :=
   match code c with
   | 0 => param c + weighted 1 args + weighted 2 imps
@@ -70,6 +71,26 @@ Definition table_interp (codes : list opcode) (i : nat) (args imps : list (optio
   match nth_error codes i with
   | Some c => table_results c args imps
   | None => []
+  end.
+
+(** ** Operators that fail ([Errors.v]) *)
+
+(** The failing operator, code 5, fails when its first explicit input is
+    given and odd, so whether it fails depends on values computed
+    upstream; otherwise it gives the results of code 0. *)
+Definition fails (c : opcode) (args : list (option nat)) : bool :=
+  match code c, args with
+  | 5, Some v :: _ => Nat.odd v
+  | _, _ => false
+  end.
+
+(** The partial interpretation of [Errors.v]: [None] for a failure. The
+    "short" operator is not a failure here, but [Errors.checked] makes it
+    one, since it gives fewer results than its output entries. *)
+Definition ptable_interp (codes : list opcode) (i : nat) (args imps : list (option nat)) : option (list nat) :=
+  match nth_error codes i with
+  | Some c => if fails c args then None else Some (table_results c args imps)
+  | None => Some []
   end.
 
 (** ** The runner *)
@@ -94,8 +115,14 @@ Definition run_graph (codes : list opcode) (g : graph) (inp init outer : list (n
 Definition fire_op (codes : list opcode) (g : graph) (s : @state nat) (i : nat) : @state nat :=
   fire (table_interp codes) g s i.
 
+(** The file-order maximal run with failures ([erun_fuel] of [Errors.v],
+    proved by [error_runner_correct] to have, under GRAPH-C1, the outcome of
+    every maximal run): [Failed i] or the final state. *)
+Definition erun_graph (codes : list opcode) (g : graph) (inp init outer : list (nat * nat)) : @estate nat :=
+  erun_fuel (ptable_interp codes) g (length (g_ops g)) (start g inp init outer).
+
 Definition graph_outputs (g : graph) (s : @state nat) : list (option nat) := outputs_of g s.
 
 Definition is_executable (g : graph) (s : @state nat) (i : nat) : bool := executable_b g s i.
 
-Extraction "sonnx_runner.ml" run_graph fire_op start graph_outputs is_executable.
+Extraction "sonnx_runner.ml" run_graph erun_graph fire_op start graph_outputs is_executable.

@@ -10,14 +10,16 @@ every difference. The graphs are deliberately not well formed: GRAPH-C1
 violations (a tensor written twice, a graph input overwritten), cycles,
 dead operations, undefined and omitted inputs, captures given or not by the
 outer scope, and implicit inputs (an operation's nested graph capturing
-outer tensors, which is how the Python semantics sees them).
+outer tensors, which is how the Python semantics sees them). Operations
+with the failing operator fail or not depending on values computed upstream;
+the runner then reports the failed operation (``erun_fuel`` of Errors.v).
 """
 
 from __future__ import annotations
 
 import random
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -28,6 +30,11 @@ from sonnx.model import semantics as real_semantics
 from sonnx.model.graph import Graph, Operation, make_graph, make_operation
 
 SHORT = 4  # the operator code that gives one result too few (the Python semantics refuses it)
+FAILING = 5  # the operator code whose kernel fails when its first input is given and odd (``fails`` of Extract.v)
+
+
+class KernelFailure(Exception):
+    """What the failing operator's kernel raises; the message starts with the operation's label."""
 
 
 def argv(a: int | None) -> int:
@@ -68,6 +75,8 @@ class TableInterpretation:
         code, param, nouts = (_int(operation, k) for k in ("code", "param", "nouts"))
         body = operation.attribute("body")
         imps: Sequence[int | None] = scope.run_nested(body.value, ()) if body is not None else ()
+        if code == FAILING and args and args[0] is not None and args[0] % 2 == 1:
+            raise KernelFailure(f"{operation.label}: the failing operator's first input {args[0]} is odd")
         value = compute(code, param, args, imps)
         return [value + j for j in range(nouts)]
 
@@ -120,29 +129,45 @@ class Case:
 
 
 def generate(rng: random.Random) -> Case:
-    """A random small graph, well formed or not (see the module docstring)."""
+    """A random small graph, well formed or not (see the module docstring).
+
+    A quarter of the graphs write each tensor at most once and never a graph
+    input or initializer, so that GRAPH-C1 holds often enough for the
+    order-independence checks (with and without failures) to bite.
+    """
     size = rng.randint(3, 10)
     names = [f"t{k}" for k in range(size)]
     inputs = rng.sample(names, rng.randint(0, min(3, size)))
     inits = rng.sample(names, rng.randint(0, 2))
-    ops = [_operation(rng, names) for _ in range(rng.randint(1, 7))]
+    unwritten = sorted(set(names) - set(inputs) - set(inits)) if rng.random() < 0.25 else None
+    ops = [_operation(rng, names, f"n{k}", unwritten) for k in range(rng.randint(1, 7))]
     graph = make_graph("g", inputs, rng.sample(names, rng.randint(1, 3)), ops)
     given = {n: rng.randint(0, 50) for n in inputs if rng.random() < 0.9}
     outer = {n: rng.randint(0, 50) for n in sorted(graph.captures) if rng.random() < 0.7}
     return Case(graph, given, {n: rng.randint(0, 50) for n in inits}, outer, size)
 
 
-def _operation(rng: random.Random, names: list[str]) -> Operation:
+def _operation(rng: random.Random, names: list[str], name: str, unwritten: list[str] | None) -> Operation:
+    """A random operation; with ``unwritten``, its outputs are drawn from (and removed from) that list."""
     ins = ["" if rng.random() < 0.15 else rng.choice(names) for _ in range(rng.randint(0, 3))]
-    outs = ["" if rng.random() < 0.1 else rng.choice(names) for _ in range(rng.randint(1, 3))]
-    code = SHORT if rng.random() < 0.03 else rng.randint(0, 3)
+    outs = [_output(rng, names, unwritten) for _ in range(rng.randint(1, 3))]
+    draw = rng.random()
+    code = SHORT if draw < 0.03 else FAILING if draw < 0.13 else rng.randint(0, 3)
     nouts = max(0, len(outs) - 1) if code == SHORT else len(outs)
     param = rng.randint(0, 3) if code == 2 else rng.randint(0, 9)
     attributes: dict[str, object] = {"code": code, "param": param, "nouts": nouts}
     if rng.random() < 0.3:
         captured = sorted(set(rng.sample(names, rng.randint(1, 2))))
         attributes["body"] = make_graph("body", [], captured, [])
-    return make_operation("Table", ins, outs, **attributes)  # type: ignore[arg-type]
+    return make_operation("Table", ins, outs, name, **attributes)  # type: ignore[arg-type]
+
+
+def _output(rng: random.Random, names: list[str], unwritten: list[str] | None) -> str:
+    if rng.random() < 0.1 or unwritten == []:
+        return ""
+    if unwritten is None:
+        return rng.choice(names)
+    return unwritten.pop(rng.randrange(len(unwritten)))
 
 
 def _ids(names: Sequence[str]) -> str:
@@ -181,6 +206,8 @@ class CoqResult:
     fired: tuple[int, ...]
     values: dict[str, int]
     outputs: tuple[int | None, ...]
+    failed: int | None = None
+    """The operation whose firing failed (the run then has no state), or None."""
 
 
 def _values(words: list[str]) -> dict[str, int]:
@@ -196,6 +223,7 @@ def run_coq(runner: Path, cases: Sequence[Case]) -> list[CoqResult]:
     fired: tuple[int, ...] = ()
     values: dict[str, int] = {}
     outputs: tuple[int | None, ...] = ()
+    failed: int | None = None
     for line in done.stdout.splitlines():
         head, *words = line.split()
         if head == "step":
@@ -206,16 +234,44 @@ def run_coq(runner: Path, cases: Sequence[Case]) -> list[CoqResult]:
             values = _values(words)
         elif head == "outs":
             outputs = tuple(None if w == "-" else int(w) for w in words)
+        elif head == "failed":
+            failed = int(words[0])
         else:
-            results.append(CoqResult(tuple(steps), fired, values, outputs))
-            steps = []
+            results.append(CoqResult(tuple(steps), fired, values, outputs, failed))
+            steps, fired, values, outputs, failed = [], (), {}, (), None
     assert len(results) == len(cases), done.stderr
     return results
 
 
 def _short_fired(case: Case, coq: CoqResult) -> bool:
-    ops = case.graph.operations
-    return any(_int(ops[i], "code") == SHORT and len(ops[i].output_mapping) > 0 for i in coq.fired)
+    """Whether the run failed on the "short" operator (Errors.v's ``checked`` refuses too few results)."""
+    return coq.failed is not None and _int(case.graph.operations[coq.failed], "code") == SHORT
+
+
+def _expected_error(case: Case, coq: CoqResult) -> type[Exception]:
+    """What the Python raises where the runner failed: ValueError for too few results, else the kernel's."""
+    return ValueError if _short_fired(case, coq) else KernelFailure
+
+
+def _failure_differences(case: Case, coq: CoqResult, who: str, attempt: Callable[[Any], object]) -> list[str]:
+    """Where the runner failed: file order must raise naming the failed operation, under GRAPH-C1 the
+    other orders must raise too (``error_order_independence``: the failing operation may differ)."""
+    assert coq.failed is not None
+    expected, label = _expected_error(case, coq), case.graph.operations[coq.failed].label
+    orders: list[Any] = [real_semantics.FileOrder()]
+    if case.c1_holds():
+        orders += [real_semantics.SeededRandomOrder(coq.failed), real_semantics.LastReadyOrder()]
+    found: list[str] = []
+    for order in orders:
+        name = type(order).__name__
+        try:
+            attempt(order)
+        except (KernelFailure, ValueError) as error:
+            if name == "FileOrder" and (not isinstance(error, expected) or not str(error).startswith(label + ":")):
+                found.append(f"{who} ({name}): raised {error!r}, Coq failed at {label}")
+            continue
+        found.append(f"{who} ({name}): gave a result where Coq's file-order run fails at {label}")
+    return found
 
 
 def differences(case: Case, coq: CoqResult, sem: ModuleType = real_semantics, seed: int = 0) -> list[str]:
@@ -240,12 +296,12 @@ def _differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) -> list
     found: list[str] = []
     if len(set(coq.fired)) != len(coq.fired):
         found.append(f"the Coq runner fired an operation twice: {coq.fired}")
-    if _short_fired(case, coq):
-        try:
-            sem.run(g, start, interp, sem.FileOrder())
-        except ValueError:
-            return found
-        return [*found, "run accepted an operator that gave too few results"]
+    if coq.failed is not None:
+
+        def attempt(order: Any) -> object:
+            return sem.run(g, start, interp, getattr(sem, type(order).__name__)(*_order_args(order)))
+
+        return [*found, *_failure_differences(case, coq, "run", attempt)]
     state = start
     for i, after in coq.steps:
         first = sem.executable(g, state)
@@ -288,21 +344,6 @@ def _compare_run(g: Graph, final: real_semantics.State[int], coq: CoqResult, sem
     return found
 
 
-def planted(name: str, replacements: Sequence[tuple[str, str]]) -> ModuleType:
-    """A copy of :mod:`sonnx.model.semantics` with ``replacements`` applied (each must apply)."""
-    import sys
-
-    source = Path(real_semantics.__file__).read_text(encoding="utf-8")
-    for old, new in replacements:
-        assert old in source, f"the plant {name} no longer applies: {old!r} not found"
-        source = source.replace(old, new)
-    module = ModuleType(f"sonnx.model._planted_{name}")
-    module.__package__ = "sonnx.model"
-    sys.modules[module.__name__] = module
-    exec(compile(source, f"<planted {name}>", "exec"), module.__dict__)
-    return module
-
-
 def plan_differences(case: Case, coq: CoqResult, seed: int = 0) -> list[str]:
     """Every way the compiled plan disagrees with the runner on ``case`` (file order, memory mode, random order)."""
     try:
@@ -316,12 +357,8 @@ def _plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]:
     seeded = dict(real_semantics.initial_state(g, case.inputs, case.inits, case.outer).values)
     interp: Any = PlanInterpretation()
     plan = GraphPlan(g, interp, seeded, None)
-    if _short_fired(case, coq):
-        try:
-            plan.run(dict(seeded))
-        except ValueError:
-            return []
-        return ["plan: accepted an operator that gave too few results"]
+    if coq.failed is not None:
+        return _failure_differences(case, coq, "plan", lambda order: plan.run(dict(seeded), order))
     found: list[str] = []
     if plan.run(dict(seeded)) != coq.values:
         found.append(f"plan (file order): values {plan.run(dict(seeded))} != Coq {coq.values}")
@@ -334,34 +371,6 @@ def _plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]:
     return found
 
 
-def has_cycle(graph: Graph) -> bool:
-    """Whether some operation (transitively) requires a tensor it writes (GRAPH-ACYCLIC violated)."""
-    ops = graph.operations
-    writers: dict[str, set[int]] = {}
-    for i, op in enumerate(ops):
-        for n in op.output_mapping:
-            if n:
-                writers.setdefault(n, set()).add(i)
-    after = {i: {j for n in op.required_inputs for j in writers.get(n, ())} for i, op in enumerate(ops)}
-    colour = dict.fromkeys(range(len(ops)), 0)
-
-    def visit(i: int) -> bool:
-        colour[i] = 1
-        for j in after[i]:
-            if colour[j] == 1 or (colour[j] == 0 and visit(j)):
-                return True
-        colour[i] = 2
-        return False
-
-    return any(colour[i] == 0 and visit(i) for i in range(len(ops)))
-
-
-# Bugs planted in copies of sonnx.model.semantics; the differential must find each.
-PLANTS: dict[str, tuple[tuple[str, str], ...]] = {
-    "implicit_ignored_by_is_executable": (
-        ("graph.operations[index].required_inputs", "[n for n in graph.operations[index].input_mapping if n]"),
-    ),
-    "implicit_ignored_by_run": (("required = o.required_inputs", "required = [n for n in o.input_mapping if n]"),),
-    "run_does_not_record_a_firing": (("        fired.add(i)\n", ""),),
-    "run_releases_one_input_early": (("if pending.missing[j] == 0 and", "if pending.missing[j] <= 1 and"),),
-}
+def _order_args(order: Any) -> tuple[int, ...]:
+    """The constructor arguments that rebuild ``order`` in a (planted) copy of the semantics."""
+    return (order.seed,) if isinstance(order, real_semantics.SeededRandomOrder) else ()

@@ -7,6 +7,9 @@ run :func:`sonnx.model.semantics.run` (file order, and a seeded random and a
 last-ready order where GRAPH-C1 holds) and :func:`~sonnx.model.semantics.fire`
 step by step on generated graphs and require the same states, fired
 operations and outputs, so the theorems are about what the Python executes.
+Where an operator fails, the runner is ``erun_fuel`` of Errors.v: file order
+must raise naming the same operation, and under GRAPH-C1 every order must
+fail (``error_order_independence``), the plan's too.
 Bugs planted in copies of the semantics must be found.
 
 ``SONNX_COQ_DIFF_GRAPHS`` sets how many graphs (3000 by default, as CI runs;
@@ -24,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.common import coq_diff
+from tests.common import coq_diff, coq_plants
 from tools import coq_runner
 
 GRAPHS = int(os.environ.get("SONNX_COQ_DIFF_GRAPHS", "3000"))
@@ -84,7 +87,7 @@ def test_the_generated_graphs_cover_the_hard_cases(runner: Path) -> None:
     counts = {
         "GRAPH-C1 violated": sum(not c.c1_holds() for c in cases),
         "GRAPH-C1 holds": sum(c.c1_holds() for c in cases),
-        "cycle": sum(coq_diff.has_cycle(c.graph) for c in cases),
+        "cycle": sum(coq_plants.has_cycle(c.graph) for c in cases),
         "implicit inputs": sum(bool(op.implicit_inputs) for op in ops),
         "omitted input": sum("" in op.input_mapping for op in ops),
         "omitted output": sum("" in op.output_mapping for op in ops),
@@ -93,14 +96,24 @@ def test_the_generated_graphs_cover_the_hard_cases(runner: Path) -> None:
         "dead operation": sum(len(r.fired) < len(c.graph.operations) for c, r in zip(cases, results, strict=True)),
         "undefined output": sum(None in r.outputs for r in results),
         "too few results fired": sum(coq_diff._short_fired(c, r) for c, r in zip(cases, results, strict=True)),
+        "failing operator failed": sum(
+            r.failed is not None and not coq_diff._short_fired(c, r) for c, r in zip(cases, results, strict=True)
+        ),
+        "failure under GRAPH-C1": sum(
+            r.failed is not None and c.c1_holds() for c, r in zip(cases, results, strict=True)
+        ),
+        "failing operator fired, did not fail": sum(
+            any(coq_diff._int(c.graph.operations[i], "code") == coq_diff.FAILING for i in r.fired)
+            for c, r in zip(cases, results, strict=True)
+        ),
     }
     assert all(n >= 20 for n in counts.values()), counts
 
 
 @needs_runner
-@pytest.mark.parametrize("plant", sorted(coq_diff.PLANTS))
+@pytest.mark.parametrize("plant", sorted(coq_plants.PLANTS))
 def test_the_differential_finds_a_planted_bug(runner: Path, plant: str) -> None:
-    sem = coq_diff.planted(plant, coq_diff.PLANTS[plant])
+    sem = coq_plants.planted(plant, coq_plants.PLANTS[plant])
     found = _first_difference(runner, GRAPHS, sem)
     assert found is not None, f"{plant} not found in {GRAPHS} graphs"
     print(f"{plant}: found at graph {found[0]}: {found[1][0]}")

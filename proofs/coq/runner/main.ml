@@ -8,7 +8,9 @@
      inp ID V ID V...    init ID V...    outer ID V...    (values)
      tensors N           (values are printed for the ids 0 .. N-1)
      run                 (ends the block)
-   Output for each block:
+   Output for each block, from the file-order run with failures (erun_graph):
+     failed I            (operation I failed: nothing else is printed but done)
+   or
      step I T=V...       (the state after firing operation I, one line a firing)
      fired I...          (the firing order)
      vals T=V...         (the final values)
@@ -67,7 +69,9 @@ let run_block b =
   let codes = List.map fst ops in
   let g = { g_inputs = b.inputs; g_inits = b.inits; g_captures = b.captures;
             g_ops = List.map snd ops; g_outputs = b.outputs } in
-  let final = run_graph codes g b.inp b.init b.outer in
+  match erun_graph codes g b.inp b.init b.outer with
+  | Failed i -> print_string (Printf.sprintf "failed %d\ndone\n" i)
+  | Running final ->
   let order = List.rev final.fired in
   let s = ref (start g b.inp b.init b.outer) in
   List.iter (fun i ->

@@ -1,0 +1,70 @@
+"""Bugs planted in copies of :mod:`sonnx.model.semantics`, and graph facts the coverage test counts.
+
+The differential test against the runner extracted from Coq
+(``tests/model/test_coq_runner.py``, spec section 3) must find every bug in
+:data:`PLANTS`: otherwise agreement on the generated graphs would say
+little about the semantics.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+from sonnx.model import semantics as real_semantics
+from sonnx.model.graph import Graph
+
+
+def planted(name: str, replacements: Sequence[tuple[str, str]]) -> ModuleType:
+    """A copy of :mod:`sonnx.model.semantics` with ``replacements`` applied (each must apply)."""
+    source = Path(real_semantics.__file__).read_text(encoding="utf-8")
+    for old, new in replacements:
+        assert old in source, f"the plant {name} no longer applies: {old!r} not found"
+        source = source.replace(old, new)
+    module = ModuleType(f"sonnx.model._planted_{name}")
+    module.__package__ = "sonnx.model"
+    sys.modules[module.__name__] = module
+    exec(compile(source, f"<planted {name}>", "exec"), module.__dict__)
+    return module
+
+
+def has_cycle(graph: Graph) -> bool:
+    """Whether some operation (transitively) requires a tensor it writes (GRAPH-ACYCLIC violated)."""
+    ops = graph.operations
+    writers: dict[str, set[int]] = {}
+    for i, op in enumerate(ops):
+        for n in op.output_mapping:
+            if n:
+                writers.setdefault(n, set()).add(i)
+    after = {i: {j for n in op.required_inputs for j in writers.get(n, ())} for i, op in enumerate(ops)}
+    colour = dict.fromkeys(range(len(ops)), 0)
+
+    def visit(i: int) -> bool:
+        colour[i] = 1
+        for j in after[i]:
+            if colour[j] == 1 or (colour[j] == 0 and visit(j)):
+                return True
+        colour[i] = 2
+        return False
+
+    return any(colour[i] == 0 and visit(i) for i in range(len(ops)))
+
+
+# Bugs planted in copies of sonnx.model.semantics; the differential must find each.
+PLANTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "implicit_ignored_by_is_executable": (
+        ("graph.operations[index].required_inputs", "[n for n in graph.operations[index].input_mapping if n]"),
+    ),
+    "implicit_ignored_by_run": (("required = o.required_inputs", "required = [n for n in o.input_mapping if n]"),),
+    "run_does_not_record_a_firing": (("        fired.add(i)\n", ""),),
+    "run_releases_one_input_early": (("if pending.missing[j] == 0 and", "if pending.missing[j] <= 1 and"),),
+    "kernel_failure_swallowed": (
+        (
+            "    results = interpretation.apply(op, args, scope)\n",
+            "    try:\n        results = interpretation.apply(op, args, scope)\n"
+            "    except Exception:\n        return\n",
+        ),
+    ),
+}
