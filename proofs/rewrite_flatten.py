@@ -23,6 +23,8 @@ RESTS_ON = (DOWNWARD_INDUCTION,)
 PROVED_IN_COQ = {
     # Same statement: P, S : Z -> Z, r : Z, Q k := P k * S k = P r; hypotheses the base Q(r) and the step
     # Q(k + 1) => Q(k) for 0 <= k < r, conclusion Q(k) for every 0 <= k <= r (Q(0) is the instance k = 0).
+    # The z3 base and step carry further hypotheses (S(r) = 1, d(k) >= 0 and the recursive definitions of P
+    # and S at k) that every shape satisfies at every k, so they give the Coq theorem's two hypotheses.
     DOWNWARD_INDUCTION: "SONNX.Instances.flatten_downward_induction_instance",
 }
 """The steps whose exact statement a Coq theorem proves (here: the downward induction for Q(k))."""
