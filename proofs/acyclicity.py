@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import z3
 
+from proofs._instances import walk_induction
 from proofs._kit import Obligation, Outcome, Result, main, review_note, run_obligations, satisfiable
 
 ID = "acyclicity"
@@ -25,8 +26,14 @@ LARGER_GRAPHS = (
 )
 RESTS_ON = (WALK_INDUCTION, LARGER_GRAPHS)
 """The steps of this theorem z3 does not check (review items unless ``PROVED_IN_COQ`` cites a Coq proof)."""
-PROVED_IN_COQ = {LARGER_GRAPHS: "SONNX.Acyclic.acyclic_iff_bounded_rank"}
-"""The steps whose exact statement a Coq theorem proves (here: the (=>) direction for every number of vertices)."""
+PROVED_IN_COQ = {
+    LARGER_GRAPHS: "SONNX.Acyclic.acyclic_iff_bounded_rank",
+    # Same statement: V any type (z3's uninterpreted sort), r : V -> Z, walk : Z -> V (z3's array), L : Z, and
+    # P i := r (walk i) >= r (walk 0) + i; hypotheses P(0) and the step for 0 <= i < L, conclusion for 0 <= i <= L.
+    WALK_INDUCTION: "SONNX.Instances.walk_rank_induction_instance",
+}
+"""The steps whose exact statement a Coq theorem proves: the (=>) direction for every number of vertices, the
+walk induction instance."""
 
 THEOREM = f"""
 For a directed graph (V, E), a strict rank is r: V -> Z with r(a) < r(b) for
@@ -52,7 +59,8 @@ Second route: Coq proves the theorem for every number of vertices
 with the longest-path rank in 0..n-1), so the (=>) direction beyond n = {BOUND}
 is not a review item. What this z3 module adds: the (<=) direction over an
 uninterpreted vertex sort (not only finite graphs), which rests on the
-induction instance above (the Coq proof of (<=) does not use that instance).
+induction instance above; Coq proves that exact instance for any vertex type
+(SONNX.Instances.walk_rank_induction_instance), so it is not a review item.
 """ + review_note(RESTS_ON, PROVED_IN_COQ)
 
 
@@ -71,13 +79,8 @@ def general_if() -> list[Obligation]:
         z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < L), E(walk[i], walk[i + 1]))),
     )
 
-    def p(k: z3.ArithRef) -> z3.BoolRef:
-        return r(walk[k]) >= r(walk[0]) + k
-
-    induction = z3.Implies(
-        z3.And(p(z3.IntVal(0)), z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < L, p(i)), p(i + 1)))),
-        z3.ForAll([i], z3.Implies(z3.And(0 <= i, i <= L), p(i))),
-    )
+    # Built by proofs._instances exactly as SONNX.Instances.walk_rank_induction_instance states it.
+    induction = walk_induction(r, walk, L)
     return [
         Obligation(
             "(<=) a strict rank excludes every closed walk",

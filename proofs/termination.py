@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import z3
 
+from proofs._instances import least_unfired, occurs, ranks_nonnegative
 from proofs._kit import Obligation, Result, main, review_note, run_obligations, satisfiable
 from proofs._state import Op, Tensor, c1, executable, fire, init, inp, out, state, wf
 
@@ -15,7 +16,8 @@ TITLE = "Termination and exactly-once firing (acyclic, C1, C3)"
 SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1")
 LEAST_NUMBER = (
     "hand-written axiom: the least-number principle of N instantiated for 'n is the rank of an unfired "
-    "operation' (least_unfired_axiom), a hypothesis of obligation (4) that z3 takes as given"
+    "operation' (least_unfired_axiom: when ranks are >= 0, no rank-minimal unfired operation means every "
+    "operation is fired), a hypothesis of obligation (4) that z3 takes as given"
 )
 RUN_ENDS = "prose step: a finite set of operations with (1) bounds every run, so every run ends"
 EXACTLY_ONCE = "prose step: (1)-(4) together give that every maximal run fires every operation exactly once"
@@ -24,6 +26,10 @@ RESTS_ON = (LEAST_NUMBER, RUN_ENDS, EXACTLY_ONCE)
 PROVED_IN_COQ = {
     RUN_ENDS: "SONNX.Termination.every_run_terminates",
     EXACTLY_ONCE: "SONNX.Termination.exactly_once",
+    # Same statement: Op is any type (z3's uninterpreted sort), rank : Op -> Z, fired : Op -> bool (z3's
+    # Boolean array); the Coq theorem's conclusion is least_unfired_axiom conjunct for conjunct, under its
+    # hypothesis 0 <= rank o, which is the first conjunct of strict_rank, a hypothesis of obligation (4).
+    LEAST_NUMBER: "SONNX.Instances.least_unfired_instance",
 }
 """The steps whose exact statement a Coq theorem proves, for every finite graph and every operator interpretation."""
 
@@ -45,8 +51,13 @@ Machine-checked, for every state s satisfying the reachability invariant WF:
      is executable;
  (4) a terminal state (no operation executable) has every operation fired and
      every graph output that is produced or initially valued defined (C3).
-Axiom used in (3)/(4) besides the hypotheses: the instance of the least-number
-principle of N for "n is the rank of an unfired operation" (stated in the code).
+Axiom used in (4) besides the hypotheses: the instance of the least-number
+principle of N for "n is the rank of an unfired operation", in contrapositive
+form: if no unfired operation has a rank at most that of every unfired
+operation, then every operation is fired (stated in the code; it needs the
+hypothesis rank >= 0 of the strict rank).
+Coq proves that exact instance for any type of operations
+(SONNX.Instances.least_unfired_instance), so it is not a review item.
 Not machine-checked (meta-level, finite sets): for a finite set of operations,
 (1) bounds every run by the number of operations, so every run terminates;
 with (2)-(4), every maximal run fires every operation exactly once.
@@ -60,8 +71,8 @@ having an origin, and operators giving one value per output entry, every
 maximal run fires every operation exactly once), and
 SONNX.Premises.exactly_once_under_rules derives those premises from GRAPH-C1,
 GRAPH-C3, GRAPH-R1 and acyclicity. The Coq proof of exactly-once uses strong
-induction on the rank, not the least-number axiom above, which stays a review
-item of this z3 route.
+induction on the rank; the least-number instance this z3 route uses is proved
+on its own, as stated above.
 """ + review_note(RESTS_ON, PROVED_IN_COQ)
 
 rank = z3.Function("rank", Op, z3.IntSort())
@@ -71,7 +82,7 @@ def strict_rank() -> z3.BoolRef:
     p, o = z3.Consts("sr_p sr_o", Op)
     t = z3.Const("sr_t", Tensor)
     return z3.And(
-        z3.ForAll([o], rank(o) >= 0),
+        ranks_nonnegative(Op, rank),
         z3.ForAll([p, o, t], z3.Implies(z3.And(out(p, t), inp(o, t)), rank(p) < rank(o))),
     )
 
@@ -83,15 +94,31 @@ def producers_exist() -> z3.BoolRef:
 
 
 def least_unfired_axiom(fired: z3.ArrayRef) -> z3.BoolRef:
-    """Least-number principle instance: if some unfired operation exists, one of minimal rank exists."""
+    """Least-number principle instance, contrapositive: no rank-minimal unfired operation => every one fired.
+
+    Together with ``rank >= 0`` (in :func:`strict_rank`, a hypothesis of
+    obligation (4)) this is SONNX.Instances.least_unfired_instance; the
+    citation stands only while the obligation contains the term
+    ``proofs._instances.least_unfired`` builds (see :func:`check`).
+    """
     x, y = z3.Consts("ln_x ln_y", Op)
     return z3.Implies(
-        z3.Exists([x], z3.Not(fired[x])),
-        z3.Exists(
-            [x],
-            z3.And(z3.Not(fired[x]), z3.ForAll([y], z3.Implies(z3.Not(fired[y]), rank(x) <= rank(y)))),
+        z3.Not(
+            z3.Exists(
+                [x],
+                z3.And(z3.Not(fired[x]), z3.ForAll([y], z3.Implies(z3.Not(fired[y]), rank(x) <= rank(y)))),
+            )
         ),
+        z3.ForAll([x], fired[x]),
     )
+
+
+def coq_citations(obs: list[Obligation]) -> dict[str, str]:
+    """``PROVED_IN_COQ``, without the least-number item unless obligation (4) holds the Coq instance's exact terms."""
+    s = state("s")
+    four = next(ob for ob in obs if ob.name.startswith("(4)"))
+    exact = occurs(least_unfired(Op, rank, s.fired), four.formula) and occurs(ranks_nonnegative(Op, rank), four.formula)
+    return {item: name for item, name in PROVED_IN_COQ.items() if exact or item != LEAST_NUMBER}
 
 
 def obligations() -> list[Obligation]:
@@ -159,9 +186,8 @@ def check() -> Result:
         "without acyclicity a terminal state can leave an operation unfired",
         [c1(), producers_exist(), wf(s), z3.ForAll([x], z3.Not(executable(s, x))), z3.Not(s.fired[o])],
     )
-    return run_obligations(
-        TITLE, obligations(), [sanity, needs_rank], steps=(RUN_ENDS, EXACTLY_ONCE), coq=PROVED_IN_COQ
-    )
+    obs = obligations()
+    return run_obligations(TITLE, obs, [sanity, needs_rank], steps=(RUN_ENDS, EXACTLY_ONCE), coq=coq_citations(obs))
 
 
 if __name__ == "__main__":

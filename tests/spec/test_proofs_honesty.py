@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import z3
 
-from proofs import _kit, rewrite_constant, rewrite_flatten, rewrite_identity
+from proofs import _instances, _kit, _state, rewrite_constant, rewrite_flatten, rewrite_identity, termination
 from proofs.registry import MODULES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,11 +110,32 @@ def test_a_mis_stated_axiom_still_proves_but_the_verdict_names_the_axiom(tmp_pat
     # z3 discharges the false statement (the axiom is a hypothesis it takes as given) ...
     assert proc.returncode == 0, proc.stdout + proc.stderr
     # ... so the verdict must say that it rests on a hand-written axiom, never a bare PROVED (the two
-    # prose steps are proved in Coq and cited instead; the axiom is not, so it stays a review item).
+    # prose steps are proved in Coq and cited instead; Coq proves the correctly stated axiom, but the
+    # mis-stated one is not that term, so its citation is dropped and it stays a review item).
     assert first.startswith("PROVED, resting on 1 review item "), first
     assert "review item: hand-written axiom: the least-number principle" in proc.stdout
     line4 = next(line for line in proc.stdout.splitlines() if "(4) terminal states" in line)
     assert line4.startswith("  [ok]")
+
+
+def test_the_least_number_citation_needs_the_exact_coq_instance_in_obligation_four() -> None:
+    obs = termination.obligations()
+    assert termination.coq_citations(obs) == termination.PROVED_IN_COQ
+    four = next(i for i, ob in enumerate(obs) if ob.name.startswith("(4)"))
+    # The same obligation without "every rank >= 0": the Coq theorem's hypothesis is missing.
+    nonneg = _instances.ranks_nonnegative(_state.Op, termination.rank)
+    assert _instances.occurs(nonneg, obs[four].formula)
+    weaker = z3.substitute(obs[four].formula, (nonneg, z3.BoolVal(True)))
+    obs[four] = _kit.Obligation(obs[four].name, weaker)
+    cited = termination.coq_citations(obs)
+    assert termination.LEAST_NUMBER not in cited and len(cited) == len(termination.PROVED_IN_COQ) - 1
+
+
+def test_occurs_finds_sub_terms_under_quantifiers_only_when_equal() -> None:
+    a, b = z3.Ints("a b")
+    whole = z3.ForAll([a], z3.Implies(a > 0, z3.Or(a == b, b < 3)))
+    assert _instances.occurs(b < 3, whole)
+    assert not _instances.occurs(b <= 3, whole)
 
 
 def test_a_verdict_without_review_items_is_a_bare_proved() -> None:
