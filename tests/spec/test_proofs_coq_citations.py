@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from proofs import _kit
+from proofs import _kit, rewrite_flatten
 from proofs.registry import MODULES, theorems
 from tools.coq_check import read_project, read_table
 
@@ -61,7 +61,8 @@ def test_the_registry_splits_each_module_s_steps_into_review_items_and_coq_citat
 def test_the_coq_citations_this_change_made() -> None:
     # Every review item of the z3 routes is proved in Coq: the prose steps of termination, Newman's lemma,
     # theorem (e), and the exact hand-written instances (least-number, walk induction, Flatten's downward
-    # induction, SONNX.Instances); no z3 theorem rests on a review item any more.
+    # induction, SONNX.Instances). One review item stays: Flatten applies its induction outside z3, so the match
+    # of its base and step obligations to the Coq instance's hypotheses is argued, not checked.
     by_id = {t.id: t for t in theorems()}
     assert {n for _, n in by_id["termination"].proved_in_coq} == {
         "SONNX.Termination.every_run_terminates",
@@ -80,7 +81,8 @@ def test_the_coq_citations_this_change_made() -> None:
     assert [n for _, n in by_id["rewrite-flatten"].proved_in_coq] == [
         "SONNX.Instances.flatten_downward_induction_instance"
     ]
-    assert {t.id: t.rests_on for t in theorems() if t.rests_on} == {}
+    left = {t.id: t.rests_on for t in theorems() if t.rests_on}
+    assert left == {"rewrite-flatten": (rewrite_flatten.MATCHED_BY_HAND,)}
 
 
 SPEC = ROOT / "spec" / "graph.rst"
