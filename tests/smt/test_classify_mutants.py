@@ -23,7 +23,7 @@ from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism_table as table
-from sonnx.smt import classify
+from sonnx.smt import classify, scatter_terms
 from sonnx.smt.encodings import graph_r2
 from sonnx.smt.engine import run_smt
 from tests.common.rulekit import data, init, model, run, tensors
@@ -147,20 +147,20 @@ def test_scatter_nd_data_shape_is_read_from_the_data_input_not_the_outputs(outpu
 def test_a_wrong_untrusted_pair_is_never_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
     # the pair named in the witness is proposed outside the solver and checked by it: a pair of entries that
     # differ makes the violation obligation unsat, whatever the formula says of the indices
-    real = classify._pair
+    real = scatter_terms._pair
 
     def lying(*args: Any) -> tuple[int, int, list[int]] | None:
         p = real(*args)
         assert p == (0, 1, [1])
         return 0, 2, [1]
 
-    monkeypatch.setattr(classify, "_pair", lying)
+    monkeypatch.setattr(scatter_terms, "_pair", lying)
     smt = {v.rule_id: v for v in run_smt(scatter("ScatterND", [[1], [1], [0]])).verdicts}[ID]
     assert smt.status is Status.UNKNOWN, smt
 
 
 def test_a_wrong_pair_of_equal_positions_is_rejected_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(classify, "_pair", lambda *args: (1, 1, [0]))
+    monkeypatch.setattr(scatter_terms, "_pair", lambda *args: (1, 1, [0]))
     smt = {v.rule_id: v for v in run_smt(scatter("ScatterND", [[1], [1], [0]])).verdicts}[ID]
     assert smt.status is Status.UNKNOWN, smt
 
@@ -404,7 +404,7 @@ def test_scatter_elements_whose_axis_is_not_an_int_is_unknown_in_both(axis: obje
         f"{UNDETERMINED}{what}; the attribute 'axis' is of type {shown}, not INT, so which element an index "
         f"addresses is not known: {DUP}"
     )
-    assert (smt.reason or "").startswith(f"{UNDETERMINED}{what}; {classify.AXIS_NOT_INT}: {DUP}")
+    assert (smt.reason or "").startswith(f"{UNDETERMINED}{what}; {scatter_terms.AXIS_NOT_INT}: {DUP}")
 
 
 @pytest.mark.parametrize("axis", [5, -3, 1.0])

@@ -47,8 +47,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
 from ..rules.base import CheckContext
@@ -56,15 +54,18 @@ from ..rules.function_calls import CALL_GRAPHS as CALL_GRAPHS_REASON
 from ..rules.graph_attributes import blocked
 from ..rules.graph_r2_conditions import AXES_INPUT
 from ..rules.premises import RuntimeType, runtime_type
-from .constants import RUNTIME, VALUE, Const, Resolver, attr_fact, num, terms
+from .constants import RUNTIME, Const, Resolver, attr_fact, num
 from .facts import ScopeFacts
+from .scatter_terms import Pair, scatter_term
 from .value_terms import (
     axes_attribute_term,
     axes_value_term,
     dynamic_quantize_term,
+    elements_term,
     locale_attributes_term,
     quantize_term,
     range_term,
+    training_term,
     type_functions,
 )
 
@@ -162,127 +163,6 @@ def _given(op: Operation, k: int) -> int:
     return 1 if len(m) > k and m[k] else 0
 
 
-def _nonzero(x: str, a: np.ndarray) -> str:
-    return f"(distinct {x} 0)" if a.dtype.kind in "iub" else f"(not (fp.isZero {x}))"
-
-
-def _any(xs: list[str]) -> str:
-    return "false" if not xs else xs[0] if len(xs) == 1 else f"(or {' '.join(xs)})"
-
-
-def _kind(c: Const) -> str:
-    return str(c.kind)
-
-
-def training_term(c: Const) -> str:
-    if c.array is not None and c.array.dtype.kind not in table.NUMERIC_KINDS:
-        return "1"
-    first = _nonzero(terms(c.array.reshape(-1)[:1])[0], c.array) if c.array is not None and c.array.size else "false"
-    size = 0 if c.array is None else int(c.array.size)
-    k = _kind(c)
-    return f"(ite (= {k} {RUNTIME}) 2 (ite (distinct {k} {VALUE}) 1 (ite (distinct {size} 1) 2 (ite {first} 2 0))))"
-
-
-def elements_term(c: Const, test: str) -> str:
-    """Class of a condition "some element passes ``test``" (zero, negative) on a constant."""
-    if c.kind != VALUE or c.array is None:
-        return f"(ite (= {_kind(c)} {VALUE}) 0 1)"
-    a = c.array
-    if a.dtype.kind not in table.NUMERIC_KINDS:
-        return "1"
-    xs = terms(a)
-    if a.dtype.kind in "iub":
-        hits = [f"(= {x} 0)" if test == "zero" else f"(< {x} 0)" for x in xs]
-    else:
-        hits = [f"(fp.isZero {x})" if test == "zero" else f"(fp.isNegative {x})" for x in xs]
-    return f"(ite (= {_kind(c)} {VALUE}) (ite {_any(hits)} 2 0) 1)"
-
-
-AXIS_NOT_INT = "the attribute 'axis' is not an INT, so which element an index addresses is not known"
-Pair = tuple[int, int, list[int]]
-Scatter = tuple[str, Pair | None, str, tuple[str, ...]]
-
-
-def _index_tuples(idx: np.ndarray) -> np.ndarray:
-    """ScatterND's indices as one row per index tuple (not ``reshape(-1, k)``: the tuple length ``k`` may be 0)."""
-    return idx.reshape(int(np.prod(idx.shape[:-1])), idx.shape[-1])
-
-
-def scatter_term(op: Operation, data: RuntimeType, c: Const) -> Scatter:
-    """Class of the duplicate-indices condition; an untrusted pair of positions with equal tuples and its check;
-    notes for the verdict's reason. ``data``: what holds at run time of the data's type."""
-    if c.kind != VALUE or c.array is None:
-        return f"(ite (= {_kind(c)} {VALUE}) 0 1)", None, "", ()
-    present, ax = attr_fact(op, "axis") if op.operator != "ScatterND" else (0, 0)
-    notes = (AXIS_NOT_INT,) if present == 2 else ()
-    if c.array.dtype.kind not in table.INDEX_KINDS:
-        return "1", None, "", notes
-    idx = c.array.astype(np.int64, copy=False)
-    data_dims = data.dims
-    if op.operator == "ScatterND":
-        if idx.ndim == 0:
-            return "1", None, "", notes
-        k = idx.shape[-1]
-        rows = [[num(int(v)) for v in r] for r in _index_tuples(idx).tolist()]
-        dims = None if data_dims is None else data_dims[:k]
-        guard = "true"
-    else:
-        if idx.ndim == 0:  # a single index: nothing to coincide with
-            return "0", None, "", notes
-        if present == 2:  # an axis that is not an INT: which element an index addresses is not known
-            return "1", None, "", notes
-        ax = ax if present == 1 else 0
-        rank = idx.ndim
-        axis = f"(ite (< {num(ax)} 0) (+ {num(ax)} {rank}) {num(ax)})"
-        grid = np.indices(idx.shape).reshape(idx.ndim, -1).T.tolist()
-        vals = idx.reshape(-1).tolist()
-        rows = [
-            [f"(ite (= {axis} {j}) {num(v)} {c_j})" for j, c_j in enumerate(g)]
-            for g, v in zip(grid, vals, strict=True)
-        ]
-        dims = None if data_dims is None or len(data_dims) != idx.ndim else data_dims
-        guard = f"(and (<= 0 {axis}) (< {axis} {rank}))"
-    width = len(rows[0]) if rows else 0
-    known = dims is not None and len(dims) >= width and all(d is not None for d in dims[:width])
-    neg = _any([f"(< {x} 0)" for r in rows for x in r])
-    keys = []
-    for r in rows:
-        comps = [f"(ite (< {x} 0) (+ {x} {dims[j]}) {x})" if known and dims else x for j, x in enumerate(r)]
-        keys.append(" ".join(f"(* {1 << (64 * j)} (+ {x} {1 << 63}))" for j, x in enumerate(comps)) or "0")
-    keys = [f"(+ {k} 0)" for k in keys]
-    distinct = f"(distinct {' '.join(keys)})" if len(keys) > 1 else "true"
-    pair = _pair(idx, op.operator, dims, ax if op.operator != "ScatterND" else 0)
-    term = f"(ite {guard} (ite (and {neg} {'false' if known else 'true'}) 1 (ite {distinct} 0 2)) 1)"
-    check = "" if pair is None else f"(and (distinct {pair[0]} {pair[1]}) (= {keys[pair[0]]} {keys[pair[1]]}))"
-    return term, pair, check, notes
-
-
-def _pair(
-    idx: np.ndarray, operator: str, dims: Sequence[int | None] | None, axis: int
-) -> tuple[int, int, list[int]] | None:
-    """Untrusted: the first two positions whose index tuples coincide, and the tuple (the formula decides)."""
-    if operator == "ScatterND":
-        keys = _index_tuples(idx)
-    else:
-        keys = np.indices(idx.shape).reshape(idx.ndim, -1).T
-        axis = axis + idx.ndim if axis < 0 else axis
-        if not 0 <= axis < idx.ndim:
-            return None
-        keys[:, axis] = idx.reshape(-1)
-    if dims is not None and all(d is not None for d in dims[: keys.shape[1]]) and len(dims) >= keys.shape[1]:
-        keys = np.where(keys < 0, keys + np.asarray(dims[: keys.shape[1]], dtype=np.int64), keys)
-    if keys.shape[0] < 2:
-        return None
-    if keys.shape[1] == 0:  # empty tuples all address the whole tensor
-        return 0, 1, []
-    order = np.lexsort(keys.T[::-1])
-    same = np.flatnonzero(np.all(keys[order][1:] == keys[order][:-1], axis=1))
-    if same.size == 0:
-        return None
-    a, b = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-    return a, b, keys[a].tolist()
-
-
 _READS_VALUES = (
     table.TRAINING_MODE_NOT_FALSE,
     table.DUPLICATE_INDICES,
@@ -362,8 +242,9 @@ class Lister:
         if not op[5]:
             # No attributes: unless a value condition or CastLike's target type applies, the instance depends
             # only on the operator and which of the first three inputs are given (the ``_plain`` entries below).
-            quick = self._quick.get((op[1], op[0], len(m) > 0 and m[0] != "", len(m) > 1 and m[1] != "",
-                                     len(m) > 2 and m[2] != ""))
+            quick = self._quick.get(
+                (op[1], op[0], len(m) > 0 and m[0] != "", len(m) > 1 and m[1] != "", len(m) > 2 and m[2] != "")
+            )
             if quick is not None:
                 return quick
         kind = (op.domain, op.operator)

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from ..model.graph import Operation
 from ..rules import determinism_table as table
 from ..rules.graph_r2_conditions import text
-from .constants import VALUE, Const, attr_fact, num, terms
+from .constants import RUNTIME, VALUE, Const, attr_fact, num, terms
 
 
-def _any(xs: Sequence[str]) -> str:
+def any_of(xs: Sequence[str]) -> str:
+    """The SMT-LIB disjunction of ``xs``: ``false`` when empty, the term itself when alone."""
     return "false" if not xs else xs[0] if len(xs) == 1 else f"(or {' '.join(xs)})"
 
 
@@ -68,7 +71,7 @@ def range_term(c: Const, target: int, source: int) -> str:
         for x in terms(a):
             r = f"(fp.to_real {x})"
             hits.append(f"(or (fp.isNaN {x}) (fp.isInfinite {x}) (< {r} (lo {target})) (< (hi {target}) {r}))")
-    return f"(ite (= {c.kind} {VALUE}) (ite {_any(hits)} 2 0) {fallback})"
+    return f"(ite (= {c.kind} {VALUE}) (ite {any_of(hits)} 2 0) {fallback})"
 
 
 def axes_term(axes: Sequence[int], rank: int | None) -> str:
@@ -76,7 +79,7 @@ def axes_term(axes: Sequence[int], rank: int | None) -> str:
     r = -1 if rank is None else rank
     raw = [num(a) for a in axes]
     counted = [f"(ite (< {x} 0) (+ {x} {r}) {x})" for x in raw]
-    mixed = f"(and {_any([f'(< {x} 0)' for x in raw])} {_any([f'(<= 0 {x})' for x in raw])})"
+    mixed = f"(and {any_of([f'(< {x} 0)' for x in raw])} {any_of([f'(<= 0 {x})' for x in raw])})"
     return f"(ite (not {_distinct(raw)}) 2 (ite (< {r} 0) (ite {mixed} 1 0) (ite {_distinct(counted)} 0 2)))"
 
 
@@ -124,11 +127,11 @@ def _element_tests(c: Const | None) -> tuple[str, str, str, str]:
         return "false", "false", "false", "true"
     xs = terms(c.array)
     if c.array.dtype.kind in "iub":
-        return "false", _any([f"(= {x} 0)" for x in xs]), "false", "false"
+        return "false", any_of([f"(= {x} 0)" for x in xs]), "false", "false"
     return (
-        _any([f"(fp.isNaN {x})" for x in xs]),
-        _any([f"(fp.isZero {x})" for x in xs]),
-        _any([f"(fp.isInfinite {x})" for x in xs]),
+        any_of([f"(fp.isNaN {x})" for x in xs]),
+        any_of([f"(fp.isZero {x})" for x in xs]),
+        any_of([f"(fp.isInfinite {x})" for x in xs]),
         "false",
     )
 
@@ -159,4 +162,33 @@ def dynamic_quantize_term(x: Const | None) -> str:
         return "1"
     xs = terms(x.array)
     nonzero = [f"(distinct {v} 0)" if x.array.dtype.kind in "iub" else f"(not (fp.isZero {v}))" for v in xs]
-    return f"(ite (or {xn} {xi} (not {_any(nonzero)})) 2 0)"
+    return f"(ite (or {xn} {xi} (not {any_of(nonzero)})) 2 0)"
+
+
+def _nonzero(x: str, a: np.ndarray) -> str:
+    return f"(distinct {x} 0)" if a.dtype.kind in "iub" else f"(not (fp.isZero {x}))"
+
+
+def training_term(c: Const) -> str:
+    """Class of BatchNormalization's ``training_mode`` condition: deterministic only for one false element."""
+    if c.array is not None and c.array.dtype.kind not in table.NUMERIC_KINDS:
+        return "1"
+    first = _nonzero(terms(c.array.reshape(-1)[:1])[0], c.array) if c.array is not None and c.array.size else "false"
+    size = 0 if c.array is None else int(c.array.size)
+    k = c.kind
+    return f"(ite (= {k} {RUNTIME}) 2 (ite (distinct {k} {VALUE}) 1 (ite (distinct {size} 1) 2 (ite {first} 2 0))))"
+
+
+def elements_term(c: Const, test: str) -> str:
+    """Class of a condition "some element passes ``test``" (zero, negative) on a constant."""
+    if c.kind != VALUE or c.array is None:
+        return f"(ite (= {c.kind} {VALUE}) 0 1)"
+    a = c.array
+    if a.dtype.kind not in table.NUMERIC_KINDS:
+        return "1"
+    xs = terms(a)
+    if a.dtype.kind in "iub":
+        hits = [f"(= {x} 0)" if test == "zero" else f"(< {x} 0)" for x in xs]
+    else:
+        hits = [f"(fp.isZero {x})" if test == "zero" else f"(fp.isNegative {x})" for x in xs]
+    return f"(ite (= {c.kind} {VALUE}) (ite {any_of(hits)} 2 0) 1)"
