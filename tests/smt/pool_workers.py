@@ -69,6 +69,26 @@ class DiesThenRaises:
         _die()
 
 
+class DiesWhenReleased:
+    """Kill the worker on a rank certificate, but only once the file ``gate`` exists (at most a minute later).
+
+    A test that needs several victims sent to the same pool before it breaks creates ``gate`` after the last
+    submission: without the wait, the first victim may kill its worker before the next is submitted, and the
+    pool then rightly sends that one to a fresh pool. Picklable, so that the path reaches the workers.
+    """
+
+    def __init__(self, gate: str) -> None:
+        self.gate = gate
+
+    def __call__(self, job: Job) -> Reply:
+        if VICTIM not in job.text:
+            return solve_job(job)
+        deadline = time.monotonic() + 60
+        while not os.path.exists(self.gate) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _die()
+
+
 def slow(job: Job) -> Reply:
     """Take half a second per job (a queue of them outlasts an immediate close)."""
     time.sleep(0.5)

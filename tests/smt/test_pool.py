@@ -324,13 +324,15 @@ def test_a_dead_worker_s_pool_is_replaced_not_abandoned() -> None:
         assert workers.answer(later).result == "sat"
 
 
-def test_two_jobs_lost_with_one_pool_replace_it_once() -> None:
+def test_two_jobs_lost_with_one_pool_replace_it_once(tmp_path: Path) -> None:
     """The second ticket of a pool already replaced must not replace (and leak) the new one."""
-    with Solving(2, pool_workers.dies_on_ranks) as workers:
+    gate = tmp_path / "release"
+    with Solving(2, pool_workers.DiesWhenReleased(str(gate))) as workers:
         first = workers._pool
         jobs = [Job(pool_workers.VICTIM + f"\n(assert (= {k} {k}))\n", SolverSettings()) for k in (1, 2)]
         victims = [workers.submit(job) for job in jobs]
-        assert all(t.pool is first for t in victims)  # both sent to the first pool, lost when it breaks
+        gate.touch()  # the victims die only now, so both were sent to the first pool, lost when it breaks
+        assert all(t.pool is first for t in victims)
         one = workers.answer(victims[0])
         second = workers._pool
         assert second is not None and second is not first
