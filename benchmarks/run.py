@@ -34,6 +34,7 @@ BENCHMARKS: dict[str, str] = {
     "scoreboard": "backend_scoreboard.py",
     "batch": "bench_batch.py",
     "evidence": "bench_evidence.py",
+    "proofs": "bench_proofs.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
 
