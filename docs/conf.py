@@ -24,7 +24,7 @@ author = "the sonnx authors"
 copyright = "the sonnx authors"
 version = release = sonnx.__version__
 
-extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs"]
+extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "seed_trace_docs"]
 
 exclude_patterns = ["_build", ".gitignore", "_generated/determinism.rst"]  # included by the spec, not a page
 html_theme = "alabaster"
