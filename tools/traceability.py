@@ -14,11 +14,12 @@ Built from the sources, never maintained by hand:
   rule module's file name. None when there is none yet; the matrix then says
   "no SMT encoding yet" instead of failing, or that the rule is not
   structural when its check module declares ``STRUCTURAL = False``;
-* **tests**: the files ``tests/**/test_*.py`` that contain the rule ID as a
-  complete quoted string literal (``"GRAPH-R1"`` matches neither
-  ``GRAPH-R1-OUTPUTS`` nor a comment mentioning GRAPH-R1 without quotes).
-  Files that merely enumerate the registry (:data:`LISTING_TESTS`) are shown
-  but do not count as exercising a rule; ``tests/spec`` is not searched;
+* **tests**: every test that carries the marker ``@pytest.mark.rule`` with
+  the rule ID (on the test, its class or its module; :mod:`tools.rule_markers`),
+  named as pytest names it (``path::test``). A marker naming an ID that is not
+  a rule is a problem. The files that merely enumerate the registry
+  (:data:`LISTING_TESTS`) are shown apart when they quote the rule ID, and do
+  not count as exercising it; ``tests/spec`` is not searched;
 * **theorems**: the modules listed in ``proofs/registry.py`` (``MODULES``),
   each supporting the rule IDs of its ``SUPPORTS`` constant;
 * **working group**: the group's labels or requirement IDs each rule
@@ -48,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from sonnx.rules import RULES, Rule
-from tools import wg_coverage
+from tools import rule_markers, wg_coverage
 
 SCHEMA = "sonnx-traceability/1"
 
@@ -192,17 +193,6 @@ def _smt_for(root: Path, rule: Rule, by_id: dict[str, str]) -> tuple[str | None,
     return None, NO_SMT
 
 
-def scan_tests(root: Path) -> dict[str, str]:
-    """Every test file outside ``tests/spec``, path -> text."""
-    out: dict[str, str] = {}
-    for f in sorted((root / "tests").rglob("test_*.py")):
-        rel = f.relative_to(root).as_posix()
-        if rel.startswith("tests/spec/"):
-            continue
-        out[rel] = f.read_text(encoding="utf-8", errors="replace")
-    return out
-
-
 def _mentions(text: str, rule_id: str) -> bool:
     return re.search(r"""(["'])""" + re.escape(rule_id) + r"\1", text) is not None
 
@@ -226,14 +216,14 @@ def build(root: Path | None = None) -> list[RuleTrace]:
         raise FileNotFoundError(f"{base} is not a sonnx source checkout (no spec/ directory)")
     specs = spec_entries(base)
     smt = smt_modules(base)
-    tests = scan_tests(base)
+    marked, _ = rule_markers.scan(base)
+    listing = {p: (base / p).read_text(encoding="utf-8") for p in LISTING_TESTS if (base / p).is_file()}
     theorems = theorem_modules(base)
     wg = wg_coverage.rule_labels(base)
     rows: list[RuleTrace] = []
     for rule in RULES:
         mod = rule.check.__module__
         smt_mod, note = _smt_for(base, rule, smt)
-        mentioning = [p for p, text in tests.items() if _mentions(text, rule.id)]
         rows.append(
             RuleTrace(
                 id=rule.id,
@@ -248,8 +238,8 @@ def build(root: Path | None = None) -> list[RuleTrace]:
                 check_file="src/" + mod.replace(".", "/") + ".py",
                 smt_module=smt_mod,
                 smt_note=note,
-                tests=[p for p in mentioning if p not in LISTING_TESTS],
-                listing_tests=[p for p in mentioning if p in LISTING_TESTS],
+                tests=sorted(t for t, ids in marked.items() if rule.id in ids),
+                listing_tests=[p for p, text in listing.items() if _mentions(text, rule.id)],
                 theorems=[ref for ref, sup in theorems if rule.id in sup],
                 wg=wg.get(rule.id, {"labels": [], "none": ""}),
             )
@@ -268,7 +258,11 @@ def problems(root: Path | None = None) -> list[str]:
         if r.spec is None:
             out.append(f"{r.id}: in the registry but has no spec entry (.. _{r.id}: in spec/*.rst)")
         if not r.tests:
-            out.append(f"{r.id}: no test file quotes the rule ID")
+            out.append(f"{r.id}: no test carries @pytest.mark.rule({r.id!r})")
+    marked, bad = rule_markers.scan(base)
+    out.extend(bad)
+    for test, ids in marked.items():
+        out.extend(f"{test}: marked with {rid!r}, which is not a registry rule" for rid in ids if rid not in registered)
     for rid in sorted(set(specs) - registered):
         out.append(f"{rid}: spec rule with no check in the registry")
     for rid in duplicate_anchors(base):

@@ -70,6 +70,7 @@ def test_check_of_a_path_is_sonnx_check(name: str) -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_check_of_a_loaded_model_gives_the_same_verdicts() -> None:
     path = str(EXAMPLES / "seed001_example.onnx")
     model = sonnx.load(path)
@@ -175,6 +176,7 @@ def test_batch_checks_a_directory() -> None:
     assert batch.exit_code == 1
 
 
+@pytest.mark.rule("GRAPH-IF-BRANCHES")
 def test_check_of_a_model_built_in_memory_derives_its_branches_types() -> None:
     # a caller's model held by no file: GRAPH-IF-BRANCHES reads the bytes it is written as (spec 4.2)
     from sonnx.model.graph import Operation, Tensor, TensorType, make_graph

@@ -97,6 +97,7 @@ def test_the_api_has_no_second_name_for_the_type() -> None:
     assert not hasattr(sonnx, "Progress")
 
 
+@pytest.mark.rule("GRAPH-C1")
 def test_quiet_says_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     say: progress.Say = progress.quiet
     say("checking GRAPH-C1")

@@ -52,6 +52,7 @@ def chain_model(n: int, loop_back: bool) -> bytes:
     return wire.model(g)
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_self_loop_exits_1_with_the_cycle(tmp_path: Path) -> None:
     g = wire.graph(
         "self_loop",
@@ -70,6 +71,7 @@ def test_self_loop_exits_1_with_the_cycle(tmp_path: Path) -> None:
     assert cyc["witness"]["length"] == 1
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 @pytest.mark.slow
 def test_100k_operation_cycle_exits_1_with_the_whole_cycle(tmp_path: Path) -> None:
     p = tmp_path / "cycle.onnx"
@@ -92,6 +94,7 @@ def test_million_operation_graph_is_checked(tmp_path: Path) -> None:
     assert "1000000 operations" in out
 
 
+@pytest.mark.rule("FORMAT-ONNX", "GRAPH-IF-BRANCHES")
 def test_2000_deep_nested_subgraphs_are_checked(tmp_path: Path) -> None:
     p = tmp_path / "deep.onnx"
     p.write_bytes(wire.encode_nested_if_model(2000))

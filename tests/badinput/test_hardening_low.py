@@ -53,6 +53,7 @@ def test_a_variadic_input_left_empty(tmp_path: Path, position: int) -> None:
     assert f"required input {position} (inputs)" in err and "internal error" not in err
 
 
+@pytest.mark.rule("GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize("command", ["run", "rewrite"])
 def test_an_attribute_the_schema_does_not_declare(tmp_path: Path, command: str) -> None:
     # Found by the file fuzzer: Dropout-13 takes ratio as an input; an attribute of that name must

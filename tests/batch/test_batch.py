@@ -97,6 +97,7 @@ def test_find_models_sorts_deduplicates_and_recurses(tmp_path: Path, monkeypatch
         find_models(["nothing/*.onnx"])
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE", "GRAPH-ARITY")
 def test_the_summary_table_and_exit_code(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     names = ["cnn_block", "r1_dead_chain", "r1_unused_output", "missing"]
@@ -115,6 +116,7 @@ def test_the_summary_table_and_exit_code(capsys: pytest.CaptureFixture[str], mon
     assert lines[5].endswith("exit 2")
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE", "GRAPH-ARITY")
 def test_json_junit_and_sarif_cover_the_whole_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     models = [str(ROOT / "examples" / n) for n in ("seed001_example.onnx", "cnn_block.onnx")]
     junit, sarif = tmp_path / "b.xml", tmp_path / "b.sarif"

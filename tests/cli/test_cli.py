@@ -25,6 +25,7 @@ def test_conforming_model_exits_0_and_lists_every_rule() -> None:
     assert "result: PROVED" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_violation_exits_1_with_witness() -> None:
     code, out, _ = call(check_main, str(EX / "seed001_example.onnx"))
     assert code == 1
@@ -32,6 +33,7 @@ def test_violation_exits_1_with_witness() -> None:
     assert "witness:" in out and "sub" in out.lower()
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_json_is_schema_versioned_and_stable() -> None:
     code1, out1, _ = call(check_main, "--json", str(EX / "acyclic_cycle.onnx"), str(EX / "cnn_block.onnx"))
     code2, out2, _ = call(check_main, "--json", str(EX / "acyclic_cycle.onnx"), str(EX / "cnn_block.onnx"))
@@ -54,6 +56,7 @@ def test_sonnx_check_subcommand_is_the_same_as_sonnx_check() -> None:
     assert a == b
 
 
+@pytest.mark.rule("STRICT-OPERATORS", "STRICT-ATTRIBUTES")
 def test_strict_profile_and_operator_set() -> None:
     code, out, _ = call(check_main, "--profile", "sonnx-strict", str(EX / "strict_default_attribute.onnx"))
     assert code == 1 and "STRICT-ATTRIBUTES" in out
@@ -86,6 +89,7 @@ def test_unreadable_model_among_others_exits_2_and_reports_each(tmp_path: Path) 
     assert err.count("\n") == 1 and "missing.onnx" in err
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_progress_goes_to_stderr_only() -> None:
     code, out, err = call(check_main, "--progress", "--json", str(EX / "cnn_block.onnx"))
     assert code == 0

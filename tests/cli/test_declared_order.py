@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 from sonnx.base.verdict import Status
@@ -64,6 +65,7 @@ def test_a_declared_order_equal_to_the_file_order_is_not_run_twice(tmp_path: Pat
     assert "declared" not in names and len(names) == 3
 
 
+@pytest.mark.rule("STRICT-METADATA")
 def test_a_malformed_declared_order_makes_orders_unknown(tmp_path: Path) -> None:
     path = diamond(tmp_path / "d.onnx", json.dumps(["y", "a", "b", "c"]))
     v = orders_verdict(path)

@@ -26,6 +26,7 @@ def crasher(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_crasher(tmp_path_factory.mktemp("native"))
 
 
+@pytest.mark.rule("FORMAT-ONNX", "GRAPH-FUNCTIONS")
 def test_check_reports_format_onnx_unknown_naming_the_signal_and_runs_every_other_rule(crasher: Path) -> None:
     done = sonnx_child("check", "--json", "--engine", "direct", str(crasher))
     assert done.returncode == 1, (done.returncode, done.stderr)
@@ -36,6 +37,7 @@ def test_check_reports_format_onnx_unknown_naming_the_signal_and_runs_every_othe
     assert len(verdicts) > 10
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_the_strict_profiles_shape_inference_degrades_to_not_inferred(crasher: Path) -> None:
     done = sonnx_child("check", "--json", "--engine", "direct", "--profile", "sonnx-strict", str(crasher))
     assert done.returncode == 1, (done.returncode, done.stderr)
@@ -44,6 +46,7 @@ def test_the_strict_profiles_shape_inference_degrades_to_not_inferred(crasher: P
     assert "no inferred types" in broadcast["reason"] and "SIGSEGV" in broadcast["reason"], broadcast
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_serial_batch_survives_the_model_and_checks_the_others(crasher: Path, tmp_path: Path) -> None:
     other = tmp_path / "other.onnx"
     other.write_bytes((Path(__file__).resolve().parents[2] / "examples" / "strict_dense.onnx").read_bytes())

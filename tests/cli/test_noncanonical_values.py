@@ -63,6 +63,7 @@ def _verdicts(path: Path, engine: str) -> dict[str, dict[str, str]]:
     return {v["rule"]: v for v in json.loads(out)["models"][0]["verdicts"]}
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 @pytest.mark.parametrize("engine", ["direct", "smt", "both"])
 def test_no_engine_proves_determinism_from_the_example(tmp_path: Path, engine: str) -> None:
     verdicts = _verdicts(dropout_model(tmp_path / "d.onnx"), engine)
@@ -91,6 +92,7 @@ def test_run_equiv_and_crosscheck_refuse_the_example(tmp_path: Path) -> None:
     assert code == 2 and REASON in out
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_constant_holding_the_value_is_unknown_too(tmp_path: Path) -> None:
     nodes = [helper.make_node("Constant", [], ["t"], value=_bool_256()),
              helper.make_node("Dropout", ["x", "", "t"], ["y"])]
@@ -113,6 +115,7 @@ def test_sparse_values_go_through_the_decoder(tmp_path: Path) -> None:
     assert "raw_data and float_data: two storage fields are set" in err
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_external_data_goes_through_the_decoder(tmp_path: Path) -> None:
     (tmp_path / "t.bin").write_bytes(b"\x02")
     t = TensorProto(name="t", data_type=P.BOOL)

@@ -46,17 +46,20 @@ def _refused(result: tuple[int, str, str], named: str) -> None:
     assert named in result[2] and "GRAPH-FUNCTION-SHADOWING" in result[2], result[2]
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_run_refuses(shadowing: tuple[str, str], tmp_path: Path) -> None:
     path, named = shadowing
     _refused(cli("run", path, "--output", str(tmp_path / "out.npz")), named)
     assert not (tmp_path / "out.npz").exists()
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_crosscheck_refuses(shadowing: tuple[str, str]) -> None:
     path, named = shadowing
     _refused(cli("crosscheck", path), named)
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_rewrite_refuses_and_writes_nothing(shadowing: tuple[str, str], tmp_path: Path) -> None:
     path, named = shadowing
     out = tmp_path / "rewritten.onnx"
@@ -64,6 +67,7 @@ def test_rewrite_refuses_and_writes_nothing(shadowing: tuple[str, str], tmp_path
     assert not out.exists()
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_equiv_refuses_either_side(shadowing: tuple[str, str], tmp_path: Path) -> None:
     path, named = shadowing
     other = sh.save(tmp_path / "control.onnx", sh.custom_relu())
@@ -71,6 +75,7 @@ def test_equiv_refuses_either_side(shadowing: tuple[str, str], tmp_path: Path) -
     _refused(cli("equiv", other, path), named)  # the second model alone shadows
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_partition_refuses_producing_and_checking(shadowing: tuple[str, str], tmp_path: Path) -> None:
     path, named = shadowing
     _refused(cli("partition", path, "--provider", "NPU=Neg,Abs", "-o", str(tmp_path / "p.json")), named)
@@ -80,6 +85,7 @@ def test_partition_refuses_producing_and_checking(shadowing: tuple[str, str], tm
     _refused(cli("partition", "--check", path, str(part)), named)
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_the_python_api_refuses(shadowing: tuple[str, str]) -> None:
     path, named = shadowing
     x = {"X": np.ones(4, np.float32)}
@@ -99,6 +105,7 @@ def test_the_python_api_refuses(shadowing: tuple[str, str]) -> None:
         assert named in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_a_check_reports_it_as_an_error(shadowing: tuple[str, str]) -> None:
     path, named = shadowing
     report = sonnx.check(path, engine="direct")
@@ -116,6 +123,7 @@ def test_the_custom_domain_control_runs(tmp_path: Path) -> None:
     assert sonnx.crosscheck(path).exit_code == 0
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 def test_a_function_of_ai_onnx_ml_is_refused_too(tmp_path: Path) -> None:
     path = sh.save(tmp_path / "ml.onnx", sh.ml_binarizer())
     _refused(cli("run", path), "function ai.onnx.ml.Binarizer shadows ai.onnx.ml::Binarizer-1 (opset 3)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 from sonnx.base.text import printable
@@ -29,6 +30,7 @@ def evil_model(path: Path) -> str:
     return str(path)
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_a_name_cannot_clear_the_screen_or_print_a_fake_result(tmp_path: Path) -> None:
     code, out, err = call(check_main, "--engine", "direct", evil_model(tmp_path / "evil.onnx"))
     assert code == 1
@@ -38,6 +40,7 @@ def test_a_name_cannot_clear_the_screen_or_print_a_fake_result(tmp_path: Path) -
     assert "\\x1b[2J" in out  # the name is shown, escaped
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_progress_and_errors_are_escaped_too(tmp_path: Path) -> None:
     code, _out, err = call(check_main, "--progress", "--engine", "direct", evil_model(tmp_path / "e.onnx"))
     assert code == 1 and "\x1b" not in err
@@ -59,6 +62,7 @@ def test_printable_escapes_every_control_and_separator() -> None:
     assert printable("plain names_01-é") == "plain names_01-é"
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_json_keeps_the_name_exactly(tmp_path: Path) -> None:
     import json
 

@@ -14,6 +14,7 @@ CHECK = next(s for s in STEPS if s.name == "check")
 REWRITE = next(s for s in STEPS if s.name == "rewrite")
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("step", "code", "stdout", "stderr", "verdict"),
     [

@@ -90,6 +90,7 @@ def test_a_comparison_that_could_not_be_made_is_not_a_difference(tmp_path: Path)
     assert code == 2 and out.startswith("NOT ESTABLISHED"), out + err
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_rewrite_refuses_a_file_format_onnx_rejects(tmp_path: Path) -> None:
     """A float16 export whose output is declared float: onnx's full check refuses it, so rewrite writes nothing."""
     model = onnx.load(str(DATA / "conv_fp16.torchscript.onnx"))
@@ -113,6 +114,7 @@ def test_string_inputs_from_a_file(tmp_path: Path) -> None:
     assert np.array_equal(np.load(result)["variable"], expected)
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_map_input_keeps_the_report() -> None:
     code, out, err = call(check_main, "-q", str(DATA / "sk_dict_vectorizer.skl2onnx.onnx"), "--orders", "3",
                           "--json")

@@ -325,6 +325,7 @@ def _shapeless_relu(tmp_path: Path) -> str:
     return _save(m, tmp_path / "noshape.onnx")
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_an_input_without_a_shape_is_reported_not_raised(tmp_path: Path) -> None:
     path = _shapeless_relu(tmp_path)
     r = cross_check(path)

@@ -253,6 +253,7 @@ def test_one_step_apart_differs_without_the_option_and_agrees_with_it(
     assert code == 0 and f"step tolerance of output y: 1 step of {scale:.6g} (DequantizeLinear:dequant)" in out
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_sonnx_check_takes_the_option_and_refuses_it_without_a_cross_check(
     one_step_apart: tuple[str, str, float],
 ) -> None:

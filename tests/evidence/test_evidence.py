@@ -30,6 +30,7 @@ def cnn_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dest
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_bundle_content(cnn_bundle: Path) -> None:
     m = json.loads((cnn_bundle / "manifest.json").read_text())
     assert m["schema"] == "sonnx-evidence/2" and m["created"] is None
@@ -143,6 +144,7 @@ def test_tampered_smt_byte_fails(cnn_bundle: Path, tmp_path: Path) -> None:
     assert code == 1 and f"smt/{smt.name}: SHA-256 differs" in out
 
 
+@pytest.mark.rule("GRAPH-C2")
 def test_forged_verdict_with_consistent_hashes_fails(cnn_bundle: Path, tmp_path: Path) -> None:
     d = copy_of(cnn_bundle, tmp_path)
     doc = json.loads((d / "verdicts.json").read_text())

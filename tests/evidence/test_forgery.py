@@ -37,6 +37,7 @@ def differ(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dest
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_a_result_edited_in_the_manifest_without_a_rehash(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     edit_json(d / "manifest.json", lambda m: m["result"].update(outcome="PROVED", exit_code=0))
@@ -45,6 +46,7 @@ def test_a_result_edited_in_the_manifest_without_a_rehash(violated: Path, tmp_pa
     assert "confirms" not in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_the_page_edited_from_violated_to_proved(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     page = (d / "report.html").read_text(encoding="utf-8")
@@ -79,6 +81,7 @@ def test_a_cross_check_rewritten_from_differ_to_agree(differ: Path, tmp_path: Pa
     assert code == 1 and "crosscheck.json: differs from the file the re-run check renders" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_a_fake_proved_entry_before_the_real_one(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
 
@@ -93,6 +96,7 @@ def test_a_fake_proved_entry_before_the_real_one(violated: Path, tmp_path: Path)
     assert code == 1 and "verdicts.json: differs from the file the re-run check renders" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_an_extra_obligation_listed_as_a_proof(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     first = sorted((d / "smt").glob("*.smt2"))[0]
@@ -107,6 +111,7 @@ def test_an_extra_obligation_listed_as_a_proof(violated: Path, tmp_path: Path) -
     assert code == 1 and "smt/999-r1.all_proved.smt2: a file no check of this model writes" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_every_holds_when_flipped(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     flip = {"sat": "unsat", "unsat": "sat"}
@@ -121,6 +126,7 @@ def test_every_holds_when_flipped(violated: Path, tmp_path: Path) -> None:
     assert code == 1 and "smt/answers.json: differs from the file the re-run check renders" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 @pytest.mark.parametrize("name", ["v\u0435rdicts.json", "verdicts.json ", "Verdicts.json", "verdicts.js\u03bfn"])
 def test_a_listed_file_with_a_look_alike_name(violated: Path, tmp_path: Path, name: str) -> None:
     d = copy_of(violated, tmp_path)
@@ -130,6 +136,7 @@ def test_a_listed_file_with_a_look_alike_name(violated: Path, tmp_path: Path, na
     assert code == 1 and f"{name}: a file no check of this model writes" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 @pytest.mark.parametrize("field", ["sonnx", "commit", "package_sha256", "dependencies.onnx", "platform.machine"])
 def test_edited_tool_versions(violated: Path, tmp_path: Path, field: str) -> None:
     d = copy_of(violated, tmp_path)
@@ -149,6 +156,7 @@ def test_edited_tool_versions(violated: Path, tmp_path: Path, field: str) -> Non
     assert "--trust build" in out and "verified" not in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 @pytest.mark.parametrize("value", [0, None, "false"])
 def test_a_build_field_of_another_json_type(violated: Path, tmp_path: Path, value: Any) -> None:
     d = copy_of(violated, tmp_path)
@@ -158,6 +166,7 @@ def test_a_build_field_of_another_json_type(violated: Path, tmp_path: Path, valu
     assert code == 2 and "uncommitted_changes" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_an_edited_command_line(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     edit_json(d / "manifest.json", lambda m: m["command_line"].extend(["--profile", "sonnx-strict"]))
@@ -166,6 +175,7 @@ def test_an_edited_command_line(violated: Path, tmp_path: Path) -> None:
     assert code == 1 and "manifest.json: differs from the manifest the re-run check renders" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_a_billion_orders_is_refused_at_once(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     edit_json(d / "manifest.json", lambda m: m["options"].update(orders=1_000_000_000))
@@ -176,6 +186,7 @@ def test_a_billion_orders_is_refused_at_once(violated: Path, tmp_path: Path) -> 
     assert out == ""  # a bundle whose options could not be given on the command line is unreadable
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_the_bundles_solver_limits_are_never_used(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     edit_json(d / "smt" / "answers.json", lambda a: a["solver"].update(rlimit=10**15, timeout_ms=10**9))
@@ -185,6 +196,7 @@ def test_the_bundles_solver_limits_are_never_used(violated: Path, tmp_path: Path
     assert code == 1 and "smt/answers.json: differs" in out and "manifest.json: differs" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_a_duplicate_key_hiding_a_result(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     text = (d / "manifest.json").read_text(encoding="utf-8")
@@ -194,6 +206,7 @@ def test_a_duplicate_key_hiding_a_result(violated: Path, tmp_path: Path) -> None
     assert code == 2 and out == ""
 
 
+@pytest.mark.rule("GRAPH-R1")
 @pytest.mark.parametrize("text", ["[" * 100 + "]" * 100, '{"created": NaN}'])
 def test_hostile_json_is_refused_in_one_line(violated: Path, tmp_path: Path, text: str) -> None:
     d = copy_of(violated, tmp_path)
@@ -202,6 +215,7 @@ def test_hostile_json_is_refused_in_one_line(violated: Path, tmp_path: Path, tex
     assert code == 2 and out == ""
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_an_unknown_manifest_key(violated: Path, tmp_path: Path) -> None:
     d = copy_of(violated, tmp_path)
     edit_json(d / "manifest.json", lambda m: m.update(approved_by="the authority"))
@@ -234,11 +248,13 @@ def test_a_missing_runtime_is_named_and_refused_unless_trusted(
     assert code == 1 and "the outcome AGREE does not follow from the figures" in out
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_unknown_trust_kind_is_a_usage_error(violated: Path) -> None:
     code, out = verify(violated, "--trust", "everything")
     assert code == 2 and out == ""
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_verify_reports_its_time(violated: Path) -> None:
     code, out = verify(violated)
     assert code == 0 and out.splitlines()[-1].startswith("time: ")

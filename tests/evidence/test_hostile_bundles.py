@@ -118,6 +118,7 @@ def test_symbolic_links_and_special_files_are_differences(bundle: Path, tmp_path
     assert code == 1 and "report.html" in out and "outside the bundle" in out
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_deeply_nested_model_gets_a_bundle_that_verifies(tmp_path: Path) -> None:
     """The bundle writer uses sonnx's loader, not onnx.load (which stops at 100 levels of nesting)."""
     from sonnx.loader import wire

@@ -129,6 +129,7 @@ def test_facts_a_bundle_does_not_record_are_said_to_be_missing(full_report: tupl
     assert rows["created"] == rows["specification"] == "not recorded"
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
     full_report: tuple[ModelReport, CheckOptions],
 ) -> None:
@@ -150,6 +151,7 @@ def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
     assert report.obligations and Counter(t for _, t in links) >= expected
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_without_a_docs_site_rule_ids_are_named_not_linked(full_report: tuple[ModelReport, CheckOptions]) -> None:
     text = render_html(*full_report, replace(HEADER, docs_url=None))
     page = Page(text)
@@ -166,6 +168,7 @@ def test_a_bundle_written_with_docs_url_links_there_and_verifies(tmp_path: Path)
     assert verify(tmp_path / "b")[0] == 0
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-OUTPUTS")
 def test_rule_ids_in_free_text_are_linked_whole() -> None:
     text = "GRAPH-R1-OUTPUTS, then GRAPH-R1; XGRAPH-R1, GRAPH-R10 and EXEC-ORDERS: <b>"
     page = Page("<p>" + text_with_links(text, HEADER.docs_url) + "</p>")
@@ -176,6 +179,7 @@ def test_rule_ids_in_free_text_are_linked_whole() -> None:
     assert "b" not in page.tags
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")
 def test_a_reason_naming_another_rule_links_it(tmp_path: Path) -> None:
     report = check_file(str(EX / "acyclic_cycle.onnx"), CheckOptions(engine="both"))
     determinism = report.verdict("GRAPH-DETERMINISM")
@@ -199,6 +203,7 @@ def hostile_model(path: Path) -> Path:
     return path
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_markup_in_the_model_or_the_header_stays_text(tmp_path: Path) -> None:
     model = hostile_model(tmp_path / "m.onnx")
     options = CheckOptions(engine="both")

@@ -33,6 +33,7 @@ def kinds(case: ET.Element) -> list[str]:
     return [child.tag for child in case]
 
 
+@pytest.mark.rule("FORMAT-ONNX", "GRAPH-ACYCLIC", "GRAPH-C3", "GRAPH-DETERMINISM")
 def test_failures_errors_and_passes_follow_the_verdicts(tmp_path: Path) -> None:
     out = tmp_path / "report.xml"
     model = str(EXAMPLES / "acyclic_cycle.onnx")
@@ -62,6 +63,7 @@ def test_failures_errors_and_passes_follow_the_verdicts(tmp_path: Path) -> None:
     assert props == {"profile": "sonnx", "outcome": "VIOLATED", "exit_code": "1"}
 
 
+@pytest.mark.rule("GRAPH-R1-OUTPUTS")
 def test_a_warning_passes_with_its_witness_shown() -> None:
     model = str(EXAMPLES / "r1_unused_output.onnx")
     report = check_file(model, CheckOptions(engine="direct"))
@@ -104,6 +106,7 @@ def test_several_models_are_several_suites_with_times() -> None:
     assert root.get("failures") == "1"
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_text_from_the_model_cannot_break_the_xml() -> None:
     witness = Witness("dead \x1b[2J\x00 op </failure><x>", {"dead": ["\x07"]})
     report = ModelReport("m\x01\udcff.onnx", verdicts=(Verdict.violated("GRAPH-R1", witness),), summary={})

@@ -99,6 +99,7 @@ def test_every_example_gives_a_valid_log_with_one_result_per_finding(profile: st
     assert run["invocations"][0]["executionSuccessful"] is True
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE")
 def test_a_violating_example_shows_its_witness_through_the_command_line(tmp_path: Path) -> None:
     out = tmp_path / "seed001.sarif"
     code = check_main(["-q", "--sarif", str(out), "--docs-url", DOCS, str(EXAMPLES / "seed001_example.onnx")])
@@ -144,6 +145,7 @@ def test_unknown_is_a_warning_result_with_its_reason_never_a_pass() -> None:
         assert res["properties"]["status"] == "UNKNOWN"
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_proved_and_tested_verdicts_give_no_result() -> None:
     # every rule of the sonnx profile holds on this example (cnn_block has a GRAPH-ARITY warning)
     checked = check_file(str(EXAMPLES / "strict_default_attribute.onnx"), CheckOptions(orders=2))
@@ -206,6 +208,7 @@ def test_the_log_is_deterministic() -> None:
     assert sarif_report([report], "sonnx", 1) == sarif_report([report], "sonnx", 1)
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_names_from_the_model_stay_valid_json_and_utf8(tmp_path: Path) -> None:
     """A witness with control characters and a path with an undecodable byte still make a valid UTF-8 log."""
     dead = [{"scope": "g\x00", "index": 1, "operation": "Add:\u202ex"}]
@@ -238,6 +241,7 @@ def test_named_operations_reads_scopes_from_enclosing_entries_and_counts_each_on
     ]
 
 
+@pytest.mark.rule("GRAPH-C1", "GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R2")
 def test_each_results_level_follows_status_and_severity() -> None:
     verdicts = (
         Verdict.violated("GRAPH-R1", Witness("e", {})),

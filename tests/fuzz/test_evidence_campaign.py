@@ -63,6 +63,7 @@ def _described(clean: dict[str, dict[str, bytes]], bundle: str, file: str, kind:
     return found
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_the_forgeries_of_the_issue_are_among_the_mutations(clean: dict[str, dict[str, bytes]]) -> None:
     smt = sorted(rel for rel in clean["violated"] if rel.endswith(".smt2"))[0]
     r1 = next(i for i, v in enumerate(json.loads(clean["violated"]["verdicts.json"])["models"][0]["verdicts"])

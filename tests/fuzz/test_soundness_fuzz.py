@@ -101,12 +101,14 @@ def test_a_child_that_crashes_or_raises_is_reported_not_taken_for_a_result() -> 
 RANDOM_IN_MAIN = Spec(7, "RandomNormalLike", (), "absent", "int", True, False)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_random_operator_is_not_proved_today_so_nothing_runs() -> None:
     note = examine(RANDOM_IN_MAIN, ("direct",))
     assert note["verdicts"]["direct"]["GRAPH-R2"] == "VIOLATED"
     assert note["proved"] == [] and "runtimes" not in note
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 def test_a_planted_wrong_proved_is_caught_by_both_runtimes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # a sonnx whose table calls every operator deterministic proves a RandomNormalLike model
     monkeypatch.setattr(determinism_table, "entry_for", lambda *_a: None)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from sonnx.cli import check_main, main
 from tests.common.bundles import verify, write
@@ -42,6 +43,7 @@ def test_run_and_check_take_string_inputs_from_npz(tmp_path: Path) -> None:
     assert "seed 0" not in out and "input_seed" not in out
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_check_orders_on_a_map_input_prints_the_whole_report(tmp_path: Path) -> None:
     model = str(models.dict_vectorizer(tmp_path / "dv.onnx"))
     code, out, err = call(check_main, model, "--orders", "3", "--cross-check", "onnxruntime")
@@ -50,6 +52,7 @@ def test_check_orders_on_a_map_input_prints_the_whole_report(tmp_path: Path) -> 
     assert _verdict(out, "EXEC-CROSSCHECK-ONNXRUNTIME") == "TESTED"
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_inputs_that_cannot_be_drawn_give_unknown_and_the_rest_of_the_report(tmp_path: Path) -> None:
     model = str(models.cast_map(tmp_path / "cm.onnx"))
     code, out, err = call(check_main, model, "--orders", "2", "--cross-check", "onnxruntime", "--json")

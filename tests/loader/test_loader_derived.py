@@ -68,6 +68,7 @@ class Counts:
         monkeypatch.setattr(load, "_inference", counted_infer)
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_strict_check_reads_the_file_once_and_infers_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = add_file(tmp_path)
     counts = Counts(monkeypatch)
@@ -77,6 +78,7 @@ def test_a_strict_check_reads_the_file_once_and_infers_once(tmp_path: Path, monk
     assert (counts.reads, counts.inferences) == (1, 1)
 
 
+@pytest.mark.rule("GRAPH-IF-BRANCHES")
 def test_a_check_no_rule_of_which_asks_runs_no_inference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     counts = Counts(monkeypatch)
     report = check_file(add_file(tmp_path), CheckOptions(profile=PROFILE_SONNX, engine="direct"))

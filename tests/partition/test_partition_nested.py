@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 from sonnx.base.verdict import Status
@@ -67,6 +68,7 @@ def test_a_captured_input_without_a_declaration_takes_the_type_the_parent_derive
     assert report.exit_code == 0, report.text()
 
 
+@pytest.mark.rule("GRAPH-ATTRIBUTES")
 def test_a_boundary_declaration_of_the_parent_is_not_a_fact_of_the_subgraph(tmp_path: Path) -> None:
     # the parent's value_info says ``a`` has rank 3, which would put Flatten's axis 2 inside its range; the value
     # the parent computes has rank 1 (relu of x [3]), where axis 2 is outside it: the subgraph taken alone must be
@@ -88,6 +90,7 @@ def test_a_boundary_declaration_of_the_parent_is_not_a_fact_of_the_subgraph(tmp_
     assert "GRAPH-ATTRIBUTES" in v.witness.summary, v.witness.summary
 
 
+@pytest.mark.rule("GRAPH-IF-BRANCHES")
 def test_branches_that_disagree_in_a_subgraph_are_a_violation(tmp_path: Path) -> None:
     from sonnx.partition.verify import RULES
 

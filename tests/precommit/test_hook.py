@@ -19,6 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,7 @@ def test_the_hook_definition() -> None:
     assert hook["files"] == r"\.onnx$"
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_pre_commit_passes_a_conforming_model_and_stops_a_violating_one(tmp_path: Path) -> None:
     rev = hook_repository(tmp_path / "sonnx")
     project = tmp_path / "project"

@@ -40,6 +40,7 @@ def _conforming(name: str) -> bool:
     )
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.onnx")), ids=lambda p: p.name)
 def test_rewrite_on_every_shipped_example(path: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.onnx"
@@ -128,6 +129,7 @@ def test_translation_validation_catches_a_wrong_pass(tmp_path: Path, monkeypatch
     assert code == 1 and not out.exists() and "nothing written" in stdout and "outside tolerance" in stdout
 
 
+@pytest.mark.rule("GRAPH-C3")
 def test_postcondition_catches_a_dangling_reader(tmp_path: Path) -> None:
     with pytest.raises(PostconditionError, match="GRAPH-C3"):
         rewrite_model(load(_relu_neg(tmp_path)), [_DropsOperation()])

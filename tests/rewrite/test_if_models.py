@@ -18,6 +18,8 @@ from sonnx.rewrite import Pass, PostconditionError, rewrite_model
 from sonnx.rewrite.base import rebuild, rule_statuses, with_graph
 from tests.common.rewrite_models import load
 
+pytestmark = pytest.mark.rule("GRAPH-IF-BRANCHES")
+
 ID = "GRAPH-IF-BRANCHES"
 
 

@@ -194,6 +194,7 @@ def _unsorted(tmp: Path) -> Path:
     return build(tmp, nodes, [vi("x", [2])], [vi("y", [2])], name="unsorted.onnx")
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_rewrite_refuses_a_file_format_onnx_rejects(tmp_path: Path) -> None:
     src = _unsorted(tmp_path)
     with pytest.raises(onnx.checker.ValidationError):

@@ -47,11 +47,13 @@ def verdict(path: Path, structure_only: bool = False) -> object:
     return run(ID, m, CheckConfig(read_weights=not structure_only))
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_valid_model_is_proved(tmp_path: Path) -> None:
     v = verdict(save(reshape_model(), tmp_path / "m.onnx"))
     assert v.status is Status.PROVED  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_checker_findings_are_a_witness(tmp_path: Path) -> None:
     # nodes stored out of topological order: valid for the SONNX graph rules, not for the ONNX format
     g = helper.make_graph(
@@ -68,6 +70,7 @@ def test_checker_findings_are_a_witness(tmp_path: Path) -> None:
         onnx.checker.check_model(str(path), full_check=True)  # the same answer as the checker's own
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_strict_shape_inference_findings_are_a_witness(tmp_path: Path) -> None:
     g = helper.make_graph(
         [helper.make_node("Add", ["x", "n"], ["y"], name="add")],
@@ -80,6 +83,7 @@ def test_strict_shape_inference_findings_are_a_witness(tmp_path: Path) -> None:
     assert v.witness.data["stage"] == "shape inference"  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_external_data_is_checked_through_the_path(tmp_path: Path) -> None:
     path = save(reshape_model(), tmp_path / "e.onnx", save_as_external_data=True, location="e.data",
                 size_threshold=0)
@@ -89,6 +93,7 @@ def test_external_data_is_checked_through_the_path(tmp_path: Path) -> None:
     assert verdict(path).status is Status.PROVED  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_structure_only_is_unknown_when_shape_inference_needs_external_data(tmp_path: Path) -> None:
     path = save(reshape_model(), tmp_path / "e.onnx", save_as_external_data=True, location="e.data",
                 size_threshold=0)
@@ -99,6 +104,7 @@ def test_structure_only_is_unknown_when_shape_inference_needs_external_data(tmp_
 PROC_IO = Path("/proc/self/io")
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 @pytest.mark.xfail(
     not PROC_IO.is_file(),
     reason="deviation: the bytes a process reads are counted from Linux's /proc/self/io (onnx.checker reads files "
@@ -125,6 +131,7 @@ def test_structure_only_reads_no_byte_of_external_data(tmp_path: Path) -> None:
     assert read < 8 * 2**20, f"{read} bytes read"
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_file_the_checkers_parser_cannot_read_is_unknown(tmp_path: Path) -> None:
     from sonnx.loader import wire
 
@@ -140,11 +147,13 @@ def test_a_file_the_checkers_parser_cannot_read_is_unknown(tmp_path: Path) -> No
     )
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_model_not_read_from_a_file_is_unknown() -> None:
     v = run(ID, model(seed_example()))
     assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or "")
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_crash_of_the_checker_is_unknown_never_a_finding(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = save(reshape_model(), tmp_path / "m.onnx")
 
@@ -157,6 +166,7 @@ def test_a_crash_of_the_checker_is_unknown_never_a_finding(tmp_path: Path, monke
     assert v.reason == "onnx.checker failed: RuntimeError: checker exploded"  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_the_rule_is_in_the_base_profile_and_left_out_for_graphs_only() -> None:
     from sonnx.rules import rules_for
 
@@ -164,6 +174,7 @@ def test_the_rule_is_in_the_base_profile_and_left_out_for_graphs_only() -> None:
     assert format_onnx.RULE not in rules_for("sonnx", graph_only=True)
 
 
+@pytest.mark.rule("FORMAT-ONNX", "GRAPH-C3")
 def test_an_input_or_initializer_passed_through_as_an_output_is_valid_onnx(tmp_path: Path) -> None:
     # the reading D3 of the spec: ONNX accepts such outputs, and so do FORMAT-ONNX and GRAPH-C3
     w = numpy_helper.from_array(np.ones(2, np.float32), "w")
@@ -186,6 +197,7 @@ def external(path: Path, m: onnx.ModelProto | None = None) -> Path:
                 size_threshold=0)
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 @pytest.mark.parametrize(("limit", "status"), [(16, Status.PROVED), (15, Status.UNKNOWN)])
 def test_external_tensors_up_to_the_limit_are_loaded_for_shape_inference(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: int, status: Status
@@ -197,6 +209,7 @@ def test_external_tensors_up_to_the_limit_are_loaded_for_shape_inference(
         assert "larger than 64 KiB" in v.reason  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_the_size_comes_from_the_dims_when_the_length_entry_is_missing(tmp_path: Path) -> None:
     path = external(tmp_path / "e.onnx")
     m = onnx.load_model(str(path), load_external_data=False)
@@ -214,6 +227,7 @@ def test_the_size_comes_from_the_dims_when_the_length_entry_is_missing(tmp_path:
     assert format_onnx._nbytes(shape) is None
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_shape_inference_finding_in_the_two_step_check_is_a_witness(tmp_path: Path) -> None:
     # the declared output shape contradicts the Reshape only once the external shape tensor is read
     m = reshape_model()
@@ -225,6 +239,7 @@ def test_a_shape_inference_finding_in_the_two_step_check_is_a_witness(tmp_path: 
     assert data["stage"] == "shape inference" and data["how"].startswith("check_model(path) then")
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_long_message_is_cut_in_the_summary_and_whole_in_the_data() -> None:
     message = "x" * 400 + "\n  end"
     w = format_onnx._finding("structure", message, "how").witness
@@ -236,6 +251,7 @@ def test_a_long_message_is_cut_in_the_summary_and_whole_in_the_data() -> None:
     assert short is not None and short.summary.endswith("y" * format_onnx.MESSAGE_SHOWN)
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_running_out_of_memory_in_the_checker_is_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = save(reshape_model(), tmp_path / "m.onnx")
 
@@ -248,6 +264,7 @@ def test_running_out_of_memory_in_the_checker_is_unknown(tmp_path: Path, monkeyp
     assert v.reason.startswith("onnx.checker ran out of memory (its limit: 8 GiB")  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_checker_past_its_time_limit_is_stopped_and_unknown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = save(reshape_model(), tmp_path / "m.onnx")
 
@@ -263,6 +280,7 @@ def test_a_checker_past_its_time_limit_is_stopped_and_unknown(tmp_path: Path, mo
     assert v.reason.startswith("onnx.checker exceeded its time limit of 0.5 s")  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_checker_past_its_memory_limit_is_unknown_and_this_process_keeps_its_memory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -280,6 +298,7 @@ def test_a_checker_past_its_memory_limit_is_unknown_and_this_process_keeps_its_m
     assert grabbed == []  # the allocation, had it succeeded, was the child's
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_every_tensor_of_the_proto_is_visited() -> None:
     t = helper.make_tensor
     init = t("i", TensorProto.FLOAT, [1], [1.0])
@@ -298,6 +317,7 @@ def test_every_tensor_of_the_proto_is_visited() -> None:
     assert names == sorted(["i", "sv", "si", "deep", "deep", "gi", "gi", "in_f", "listed"])
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_each_verdict_says_how_the_check_ran_and_keeps_the_checkers_message(tmp_path: Path) -> None:
     full = "check_model(path, full_check=True)"
     two = "check_model(path) then strict shape inference with the external tensors of at most 64 KiB loaded"
@@ -325,6 +345,7 @@ def test_each_verdict_says_how_the_check_ran_and_keeps_the_checkers_message(tmp_
     assert verdict(external(tmp_path / "p.onnx")).severity is Severity.ERROR  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_the_unknown_verdicts_give_their_exact_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     v = verdict(external(tmp_path / "e.onnx"), structure_only=True)
     assert v.reason == (  # type: ignore[attr-defined]
@@ -342,6 +363,7 @@ def test_the_unknown_verdicts_give_their_exact_reasons(tmp_path: Path, monkeypat
     assert v.severity is Severity.ERROR  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
     m = dataclasses.replace(model(seed_example()), source=str(tmp_path / "gone.onnx"))
     v = run(ID, m)
@@ -349,6 +371,7 @@ def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
     assert v.severity is Severity.ERROR
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_unknown_for_a_crash_or_no_memory_keeps_the_rules_severity(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -362,6 +385,7 @@ def test_unknown_for_a_crash_or_no_memory_keeps_the_rules_severity(
         assert v.rule_id == ID and v.severity is Severity.ERROR  # type: ignore[attr-defined]
 
 
+@pytest.mark.rule("FORMAT-ONNX")
 def test_the_size_of_a_large_tensor_does_not_overflow() -> None:
     t = helper.make_tensor("big", TensorProto.FLOAT, [1], [0.0])
     del t.dims[:]

@@ -26,6 +26,7 @@ def one(*ops: Any, opset: int = 17) -> Model:
     return model(make_graph("main", ["x", "w", "b", "lo", "hi"], ["y"], list(ops)), opset)
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_every_position_bound_is_proved() -> None:
     m = one(
         op("Conv", ["x", "w", "b"], ["c"]),
@@ -37,6 +38,7 @@ def test_every_position_bound_is_proved() -> None:
     assert v.status is Status.PROVED and v.severity is Severity.WARNING
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_left_out_optional_output_is_named_by_position_and_formal() -> None:
     v = run(ID, one(op("MaxPool", ["x"], ["y"], name="pool")))
     assert v.status is Status.VIOLATED
@@ -46,12 +48,14 @@ def test_left_out_optional_output_is_named_by_position_and_formal() -> None:
     assert f["inputs_left_out"] == [] and f["outputs_left_out"] == [{"position": 1, "formal": "Indices"}]
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_empty_name_and_short_mapping_are_both_left_out() -> None:
     # Clip's min is written as "", its max not written at all
     (f,) = data(run(ID, one(op("Clip", ["x", ""], ["y"], name="c"))))["operations"]
     assert f["inputs_left_out"] == [{"position": 1, "formal": "min"}, {"position": 2, "formal": "max"}]
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_variadic_positions() -> None:
     # every written position of a variadic formal must be bound, and its minimum arity reached
     (f,) = data(run(ID, one(op("Concat", ["x", "", "w"], ["y"], name="c", axis=0))))["operations"]
@@ -67,6 +71,7 @@ def test_variadic_positions() -> None:
     assert run(ID, one(op("Loop", ["hi", "lo", "x"], ["y"], name="l", body=body))).status is Status.PROVED
 
 
+@pytest.mark.rule("FORMAT-ONNX", "GRAPH-ARITY")
 def test_side_arithmetic() -> None:
     fixed = Side(("X", "B"), False, 0)
     assert fixed.required(5) == 2 and fixed.left_out(["x", "b", ""]) == []  # beyond the schema: FORMAT-ONNX's
@@ -75,6 +80,7 @@ def test_side_arithmetic() -> None:
     assert var.left_out(["a", "b"]) == [2] and var.formal(2) == "rest[1]"
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 @pytest.mark.parametrize(
     ("op_type", "inputs", "outputs"),
     [
@@ -90,6 +96,7 @@ def test_sides_read_from_onnx_schemas(op_type: str, inputs: Side, outputs: Side)
     assert (_side(schema.inputs), _side(schema.outputs)) == (inputs, outputs)
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_signatures_are_looked_up_by_domain_and_operator() -> None:
     """Two unnamed operations ``Relu`` of different domains in one graph: the second is not given the first's
     signature (the lookup of a scope is cached by domain and operator, never by node name)."""
@@ -98,6 +105,7 @@ def test_signatures_are_looked_up_by_domain_and_operator() -> None:
     assert v.status is Status.UNKNOWN and "com.acme::Relu" in (v.reason or "")
 
 
+@pytest.mark.rule("GRAPH-ARITY", "STRICT-BROADCAST")
 def test_written_scopes_link_each_nested_graph_to_its_enclosing_scope() -> None:
     """The main graph and each function body are roots (-1); a graph nested in either names the index of the
     scope that holds it, in the function as in the main graph (STRICT-BROADCAST walks these links outwards)."""
@@ -118,6 +126,7 @@ def test_written_scopes_link_each_nested_graph_to_its_enclosing_scope() -> None:
     ]
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_nested_graph_operations_are_checked() -> None:
     then_g = make_graph("t", [], ["a"], [op("Dropout", ["x"], ["a"], name="drop")])
     else_g = make_graph("e", [], ["b"], [op("Identity", ["x"], ["b"])])
@@ -128,6 +137,7 @@ def test_nested_graph_operations_are_checked() -> None:
     assert [x["formal"] for x in f["outputs_left_out"]] == ["mask"]
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_unknown_signature_is_unknown_never_proved() -> None:
     v = run(ID, one(op("Mystery", ["x"], ["y"], domain="com.acme")))
     assert v.status is Status.UNKNOWN and v.reason == (
@@ -139,6 +149,7 @@ def test_unknown_signature_is_unknown_never_proved() -> None:
     assert v.status is Status.VIOLATED and data(v)["unknown_count"] == 1
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_severity_follows_the_profile() -> None:
     m = one(op("MaxPool", ["x"], ["y"]))
     assert run(ID, m).severity is Severity.WARNING
@@ -166,6 +177,7 @@ def _pair() -> onnx.FunctionProto:
     return helper.make_function("local", "Pair", ["a"], ["s", "t"], body, [helper.make_opsetid("", 17)])
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_call_leaving_out_a_function_output(tmp_path: Path) -> None:
     path = _save(tmp_path, [helper.make_node("Pair", ["x"], ["y"], name="call", domain="local")], [_pair()])
     m = load_model(path)
@@ -176,6 +188,7 @@ def test_call_leaving_out_a_function_output(tmp_path: Path) -> None:
     assert f["outputs_left_out"] == [{"position": 1, "formal": "t"}]
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_function_bodies_are_checked_once(tmp_path: Path) -> None:
     body = [helper.make_node("MaxPool", ["a"], ["o"], name="inner", kernel_shape=[1])]
     fn = helper.make_function("local", "Pool", ["a"], ["o"], body, [helper.make_opsetid("", 17)])
@@ -186,6 +199,7 @@ def test_function_bodies_are_checked_once(tmp_path: Path) -> None:
     assert f["scope"] == "function local.Pool" and f["operation"] == "MaxPool:inner"
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_overloads_with_different_signatures_are_unknown(tmp_path: Path) -> None:
     one_out = helper.make_function("local", "Pair", ["a"], ["s"], [helper.make_node("Relu", ["a"], ["s"])],
                                    [helper.make_opsetid("", 17)])
@@ -197,6 +211,7 @@ def test_overloads_with_different_signatures_are_unknown(tmp_path: Path) -> None
     assert v.status is Status.UNKNOWN and "overloads" in (v.reason or "")
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 @pytest.mark.parametrize("profile", ["sonnx", "sonnx-strict"])
 def test_registry_gives_the_profile_severity(profile: str) -> None:
     from sonnx.rules import run_rules
@@ -207,6 +222,7 @@ def test_registry_gives_the_profile_severity(profile: str) -> None:
 
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 @given(
     st.lists(st.sampled_from(["", "t"]), max_size=6),
     st.integers(0, 3),

@@ -16,6 +16,8 @@ from sonnx.model.graph import Attribute, Graph, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from tests.common.rulekit import data, init, model, run, tensors
 
+pytestmark = pytest.mark.rule("GRAPH-ATTRIBUTES")
+
 ID = "GRAPH-ATTRIBUTES"
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto
 from onnx import helper as oh
 from onnx.reference import ReferenceEvaluator
 
 from tests.common.peers import onnxruntime
+
+pytestmark = pytest.mark.rule("GRAPH-ATTRIBUTES")
 
 
 def _relu(shape: list[int | str]) -> onnx.ModelProto:

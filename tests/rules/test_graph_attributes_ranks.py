@@ -14,6 +14,8 @@ from sonnx.rules.base import CheckContext
 from sonnx.rules.ranks import ranks
 from tests.common.rulekit import init, model, value
 
+pytestmark = pytest.mark.rule("GRAPH-ATTRIBUTES")
+
 
 def const(name: str, v: Any) -> Operation:
     arr = np.asarray(v)

@@ -16,6 +16,7 @@ from tests.common.rulekit import init, model, run, tensors
 ID = "GRAPH-DETERMINISM"
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 @pytest.mark.parametrize("random_first", [True, False])
 def test_random_feeding_only_a_dead_operation_breaks_r2_not_determinism(random_first: bool) -> None:
     # listed first or after the operations that reach the output: only the random operation's own successors
@@ -27,6 +28,7 @@ def test_random_feeding_only_a_dead_operation_breaks_r2_not_determinism(random_f
     assert run(ID, m).status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_random_reaching_an_output_is_a_violation_with_its_path() -> None:
     g = make_graph(
         "g",
@@ -48,6 +50,7 @@ def test_random_reaching_an_output_is_a_violation_with_its_path() -> None:
     assert "pseudo-random" in data["source_reason"]
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_nondeterministic_nested_graph_makes_its_holder_a_source() -> None:
     then_g = make_graph("then", [], ["a"], [op("RandomNormalLike", ["x"], ["a"])])
     else_g = make_graph("else", [], ["b"], [op("Relu", ["x"], ["b"])])
@@ -58,6 +61,7 @@ def test_nondeterministic_nested_graph_makes_its_holder_a_source() -> None:
     assert "nested graph" in v.witness.data["source_reason"]
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_the_holder_is_the_operation_that_holds_the_nondeterministic_graph() -> None:
     # a deterministic If comes first, so the holder of the second If's branch must be found by identity
     calm_then = make_graph("calm_then", [], ["p"], [op("Relu", ["x"], ["p"])])
@@ -73,6 +77,7 @@ def test_the_holder_is_the_operation_that_holds_the_nondeterministic_graph() -> 
     assert v.witness.data["output"] == "y" and v.witness.data["source"]["operation"] == "If:wild"
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_deterministic_nested_graphs_and_dropout_in_inference_are_proved() -> None:
     then_g = make_graph("then", [], ["a"], [op("Relu", ["x"], ["a"])])
     else_g = make_graph("else", [], ["b"], [op("Neg", ["x"], ["b"])])
@@ -89,12 +94,14 @@ def test_deterministic_nested_graphs_and_dropout_in_inference_are_proved() -> No
     assert run(ID, model(g)).status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_unknown_operator_reaching_an_output_is_unknown_not_a_pass() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Mystery", ["x"], ["y"], domain="com.vendor")])
     v = run(ID, model(g, opset_imports={"": 17, "com.vendor": 1}))
     assert v.status is Status.UNKNOWN and "Mystery" in (v.reason or "")
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_a_nested_graph_of_unknown_determinism_makes_its_holder_unknown_and_says_so() -> None:
     then_g = make_graph("then", [], ["a"], [op("Mystery", ["x"], ["a"], domain="com.vendor")])
     else_g = make_graph("else", [], ["b"], [op("Relu", ["x"], ["b"])])
@@ -107,17 +114,20 @@ def test_a_nested_graph_of_unknown_determinism_makes_its_holder_unknown_and_says
     )
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_unknown_operator_feeding_nothing_leaves_the_outputs_deterministic() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Mystery", ["x"], ["m"], domain="com.vendor"), op("Relu", ["x"], ["y"])])
     assert run(ID, model(g, opset_imports={"": 17, "com.vendor": 1})).status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")
 def test_not_decided_on_a_cyclic_graph() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Add", ["x", "y"], ["y"])])
     v = run(ID, model(g))
     assert v.status is Status.UNKNOWN and "GRAPH-ACYCLIC" in (v.reason or "")
 
 
+@pytest.mark.rule("GRAPH-C1", "GRAPH-DETERMINISM")
 def test_not_decided_without_single_assignment() -> None:
     g = make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"]), op("Neg", ["x"], ["y"])])
     v = run(ID, model(g))

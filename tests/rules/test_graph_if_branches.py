@@ -6,12 +6,16 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sonnx.base.verdict import Status
 from sonnx.loader import load_model
 from sonnx.loader.writer import save_model
 from sonnx.model.graph import Graph, Model, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from tests.common.rulekit import data, model, run
+
+pytestmark = pytest.mark.rule("GRAPH-IF-BRANCHES")
 
 ID = "GRAPH-IF-BRANCHES"
 F32 = TensorType("tensor", 1, (2, 3))

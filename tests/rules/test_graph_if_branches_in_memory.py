@@ -20,6 +20,8 @@ from sonnx.model.graph import make_operation as op
 from sonnx.rules import CheckConfig
 from tests.common.rulekit import data, init, model, run
 
+pytestmark = pytest.mark.rule("GRAPH-IF-BRANCHES")
+
 ID = "GRAPH-IF-BRANCHES"
 F32 = TensorType("tensor", 1, (2, 3))
 SERIALIZED = CheckConfig(derived_types=ReadAgain(model_bytes))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sonnx.base.verdict import Severity, Status
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from tests.common.rulekit import data, init, model, run, tensors
 
 
+@pytest.mark.rule("GRAPH-INITIALIZERS-USED")
 def test_an_unread_initializer_is_a_warning_with_its_dims() -> None:
     inits = tensors(init("w", [1.0]), init("dead", [[0.0] * 3]))
     g = make_graph("g", ["x"], ["y"], [op("Add", ["x", "w"], ["y"])], inits)
@@ -16,6 +19,7 @@ def test_an_unread_initializer_is_a_warning_with_its_dims() -> None:
     assert data(v)["unused"] == [{"scope": "g", "initializer": "dead", "dims": [1, 3]}]
 
 
+@pytest.mark.rule("GRAPH-INITIALIZERS-USED")
 def test_an_unread_initializer_of_a_branch_is_found_after_a_graph_without_initializers() -> None:
     # the main graph has nothing to report; its branch's initializer is still looked at
     then = make_graph("then", [], ["a"], [op("Identity", ["x"], ["a"])], tensors(init("dead", [0.0])))
@@ -25,6 +29,7 @@ def test_an_unread_initializer_of_a_branch_is_found_after_a_graph_without_initia
     assert data(v)["unused"] == [{"scope": "g/If:s.then_branch", "initializer": "dead", "dims": [1]}]
 
 
+@pytest.mark.rule("GRAPH-INITIALIZERS-USED")
 def test_initializers_read_through_a_nested_graph_or_returned_are_used() -> None:
     then = make_graph("then", [], ["a"], [op("Identity", ["w"], ["a"])])
     other = make_graph("else", [], ["b"], [op("Identity", ["x"], ["b"])])
@@ -33,6 +38,7 @@ def test_initializers_read_through_a_nested_graph_or_returned_are_used() -> None
     assert run("GRAPH-INITIALIZERS-USED", model(g)).status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-C2", "GRAPH-INITIALIZERS-USED")
 def test_an_initializer_that_is_also_an_input_is_left_to_c2() -> None:
     g = make_graph("g", ["x", "w"], ["y"], [op("Relu", ["x"], ["y"])], tensors(init("w", [1.0])))
     assert run("GRAPH-INITIALIZERS-USED", model(g)).status is Status.PROVED

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sonnx.base.verdict import Status
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
 from tests.common.rulekit import data, init, model, run, seed_example, tensors
+
+pytestmark = pytest.mark.rule("GRAPH-NAMES")
 
 ID = "GRAPH-NAMES"
 

@@ -17,6 +17,8 @@ from sonnx.rules import determinism_table as table
 from sonnx.smt.engine import run_smt
 from tests.common.rulekit import data, init, model, run, tensors, value
 
+pytestmark = pytest.mark.rule("GRAPH-R2")
+
 ID = "GRAPH-R2"
 FLAG = {
     onnx.defs.OpSchema.NodeDeterminism.Deterministic: "deterministic",

@@ -36,6 +36,7 @@ def slice13(axes: Any, rank: int | None) -> Model:
     return model(make_graph("g", graph_inputs, ["y"], [op("Slice", inputs, ["y"])], tensors(*ts)), 13)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("axes", "rank", "expected"),
     [
@@ -55,6 +56,7 @@ def test_slice_axes_input(axes: Any, rank: int | None, expected: Status) -> None
     assert engine_statuses(ID, slice13(axes, rank)) == {expected}
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_the_direct_witness_names_both_positions() -> None:
     direct = every_engine(ID, slice13([0, 1, -2], 2))[0]
     (f,) = data(direct)["nondeterministic"]
@@ -70,6 +72,7 @@ def attribute_op(operator: str, opset: int, rank: int | None, **attrs: Any) -> M
     return model(make_graph("g", ["x"], ["y"], [o], tensors(data_tensor(rank), *extra.get(operator, []))), opset)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("operator", "opset", "attrs", "expected"),
     [
@@ -87,6 +90,7 @@ def test_axes_attributes(operator: str, opset: int, attrs: dict[str, Any], expec
     assert engine_statuses(ID, attribute_op(operator, opset, 3, **attrs)) == {expected}
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_an_axes_attribute_of_another_type_is_unknown() -> None:
     assert engine_statuses(ID, attribute_op("Resize", 18, 3, axes=1)) == {U}
 
@@ -97,6 +101,7 @@ def pad18(axes: list[int], rank: int) -> Model:
     return model(make_graph("g", ["x"], ["y"], [o], tensors(*ts)), 18)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_pad_axes() -> None:
     assert engine_statuses(ID, pad18([0, -4], 4)) == {V}
     assert engine_statuses(ID, pad18([0, -4], 5)) == {P}
@@ -112,6 +117,7 @@ def normalizer(**attrs: Any) -> Model:
     return model(make_graph("g", ["x"], ["y"], [o], tensors(x)), 10)
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize(
     ("attrs", "expected"),
     [
@@ -133,6 +139,7 @@ def test_string_normalizer_locale(attrs: dict[str, Any], expected: Status) -> No
     assert engine_statuses(ID, normalizer(**attrs)) == {expected}
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_operations_of_other_versions_are_untouched() -> None:
     # Pad before 18 has no axes and Resize before 18 none either: their texts leave nothing open here
     o = Operation("Pad", "", "", ("x", "p"), ("y",), ())

@@ -25,6 +25,8 @@ from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism_table as table
 from tests.common.rulekit import data, engine_statuses, every_engine, init, model, tensors, value
 
+pytestmark = pytest.mark.rule("GRAPH-R2")
+
 ID = "GRAPH-R2"
 P, V, U = Status.PROVED, Status.VIOLATED, Status.UNKNOWN
 REASON = next(e.reason for e in table.TABLE if e.operator == "Cast")

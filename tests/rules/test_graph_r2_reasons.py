@@ -54,6 +54,7 @@ def nondet(m: Model) -> list[str]:
 # -- operations without a schema --------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_unknown_domain_reason_in_both_engines() -> None:
     m = model(make_graph("g", ["x"], ["y"], [op("Fancy", ["x"], ["y"], domain="com.vendor")]))
     why = "com.vendor::Fancy: domain 'com.vendor' is not one whose operators sonnx knows"
@@ -61,6 +62,7 @@ def test_unknown_domain_reason_in_both_engines() -> None:
     assert (smt(m).reason or "").startswith(UNDETERMINED.format(1) + why)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("domain", "shown"), [("", "ai.onnx"), ("ai.onnx", "ai.onnx"), ("ai.onnx.ml", "ai.onnx.ml")]
 )
@@ -71,6 +73,7 @@ def test_operator_onnx_does_not_define_without_an_opset_import(domain: str, show
     assert (smt(m).reason or "").startswith(UNDETERMINED.format(1) + why)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_versions_that_disagree_without_an_opset_import() -> None:
     # Dropout: is_test decides versions 1 and 6, the run time 7 and 10, training_mode from 12 on (omitted here)
     m = model(make_graph("g", ["x"], ["y"], [op("Dropout", ["x"], ["y"], is_test=1)]), opset_imports={})
@@ -84,6 +87,7 @@ def test_versions_that_disagree_without_an_opset_import() -> None:
     assert "versions disagree" in (smt(m).reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_two_operations_with_one_reason_give_it_once() -> None:
     ops = [op("Fancy", ["x"], ["a"], domain="com.vendor"), op("Fancy", ["a"], ["y"], domain="com.vendor")]
     unknown(model(make_graph("g", ["x"], ["y"], ops)),
@@ -93,6 +97,7 @@ def test_two_operations_with_one_reason_give_it_once() -> None:
 # -- the witness of a violation ------------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_violation_summary_and_counts_in_both_engines() -> None:
     ops = [
         op("RandomUniformLike", ["x"], ["a"], name="r1"),
@@ -115,6 +120,7 @@ def test_violation_summary_and_counts_in_both_engines() -> None:
 # -- Dropout ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(("attrs", "shown"), [({}, "absent"), ({"is_test": 0}, "0"), ({"is_test": 1.0}, "1.0")])
 def test_is_test_reason(attrs: dict[str, Any], shown: str) -> None:
     m = model(make_graph("g", ["x"], ["y"], [op("Dropout", ["x"], ["y"], **attrs)]), 6)
@@ -133,6 +139,7 @@ def smt_reasons(m: Model) -> list[str]:
     return [f["reason"] for f in data(v)["nondeterministic"]]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_training_mode_reasons() -> None:
     where = "training_mode 't' (defined in g)"
     tm = entry("Dropout", table.TRAINING_MODE_NOT_FALSE)
@@ -154,6 +161,7 @@ def test_training_mode_reasons() -> None:
         assert smt_reasons(m) == [f"{why}: {tm}"]
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(("v", "expected"), [(False, Status.PROVED), (True, Status.VIOLATED)])
 def test_training_mode_captured_from_two_graphs_up(v: bool, expected: Status) -> None:
     inner = make_graph("inner", [], ["z"], [op("Dropout", ["x", "", "t"], ["z"], name="d")])
@@ -171,6 +179,7 @@ def test_training_mode_captured_from_two_graphs_up(v: bool, expected: Status) ->
         assert smt_reasons(m) == [f"{where}: {entry('Dropout', table.TRAINING_MODE_NOT_FALSE)}"]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_name_the_nested_graph_defines_itself_is_its_own() -> None:
     # the branch computes its own 't', hiding the outer constant false
     inner = make_graph("inner", [], ["z"], [op("Not", ["x"], ["t"], name="n"), op("Dropout", ["x", "", "t"], ["z"])])
@@ -182,6 +191,7 @@ def test_a_name_the_nested_graph_defines_itself_is_its_own() -> None:
     assert smt(m).status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     "producer",
     [
@@ -197,6 +207,7 @@ def test_only_a_constant_of_the_default_domain_with_a_tensor_value_is_a_constant
     assert smt(m).status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_constant_is_read_even_without_the_weights() -> None:
     c = Operation("Constant", "", "c", (), ("t",), (Attribute("value", "TENSOR", value(False, 9)),))
     m = dataclasses.replace(drop(c), weights_loaded=False)
@@ -210,6 +221,7 @@ def test_a_constant_is_read_even_without_the_weights() -> None:
     assert smt(m).status is Status.UNKNOWN
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_an_unreadable_value_names_the_error() -> None:
     def broken() -> object:
         raise OSError("disk gone")
@@ -223,6 +235,7 @@ def test_an_unreadable_value_names_the_error() -> None:
 # -- scatters --------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("inputs", [["data"], ["data", "", "upd"]])
 def test_scatter_without_indices_is_proved(inputs: list[str]) -> None:
     m = model(make_graph("g", ["data", "upd"], ["y"], [op("ScatterND", inputs, ["y"])]), 18)
@@ -230,11 +243,13 @@ def test_scatter_without_indices_is_proved(inputs: list[str]) -> None:
     assert smt(m).status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_indices_at_run_time_reason() -> None:
     m = model(make_graph("g", ["data", "idx", "upd"], ["y"], [op("ScatterND", ["data", "idx", "upd"], ["y"])]), 18)
     unknown(m, f"indices 'idx' (defined in g) is a graph input, given at run time: {entry('ScatterND')}")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_declared_dimension_of_zero_is_a_dimension() -> None:
     # -1 on a dimension of size 0 stays -1 in both rows: they coincide (a dimension 0 is declared, not unknown)
     s = op("ScatterND", ["data", "idx", "upd"], ["y"])
@@ -248,6 +263,7 @@ def test_a_declared_dimension_of_zero_is_a_dimension() -> None:
 # -- Mod, Scan, casts ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_mod_reasons() -> None:
     m = model(make_graph("g", ["x"], ["y"], [op("Mod", ["x", "d"], ["y"])], tensors(init("d", [3, 4, 0, 0], 7))))
     assert nondet(m) == [f"divisor 'd' (defined in g), an initializer, holds a zero at flat position 2; {entry('Mod')}"]
@@ -258,6 +274,7 @@ def test_mod_reasons() -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scan_8_reason() -> None:
     body = make_graph("body", ["s", "x"], ["s2"], [op("Add", ["s", "x"], ["s2"])])
     scan = op("Scan", ["lens", "init", "xs"], ["final"], body=body, num_scan_inputs=1)
@@ -266,6 +283,7 @@ def test_scan_8_reason() -> None:
     assert smt(m).status is Status.UNKNOWN
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_cast_reasons() -> None:
     cast = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
     m = model(make_graph("g", [], ["y"], [cast], tensors(init("x", [1.0, 2.0, -3.0], 1))), 24)
@@ -279,6 +297,7 @@ def test_cast_reasons() -> None:
             f"Cast's attribute 'to' is of type STRING, not INT, so the target type is not known; {e8m0}")
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("inputs", "why"),
     [(["x"], "the input is omitted"), (["x", "t"], "graph input 't' declares no tensor type"),
@@ -289,6 +308,7 @@ def test_castlike_reason(inputs: list[str], why: str) -> None:
     unknown(m, f"CastLike's target type is not established ({why}); {entry('CastLike')}")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_castlike_to_e8m0_reason() -> None:
     t = Tensor("t", TensorType("tensor", TensorProto.FLOAT8E8M0, (1,)), None)
     c = op("CastLike", ["x", "t"], ["y"])
@@ -298,6 +318,7 @@ def test_castlike_to_e8m0_reason() -> None:
     ]
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 def test_topk_sorted_of_another_type_is_unknown_in_both() -> None:
     # the table would read a STRING sorted as sorted; GRAPH-ATTRIBUTES finds no meaning for it, so neither engine
     # rests a verdict on it
@@ -307,6 +328,7 @@ def test_topk_sorted_of_another_type_is_unknown_in_both() -> None:
         assert v.status is Status.UNKNOWN and "attribute 'sorted' = '0'" in (v.reason or ""), v
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_disagreeing_versions_list_the_reasons_of_the_versions_that_are_not_deterministic() -> None:
     # Dropout without an opset import: versions 1 and 6 (is_test absent) and 7 and 10 (the run time decides) are
     # nondeterministic, 12 and later deterministic (training_mode false): only the first two reasons are listed
@@ -331,6 +353,7 @@ def _cast_of_a_matrix() -> tuple[Model, str]:
     return m, why + entry("Cast", table.UNREPRESENTABLE_CAST)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     "case",
     [
@@ -344,6 +367,7 @@ def test_violation_reasons(case: Callable[[], tuple[Model, str]]) -> None:
     assert smt(m).status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_disagreeing_versions_where_older_versions_have_no_entry() -> None:
     # TopK without an opset import: versions 1 and 10 have no conditional entry, 11 and later are unsorted
     topk = op("TopK", ["x", "k"], ["v", "i"], sorted=0)

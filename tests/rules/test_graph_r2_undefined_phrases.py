@@ -25,6 +25,8 @@ import pytest
 from sonnx.rules import determinism_table as table
 from sonnx.rules.determinism_review import WORDING
 
+pytestmark = pytest.mark.rule("GRAPH-R2")
+
 OPEN_WORDS = re.compile(
     r"\b(undefined|unspecified|not (?:well[- ])?defined|implementation[- ](?:defined|dependent|specific)"
     r"|platform[- ](?:dependent|specific)|environment[- ]dependent|arbitrar(?:y|ily)"

@@ -66,6 +66,7 @@ def _scatter_on_computed_data() -> onnx.ModelProto:
                   [INDICES, UPDATES])
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_dims_of_a_computed_tensor_are_not_read_from_its_value_info(tmp_path: Path) -> None:
     direct, _smt = _both(_load(_scatter_on_computed_data(), tmp_path))
     assert direct.status is Status.UNKNOWN, direct
@@ -85,6 +86,7 @@ def test_onnxruntime_runs_the_lying_scatter_on_two_rows() -> None:
     assert y.shape == (2, 3) and y[1, 0] in (10.0, 20.0) and y[0, 0] == 0.0
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_dims_of_an_initializer_are_its_values_not_its_value_info(tmp_path: Path) -> None:
     # the initializer has 2 rows; a value_info entry claims 3: -1 is row 1, a duplicate of the second index
     data = numpy_helper.from_array(np.zeros((2, 3), np.float32), "t")
@@ -93,6 +95,7 @@ def test_scatter_dims_of_an_initializer_are_its_values_not_its_value_info(tmp_pa
     assert direct.status is Status.VIOLATED, direct
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_dims_of_a_constant_are_its_values_not_its_value_info(tmp_path: Path) -> None:
     value = numpy_helper.from_array(np.zeros((2, 3), np.float32), "v")
     const = helper.make_node("Constant", [], ["t"], name="c", value=value)
@@ -101,6 +104,7 @@ def test_scatter_dims_of_a_constant_are_its_values_not_its_value_info(tmp_path: 
     assert direct.status is Status.VIOLATED, direct
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(("dims", "expected"), [([2, 3], Status.VIOLATED), ([3, 3], Status.PROVED)])
 def test_scatter_dims_of_a_main_graph_input_are_its_fixed_declared_ones(
     tmp_path: Path, dims: list[int], expected: Status
@@ -111,6 +115,7 @@ def test_scatter_dims_of_a_main_graph_input_are_its_fixed_declared_ones(
     assert direct.status is expected, direct
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_dims_of_a_nested_graph_input_are_not_established(tmp_path: Path) -> None:
     # a Loop body's input declares 3 rows for the loop-carried value; no runtime is known to check it
     body = helper.make_graph(
@@ -136,6 +141,7 @@ def _castlike(target_nodes: list[onnx.NodeProto], inputs: list[onnx.ValueInfoPro
     return _proto([*target_nodes, cast], inputs, [vi("t", declared, [2])], [x, *initializers], opset=24)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_castlike_target_type_of_a_computed_tensor_is_not_read_from_its_value_info(tmp_path: Path) -> None:
     # t is an E8M0 tensor at run time; its value_info says FLOAT. onnxruntime refuses the model, but onnx's
     # reference evaluator runs it and casts -1 to E8M0
@@ -146,6 +152,7 @@ def test_castlike_target_type_of_a_computed_tensor_is_not_read_from_its_value_in
     assert "CastLike's target type is not established ('t' is computed by" in (direct.reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_castlike_target_type_of_an_initializer_is_its_own(tmp_path: Path) -> None:
     target = helper.make_tensor("t", E8M0, [2], vals=b"\x7f\x7f", raw=True)
     proto = _castlike([], [], TensorProto.FLOAT, [target])
@@ -153,6 +160,7 @@ def test_castlike_target_type_of_an_initializer_is_its_own(tmp_path: Path) -> No
     assert direct.status is Status.VIOLATED, direct
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_castlike_target_type_of_a_main_graph_input_is_its_declared_one(tmp_path: Path) -> None:
     # onnxruntime refuses a call whose input has another element type
     cast = helper.make_node("CastLike", ["x", "t"], ["y"], name="cl")
@@ -191,6 +199,7 @@ def test_the_reference_evaluator_runs_an_if_whose_branch_declares_another_type()
     assert np.asarray(y).dtype == np.int32
 
 
+@pytest.mark.rule("GRAPH-IF-BRANCHES")
 def test_if_branch_types_are_not_read_from_unenforced_declarations(tmp_path: Path) -> None:
     # both branches declare FLOAT: the types they produce (INT32 and FLOAT) are what counts
     v = run("GRAPH-IF-BRANCHES", _load(_if_with_a_lying_branch(), tmp_path))

@@ -15,6 +15,7 @@ import json
 from itertools import pairwise
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -39,6 +40,11 @@ from tests.common.rulekit import (
     run,
     scoped,
     tensors,
+)
+
+pytestmark = pytest.mark.rule(
+    "GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C2", "GRAPH-C3",
+    "GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE",
 )
 
 POOL = [f"t{i}" for i in range(6)]

@@ -15,6 +15,7 @@ from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from tests.common.rulekit import data, model
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-C2", "GRAPH-C3", "GRAPH-R1")
 @pytest.mark.slow
 def test_hundred_thousand_operation_cycle() -> None:
     n = 100_000
@@ -46,6 +47,10 @@ def deep_model(depth: int) -> Graph:
     return make_graph("main", ["c", "x"], ["o1"], inner.operations)
 
 
+@pytest.mark.rule(
+    "FORMAT-ONNX", "GRAPH-IF-BRANCHES", "STRICT-OPERATORS", "STRICT-SHAPES",
+    "STRICT-BROADCAST", "STRICT-METADATA",
+)
 @pytest.mark.slow
 def test_two_thousand_deep_nesting_without_recursion() -> None:
     m = model(deep_model(2000))
@@ -71,6 +76,7 @@ def test_two_thousand_deep_nesting_without_recursion() -> None:
             assert v.status is Status.PROVED, (rule_id, v.reason)
 
 
+@pytest.mark.rule("GRAPH-C3")
 @pytest.mark.slow
 def test_deep_nesting_violation_is_found_at_the_bottom() -> None:
     g = deep_model(2000)

@@ -45,6 +45,7 @@ def add(tmp_path: Path, a: list[Any] | None, b: list[Any] | None) -> Verdict:
                  [vi("y", None)])
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_equal_shapes_do_not_broadcast(tmp_path: Path) -> None:
     assert add(tmp_path, [2, 3], [2, 3]).status is Status.PROVED
     # one input's symbolic dimension is one size wherever inference carries it
@@ -52,6 +53,7 @@ def test_equal_shapes_do_not_broadcast(tmp_path: Path) -> None:
     assert check(tmp_path, nodes, [vi("a", ["N", 3])], [vi("y", None)]).status is Status.PROVED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_one_symbolic_name_on_two_inputs_is_not_one_size(tmp_path: Path) -> None:
     # no runtime checks that two inputs declaring N are given one size (spec: "What a PROVED rests on")
     v = add(tmp_path, ["N", 3], ["N", 3])
@@ -61,6 +63,7 @@ def test_one_symbolic_name_on_two_inputs_is_not_one_size(tmp_path: Path) -> None
     assert check(tmp_path, nodes, [vi("a", ["N", "N"])], [vi("y", None)]).status is Status.UNKNOWN
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_onnxruntime_broadcasts_inputs_that_declare_one_symbolic_name() -> None:
     # the peer is asked: it runs Add on [1, 3] and [2, 3] although both inputs declare [N, 3]
     g = helper.make_graph([helper.make_node("Add", ["a", "b"], ["y"])], "main", [vi("a", ["N", 3]), vi("b", ["N", 3])],
@@ -75,6 +78,7 @@ def test_onnxruntime_broadcasts_inputs_that_declare_one_symbolic_name() -> None:
     assert y.shape == (2, 3)
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_intermediate_and_output_declarations_are_not_shapes(tmp_path: Path) -> None:
     # r is [1, 3] at run time; its value_info and the output declaration claim [2, 3]: Add broadcasts r
     nodes = [helper.make_node("ReduceSum", ["a"], ["r"], keepdims=1, axes=[0]),
@@ -91,6 +95,7 @@ def test_intermediate_and_output_declarations_are_not_shapes(tmp_path: Path) -> 
     assert v.status is Status.VIOLATED, v
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_nested_graph_input_declaration_is_not_a_shape(tmp_path: Path) -> None:
     # the loop-carried value is [1, 3] at run time; the body's input declares [2, 3]: Add broadcasts it to w
     w = helper.make_tensor("w", TensorProto.FLOAT, [2, 3], [1.0] * 6)
@@ -105,6 +110,7 @@ def test_a_nested_graph_input_declaration_is_not_a_shape(tmp_path: Path) -> None
     assert v.status is not Status.PROVED, v
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_multidirectional_broadcast_names_both_shapes(tmp_path: Path) -> None:
     v = add(tmp_path, [2, 3], [3])
     assert v.status is Status.VIOLATED
@@ -119,6 +125,7 @@ def test_multidirectional_broadcast_names_both_shapes(tmp_path: Path) -> None:
     assert add(tmp_path, [2, 3], [1, 3]).status is Status.VIOLATED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_open_shapes_are_unknown_never_proved(tmp_path: Path) -> None:
     v = add(tmp_path, ["N", 3], ["M", 3])
     assert v.status is Status.UNKNOWN and "symbolic dimensions differ" in (v.reason or "")
@@ -128,6 +135,7 @@ def test_open_shapes_are_unknown_never_proved(tmp_path: Path) -> None:
     assert add(tmp_path, [2, None], [3]).status is Status.VIOLATED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_shapes_come_from_onnx_inference(tmp_path: Path) -> None:
     nodes = [helper.make_node("Relu", ["a"], ["r"]), helper.make_node("Add", ["r", "a"], ["y"], name="add")]
     # r has no declared type: onnx's inference gives it [2, 3]
@@ -136,6 +144,7 @@ def test_shapes_come_from_onnx_inference(tmp_path: Path) -> None:
     assert check(tmp_path, nodes, [vi("a", [2, 3])], [vi("y", None)]).status is Status.VIOLATED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_gemm_bias_is_broadcast_unidirectionally(tmp_path: Path) -> None:
     def gemm(bias: list[int]) -> Verdict:
         node = helper.make_node("Gemm", ["a", "w", "c"], ["y"], name="fc", transB=1)
@@ -148,6 +157,7 @@ def test_gemm_bias_is_broadcast_unidirectionally(tmp_path: Path) -> None:
     assert gemm([1, 5]).status is Status.PROVED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_matmul_batch_dimensions(tmp_path: Path) -> None:
     def matmul(a: list[int], b: list[int]) -> Status:
         node = helper.make_node("MatMul", ["a", "b"], ["y"])
@@ -158,6 +168,7 @@ def test_matmul_batch_dimensions(tmp_path: Path) -> None:
     assert matmul([2, 3, 4], [4, 5]) is Status.VIOLATED  # the matrix is used once per batch entry
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_legacy_broadcast_attribute(tmp_path: Path) -> None:
     def legacy(flag: int | None, b: list[int]) -> Status:
         kw = {} if flag is None else {"broadcast": flag}
@@ -169,18 +180,21 @@ def test_legacy_broadcast_attribute(tmp_path: Path) -> None:
     assert legacy(None, [2, 3]) is Status.PROVED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_einsum_ellipsis_is_not_analysed(tmp_path: Path) -> None:
     node = helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")
     v = check(tmp_path, [node], [vi("a", [2, 3, 4]), vi("b", [4, 5])], [vi("y", None)])
     assert v.status is Status.UNKNOWN and "ellipsis" in (v.reason or "")
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_model_in_memory_is_unknown() -> None:
     g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
     v = run(ID, model(g), STRICT)
     assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or "")
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_same_decides_only_what_the_shapes_say() -> None:
     assert same((2, "N"), (2, "N")) is True
     assert same((2, 3), (2, 3, 1)) is False and same((2, "N"), (3, "N")) is False
@@ -199,6 +213,7 @@ NOT_IMPLICIT = {"Expand", "Tile", "SwiGLU"}
 """Texts that speak of broadcasting without implying any: Expand and Tile broadcast explicitly, SwiGLU refuses."""
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 @pytest.mark.parametrize("schema", [s for s in onnx.defs.get_all_schemas_with_history() if s.domain == ""],
                          ids=lambda s: f"{s.name}-{s.since_version}")
 def test_table_follows_the_operator_texts(schema: Any) -> None:
@@ -220,6 +235,7 @@ def test_table_follows_the_operator_texts(schema: Any) -> None:
 # -- what the table and the decision say in full, not just their kinds (mutation campaign) ---------------------
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 @pytest.mark.parametrize(
     ("operator", "since", "entry"),
     [
@@ -243,6 +259,7 @@ def test_each_entry_names_its_operands_and_target(operator: str, since: int, ent
     assert broadcasting(operator, since) == entry
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_layer_normalization_broadcasts_scale_and_bias_to_x(tmp_path: Path) -> None:
     def ln(scale: list[int], bias: list[int]) -> Verdict:
         node = helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"], name="ln")
@@ -259,6 +276,7 @@ def test_layer_normalization_broadcasts_scale_and_bias_to_x(tmp_path: Path) -> N
     assert ln([4], [2, 4]).status is Status.VIOLATED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_an_open_target_names_the_tensors_without_a_shape(tmp_path: Path) -> None:
     node = helper.make_node("PRelu", ["x", "slope"], ["y"], name="p")
     v = check(tmp_path, [node], [vi("x", None), vi("slope", [3])], [vi("y", None)])
@@ -266,6 +284,7 @@ def test_an_open_target_names_the_tensors_without_a_shape(tmp_path: Path) -> Non
     assert v.reason == "whether 1 operation(s) broadcast is not established: PRelu:p in main: shapes of 'x' not known"
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_the_batch_rule_applies_as_soon_as_one_operand_has_batch_dimensions(tmp_path: Path) -> None:
     def matmul(a: list[int], b: list[int]) -> Status:
         node = helper.make_node("MatMul", ["a", "b"], ["y"])
@@ -276,6 +295,7 @@ def test_the_batch_rule_applies_as_soon_as_one_operand_has_batch_dimensions(tmp_
     assert matmul([1, 3, 4], [2, 4, 5]) is Status.VIOLATED  # a batch of 1 stretched to 2
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_violation_counts_the_undetermined_operations_beside_it(tmp_path: Path) -> None:
     nodes = [helper.make_node("Add", ["a", "b"], ["s"], name="bad"), helper.make_node("Add", ["s", "c"], ["y"])]
     v = check(tmp_path, nodes, [vi("a", [2, 3]), vi("b", [3]), vi("c", ["N", 3])], [vi("y", None)])
@@ -283,12 +303,14 @@ def test_a_violation_counts_the_undetermined_operations_beside_it(tmp_path: Path
     assert data(v)["undetermined_count"] == 1 and data(v)["count"] == 1
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_legacy_broadcast_zero_does_not_broadcast(tmp_path: Path) -> None:
     node = helper.make_node("Add", ["a", "b"], ["y"], broadcast=0)
     v = check(tmp_path, [node], [vi("a", [2, 3]), vi("b", [3])], [vi("y", [2, 3])], opset=6)
     assert v.status is Status.PROVED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_initializer_shapes_and_outer_scopes(tmp_path: Path) -> None:
     # the bias is an initializer with no value info, read by an If branch from the enclosing graph
     bias = helper.make_tensor("bias", TensorProto.FLOAT, [3], [1.0, 2.0, 3.0])
@@ -303,6 +325,7 @@ def test_initializer_shapes_and_outer_scopes(tmp_path: Path) -> None:
     assert f["operation"] == "Add:inner" and f["operands"][1] == {"position": 1, "tensor": "bias", "shape": [3]}
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_file_onnx_cannot_read_is_unknown(tmp_path: Path) -> None:
     g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
     m = model(g)
@@ -316,6 +339,7 @@ def test_a_file_onnx_cannot_read_is_unknown(tmp_path: Path) -> None:
 # -- survivors of the targeted mutation run over this module (docs/mutation.rst) -------------------------------
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_open_shapes_give_exact_reasons_and_the_rules_severity(tmp_path: Path) -> None:
     lead = "whether 1 operation(s) broadcast is not established: Add:add in main: "
     v = add(tmp_path, ["N", 3], ["M", 3])
@@ -326,6 +350,7 @@ def test_open_shapes_give_exact_reasons_and_the_rules_severity(tmp_path: Path) -
     assert v.severity is Severity.ERROR
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_witness_shows_unknown_dimensions_and_ranks(tmp_path: Path) -> None:
     v = add(tmp_path, [2, None], [3])
     (f,) = data(v)["operations"]
@@ -337,6 +362,7 @@ def test_a_witness_shows_unknown_dimensions_and_ranks(tmp_path: Path) -> None:
     assert f["target"]["shape"] == [1, 5]
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_unidirectional_entry_with_an_omitted_operand(tmp_path: Path) -> None:
     # LayerNormalization with no B: only Scale is compared with X
     node = helper.make_node("LayerNormalization", ["x", "s"], ["y"], name="ln")
@@ -345,6 +371,7 @@ def test_a_unidirectional_entry_with_an_omitted_operand(tmp_path: Path) -> None:
     assert check(tmp_path, [node], [vi("x", [2, 4]), vi("s", [4])], [vi("y", None)]).status is Status.VIOLATED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_matmul_with_an_operand_of_unknown_rank_is_unknown(tmp_path: Path) -> None:
     node = helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")
     for a, b, name in (([4, 5], None, "b"), (None, [4, 5], "a")):
@@ -353,11 +380,13 @@ def test_matmul_with_an_operand_of_unknown_rank_is_unknown(tmp_path: Path) -> No
         assert v.reason is not None and v.reason.endswith(f"shapes of '{name}' not known")
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_einsum_without_an_equation_does_not_broadcast(tmp_path: Path) -> None:
     node = helper.make_node("Einsum", ["a", "b"], ["y"])
     assert check(tmp_path, [node], [vi("a", [2, 3]), vi("b", [3, 4])], [vi("y", None)]).status is Status.PROVED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 @pytest.mark.parametrize("first", [helper.make_node("NotAnOp", ["a"], ["t"]),
                                    helper.make_node("Fancy", ["a"], ["t"], domain="com.vendor")])
 def test_operations_after_an_unexamined_one_are_still_checked(tmp_path: Path, first: onnx.NodeProto) -> None:
@@ -370,6 +399,7 @@ def test_operations_after_an_unexamined_one_are_still_checked(tmp_path: Path, fi
     assert v.status is Status.VIOLATED and data(v)["operations"][0]["index"] == 1
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
     g = make_graph("main", ["a", "b"], ["y"], [op("Add", ["a", "b"], ["y"])])
     v = run(ID, dataclasses.replace(model(g), source=str(tmp_path / "gone.onnx")), STRICT)
@@ -377,6 +407,7 @@ def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
     assert v.severity is Severity.ERROR
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_the_rule_reads_no_weight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import sonnx.loader.derived as derived  # a model in memory is read again there
     import sonnx.loader.load as load  # the check of a file reads the derived types with the model there
@@ -407,11 +438,13 @@ def test_the_rule_reads_no_weight(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert loads == [(True, False), (False, True)]
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_single_operand_with_an_unknown_dimension_broadcasts_nothing(tmp_path: Path) -> None:
     node = helper.make_node("Sum", ["a"], ["y"])
     assert check(tmp_path, [node], [vi("a", [None, 3])], [vi("y", None)]).status is Status.PROVED
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_an_operand_of_unknown_rank_is_shown_as_such(tmp_path: Path) -> None:
     node = helper.make_node("Sum", ["a", "b", "c"], ["y"])
     v = check(tmp_path, [node], [vi("a", [2, 3]), vi("b", [3]), vi("c", None)], [vi("y", None)])
@@ -419,6 +452,7 @@ def test_an_operand_of_unknown_rank_is_shown_as_such(tmp_path: Path) -> None:
     assert f["operands"][2] == {"position": 2, "tensor": "c", "shape": "unknown rank"}
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_the_ellipsis_reason_and_an_unreadable_files_severity(tmp_path: Path) -> None:
     node = helper.make_node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk->...ik")
     v = check(tmp_path, [node], [vi("a", [2, 3, 4]), vi("b", [4, 5])], [vi("y", None)])
@@ -431,6 +465,7 @@ def test_the_ellipsis_reason_and_an_unreadable_files_severity(tmp_path: Path) ->
     assert v.status is Status.UNKNOWN and v.severity is Severity.ERROR
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING", "STRICT-BROADCAST")
 def test_a_call_of_a_local_function_of_the_default_domain_is_not_the_standard_operator(tmp_path: Path) -> None:
     # the model defines its own ai.onnx "Add" (GRAPH-FUNCTION-SHADOWING's business): its body is checked, the
     # call is not read as the standard Add broadcasting [3] to [2, 3]
@@ -445,6 +480,7 @@ def test_a_call_of_a_local_function_of_the_default_domain_is_not_the_standard_op
     assert v.status is Status.UNKNOWN and "Sub:r in function Add" in (v.reason or "")
 
 
+@pytest.mark.rule("STRICT-BROADCAST")
 def test_a_function_value_info_is_not_a_shape(tmp_path: Path) -> None:
     # the body declares p and q as [2, 3]; a call may give them any shapes, and no runtime checks the declaration
     body = [helper.make_node("Sub", ["p", "q"], ["r"])]

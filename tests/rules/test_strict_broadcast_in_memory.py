@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 from sonnx.base.verdict import Status
@@ -16,6 +17,8 @@ from sonnx.loader.writer import model_bytes
 from sonnx.model.graph import Tensor, TensorType, make_graph
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from tests.common.rulekit import data, run
+
+pytestmark = pytest.mark.rule("STRICT-BROADCAST")
 
 ID = "STRICT-BROADCAST"
 STRICT = CheckConfig(profile=PROFILE_STRICT)

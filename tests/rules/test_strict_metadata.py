@@ -17,6 +17,8 @@ from sonnx.model.metadata import DEFAULT_REQUIRED, EXECUTION_ORDER, OrderError, 
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from tests.common.rulekit import data, model, run
 
+pytestmark = pytest.mark.rule("STRICT-METADATA")
+
 ID = "STRICT-METADATA"
 STRICT = CheckConfig(profile=PROFILE_STRICT)
 

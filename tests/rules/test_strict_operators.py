@@ -15,6 +15,8 @@ from sonnx.rules.base import PROFILE_STRICT, CheckConfig
 from sonnx.rules.strict_operators import SONNX_OPERATORS, operator_set_data
 from tests.common.rulekit import data, model, run
 
+pytestmark = pytest.mark.rule("STRICT-OPERATORS")
+
 ID = "STRICT-OPERATORS"
 
 GROUP_LIST = (

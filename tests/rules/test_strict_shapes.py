@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sonnx.base.verdict import Status
 from sonnx.model.graph import Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from tests.common.rulekit import data, model, run
+
+pytestmark = pytest.mark.rule("STRICT-SHAPES")
 
 STATIC = TensorType("tensor", 1, (1, 3))
 

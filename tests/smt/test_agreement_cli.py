@@ -45,6 +45,7 @@ def test_combine_rules() -> None:
     assert [v.engine for v in only] == ["smt/search", "smt/search", "smt", "smt"] and len(extra2) == 1
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 def test_engine_smt_keeps_the_profile_severity() -> None:
     # GRAPH-ARITY is a warning in the sonnx profile; the encoding, which knows no profile, must not make it an
     # error (cnn_block's MaxPool leaves its optional Indices out)
@@ -57,6 +58,7 @@ def test_engine_smt_keeps_the_profile_severity() -> None:
     assert code == 1 and v["severity"] == "error"
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")
 def test_default_engine_is_both_and_reports_solver_parameters() -> None:
     code, out, _ = call("--json", str(EXAMPLES / "seed001_example.onnx"))
     assert code == 1
@@ -99,6 +101,7 @@ def test_engine_direct_runs_no_solver() -> None:
     assert {v["engine"] for v in m["verdicts"]} == {"direct"}
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_engine_smt_gives_smt_verdicts() -> None:
     code, out, _ = call("--json", "--engine", "smt", str(EXAMPLES / "acyclic_cycle.onnx"))
     m = json.loads(out)["models"][0]
@@ -107,6 +110,7 @@ def test_engine_smt_gives_smt_verdicts() -> None:
     assert cyc["engine"] == "smt" and cyc["status"] == "VIOLATED" and cyc["witness"]["mode"] == "search"
 
 
+@pytest.mark.rule("GRAPH-C2")
 def test_disagreement_is_a_tool_error_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     real = smt_pkg.run_smt
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from sonnx.base.verdict import Status
 from tests.common.smtkit import disagreements, g, model
+
+pytestmark = pytest.mark.rule("GRAPH-C2")
 
 
 def test_a_graph_without_operations() -> None:

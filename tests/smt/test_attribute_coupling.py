@@ -34,6 +34,7 @@ LOWER = _model([op("Conv", ["x", "w"], ["y"], name="c", auto_pad="same_upper")],
 AUTO_PAD = "attribute 'auto_pad' = 'same_upper' is outside its definition"
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 @pytest.mark.parametrize("mode", MODES)
 def test_an_attribute_outside_its_definition_makes_r2_and_determinism_unknown(mode: str) -> None:
     for verdicts in (direct(LOWER), smt(LOWER, mode)):
@@ -45,6 +46,7 @@ def test_an_attribute_outside_its_definition_makes_r2_and_determinism_unknown(mo
     assert disagreements(LOWER)[0] == []
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 def test_the_same_operation_with_a_defined_value_is_proved_in_both_engines() -> None:
     good = _model([op("Conv", ["x", "w"], ["y"], auto_pad="SAME_UPPER")], {"x": (1, 1, 4, 4), "w": (1, 1, 3, 3)})
     out, s, d = disagreements(good)
@@ -53,6 +55,7 @@ def test_the_same_operation_with_a_defined_value_is_proved_in_both_engines() -> 
     assert d["GRAPH-DETERMINISM"].status is s["GRAPH-DETERMINISM"].status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_an_open_attribute_check_also_keeps_r2_from_proved() -> None:
     m = _model([op("Softmax", ["x"], ["y"], axis=1)], {"x": None})
     out, s, d = disagreements(m)
@@ -62,6 +65,7 @@ def test_an_open_attribute_check_also_keeps_r2_from_proved() -> None:
     assert bare(s["GRAPH-R2"].reason) == d["GRAPH-R2"].reason
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_the_table_overrides_the_attribute_unless_it_says_nondeterministic() -> None:
     # TopK with sorted=2: the table reads "sorted is not 0" (deterministic), but 2 is no value of the flag
     topk = _model([op("TopK", ["x", "k"], ["y", "i"], sorted=2)], {"x": (2, 3), "k": (1,)})
@@ -74,6 +78,7 @@ def test_the_table_overrides_the_attribute_unless_it_says_nondeterministic() -> 
     assert "attribute 'sorted' = 2" in (direct(topk)["GRAPH-R2"].reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_operations_with_different_attribute_reasons_keep_their_own_reasons() -> None:
     # the SMT engine groups operations by their facts: two problems, two reasons, in both engines
     ops = [
@@ -87,6 +92,7 @@ def test_operations_with_different_attribute_reasons_keep_their_own_reasons() ->
     assert (d.reason or "").startswith("determinism of 2 operation(s) not established")
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_an_attribute_problem_in_a_nested_graph_reaches_the_holder() -> None:
     then_g = make_graph("t", [], ["a"], [op("Softmax", ["x"], ["a"], axis=7)])
     else_g = make_graph("e", [], ["b"], [op("Relu", ["x"], ["b"])])
@@ -99,6 +105,7 @@ def test_an_attribute_problem_in_a_nested_graph_reaches_the_holder() -> None:
     assert "nested graph" in (d["GRAPH-DETERMINISM"].reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_mistyped_attribute_is_named_in_both_engines() -> None:
     bad = op("Softmax", ["x"], ["y"])._replace(attributes=(Attribute("axis", "FLOAT", 1.0),))
     m = _model([bad], {"x": (2, 3)})

@@ -118,6 +118,7 @@ def test_no_rank_certificate_is_accepted_for_a_cycle() -> None:
     assert v.status is Status.UNKNOWN, v
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_a_claimed_cycle_that_is_not_one_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     m = cyclic()
     assert smt(m, "certificate")["GRAPH-ACYCLIC"].status is Status.VIOLATED
@@ -179,6 +180,7 @@ def test_each_written_tensor_must_name_its_own_write(name: str, other: str) -> N
     assert drive(graph_c3.check_certificate(facts, {0: right}), ST).verdict.status is Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 @pytest.mark.parametrize("rule", ["GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE"])
 def test_a_certificate_without_a_record_names_what_is_missing(rule: str) -> None:
     """A record left out of a certificate is a tool defect, and the reason says which record (not a KeyError)."""
@@ -203,6 +205,7 @@ def test_a_certificate_without_a_record_names_what_is_missing(rule: str) -> None
     assert v.reason == f"{reason} (a tool defect) [smt/certificate]", v.reason
 
 
+@pytest.mark.rule("GRAPH-C3")
 def test_equal_times_cannot_justify_a_cycle() -> None:
     """A cycle does not support itself: an operation must fire strictly after what it reads is defined."""
     facts = model_facts(cyclic())
@@ -220,6 +223,7 @@ def _c3_model() -> Model:
     return model(g(["x"], ["z", "y"], [op("Relu", ("x",), ("y",)), op("Neg", ("ghost",), ("z",), "neg")]))
 
 
+@pytest.mark.rule("GRAPH-C3")
 def test_right_never_defined_set_confirms_the_violation() -> None:
     v = smt(_c3_model(), "certificate")["GRAPH-C3"]
     assert v.status is Status.VIOLATED
@@ -291,6 +295,7 @@ def test_wrong_distance_certificate_is_rejected(wrong: str) -> None:
     assert rejected(drive(graph_r1_transitive.check_certificate(facts, {0: d}), ST).verdict)
 
 
+@pytest.mark.rule("GRAPH-R1-TRANSITIVE")
 def test_equal_distances_cannot_make_a_cut_off_cycle_contribute() -> None:
     """Each step of a distance certificate must get strictly closer to an output."""
     ops = [op("Relu", ("x",), ("y",)), op("Add", ("x", "b"), ("a",), "add"), op("Neg", ("a",), ("b",), "neg")]
@@ -321,6 +326,7 @@ LISTS = pytest.mark.parametrize(
 """The two rules whose violation is a list of operations (dead, non-contributing), with the producer of the list."""
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 @LISTS
 def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, rule: str, monkeypatch: Any) -> None:
     m = _dead_model()
@@ -337,6 +343,7 @@ def test_a_live_operation_claimed_dead_is_rejected(module: Any, producer: str, r
         assert rejected(smt(m, mode)[rule])
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 @LISTS
 def test_an_empty_list_is_no_witness_of_a_violation_the_search_found(
     module: Any, producer: str, rule: str, monkeypatch: Any
@@ -377,6 +384,7 @@ def test_wrong_input_reader_certificate_is_rejected() -> None:
     assert rejected(drive(graph_c2.check_certificate(facts, {0: claims}), ST).verdict)
 
 
+@pytest.mark.rule("GRAPH-C2")
 def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     m = model(g(["x", "spare"], ["y"], [op("Relu", ("x",), ("y",))]))
     assert smt(m, "certificate")["GRAPH-C2"].status is Status.VIOLATED
@@ -392,6 +400,7 @@ def test_a_read_input_claimed_unread_is_rejected(monkeypatch: pytest.MonkeyPatch
     assert [(o.name, o.answer) for o in run.obligations if o.rule_id == "GRAPH-C2"] == [("c2.unread", "unsat")]
 
 
+@pytest.mark.rule("GRAPH-C1")
 def test_a_conflict_group_that_is_no_conflict_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     ops = [op("Relu", ("x",), ("y",), "r"), op("Neg", ("x",), ("y",), "n"), op("Abs", ("x",), ("z",))]
     m = model(g(["x"], ["y", "z"], ops))
@@ -418,6 +427,7 @@ def test_a_conflict_group_that_is_no_conflict_is_rejected(monkeypatch: pytest.Mo
 # -- large certificates are checked in parts ------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-C1")
 def test_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts of two instances: every part is solved, and a wrong instance in any part is caught."""
     from sonnx.smt import common
@@ -499,6 +509,7 @@ def test_array_steps_and_loop_steps_give_the_same_certificates(monkeypatch: pyte
         assert arrays == loops, seed
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 def test_counter_certificates_are_refuted_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts of two checks: each part holds the units of its ids, and a failing check in any part is caught."""
     from sonnx.smt import common
@@ -521,6 +532,7 @@ def test_counter_certificates_are_refuted_in_parts(monkeypatch: pytest.MonkeyPat
     assert rejected(smt(_dead_model(), "certificate")["GRAPH-R1"])
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 @LISTS
 def test_a_live_operation_of_a_branch_claimed_dead_is_rejected(
     module: Any, producer: str, rule: str, monkeypatch: Any
@@ -560,6 +572,7 @@ def test_conj_writes_full_lines_of_size_then_the_rest(size: int) -> None:
         assert conj(iter(items), size) == expected
 
 
+@pytest.mark.rule("GRAPH-C1")
 @pytest.mark.parametrize("size", [1, 2, 3, 512])
 def test_increasing_chains_hold_every_consecutive_pair_once(size: int) -> None:
     """GRAPH-C1's sorted definition ids are distinct iff each is below the next: no pair may fall between chains."""

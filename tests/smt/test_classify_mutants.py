@@ -87,6 +87,7 @@ def expect_pair(v: Verdict, expected: tuple[int, int, list[int]] | None) -> None
         assert reasons(v) == [pair(*expected)]
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("indices", "declared", "expected"),
     [
@@ -120,6 +121,7 @@ def test_scatter_nd_pairs(
     expect_pair(smt, expected)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("indices", "declared", "why"),
     [
@@ -137,6 +139,7 @@ def test_scatter_nd_unknown(indices: Any, declared: tuple[int | str, ...] | None
     assert (smt.reason or "").startswith(f"{UNDETERMINED}indices 'idx' (defined in g), an initializer,: {DUP}")
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("outputs", [(), ("",)])
 def test_scatter_nd_data_shape_is_read_from_the_data_input_not_the_outputs(outputs: tuple[str, ...]) -> None:
     # an operation without outputs, or whose output is omitted, still has a data input of declared shape
@@ -144,6 +147,7 @@ def test_scatter_nd_data_shape_is_read_from_the_data_input_not_the_outputs(outpu
     assert reasons(smt) == [pair(0, 1, [2])]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_wrong_untrusted_pair_is_never_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
     # the pair named in the witness is proposed outside the solver and checked by it: a pair of entries that
     # differ makes the violation obligation unsat, whatever the formula says of the indices
@@ -159,6 +163,7 @@ def test_a_wrong_untrusted_pair_is_never_a_violation(monkeypatch: pytest.MonkeyP
     assert smt.status is Status.UNKNOWN, smt
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_wrong_pair_of_equal_positions_is_rejected_too(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scatter_terms, "_pair", lambda *args: (1, 1, [0]))
     smt = {v.rule_id: v for v in run_smt(scatter("ScatterND", [[1], [1], [0]])).verdicts}[ID]
@@ -168,6 +173,7 @@ def test_a_wrong_pair_of_equal_positions_is_rejected_too(monkeypatch: pytest.Mon
 # -- ScatterElements ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("indices", "axis", "declared", "expected"),
     [
@@ -199,6 +205,7 @@ def test_scatter_elements_pairs(
     expect_pair(smt, expected)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("indices", "axis", "declared", "why"),
     [
@@ -219,6 +226,7 @@ def test_scatter_elements_unknown(indices: Any, axis: int, declared: tuple[int |
     assert (smt.reason or "").startswith(f"{UNDETERMINED}indices 'idx' (defined in g), an initializer,: {DUP}")
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize("declared", [None, ()])
 def test_scatter_elements_with_a_scalar_index_on_scalar_data_is_unknown_in_both(
     declared: tuple[int, ...] | None
@@ -229,6 +237,7 @@ def test_scatter_elements_with_a_scalar_index_on_scalar_data_is_unknown_in_both(
     assert smt.status is Status.UNKNOWN and "attribute 'axis' = 0 is outside its definition" in (direct.reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_elements_without_indices_values_is_unknown_in_both() -> None:
     s = op("ScatterElements", ["data", "idx", "upd"], ["y"], name="s", axis=1)
     _direct, smt = both(model(make_graph("g", ["data", "idx", "upd"], ["y"], [s]), 18))
@@ -243,6 +252,7 @@ def dropout(value: Any, data_type: int) -> Model:
     return model(make_graph("g", ["x"], ["y"], [d], tensors(init("t", value, data_type))), 13)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("value", "data_type", "expected"),
     [
@@ -272,6 +282,7 @@ def mod(divisor: Any, data_type: int) -> Model:
                             tensors(init("d", divisor, data_type))))
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("divisor", "data_type", "expected"),
     [
@@ -294,6 +305,7 @@ def test_mod_divisors(divisor: Any, data_type: int, expected: Status) -> None:
     assert smt.status is expected
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_mod_divisor_given_at_run_time_or_omitted_is_unknown() -> None:
     g = make_graph("g", ["x", "d"], ["y"], [op("Mod", ["x", "d"], ["y"])])
     _direct, smt = both(model(g))
@@ -314,6 +326,7 @@ def cast(values: Any, data_type: int) -> Model:
     return model(make_graph("g", [], ["y"], [c], tensors(init("x", values, data_type))), 24)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("values", "data_type", "expected"),
     [
@@ -332,6 +345,7 @@ def test_cast_to_e8m0_values(values: Any, data_type: int, expected: Status) -> N
     assert smt.status is expected
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_cast_to_e8m0_of_a_run_time_value_is_unknown() -> None:
     c = op("Cast", ["x"], ["y"], to=TensorProto.FLOAT8E8M0)
     _direct, smt = both(model(make_graph("g", ["x"], ["y"], [c]), 24))
@@ -341,6 +355,7 @@ def test_cast_to_e8m0_of_a_run_time_value_is_unknown() -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("inputs", [[], [""]])
 def test_cast_to_e8m0_of_an_omitted_input_is_unknown_in_both(inputs: list[str]) -> None:
     # before: a Cast without inputs made the direct rule raise (IndexError)
@@ -362,6 +377,7 @@ def target(elem_type: int | None) -> Tensor:
     return Tensor("t", None if elem_type is None else TensorType("tensor", elem_type, (1,)), None)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("model_", "expected"),
     [
@@ -382,6 +398,7 @@ def test_castlike_target_types(model_: Model, expected: Status) -> None:
         assert "CastLike's target type is not established" in (direct.reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_castlike_to_e8m0_of_a_run_time_input_is_unknown() -> None:
     c = op("CastLike", ["x", "t"], ["y"])
     g = make_graph("g", ["x", "t"], ["y"], [c], tensors(target(TensorProto.FLOAT8E8M0)))
@@ -392,6 +409,7 @@ def test_castlike_to_e8m0_of_a_run_time_input_is_unknown() -> None:
 # -- regressions found by this campaign ------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("axis", [1.0, "1", "x"])
 def test_scatter_elements_whose_axis_is_not_an_int_is_unknown_in_both(axis: object) -> None:
     # before: the direct rule read int(value) (an internal error on "x") and the SMT side read axis 0, so the
@@ -407,6 +425,7 @@ def test_scatter_elements_whose_axis_is_not_an_int_is_unknown_in_both(axis: obje
     assert (smt.reason or "").startswith(f"{UNDETERMINED}{what}; {scatter_terms.AXIS_NOT_INT}: {DUP}")
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize("axis", [5, -3, 1.0])
 def test_a_single_scatter_elements_index_is_unknown_in_both_whatever_its_axis(axis: object) -> None:
     # before: the SMT side gave UNKNOWN for a 0-D index with an axis outside [-1, 0], the direct rule PROVED; now
@@ -451,6 +470,7 @@ def codes(text: str, what: str) -> dict[str, str]:
     return {name: code for code, name in (p.split(" ", 1) for p in line.split(": ", 1)[1].split(", "))}
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize(
     ("attrs", "rd"),
     [({"axis": 0}, "0"), ({"axis": 0, "reduction": "none"}, "1"), ({"axis": 0, "reduction": "add"}, "2")],
@@ -462,6 +482,7 @@ def test_reduction_fact(attrs: dict[str, Any], rd: str) -> None:
     assert codes(text, "domain")["ai.onnx"] == facts["d"]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_reduction_none_as_bytes_is_no_reduction_in_both() -> None:
     s = Operation("ScatterND", "", "s", ("data", "idx", "upd"), ("y",), (Attribute("reduction", "STRING", b"none"),))
     ts = tensors(init("idx", np.asarray([[1], [1]], dtype=np.int64), 7))
@@ -469,6 +490,7 @@ def test_reduction_none_as_bytes_is_no_reduction_in_both() -> None:
     assert smt.status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize(
     ("o", "opset", "expected"),
     [
@@ -493,11 +515,13 @@ def test_attribute_facts(o: Operation, opset: int, expected: dict[str, Any]) -> 
     assert codes(text, "operator")[o.operator] == facts["p"]
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 def test_castlike_target_fact() -> None:
     facts, _ = facts_of(castlike(target(TensorProto.FLOAT16)))
     assert facts["et"] == str(TensorProto.FLOAT16)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_codes_of_other_domains_and_operators() -> None:
     ops = [
         op("Zeta", ["x"], ["a"], domain="b.vendor"),
@@ -511,6 +535,7 @@ def test_codes_of_other_domains_and_operators() -> None:
     assert list(opers.items())[-3:] == [("Abs", str(n + 1)), ("Alpha", str(n + 2)), ("Zeta", str(n + 3))]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_an_omitted_data_input_has_no_declared_shape_in_both() -> None:
     # before: the direct rule read the shape of a value declared with the empty name (a file may declare one)
     # for an omitted data input, the SMT side did not, and the verdicts were VIOLATED and UNKNOWN
@@ -524,6 +549,7 @@ def test_an_omitted_data_input_has_no_declared_shape_in_both() -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scatter_of_opset_10_pairs_in_both() -> None:
     m = dataclasses.replace(scatter("Scatter", [[1, 1]], axis=1), opset_imports={"": 10})
     _direct, smt = both(m, same_reasons=True)
@@ -532,6 +558,7 @@ def test_scatter_of_opset_10_pairs_in_both() -> None:
     assert reasons(smt) == [pair(0, 1, [0, 1]).replace(DUP, reason)]
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     "o", [op("RandomNormal", [], ["y"], name="r", shape=(2,)), op("Bernoulli", ["x"], ["y"], name="r")]
 )
@@ -540,6 +567,7 @@ def test_the_first_and_other_table_entries_give_their_reason(o: Operation) -> No
     assert reasons(smt) == [next(e.reason for e in table.TABLE if e.operator == o.operator)]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_the_last_table_entry_gives_its_reason() -> None:
     last = table.TABLE[-1]
     assert last.operator == "CastLike"
@@ -547,6 +575,7 @@ def test_the_last_table_entry_gives_its_reason() -> None:
     assert reasons(smt) == [f"input 'x' (defined in g), an initializer,: {last.reason}"]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_disagreeing_versions_reason_in_smt() -> None:
     m = model(make_graph("g", ["x"], ["y"], [op("Dropout", ["x"], ["y"], is_test=1)]), opset_imports={})
     _direct, smt = both(m)
@@ -555,6 +584,7 @@ def test_disagreeing_versions_reason_in_smt() -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 def test_codes_of_the_table_come_first_in_table_order() -> None:
     _, text = facts_of(scatter("ScatterND", [[0]]))
     names = list(dict.fromkeys(e.operator for e in table.TABLE))
@@ -563,6 +593,7 @@ def test_codes_of_the_table_come_first_in_table_order() -> None:
     assert list(codes(text, "domain").items())[:3] == domains
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 def test_the_obligation_comments_name_the_table_and_the_code() -> None:
     _, text = facts_of(scatter("ScatterND", [[0]]))
     line = next(x for x in text.splitlines() if x.startswith("; the determinism table ("))
@@ -573,6 +604,7 @@ def test_the_obligation_comments_name_the_table_and_the_code() -> None:
     assert (graph_r2.DET, graph_r2.UNK, graph_r2.NONDET) == (0, 1, 2)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("o", "opset", "why"),
     [
@@ -600,6 +632,7 @@ def all_facts(m: Model) -> list[dict[str, Any]]:
     return out
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     "ops",
     [
@@ -614,6 +647,7 @@ def test_an_operation_after_a_deterministic_one_gets_its_own_class(ops: list[Ope
     assert smt.status is not Status.PROVED
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
 @pytest.mark.parametrize("first_given", [False, True])
 def test_scan_8_instances_follow_the_given_first_input(first_given: bool) -> None:
     # Scan without attributes (its body missing): only whether sequence_lens is given decides its class
@@ -629,6 +663,7 @@ def test_scan_8_instances_follow_the_given_first_input(first_given: bool) -> Non
         assert seq in reason and "attribute 'body' = absent is outside its definition (required)" in reason, v
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("inputs", "flags"),
     [
@@ -653,6 +688,7 @@ def test_operations_that_differ_in_given_inputs_get_their_own_facts(
 STRINGS = np.array(["a", "b"], dtype=object)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(
     ("m", "why"),
     [
@@ -674,6 +710,7 @@ def test_a_constant_that_does_not_hold_numbers_is_unknown_in_both(m: Model, why:
     assert why in (direct.reason or "")
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_a_stray_axis_on_scatter_nd_is_not_in_its_reason() -> None:
     # ScatterND has no axis: an attribute of that name, of any type, is not read
     direct, smt = both(scatter("ScatterND", [[-1], [2]], axis="x"))
@@ -681,6 +718,7 @@ def test_a_stray_axis_on_scatter_nd_is_not_in_its_reason() -> None:
     assert (smt.reason or "").startswith(f"{UNDETERMINED}indices 'idx' (defined in g), an initializer,: {DUP}")
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("to", [None, "FLOAT8E8M0"])
 def test_the_smt_reason_of_a_cast_whose_to_is_not_known(to: str | None) -> None:
     cast = op("Cast", ["x"], ["y"], **({} if to is None else {"to": to}))
@@ -691,6 +729,7 @@ def test_the_smt_reason_of_a_cast_whose_to_is_not_known(to: str | None) -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_the_smt_reason_of_a_castlike_without_an_established_target_says_why() -> None:
     _direct, smt = both(castlike(target(None)))
     reason = next(e.reason for e in table.TABLE if e.operator == "CastLike")
@@ -698,6 +737,7 @@ def test_the_smt_reason_of_a_castlike_without_an_established_target_says_why() -
     assert (smt.reason or "").startswith(f"{UNDETERMINED}{why}: {reason}")
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("empty_first", [True, False])
 def test_an_operator_named_like_its_domain_shares_no_instance(empty_first: bool) -> None:
     # an operation of the default domain whose operator name is empty, and a Relu: one unknown, one deterministic
@@ -707,6 +747,7 @@ def test_an_operator_named_like_its_domain_shares_no_instance(empty_first: bool)
         assert (v.reason or "").startswith(UNDETERMINED), v
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("vendor_first", [True, False])
 def test_operators_of_two_domains_share_no_instance(vendor_first: bool) -> None:
     vendor, default = op("Relu", ["x"], ["a"], domain="com.vendor"), op("Relu", ["x"], ["y"])
@@ -715,6 +756,7 @@ def test_operators_of_two_domains_share_no_instance(vendor_first: bool) -> None:
         assert (v.reason or "").startswith(UNDETERMINED), v
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_scan_8_without_an_opset_import_disagrees_with_the_later_versions() -> None:
     # only version 8 of the candidates (8, 9, 11, ...) has an entry: the first version alone disagrees
     scan = op("Scan", ["lens"], ["a"])
@@ -724,6 +766,7 @@ def test_scan_8_without_an_opset_import_disagrees_with_the_later_versions() -> N
         ), v
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_two_operations_with_a_value_condition_are_classified_apart() -> None:
     ops = [op("Mod", ["x", "d1"], ["a"], name="m1"), op("Mod", ["a", "d2"], ["y"], name="m2")]
     ts = tensors(init("d1", np.asarray([1], dtype=np.int64), 7), init("d2", np.asarray([0], dtype=np.int64), 7))
@@ -731,12 +774,14 @@ def test_two_operations_with_a_value_condition_are_classified_apart() -> None:
     assert [f["operation"] for f in data(smt)["nondeterministic"]] == ["Mod:m2"]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_an_attribute_less_operation_after_one_with_attributes_gets_its_own_class() -> None:
     ops = [op("TopK", ["x", "k"], ["a", "i"], name="t1", sorted=0), op("TopK", ["a", "k"], ["y", "j"], name="t2")]
     _direct, smt = both(model(make_graph("g", ["x", "k"], ["y"], ops)))
     assert [f["operation"] for f in data(smt)["nondeterministic"]] == ["TopK:t1"]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_castlike_of_another_domain_keeps_its_own_target_type() -> None:
     ops = [op("CastLike", ["x", v], [o], domain="com.vendor") for v, o in (("t", "a"), ("u", "b"))]
     ts = tensors(target(TensorProto.FLOAT), Tensor("u", TensorType("tensor", TensorProto.INT8, (1,)), None))
@@ -744,6 +789,7 @@ def test_castlike_of_another_domain_keeps_its_own_target_type() -> None:
     assert [f["et"] for f in facts] == [str(TensorProto.FLOAT), str(TensorProto.INT8)]
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_an_initializer_of_a_model_loaded_without_weights_is_unread_in_both() -> None:
     m = dataclasses.replace(dropout(False, TensorProto.BOOL), weights_loaded=False)
     for v in both(m):

@@ -37,6 +37,7 @@ def _unknown(m: Model, reason: str) -> None:
     assert v.reason == f"{reason} [smt/search]", v.reason
 
 
+@pytest.mark.rule("GRAPH-C1", "GRAPH-DETERMINISM")
 def test_a_model_breaking_graph_c1_is_unknown_for_that_reason() -> None:
     ops = [Operation("Relu", "", "a", ("x",), ("y",)), Operation("Neg", "", "b", ("x",), ("y",))]
     _unknown(
@@ -45,6 +46,7 @@ def test_a_model_breaking_graph_c1_is_unknown_for_that_reason() -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")
 def test_a_cyclic_model_is_unknown_for_that_reason() -> None:
     ops = [Operation("Relu", "", "a", ("z",), ("y",)), Operation("Neg", "", "b", ("y",), ("z",))]
     _unknown(
@@ -53,6 +55,7 @@ def test_a_cyclic_model_is_unknown_for_that_reason() -> None:
     )
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 def test_without_graph_r2_classes_the_rule_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-R2's obligation left unanswered: no class is known, so no source either."""
     from sonnx.smt.encodings import graph_r2
@@ -71,6 +74,7 @@ def test_without_graph_r2_classes_the_rule_is_unknown(monkeypatch: pytest.Monkey
     _unknown(m, "the classification of the operations is not known (GRAPH-R2)")
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_no_dependency_order_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     from sonnx.smt.encodings import graph_determinism
 
@@ -79,6 +83,7 @@ def test_no_dependency_order_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -
     _unknown(m, "no dependency order found for graph g (a tool defect)")
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_an_unanswered_recheck_of_a_differing_output_is_unknown_with_its_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -90,6 +95,7 @@ def test_an_unanswered_recheck_of_a_differing_output_is_unknown_with_its_reason(
     _unknown(_random(), "withheld by the test")
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_an_operation_of_unknown_determinism_reaching_an_output() -> None:
     m = model(g(["x"], ["y"], [Operation("Mystery", "com.acme", "m", ("x",), ("y",))]))
     _unknown(m, "an operation of unknown determinism may reach an output")
@@ -106,6 +112,7 @@ RANDOM = Operation("RandomNormalLike", "", "rn", ("x",), ("h",))
 MYSTERY = Operation("Mystery", "com.acme", "m", ("x",), ("h",))
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_no_dependency_order_for_the_main_graph_keeps_the_branches_obligations(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -123,6 +130,7 @@ def test_no_dependency_order_for_the_main_graph_keeps_the_branches_obligations(
     assert [ob.name for ob in run.obligations if ob.rule_id == ID] == ["determinism.scope2"]
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 @pytest.mark.parametrize(
     ("then_ops", "else_ops"), [([RANDOM], [MYSTERY]), ([MYSTERY], [RANDOM])], ids=["random-then", "random-else"]
 )
@@ -137,6 +145,7 @@ def test_a_nondeterministic_branch_outweighs_an_unknown_one(
     assert direct(m)[ID].status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_every_unknown_reason_names_the_search_mode() -> None:
     """GRAPH-DETERMINISM is always decided in search mode, in certificate mode too (module docstring)."""
     m = model(g(["x"], ["y"], [Operation("Mystery", "com.acme", "m", ("x",), ("y",))]))

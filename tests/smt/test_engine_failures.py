@@ -53,6 +53,7 @@ CASES = [
 ]
 
 
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C2")
 @pytest.mark.parametrize("mode", ["search", "certificate"])
 @pytest.mark.parametrize(("prove", "reason"), CASES, ids=["raises", "recursion", "not-a-result", "other-rule"])
 def test_a_failing_encoding_is_unknown_for_its_rule_alone(
@@ -76,6 +77,7 @@ def test_every_rule_has_its_timing() -> None:
 # -- the solving the engine hands its obligations to --------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_a_worker_function_that_raises_in_this_process_is_unknown_for_its_rule() -> None:
     """With one job the worker function runs in this process; if it raises, its obligation is not established."""
     from sonnx.smt.pool import Solving
@@ -90,6 +92,7 @@ def test_a_worker_function_that_raises_in_this_process_is_unknown_for_its_rule()
     assert v.reason == "the solver's worker failed: RuntimeError: planted failure in the worker [smt/certificate]"
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_only_cycle_obligations_go_to_the_difference_logic_solver() -> None:
     """The engine marks each job: difference logic for GRAPH-ACYCLIC's claimed cycles, not for the others."""
     from sonnx.smt.pool import Job, Reply, Solving, solve_job

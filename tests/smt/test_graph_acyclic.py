@@ -8,6 +8,8 @@ from sonnx.base.verdict import Status
 from sonnx.smt import cycles
 from tests.common.smtkit import MODES, g, model, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-ACYCLIC")
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_acyclic_proved_for_an_unsorted_dag(mode: str) -> None:

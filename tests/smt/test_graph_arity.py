@@ -10,6 +10,8 @@ from sonnx.base.verdict import Status
 from sonnx.model.graph import Operation
 from tests.common.smtkit import MODES, direct, g, model, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-ARITY")
+
 
 def _left_out(v: object) -> list[tuple[str, list[int], list[int]]]:
     from sonnx.base.verdict import Verdict

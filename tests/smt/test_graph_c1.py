@@ -10,6 +10,8 @@ from sonnx.base.verdict import Status
 from sonnx.model.graph import make_operation
 from tests.common.smtkit import MODES, direct, g, model, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-C1")
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_single_assignment(mode: str) -> None:

@@ -8,6 +8,8 @@ from sonnx.base.verdict import Status
 from sonnx.model.graph import make_operation
 from tests.common.smtkit import MODES, direct, g, model, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-C2")
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_input_usage(mode: str) -> None:

@@ -10,6 +10,8 @@ from sonnx.smt.encodings import graph_c3
 from sonnx.smt.facts import model_facts
 from tests.common.smtkit import MODES, disagreements, g, model, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-C3")
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_completeness(mode: str) -> None:

@@ -10,6 +10,7 @@ from sonnx.smt.facts import model_facts
 from tests.common.smtkit import MODES, direct, g, model, op, smt
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 def test_r2_and_graph_determinism_are_separate_findings() -> None:
     # a random operation feeding only a dead node: R2 fails, the graph is still deterministic
     ops = [
@@ -35,6 +36,7 @@ def test_r2_and_graph_determinism_are_separate_findings() -> None:
     assert [s["operation"] for s in d["path"]] == ["RandomUniformLike:rnd", "Neg:neg", "Add:add"]
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 @pytest.mark.parametrize("mode", MODES)
 def test_the_determinism_path_follows_the_tensors_the_source_writes(mode: str) -> None:
     """Each step of the witness's path names a tensor its operation writes and the next one reads: here the
@@ -52,6 +54,7 @@ def test_the_determinism_path_follows_the_tensors_the_source_writes(mode: str) -
         assert [(s["operation"], s["tensor"]) for s in path] == [("RandomUniformLike:rnd", "r"), ("Add:add", "y")]
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_nondeterministic_branch_makes_the_if_a_source() -> None:
     then_g = g([], ["h"], [op("RandomNormalLike", ("x",), ("h",), "rn")])
     else_g = g([], ["k"], [op("Identity", ("x",), ("k",))])
@@ -62,6 +65,7 @@ def test_nondeterministic_branch_makes_the_if_a_source() -> None:
     assert v.witness.data["nested"][0]["source"]["operation"] == "RandomNormalLike:rn"
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_two_run_obligation_in_parts_of_whole_components(monkeypatch: pytest.MonkeyPatch) -> None:
     """Parts of whole weakly connected components give the verdict and witness of one obligation."""
     from sonnx.smt import common, run_smt
@@ -88,6 +92,7 @@ def test_two_run_obligation_in_parts_of_whole_components(monkeypatch: pytest.Mon
     assert answers == ["unsat", "sat", "unsat", "sat"], answers
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_each_part_of_the_two_run_obligation_declares_what_its_operations_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -121,6 +126,7 @@ def test_each_part_of_the_two_run_obligation_declares_what_its_operations_read(
     assert [s["operation"] for s in v.witness.data["path"]] == ["RandomUniformLike:rnd", "Abs:abs"]
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 @pytest.mark.parametrize("mode", MODES)
 def test_a_random_value_captured_by_a_branch_makes_the_if_run_dependent(mode: str) -> None:
     """The If reads the random tensor only through its branch (a capture, no read fact of its own).
@@ -139,6 +145,7 @@ def test_a_random_value_captured_by_a_branch_makes_the_if_run_dependent(mode: st
     assert direct(m)["GRAPH-DETERMINISM"].status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_an_over_approximating_run_dependence_proposal_changes_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     """Which tensors get a value per run is proposed outside the solver (``run_dependent``); too many costs nothing.
 
@@ -165,6 +172,7 @@ def test_an_over_approximating_run_dependence_proposal_changes_no_verdict(monkey
     assert honest[1].witness.data["output"] == "s"
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_an_under_approximating_run_dependence_proposal_is_refused_by_z3(monkeypatch: pytest.MonkeyPatch) -> None:
     """Too few run-dependent tensors: a run-independent definition names a per-run value, z3 refuses the script.
 

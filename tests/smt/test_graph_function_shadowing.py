@@ -7,6 +7,8 @@ import pytest
 from sonnx.base.verdict import Status
 from tests.common.smtkit import MODES, g, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_function_shadowing(mode: str) -> None:

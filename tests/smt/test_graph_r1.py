@@ -10,6 +10,7 @@ from sonnx.smt.facts import model_facts
 from tests.common.smtkit import MODES, g, model, op, smt
 
 
+@pytest.mark.rule("GRAPH-R1")
 @pytest.mark.parametrize("mode", MODES)
 def test_dead_operation_beside_a_nested_graph_without_one(mode: str) -> None:
     then_g = g([], ["h"], [op("Identity", ("x",), ("h",))])
@@ -21,6 +22,7 @@ def test_dead_operation_beside_a_nested_graph_without_one(mode: str) -> None:
     assert [d["operation"] for d in v.witness.data["dead"]] == ["Relu:dead"]
 
 
+@pytest.mark.rule("GRAPH-R1")
 @pytest.mark.parametrize("mode", MODES)
 def test_dead_operation_inside_a_branch(mode: str) -> None:
     # its global id is the branch's base plus its local index: the list must mark that operation
@@ -33,6 +35,7 @@ def test_dead_operation_inside_a_branch(mode: str) -> None:
     assert [(d["scope"], d["operation"]) for d in v.witness.data["dead"]] == [("g/If:if.then_branch", "Neg:dead")]
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 def test_the_operation_facts_name_every_operation_of_every_scope_once() -> None:
     """GRAPH-R1's and GRAPH-R1-TRANSITIVE's ``(op o)`` facts: one per operation, nested graphs' included, none
     twice (a nested scope's numbers start at its ``op_base``)."""

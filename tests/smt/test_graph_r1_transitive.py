@@ -7,6 +7,8 @@ import pytest
 from sonnx.base.verdict import Status
 from tests.common.smtkit import MODES, g, model, op, smt
 
+pytestmark = pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
+
 
 @pytest.mark.parametrize("mode", MODES)
 def test_dead_nodes_and_transitive(mode: str) -> None:

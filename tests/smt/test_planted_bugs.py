@@ -42,6 +42,7 @@ def smt_verdict(m: Model, rule: str, mode: str = "search") -> Verdict:
 # -- contribution through any output --------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 def test_an_operation_contributes_through_its_second_output() -> None:
     """Kills: contribution counted only through an operation's first output."""
     split = op("Split", ("x",), ("a", "b"), "split")
@@ -54,6 +55,7 @@ def test_an_operation_contributes_through_its_second_output() -> None:
     all_are(m2, "GRAPH-R1", Status.PROVED)
 
 
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 def test_an_operation_whose_outputs_are_all_unused_does_not_contribute() -> None:
     """The counterpart: with neither output used the Split is dead (so the previous test can fail)."""
     split = op("Split", ("x",), ("a", "b"), "split")
@@ -72,6 +74,7 @@ def _if_model(then_ops: list[Operation], then_out: str) -> Model:
     return model(g(["x", "c"], ["y"], [if_op]))
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 def test_unknown_determinism_in_a_branch_makes_the_graph_unknown() -> None:
     """Kills: UNKNOWN from a nested graph not propagated to the operation holding it."""
     mystery = Operation("Mystery", "com.acme", "m", ("x",), ("h",))
@@ -88,6 +91,7 @@ def test_unknown_determinism_in_a_branch_makes_the_graph_unknown() -> None:
 # -- every graph output is compared ---------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-DETERMINISM")
 @pytest.mark.parametrize("mode", MODES)
 def test_determinism_compares_every_graph_output(mode: str) -> None:
     """Kills: only the first graph output compared between the two runs."""
@@ -108,6 +112,7 @@ def test_determinism_compares_every_graph_output(mode: str) -> None:
 # -- R2 conditions -------------------------------------------------------------------------------
 
 
+@pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
 @pytest.mark.parametrize(("sorted_attr", "expected"), [(0, Status.VIOLATED), (1, Status.PROVED), (None, Status.PROVED)])
 def test_topk_is_nondeterministic_exactly_when_unsorted(sorted_attr: int | None, expected: Status) -> None:
     """Kills: the TopK ``sorted`` test flipped (or dropped)."""
@@ -118,6 +123,7 @@ def test_topk_is_nondeterministic_exactly_when_unsorted(sorted_attr: int | None,
     all_are(m, "GRAPH-DETERMINISM", expected)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize(("is_test", "expected"), [(1, Status.PROVED), (0, Status.VIOLATED), (None, Status.VIOLATED)])
 def test_dropout_6_is_inference_only_with_a_nonzero_is_test(is_test: int | None, expected: Status) -> None:
     """Kills: any ``is_test`` value (0 included) counted as inference."""
@@ -131,6 +137,7 @@ def _dropout_13(inputs: list[str], inits: dict[str, Any]) -> Model:
     return model(g(inputs, ["y"], ops, inits), opset=13)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_training_mode_from_a_graph_input_is_a_run_time_value() -> None:
     """Kills: the training-mode-from-graph-input check dropped.
 
@@ -143,6 +150,7 @@ def test_training_mode_from_a_graph_input_is_a_run_time_value() -> None:
     all_are(_dropout_13(["x"], {"t": True}), "GRAPH-R2", Status.VIOLATED)
 
 
+@pytest.mark.rule("GRAPH-R2")
 def test_training_mode_from_a_constant_operation() -> None:
     value = Attribute("value", "TENSOR", const(False))
     ops = [Operation("Constant", "", "c", (), ("t",), (value,)), op("Dropout", ("x", "", "t"), ("y",), "drop")]

@@ -126,6 +126,7 @@ def lying_ranks(real: Any) -> Any:
     return lie
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_a_rejected_part_is_the_same_part_in_both_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A wrong instance in the last part of a certificate: both runs reject it there, and record the same answers."""
     monkeypatch.setattr(graph_acyclic, "ranks_of", lying_ranks(graph_acyclic.ranks_of))
@@ -216,6 +217,7 @@ def test_closing_cancels_the_jobs_no_worker_has_started() -> None:
     assert len(futures) == 10 and any(f.cancelled() for f in futures)
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-C3", "GRAPH-R1", "GRAPH-R1-TRANSITIVE")
 def test_rlimit_exhaustion_in_a_worker_stays_unknown(tmp_path: Path) -> None:
     serial, parallel = both(dag(tmp_path / "m.onnx", 300), SolverSettings(rlimit=1))
     assert summary(parallel) == summary(serial)
@@ -226,6 +228,7 @@ def test_rlimit_exhaustion_in_a_worker_stays_unknown(tmp_path: Path) -> None:
     assert not [v for v in parallel.verdicts if v.rule_id in by_rule and v.status is Status.PROVED]
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-DETERMINISM")
 @pytest.mark.parametrize(
     ("make_worker", "reason"),
     [
@@ -253,6 +256,7 @@ def test_a_failing_worker_is_unknown_for_its_rule_alone(make_worker: Any, reason
     assert {x.status for x in others} == {Status.PROVED}, others
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_a_dying_worker_through_the_command_line_is_exit_2_without_a_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

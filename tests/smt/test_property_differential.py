@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,6 +24,8 @@ from sonnx.model.structure import scopes
 from sonnx.rules.base import CheckContext
 from sonnx.rules.graph_attributes import blocked
 from tests.common.smtkit import const, disagreements, model
+
+pytestmark = pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-R2", "GRAPH-DETERMINISM", "GRAPH-ATTRIBUTES")
 
 POOL = [f"t{i}" for i in range(6)]
 KINDS = ["Add", "Relu", "Neg", "RandomUniformLike", "Mystery"]

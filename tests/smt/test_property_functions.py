@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import onnx
+import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from onnx import helper
@@ -23,6 +24,8 @@ from sonnx.loader import load_model
 from sonnx.model.graph import Model
 
 from .test_property_differential import _check
+
+pytestmark = pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 
 FUNCS = ["F0", "F1"]
 KINDS = ["Add", "Relu", "Neg", "RandomUniformLike", *FUNCS]

@@ -18,6 +18,8 @@ from sonnx.loader import load_model
 from tests.common import shadowing as sh
 from tests.common.smtkit import disagreements, smt
 
+pytestmark = pytest.mark.rule("GRAPH-R2", "GRAPH-DETERMINISM")
+
 V, P, U = Status.VIOLATED, Status.PROVED, Status.UNKNOWN
 
 CASES: dict[str, tuple[Callable[[], onnx.ModelProto], Status, Status]] = {

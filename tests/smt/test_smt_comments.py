@@ -99,6 +99,7 @@ def test_the_parts_of_an_obligation_are_numbered_one_to_n(path: Path) -> None:
             assert f"part {k + 1} of {n}" in meaning, (base, meaning)
 
 
+@pytest.mark.rule("GRAPH-C1", "GRAPH-DETERMINISM")
 def test_some_example_is_checked_in_parts_by_every_parted_obligation() -> None:
     """The test above reaches each way of cutting an obligation: certificates (the shared cutter and
     GRAPH-C1's sorted chains), counter-certificates, and GRAPH-DETERMINISM's components."""
@@ -108,6 +109,7 @@ def test_some_example_is_checked_in_parts_by_every_parted_obligation() -> None:
     assert any(n.startswith("determinism.") for n in names), sorted(names)
 
 
+@pytest.mark.rule("GRAPH-R2")
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_numeral_is_an_integer(path: Path) -> None:
     """In both modes, and with certificates checked in parts."""

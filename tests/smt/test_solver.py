@@ -16,6 +16,7 @@ from sonnx.smt.solver import Answer, Session, model_values, recheck
 from tests.common.smtkit import g, model, smt
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-C3", "GRAPH-R1-TRANSITIVE")
 def test_rlimit_exhaustion_is_unknown_not_a_pass() -> None:
     m = model(g(["x"], ["y"], [Operation("Relu", "", "", ("x",), ("y",))]))
     verdicts = smt(m, rlimit=1)
@@ -45,6 +46,7 @@ def test_solve_reports_sat_unsat_unknown_and_exceptions() -> None:
     assert solve("(declare-fun a () Int)(assert (> (* a a) 2))", SolverSettings(rlimit=1)).result == "unknown"
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 def test_parameters_are_fixed_and_reported() -> None:
     p = settings_report(SolverSettings(seed=7, rlimit=123, search_limit=9))
     assert p == {
@@ -157,6 +159,7 @@ def test_a_failing_check_is_unknown() -> None:
     assert ans.result == "unknown" and ans.reason.startswith("z3 raised an exception")
 
 
+@pytest.mark.rule("GRAPH-ACYCLIC")
 @pytest.mark.parametrize("flag", [True, False])
 def test_a_worker_solves_with_the_arithmetic_the_job_asks_for(flag: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     """A job marked for the difference-logic solver (GRAPH-ACYCLIC's cycles) is solved with it, the others not.

@@ -130,6 +130,7 @@ def test_an_unanswered_session_check_makes_only_its_rule_unknown(
         assert v.reason == f"withheld by the test [smt/{mode}]", (k, v.reason)
 
 
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C2", "GRAPH-C3", "GRAPH-FUNCTION-SHADOWING", "GRAPH-ARITY")
 def test_the_examples_reach_every_enumerating_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """The test above is only as wide as the sessions the examples open: every enumerating rule opens one."""
     owners: set[str] = set()
@@ -143,6 +144,7 @@ def test_the_examples_reach_every_enumerating_rule(monkeypatch: pytest.MonkeyPat
     assert owners == {"GRAPH-C1", "GRAPH-C2", "GRAPH-C3", "GRAPH-ARITY", "GRAPH-FUNCTION-SHADOWING"}
 
 
+@pytest.mark.rule("GRAPH-C1")
 def test_a_conflict_group_the_session_never_refutes_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-C1 lists a group only when the session refutes it alone; if none is, UNKNOWN says it is a defect."""
     m = _load("c1_two_producers")
@@ -154,6 +156,7 @@ def test_a_conflict_group_the_session_never_refutes_is_a_tool_defect(monkeypatch
         assert v.reason == f"no conflict group was refuted on its own (a tool defect) [smt/{mode}]"
 
 
+@pytest.mark.rule("GRAPH-FUNCTION-SHADOWING")
 @pytest.mark.parametrize("w", [-1, 3, 0])
 def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-FUNCTION-SHADOWING reads the function from z3's model; one out of range, or found already, is refused.
@@ -170,6 +173,7 @@ def test_a_model_naming_no_new_function_is_a_tool_defect(w: int, monkeypatch: py
     assert v.reason == "the model of the violation names no new function (a tool defect) [smt/search]"
 
 
+@pytest.mark.rule("GRAPH-C2")
 @pytest.mark.parametrize("w", [None, -1, 0])
 def test_a_model_naming_no_new_graph_input_is_a_tool_defect(w: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-C2 reads the unused input from z3's model: none, one that is no graph input (-1), or one found
@@ -187,6 +191,7 @@ def test_a_model_naming_no_new_graph_input_is_a_tool_defect(w: int | None, monke
     assert ("GRAPH-C2", "c2.unread_input") in records, records
 
 
+@pytest.mark.rule("GRAPH-C3")
 def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-C3 reads each undefined output from z3's model; a model that shows none is refused, not listed."""
     import sonnx.smt.encodings.graph_c3 as c3
@@ -197,6 +202,7 @@ def test_a_model_showing_no_new_undefined_output_is_a_tool_defect(monkeypatch: p
     assert v.reason == "the model shows no new undefined output (a tool defect) [smt/search]"
 
 
+@pytest.mark.rule("GRAPH-ARITY")
 @pytest.mark.parametrize("lie", ["no such position", "found already"])
 def test_a_model_naming_no_new_position_is_a_tool_defect(lie: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-ARITY reads the left-out position (instance, side, position) from z3's model; one that names no
@@ -222,6 +228,7 @@ def test_a_model_naming_no_new_position_is_a_tool_defect(lie: str, monkeypatch: 
     assert _run(m, "search")["GRAPH-ARITY"].status is Status.VIOLATED
 
 
+@pytest.mark.rule("GRAPH-R1")
 def test_a_search_model_naming_a_live_operation_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
     """GRAPH-R1's search model names one dead operation, which must be in the list the rule then verifies:
     one that is not (here no operation at all) is refused under GRAPH-R1's ID."""

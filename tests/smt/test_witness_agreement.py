@@ -19,6 +19,8 @@ import pytest
 from sonnx.loader import load_model
 from tests.common.smtkit import EXAMPLES, direct, smt
 
+pytestmark = pytest.mark.rule("GRAPH-C1", "GRAPH-R2", "GRAPH-DETERMINISM")
+
 Data = dict[str, Any]
 
 
