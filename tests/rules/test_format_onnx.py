@@ -84,6 +84,19 @@ def test_strict_shape_inference_findings_are_a_witness(tmp_path: Path) -> None:
 
 
 @pytest.mark.rule("FORMAT-ONNX")
+def test_operands_of_different_types_are_refused_so_nothing_converts_implicitly(tmp_path: Path) -> None:
+    # the working group's GR3 (no implicit type conversion): an Add of FLOAT and INT64 breaks the operator's type
+    # constraint, which onnx's strict shape inference refuses; a conversion must be a Cast of its own
+    g = helper.make_graph(
+        [helper.make_node("Add", ["a", "b"], ["c"], name="add")],
+        "g", [vi("a", TensorProto.FLOAT, [2]), vi("b", TensorProto.INT64, [2])], [vi("c", TensorProto.FLOAT, [2])],
+    )
+    v = verdict(save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), tmp_path / "t.onnx"))
+    assert v.status is Status.VIOLATED  # type: ignore[attr-defined]
+    assert "inconsistent type" in v.witness.summary and v.witness.data["stage"] == "shape inference"  # type: ignore[attr-defined]
+
+
+@pytest.mark.rule("FORMAT-ONNX")
 def test_external_data_is_checked_through_the_path(tmp_path: Path) -> None:
     path = save(reshape_model(), tmp_path / "e.onnx", save_as_external_data=True, location="e.data",
                 size_threshold=0)
