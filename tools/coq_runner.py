@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "proofs" / "coq"
 BUILD = ROOT / "build" / "coq-runner"
 # The files Extract.v requires, in dependency order, then Extract.v itself.
-SOURCES = ("Semantics.v", "Termination.v", "OrderIndependence.v", "Errors.v", "Extract.v")
+SOURCES = ("Semantics.v", "Termination.v", "OrderIndependence.v", "Errors.v", "ErrorTrace.v", "Extract.v")
 DRIVER = PROJECT / "runner" / "main.ml"
 EXTRACTED = "sonnx_runner"
 TOOLS = ("coqc", "ocamlfind")

@@ -21,7 +21,7 @@
 
 From Coq Require Import List Arith.
 From Coq Require Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From SONNX Require Import Semantics Termination Errors.
+From SONNX Require Import Semantics Termination Errors ErrorTrace.
 Import ListNotations.
 
 (** ** The operator table *)
@@ -121,8 +121,16 @@ Definition fire_op (codes : list opcode) (g : graph) (s : @state nat) (i : nat) 
 Definition erun_graph (codes : list opcode) (g : graph) (inp init outer : list (nat * nat)) : @estate nat :=
   erun_fuel (ptable_interp codes) g (length (g_ops g)) (start g inp init outer).
 
+(** The same run with the state after every firing that succeeded
+    ([etrace_fuel] of [ErrorTrace.v], whose end is [erun_graph]'s and whose
+    steps are the model's file-order firings by [error_trace_correct]): the
+    driver prints those steps before [failed I]. *)
+Definition etrace_graph (codes : list opcode) (g : graph) (inp init outer : list (nat * nat))
+  : list (nat * @state nat) * @estate nat :=
+  etrace_fuel (ptable_interp codes) g (length (g_ops g)) (start g inp init outer).
+
 Definition graph_outputs (g : graph) (s : @state nat) : list (option nat) := outputs_of g s.
 
 Definition is_executable (g : graph) (s : @state nat) (i : nat) : bool := executable_b g s i.
 
-Extraction "sonnx_runner.ml" run_graph erun_graph fire_op start graph_outputs is_executable.
+Extraction "sonnx_runner.ml" run_graph erun_graph etrace_graph fire_op start graph_outputs is_executable.

@@ -108,7 +108,10 @@ Qed.
     [Q k := P k * S k = P r]: the base [Q r] and the step [Q (k + 1) -> Q k]
     for [0 <= k < r].  The induction that combines them into [Q k] for every
     [0 <= k <= r] (in particular [Q 0], which the seed's special case uses)
-    is this instance. *)
+    is this instance. The z3 module builds this theorem's two hypotheses as
+    z3 terms ([flatten_downward_induction] in [proofs/_instances.py]) and
+    cites it only while its base and step obligations conclude exactly
+    those terms from the definitions of [P] and [S]. *)
 Theorem flatten_downward_induction_instance :
   forall (P S : Z -> Z) (r : Z),
   let Q := fun k => P k * S k = P r in

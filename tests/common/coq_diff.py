@@ -12,7 +12,10 @@ dead operations, undefined and omitted inputs, captures given or not by the
 outer scope, and implicit inputs (an operation's nested graph capturing
 outer tensors, which is how the Python semantics sees them). Operations
 with the failing operator fail or not depending on values computed upstream;
-the runner then reports the failed operation (``erun_fuel`` of Errors.v).
+the runner then reports the state after each firing before the failure and
+the failed operation (``etrace_fuel`` of ErrorTrace.v, which ends as
+``erun_fuel`` of Errors.v), and ``fire`` must reach the same states and
+raise at that operation.
 """
 
 from __future__ import annotations
@@ -274,7 +277,37 @@ def _failure_differences(case: Case, coq: CoqResult, who: str, attempt: Callable
     return found
 
 
-def differences(case: Case, coq: CoqResult, sem: ModuleType = real_semantics, seed: int = 0) -> list[str]:
+def _failure_step_differences(case: Case, coq: CoqResult, sem: ModuleType, start: Any) -> list[str]:
+    """Where the runner failed at operation I: ``fire`` in file order gives the runner's states up to the
+    failure (the model's steps, ``error_trace_correct`` of ErrorTrace.v), then raises at I with I's label."""
+    assert coq.failed is not None
+    g, interp, state = case.graph, TableInterpretation(), start
+    expected, label = _expected_error(case, coq), g.operations[coq.failed].label
+    for i, after in coq.steps:
+        first = sem.executable(g, state)
+        if not first or first[0] != i:
+            return [f"file order before the failure: Python would fire {first[:1]}, Coq fired {i}"]
+        try:
+            state = sem.fire(g, state, i, interp)
+        except (KernelFailure, ValueError) as error:
+            return [f"fire {i}: raised {error!r} before Coq's failure at {label}"]
+        if dict(state.values) != after:
+            return [f"fire {i} before the failure: Python {dict(state.values)} != Coq {after}"]
+    first = sem.executable(g, state)
+    if not first or first[0] != coq.failed:
+        return [f"file order at the failure: Python would fire {first[:1]}, Coq's {label} fails"]
+    try:
+        sem.fire(g, state, coq.failed, interp)
+    except (KernelFailure, ValueError) as error:
+        if isinstance(error, expected) and str(error).startswith(label + ":"):
+            return []
+        return [f"fire {coq.failed}: raised {error!r}, Coq failed at {label}"]
+    return [f"fire {coq.failed}: gave a state where Coq's {label} fails"]
+
+
+def differences(
+    case: Case, coq: CoqResult, sem: ModuleType = real_semantics, seed: int = 0, failure_steps: bool = True
+) -> list[str]:
     """Every way ``sem`` (the semantics module, or a planted copy) disagrees with the runner on ``case``.
 
     Where the two models differ by design, the Python's error is required
@@ -283,14 +316,18 @@ def differences(case: Case, coq: CoqResult, sem: ModuleType = real_semantics, se
     has), KeyError from ``outputs_of`` when an output is undefined (Coq
     gives None), ValueError when ``fire`` is asked for a non-executable
     operation (Coq's ``step`` only fires executable ones).
+
+    Where the runner failed, ``fire`` is compared step by step up to the
+    failure; ``failure_steps=False`` leaves that comparison out (only to
+    show that a planted bug escapes without it).
     """
     try:
-        return _differences(case, coq, sem, seed)
+        return _differences(case, coq, sem, seed, failure_steps)
     except Exception as error:  # any exception the design does not predict is a difference
         return [f"unexpected {type(error).__name__}: {error}"]
 
 
-def _differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) -> list[str]:
+def _differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int, failure_steps: bool) -> list[str]:
     g, interp = case.graph, TableInterpretation()
     start = sem.initial_state(g, case.inputs, case.inits, case.outer)
     found: list[str] = []
@@ -301,6 +338,8 @@ def _differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) -> list
         def attempt(order: Any) -> object:
             return sem.run(g, start, interp, getattr(sem, type(order).__name__)(*_order_args(order)))
 
+        if failure_steps:
+            found += _failure_step_differences(case, coq, sem, start)
         return [*found, *_failure_differences(case, coq, "run", attempt)]
     state = start
     for i, after in coq.steps:

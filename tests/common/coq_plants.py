@@ -68,3 +68,31 @@ PLANTS: dict[str, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+# Bugs of fire that only a failing run shows, and only where fire is compared step by step up to the failure:
+# on a run that succeeds no kernel raises, so they change nothing there, and run does not call fire.
+FAILURE_STEP_PLANTS: dict[str, tuple[tuple[str, str], ...]] = {
+    # The ready operations whose inputs no unfired operation can still write are evaluated ahead (a
+    # speculative warm-up): on a run that succeeds they later fire on the same arguments and succeed, but a
+    # failing kernel raises during an earlier firing, before the run reaches it in file order.
+    "fire_runs_ready_kernels_ahead": (
+        (
+            "    values = dict(state.values)\n    _fire_into(",
+            "    ops = graph.operations\n"
+            "    pending = {n for k, o in enumerate(ops) if k not in state.fired for n in o.output_mapping}\n"
+            "    for ready in executable(graph, state):\n"
+            "        if not pending & set(graph.operations[ready].required_inputs):\n"
+            "            _fire_into(graph.operations[ready], dict(state.values), interpretation, FileOrder)\n"
+            "    values = dict(state.values)\n    _fire_into(",
+        ),
+    ),
+    # A failing kernel is recorded as a firing that wrote nothing.
+    "fire_records_a_failure_as_fired": (
+        (
+            "    _fire_into(graph.operations[index], values, interpretation, FileOrder)\n",
+            "    try:\n        _fire_into(graph.operations[index], values, interpretation, FileOrder)\n"
+            "    except Exception:\n        return State(dict(state.values), state.fired | {index})\n",
+        ),
+    ),
+}

@@ -9,7 +9,9 @@ step by step on generated graphs and require the same states, fired
 operations and outputs, so the theorems are about what the Python executes.
 Where an operator fails, the runner is ``erun_fuel`` of Errors.v: file order
 must raise naming the same operation, and under GRAPH-C1 every order must
-fail (``error_order_independence``), the plan's too.
+fail (``error_order_independence``), the plan's too; ``fire`` in file order
+must reach the state the runner prints after each firing before the failure
+(``error_trace_correct`` of ErrorTrace.v), then raise at the failed operation.
 Bugs planted in copies of the semantics must be found.
 
 ``SONNX_COQ_DIFF_GRAPHS`` sets how many graphs (3000 by default, as CI runs;
@@ -52,12 +54,14 @@ def _batches(count: int, seed: int) -> Iterator[list[coq_diff.Case]]:
         yield [coq_diff.generate(rng) for _ in range(min(2000, count - start))]
 
 
-def _first_difference(runner: Path, count: int, sem: object = coq_diff.real_semantics) -> tuple[int, list[str]] | None:
+def _first_difference(
+    runner: Path, count: int, sem: object = coq_diff.real_semantics, failure_steps: bool = True
+) -> tuple[int, list[str]] | None:
     """The index of the first graph on which ``sem`` and the runner differ, with the differences."""
     index = 0
     for cases in _batches(count, SEED):
         for case, coq in zip(cases, coq_diff.run_coq(runner, cases), strict=True):
-            found = coq_diff.differences(case, coq, sem, index)  # type: ignore[arg-type]
+            found = coq_diff.differences(case, coq, sem, index, failure_steps)  # type: ignore[arg-type]
             if found:
                 return index, found
             index += 1
@@ -100,6 +104,7 @@ def test_the_generated_graphs_cover_the_hard_cases(runner: Path) -> None:
         "failing operator failed": sum(
             r.failed is not None and not coq_diff._short_fired(c, r) for c, r in zip(cases, results, strict=True)
         ),
+        "failure after a firing": sum(r.failed is not None and bool(r.steps) for r in results),
         "failure under GRAPH-C1": sum(
             r.failed is not None and c.c1_holds() for c, r in zip(cases, results, strict=True)
         ),
@@ -115,6 +120,17 @@ def test_the_generated_graphs_cover_the_hard_cases(runner: Path) -> None:
 @pytest.mark.parametrize("plant", sorted(coq_plants.PLANTS))
 def test_the_differential_finds_a_planted_bug(runner: Path, plant: str) -> None:
     sem = coq_plants.planted(plant, coq_plants.PLANTS[plant])
+    found = _first_difference(runner, GRAPHS, sem)
+    assert found is not None, f"{plant} not found in {GRAPHS} graphs"
+    print(f"{plant}: found at graph {found[0]}: {found[1][0]}")
+
+
+@needs_runner
+@pytest.mark.parametrize("plant", sorted(coq_plants.FAILURE_STEP_PLANTS))
+def test_fire_step_by_step_up_to_a_failure_finds_a_bug_the_end_of_the_run_hides(runner: Path, plant: str) -> None:
+    """A bug of ``fire`` that only a failing run shows: comparing run's outcome misses it, fire's steps do not."""
+    sem = coq_plants.planted(plant, coq_plants.FAILURE_STEP_PLANTS[plant])
+    assert _first_difference(runner, GRAPHS, sem, failure_steps=False) is None, plant
     found = _first_difference(runner, GRAPHS, sem)
     assert found is not None, f"{plant} not found in {GRAPHS} graphs"
     print(f"{plant}: found at graph {found[0]}: {found[1][0]}")

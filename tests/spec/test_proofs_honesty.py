@@ -131,6 +131,52 @@ def test_the_least_number_citation_needs_the_exact_coq_instance_in_obligation_fo
     assert termination.LEAST_NUMBER not in cited and len(cited) == len(termination.PROVED_IN_COQ) - 1
 
 
+# Flatten's base and step obligations must conclude the Coq instance's hypotheses exactly. Each edit below
+# leaves an obligation that z3 still proves but that no longer gives that hypothesis for every shape: a step
+# that skips k = 0 (the induction would then not reach Q(0), which the seed's special case uses), and a base
+# shown only for shapes whose first size is non-zero.
+_STEP_SKIPS_ZERO = (
+    "z3.Implies(shape, induction.step)",
+    "z3.Implies(shape, z3.ForAll([i], z3.Implies(z3.And(0 < i, i < r), z3.Implies(Q(i + 1), Q(i)))))",
+)
+_BASE_NEEDS_NONZERO = ("z3.Implies(shape, induction.base)", "z3.Implies(z3.And(shape, d(0) > 0), induction.base)")
+
+
+def _flatten_copy(tmp_path: Path, edit: tuple[str, str]) -> Path:
+    text = (ROOT / "proofs" / "rewrite_flatten.py").read_text(encoding="utf-8")
+    assert text.count(edit[0]) == 1, edit[0]
+    path = tmp_path / "rewrite_flatten_planted.py"
+    path.write_text(text.replace(edit[0], edit[1]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("edit", [_STEP_SKIPS_ZERO, _BASE_NEEDS_NONZERO], ids=["step", "base"])
+def test_a_mis_stated_flatten_base_or_step_loses_the_coq_citation(tmp_path: Path, edit: tuple[str, str]) -> None:
+    proc = _run_copy(_flatten_copy(tmp_path, edit))
+    first = proc.stdout.splitlines()[0] if proc.stdout else ""
+    # z3 proves the mis-stated obligation, but it is not the Coq instance's hypothesis: the induction is a
+    # review item again instead of a citation.
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert first.startswith("PROVED, resting on 1 review item "), first
+    assert "review item: hand-written induction instance: downward induction" in proc.stdout
+    assert "proved in Coq (SONNX.Instances.flatten_downward_induction_instance)" not in proc.stdout
+
+
+def test_the_flatten_citation_needs_obligations_that_conclude_the_exact_coq_hypotheses() -> None:
+    obs = rewrite_flatten.obligations()
+    assert rewrite_flatten.coq_citations(obs) == rewrite_flatten.PROVED_IN_COQ
+    d, p, s, r = rewrite_flatten._shape()
+    coq = _instances.flatten_downward_induction(p, s, r)
+    shape = rewrite_flatten.shape_definitions(d, p, s, r)
+    step = next(k for k, ob in enumerate(obs) if _instances.concludes(ob.formula, shape, coq.step))
+    # The step obligation, with its premise strengthened by the Coq hypothesis it is to prove: still valid,
+    # and it still contains that hypothesis, but it no longer concludes it from the shape alone.
+    circular = z3.Implies(z3.And(shape, coq.step), coq.step)
+    assert _instances.occurs(coq.step, circular)
+    obs[step] = _kit.Obligation(obs[step].name, circular)
+    assert rewrite_flatten.coq_citations(obs) == {}
+
+
 def test_occurs_finds_sub_terms_under_quantifiers_only_when_equal() -> None:
     a, b = z3.Ints("a b")
     whole = z3.ForAll([a], z3.Implies(a > 0, z3.Or(a == b, b < 3)))

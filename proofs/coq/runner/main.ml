@@ -9,7 +9,8 @@
      tensors N           (values are printed for the ids 0 .. N-1)
      run                 (ends the block)
    Output for each block, from the file-order run with failures (erun_graph):
-     failed I            (operation I failed: nothing else is printed but done)
+     step I T=V...       (the state after each firing before the failure: etrace_graph)
+     failed I            (then operation I failed; nothing else is printed but done)
    or
      step I T=V...       (the state after firing operation I, one line a firing)
      fired I...          (the firing order)
@@ -64,13 +65,22 @@ type block = {
 let empty () = { inputs = []; inits = []; captures = []; outputs = []; ops = [];
                  inp = []; init = []; outer = []; tensors = 0 }
 
+(* A failing run: the model's own steps (etrace_graph, whose end error_trace_correct proves to be
+   erun_graph's), then the failed operation. *)
+let print_failed_run codes g b i =
+  match etrace_graph codes g b.inp b.init b.outer with
+  | trace, Failed j when j = i ->
+    List.iter (fun (k, s) -> print_string (Printf.sprintf "step %d%s\n" k (show_vals b.tensors s.vals))) trace;
+    print_string (Printf.sprintf "failed %d\ndone\n" i)
+  | _ -> fail "the traced run does not fail where erun_graph fails"
+
 let run_block b =
   let ops = List.rev b.ops in
   let codes = List.map fst ops in
   let g = { g_inputs = b.inputs; g_inits = b.inits; g_captures = b.captures;
             g_ops = List.map snd ops; g_outputs = b.outputs } in
   match erun_graph codes g b.inp b.init b.outer with
-  | Failed i -> print_string (Printf.sprintf "failed %d\ndone\n" i)
+  | Failed i -> print_failed_run codes g b i
   | Running final ->
   let order = List.rev final.fired in
   let s = ref (start g b.inp b.init b.outer) in
