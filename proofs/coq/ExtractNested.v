@@ -9,7 +9,7 @@
     what this runner gives; the differential test
     ([tests/common/coq_nested.py]) compares [sonnx.model.semantics] with it.
 
-    [Nested.v] leaves five parameters open; they are fixed here, and the
+    [Nested.v] leaves six parameters open; they are fixed here, and the
     Python mirror of the test fixes them the same way:
     - [prim]: the operator table of [Extract.v], each result reduced modulo
       [modulus] so that values stay small however many Loop iterations
@@ -23,7 +23,10 @@
       an omitted one 2;
     - [undef]: [undef_value], a number above every reduced value; the test
       generates bodies whose outputs are always defined, so it is a
-      sentinel that shows up only if that fails.
+      sentinel that shows up only if that fails;
+    - [stack]: a Loop scan output is the weighted sum of [Extract.v] of the
+      iteration values, reduced: it depends on every value, on their order
+      and on their number.
 
     The table's failing and short operators are total here ([Nested.v] has
     no error semantics; [Errors.v] covers failures for flat graphs), so the
@@ -60,15 +63,17 @@ Definition ntrips (m : option nat) : nat :=
 
 Definition undef_value : nat := 4096.
 
+Definition nstack (l : list nat) : nat := reduce (weighted 1 (map Some l)).
+
 (** The interpretation of a graph's operations, [ng_interp] of [Nested.v]. *)
 Definition ninterp (codes : list opcode) (g : graph) (kinds : nat -> @kind nat)
     : nat -> list (option nat) -> list (option nat) -> list nat :=
-  ng_interp (nprim codes) ntruth nof_nat ntrips undef_value g kinds.
+  ng_interp (nprim codes) ntruth nof_nat ntrips undef_value nstack g kinds.
 
 (** The outputs of a nested graph: [run_ng] of [Nested.v], instantiated. *)
 Definition nested_outputs (codes : list opcode) (ng : @ngraph nat) (inp : list (option nat))
     (outer : nat -> option nat) : list (option nat) :=
-  run_ng (nprim codes) ntruth nof_nat ntrips undef_value ng inp outer.
+  run_ng (nprim codes) ntruth nof_nat ntrips undef_value nstack ng inp outer.
 
 (** The initial state of the main graph, as [run_ng] builds it. *)
 Definition nested_start (ng : @ngraph nat) (inp : list (option nat)) (outer : nat -> option nat)

@@ -13,7 +13,8 @@ nested blocks (``proofs/coq/runner/nested_driver.ml``).
 The parameters, as in ExtractNested.v: table results reduced modulo
 :data:`MODULUS`; a value is true when odd, an omitted condition false; the
 iteration number is the value; a Loop runs ``M mod 4`` iterations at most,
-2 when ``M`` is omitted.
+2 when ``M`` is omitted; a Loop's outputs are its final carried values, then
+each scan output as the weighted sum of its values over the iterations.
 
 Where the two models differ by design, the generator stays inside what both
 define, and says so:
@@ -52,9 +53,10 @@ from dataclasses import dataclass, field
 from sonnx.model import semantics as real_semantics
 from sonnx.model.graph import Graph, Operation, make_graph, make_operation
 
-from .coq_diff import Case, TableInterpretation, _ids, _int, _pairs
+from .coq_diff import Case, TableInterpretation, _ids, _int, _pairs, weighted
 
 MODULUS = 1009  # ``modulus`` of ExtractNested.v
+UNDEF = 4096  # ``undef_value`` of ExtractNested.v: a body output left undefined
 MAX_DEPTH = 3  # the main graph is depth 0; bodies of bodies of bodies at most
 
 
@@ -68,6 +70,11 @@ def trips(m: int | None) -> int:
     return 2 if m is None else m % 4
 
 
+def stack(values: Sequence[int]) -> int:
+    """``nstack`` of ExtractNested.v: a scan output from its values over the iterations, in order."""
+    return weighted(1, values) % MODULUS
+
+
 @dataclass
 class Counts:
     """What the mirror saw while running (for the coverage test)."""
@@ -76,6 +83,8 @@ class Counts:
     iterations: dict[int, int] = field(default_factory=dict)
     ran: set[int] = field(default_factory=set)
     """The ``id`` of every body that ran."""
+    scanned: int = 0
+    """How many Loops gave a scan output whose values differ over the iterations (so their order shows)."""
 
 
 class NestedInterpretation(TableInterpretation):
@@ -110,16 +119,21 @@ class NestedInterpretation(TableInterpretation):
         body = _graph(operation, "body")
         m, cond, carried = args[0], args[1], list(args[2:])
         assert None not in carried, "the generator never omits a carried value"
+        n, scans = len(carried), []
         k = 0
         while k < trips(m) and truth(cond):
             outs = scope.run_nested(body, (k, cond, *carried))  # type: ignore[arg-type]
-            cond, carried = outs[0], list(outs[1:])
+            cond, carried, scan = outs[0], list(outs[1 : 1 + n]), outs[1 + n :]
+            scans.append(scan)
             k += 1
+        nscan = max(0, len(body.outputs) - 1 - n)  # ``n_scans``: a natural number's subtraction
+        stacked = [stack([it[j] if j < len(it) else UNDEF for it in scans]) for j in range(nscan)]
         if self.counts is not None:
             self.counts.iterations[k] = self.counts.iterations.get(k, 0) + 1
+            self.counts.scanned += int(any(len(set(column)) > 1 for column in zip(*scans, strict=True)))
             if k:
                 self.counts.ran.add(id(body))
-        return carried  # type: ignore[return-value]
+        return [*carried, *stacked]  # type: ignore[list-item]
 
 
 class _Bound:
@@ -205,8 +219,9 @@ def _operation(gen: _Gen, pool: list[str], outs: list[str], name: str, depth: in
     if draw < 2 * nesting:
         m = "" if rng.random() < 0.25 else rng.choice(pool)
         cond = "" if rng.random() < 0.15 else rng.choice(pool)
-        body = _body(gen, pool, 2 + len(outs), 1 + len(outs), depth + 1)
-        return make_operation("Loop", [m, cond, *(rng.choice(pool) for _ in outs)], outs, name, body=body)
+        carried = len(outs) - rng.randint(0, 1)  # the other output, if any, is a scan output
+        body = _body(gen, pool, 2 + carried, 1 + len(outs), depth + 1)
+        return make_operation("Loop", [m, cond, *(rng.choice(pool) for _ in range(carried))], outs, name, body=body)
     ins = ["" if rng.random() < 0.15 else rng.choice(pool) for _ in range(rng.randint(0, 3))]
     attributes: dict[str, object] = {"code": rng.randint(0, 3), "nouts": len(outs)}
     attributes["param"] = rng.randint(0, 3) if attributes["code"] == 2 else rng.randint(0, 9)
@@ -236,7 +251,9 @@ def _body(gen: _Gen, visible: list[str], n_in: int, n_out: int, depth: int) -> G
         ops.append(make_operation("Table", [gen.name()], [gen.name()], f"u{depth}", code=1, param=0, nouts=1))
     shell = make_graph("body", ins, [], ops)
     defined = _defined_at_end(shell)
-    pool = sorted(defined) + [n for n in visible if n not in shell.defined_names]
+    # outputs favour the body's own names, whose values change from one Loop iteration to the next
+    own = sorted(defined & shell.defined_names)
+    pool = 3 * own + sorted(defined | set(visible) - shell.defined_names)
     if not pool:  # every enclosing name shadowed and nothing sure: a constant gives the outputs a value
         pool = [gen.name()]
         ops.append(make_operation("Table", [], pool, f"k{depth}", code=3, param=rng.randint(0, 9), nouts=1))

@@ -26,6 +26,7 @@ from sonnx.model.graph import Graph, Operation
 
 from .coq_diff import Case, CoqResult, _compare_run, _values
 from .coq_nested import (
+    UNDEF,
     Counts,
     NestedInterpretation,
     NestedPlanInterpretation,
@@ -36,8 +37,6 @@ from .coq_nested import (
     encode_nested,
     nested_factory,
 )
-
-UNDEF = 4096  # ``undef_value`` of ExtractNested.v: a body output left undefined
 
 
 def run_coq_nested(runner: Path, cases: Sequence[Case]) -> list[CoqResult]:
@@ -157,6 +156,7 @@ def coverage(cases: Sequence[Case], results: Sequence[CoqResult]) -> dict[str, i
         count("If took the else branch", seen.branches[False] > 0)
         count("Loop ran no iteration", seen.iterations.get(0, 0) > 0)
         count("Loop ran 2 or 3 iterations", seen.iterations.get(2, 0) + seen.iterations.get(3, 0) > 0)
+        count("a Loop scan output whose values vary over the iterations", seen.scanned > 0)
         count("a body ran at depth 2", any(d == 2 for _, d in ran))
         count("a body ran at depth 3", any(d == 3 for _, d in ran))
         count(
