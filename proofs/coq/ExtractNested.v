@@ -30,8 +30,10 @@
 
     The table's failing and short operators are total here ([Nested.v] has
     no error semantics; [Errors.v] covers failures for flat graphs), so the
-    test does not give them to nested cases. Nothing is assumed: the file
-    defines, proves two unfolding lemmas and extracts. *)
+    test does not give them to nested cases. Nothing is assumed in Coq: the
+    file defines, proves two small lemmas and extracts; the extraction
+    trusts one mapping beyond [ExtrOcamlNatInt]'s, that of [Nat.modulo]
+    below. *)
 
 From Coq Require Import List Arith.
 From Coq Require Extraction ExtrOcamlBasic ExtrOcamlNatInt.
