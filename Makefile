@@ -23,7 +23,7 @@ help:
 	@echo "make test            lint, type-check, the Coq check, the whole test suite and the docs build (what CI runs)"
 	@echo "make proofs          the Coq development of proofs/coq (no Admitted, assumptions listed), the differential"
 	@echo "                     test of sonnx.model.semantics against the extracted Coq runner, and the z3 theorems"
-	@echo "make coq-diff-long   the differential test against the extracted Coq runner on 60000 graphs"
+	@echo "make coq-diff-long   the differential test against the extracted Coq runners on 60000 flat and 40000 nested graphs"
 	@echo "make venv            create .venv and install sonnx from the lock file"
 	@echo "make lint            ruff, and the import contracts of ARCHITECTURE.md (lint-imports)"
 	@echo "make typecheck       mypy over src/sonnx"

@@ -87,9 +87,10 @@ premises of exactly-once), `Nested.v` (If and Loop bodies: a nested run is a
 function of its inputs and captures; order independence by induction on
 depth), `Functions.v` (inlining terminates iff no recursion is reachable),
 `Errors.v` and `ErrorCause.v` (operators that fail: the outcome does not
-depend on the order), and `Extract.v` (the runner extracted to OCaml, against
+depend on the order), `Extract.v` (the runner extracted to OCaml, against
 which `tests/model/test_coq_runner.py` tests the Python semantics and the
-compiled plan). Not yet proved: that running a call as a nested graph equals
+compiled plan) and `ExtractNested.v` (the same for `run_ng` of `Nested.v`,
+on graphs whose If and Loop bodies hold operations). Not yet proved: that running a call as a nested graph equals
 inlining it.
 """
 

@@ -9,8 +9,10 @@ are proved of exactly the extracted ``run_fuel``). The build:
 1. copies the Coq files the extraction needs into ``build/coq-runner``
    (git-ignored) and compiles them with ``coqc``; compiling ``Extract.v``
    writes the extracted OCaml (``sonnx_runner.ml``/``.mli``) there, never
-   into the source tree;
-2. compiles it with the driver ``proofs/coq/runner/main.ml`` using
+   into the source tree, and ``ExtractNested.v`` the runner of graphs with
+   nested graphs (``sonnx_nested.ml``, ``run_ng`` of ``Nested.v``);
+2. compiles them with the driver ``proofs/coq/runner/main.ml`` (and
+   ``nested_driver.ml``, which reads the nested blocks) using
    ``ocamlfind ocamlopt`` into the executable ``build/coq-runner/runner``.
 
 ``python -m tools.coq_runner`` (``make proofs``) exits 0 and prints the build
@@ -33,8 +35,13 @@ PROJECT = ROOT / "proofs" / "coq"
 BUILD = ROOT / "build" / "coq-runner"
 # The files Extract.v requires, in dependency order, then Extract.v itself.
 SOURCES = ("Semantics.v", "Termination.v", "OrderIndependence.v", "Errors.v", "ErrorTrace.v", "Extract.v")
+# The nested runner (ExtractNested.v, extracting run_ng of Nested.v) and what it requires beyond SOURCES.
+NESTED_SOURCES = ("Nested.v", "ExtractNested.v")
 DRIVER = PROJECT / "runner" / "main.ml"
+# The driver of nested blocks, compiled before main.ml, which hands them over.
+NESTED_DRIVER = PROJECT / "runner" / "nested_driver.ml"
 EXTRACTED = "sonnx_runner"
+EXTRACTED_NESTED = "sonnx_nested"
 TOOLS = ("coqc", "ocamlfind")
 
 
@@ -65,13 +72,16 @@ def build(build_dir: Path = BUILD, project: Path = PROJECT) -> Path:
         raise RunnerUnavailable(f"{', '.join(absent)} not found; install Debian's coq (apt-get install coq)")
     shutil.rmtree(build_dir, ignore_errors=True)
     build_dir.mkdir(parents=True)
-    for name in SOURCES:
+    for name in (*SOURCES, *NESTED_SOURCES):
         shutil.copyfile(project / name, build_dir / name)
         _step(["coqc", "-Q", ".", "SONNX", name], build_dir, f"coqc {name}")
-    if not (build_dir / f"{EXTRACTED}.ml").is_file():
-        raise RunnerBuildFailed(f"coqc Extract.v wrote no {EXTRACTED}.ml")
-    shutil.copyfile(project / "runner" / DRIVER.name, build_dir / DRIVER.name)
-    command = ["ocamlfind", "ocamlopt", f"{EXTRACTED}.mli", f"{EXTRACTED}.ml", DRIVER.name, "-o", "runner"]
+    for module, source in ((EXTRACTED, "Extract.v"), (EXTRACTED_NESTED, "ExtractNested.v")):
+        if not (build_dir / f"{module}.ml").is_file():
+            raise RunnerBuildFailed(f"coqc {source} wrote no {module}.ml")
+    for driver in (NESTED_DRIVER, DRIVER):
+        shutil.copyfile(driver, build_dir / driver.name)
+    modules = [f"{m}.{ext}" for m in (EXTRACTED, EXTRACTED_NESTED) for ext in ("mli", "ml")]
+    command = ["ocamlfind", "ocamlopt", *modules, NESTED_DRIVER.name, DRIVER.name, "-o", "runner"]
     _step(command, build_dir, "ocamlfind ocamlopt")
     return build_dir / "runner"
 

@@ -29,11 +29,15 @@
       as a boolean; a missing condition gives no results (the Python
       raises).
     - Loop: explicit inputs [M; cond; v1..vn], body inputs
-      [iteration; cond; v1..vn], body outputs [cond'; v1'..vn']; the trip
-      count is [trips M], a natural number even when [M] is omitted (ONNX's
-      loop "while cond" without a bound is not a total function: the model
-      takes a bound). Scan outputs of Loop are not modelled; Scan is a Loop
-      over slices and is left as an instance of it.
+      [iteration; cond; v1..vn], body outputs [cond'; v1'..vn'; s1..sk];
+      the trip count is [trips M], a natural number even when [M] is
+      omitted (ONNX's loop "while cond" without a bound is not a total
+      function: the model takes a bound). The Loop's results are the final
+      carried values, then each scan output [sj] over the iterations that
+      ran, in order, combined by [stack] (ONNX stacks them along a new first
+      axis); [k] is the body's number of outputs less [n + 1], so a Loop
+      that runs no iteration still gives [k] scan results ([stack []]).
+      Scan is a Loop over slices and is left as an instance of it.
     - An undefined body output yields the value [undef] (the Python
       raises; failing operators are the subject of [Errors.v]).
     - The body sees only the values of the operation's implicit inputs
@@ -58,6 +62,8 @@ Variable of_nat : nat -> V.
 Variable trips : option V -> nat.
 (** The value of an undefined body output. *)
 Variable undef : V.
+(** A Loop scan output: the values of one body output over the iterations. *)
+Variable stack : list V -> V.
 
 (** ** Syntax: graphs whose operations may hold graphs (spec 1.4) *)
 
@@ -89,26 +95,45 @@ Definition fill (outs : list (option V)) : list V :=
   map (fun x => match x with Some v => v | None => undef end) outs.
 
 (** [n] more iterations of a Loop from iteration [k], with condition [c]
-    and carried values [vs]; [f k] is iteration [k]'s body run. *)
+    and carried values [vs]; [f k] is iteration [k]'s body run. The final
+    carried values, and the scan values of each iteration that ran, in
+    order: a body's outputs after the condition are its carried values
+    (as many as [vs]), then its scan values. *)
 Fixpoint loop_fn (f : nat -> list (option V) -> list (option V))
-    (n k : nat) (c : option V) (vs : list (option V)) : list (option V) :=
+    (n k : nat) (c : option V) (vs : list (option V)) : list (option V) * list (list (option V)) :=
   match n with
-  | 0 => vs
+  | 0 => (vs, [])
   | S n' =>
       if truth c then
         match f k (Some (of_nat k) :: c :: vs) with
-        | c' :: vs' => loop_fn f n' (S k) c' vs'
-        | [] => vs
+        | c' :: rest =>
+            let (fin, scans) := loop_fn f n' (S k) c' (firstn (length vs) rest) in
+            (fin, skipn (length vs) rest :: scans)
+        | [] => (vs, [])
         end
-      else vs
+      else (vs, [])
   end.
 
 Lemma loop_fn_ext : forall f f' n k c vs,
   (forall k xs, f k xs = f' k xs) -> loop_fn f n k c vs = loop_fn f' n k c vs.
 Proof.
   intros f f' n. induction n as [| n IH]; intros k c vs H; simpl; auto.
-  rewrite H. destruct (truth c); auto. destruct (f' k _); auto.
+  rewrite H. destruct (truth c); auto. destruct (f' k _); auto. rewrite IH; auto.
 Qed.
+
+(** A body's number of outputs. *)
+Definition n_outputs (ng : ngraph) : nat := match ng with NG g _ _ => length (g_outputs g) end.
+
+(** A Loop's results from [loop_fn]'s: the final carried values, then [nscan]
+    scan outputs, output [j] the [stack] of the [j]-th scan value of each
+    iteration (undefined ones as [undef]). *)
+Definition loop_results (nscan : nat) (r : list (option V) * list (list (option V))) : list V :=
+  fill (fst r) ++ map (fun j => stack (map (fun it => match nth j it None with Some v => v | None => undef end)
+                                            (snd r)))
+                      (seq 0 nscan).
+
+(** The number of scan outputs of a Loop with body [body] and carried values [vs]. *)
+Definition n_scans (body : ngraph) (vs : list (option V)) : nat := n_outputs body - S (length vs).
 
 (** ** Functional semantics: [FileOrder] at every depth *)
 
@@ -122,7 +147,8 @@ Fixpoint kind_fn (k : kind) (ns : list nat) (a b : list (option V)) {struct k} :
       end
   | LoopK body =>
       match a with
-      | m :: c :: vs => fill (loop_fn (fun _ xs => run_ng body xs (bind ns b)) (trips m) 0 c vs)
+      | m :: c :: vs =>
+          loop_results (n_scans body vs) (loop_fn (fun _ xs => run_ng body xs (bind ns b)) (trips m) 0 c vs)
       | _ => []
       end
   end
@@ -159,7 +185,7 @@ with kres : kind -> list nat -> list (option V) -> list (option V) -> list V -> 
       (forall c rest, a <> Some c :: rest) -> kres (IfK b1 b2) ns a b []
   | kres_loop : forall body ns m c vs b (f : nat -> list (option V) -> list (option V)),
       (forall k xs, nres body xs (bind ns b) (f k xs)) ->
-      kres (LoopK body) ns (m :: c :: vs) b (fill (loop_fn f (trips m) 0 c vs))
+      kres (LoopK body) ns (m :: c :: vs) b (loop_results (n_scans body vs) (loop_fn f (trips m) 0 c vs))
   | kres_loop_short : forall body ns a b,
       length a < 2 -> kres (LoopK body) ns a b [].
 

@@ -96,3 +96,27 @@ FAILURE_STEP_PLANTS: dict[str, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+# Bugs planted in the nested runs of copies of sonnx.model.semantics (spec 1.4, 3.6); the differential
+# on graphs with nested graphs (tests/common/coq_nested_diff.py) must find each.
+NESTED_PLANTS: dict[str, tuple[tuple[str, str], ...]] = {
+    "run_nested_ignores_the_outer_values": (
+        (
+            "state = initial_state(graph, bound, initial, self._values)",
+            "state = initial_state(graph, bound, initial, {})",
+        ),
+    ),
+    "run_nested_binds_inputs_in_reverse": (
+        (
+            "bound = dict(zip(graph.inputs, inputs, strict=True))",
+            "bound = dict(zip(graph.inputs[::-1], inputs, strict=True))",
+        ),
+    ),
+    "a_body_sees_enclosing_names_it_shadows": (
+        ("values.update((n, outer[n]) for n in graph.captures if n in outer)", "values.update(outer)"),
+    ),
+    "run_nested_reverses_the_outputs": (
+        ("        return outputs_of(graph, final)\n", "        return outputs_of(graph, final)[::-1]\n"),
+    ),
+}

@@ -14,8 +14,15 @@ must reach the state the runner prints after each firing before the failure
 (``error_trace_correct`` of ErrorTrace.v), then raise at the failed operation.
 Bugs planted in copies of the semantics must be found.
 
-``SONNX_COQ_DIFF_GRAPHS`` sets how many graphs (3000 by default, as CI runs;
-``make coq-diff-long`` runs 60000). Without ``coqc`` or ``ocamlfind`` the
+Graphs with nested graphs (If and Loop whose bodies hold operations, to
+depth 3) are compared with ``run_ng`` of Nested.v, extracted by
+ExtractNested.v (``tests/common/coq_nested.py``): ``fire`` step by step,
+``run`` and the compiled plan in file order, and under GRAPH-C1 at every
+depth under other orders with every nested run drawing its own
+(``nested_order_independence``); bugs planted in nested runs must be found.
+
+``SONNX_COQ_DIFF_GRAPHS`` sets how many flat graphs (3000 by default, as CI
+runs; ``make coq-diff-long`` runs 60000), two thirds as many nested ones. Without ``coqc`` or ``ocamlfind`` the
 tests are a strict xfail: CI installs Debian's coq, so there they run.
 """
 
@@ -29,10 +36,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.common import coq_diff, coq_plants
+from tests.common import coq_diff, coq_nested, coq_nested_diff, coq_plants
 from tools import coq_runner
 
 GRAPHS = int(os.environ.get("SONNX_COQ_DIFF_GRAPHS", "3000"))
+NESTED_GRAPHS = max(1, GRAPHS * 2 // 3)
 SEED = 35
 
 needs_runner = pytest.mark.xfail(
@@ -141,4 +149,87 @@ def test_fire_step_by_step_up_to_a_failure_finds_a_bug_the_end_of_the_run_hides(
 def test_the_driver_refuses_what_the_extraction_cannot_represent(runner: Path, line: str) -> None:
     """nat is extracted to int: exact only for small non-negative numbers, so others are refused."""
     done = subprocess.run([str(runner)], input=f"inputs 0\n{line}\nrun\n", capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("runner: "), done
+
+
+NestedBatch = list[tuple[coq_diff.Case, coq_diff.CoqResult]]
+
+
+@pytest.fixture(scope="module")
+def nested_first(runner: Path) -> NestedBatch:
+    """The first batch of nested graphs with the runner's results, shared by the nested tests."""
+    rng = random.Random(SEED)
+    cases = [coq_nested.generate_nested(rng) for _ in range(min(2000, NESTED_GRAPHS))]
+    return list(zip(cases, coq_nested_diff.run_coq_nested(runner, cases), strict=True))
+
+
+def _nested_batches(runner: Path, first: NestedBatch) -> Iterator[NestedBatch]:
+    """``first``, then further batches of 2000 until NESTED_GRAPHS (for make coq-diff-long)."""
+    yield first
+    rng = random.Random(SEED + 1)
+    for start in range(len(first), NESTED_GRAPHS, 2000):
+        cases = [coq_nested.generate_nested(rng) for _ in range(min(2000, NESTED_GRAPHS - start))]
+        yield list(zip(cases, coq_nested_diff.run_coq_nested(runner, cases), strict=True))
+
+
+def _first_nested_difference(
+    runner: Path, first: NestedBatch, sem: object = coq_diff.real_semantics
+) -> tuple[int, list[str]] | None:
+    """The index of the first nested graph on which ``sem`` and ``run_ng`` differ, with the differences."""
+    index = 0
+    for batch in _nested_batches(runner, first):
+        for case, coq in batch:
+            found = coq_nested_diff.nested_differences(case, coq, sem, index)  # type: ignore[arg-type]
+            if found:
+                return index, found
+            index += 1
+    return None
+
+
+@needs_runner
+def test_nested_semantics_agrees_with_the_extracted_run_ng(runner: Path, nested_first: NestedBatch) -> None:
+    assert _first_nested_difference(runner, nested_first) is None
+
+
+@needs_runner
+def test_nested_compiled_plan_agrees_with_the_extracted_run_ng(runner: Path, nested_first: NestedBatch) -> None:
+    index = 0
+    for batch in _nested_batches(runner, nested_first):
+        for case, coq in batch:
+            assert coq_nested_diff.nested_plan_differences(case, coq, index) == [], index
+            index += 1
+
+
+@needs_runner
+def test_the_nested_graphs_cover_the_hard_cases(nested_first: NestedBatch) -> None:
+    """Bodies run at every depth, both branches, loops of 0 and several iterations, C1 broken inside."""
+    counts = coq_nested_diff.coverage([c for c, _ in nested_first], [r for _, r in nested_first])
+    assert all(n >= 20 for n in counts.values()), counts
+
+
+@needs_runner
+@pytest.mark.parametrize("plant", sorted(coq_plants.NESTED_PLANTS))
+def test_the_nested_differential_finds_a_planted_bug(runner: Path, nested_first: NestedBatch, plant: str) -> None:
+    sem = coq_plants.planted(plant, coq_plants.NESTED_PLANTS[plant])
+    found = _first_nested_difference(runner, nested_first, sem)
+    assert found is not None, f"{plant} not found in {NESTED_GRAPHS} nested graphs"
+    print(f"{plant}: found at nested graph {found[0]}: {found[1][0]}")
+
+
+@needs_runner
+@pytest.mark.parametrize(
+    "block",
+    [
+        "loop 7 | 0 - 1 | | 2\nrun",
+        "body 0\ninputs\nrun",
+        "end\nrun",
+        "if 0 | 1 | | 2\nrun",
+        "inputs 0",
+        "inp 0 -1\nrun",
+    ],
+)
+def test_the_driver_refuses_a_malformed_nested_block(runner: Path, block: str) -> None:
+    """A body used before it is given, a body without end, an end outside a body, an If without two
+    bodies, a block without run, a negative value: each stops the driver with exit code 2."""
+    done = subprocess.run([str(runner)], input=f"nested\n{block}\n", capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stderr.startswith("runner: "), done

@@ -8,6 +8,7 @@
      inp ID V ID V...    init ID V...    outer ID V...    (values)
      tensors N           (values are printed for the ids 0 .. N-1)
      run                 (ends the block)
+     nested              (a block of graphs with nested graphs follows: see nested_driver.ml)
    Output for each block, from the file-order run with failures (erun_graph):
      step I T=V...       (the state after each firing before the failure: etrace_graph)
      failed I            (then operation I failed; nothing else is printed but done)
@@ -111,6 +112,7 @@ let () =
       | "outer" :: vs -> !b.outer <- pairs vs
       | [ "tensors"; n ] -> !b.tensors <- num n
       | [ "run" ] -> run_block !b; flush stdout; b := empty ()
+      | [ "nested" ] -> Nested_driver.run_block (); flush stdout; b := empty ()
       | w :: _ -> fail ("unknown line: " ^ w)
     done
   with End_of_file -> flush stdout
