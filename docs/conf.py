@@ -24,13 +24,30 @@ author = "the sonnx authors"
 copyright = "the sonnx authors"
 version = release = sonnx.__version__
 
-extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs"]
+extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "reference_docs"]
 
 exclude_patterns = ["_build", ".gitignore", "_generated/determinism.rst"]  # included by the spec, not a page
 html_theme = "alabaster"
 html_extra_path = ["_generated/export"]
-html_static_path: list[str] = []
-nitpicky = False
+html_static_path = ["_static"]
+html_css_files = ["sonnx.css"]
+templates_path = ["_templates"]  # navigation.html: the sidebar lists the sections of the page being read
+# Literal blocks are tool output and help texts, not Python: no highlighting unless a block names a language.
+highlight_language = "none"
+
+# Every cross-reference must resolve: with -W an unresolved one fails the build instead of showing as code.
+# sonnx's own targets are documented on the pages or on _generated/reference (reference_docs.py). The names
+# below belong to Python and NumPy; the build runs offline, without their inventories, so they stay text.
+nitpicky = True
+nitpick_ignore = [
+    ("py:class", name)
+    for name in (
+        "os.PathLike", "collections.abc.Mapping", "collections.abc.Callable", "collections.abc.Sequence",
+        "collections.abc.Iterable", "concurrent.futures.ProcessPoolExecutor", "numpy.ndarray",
+    )
+]
+# Parts of subscripted annotations (``tuple[str, int]``, ``Literal['auto', ...]``) that autodoc splits at commas.
+nitpick_ignore_regex = [(r"py:(class|obj)", r"(tuple|dict|frozenset|collections\.abc\.Mapping|typing\.Literal)\[.*")]
 
 # sphinx-needs: one need per rule (type "rule") and per theorem (type "thm"); the rule links to the
 # theorems that support it. needs.json (the machine-readable export) is written next to the HTML.
@@ -51,3 +68,5 @@ needs_fields = {
 needs_id_regex = r"^[A-Z][A-Z0-9_-]{3,}$"
 needs_id_required = True
 needs_build_json = True
+# A :need: reference shows the whole title (the default cuts it to 30 characters and an ellipsis).
+needs_role_need_max_title_length = -1

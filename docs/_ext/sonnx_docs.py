@@ -44,6 +44,8 @@ LOG = logging.getLogger(__name__)
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 OUT = DOCS / "_generated"
+EXPORTS = "../"
+"""From a generated page to the site root, where ``html_extra_path`` puts the machine-readable exports."""
 
 TUTORIAL_RUNS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("cnn_block", ("examples/cnn_block.onnx",)),
@@ -74,8 +76,8 @@ def title(text: str, char: str = "=") -> str:
 
 
 def literal(text: str, n: int = 0) -> str:
-    """A literal block (``::``) holding ``text`` verbatim, indented by ``n``."""
-    return indent("::", n) + "\n\n" + indent(text.rstrip("\n"), n + 3) + "\n"
+    """A plain-text block holding ``text`` verbatim, indented by ``n`` (tool output: never highlighted as code)."""
+    return indent(".. code-block:: text", n) + "\n\n" + indent(text.rstrip("\n"), n + 3) + "\n"
 
 
 def list_table(header: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequence[int] | None = None) -> str:
@@ -174,7 +176,7 @@ def proofs_page(results: list[dict[str, Any]]) -> str:
         "counterexamples motivating a precondition. A step a Coq theorem proves is not a review item: the "
         "report cites the theorem (\"proved in Coq\"), and :ref:`coq-theorems` below lists every Coq theorem "
         "with its assumptions, checked again for this build. The same data is exported as "
-        "`proofs.json <proofs.json>`_.\n"
+        f"`proofs.json <{EXPORTS}proofs.json>`_.\n"
     )
     parts.append(
         list_table(
@@ -206,8 +208,8 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
         "Generated at build time from the rule registry (``sonnx.rules.RULES``) by "
         "``tools.traceability``; nothing here is written by hand. Each rule links to its spec entry, its "
         "direct check, its SMT encoding, the tests that quote its ID and the theorems that support it. "
-        "Machine-readable exports: `traceability.json <traceability.json>`_ (the matrix) and "
-        "`needs.json <needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
+        f"Machine-readable exports: `traceability.json <{EXPORTS}traceability.json>`_ (the matrix) and "
+        f"`needs.json <{EXPORTS}needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
     )
     if trace["problems"]:
         parts.append(".. warning::\n\n" + indent("\n".join(f"* {esc(p)}" for p in trace["problems"]), 3) + "\n")
