@@ -18,13 +18,17 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
 import sonnx  # noqa: E402
+from tools.site_check import EXTERNAL_PYTHON_NAMES  # noqa: E402
 
 project = "sonnx"
 author = "the sonnx authors"
 copyright = "the sonnx authors"
 version = release = sonnx.__version__
 
-extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "reference_docs"]
+extensions = [
+    "sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "reference_docs", "spec_docs",
+    "example_docs",
+]
 
 exclude_patterns = ["_build", ".gitignore", "_generated/determinism.rst"]  # included by the spec, not a page
 html_theme = "alabaster"
@@ -39,13 +43,7 @@ highlight_language = "none"
 # sonnx's own targets are documented on the pages or on _generated/reference (reference_docs.py). The names
 # below belong to Python and NumPy; the build runs offline, without their inventories, so they stay text.
 nitpicky = True
-nitpick_ignore = [
-    ("py:class", name)
-    for name in (
-        "os.PathLike", "collections.abc.Mapping", "collections.abc.Callable", "collections.abc.Sequence",
-        "collections.abc.Iterable", "concurrent.futures.ProcessPoolExecutor", "numpy.ndarray",
-    )
-]
+nitpick_ignore = [("py:class", name) for name in EXTERNAL_PYTHON_NAMES]
 # Parts of subscripted annotations (``tuple[str, int]``, ``Literal['auto', ...]``) that autodoc splits at commas.
 nitpick_ignore_regex = [(r"py:(class|obj)", r"(tuple|dict|frozenset|collections\.abc\.Mapping|typing\.Literal)\[.*")]
 

@@ -4,7 +4,8 @@ The pages and the docstrings they include refer to modules, classes, functions a
 (``:mod:`sonnx.smt.solver```, ``:func:`sonnx.check```, ...). A reference is only a link when its target is
 documented somewhere on the site; otherwise Sphinx shows it as plain code. This page declares each named
 target with the first paragraph of its docstring as plain text (the references inside it are not
-followed, so the page adds no target of its own to resolve), so that every such reference resolves. The build runs in nitpicky mode
+followed, so the page adds no target of its own to resolve), so that every such reference resolves.
+The build runs in nitpicky mode
 (``conf.py``): a reference to a target that is documented nowhere is a warning, and ``-W`` makes it an
 error, so a new unresolved reference fails the build instead of rendering as code.
 """
