@@ -134,3 +134,11 @@ def test_a_tutorial_directive_needs_its_exit_code() -> None:
         tutorial_examples(".. sonnx-example:: sonnx-check m.onnx\n\n   result: PROVED\n")
     [ex] = tutorial_examples(".. sonnx-example:: sonnx-check m.onnx\n   :exit: 2\n\n   a\n     b\n\nafter\n")
     assert (ex.command, ex.exit_code, ex.shown) == ("sonnx-check m.onnx", 2, ("a", "  b"))
+
+
+def test_no_page_calls_the_shipped_evidence_bundle_future() -> None:
+    """The bundle ships the JSON report (verdicts.json) and the traceability matrix (traceability.json)."""
+    pages = [README, *sorted((README.parent / "docs").glob("*.rst"))]
+    stale = re.compile(r"planned\s+(:doc:`)?evidence bundle|bundle\b[^.]*\bwill embed", re.IGNORECASE)
+    found = [p.name for p in pages if stale.search(" ".join(p.read_text(encoding="utf-8").split()))]
+    assert not found, f"pages that call the evidence bundle, or what it embeds, future: {found}"
