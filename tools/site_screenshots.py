@@ -29,7 +29,7 @@ PAGES = ("spec.html", "_generated/catalogue.html", "_generated/wg_coverage.html"
          "api.html", "tutorial.html")
 WIDTHS = (1280, 2400)
 
-MEASURE = """
+MEASURE = r"""
 <script>
 (function () {
   var found = [];
