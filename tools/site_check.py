@@ -195,7 +195,7 @@ def check_spec(root: Path, pages: dict[Path, Page], rule_ids: Iterable[str]) -> 
         anchor = rule.lower()
         heads = [h for h in page.headings if h[0] == anchor]
         if not heads:
-            problems.append(f"spec.html: rule {rule} has no heading of its own (no section with id {anchor})")
+            problems.append(f"spec.html: rule {rule} has no heading anchored at #{anchor} (its ID)")
             continue
         _, text, permalink = heads[0]
         if not re.match(rf"^\d+(\.\d+)+ {re.escape(rule)}\b", text):

@@ -109,7 +109,7 @@ def test_a_rule_without_a_numbered_heading_linked_by_its_id_is_found(tmp_path: P
     dl_spec = others.replace('<div class="body">', f'<div class="body">{as_term}')
     root = _site(tmp_path, spec_html=dl_spec)
     assert check_site(root, RULES) == [
-        "spec.html: rule GRAPH-C1 has no heading of its own (no section with id graph-c1)"
+        "spec.html: rule GRAPH-C1 has no heading anchored at #graph-c1 (its ID)"
     ]
     unnumbered = _spec().replace(f"4.0.{RULES.index('GRAPH-C1') + 1} GRAPH-C1", "GRAPH-C1")
     assert "is not numbered" in check_site(_site(tmp_path / "b", spec_html=unnumbered), RULES)[0]
