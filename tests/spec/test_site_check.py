@@ -136,3 +136,15 @@ def test_css_rules_are_read_by_selector_and_declaration() -> None:
 
 def test_the_command_line_refuses_a_missing_directory(tmp_path: Path) -> None:
     assert main([str(tmp_path / "absent")]) == 2
+
+
+def test_the_screenshot_target_says_when_no_browser_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tools import site_screenshots
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CHROMIUM", raising=False)
+    assert site_screenshots.chromium() is None
+    assert site_screenshots.main([str(_site(tmp_path)), str(tmp_path / "shots")]) == 2
+    assert "no Chromium binary found" in capsys.readouterr().err
