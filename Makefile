@@ -16,7 +16,7 @@ LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability \
-        smt-comments proofs-readme clean corpus proofs coq-test coq-diff-long
+        smt-comments proofs-readme clean corpus proofs coq-test coq-diff-long docs-screenshots
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check"
@@ -28,7 +28,8 @@ help:
 	@echo "make lint            ruff, and the import contracts of ARCHITECTURE.md (lint-imports)"
 	@echo "make typecheck       mypy over src/sonnx"
 	@echo "make pytest          the test suite alone (a worker per core; TEST_WORKERS=0 for one process)"
-	@echo "make docs            build the Sphinx site (warnings are errors) into docs/_build/html"
+	@echo "make docs            build the Sphinx site (warnings are errors) into docs/_build/html and check its links"
+	@echo "make docs-screenshots the built site in headless Chromium: screenshots and overflow report (not in CI)"
 	@echo "make lock            refresh requirements/dev.lock to the newest releases (uv $(UV_VERSION))"
 	@echo "make lock-add        add a new dependency to requirements/dev.lock, upgrading nothing else"
 	@echo "make test-latest     the whole of 'make test' against the newest releases, in $(LATEST) (not in CI)"
@@ -74,8 +75,17 @@ TEST_WORKERS ?= auto
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
+# The build runs nitpicky (every cross-reference must resolve) with warnings as errors, then
+# tools/site_check.py checks the built HTML: internal links and anchors, unresolved references,
+# highlighted help texts, the spec's rule headings and the stylesheet.
 docs: $(STAMP)
 	$(BIN)/python -m sphinx -W -b html docs docs/_build/html
+	$(BIN)/python -m tools.site_check docs/_build/html
+
+# Screenshots of the built site in headless Chromium (needs a chromium binary; not in CI), at a laptop's
+# and a wide screen's width, into docs/_build/screenshots; also reports elements wider than the page.
+docs-screenshots: docs
+	$(BIN)/python -m tools.site_screenshots docs/_build/html docs/_build/screenshots
 
 # The Coq check in `make test`: without coqc it installs Debian's coq when run as root, and otherwise
 # prints a loud NOT RUN line and says so in the summary below (a failure only under CI=true).

@@ -18,19 +18,34 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT))
 
 import sonnx  # noqa: E402
+from tools.site_check import EXTERNAL_PYTHON_NAMES  # noqa: E402
 
 project = "sonnx"
 author = "the sonnx authors"
 copyright = "the sonnx authors"
 version = release = sonnx.__version__
 
-extensions = ["sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "seed_trace_docs"]
+extensions = [
+    "sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "reference_docs", "spec_docs",
+    "example_docs", "seed_trace_docs",
+]
 
 exclude_patterns = ["_build", ".gitignore", "_generated/determinism.rst"]  # included by the spec, not a page
 html_theme = "alabaster"
 html_extra_path = ["_generated/export"]
-html_static_path: list[str] = []
-nitpicky = False
+html_static_path = ["_static"]
+html_css_files = ["sonnx.css"]
+templates_path = ["_templates"]  # navigation.html: the sidebar lists the sections of the page being read
+# Literal blocks are tool output and help texts, not Python: no highlighting unless a block names a language.
+highlight_language = "none"
+
+# Every cross-reference must resolve: with -W an unresolved one fails the build instead of showing as code.
+# sonnx's own targets are documented on the pages or on _generated/reference (reference_docs.py). The names
+# below belong to Python and NumPy; the build runs offline, without their inventories, so they stay text.
+nitpicky = True
+nitpick_ignore = [("py:class", name) for name in EXTERNAL_PYTHON_NAMES]
+# Parts of subscripted annotations (``tuple[str, int]``, ``Literal['auto', ...]``) that autodoc splits at commas.
+nitpick_ignore_regex = [(r"py:(class|obj)", r"(tuple|dict|frozenset|collections\.abc\.Mapping|typing\.Literal)\[.*")]
 
 # sphinx-needs: one need per rule (type "rule") and per theorem (type "thm"); the rule links to the
 # theorems that support it. needs.json (the machine-readable export) is written next to the HTML.
@@ -51,3 +66,5 @@ needs_fields = {
 needs_id_regex = r"^[A-Z][A-Z0-9_-]{3,}$"
 needs_id_required = True
 needs_build_json = True
+# A :need: reference shows the whole title (the default cuts it to 30 characters and an ellipsis).
+needs_role_need_max_title_length = -1

@@ -16,7 +16,6 @@ At ``config-inited`` (before the builder starts and before any source is read) t
 * ``conformance.rst``: the operators of :data:`sonnx.ops.REGISTRY` with their
   schema versions, and the recorded conformance deviations;
 * ``cli.rst``: the ``--help`` text of every command, from the real parsers;
-* ``tutorial/*.txt``: real ``sonnx-check`` output on the shipped examples;
 * ``export/traceability.json`` and ``export/proofs.json``: machine-readable
   exports, copied to the root of the HTML output (``html_extra_path``), next
   to sphinx-needs' ``needs.json``.
@@ -44,17 +43,8 @@ LOG = logging.getLogger(__name__)
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 OUT = DOCS / "_generated"
-
-TUTORIAL_RUNS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("cnn_block", ("examples/cnn_block.onnx",)),
-    ("seed001_example", ("examples/seed001_example.onnx",)),
-    ("acyclic_cycle", ("examples/acyclic_cycle.onnx",)),
-    ("acyclic_cycle_json", ("examples/acyclic_cycle.onnx", "--json")),
-    ("c1_two_producers", ("examples/c1_two_producers.onnx",)),
-    ("strict_default_attribute", ("examples/strict_default_attribute.onnx", "--profile", "sonnx-strict")),
-    ("strict_dense", ("examples/strict_dense.onnx", "--profile", "sonnx-strict")),
-)
-"""(output name, sonnx-check arguments) of the outputs the tutorial shows."""
+EXPORTS = "../"
+"""From a generated page to the site root, where ``html_extra_path`` puts the machine-readable exports."""
 
 _SPECIAL = "\\*`|_[]"
 
@@ -74,8 +64,8 @@ def title(text: str, char: str = "=") -> str:
 
 
 def literal(text: str, n: int = 0) -> str:
-    """A literal block (``::``) holding ``text`` verbatim, indented by ``n``."""
-    return indent("::", n) + "\n\n" + indent(text.rstrip("\n"), n + 3) + "\n"
+    """A plain-text block holding ``text`` verbatim, indented by ``n`` (tool output: never highlighted as code)."""
+    return indent(".. code-block:: text", n) + "\n\n" + indent(text.rstrip("\n"), n + 3) + "\n"
 
 
 def list_table(header: Sequence[str], rows: Iterable[Sequence[str]], widths: Sequence[int] | None = None) -> str:
@@ -174,7 +164,7 @@ def proofs_page(results: list[dict[str, Any]]) -> str:
         "counterexamples motivating a precondition. A step a Coq theorem proves is not a review item: the "
         "report cites the theorem (\"proved in Coq\"), and :ref:`coq-theorems` below lists every Coq theorem "
         "with its assumptions, checked again for this build. The same data is exported as "
-        "`proofs.json <proofs.json>`_.\n"
+        f"`proofs.json <{EXPORTS}proofs.json>`_.\n"
     )
     parts.append(
         list_table(
@@ -206,8 +196,8 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
         "Generated at build time from the rule registry (``sonnx.rules.RULES``) by "
         "``tools.traceability``; nothing here is written by hand. Each rule links to its spec entry, its "
         "direct check, its SMT encoding, the tests that quote its ID and the theorems that support it. "
-        "Machine-readable exports: `traceability.json <traceability.json>`_ (the matrix) and "
-        "`needs.json <needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
+        f"Machine-readable exports: `traceability.json <{EXPORTS}traceability.json>`_ (the matrix) and "
+        f"`needs.json <{EXPORTS}needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
     )
     if trace["problems"]:
         parts.append(".. warning::\n\n" + indent("\n".join(f"* {esc(p)}" for p in trace["problems"]), 3) + "\n")
@@ -232,7 +222,7 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
                 ]
                 for row in trace["rules"]
             ),
-            [26, 26, 24, 8, 16],
+            [18, 22, 24, 6, 30],
         )
     )
     if trace["smt_only"]:
@@ -344,7 +334,7 @@ def wg_page(trace: dict[str, Any]) -> str:
         ([f"``{r['source']}``", esc(r["label"]), esc(r["topic"]), f"**{r['coverage']}**",
           ", ".join(_covered_by(b) for b in r["by"]) or "\\-", esc(r.get("note", ""))]
          for r in wg["coverage"]),
-        [10, 14, 26, 8, 24, 18],
+        [9, 12, 26, 10, 24, 19],
     ))
     parts.append(title("ID clashes", "-"))
     parts.append(list_table(["Group's ID", "sonnx", "Note"],
@@ -515,7 +505,7 @@ def _capture(fn: Any, argv: list[str]) -> str:
 def cli_page() -> str:
     from sonnx import cli
 
-    os.environ["COLUMNS"] = "100"
+    os.environ["COLUMNS"] = "88"  # fits the content area of a 1280-pixel window without wrapping
     parts = [".. _cli-reference:\n", title("Command-line reference")]
     parts.append(
         "The help texts below are produced during the build by the argument parsers of ``sonnx.cli`` "
@@ -545,21 +535,6 @@ def cli_page() -> str:
     return "\n".join(parts)
 
 
-def tutorial_outputs() -> None:
-    from sonnx import cli
-
-    here = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        for name, argv in TUTORIAL_RUNS:
-            out, err = io.StringIO(), io.StringIO()
-            code = cli.check_main(["-q", *argv], out, err)
-            text = f"$ sonnx-check {' '.join(argv)}\n{out.getvalue()}{err.getvalue()}(exit code {code})\n"
-            write(f"tutorial/{name}.txt", text)
-    finally:
-        os.chdir(here)
-
-
 # --------------------------------------------------------------------------- entry point
 
 
@@ -580,7 +555,6 @@ def generate(app: Sphinx, config: Any = None) -> None:
     write("conformance.rst", conformance_page())
     write("cli.rst", cli_page())
     write("determinism.rst", determinism_page())
-    tutorial_outputs()
     write("export/traceability.json", json.dumps(trace, indent=2, sort_keys=True) + "\n")
     export = [{k: v for k, v in r.items() if k != "report"} for r in results]
     write("export/proofs.json", json.dumps(export, indent=2, sort_keys=True) + "\n")

@@ -76,16 +76,19 @@ class Verdict:
 
     @classmethod
     def proved(cls, rule_id: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
+        """The rule holds for the model (established, never assumed)."""
         return cls(rule_id, Status.PROVED, severity, engine=engine)
 
     @classmethod
     def violated(
         cls, rule_id: str, witness: Witness, severity: Severity = Severity.ERROR, engine: str = "direct"
     ) -> Verdict:
+        """The rule fails; ``witness`` says where, in terms a reviewer can check in the model by hand."""
         return cls(rule_id, Status.VIOLATED, severity, witness=witness, engine=engine)
 
     @classmethod
     def unknown(cls, rule_id: str, reason: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
+        """The rule could not be established; ``reason`` says why (never counted as a pass)."""
         return cls(rule_id, Status.UNKNOWN, severity, reason=reason, engine=engine)
 
     @classmethod
