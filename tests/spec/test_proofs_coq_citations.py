@@ -111,7 +111,7 @@ def test_every_coq_theorem_the_spec_cites_is_listed() -> None:
         ("*Acyclicity and ranks.*", "SONNX.Acyclic.acyclic_iff_strict_rank"),
         ("*Functions.*", "SONNX.Functions.inlining_terminates_iff"),
         ("*Functions.*", "SONNX.Inline.inline_matches_nested"),
-        ("*Functions.*", "SONNX.Inline.strict_call_needed"),
+        ("*Functions.*", "SONNX.InlineExamples.strict_call_needed"),
         ("*Nested graphs.*", "SONNX.Nested.nested_order_independence"),
         ("*Operators that fail.*", "SONNX.Errors.error_order_independence"),
     ],
