@@ -5,10 +5,13 @@
       [Inline.inline_matches_nested] holds (each is discharged in the proof)
       and the call fires, so the theorem is not vacuous;
     - [strict_call_needed]: a call on which every premise holds but the one
-      that the call fires, and the two readings give different outputs. *)
+      that the call fires, and the two readings give different outputs;
+    - [inline_omitted_premises_satisfiable]: a call that omits an output,
+      on which every premise of [InlineOmitted.inline_matches_nested_omitted]
+      holds. *)
 
 From Coq Require Import List Arith Lia Bool.
-From SONNX Require Import Semantics Termination OrderIndependence C3 InlineGraph Inline.
+From SONNX Require Import Semantics Termination OrderIndependence C3 InlineGraph Inline InlineOmitted.
 Import ListNotations.
 
 (** ** The premises can hold: a concrete call *)
@@ -183,5 +186,80 @@ Proof.
   - unfold outputs_of. simpl. rewrite <- E2. vm_compute. reflexivity.
 Qed.
 
+(** ** A call that omits an output *)
+
+(** The body of the first example with a second output, [5]; the call
+    [1, _ := f(0)] omits it, so inlining names it [15], a name the caller
+    does not mention. *)
+Definition ex3_g : graph :=
+  mkGraph [0] [] [] [mkOp [Some 0] [] [Some 1; None]; mkOp [Some 1] [] [Some 2]] [2].
+Definition ex3_fb : graph :=
+  mkGraph [0] [] [] [mkOp [Some 0] [] [Some 5]; mkOp [Some 5] [] [Some 1]] [1; 5].
+
+Lemma ex3_g_tensor : forall t, g_tensor ex3_g t -> t <= 2.
+Proof.
+  intros t [[H | [H | H]] | [H | [i [o [Ho H]]]]]; simpl in *; try tauto; try lia.
+  apply ex_nth2 in Ho. destruct Ho as [[-> ->] | [-> ->]]; unfold required in H; simpl in H;
+    repeat match goal with Hx : _ \/ _ |- _ => destruct Hx end; try discriminate; try contradiction;
+    repeat match goal with Hx : Some _ = Some _ |- _ => injection Hx as <- end; lia.
+Qed.
+
+(** Non-vacuity of [inline_matches_nested_omitted]: on the call above
+    every premise holds and the call fires, so the theorem gives the
+    inlined graph's outputs, whatever maximal run computes them. *)
+Theorem inline_omitted_premises_satisfiable : forall s2,
+  maximal_run (inline_interp ex_it ex_ib 0 ex3_fb) (inline_graph ex3_g 0 ex3_fb ex_ren)
+    (initial_state (inline_graph ex3_g 0 ex3_fb ex_ren) ex_inp nothing nothing) s2 ->
+  outputs_of (inline_graph ex3_g 0 ex3_fb ex_ren) s2 = [Some 12].
+Proof.
+  intros s2 R2.
+  set (s1 := run_fuel (nested_interp ex_it ex_ib 0 0 ex3_fb) ex3_g 2 (initial_state ex3_g ex_inp nothing nothing)).
+  assert (Hs1 : outputs_of ex3_g s1 = [Some 12] /\ In 0 (fired s1)) by (vm_compute; auto).
+  destruct Hs1 as [Hout Hc]. rewrite <- Hout.
+  refine (proj2 (inline_matches_nested_omitted ex_it ex_ib 0 ex3_g 0 ex3_fb ex_ren [Some 1; None]
+                   ex_inp nothing nothing s1 s2 _ _ _ _ _ _ _ _ _ _ _ _ Hc R2)).
+  - reflexivity.
+  - constructor; [left; reflexivity |]. constructor; [| constructor].
+    right. split; [reflexivity |]. intros Ht. apply ex3_g_tensor in Ht. vm_compute in Ht. lia.
+  - reflexivity.
+  - reflexivity.
+  - simpl. intros u [<- | []] [H | [H | []]]; discriminate.
+  - intros u x Hx. simpl in Hx. unfold ex_ren.
+    destruct (Nat.eqb_spec u 0); destruct (Nat.eqb_spec u 1);
+      destruct (Nat.eqb_spec x 0); destruct (Nat.eqb_spec x 1); intros; try lia; tauto.
+  - intros u [Hi Ho] Ht. apply ex3_g_tensor in Ht. simpl in Hi, Ho. unfold ex_ren in Ht.
+    destruct (Nat.eqb_spec u 0); destruct (Nat.eqb_spec u 1); try tauto; lia.
+  - apply ex_c1.
+    + intros i j oi oj t Hi Hj Ht Ht'. simpl in Hi, Hj.
+      apply ex_nth2 in Hi, Hj. destruct Hi as [[-> ->] | [-> ->]]; destruct Hj as [[-> ->] | [-> ->]];
+        simpl in Ht, Ht'; auto; repeat match goal with Hx : _ \/ _ |- _ => destruct Hx end;
+        try contradiction; congruence.
+    + intros i o t Hi Ht Hs. simpl in Hi. apply ex_nth2 in Hi.
+      destruct Hi as [[-> ->] | [-> ->]]; simpl in Ht;
+        repeat match goal with Hx : _ \/ _ |- _ => destruct Hx end; try contradiction; try discriminate;
+        repeat match goal with Hx : Some _ = Some _ |- _ => injection Hx as <- end;
+        unfold source in Hs; simpl in Hs; intuition discriminate.
+  - apply ex_c1.
+    + intros i j oi oj t Hi Hj Ht Ht'. simpl in Hi, Hj.
+      apply ex_nth2 in Hi, Hj. destruct Hi as [[-> ->] | [-> ->]]; destruct Hj as [[-> ->] | [-> ->]];
+        simpl in Ht, Ht'; auto; destruct Ht as [Ht | []]; destruct Ht' as [Ht' | []]; congruence.
+    + intros i o t Hi Ht Hs. simpl in Hi. apply ex_nth2 in Hi.
+      destruct Hi as [[-> ->] | [-> ->]]; simpl in Ht; destruct Ht as [Ht | []]; injection Ht as <-;
+        unfold source in Hs; simpl in Hs; intuition discriminate.
+  - intros i o a b Hi. simpl in Hi. apply ex_nth2 in Hi. destruct Hi as [[-> ->] | [-> ->]]; reflexivity.
+  - intros inp Hinp t Ht.
+    assert (H0 : derivable ex3_fb (initial_state ex3_fb inp nothing nothing) 0).
+    { apply der_init. unfold defined. simpl. unfold initial_vals. simpl.
+      destruct (inp 0) eqn:E; [discriminate | exfalso; exact (Hinp 0 (or_introl eq_refl) E)]. }
+    assert (H5 : derivable ex3_fb (initial_state ex3_fb inp nothing nothing) 5).
+    { apply (der_op _ _ 0 (mkOp [Some 0] [] [Some 5])); [reflexivity | | left; reflexivity].
+      intros n [<- | []]. exact H0. }
+    destruct Ht as [<- | [<- | []]]; [| exact H5].
+    apply (der_op _ _ 1 (mkOp [Some 5] [] [Some 1])); [reflexivity | | left; reflexivity].
+    intros n [<- | []]. exact H5.
+  - split; [apply run_fuel_steps | apply run_fuel_maximal; rewrite unfired_initial; auto].
+Qed.
+
 Print Assumptions inline_premises_satisfiable.
 Print Assumptions strict_call_needed.
+Print Assumptions inline_omitted_premises_satisfiable.
