@@ -270,9 +270,10 @@ Proof. intros H1 H2 H3 H4 H5. apply inline_c1; assumption. Qed.
       entry and no implicit input (a function has no captures);
     - the body has no initializers and no captures (ONNX functions have
       neither) and no output is also an input;
-    - [ren] is injective on every name the body may write (a name that is
-      not an input): two body names with one image are equal, and a
-      written name's image is not an input's image;
+    - two distinct body names get the same name from [ren] only when both
+      are inputs (a call may pass one tensor to two inputs); so [ren] is
+      injective on every name the body may write (no body operation writes
+      an input, by GRAPH-C1 for the body);
     - [ren] gives every internal body name (neither input nor output) a
       fresh name: not a tensor the caller mentions ([g_tensor]);
     - GRAPH-C1's at-most-one-assignment half for the caller and for the
