@@ -86,12 +86,17 @@ forms equivalent), `Premises.v` (C1, C3, R1 and a strict rank give the
 premises of exactly-once), `Nested.v` (If and Loop bodies: a nested run is a
 function of its inputs and captures; order independence by induction on
 depth), `Functions.v` (inlining terminates iff no recursion is reachable),
+`InlineGraph.v`, `InlineSim.v`, `Inline.v`, `InlineOmitted.v` and
+`InlineExamples.v` (running a call as a nested graph gives the result of
+inlining it, when the call fires, omitted outputs included; the premises can
+hold, and without the call firing the readings differ),
 `Errors.v` and `ErrorCause.v` (operators that fail: the outcome does not
 depend on the order), `Extract.v` (the runner extracted to OCaml, against
 which `tests/model/test_coq_runner.py` tests the Python semantics and the
 compiled plan) and `ExtractNested.v` (the same for `run_ng` of `Nested.v`,
-on graphs whose If and Loop bodies hold operations). Not yet proved: that running a call as a nested graph equals
-inlining it.
+on graphs whose If and Loop bodies hold operations). Not yet proved: that
+running a call as a nested graph equals inlining it when the call omits an
+optional input.
 """
 
 
