@@ -17,14 +17,11 @@ Section Inline.
 
 Context {V : Type}.
 
-(** The interpretation of the caller's operations (the call's entry is
-    ignored: the nested reading replaces it) and of the body's. *)
+(** The parameters of [InlineGraph.v]'s section, explained there: a
+    section is local to its file, so they are declared again. *)
 Variable it : nat -> list (option V) -> list (option V) -> list V.
 Variable ib : nat -> list (option V) -> list (option V) -> list V.
-(** The value the nested reading gives an undefined body output; under
-    the premises below no output is undefined, so it never matters. *)
 Variable undef : V.
-(** The caller, the position of the call, the function body, the renaming. *)
 Variable g : graph.
 Variable c : nat.
 Variable fb : graph.

@@ -219,7 +219,11 @@ def _values(words: list[str]) -> dict[str, int]:
 
 def run_coq(runner: Path, cases: Sequence[Case]) -> list[CoqResult]:
     """Run the extracted runner once on all ``cases``."""
-    text = "".join(encode(c) for c in cases)
+    return run_driver(runner, "".join(encode(c) for c in cases), len(cases))
+
+
+def run_driver(runner: Path, text: str, count: int) -> list[CoqResult]:
+    """Feed ``text`` (``count`` blocks, flat or nested) to the runner and read one result per block."""
     done = subprocess.run([str(runner)], input=text, capture_output=True, text=True, check=True)
     results: list[CoqResult] = []
     steps: list[tuple[int, dict[str, int]]] = []
@@ -240,9 +244,10 @@ def run_coq(runner: Path, cases: Sequence[Case]) -> list[CoqResult]:
         elif head == "failed":
             failed = int(words[0])
         else:
+            assert head == "done", line
             results.append(CoqResult(tuple(steps), fired, values, outputs, failed))
             steps, fired, values, outputs, failed = [], (), {}, (), None
-    assert len(results) == len(cases), done.stderr
+    assert len(results) == count, done.stderr
     return results
 
 
@@ -341,16 +346,10 @@ def _differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int, failure
         if failure_steps:
             found += _failure_step_differences(case, coq, sem, start)
         return [*found, *_failure_differences(case, coq, "run", attempt)]
-    state = start
-    for i, after in coq.steps:
-        first = sem.executable(g, state)
-        if not first or first[0] != i:
-            return [*found, f"file order: Python would fire {first[:1]}, Coq fired {i}"]
-        state = sem.fire(g, state, i, interp)
-        if dict(state.values) != after:
-            found.append(f"fire {i}: Python {dict(state.values)} != Coq {after}")
-    if sem.executable(g, state):
-        found.append(f"after Coq's run, Python still has executable operations {sem.executable(g, state)}")
+    state, stepped = step_differences(sem, g, start, coq, interp)
+    found += stepped
+    if state is None:
+        return found
     for j in range(len(g.operations)):
         if j in state.fired:
             try:
@@ -383,12 +382,48 @@ def _compare_run(g: Graph, final: real_semantics.State[int], coq: CoqResult, sem
     return found
 
 
+def step_differences(
+    sem: ModuleType, g: Graph, start: Any, coq: CoqResult, interp: Any
+) -> tuple[Any, list[str]]:
+    """``fire`` applied in file order as the runner's steps go: the state reached and every difference.
+
+    The state is None when Python would choose another operation than the runner did (the steps stop there).
+    """
+    state = start
+    found: list[str] = []
+    for i, after in coq.steps:
+        first = sem.executable(g, state)
+        if not first or first[0] != i:
+            return None, [*found, f"file order: Python would fire {first[:1]}, Coq fired {i}"]
+        state = sem.fire(g, state, i, interp)
+        if dict(state.values) != after:
+            found.append(f"fire {i}: Python {dict(state.values)} != Coq {after}")
+    if sem.executable(g, state):
+        found.append(f"after Coq's run, Python still has executable operations {sem.executable(g, state)}")
+    return state, found
+
+
+def guarded(compare: Callable[[], list[str]], who: str) -> list[str]:
+    """``compare()``, with any exception the design does not predict reported as a difference of ``who``."""
+    try:
+        return compare()
+    except Exception as error:
+        return [f"{who}: unexpected {type(error).__name__}: {error}"]
+
+
+def memory_mode_differences(g: Graph, interp: Any, seeded: dict[str, int], coq: CoqResult) -> list[str]:
+    """The compiled plan in memory mode (only the graph outputs kept) against the runner's outputs."""
+    if None in coq.outputs:
+        return []
+    kept = GraphPlan(g, interp, seeded, frozenset(g.outputs)).run(dict(seeded))
+    if tuple(kept[n] for n in g.outputs) != coq.outputs:
+        return [f"plan (memory mode): outputs {[kept.get(n) for n in g.outputs]} != Coq {coq.outputs}"]
+    return []
+
+
 def plan_differences(case: Case, coq: CoqResult, seed: int = 0) -> list[str]:
     """Every way the compiled plan disagrees with the runner on ``case`` (file order, memory mode, random order)."""
-    try:
-        return _plan_differences(case, coq, seed)
-    except Exception as error:  # any exception the design does not predict is a difference
-        return [f"plan: unexpected {type(error).__name__}: {error}"]
+    return guarded(lambda: _plan_differences(case, coq, seed), "plan")
 
 
 def _plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]:
@@ -403,11 +438,7 @@ def _plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]:
         found.append(f"plan (file order): values {plan.run(dict(seeded))} != Coq {coq.values}")
     if case.c1_holds() and plan.run(dict(seeded), real_semantics.SeededRandomOrder(seed)) != coq.values:
         found.append("plan (seeded random order): values differ from Coq's")
-    if None not in coq.outputs:
-        kept = GraphPlan(g, interp, seeded, frozenset(g.outputs)).run(dict(seeded))
-        if tuple(kept[n] for n in g.outputs) != coq.outputs:
-            found.append(f"plan (memory mode): outputs {[kept.get(n) for n in g.outputs]} != Coq {coq.outputs}")
-    return found
+    return found + memory_mode_differences(g, interp, seeded, coq)
 
 
 def _order_args(order: Any) -> tuple[int, ...]:

@@ -234,7 +234,7 @@ def _body(gen: _Gen, visible: list[str], n_in: int, n_out: int, depth: int) -> G
     """A body with ``n_in`` fresh inputs and ``n_out`` outputs defined at the end of every maximal run."""
     rng = gen.rng
     ins = [gen.name() for _ in range(n_in)]
-    local, written = list(ins), set()
+    local, written = list(ins), set[str]()
     ops: list[Operation] = []
     for k in range(rng.randint(0, 3)):
         outs = [_body_output(gen, local, visible, written) for _ in range(rng.randint(1, 2))]

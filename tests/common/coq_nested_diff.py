@@ -14,7 +14,6 @@ run their bodies through the same ``GraphScope.run_nested``).
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -24,7 +23,7 @@ from sonnx.execution.plan import GraphPlan
 from sonnx.model import semantics as real_semantics
 from sonnx.model.graph import Graph, Operation
 
-from .coq_diff import Case, CoqResult, _compare_run, _values
+from .coq_diff import Case, CoqResult, _compare_run, guarded, memory_mode_differences, run_driver, step_differences
 from .coq_nested import (
     UNDEF,
     Counts,
@@ -41,29 +40,7 @@ from .coq_nested import (
 
 def run_coq_nested(runner: Path, cases: Sequence[Case]) -> list[CoqResult]:
     """Run the extracted runner once on the nested blocks of all ``cases``."""
-    text = "".join(encode_nested(c) for c in cases)
-    done = subprocess.run([str(runner)], input=text, capture_output=True, text=True, check=True)
-    results: list[CoqResult] = []
-    steps: list[tuple[int, dict[str, int]]] = []
-    fired: tuple[int, ...] = ()
-    values: dict[str, int] = {}
-    outputs: tuple[int | None, ...] = ()
-    for line in done.stdout.splitlines():
-        head, *words = line.split()
-        if head == "step":
-            steps.append((int(words[0]), _values(words[1:])))
-        elif head == "fired":
-            fired = tuple(int(w) for w in words)
-        elif head == "vals":
-            values = _values(words)
-        elif head == "outs":
-            outputs = tuple(None if w == "-" else int(w) for w in words)
-        else:
-            assert head == "done", line
-            results.append(CoqResult(tuple(steps), fired, values, outputs))
-            steps, fired, values, outputs = [], (), {}, ()
-    assert len(results) == len(cases), done.stderr
-    return results
+    return run_driver(runner, "".join(encode_nested(c) for c in cases), len(cases))
 
 
 def _schedules(sem: ModuleType, case: Case, seed: int) -> list[tuple[str, Any, Callable[[], Any]]]:
@@ -92,16 +69,10 @@ def _nested_differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) 
     if UNDEF in coq.values.values() or UNDEF in coq.outputs:
         found.append("Coq filled an undefined body output, which the generator rules out")
     start = sem.initial_state(g, case.inputs, case.inits, case.outer)
-    state = start
-    for i, after in coq.steps:
-        first = sem.executable(g, state)
-        if not first or first[0] != i:
-            return [*found, f"file order: Python would fire {first[:1]}, Coq fired {i}"]
-        state = sem.fire(g, state, i, interp)
-        if dict(state.values) != after:
-            found.append(f"fire {i}: Python {dict(state.values)} != Coq {after}")
-    if sem.executable(g, state):
-        found.append(f"after Coq's run, Python still has executable operations {sem.executable(g, state)}")
+    state, stepped = step_differences(sem, g, start, coq, interp)
+    found += stepped
+    if state is None:
+        return found
     for name, scheduler, nested in _schedules(sem, case, seed):
         found += _compare_run(g, sem.run(g, start, interp, scheduler, nested), coq, sem, name)
     return found
@@ -109,10 +80,7 @@ def _nested_differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) 
 
 def nested_plan_differences(case: Case, coq: CoqResult, seed: int = 0) -> list[str]:
     """Every way the compiled plan disagrees with ``run_ng`` on ``case`` (file order, memory mode, random order)."""
-    try:
-        return _nested_plan_differences(case, coq, seed)
-    except Exception as error:  # any exception the design does not predict is a difference
-        return [f"plan: unexpected {type(error).__name__}: {error}"]
+    return guarded(lambda: _nested_plan_differences(case, coq, seed), "plan")
 
 
 def _nested_plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]:
@@ -125,11 +93,7 @@ def _nested_plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]
         values = plan.run(dict(seeded), None if name == "file order" else scheduler, nested)
         if values != coq.values:
             found.append(f"plan ({name}): values {values} != Coq {coq.values}")
-    if None not in coq.outputs:
-        kept = GraphPlan(g, interp, seeded, frozenset(g.outputs)).run(dict(seeded))
-        if tuple(kept[n] for n in g.outputs) != coq.outputs:
-            found.append(f"plan (memory mode): outputs {[kept.get(n) for n in g.outputs]} != Coq {coq.outputs}")
-    return found
+    return found + memory_mode_differences(g, interp, seeded, coq)
 
 
 def coverage(cases: Sequence[Case], results: Sequence[CoqResult]) -> dict[str, int]:

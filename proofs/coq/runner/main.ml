@@ -24,21 +24,13 @@
 
 open Sonnx_runner
 
-let fail msg = prerr_endline ("runner: " ^ msg); exit 2
+(* The line-reading helpers are nested_driver.ml's (compiled first), so both drivers refuse the same input. *)
+let fail = Nested_driver.fail
+let num = Nested_driver.num
+let entry = Nested_driver.entry
+let pairs = Nested_driver.pairs
 
-let num s =
-  match int_of_string_opt s with
-  | Some n when n >= 0 && n < 1 lsl 40 -> n
-  | _ -> fail ("not a small non-negative number: " ^ s)
-
-let entry s = if s = "-" then None else Some (num s)
-
-let rec pairs = function
-  | [] -> []
-  | k :: v :: rest -> (num k, num v) :: pairs rest
-  | _ -> fail "a value list needs id/value pairs"
-
-let words line = List.filter (fun w -> w <> "") (String.split_on_char ' ' line)
+let words = Nested_driver.words
 
 let parse_op rest =
   match List.map words (String.split_on_char '|' rest) with
