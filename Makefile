@@ -15,7 +15,7 @@ TOOLS  := .venv-tools
 LATEST := .venv-latest
 
 .PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
-        fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability \
+        fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability rule-texts \
         smt-comments proofs-readme clean corpus proofs coq-test coq-diff-long docs-screenshots
 
 help:
@@ -45,7 +45,9 @@ help:
 	@echo "make mutate          mutation testing of src/sonnx/rules and src/sonnx/smt with mutmut (not in CI)"
 	@echo "make bench           every benchmark of benchmarks/ (BENCH='smt equiv' for some; not in CI)"
 	@echo "make examples        regenerate examples/*.onnx"
-	@echo "make traceability    regenerate the packaged traceability matrix (src/sonnx/data/traceability.json)"
+	@echo "make rule-texts      regenerate the rules' titles, statements and rationales from spec/graph.rst"
+	@echo "                     (src/sonnx/data/rule_texts.json; fails naming each rule the spec gives no rationale)"
+	@echo "make traceability    regenerate the rule texts, then the packaged traceability matrix (src/sonnx/data/traceability.json)"
 	@echo "make smt-comments    regenerate the reviewed comments of the exported SMT-LIB files (tests/data/smt_comments.txt)"
 	@echo "make proofs-readme   regenerate proofs/README.md from the theorem modules"
 	@echo "make clean           remove the venvs, build outputs and caches"
@@ -203,7 +205,11 @@ examples: $(STAMP)
 clean:
 	rm -rf $(VENV) $(TOOLS) $(LATEST) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
 
-traceability: $(STAMP)
+# The rules' words come from the spec; the matrix copies them, so the texts are regenerated first.
+rule-texts: $(STAMP)
+	$(BIN)/python -m tools.rule_texts
+
+traceability: rule-texts
 	$(BIN)/python -m tools.traceability
 
 smt-comments: $(STAMP)

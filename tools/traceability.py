@@ -6,6 +6,9 @@ Built from the sources, never maintained by hand:
 * **spec entries**: an anchor ``.. _RULE-ID:`` in a page ``spec/*.rst``. Every
   such anchor whose name looks like a rule ID (upper-case words joined by
   ``-``, e.g. ``GRAPH-R1-OUTPUTS``) is a spec rule;
+* **words**: the title, statement and rationale of each rule are the spec's
+  (:class:`sonnx.rules.base.Rule` reads them from the package data that
+  :mod:`tools.rule_texts` renders from the spec);
 * **check**: the module of ``rule.check`` (``rule.check.__module__``);
 * **SMT encoding**: a module of ``src/sonnx/smt/encodings/`` that declares
   the rule ID in its top-level ``ID``: a literal ``ID = "RULE-ID"``, or the
@@ -95,7 +98,10 @@ class RuleTrace:
     """The severity under sonnx-strict when it differs from ``severity`` (GRAPH-ARITY), else None."""
     profile: str
     statement: str
-    rationale: str
+    rationale: str | None
+    """The spec's rationale (None while the spec gives none); title, statement and rationale are the spec's words."""
+    section: str
+    """The number of the rule's section in the spec (``4.0.4``)."""
     spec: SpecEntry | None
     check_module: str
     check_file: str
@@ -233,6 +239,7 @@ def build(root: Path | None = None) -> list[RuleTrace]:
                 profile=rule.profile,
                 statement=rule.statement,
                 rationale=rule.rationale,
+                section=rule.text.number,
                 spec=specs.get(rule.id),
                 check_module=mod,
                 check_file="src/" + mod.replace(".", "/") + ".py",

@@ -59,6 +59,29 @@ def indent(text: str, n: int) -> str:
     return "\n".join(pad + line if line.strip() else "" for line in text.splitlines())
 
 
+def paragraphs(text: str, n: int) -> str:
+    """A rule text of :mod:`sonnx.rules.texts` (paragraphs, list items ``- ``) as reST, indented by ``n``."""
+    out = []
+    for para in text.split("\n\n"):
+        lines = para.split("\n")
+        out.append("\n".join(("* " + esc(ln[2:])) if ln.startswith("- ") else esc(ln) for ln in lines))
+    return indent("\n\n".join(out), n) + "\n"
+
+
+def tests_by_file(tests: Sequence[str], n: int) -> str:
+    """A rule's tests (pytest node IDs ``path::test``) by name, one line per test file, indented by ``n``."""
+    files: dict[str, list[str]] = {}
+    for t in tests:
+        path, _, name = t.partition("::")
+        files.setdefault(path, []).append(name)
+    if not files:
+        return indent("* Tests: **none**", n)
+    lines = [f"* Tests ({len(tests)}, in {len(files)} file{'s' if len(files) > 1 else ''}):", ""]
+    for path, names in files.items():
+        lines.append(f"  * ``{path}``: " + ", ".join(f"``{name}``" for name in names))
+    return indent("\n".join(lines), n) + "\n"
+
+
 def title(text: str, char: str = "=") -> str:
     return f"{text}\n{char * len(text)}\n"
 
@@ -195,7 +218,9 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
     parts.append(
         "Generated at build time from the rule registry (``sonnx.rules.RULES``) by "
         "``tools.traceability``; nothing here is written by hand. Each rule links to its spec entry, its "
-        "direct check, its SMT encoding, the tests that quote its ID and the theorems that support it. "
+        "direct check, its SMT encoding, the tests marked with its ID (``@pytest.mark.rule``), listed by name, and "
+        "the theorems that support it. Its title, statement and rationale are the words of its spec entry "
+        "(``tools.rule_texts``). "
         f"Machine-readable exports: `traceability.json <{EXPORTS}traceability.json>`_ (the matrix) and "
         f"`needs.json <{EXPORTS}needs.json>`_ (sphinx-needs). Conventions: :doc:`../traceability`.\n"
     )
@@ -211,18 +236,17 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
     )
     parts.append(
         list_table(
-            ["Rule", "Check", "SMT encoding", "Tests", "Theorems"],
+            ["Rule", "Check", "SMT encoding", "Theorems"],
             (
                 [
                     f":need:`{row['id']}`",
                     f"``{row['check_module']}``",
                     f"``{row['smt_module']}``" if row["smt_module"] else esc(row["smt_note"]),
-                    str(len(row["tests"])),
                     ", ".join(f":need:`{need_id(t['id'])}`" for t in row["theorems"]) or "none",
                 ]
                 for row in trace["rules"]
             ),
-            [18, 22, 24, 6, 30],
+            [20, 25, 25, 30],
         )
     )
     if trace["smt_only"]:
@@ -245,18 +269,18 @@ def catalogue_page(trace: dict[str, Any], results: list[dict[str, Any]]) -> str:
         if links:
             parts.append(f"   :links: {links}")
         parts.append("")
-        parts.append(f"   {esc(row['statement'])}")
-        parts.append("")
+        parts.append(paragraphs(row["statement"], 3))
         if row["rationale"]:
-            parts.append(f"   *Rationale (non-normative):* {esc(row['rationale'])}")
-            parts.append("")
+            parts.append("   *Rationale (non-normative):*\n")
+            parts.append(paragraphs(row["rationale"], 3))
+        else:
+            parts.append("   *Rationale:* **none given in the spec**\n")
         parts.append(f"   * Spec: :ref:`{row['id']}` (``{spec['file']}``, line {spec['line']})" if spec else
                      "   * Spec: **missing**")
         parts.append(f"   * Check: ``{row['check_file']}`` (``{row['check_module']}``)")
         smt = f"``{row['smt_module']}`` ({esc(row['smt_note'])})" if row["smt_module"] else esc(row["smt_note"])
         parts.append(f"   * SMT encoding: {smt}")
-        tests = ", ".join(f"``{t}``" for t in row["tests"]) or "**none**"
-        parts.append(f"   * Tests: {tests}")
+        parts.append(tests_by_file(row["tests"], 3))
         if row["listing_tests"]:
             parts.append("   * Also listed by: " + ", ".join(f"``{t}``" for t in row["listing_tests"]))
         thms = ", ".join(
@@ -366,15 +390,19 @@ def severity_text(row: dict[str, Any]) -> str:
 
 def rules_page(trace: dict[str, Any]) -> str:
     parts = [".. _rules-table:\n", title("Table of rules")]
-    parts.append("Generated from ``sonnx.rules.RULES``, in report order (the order of ``sonnx rules``).\n")
+    parts.append(
+        "Generated from ``sonnx.rules.RULES``, in report order (the order of ``sonnx rules``). Each title is the "
+        "title of the rule's heading in the spec, and its ID links to the spec entry, which holds the one "
+        "statement of the rule (also in the :ref:`catalogue` and in ``sonnx rules RULE-ID``).\n"
+    )
     parts.append(
         list_table(
-            ["ID", "Severity", "Profile", "Title", "Statement"],
+            ["ID", "Section", "Severity", "Profile", "Title"],
             (
-                [f":ref:`{r['id']}`", severity_text(r), r["profile"], esc(r["title"]), esc(r["statement"])]
+                [f":ref:`{r['id']}`", r["section"], severity_text(r), r["profile"], esc(r["title"])]
                 for r in trace["rules"]
             ),
-            [18, 8, 10, 16, 48],
+            [26, 10, 18, 14, 32],
         )
     )
     return "\n".join(parts)

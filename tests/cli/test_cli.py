@@ -100,4 +100,37 @@ def test_progress_goes_to_stderr_only() -> None:
 def test_rules_listing() -> None:
     code, out, _ = call(main, "rules")
     assert code == 0
-    assert all(r.id in out for r in RULES)
+    lines = [ln for ln in out.splitlines() if not ln.startswith(" ")]
+    assert [ln.split()[0] for ln in lines] == [r.id for r in RULES]
+    for ln, r in zip(lines, RULES, strict=True):  # the short form is the title of the spec heading
+        assert ln.endswith(f" {r.title}") and r.title == r.text.title
+    assert "(error in sonnx-strict)" in out
+
+
+def test_rules_named_show_the_spec_statement_and_rationale() -> None:
+    code, out, _ = call(main, "rules", "GRAPH-C2", "GRAPH-ARITY")
+    assert code == 0
+    rule = {r.id: r for r in RULES}
+    flat = " ".join(out.split())
+    for rid in ("GRAPH-C2", "GRAPH-ARITY"):
+        r = rule[rid]
+        assert f"{rid}: {r.title}" in out and f"section {r.text.number}" in out
+        assert " ".join(r.statement.split()) in flat
+        assert r.rationale is not None and " ".join(r.rationale.split()) in flat
+    assert "GRAPH-C1" not in out
+
+
+def test_rules_json_holds_the_spec_texts() -> None:
+    code, out, _ = call(main, "rules", "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert [g["id"] for g in got] == [r.id for r in RULES]
+    for g, r in zip(got, RULES, strict=True):
+        assert (g["title"], g["statement"], g["rationale"], g["section"]) == (
+            r.title, r.statement, r.rationale, r.text.number)
+
+
+def test_rules_refuses_an_unknown_id_in_one_line() -> None:
+    code, out, err = call(main, "rules", "GRAPH-C2", "GRAPH-NOPE")
+    assert code == 2 and out == ""
+    assert err.strip().count("\n") == 0 and "no rule GRAPH-NOPE" in err

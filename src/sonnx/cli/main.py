@@ -39,7 +39,12 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Ru
         crosscheck.run_crosscheck,
     ),
     ("evidence", "work with evidence bundles (verify)", evidence.add_evidence_arguments, evidence.run_evidence),
-    ("rules", "list the rules and their statements", rules.add_rules_arguments, rules.run_rules_listing),
+    (
+        "rules",
+        "list the rules, or print the spec's statement and rationale of some",
+        rules.add_rules_arguments,
+        rules.run_rules_listing,
+    ),
     (
         "partition",
         "partition a model across execution providers, or verify a partition",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import Offenders, brief, first
 from ..model.graph import Graph, Model
+from .texts import RuleText, rule_text
 
 if TYPE_CHECKING:  # the record the check gives; a rule never calls the loader for it
     from ..loader.load import Derived
@@ -147,17 +148,16 @@ def counted_reasons(unknown: Mapping[str, int]) -> list[str]:
 class Rule:
     """One verification rule of the SONNX graph profile.
 
-    ``rationale`` is non-normative. ``spec`` names the spec section that
-    states the rule (``spec/graph.rst`` anchors use the rule ID).
+    The rule's words are the spec's (section 4): :attr:`title`,
+    :attr:`statement` and :attr:`rationale` are read from the entry of ``spec``
+    whose anchor is the rule ID, through the package data of
+    :mod:`sonnx.rules.texts`; a rule module never words its rule itself.
     """
 
     id: str
-    title: str
-    statement: str
     severity: Severity
     profile: str
     check: CheckFn
-    rationale: str = ""
     spec: str = "spec/graph.rst"
     reads_file: bool = False
     """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
@@ -165,6 +165,26 @@ class Rule:
     strict_severity: Severity | None = None
     """The severity under ``sonnx-strict`` when it differs from ``severity`` (a rule of the base profile that
     the strict profile makes an error, such as GRAPH-ARITY while the working group marks it TBC)."""
+
+    @property
+    def text(self) -> RuleText:
+        """The spec's entry for this rule, in plain text."""
+        return rule_text(self.id)
+
+    @property
+    def title(self) -> str:
+        """The short form: the title of the rule's heading in the spec."""
+        return self.text.title
+
+    @property
+    def statement(self) -> str:
+        """The normative statement of the rule, as the spec words it."""
+        return self.text.statement
+
+    @property
+    def rationale(self) -> str | None:
+        """The spec's non-normative rationale of the rule (None while the spec gives none)."""
+        return self.text.rationale
 
     def severity_in(self, profile: str) -> Severity:
         """The severity of a violation of this rule when ``profile`` is checked."""

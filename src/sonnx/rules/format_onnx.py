@@ -253,17 +253,8 @@ def _guarded(path: str, read_weights: bool, ir_version: int, nested: bool) -> Ve
 
 RULE = Rule(
     id=ID,
-    title="Valid ONNX model",
-    statement=(
-        "The model file passes onnx.checker.check_model with full_check=True: the ONNX IR and operator schema "
-        "checks, then onnx's shape inference in strict mode; and it uses no field its IR version does not define."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A SONNX model is first an ONNX model (REQ-FO-000); onnx's own checker is the reference for that. "
-        "Witness: the checker's message and the stage that refused the model."
-    ),
     reads_file=True,
 )

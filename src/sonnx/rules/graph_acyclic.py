@@ -68,18 +68,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Acyclic graphs",
-    statement=(
-        "In every graph of the model, the dependency relation between operations (A before B when a tensor "
-        "of A's output mapping is a required input of B, implicit inputs of nested graphs included) has no "
-        "cycle, whatever the order in which the operations are listed."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "An acyclic graph can be sorted topologically and executed in that order; an operation on a cycle "
-        "waits for its own result and never runs. Witness: one shortest cycle through an operation found on a "
-        "cycle, each step naming the operation and the tensor that links it to the next one."
-    ),
 )

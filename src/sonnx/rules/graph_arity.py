@@ -261,21 +261,8 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Every operator position bound",
-    statement=(
-        "Every operation of every graph the file writes (the main graph with calls of model-local functions, "
-        "nested graphs, function bodies) binds a tensor to each input and output position of its operator: every "
-        "single and optional formal, and for a variadic formal at least its minimum arity and every position it "
-        "writes (signature: the model-local function's formals, else the ONNX schema at the model's opset); an "
-        "unknown signature leaves the verdict unknown."
-    ),
     severity=SEVERITY,
     strict_severity=STRICT_SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "The working group's [R1] and [T03c] ask for a 1-to-1 mapping between a node's inputs and outputs and its "
-        "operator's, so that no behaviour depends on a left-out optional value; the group marks it TBC, hence a "
-        "warning outside sonnx-strict. Witness: each operation with the positions and formal names it leaves out."
-    ),
 )

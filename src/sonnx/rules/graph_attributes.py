@@ -268,21 +268,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Attribute values defined",
-    statement=(
-        "Every attribute of every operation is one its operator's schema (at the model's opset) defines, of the "
-        "schema's type, every required attribute is given, and every value lies in the set the operator text "
-        "defines (enumerated strings, flags, positive sizes, data types, axis ranges decided on ranks that hold "
-        "in every run); operations without a known schema, and checks sonnx cannot decide, leave the verdict unknown."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "onnx.checker accepts values the operator does not define, and the runtimes then differ: with onnx 1.23.2 "
-        "and onnxruntime 1.32, auto_pad 'same_upper' is refused by onnxruntime and read as VALID by the reference "
-        "evaluator; ArgMax keepdims=3 gives rank 1 in onnxruntime and rank 2 in the reference evaluator; Softmax-1 "
-        "axis=-1 runs in both though version 1 defines no negative axis. Witness: each operation with the "
-        "attribute, its value and the defined set."
-    ),
 )

@@ -102,19 +102,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Single assignment",
-    statement=(
-        "Every tensor appears in the output mapping of at most one operation, at most once, and never when it "
-        "is a graph input or an initialized tensor; a nested graph defines no name (graph input, initializer "
-        "or operation output) that an enclosing graph defines. (The 'at least one' half of constraint C1 is "
-        "rule GRAPH-C3.)"
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A tensor is a variable assigned once: with two assignments its value would depend on which one runs "
-        "last, and an assigned graph input or initializer would lose the value it was given. Witness: each "
-        "offending tensor with its producers, or the outer definition a nested graph shadows."
-    ),
 )

@@ -75,18 +75,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Input usage",
-    statement=(
-        "In every graph of the model, each graph input is in the input mapping of at least one operation of "
-        "that graph or is read by a graph nested in one of its operations; passing an input straight to a "
-        "graph output does not count as a use. The iteration number and condition inputs that Loop imposes "
-        "on its body are exempt."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "An input nobody reads has no effect on the results: it is a sign of a wrongly connected graph. "
-        "Witness: each unused input with its graph and its position among the graph inputs."
-    ),
 )

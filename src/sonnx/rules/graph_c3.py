@@ -90,18 +90,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Completeness",
-    statement=(
-        "In every graph of the model, each graph output has a value at the end of execution: it is a graph "
-        "input, an initialized tensor, a name defined by an enclosing graph, or the output of an operation "
-        "that fires once every tensor it requires has a value."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "An output without a value means the graph does not compute what it declares. Witness: the undefined "
-        "outputs, and for the first one the chain of producers and missing inputs back to a tensor that nothing "
-        "assigns (or to a repeat, which means a cycle)."
-    ),
 )

@@ -160,18 +160,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Graph determinism",
-    statement=(
-        "Two runs of the model on equal inputs give equal values to every graph output: no value produced by a "
-        "nondeterministic operation (as classified by GRAPH-R2), or by a control-flow operation whose nested graph "
-        "is not deterministic, reaches a graph output."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "R2 forbids nondeterministic operators anywhere; this is the property R2 is there to secure. Reporting it "
-        "apart tells a reviewer whether an R2 violation can actually change an output (a random operator feeding "
-        "only dead operations cannot). Witness: the output, the source operation and the path between them."
-    ),
 )

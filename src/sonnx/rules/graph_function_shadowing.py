@@ -130,18 +130,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="No function shadows a standard operator",
-    statement=(
-        "No model-local function has the domain and name of an operator that ONNX defines at the opset version "
-        "the model imports for that domain (at any version when the model imports none)."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A node names its operator by domain and name only; sonnx inlines the local function, onnxruntime and "
-        "onnx's reference evaluator run their own kernel of the standard operator, so the model's meaning would "
-        "depend on the runtime. Witness: each function with the standard operator it shadows and that "
-        "operator's since-version."
-    ),
 )

@@ -105,17 +105,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="No recursion among functions",
-    statement=(
-        "No model-local function calls itself, directly or through other functions (calls made from any "
-        "nesting depth of a function body count)."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A function node stands for its body expanded in place; a recursive call can never be fully expanded, "
-        "so the model has no equivalent function-free graph. Witness: each recursive call chain, with the call "
-        "sites when the rule rebuilt it."
-    ),
 )

@@ -299,21 +299,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="If branches agree",
-    statement=(
-        "Every If operation has a then_branch and an else_branch graph with as many outputs as each other and "
-        "as the If's output mapping, of the same kind and element type at each position, as declared and as "
-        "produced (derived by onnx's inference from enforced facts; undeclared or underived types: UNKNOWN); "
-        "the shape declared for each If output is compatible with each branch's output shape (equal ranks, and "
-        "sizes can be given to symbolic and unknown dimensions that make the two shapes equal)."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "The outputs of the If are those of whichever branch runs, so both branches must deliver the same "
-        "number and types of values, and the shape declared for the If must hold whichever branch runs (graph.md "
-        "v23). Witness: each If with the mismatch (missing branch, counts, the two disagreeing output types, or "
-        "the If's shape with the branch shape it contradicts and why)."
-    ),
 )

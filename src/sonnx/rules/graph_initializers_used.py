@@ -49,16 +49,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Initializers used",
-    statement=(
-        "Every initializer that is not a graph input is read by some operation of its graph (directly or "
-        "through a nested graph) or is a graph output."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "An unread initializer is dead data: it has no effect on the results but is shipped and reviewed with "
-        "the model. Witness: each unused initializer with its graph and dimensions."
-    ),
 )

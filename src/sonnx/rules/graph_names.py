@@ -76,18 +76,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Unique names",
-    statement=(
-        "Within each graph no tensor name is declared twice in the same role (initializer, graph input, graph "
-        "output, value_info), and the non-empty operation names are unique across the whole model, nested "
-        "graphs included. A graph input that is also an initializer is allowed."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "Tensors are identified by their names; two declarations of one name make the model ambiguous (which "
-        "type, which value?), and duplicated node names make reports and traceability ambiguous. Witness: each "
-        "duplicated name with where it occurs."
-    ),
 )

@@ -33,13 +33,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="At least one output",
-    statement="The main graph of the model declares at least one graph output.",
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "Executing a model means evaluating its outputs (seed 000); without one, nothing the model computes "
-        "can be observed. Witness: the graph, with its operation and input counts."
-    ),
 )

@@ -44,16 +44,7 @@ def dead_entry(path: str, j: int, op: Operation) -> dict[str, Any]:
 
 RULE = Rule(
     id=ID,
-    title="No dead operation",
-    statement=(
-        "In every graph of the model, each operation has at least one tensor in its output mapping that is a "
-        "required input of some operation of that graph (explicitly or through a nested graph) or a graph output."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "Each node shall contribute to the function of the graph; a node whose results nobody reads is at best "
-        "useless and often the sign of a mistake. Witness: the dead operations and their outputs."
-    ),
 )

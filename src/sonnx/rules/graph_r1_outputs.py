@@ -69,17 +69,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Every operation output is used",
-    statement=(
-        "In every graph of the model, each non-empty entry of an operation's output mapping is a required input "
-        "of some operation of that graph (explicitly or through a nested graph) or a graph output."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "The first wording of restriction R1 asks every output to be used; an unread secondary output (a "
-        "Dropout mask, an unused Split part) is reported as a warning. Witness: (operation, output position, "
-        "tensor) for each unused output."
-    ),
 )

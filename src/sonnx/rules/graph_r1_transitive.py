@@ -39,16 +39,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Every operation contributes to an output",
-    statement=(
-        "In every graph of the model, each operation assigns a graph output or a required input of an operation "
-        "that does, transitively."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "This is the rationale of R1 taken literally: each node shall contribute to the function of the graph. "
-        "Witness: every operation from which no graph output can be reached."
-    ),
 )

@@ -373,19 +373,7 @@ def undetermined(n: int) -> str:
 
 RULE = Rule(
     id=ID,
-    title="Deterministic operators",
-    statement=(
-        "Every operation of the model applies a deterministic operator: no random generator (RandomNormal, "
-        "RandomUniform, their Like forms, Multinomial, Bernoulli), no Dropout that may run in training mode, "
-        "no TopK with unsorted results; operators of domains or versions sonnx does not know are not assumed "
-        "deterministic."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A graph computes a function of its inputs only if each of its operators does; the same inputs must "
-        "always give the same outputs. Witness: each nondeterministic operation with the reason (table entry "
-        "or the value of its mode input)."
-    ),
 )

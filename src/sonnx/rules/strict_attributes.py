@@ -72,16 +72,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Attributes given explicitly",
-    statement=(
-        "Every operation gives every attribute that its ONNX schema (at the model's opset version) declares "
-        "optional with a default value; operations without a known schema leave the verdict unknown."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "Defaults are implicit meaning: they differ between opset versions and are easy to misread. Witness: "
-        "each operation with the attributes it leaves to their defaults."
-    ),
 )

@@ -274,21 +274,8 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="No implicit broadcasting",
-    statement=(
-        "No operation of an ONNX operator that broadcasts (multidirectionally, unidirectionally, through the "
-        "legacy broadcast attribute, or over MatMul batch dimensions) is given operands whose shapes differ from "
-        "each other or from their target, judged on the shapes onnx's shape inference gives the model file from the "
-        "declarations runtimes enforce (graph inputs, initializers, constants); shapes that leave it open make the "
-        "verdict unknown."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "The working group's need AI-008 asks that every operation on tensors be explicit in the model, "
-        "broadcasting included; an implicit broadcast hides a change of shape that code generators and reviewers "
-        "must reconstruct. Witness: each broadcasting operation with its operands' shapes (and target)."
-    ),
     reads_file=True,
 )

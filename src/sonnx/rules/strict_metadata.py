@@ -41,19 +41,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Required metadata",
-    statement=(
-        "Every required metadata_props key (the configured list, or by default sonnx.io_semantics, "
-        "sonnx.dimension_semantics, sonnx.execution_order and sonnx.target) has a non-empty value, and a "
-        "declared sonnx.execution_order names every operation of the main graph once, by node name, in an "
-        "order in which each is executable at its turn."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "The working group asks that a model say what its inputs, outputs and dimensions mean, in which "
-        "order its operations run and on which target (REQ-FO-040, REQ-FO-050). Witness: each key that is "
-        "absent or empty, and what is wrong with a declared order."
-    ),
 )

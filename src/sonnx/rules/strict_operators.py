@@ -96,17 +96,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Allowed operators only",
-    statement=(
-        "Every operation of the model, nested graphs included, applies an operator of the allowed set: the "
-        "configured one, or by default the working group's operator list (REQ OP 000) mapped to ONNX names. "
-        "No allowed set contains an operator used only for training (REQ-OP-020)."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "Only operators with a reviewed specification can be verified at operator level. Witness: the "
-        "operators outside the set, the training-only ones among them, and the operations that use them."
-    ),
 )

@@ -63,17 +63,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Explicit opset versions",
-    statement=(
-        "Every domain used by an operation of the model has an entry in the model's opset imports, and every "
-        "domain used in a model-local function body has one in that function's opset imports (or the model's "
-        "when the function declares none)."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "Without an explicit version an operator has no fixed meaning. Witness: each domain without an import, "
-        "with where it is first used."
-    ),
 )

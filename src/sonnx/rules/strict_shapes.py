@@ -65,17 +65,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Static types and shapes",
-    statement=(
-        "Every graph input, graph output and operation output of every graph has a declared dense tensor type "
-        "with a known element type and fixed dimensions; a tensor with no declared type fails (strict on purpose, "
-        "even when its type could be inferred)."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "Static analysis of memory, numerics and bounds needs every shape before execution. Witness: each "
-        "tensor without a static type, with its role and what is missing."
-    ),
 )

@@ -57,16 +57,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="No sparse tensors",
-    statement=(
-        "No graph of the model has a sparse initializer, a declared type that is or holds a sparse tensor, or "
-        "an operation attribute of type SPARSE_TENSOR or SPARSE_TENSORS."
-    ),
     severity=SEVERITY,
     profile=PROFILE_STRICT,
     check=check,
-    rationale=(
-        "Sparse layouts add index arithmetic and decoding paths that the operator specifications do not cover. "
-        "Witness: each sparse initializer, type or attribute."
-    ),
 )
