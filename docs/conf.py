@@ -58,7 +58,7 @@ needs_fields = {
     "profile": {"description": "profile the rule belongs to", "nullable": True},
     "check": {"description": "module implementing the direct check", "nullable": True},
     "smt": {"description": "module of the SMT encoding, or 'no SMT encoding yet'", "nullable": True},
-    "tests": {"description": "test files quoting the rule ID", "nullable": True},
+    "tests": {"description": "tests marked with the rule ID (pytest node IDs)", "nullable": True},
     "spec": {"description": "spec page and line of the rule's anchor", "nullable": True},
     "module": {"description": "theorem module under proofs/", "nullable": True},
     "result": {"description": "PROVED, PROVED resting on N review items, or FAILED, as obtained during this build", "nullable": True},
