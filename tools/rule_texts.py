@@ -71,8 +71,6 @@ class RuleText:
     strict_severity: str | None
     statement: str
     rationale: str | None
-    line: int
-    """The line of the heading in the spec."""
 
 
 # --------------------------------------------------------------------------- inline markup
@@ -290,7 +288,6 @@ def entry(rule_id: str, heading_line: int, lines: list[str], labels: Mapping[str
         strict_severity=m.group("strict"),
         statement=_render(statement, labels),
         rationale=None if rationale is None else capital(rationale[0], _render(rationale, labels)),
-        line=heading_line + 1,
     )
 
 

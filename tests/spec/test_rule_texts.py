@@ -114,7 +114,6 @@ def test_statement_rationale_and_notes_are_told_apart() -> None:
     assert t.number == "4.0.9" and t.title == "The title" and t.severity == "error" and t.strict_severity is None
     assert t.statement == "First a paragraph, two lines.\n\n- item one continued;\n- item two."
     assert t.rationale == "Why it matters.\n\n- because;\n- and so."
-    assert t.line == 3
 
 
 def test_a_bracketed_line_above_the_statement_is_left_out() -> None:
