@@ -399,7 +399,7 @@ def rules_page(trace: dict[str, Any]) -> str:
         list_table(
             ["ID", "Section", "Severity", "Profile", "Title"],
             (
-                [f":ref:`{r['id']}`", r["section"], severity_text(r), r["profile"], esc(r["title"])]
+                [f":ref:`{r['id']} <{r['id']}>`", r["section"], severity_text(r), r["profile"], esc(r["title"])]
                 for r in trace["rules"]
             ),
             [26, 10, 18, 14, 32],
