@@ -108,8 +108,8 @@ Definition inline_graph_in : graph :=
 
 (** ** Why stripping is the ONNX reading *)
 
-(** In a state where no omitted formal input has a value (as in every body
-    state: [absent_unbound] and GRAPH-C1 for the body), a stripped
+(** In a state where no omitted formal input has a value (as in every
+    state of the nested reading's body run, [strip_run_unbound]), a stripped
     operation receives exactly the arguments the original one would: an
     omitted formal input reads as "no value" either way. Stripping only
     lets the operation fire without waiting for it. *)
@@ -151,6 +151,28 @@ Lemma kept_in : forall x, In x kept -> In x fin /\ absent x = false.
 Proof.
   intros x Hx. unfold kept in Hx. apply filter_In in Hx. destruct Hx as [Hx E].
   split; [exact Hx |]. destruct (absent x); [discriminate | reflexivity].
+Qed.
+
+(** No state of a run of the stripped body gives an omitted formal input a
+    value (no body operation writes a formal input, by GRAPH-C1 for the
+    body), so [strip_args] applies at every step of the nested reading. *)
+Lemma strip_run_unbound : c1_assign fb -> forall (inp : nat -> option V) n s,
+  steps ib strip_body n (initial_state strip_body inp nothing nothing) s ->
+  forall x, absent x = true -> vals s x = None.
+Proof.
+  intros [_ Hsrc] inp n s R.
+  assert (H0 : forall x, absent x = true -> vals (initial_state strip_body inp nothing nothing) x = None).
+  { intros x Hx. simpl. unfold initial_vals.
+    replace (mem x (g_inputs strip_body)) with false
+      by (symmetry; apply mem_false; intros Hk; apply kept_in in Hk; destruct Hk as [_ Ha]; congruence).
+    destruct (mem x (g_inits strip_body)), (mem x (g_captures strip_body)); reflexivity. }
+  revert H0. remember (initial_state strip_body inp nothing nothing) as s0 eqn:Es0. clear Es0.
+  induction R as [s0 | n s0 s1 s [i [_ ->]] _ IH]; intros H0; [exact H0 |].
+  apply IH. intros y Hy. unfold fire.
+  destruct (nth_error (g_ops strip_body) i) as [o |] eqn:E; [| apply H0; exact Hy]. simpl.
+  rewrite write_other; [apply H0; exact Hy |]. intros Hin. simpl in E. rewrite nth_error_map in E.
+  destruct (nth_error (g_ops fb) i) as [o0 |] eqn:E0; [| discriminate]. injection E as <-.
+  apply (Hsrc i o0 y E0 Hin). left. unfold absent in Hy. apply andb_true_iff in Hy. apply mem_In. apply Hy.
 Qed.
 
 Lemma required_gen : forall l,
