@@ -338,10 +338,11 @@ End Proofs.
       through an entry (only an implicit input could name it, and then that
       operation waits for a value that never comes in both readings);
     - GRAPH-C3 for the stripped body whenever its kept inputs have values:
-      the body computes every output without the omitted inputs. This is
-      what makes an omitted input optional; a body that needs the input
-      leaves an output undefined in both readings, but the nested reading
-      then returns [undef] for it, so the premise is stated;
+      the body computes every output without the omitted inputs, which is
+      what makes an omitted input optional. A body that needs the input
+      never computes some output: inlining leaves the caller's tensor
+      undefined, while the nested call writes the placeholder [undef] into
+      it, so the theorem assumes it (as [Inline.inline_matches_nested] does);
     - the others as in [Inline.inline_matches_nested]: the body has no
       initializer, capture or output that is also an input, GRAPH-C1's
       at-most-one half for the caller and the body, [arity_ok], and the
