@@ -90,13 +90,14 @@ depth), `Functions.v` (inlining terminates iff no recursion is reachable),
 `InlineExamples.v` (running a call as a nested graph gives the result of
 inlining it, when the call fires, omitted outputs included; the premises can
 hold, and without the call firing the readings differ),
+`InlineOmittedInput.v` and `InlineOmittedInputExamples.v` (the same for calls
+that omit optional inputs, the body run with the entries that read them
+omitted; the premises can hold, and running the body as written differs),
 `Errors.v` and `ErrorCause.v` (operators that fail: the outcome does not
 depend on the order), `Extract.v` (the runner extracted to OCaml, against
 which `tests/model/test_coq_runner.py` tests the Python semantics and the
 compiled plan) and `ExtractNested.v` (the same for `run_ng` of `Nested.v`,
-on graphs whose If and Loop bodies hold operations). Not yet proved: that
-running a call as a nested graph equals inlining it when the call omits an
-optional input.
+on graphs whose If and Loop bodies hold operations).
 """
 
 

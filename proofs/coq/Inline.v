@@ -35,8 +35,9 @@
     [inv]); the result for every maximal run of the inlined graph then
     follows from [order_independence].
 
-    Scope: the call has no omitted input or output entry (an optional
-    input or output left out is not modelled), and the body is flat: its
+    Scope: the call has no omitted input or output entry (calls that omit
+    outputs: [InlineOmitted.v]; calls that omit inputs, and outputs too:
+    [InlineOmittedInput.v]), and the body is flat: its
     operations are interpreted by arbitrary operators [ib], so a call
     nested in the body is covered by applying the theorem to it first. *)
 

@@ -14,7 +14,8 @@
     [gplus], which differs from the caller only at the call), notes that
     [gplus] and the caller inline to the same graph, and shows that their
     nested runs agree on every tensor but those extra names, which no
-    operation of the caller reads. Omitted call inputs are not covered. *)
+    operation of the caller reads. Calls that omit inputs as well:
+    [InlineOmittedInput.v], which reduces them to this theorem. *)
 
 From Coq Require Import List Arith Lia Bool.
 From SONNX Require Import Semantics Termination OrderIndependence C3 InlineGraph Inline.

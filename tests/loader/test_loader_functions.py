@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 from onnx import AttributeProto, TensorProto, helper
+from onnx.reference import ReferenceEvaluator
 
+from sonnx.api import run
 from sonnx.base.errors import ModelFormatError, UnsupportedModelError
 from sonnx.loader import REF, AttributeRef, load_model
 from sonnx.model import Attribute, Graph, Operation, TensorType
@@ -331,3 +335,23 @@ def test_a_function_whose_own_opset_changes_an_operation_is_refused(tmp_path: Pa
     m.functions[0].opset_import[0].version = 17
     onnx.save(m, str(path))
     assert load_model(str(path)).graph.operations[0].operator == "Dropout"
+
+
+def test_a_call_that_omits_an_input_computes_what_onnx_computes(save: Save) -> None:
+    """Inlining a call that omits an optional input makes every body entry reading it an omitted entry, the
+    reading the spec proves equal to running the call as a nested graph with that input absent (spec 3.7,
+    *Functions*); run, the inlined graph gives the values onnx's reference evaluator and onnxruntime give
+    running the call as a function, which hand its body no value for the input."""
+    body = [helper.make_node("Clip", ["a", "lo"], ["t"]), helper.make_node("Neg", ["t"], ["c"])]
+    f = fn("f", ["a", "lo"], ["c"], body)
+    nodes = [call("f", ["x", ""], ["z"], "k")]
+    m = make_model(nodes, [fvi("x", [3])], [fvi("z", [3])], functions=[f], opsets=DOMAINS)
+    path = save(m)
+    assert load_model(path).graph.operations[0].input_mapping == ("x", "")
+    x = np.array([-3.0, 0.5, 2.0], dtype=np.float32)
+    ours = run(path, {"x": x})["z"]
+    reference = ReferenceEvaluator(path).run(None, {"x": x})[0]
+    runtime = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(ours, np.array([3.0, -0.5, -2.0], dtype=np.float32))
+    np.testing.assert_array_equal(ours, reference)
+    np.testing.assert_array_equal(ours, runtime)
