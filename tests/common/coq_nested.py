@@ -66,6 +66,7 @@ MODULUS = 1009  # ``modulus`` of ExtractNested.v
 UNDEF = 4096  # ``undef_value`` of ExtractNested.v: a body output left undefined
 MAX_DEPTH = 3  # the main graph is depth 0; bodies of bodies of bodies at most
 FUEL = 8  # ``nfuel`` of ExtractNested.v: the most iterations any Loop runs
+DRAWS = 5000  # the most graphs drawn for one case of the kind asked for (about 1 in 30 runs out of fuel)
 
 
 class OutOfFuel(Exception):
@@ -201,10 +202,11 @@ def generate_nested(rng: random.Random, diverging: bool = False) -> Case:
     Only a case whose file-order run in the mirror ends within the fuel
     (``diverging``: one where a Loop runs out of it); others are drawn again.
     """
-    while True:
+    for _ in range(DRAWS):
         case = _generate_nested(rng)
         if runs_out_of_fuel(case) == diverging:
             return case
+    raise AssertionError(f"no case {'ran out of' if diverging else 'ended within'} the fuel in {DRAWS} draws")
 
 
 def runs_out_of_fuel(case: Case) -> bool:
