@@ -9,8 +9,9 @@
     what this runner gives; the differential test
     ([tests/common/coq_nested.py]) compares [sonnx.model.semantics] with it.
 
-    [Nested.v] leaves six parameters open; they are fixed here, and the
-    Python mirror of the test fixes them the same way:
+    [Nested.v] leaves six parameters open, and its runner takes a fuel;
+    they are fixed here, and the Python mirror of the test fixes them the
+    same way:
     - [prim]: the operator table of [Extract.v], each result reduced modulo
       [modulus] so that values stay small however many Loop iterations
       feed each other (the table's own bounds argument in [Extract.v] is
@@ -19,25 +20,32 @@
       false (so a Loop whose condition is omitted runs no iteration, and a
       body is never given an undefined condition);
     - [of_nat]: the iteration number is the value itself;
-    - [trips]: a given trip count [M] gives [M mod 4] iterations at most,
-      an omitted one 2;
+    - [trips]: a given trip count [M] allows [M mod 4] iterations; a Loop
+      without [M] runs while its condition holds;
     - [undef]: [undef_value], a number above every reduced value; the test
       generates bodies whose outputs are always defined, so it is a
       sentinel that shows up only if that fails;
     - [stack]: a Loop scan output is the weighted sum of [Extract.v] of the
       iteration values, reduced: it depends on every value, on their order
-      and on their number.
+      and on their number;
+    - the fuel: [nfuel] iterations at most for every Loop; a run in which a
+      Loop needs more has no result ([run_ng] gives [None]), and the driver
+      prints that outcome as such, never a value.
 
-    The table's failing and short operators are total here ([Nested.v] has
-    no error semantics; [Errors.v] covers failures for flat graphs), so the
-    test does not give them to nested cases. Nothing is assumed in Coq: the
-    file defines, proves two small lemmas and extracts; the extraction
-    trusts one mapping beyond [ExtrOcamlNatInt]'s, that of [Nat.modulo]
-    below. *)
+    The runner's run fails only when an operation gives a number of results
+    other than its outputs or a Loop runs out of fuel. The driver refuses
+    every block in which the first can happen (a table operation other than
+    codes 0 to 3 or whose result count is not its number of outputs, an If
+    without a condition or whose bodies' outputs are not its outputs, a
+    Loop with fewer than two inputs or whose body does not give a condition
+    and one value per output), so a failure it prints is an exhausted fuel.
+    Nothing is assumed in Coq: the file defines, proves small lemmas and
+    extracts; the extraction trusts one mapping beyond [ExtrOcamlNatInt]'s,
+    that of [Nat.modulo] below. *)
 
 From Coq Require Import List Arith.
 From Coq Require Extraction ExtrOcamlBasic ExtrOcamlNatInt.
-From SONNX Require Import Semantics Termination Nested Extract.
+From SONNX Require Import Semantics Termination Errors ErrorTrace Nested Extract.
 Import ListNotations.
 
 (** [Nat.modulo] computes by repeated subtraction on the extracted [int];
@@ -60,44 +68,46 @@ Definition ntruth (c : option nat) : bool :=
 
 Definition nof_nat (k : nat) : nat := k.
 
-Definition ntrips (m : option nat) : nat :=
-  match m with Some v => Nat.modulo v 4 | None => 2 end.
+Definition ntrips (m : nat) : nat := Nat.modulo m 4.
 
 Definition undef_value : nat := 4096.
 
 Definition nstack (l : list nat) : nat := reduce (weighted 1 (map Some l)).
 
+(** The most iterations any Loop runs in the extracted runner. *)
+Definition nfuel : nat := 8.
+
 (** The interpretation of a graph's operations, [ng_interp] of [Nested.v]. *)
 Definition ninterp (codes : list opcode) (g : graph) (kinds : nat -> @kind nat)
-    : nat -> list (option nat) -> list (option nat) -> list nat :=
-  ng_interp (nprim codes) ntruth nof_nat ntrips undef_value nstack g kinds.
+    : nat -> list (option nat) -> list (option nat) -> option (list nat) :=
+  ng_interp (nprim codes) ntruth nof_nat ntrips undef_value nstack nfuel g kinds.
 
-(** The outputs of a nested graph: [run_ng] of [Nested.v], instantiated. *)
+(** The outputs of a nested graph, [None] when a Loop ran out of fuel:
+    [run_ng] of [Nested.v], instantiated. *)
 Definition nested_outputs (codes : list opcode) (ng : @ngraph nat) (inp : list (option nat))
-    (outer : nat -> option nat) : list (option nat) :=
-  run_ng (nprim codes) ntruth nof_nat ntrips undef_value nstack ng inp outer.
+    (outer : nat -> option nat) : option (list (option nat)) :=
+  run_ng (nprim codes) ntruth nof_nat ntrips undef_value nstack nfuel ng inp outer.
 
 (** The initial state of the main graph, as [run_ng] builds it. *)
 Definition nested_start (ng : @ngraph nat) (inp : list (option nat)) (outer : nat -> option nat)
     : @state nat :=
   match ng with NG g init _ => initial_state g (bind (g_inputs g) inp) init outer end.
 
-(** The final state of the main graph's run inside [run_ng]. *)
-Definition nested_final (codes : list opcode) (ng : @ngraph nat) (inp : list (option nat))
-    (outer : nat -> option nat) : @state nat :=
+(** The main graph's run inside [run_ng], with the state after each firing
+    ([etrace_fuel] of [ErrorTrace.v], whose steps are the model's file-order
+    firings by [error_trace_correct]). *)
+Definition nested_trace (codes : list opcode) (ng : @ngraph nat) (inp : list (option nat))
+    (outer : nat -> option nat) : list (nat * @state nat) * @estate nat :=
   match ng with
-  | NG g init kinds => run_fuel (ninterp codes g kinds) g (length (g_ops g)) (nested_start ng inp outer)
+  | NG g init kinds => etrace_fuel (ninterp codes g kinds) g (length (g_ops g)) (nested_start ng inp outer)
   end.
 
-(** One firing of a main-graph operation, for a step-by-step comparison. *)
-Definition nested_fire (codes : list opcode) (ng : @ngraph nat) (s : @state nat) (i : nat) : @state nat :=
-  match ng with NG g _ kinds => fire (ninterp codes g kinds) g s i end.
-
-(** The state the driver prints is the one [run_ng] takes its outputs from. *)
-Lemma nested_final_outputs : forall codes g init kinds inp outer,
-  outputs_of g (nested_final codes (NG g init kinds) inp outer)
+(** The end of the trace the driver prints is the one [run_ng] takes its
+    outcome from. *)
+Lemma nested_trace_outputs : forall codes g init kinds inp outer,
+  outcome g (snd (nested_trace codes (NG g init kinds) inp outer))
   = nested_outputs codes (NG g init kinds) inp outer.
-Proof. reflexivity. Qed.
+Proof. intros. unfold nested_trace. rewrite etrace_fuel_end. reflexivity. Qed.
 
 (** Every result of [prim] is below [modulus], so [undef_value] is not one. *)
 Lemma nprim_small : forall codes k args imps v,
@@ -107,4 +117,4 @@ Proof.
   destruct H as [x [<- _]]. unfold reduce, modulus. apply Nat.mod_upper_bound. discriminate.
 Qed.
 
-Extraction "sonnx_nested.ml" nested_outputs nested_final nested_start nested_fire outputs_of executable_b.
+Extraction "sonnx_nested.ml" nested_outputs nested_trace nested_start outputs_of executable_b.

@@ -211,6 +211,8 @@ class CoqResult:
     outputs: tuple[int | None, ...]
     failed: int | None = None
     """The operation whose firing failed (the run then has no state), or None."""
+    out_of_fuel: int | None = None
+    """Nested blocks: the main operation that had no result because a Loop needed more than the fuel, or None."""
 
 
 def _values(words: list[str]) -> dict[str, int]:
@@ -231,6 +233,7 @@ def run_driver(runner: Path, text: str, count: int) -> list[CoqResult]:
     values: dict[str, int] = {}
     outputs: tuple[int | None, ...] = ()
     failed: int | None = None
+    out_of_fuel: int | None = None
     for line in done.stdout.splitlines():
         head, *words = line.split()
         if head == "step":
@@ -243,10 +246,12 @@ def run_driver(runner: Path, text: str, count: int) -> list[CoqResult]:
             outputs = tuple(None if w == "-" else int(w) for w in words)
         elif head == "failed":
             failed = int(words[0])
+        elif head == "outoffuel":
+            out_of_fuel = int(words[0])
         else:
             assert head == "done", line
-            results.append(CoqResult(tuple(steps), fired, values, outputs, failed))
-            steps, fired, values, outputs, failed = [], (), {}, (), None
+            results.append(CoqResult(tuple(steps), fired, values, outputs, failed, out_of_fuel))
+            steps, fired, values, outputs, failed, out_of_fuel = [], (), {}, (), None, None
     assert len(results) == count, done.stderr
     return results
 

@@ -13,8 +13,15 @@ nested blocks (``proofs/coq/runner/nested_driver.ml``).
 The parameters, as in ExtractNested.v: table results reduced modulo
 :data:`MODULUS`; a value is true when odd, an omitted condition false; the
 iteration number is the value; a Loop runs ``M mod 4`` iterations at most,
-2 when ``M`` is omitted; a Loop's outputs are its final carried values, then
-each scan output as the weighted sum of its values over the iterations.
+and while its condition holds when ``M`` is omitted; a Loop's outputs are its
+final carried values, then each scan output as the weighted sum of its values
+over the iterations. Every Loop runs at most :data:`FUEL` iterations (``nfuel``):
+one that needs more ends the run without a result in Coq, and raises
+:class:`OutOfFuel` in the mirror. ``sonnx``'s own semantics runs such a loop
+until its condition is false, so :func:`generate_nested` keeps only cases
+whose Loops end within the fuel (it runs the mirror to check), and
+:func:`generate_nested` with ``diverging=True`` only cases where a Loop runs out
+of it, on which both sides must report that outcome.
 
 Where the two models differ by design, the generator stays inside what both
 define, and says so:
@@ -58,6 +65,12 @@ from .coq_diff import Case, TableInterpretation, _ids, _int, _pairs, weighted
 MODULUS = 1009  # ``modulus`` of ExtractNested.v
 UNDEF = 4096  # ``undef_value`` of ExtractNested.v: a body output left undefined
 MAX_DEPTH = 3  # the main graph is depth 0; bodies of bodies of bodies at most
+FUEL = 8  # ``nfuel`` of ExtractNested.v: the most iterations any Loop runs
+DRAWS = 5000  # the most graphs drawn for one case of the kind asked for (about 1 in 30 runs out of fuel)
+
+
+class OutOfFuel(Exception):
+    """A Loop of the mirror needed more than :data:`FUEL` iterations (``run_ng`` gives no result)."""
 
 
 def truth(value: int | None) -> bool:
@@ -65,9 +78,9 @@ def truth(value: int | None) -> bool:
     return value is not None and value % 2 == 1
 
 
-def trips(m: int | None) -> int:
-    """``ntrips`` of ExtractNested.v: the most iterations a Loop may run."""
-    return 2 if m is None else m % 4
+def limit(m: int | None) -> int | None:
+    """``limit`` of Nested.v with ``ntrips`` of ExtractNested.v: ``M mod 4`` iterations, no limit without ``M``."""
+    return None if m is None else m % 4
 
 
 def stack(values: Sequence[int]) -> int:
@@ -83,6 +96,8 @@ class Counts:
     iterations: dict[int, int] = field(default_factory=dict)
     ran: set[int] = field(default_factory=set)
     """The ``id`` of every body that ran."""
+    condition_only: dict[int, int] = field(default_factory=dict)
+    """How many Loops without ``M`` ended after each number of iterations."""
     scanned: int = 0
     """How many Loops gave a scan output whose values differ over the iterations (so their order shows)."""
 
@@ -119,9 +134,11 @@ class NestedInterpretation(TableInterpretation):
         body = _graph(operation, "body")
         m, cond, carried = args[0], args[1], list(args[2:])
         assert None not in carried, "the generator never omits a carried value"
-        n, scans = len(carried), []
+        n, scans, most = len(carried), [], limit(m)
         k = 0
-        while k < trips(m) and truth(cond):
+        while (most is None or k < most) and truth(cond):
+            if k == FUEL:  # ``loop_fuel`` with no fuel left: no result
+                raise OutOfFuel(f"{operation.label}: more than {FUEL} iterations")
             outs = scope.run_nested(body, (k, cond, *carried))  # type: ignore[arg-type]
             cond, carried, scan = outs[0], list(outs[1 : 1 + n]), outs[1 + n :]
             scans.append(scan)
@@ -130,6 +147,8 @@ class NestedInterpretation(TableInterpretation):
         stacked = [stack([it[j] if j < len(it) else UNDEF for it in scans]) for j in range(nscan)]
         if self.counts is not None:
             self.counts.iterations[k] = self.counts.iterations.get(k, 0) + 1
+            if m is None:
+                self.counts.condition_only[k] = self.counts.condition_only.get(k, 0) + 1
             self.counts.scanned += int(any(len(set(column)) > 1 for column in zip(*scans, strict=True)))
             if k:
                 self.counts.ran.add(id(body))
@@ -177,8 +196,30 @@ class _Gen:
         return f"t{next(self.fresh)}"
 
 
-def generate_nested(rng: random.Random) -> Case:
-    """A random main graph whose operations include If and Loop holding bodies (depth at most 3)."""
+def generate_nested(rng: random.Random, diverging: bool = False) -> Case:
+    """A random main graph whose operations include If and Loop holding bodies (depth at most 3).
+
+    Only a case whose file-order run in the mirror ends within the fuel
+    (``diverging``: one where a Loop runs out of it); others are drawn again.
+    """
+    for _ in range(DRAWS):
+        case = _generate_nested(rng)
+        if runs_out_of_fuel(case) == diverging:
+            return case
+    raise AssertionError(f"no case {'ran out of' if diverging else 'ended within'} the fuel in {DRAWS} draws")
+
+
+def runs_out_of_fuel(case: Case) -> bool:
+    """Whether the mirror's file-order run of ``case`` has a Loop that needs more than :data:`FUEL` iterations."""
+    start = real_semantics.initial_state(case.graph, case.inputs, case.inits, case.outer)
+    try:
+        real_semantics.run(case.graph, start, NestedInterpretation(), real_semantics.FileOrder())
+    except OutOfFuel:
+        return True
+    return False
+
+
+def _generate_nested(rng: random.Random) -> Case:
     size = rng.randint(3, 8)
     names = [f"t{k}" for k in range(size)]
     gen = _Gen(rng, itertools.count(size), rng.random() < 0.4)
@@ -220,7 +261,9 @@ def _operation(gen: _Gen, pool: list[str], outs: list[str], name: str, depth: in
         m = "" if rng.random() < 0.25 else rng.choice(pool)
         cond = "" if rng.random() < 0.15 else rng.choice(pool)
         carried = len(outs) - rng.randint(0, 1)  # the other output, if any, is a scan output
-        body = _body(gen, pool, 2 + carried, 1 + len(outs), depth + 1)
+        # without M, most bodies compute a condition that stays odd for a few iterations, then turns even
+        growing = m == "" and rng.random() < 0.8
+        body = _body(gen, pool, 2 + carried, 1 + len(outs), depth + 1, growing)
         return make_operation("Loop", [m, cond, *(rng.choice(pool) for _ in range(carried))], outs, name, body=body)
     ins = ["" if rng.random() < 0.15 else rng.choice(pool) for _ in range(rng.randint(0, 3))]
     attributes: dict[str, object] = {"code": rng.randint(0, 3), "nouts": len(outs)}
@@ -230,8 +273,13 @@ def _operation(gen: _Gen, pool: list[str], outs: list[str], name: str, depth: in
     return make_operation("Table", ins, outs, name, **attributes)  # type: ignore[arg-type]
 
 
-def _body(gen: _Gen, visible: list[str], n_in: int, n_out: int, depth: int) -> Graph:
-    """A body with ``n_in`` fresh inputs and ``n_out`` outputs defined at the end of every maximal run."""
+def _body(gen: _Gen, visible: list[str], n_in: int, n_out: int, depth: int, growing: bool = False) -> Graph:
+    """A body with ``n_in`` fresh inputs and ``n_out`` outputs defined at the end of every maximal run.
+
+    ``growing`` (a Loop body): the first output is ``3 c + 4 + 2 p`` reduced modulo :data:`MODULUS`, ``c`` the
+    incoming condition: odd while it stays below the modulus, so the loop ends after a few iterations, when the
+    reduction first makes it even (or runs out of fuel, and the case is drawn again).
+    """
     rng = gen.rng
     ins = [gen.name() for _ in range(n_in)]
     local, written = list(ins), set[str]()
@@ -257,7 +305,15 @@ def _body(gen: _Gen, visible: list[str], n_in: int, n_out: int, depth: int) -> G
     if not pool:  # every enclosing name shadowed and nothing sure: a constant gives the outputs a value
         pool = [gen.name()]
         ops.append(make_operation("Table", [], pool, f"k{depth}", code=3, param=rng.randint(0, 9), nouts=1))
-    return make_graph("body", ins, [rng.choice(pool) for _ in range(n_out)], ops)
+    outs = [rng.choice(pool) for _ in range(n_out)]
+    if growing:
+        outs[0] = gen.name()
+        ops.append(
+            make_operation(
+                "Table", [ins[1], ins[1]], outs[:1], f"g{depth}", code=0, param=1 + 2 * rng.randint(0, 4), nouts=1
+            )
+        )
+    return make_graph("body", ins, outs, ops)
 
 
 def _body_output(gen: _Gen, local: list[str], visible: list[str], written: set[str]) -> str:

@@ -9,12 +9,17 @@ file order at every depth, and, where GRAPH-C1 holds at every depth
 last-ready order with the nested schedulers varied too (each nested run
 draws its own order); then the compiled plan
 (:class:`~sonnx.execution.plan.GraphPlan`, whose control-flow operations
-run their bodies through the same ``GraphScope.run_nested``).
+run their bodies through the same ``GraphScope.run_nested``). Where the
+runner reports that a Loop ran out of fuel, ``fire`` must reach the states it
+printed before, then raise :class:`~tests.common.coq_nested.OutOfFuel` at the
+operation it names, and ``run`` and the plan must raise it in every order
+compared.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -29,6 +34,7 @@ from .coq_nested import (
     Counts,
     NestedInterpretation,
     NestedPlanInterpretation,
+    OutOfFuel,
     _c1,
     _defined_at_end,
     bodies_with_depth,
@@ -69,6 +75,8 @@ def _nested_differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) 
     if UNDEF in coq.values.values() or UNDEF in coq.outputs:
         found.append("Coq filled an undefined body output, which the generator rules out")
     start = sem.initial_state(g, case.inputs, case.inits, case.outer)
+    if coq.out_of_fuel is not None:
+        return found + _out_of_fuel_differences(case, coq, sem, start, seed)
     state, stepped = step_differences(sem, g, start, coq, interp)
     found += stepped
     if state is None:
@@ -76,6 +84,35 @@ def _nested_differences(case: Case, coq: CoqResult, sem: ModuleType, seed: int) 
     for name, scheduler, nested in _schedules(sem, case, seed):
         found += _compare_run(g, sem.run(g, start, interp, scheduler, nested), coq, sem, name)
     return found
+
+
+def _out_of_fuel_differences(case: Case, coq: CoqResult, sem: ModuleType, start: Any, seed: int) -> list[str]:
+    """Where the runner's Loop ran out of fuel at main operation I: ``fire`` in file order gives the printed
+    states, then raises :class:`OutOfFuel` at I; ``run`` raises it in every order compared."""
+    g, interp, state = case.graph, NestedInterpretation(), start
+    assert coq.out_of_fuel is not None
+    for i, after in coq.steps:
+        first = sem.executable(g, state)
+        if not first or first[0] != i:
+            return [f"file order before running out of fuel: Python would fire {first[:1]}, Coq fired {i}"]
+        state = sem.fire(g, state, i, interp)
+        if dict(state.values) != after:
+            return [f"fire {i} before running out of fuel: Python {dict(state.values)} != Coq {after}"]
+    first = sem.executable(g, state)
+    if not first or first[0] != coq.out_of_fuel:
+        return [f"file order: Python would fire {first[:1]}, Coq's operation {coq.out_of_fuel} runs out of fuel"]
+    found = _raises_out_of_fuel(lambda: sem.fire(g, state, coq.out_of_fuel, interp), f"fire {coq.out_of_fuel}")
+    for name, scheduler, nested in _schedules(sem, case, seed):
+        found += _raises_out_of_fuel(partial(sem.run, g, start, interp, scheduler, nested), f"run ({name})")
+    return found
+
+
+def _raises_out_of_fuel(attempt: Callable[[], object], who: str) -> list[str]:
+    try:
+        attempt()
+    except OutOfFuel:
+        return []
+    return [f"{who}: gave a result where Coq's Loop runs out of fuel"]
 
 
 def nested_plan_differences(case: Case, coq: CoqResult, seed: int = 0) -> list[str]:
@@ -89,6 +126,11 @@ def _nested_plan_differences(case: Case, coq: CoqResult, seed: int) -> list[str]
     interp: Any = NestedPlanInterpretation()
     plan = GraphPlan(g, interp, seeded, None)
     found: list[str] = []
+    if coq.out_of_fuel is not None:
+        for name, scheduler, nested in _schedules(real_semantics, case, seed):
+            order = None if name == "file order" else scheduler
+            found += _raises_out_of_fuel(partial(plan.run, dict(seeded), order, nested), f"plan ({name})")
+        return found
     for name, scheduler, nested in _schedules(real_semantics, case, seed):
         values = plan.run(dict(seeded), None if name == "file order" else scheduler, nested)
         if values != coq.values:
@@ -131,6 +173,10 @@ def coverage(cases: Sequence[Case], results: Sequence[CoqResult]) -> dict[str, i
         count("a body that ran left an operation unfired", any(_unfired(g) for g, _ in ran))
         count("a table operation omitted an input in a body that ran", any("" in op.input_mapping for op in ops))
         count("a Loop without M", any(op.operator == "Loop" and op.input_mapping[0] == "" for op in _all_ops(case)))
+        count(
+            "a Loop without M ended by its condition after 3 or more iterations",
+            any(n >= 3 for n in seen.condition_only),
+        )
         count(
             "a Loop without condition",
             any(op.operator == "Loop" and op.input_mapping[1] == "" for op in _all_ops(case)),

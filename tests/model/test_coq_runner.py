@@ -20,6 +20,10 @@ ExtractNested.v (``tests/common/coq_nested.py``): ``fire`` step by step,
 ``run`` and the compiled plan in file order, and under GRAPH-C1 at every
 depth under other orders with every nested run drawing its own
 (``nested_order_independence``); bugs planted in nested runs must be found.
+A Loop without ``M`` runs while its condition holds; the runner gives every
+Loop a fuel of 8 iterations and prints that a run ran out of it. The
+generated graphs' Loops end within it; graphs where one does not must give
+no result on both sides (``nested_diverging_loop_has_no_result``).
 
 ``SONNX_COQ_DIFF_GRAPHS`` sets how many flat graphs (3000 by default, as CI
 runs; ``make coq-diff-long`` runs 60000), two thirds as many nested ones. Without ``coqc`` or ``ocamlfind`` the
@@ -217,10 +221,26 @@ def test_the_nested_differential_finds_a_planted_bug(runner: Path, nested_first:
 
 
 @needs_runner
+def test_a_loop_that_runs_out_of_fuel_has_no_result_on_either_side(runner: Path) -> None:
+    """Graphs whose Loops need more than the fuel: the runner says so, and fire, run and the plan raise."""
+    rng = random.Random(SEED + 2)
+    cases = [coq_nested.generate_nested(rng, diverging=True) for _ in range(100)]
+    results = coq_nested_diff.run_coq_nested(runner, cases)
+    assert all(r.out_of_fuel is not None for r in results)
+    for index, (case, coq) in enumerate(zip(cases, results, strict=True)):
+        found = coq_nested_diff.nested_differences(case, coq, seed=index)
+        assert found + coq_nested_diff.nested_plan_differences(case, coq, index) == [], index
+
+
+@needs_runner
 @pytest.mark.parametrize(
     "block",
     [
         "loop 7 | 0 - 1 | | 2\nrun",
+        "op 4 0 1 | 0 | | 1\nrun",
+        "op 0 0 2 | 0 | | 1\nrun",
+        "body 0\ninputs\noutputs 1\nend\nif 0 0 | - | | 2\nrun",
+        "body 0\ninputs 1 2\noutputs 2\nend\nloop 0 | - 3 | | 4\nrun",
         "body 0\ninputs\nrun",
         "end\nrun",
         "if 0 | 1 | | 2\nrun",
@@ -229,7 +249,9 @@ def test_the_nested_differential_finds_a_planted_bug(runner: Path, nested_first:
     ],
 )
 def test_the_driver_refuses_a_malformed_nested_block(runner: Path, block: str) -> None:
-    """A body used before it is given, a body without end, an end outside a body, an If without two
-    bodies, a block without run, a negative value: each stops the driver with exit code 2."""
+    """A body used before it is given, a table code the nested runner does not take, a result count other
+    than the outputs, an If without condition, a Loop body without one value per output, a body without
+    end, an end outside a body, an If without two bodies, a block without run, a negative value: each stops
+    the driver with exit code 2."""
     done = subprocess.run([str(runner)], input=f"nested\n{block}\n", capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stderr.startswith("runner: "), done

@@ -9,9 +9,14 @@
      if THEN ELSE | IN... | IMPLICIT... | OUT...          an If holding the bodies THEN and ELSE
      loop BODY | IN... | IMPLICIT... | OUT...             a Loop holding the body BODY
      inp ID V...    init ID V...    outer ID V...    tensors N   (the main graph's values)
-   Bodies have no initializer values. The output is that of a flat block that does not fail
-   (step, fired, vals, outs, done) for the main graph: the steps and values are those of the
-   file-order run inside run_ng (nested_final), the outputs are run_ng's own (nested_outputs).
+   Bodies have no initializer values. The output is, for the main graph, the state after each
+   firing of the file-order run inside run_ng (step, nested_trace), then either the end of a run
+   (fired, vals, and outs, run_ng's own outputs) or "outoffuel I": main operation I had no result
+   because a Loop, at some depth, needed more than nfuel iterations; then done.
+   A block in which an operation could give a number of results other than its outputs is refused
+   (table codes 0 to 3 only, NOUTS equal to the outputs, an If with a condition and bodies with as
+   many outputs as it has, a Loop with M and a condition entry and a body giving a condition and one
+   value per output, no more carried values than outputs), so a failed run is an exhausted fuel.
    Malformed input stops the driver with a message on stderr and exit code 2. *)
 
 open Sonnx_nested
@@ -70,13 +75,35 @@ let run_block () =
     | [ _ :: head; ins; imps; outs ] ->
       let o = { op_inputs = List.map entry ins; op_implicit = List.map num imps;
                 op_outputs = List.map entry outs } in
-      (top ()).ops <- (kind_of head, o) :: (top ()).ops
+      (top ()).ops <- (kind_of head o, o) :: (top ()).ops
     | _ -> fail ("malformed operation line: " ^ line) in
-  let prim = function
+  let n_outs = function NG (g, _, _) -> List.length g.g_outputs in
+  let prim head o =
+    match head with
     | [ c; p; n ] ->
+      if num c > 3 then fail "a nested block takes table codes 0 to 3 only";
+      if num n <> List.length o.op_outputs then fail "NOUTS differs from the number of outputs";
       codes := { code = num c; param = num p; nouts = num n } :: !codes;
       incr ncodes; Prim (!ncodes - 1)
     | _ -> fail "an op line needs CODE PARAM NOUTS" in
+  let if_kind head o =
+    match head, o.op_inputs with
+    | [ t; e ], Some _ :: _ ->
+      let bt = body (num t) and be = body (num e) in
+      let k = List.length o.op_outputs in
+      if n_outs bt <> k || n_outs be <> k then fail "an If's bodies must give one value per output";
+      IfK (bt, be)
+    | [ _; _ ], _ -> fail "an If needs a condition"
+    | _ -> fail "if needs THEN ELSE" in
+  let loop_kind head o =
+    match head with
+    | [ l ] ->
+      let bl = body (num l) and k = List.length o.op_outputs and n = List.length o.op_inputs in
+      if n < 2 then fail "a Loop needs M and condition entries";
+      if n - 2 > k then fail "a Loop has more carried values than outputs";
+      if n_outs bl <> k + 1 then fail "a Loop's body must give a condition and one value per output";
+      LoopK bl
+    | _ -> fail "loop needs BODY" in
   let rec read () =
     let line = try input_line stdin with End_of_file -> fail "a nested block has no run line" in
     match words line with
@@ -93,10 +120,8 @@ let run_block () =
     | "captures" :: ids -> (top ()).captures <- List.map num ids; read ()
     | "outputs" :: ids -> (top ()).outputs <- List.map num ids; read ()
     | "op" :: _ -> add_op line prim; read ()
-    | "if" :: _ ->
-      add_op line (function [ t; e ] -> IfK (body (num t), body (num e)) | _ -> fail "if needs THEN ELSE");
-      read ()
-    | "loop" :: _ -> add_op line (function [ l ] -> LoopK (body (num l)) | _ -> fail "loop needs BODY"); read ()
+    | "if" :: _ -> add_op line if_kind; read ()
+    | "loop" :: _ -> add_op line loop_kind; read ()
     | "inp" :: vs -> inp := pairs vs; read ()
     | "init" :: vs -> init := pairs vs; read ()
     | "outer" :: vs -> outer := pairs vs; read ()
@@ -108,15 +133,19 @@ let run_block () =
   let all = List.rev !codes in
   let args = List.map (lookup !inp) main.inputs and out_vals = lookup !outer in
   let g = match ng with NG (g, _, _) -> g in
-  let final = nested_final all ng args out_vals in
-  let order = List.rev final.fired in
+  let trace, ending = nested_trace all ng args out_vals in
   let s = ref (nested_start ng args out_vals) in
-  List.iter (fun i ->
+  List.iter (fun (i, t) ->
       if not (executable_b g !s i) then fail "the runner fired a non-executable operation";
-      s := nested_fire all ng !s i;
-      print_string (Printf.sprintf "step %d%s\n" i (show_vals !tensors !s.vals))) order;
-  print_string ("fired" ^ String.concat "" (List.map (Printf.sprintf " %d") order) ^ "\n");
-  print_string ("vals" ^ show_vals !tensors final.vals ^ "\n");
-  let out = function Some v -> Printf.sprintf " %d" v | None -> " -" in
-  print_string ("outs" ^ String.concat "" (List.map out (nested_outputs all ng args out_vals)) ^ "\n");
+      s := t;
+      print_string (Printf.sprintf "step %d%s\n" i (show_vals !tensors t.vals))) trace;
+  (match ending, nested_outputs all ng args out_vals with
+   | Running final, Some outs ->
+     let order = List.rev final.fired in
+     print_string ("fired" ^ String.concat "" (List.map (Printf.sprintf " %d") order) ^ "\n");
+     print_string ("vals" ^ show_vals !tensors final.vals ^ "\n");
+     let out = function Some v -> Printf.sprintf " %d" v | None -> " -" in
+     print_string ("outs" ^ String.concat "" (List.map out outs) ^ "\n")
+   | Failed i, None -> print_string (Printf.sprintf "outoffuel %d\n" i)
+   | _ -> fail "the trace and run_ng disagree on whether the run ended");
   print_string "done\n"
