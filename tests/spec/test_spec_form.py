@@ -41,7 +41,7 @@ def _blocks(lines: list[str]) -> list[str]:
     """The body split at blank lines, each block's lines stripped and joined."""
     out: list[str] = []
     current: list[str] = []
-    for line in lines + [""]:
+    for line in [*lines, ""]:
         if line.strip():
             current.append(line.strip())
         elif current:
@@ -97,7 +97,9 @@ def rules(text: str) -> list[Rule]:
 def shape_problems(rule: Rule) -> list[str]:
     """How the rule's body departs from: statement paragraph(s), one rationale, then notes only."""
     kinds = [k for k, _ in rule.items]
-    problems = [f"{rule.rule_id}: a bracketed paragraph that is neither a rationale nor a note" for k in kinds if k == "other"]
+    problems = [
+        f"{rule.rule_id}: a bracketed paragraph that is neither a rationale nor a note" for k in kinds if k == "other"
+    ]
     if kinds.count("rationale") != 1:
         problems.append(f"{rule.rule_id}: {kinds.count('rationale')} rationales, not one")
         return problems
@@ -305,4 +307,8 @@ def test_a_key_word_in_non_normative_text_is_reported() -> None:
         "3. Dynamic semantics\n====================\n\nA state SHALL be.\n\n"
         "5. A\n====\n\n6. B\n====\n\n7. C\n====\n\n8. D\n====\n\nText [*Note:* it MUST.]\n\nChanges\n=======\n"
     )
-    assert non_normative_problems(spec) == ["section 3: uses SHALL", "section 8: uses MUST", "a bracketed rationale or note uses MUST"]
+    assert non_normative_problems(spec) == [
+        "section 3: uses SHALL",
+        "section 8: uses MUST",
+        "a bracketed rationale or note uses MUST",
+    ]
