@@ -5,6 +5,7 @@
 * Requirements use the key words of BCP 14 (RFC 2119, RFC 8174): a rule of severity *error* says MUST or
   SHALL, one of severity *warning* says SHOULD; non-normative text (rationales, notes, section 3.7, sections
   5 to 8) and the dynamic semantics of section 3, which states no requirement, never use them.
+* A rule's *Dynamic semantics* paragraph says what the rule means for executions and uses no key word.
 * A rule's statement is about graphs: the checker's verdicts (PROVED, VIOLATED, UNKNOWN) are section 9's.
 
 Each check is a function over the spec's text, so the planted-defect tests below show it can fail.
@@ -124,6 +125,8 @@ def key_word_problems(rule: Rule) -> list[str]:
         problems.append(f"{rule.rule_id}: a warning rule whose statement does not say SHOULD")
     for kind in ("rationale", "note"):
         problems += [f"{rule.rule_id}: the {kind} uses {w}" for t in rule.texts(kind) for w in KEY_WORDS.findall(t)]
+    dynamic = [t for t in rule.texts("statement") if t.startswith("*Dynamic semantics:*")]
+    problems += [f"{rule.rule_id}: the dynamic semantics uses {w}" for t in dynamic for w in KEY_WORDS.findall(t)]
     return problems
 
 
@@ -289,6 +292,12 @@ def test_a_misshapen_rule_is_reported(old: str, new: str, found: str) -> None:
         ("SHOULD do Y", "does Y", "GRAPH-Y", "does not say SHOULD"),
         ("a note.", "a note that SHOULD not be.", "GRAPH-X", "the note uses SHOULD"),
         ("another reason", "another reason that MUST not be", "GRAPH-Y", "the rationale uses MUST"),
+        (
+            "   Every operation SHALL do X (see ``[N, N]``).\n",
+            "   Every operation SHALL do X.\n\n   *Dynamic semantics:* every run SHALL do X.\n",
+            "GRAPH-X",
+            "the dynamic semantics uses SHALL",
+        ),
     ],
 )
 def test_a_misworded_rule_is_reported(old: str, new: str, rule_id: str, found: str) -> None:
