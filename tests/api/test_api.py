@@ -178,7 +178,7 @@ def test_batch_checks_a_directory() -> None:
 
 @pytest.mark.rule("GRAPH-IF-BRANCHES")
 def test_check_of_a_model_built_in_memory_derives_its_branches_types() -> None:
-    # a caller's model held by no file: GRAPH-IF-BRANCHES reads the bytes it is written as (spec 4.2)
+    # a caller's model held by no file: GRAPH-IF-BRANCHES reads the bytes it is written as (spec 9.4)
     from sonnx.model.graph import Operation, Tensor, TensorType, make_graph
     from sonnx.model.graph import make_operation as op
 

@@ -101,7 +101,7 @@ def test_2000_deep_nested_subgraphs_are_checked(tmp_path: Path) -> None:
     code, out, err = run_cli(str(p))
     assert_no_traceback(out, err)
     # every graph rule decides but two: onnx's parser stops at 100 levels, so FORMAT-ONNX is UNKNOWN (exit 2), and
-    # so is GRAPH-IF-BRANCHES, whose branch types onnx's inference derives (spec section 4.2)
+    # so is GRAPH-IF-BRANCHES, whose branch types onnx's inference derives (spec section 9.4)
     assert code == 2 and "UNKNOWN   FORMAT-ONNX" in out and "2 unknown" in out, out + err
     assert "UNKNOWN   GRAPH-IF-BRANCHES" in out and "no inferred types: onnx's shape inference cannot read" in out
     assert "2000" in out or "4000" in out

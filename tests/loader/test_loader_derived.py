@@ -1,4 +1,4 @@
-"""The types onnx derives, read with the model from the same bytes (spec 4.2), only when a rule will ask for them."""
+"""The types onnx derives, read with the model from the same bytes (spec 9.4), only when a rule will ask for them."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ def test_captured_tensor_is_a_subgraph_input_and_everything_verifies(tmp_path: P
     holder = next(s for s in part.subgraphs if "y" in s.nodes)
     assert "a" in holder.inputs and holder.device == "CPU"
     # the subgraph that holds the If is never a file of its own: its branches' types are derived from the bytes it
-    # is written as (spec section 4.2), so every rule is established there too
+    # is written as (spec section 9.4), so every rule is established there too
     assert check_partition(model, part).exit_code == 0
     feeds = random_inputs(model, 3)
     assert exec_verdict(model, part, feeds, "seed 3").status is Status.TESTED
@@ -72,7 +72,7 @@ def test_a_captured_input_without_a_declaration_takes_the_type_the_parent_derive
 def test_a_boundary_declaration_of_the_parent_is_not_a_fact_of_the_subgraph(tmp_path: Path) -> None:
     # the parent's value_info says ``a`` has rank 3, which would put Flatten's axis 2 inside its range; the value
     # the parent computes has rank 1 (relu of x [3]), where axis 2 is outside it: the subgraph taken alone must be
-    # judged on the derived rank, not on the declaration (spec 4.2)
+    # judged on the derived rank, not on the declaration (spec 9.4)
     vi = helper.make_tensor_value_info
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="relu"), helper.make_node("Flatten", ["a"], ["y"], axis=2)]
     g = helper.make_graph(

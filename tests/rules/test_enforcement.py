@@ -1,4 +1,4 @@
-"""The table of spec section 4.2 ("What a PROVED rests on"), measured again on the installed peers.
+"""The table of spec section 9.4 ("What a PROVED rests on"), measured again on the installed peers.
 
 Each row is a model whose one declaration contradicts the value it computes
 or is given, with what onnxruntime and onnx's reference evaluator do: refuse
@@ -107,6 +107,6 @@ ROWS: list[Row] = [
 def test_what_the_runtimes_enforce(what: str, build: Callable[[], onnx.ModelProto], feeds: dict[str, Any],
                                    ort_runs: bool) -> None:
     m = build()
-    assert _ort(m, feeds) is ort_runs, f"onnxruntime changed for '{what}': revisit spec 4.2's table"
+    assert _ort(m, feeds) is ort_runs, f"onnxruntime changed for '{what}': revisit spec 9.4's table"
     # the reference evaluator checks no declaration: it runs every row
-    assert _reference(m, feeds), f"the reference evaluator refused '{what}': revisit spec 4.2's table"
+    assert _reference(m, feeds), f"the reference evaluator refused '{what}': revisit spec 9.4's table"

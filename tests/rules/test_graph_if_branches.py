@@ -61,7 +61,7 @@ def test_a_model_changed_after_it_was_read_is_not_judged_on_its_file(tmp_path: P
 
 
 def test_agreeing_declarations_of_a_model_without_a_file_are_not_enough() -> None:
-    # the declared types are no fact about the values (spec 4.2): the produced ones are derived from the file
+    # the declared types are no fact about the values (spec 9.4): the produced ones are derived from the file
     g = main(branch("t", ["a"], {"a": F32}), branch("e", ["b"], {"b": F32}))
     v = run(ID, model(g))
     assert v.status is Status.UNKNOWN and "not read from a file" in (v.reason or ""), v

@@ -200,7 +200,7 @@ def test_quantize_linear_of_nan(x: Any, scale: Any, zero: Any, attrs: dict[str, 
 
 
 def test_quantize_linear_reads_a_stored_zero_point_type_not_its_declaration() -> None:
-    """An initializer's type is that of its stored value (spec 4.2): without a declaration it is still known."""
+    """An initializer's type is that of its stored value (spec 9.4): without a declaration it is still known."""
     m = quantize([1.0], 0.5, np.int8(0))
     z = m.graph.tensors["z"]._replace(type=None)
     m = model(make_graph("g", [], ["y"], list(m.graph.operations), {**m.graph.tensors, "z": z}), 21)
@@ -208,7 +208,7 @@ def test_quantize_linear_reads_a_stored_zero_point_type_not_its_declaration() ->
 
 
 def test_quantize_linear_whose_zero_point_type_is_not_established_is_unknown() -> None:
-    """A computed zero point's declared type is enforced by no runtime (spec 4.2), so the output type is open."""
+    """A computed zero point's declared type is enforced by no runtime (spec 9.4), so the output type is open."""
     m = quantize([1.0], 0.5, np.int8(0))
     zc = Tensor("zc", TensorType("tensor", TensorProto.INT8, ()), None)
     ops = [op("Identity", ["z"], ["zc"]), op("QuantizeLinear", ["x", "s", "zc"], ["y"])]

@@ -77,7 +77,7 @@ def test_onnxruntime_runs_the_lying_scatter_on_two_rows() -> None:
     # the peer is asked: it ignores t's value_info and writes row 1 twice, so a PROVED there would be false
     proto = _scatter_on_computed_data()
     if ort_refusal(proto) is not None:
-        pytest.fail(f"onnxruntime now refuses the model: {ort_refusal(proto)}; revisit spec 4.2's table")
+        pytest.fail(f"onnxruntime now refuses the model: {ort_refusal(proto)}; revisit spec 9.4's table")
     ort = onnxruntime()
     options = ort.SessionOptions()
     options.log_severity_level = 3

@@ -1,4 +1,4 @@
-"""Every rule states the facts its PROVED rests on (spec section 4.2, "What a PROVED rests on").
+"""Every rule states the facts its PROVED rests on (spec section 9.4, "What a PROVED rests on").
 
 The list of rules is read from the registry, so a rule added to the table
 without an entry in that section fails here.
@@ -19,7 +19,7 @@ TERM = re.compile(r"^``([A-Z0-9-]+)``$")
 def entries(text: str) -> dict[str, str]:
     """The rule entries of the section: rule ID -> its text (the indented lines under the term)."""
     start = text.index(ANCHOR)
-    end = text.index("\n5. Ambiguities", start)
+    end = text.index("\nChanges\n", start)
     found: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text[start:end].splitlines():

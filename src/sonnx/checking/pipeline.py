@@ -91,7 +91,7 @@ def _prove(
 ) -> _Proofs:
     """The rules' verdicts, with the SMT engine's combined in when it runs.
 
-    ``derived``: the types onnx derives for the model (spec 4.2), as :func:`check_file` and :func:`check_model`
+    ``derived``: the types onnx derives for the model (spec 9.4), as :func:`check_file` and :func:`check_model`
     give them.
     """
     direct = run_rules(model, replace(options.rules_config(), derived_types=derived), say)

@@ -1,7 +1,7 @@
 """The types onnx's inference derives for a model held in memory, from its file or from the bytes it is written as.
 
 GRAPH-IF-BRANCHES and STRICT-BROADCAST judge the types onnx's shape inference
-derives from enforced facts only (spec 4.2; :func:`.load.load_model` with
+derives from enforced facts only (spec 9.4; :func:`.load.load_model` with
 ``infer_shapes=True``: the declarations no runtime enforces removed first).
 The check of a file gets them from the bytes the loader read
 (:func:`.load.load_model_and_derived`, wrapped in :class:`Given`). A model held

@@ -107,7 +107,7 @@ def load_model_and_derived(
     """:func:`load_model`, and the types onnx's inference derives for the same bytes when ``derive`` asks for them.
 
     ``derive`` is asked once the model is built (the check asks when a rule
-    that reads derived types will run: spec 4.2, STRICT-BROADCAST and
+    that reads derived types will run: spec 9.4, STRICT-BROADCAST and
     GRAPH-IF-BRANCHES). The bytes read for the model are then given to onnx's
     shape inference as :func:`load_model` with ``infer_shapes=True`` gives them
     (so the file is read once, and the derived types are those of the very
@@ -122,7 +122,7 @@ def load_model_and_derived(
 
 
 class Derived(NamedTuple):
-    """The model with the types onnx's inference derives from enforced facts (spec 4.2), or None and why not."""
+    """The model with the types onnx's inference derives from enforced facts (spec 9.4), or None and why not."""
 
     model: Model | None
     why: str = ""

@@ -25,7 +25,7 @@ Five verdicts, each PROVED, VIOLATED with a witness, or UNKNOWN with a reason:
   file, so FORMAT-ONNX has nothing to check there; the whole model's file is
   checked by ``sonnx-check``); the types GRAPH-IF-BRANCHES derives for a
   subgraph are those of the ONNX bytes :func:`sonnx.loader.writer.model_bytes` gives
-  it (spec 4.2); error-severity violations fail it, warnings are listed in its
+  it (spec 9.4); error-severity violations fail it, warnings are listed in its
   details.
 
 The exit code follows ``sonnx-check``: 1 when a verdict is VIOLATED, else 2
@@ -297,7 +297,7 @@ def sub_model(
 
 
 def boundary_types(model: Model) -> dict[str, TensorType | None]:
-    """The types that hold at run time of the parent's tensors, for the inputs of its subgraphs (spec 4.2).
+    """The types that hold at run time of the parent's tensors, for the inputs of its subgraphs (spec 9.4).
 
     A subgraph's input is a main-graph input of the subgraph's model, and the
     rules take a main-graph input's declared type as a fact (the runtimes hold

@@ -333,7 +333,7 @@ def tensor_type_of(arr: np.ndarray, data_type: int) -> TensorType:
 
 RULES_CONFIG = CheckConfig(derived_types=IN_MEMORY)
 """The rules as a rewrite runs them: the default SONNX profile, and a candidate held by no file read as the bytes
-it would be written as (GRAPH-IF-BRANCHES derives the types of those bytes, spec 4.2)."""
+it would be written as (GRAPH-IF-BRANCHES derives the types of those bytes, spec 9.4)."""
 
 
 def rule_statuses(model: Model) -> dict[str, Status]:

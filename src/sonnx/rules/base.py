@@ -43,7 +43,7 @@ class CheckConfig:
     """False under ``--structure-only``: a rule reads no weight byte (FORMAT-ONNX then leaves external data
     unread)."""
     derived_types: Callable[[Model, bool], Derived] | None = None
-    """The types onnx's inference derives for the model from enforced facts (spec 4.2; GRAPH-IF-BRANCHES and
+    """The types onnx's inference derives for the model from enforced facts (spec 9.4; GRAPH-IF-BRANCHES and
     STRICT-BROADCAST read them, through :func:`sonnx.rules.derived.derived_model`), given by the layer that runs the
     rules and asked for at most once per check, with the model and ``read_weights``: for the check of a file,
     those the loader derived from the bytes it read; for a model held in memory, those of its file when the file

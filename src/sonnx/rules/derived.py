@@ -1,4 +1,4 @@
-"""The checked model with the types onnx's inference derives from enforced facts only (spec 4.2), as the check gives it.
+"""The checked model with the types onnx's inference derives from enforced facts only (spec 9.4), as the check gives it.
 
 GRAPH-IF-BRANCHES needs the element types the branches produce, and
 STRICT-BROADCAST the shapes of computed tensors. A declaration of the file is

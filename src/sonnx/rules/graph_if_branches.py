@@ -16,7 +16,7 @@ between them is a violation; where a branch output's kind or element type is
 not declared, the agreement cannot be established and the verdict is UNKNOWN
 with the positions, never PROVED unless some other mismatch is certain: then
 VIOLATED), and then the types the branches produce, which a declaration does
-not fix (no runtime holds a computed value to it, spec 4.2): those onnx's
+not fix (no runtime holds a computed value to it, spec 9.4): those onnx's
 inference derives from the model file without its unenforced declarations
 (:mod:`.derived`). A certain difference there is a violation; a model not read
 from a file, or a position whose type is not derived, is UNKNOWN.
@@ -230,7 +230,7 @@ def _has_outputs(op: Operation) -> bool:
 
 
 def produced_problems(ctx: CheckContext, ifs: list[tuple[int, int]]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The element types the branches produce, as onnx's inference derives them from enforced facts (spec 4.2).
+    """The element types the branches produce, as onnx's inference derives them from enforced facts (spec 9.4).
 
     ``ifs`` are the (scope, operation) of the ``If`` operations. Returns the
     certain mismatches (witness entries) and the reasons of the positions

@@ -1,8 +1,8 @@
-"""What is established, at run time, about a tensor's element type and dimensions (spec 4.2, "What a PROVED rests on").
+"""What is established, at run time, about a tensor's element type and dimensions (spec 9.4, "What a PROVED rests on").
 
 A declared type is a claim of the model file; only some of those claims are
 checked by the runtimes (measured on onnxruntime 1.32 and onnx's reference
-evaluator, spec 4.2). A verdict of PROVED may rest on:
+evaluator, spec 9.4). A verdict of PROVED may rest on:
 
 * the main graph's inputs: their declared element type, rank and fixed sizes,
   which onnxruntime refuses a call to break (a symbolic name is not a size:
