@@ -39,7 +39,10 @@ def constructed() -> Iterator[tuple[str, Model]]:
     yield "two_producers", model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"]), op("Neg", ["x"], ["y"])]))
     yield "one_op_twice", model(make_graph("g", ["x"], ["a"], [op("Split", ["x"], ["a", "a"])]))
     writes_sources = [op("Relu", ["x"], ["x"]), op("Neg", ["x"], ["w"]), op("Abs", ["x"], ["both"])]
-    yield "writes_sources", model(make_graph("g", ["x", "both"], ["w"], writes_sources, tensors(init("w"), init("both"))))
+    yield (
+        "writes_sources",
+        model(make_graph("g", ["x", "both"], ["w"], writes_sources, tensors(init("w"), init("both")))),
+    )
     yield "input_default", model(make_graph("g", ["x"], ["y"], [op("Relu", ["x"], ["y"])], tensors(init("x"))))
     then_g = make_graph("then", [], ["x"], [op("Relu", ["c"], ["x"]), op("Neg", ["c"], ["x"])])
     body = make_graph("body", ["k", "w"], ["k"], [op("Relu", ["k"], ["k"])])
