@@ -64,3 +64,30 @@ def test_an_inner_input_shadowing_an_outer_initializer(mode: str) -> None:
     assert f["inner"] == {"scope": f["scope"], "role": "graph input"}
     assert f["outer"] == {"scope": "g", "role": "initializer"}
     assert v.witness.data == direct(m)[ID].witness.data | {"mode": mode}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_proposed_group_that_is_no_conflict_is_rejected(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The untrusted grouping is checked: a binding grouped with another tensor's definition is refused."""
+    from sonnx.smt import run_smt
+    from sonnx.smt.encodings import graph_c1_shadowing as enc
+
+    then_g = g([], ["x"], [op("Identity", ("c",), ("x",))])
+    else_g = g([], ["e"], [op("Neg", ("c",), ("e",))])
+    m = model(
+        g(["x", "c"], ["y"], [make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)])
+    )
+
+    def lying(facts: Any) -> Any:
+        f = next(f for f in facts if f.shadows)
+        (t, u), other = f.shadows[0], f.tid["c"]
+        return [("shadows an outer name", f, t, [f"(bd {other} {u})", f"(bd {t} {u})"])]
+
+    monkeypatch.setattr(enc, "conflicts", lying)
+    run = run_smt(m, mode=mode)
+    v = next(v for v in run.verdicts if v.rule_id == ID)
+    assert v.status is Status.UNKNOWN and "rejected the conflicting definitions" in (v.reason or ""), v
+    assert [(o.name, o.answer) for o in run.obligations if o.rule_id == ID] == [
+        ("c1-shadowing.disjoint", "unsat"),
+        ("c1.conflicts", "sat"),
+    ]

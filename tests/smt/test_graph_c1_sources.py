@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from sonnx.base.verdict import Status
@@ -40,3 +42,26 @@ def test_an_input_with_a_default_value_is_one_source(mode: str) -> None:
 def test_writing_a_tensor_twice_is_not_this_rule(mode: str) -> None:
     m = model(g(["x"], ["y"], [op("Relu", ("x",), ("y",), "r"), op("Neg", ("x",), ("y",), "n")]))
     assert smt(m, mode)[ID].status is Status.PROVED
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_proposed_pair_that_is_no_conflict_is_rejected(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The untrusted pairing is checked: a seed paired with a write of another tensor is refused (UNKNOWN)."""
+    from sonnx.smt import run_smt
+    from sonnx.smt.encodings import graph_c1_sources as enc
+
+    m = model(g(["x"], ["y"], [op("Relu", ("x",), ("x",), "r"), op("Neg", ("x",), ("y",), "n")]))
+
+    def lying(facts: Any) -> Any:
+        f = facts[0]
+        x, y = f.tid["x"], f.tid["y"]
+        return [("assigns a graph input", f, x, [f"(sd 0 {x})", f"(wr 1 0 {y})"])]
+
+    monkeypatch.setattr(enc, "conflicts", lying)
+    run = run_smt(m, mode=mode)
+    v = next(v for v in run.verdicts if v.rule_id == ID)
+    assert v.status is Status.UNKNOWN and "rejected the conflicting definitions" in (v.reason or ""), v
+    assert [(o.name, o.answer) for o in run.obligations if o.rule_id == ID] == [
+        ("c1-sources.disjoint", "unsat"),
+        ("c1.conflicts", "sat"),
+    ]
