@@ -62,6 +62,6 @@ def test_a_proposed_pair_that_is_no_conflict_is_rejected(mode: str, monkeypatch:
     v = next(v for v in run.verdicts if v.rule_id == ID)
     assert v.status is Status.UNKNOWN and "rejected the conflicting definitions" in (v.reason or ""), v
     assert [(o.name, o.answer) for o in run.obligations if o.rule_id == ID] == [
-        ("c1-sources.disjoint", "unsat"),
-        ("c1.conflicts", "sat"),
+        ("c1_sources.disjoint", "unsat"),
+        ("c1_sources.conflicts", "sat"),
     ]

@@ -85,6 +85,7 @@ def first_definition(g: ScopeFacts, u: int) -> str:
 
 def refute_groups(
     rule_id: str,
+    prefix: str,
     groups: Sequence[Group],
     describe: Callable[[Group], dict[str, Any]],
     listing: Listing,
@@ -96,7 +97,7 @@ def refute_groups(
 
     The exported obligation asserts, for every group, that its facts define
     pairwise distinct tensors; ``unsat`` confirms that some tensor is defined
-    more than once. Each group is then checked alone under an assumption
+    more than once; it is named ``<prefix>.conflicts``. Each group is then checked alone under an assumption
     literal, so a group the untrusted search proposed wrongly is never listed.
     """
     guarded = list(TERMS)
@@ -105,7 +106,7 @@ def refute_groups(
         guarded.append(f"(assert (=> g{i} (distinct {' '.join(lines)})))")
     ob = Obligation(
         rule_id,
-        "c1.conflicts",
+        f"{prefix}.conflicts",
         LOGIC,
         [
             "; counter-certificate: definition facts grouped per tensor by an untrusted search",

@@ -149,7 +149,7 @@ def prove(ctx: ProofContext) -> Proof:
     done = settled(ID, obs, ans, mode, proof="sat")
     if done is not None:
         return done
-    return (yield from refute_groups(ID, conflicts(facts), _describe, direct.LISTING, settings, mode, obs))
+    return (yield from refute_groups(ID, "c1", conflicts(facts), _describe, direct.LISTING, settings, mode, obs))
 
 
 ENCODING = Encoding(ID, prove)

@@ -65,7 +65,7 @@ def obligation(facts: Sequence[ScopeFacts], mode: str) -> Obligation:
         ]
     return Obligation(
         ID,
-        "c1-shadowing.disjoint",
+        "c1_shadowing.disjoint",
         LOGIC if search else "QF_UFLIA",
         lines,
         "sat",
@@ -107,7 +107,11 @@ def prove(ctx: ProofContext) -> Proof:
     if done is not None:
         return done
     describe = _describer(ctx.facts)
-    return (yield from refute_groups(ID, conflicts(ctx.facts), describe, direct.LISTING, ctx.settings, ctx.mode, obs))
+    return (
+        yield from refute_groups(
+            ID, "c1_shadowing", conflicts(ctx.facts), describe, direct.LISTING, ctx.settings, ctx.mode, obs
+        )
+    )
 
 
 ENCODING = Encoding(ID, prove)

@@ -60,7 +60,7 @@ def obligation(facts: Sequence[ScopeFacts], mode: str) -> Obligation:
         ]
     return Obligation(
         ID,
-        "c1-sources.disjoint",
+        "c1_sources.disjoint",
         LOGIC if search else "QF_UFLIA",
         lines,
         "sat",
@@ -104,7 +104,11 @@ def prove(ctx: ProofContext) -> Proof:
     done = settled(ID, obs, ans, ctx.mode, proof="sat")
     if done is not None:
         return done
-    return (yield from refute_groups(ID, conflicts(ctx.facts), _describe, direct.LISTING, ctx.settings, ctx.mode, obs))
+    return (
+        yield from refute_groups(
+            ID, "c1_sources", conflicts(ctx.facts), _describe, direct.LISTING, ctx.settings, ctx.mode, obs
+        )
+    )
 
 
 ENCODING = Encoding(ID, prove)
