@@ -13,7 +13,7 @@ whose value is the tensor they define:
   enclosing graph's definition of that name.
 
 A violation is shown by an untrusted grouping of those facts, per offending
-tensor; :func:`refute_groups` has the solver refute all groups together (the
+tensor; ``refute_groups`` has the solver refute all groups together (the
 exported counter-certificate) and then each group on its own, so only the
 groups the solver refutes are listed.
 """

@@ -1,7 +1,7 @@
 """GRAPH-C1 as SMT: no tensor is written at two output positions.
 
 The rule as a formula over the write facts ``(o, k, t)`` of every graph (see
-:mod:`..definitions`): each write fact defines one tensor id, and those ids
+:mod:`sonnx.smt.definitions`): each write fact defines one tensor id, and those ids
 are pairwise ``distinct``. Tensor ids are global (a nested graph's tensors
 have ids of their own), so two writes repeat an id exactly when one graph
 writes one name twice, by two operations or by one operation at two output

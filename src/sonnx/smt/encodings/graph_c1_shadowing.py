@@ -1,6 +1,6 @@
 """GRAPH-C1-SHADOWING as SMT: no name a nested graph defines is bound to an enclosing definition.
 
-The rule as a formula over the raw facts (see :mod:`..definitions`): an
+The rule as a formula over the raw facts (see :mod:`sonnx.smt.definitions`): an
 uninterpreted predicate ``bound`` holds for the name of every binding fact
 ``(bd t u)`` (name ``t`` of a nested graph resolved to the nearest enclosing
 definition ``u``: every name a nested graph reads or defines that an enclosing

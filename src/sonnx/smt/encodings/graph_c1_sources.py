@@ -1,6 +1,6 @@
 """GRAPH-C1-SOURCES as SMT: no write fact defines a graph input or an initialized tensor.
 
-The rule as a formula over the raw facts (see :mod:`..definitions`): an
+The rule as a formula over the raw facts (see :mod:`sonnx.smt.definitions`): an
 uninterpreted predicate ``src`` holds for the tensor of every seed fact
 ``(sd s t)`` (a graph input or a tensor with an initial value) and fails for
 the tensor of every write fact ``(wr o k t)``. Both can hold only if no write
