@@ -91,3 +91,21 @@ def test_a_proposed_group_that_is_no_conflict_is_rejected(mode: str, monkeypatch
         ("c1_shadowing.disjoint", "unsat"),
         ("c1_shadowing.conflicts", "sat"),
     ]
+
+
+def test_large_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of two ids: a shadowing name is caught whichever part its binding falls in."""
+    from sonnx.smt import common, run_smt
+
+    monkeypatch.setattr(common, "PART", 2)
+    body = [op("Identity", ("c",), ("h0",)), *(op("Neg", (f"h{i}",), (f"h{i + 1}",)) for i in range(4))]
+    else_g = g([], ["e"], [op("Neg", ("c",), ("e",))])
+    ok = make_operation("If", ["c"], ["y"], name="if", then_branch=g([], ["h4"], body), else_branch=else_g)
+    run = run_smt(model(g(["x", "c"], ["y"], [ok])), mode="certificate")
+    assert next(v for v in run.verdicts if v.rule_id == ID).status is Status.PROVED
+    assert len([o for o in run.obligations if o.rule_id == ID and ".part" in o.name]) >= 3
+    for i in range(5):  # the outer input x redefined by the branch at each depth of its chain
+        bad_body = [*body[:i], op("Abs", ("c",), ("x",)), *body[i:]]
+        then_g = g([], ["h4"], bad_body)
+        bad = make_operation("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)
+        assert smt(model(g(["x", "c"], ["y"], [bad])), "certificate")[ID].status is Status.VIOLATED, i

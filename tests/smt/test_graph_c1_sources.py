@@ -65,3 +65,21 @@ def test_a_proposed_pair_that_is_no_conflict_is_rejected(mode: str, monkeypatch:
         ("c1_sources.disjoint", "unsat"),
         ("c1_sources.conflicts", "sat"),
     ]
+
+
+def test_large_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Parts of three ids, cut only where the id changes: a written input is caught wherever its ids fall."""
+    from sonnx.smt import common, run_smt
+
+    monkeypatch.setattr(common, "PART", 3)
+    chain = [op("Relu", (f"t{i}",), (f"t{i + 1}",)) for i in range(6)]
+    ok = run_smt(model(g(["t0"], ["t6"], chain)), mode="certificate")
+    assert next(v for v in ok.verdicts if v.rule_id == ID).status is Status.PROVED
+    parts = [o.name for o in ok.obligations if o.rule_id == ID]
+    assert parts == [f"c1_sources.disjoint.part{k}" for k in range(len(parts))] and len(parts) >= 3, parts
+    for at in range(6):  # the graph input t0 written by an extra operation inserted at each position
+        ops = [*chain[:at], op("Neg", ("t3",), ("t0",), "again"), *chain[at:]]
+        v = smt(model(g(["t0"], ["t6"], ops)), "certificate")[ID]
+        assert v.status is Status.VIOLATED, (at, v)
+    twice = [*chain, op("Neg", ("t3",), ("t5",))]  # a tensor written twice: equal ids stay in one part
+    assert smt(model(g(["t0"], ["t6"], twice)), "certificate")[ID].status is Status.PROVED

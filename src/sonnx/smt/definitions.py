@@ -20,15 +20,19 @@ groups the solver refutes are listed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..base.witness import op_ref
 from ..rules.base import Listing
-from .common import Proof, RuleResult, ask_one, facts_lines, listed, rejected, unknown
+from . import common
+from .arrays import I64
+from .common import Asking, Proof, RuleResult, ask, ask_one, facts_lines, listed, rejected, unknown
 from .facts import ScopeFacts
 from .smtlib import Obligation
-from .solver import Session, SolverSettings
+from .solver import Answer, Session, SolverSettings
 
 LOGIC = "QF_UFLIA"
 
@@ -81,6 +85,79 @@ def first_definition(g: ScopeFacts, u: int) -> str:
         if t == u:
             return f"(wr {o} {k} {t})"
     raise AssertionError(f"tensor {u} has no definition in graph {g.path}")
+
+
+CHUNK = 512
+"""Numbers per assertion in the certificate-mode scripts."""
+
+
+def _chunks(pred: str, nums: list[int], holds: bool) -> Iterable[str]:
+    for k in range(0, len(nums), CHUNK):
+        part = " ".join(f"({pred} {x})" for x in nums[k : k + CHUNK])
+        yield f"(assert (and {part}))" if holds else f"(assert (not (or {part})))"
+
+
+def _nondecreasing(nums: list[int]) -> list[str]:
+    """Chains ``(<= a b c ...)`` of CHUNK steps; consecutive chains share their end number."""
+    return [
+        f"(assert (<= {' '.join(map(str, nums[k : k + CHUNK + 1]))}))" for k in range(0, max(0, len(nums) - 1), CHUNK)
+    ]
+
+
+def disjoint(
+    rule_id: str, name: str, pred: str, held: np.ndarray, refused: np.ndarray, head: list[str], meaning: str
+) -> Asking[tuple[Answer, list[Obligation]]]:
+    """Certificate mode: a predicate ``pred`` holds for every id of ``held`` and for none of ``refused`` (sat).
+
+    Both can hold only if no id is in both lists. Up to :data:`.common.PART`
+    ids, one obligation. Above, the ids are sorted (untrusted) and cut, only
+    where the id changes, into parts of consecutive values; each part states
+    its own ids' predicate facts, that its ids, in that order, do not
+    decrease, and that its first id is above the previous part's last one. So
+    every id lies in exactly one part, and an id in both lists puts both facts
+    in one part, which is then unsat. What Python is trusted for: the parts
+    hold every id of the two lists once (the lists, sorted), each with its
+    list, and the previous part's last id is written as it was. Every part is
+    asked for at once; the answer is the first one, in part order, not ``sat``.
+    """
+    declare = f"(declare-fun {pred} (Int) Bool)"
+    if len(held) + len(refused) <= common.PART:
+        lines = [*head, declare, *_chunks(pred, held.tolist(), True), *_chunks(pred, refused.tolist(), False)]
+        ob = Obligation(rule_id, f"{name}.disjoint", "QF_UFLIA", lines, "sat", "certificate", meaning)
+        return (yield from ask_one(ob)), [ob]
+    ids = np.concatenate([held, refused]).astype(I64)
+    kind = np.concatenate([np.ones(len(held), bool), np.zeros(len(refused), bool)])
+    order = np.argsort(ids, kind="stable")
+    ids, kind = ids[order], kind[order]
+    cuts = [0]
+    while cuts[-1] < len(ids):
+        cut = min(cuts[-1] + common.PART, len(ids))
+        while 0 < cut < len(ids) and ids[cut] == ids[cut - 1]:
+            cut += 1
+        cuts.append(cut)
+    n = len(cuts) - 1
+    obs: list[Obligation] = []
+    for k in range(n):
+        a, b = cuts[k], cuts[k + 1]
+        part, held_here = ids[a:b], kind[a:b]
+        lines = [*head, ";   a part of the sorted ids: not decreasing, and above the previous part's last", declare]
+        lines += _nondecreasing(part.tolist())
+        if k:
+            lines.append(f"(assert (< {ids[a - 1]} {part[0]}))")
+        lines += [*_chunks(pred, part[held_here].tolist(), True), *_chunks(pred, part[~held_here].tolist(), False)]
+        obs.append(
+            Obligation(
+                rule_id,
+                f"{name}.disjoint.part{k}",
+                "QF_UFLIA",
+                lines,
+                "sat",
+                "certificate",
+                f"{meaning} (part {k + 1} of {n})",
+            )
+        )
+    answers = yield from ask(obs)
+    return next((x for x in answers if x.result != "sat"), answers[-1]), obs
 
 
 def refute_groups(

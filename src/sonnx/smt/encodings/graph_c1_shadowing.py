@@ -11,7 +11,8 @@ graph has no binding facts and its tensor ids are its own, so its definitions
 are left out. The solver decides it; Python only lists the facts.
 
 In search mode each fact is written with its ids; in certificate mode only
-the tensor's id, as conjunctions of 512 numbers per assertion. Violations,
+the tensor's id, as conjunctions of 512 numbers per assertion, in parts above
+:data:`.common.PART` ids (see ``sonnx.smt.definitions.disjoint``). Violations,
 both modes: an untrusted grouping proposes, per shadowing name, its local
 definition, its binding fact and the outer definition, in the direct rule's
 order; each group is refuted on its own and the exported obligation is all
@@ -20,15 +21,19 @@ groups together (unsat).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from ...rules import graph_c1_shadowing as direct
 from ...rules.graph_c1_shadowing import ID
-from ..common import Encoding, Proof, ProofContext, ask_one, settled
-from ..definitions import LOGIC, TERMS, Group, first_definition, refute_groups, role, seeds
+from ..arrays import I64, as_np
+from ..common import Asking, Encoding, Proof, ProofContext, ask_one, settled
+from ..definitions import LOGIC, TERMS, Group, disjoint, first_definition, refute_groups, role, seeds
 from ..facts import ScopeFacts, scope_of_tensor
 from ..smtlib import Obligation
+from ..solver import Answer
 
 RULE = [
     *TERMS,
@@ -37,41 +42,28 @@ RULE = [
     "(declare-fun bound (Int) Bool)",
 ]
 
-CHUNK = 512
-"""Terms per assertion in certificate mode."""
+MEANING = "no name a nested graph defines is bound to an enclosing graph's definition"
 
 
-def _chunks(terms: list[str], positive: bool) -> Iterable[str]:
-    for k in range(0, len(terms), CHUNK):
-        part = " ".join(f"(bound {x})" for x in terms[k : k + CHUNK])
-        yield f"(assert (and {part}))" if positive else f"(assert (not (or {part})))"
-
-
-def obligation(facts: Sequence[ScopeFacts], mode: str) -> Obligation:
-    """The rule's formula; certificate mode writes bare tensor ids instead of the facts' terms."""
-    search = mode == "search"
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    """The rule's formula, each fact written as its term."""
     nested = [f for f in facts if f.parent >= 0]
-    bindings = [f"(bd {t} {u})" if search else str(t) for f in nested for t, u in f.captures + f.shadows]
-    local = [f"(sd {f.index} {t})" if search else str(t) for f in nested for t in seeds(f)]
-    local += [f"(wr {o} {k} {t})" if search else str(t) for f in nested for o, k, t in f.writes()]
-    if search:
-        lines = [*RULE, *(f"(assert (bound {x}))" for x in bindings), *(f"(assert (not (bound {x})))" for x in local)]
-    else:
-        lines = [
-            "; bound holds for the id of every name bound to an enclosing definition, for no id a nested graph defines",
-            "(declare-fun bound (Int) Bool)",
-            *_chunks(bindings, True),
-            *_chunks(local, False),
-        ]
-    return Obligation(
-        ID,
-        "c1_shadowing.disjoint",
-        LOGIC if search else "QF_UFLIA",
-        lines,
-        "sat",
-        mode,
-        "no name a nested graph defines is bound to an enclosing graph's definition",
+    bindings = [f"(bd {t} {u})" for f in nested for t, u in f.captures + f.shadows]
+    local = [f"(sd {f.index} {t})" for f in nested for t in seeds(f)]
+    local += [f"(wr {o} {k} {t})" for f in nested for o, k, t in f.writes()]
+    lines = [*RULE, *(f"(assert (bound {x}))" for x in bindings), *(f"(assert (not (bound {x})))" for x in local)]
+    return Obligation(ID, "c1_shadowing.disjoint", LOGIC, lines, "sat", "search", MEANING)
+
+
+def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[Answer, list[Obligation]]]:
+    """The same formula over bare tensor ids, in parts on large models (``definitions.disjoint``)."""
+    nested = [f for f in facts if f.parent >= 0]
+    bindings = as_np([t for f in nested for t, _ in f.captures + f.shadows])
+    local = np.concatenate(
+        [as_np([t for f in nested for t in seeds(f)]), *(as_np(f.wr_t) for f in nested), np.zeros(0, I64)]
     )
+    head = ["; bound holds for the id of every name bound to an enclosing definition, for no id a nested graph defines"]
+    return (yield from disjoint(ID, "c1_shadowing", "bound", bindings, local, head, MEANING))
 
 
 def conflicts(facts: Sequence[ScopeFacts]) -> list[Group]:
@@ -100,9 +92,12 @@ def _describer(facts: Sequence[ScopeFacts]) -> Callable[[Group], dict[str, Any]]
 
 
 def prove(ctx: ProofContext) -> Proof:
-    ob = obligation(ctx.facts, ctx.mode)
-    ans = yield from ask_one(ob)
-    obs = [ob]
+    if ctx.mode == "certificate":
+        ans, obs = yield from certificate_mode_obligations(ctx.facts)
+    else:
+        ob = search_obligation(ctx.facts)
+        ans = yield from ask_one(ob)
+        obs = [ob]
     done = settled(ID, obs, ans, ctx.mode, proof="sat")
     if done is not None:
         return done

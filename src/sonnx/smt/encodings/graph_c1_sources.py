@@ -9,7 +9,8 @@ linear in the number of facts); Python only lists the facts.
 
 In search mode each fact is written with its ids; in certificate mode (large
 models) only the defined tensor's id, as conjunctions of 512 numbers per
-assertion. Violations, both modes: an untrusted grouping proposes, per written
+assertion, in parts above :data:`.common.PART` ids (see
+``sonnx.smt.definitions.disjoint``). Violations, both modes: an untrusted grouping proposes, per written
 seed, the seed fact and a write fact of it, in the direct rule's order; each
 group is refuted on its own and the exported obligation is all groups
 together (unsat).
@@ -17,16 +18,20 @@ together (unsat).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from ...base.witness import op_ref
 from ...rules import graph_c1_sources as direct
 from ...rules.graph_c1_sources import ID
-from ..common import Encoding, Proof, ProofContext, ask_one, settled
-from ..definitions import LOGIC, TERMS, Group, refute_groups, seeds
+from ..arrays import I64, as_np
+from ..common import Asking, Encoding, Proof, ProofContext, ask_one, settled
+from ..definitions import LOGIC, TERMS, Group, disjoint, refute_groups, seeds
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
+from ..solver import Answer
 
 RULE = [
     *TERMS,
@@ -34,39 +39,23 @@ RULE = [
     "(declare-fun src (Int) Bool)",
 ]
 
-CHUNK = 512
-"""Terms per assertion in certificate mode."""
+MEANING = "no tensor written by an operation is a graph input or an initialized tensor"
 
 
-def _chunks(terms: list[str], positive: bool) -> Iterable[str]:
-    for k in range(0, len(terms), CHUNK):
-        part = " ".join(f"(src {x})" for x in terms[k : k + CHUNK])
-        yield f"(assert (and {part}))" if positive else f"(assert (not (or {part})))"
+def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
+    """The rule's formula, each fact written as its term."""
+    seeded = [f"(sd {f.index} {t})" for f in facts for t in seeds(f)]
+    written = [f"(wr {o} {k} {t})" for f in facts for o, k, t in f.writes()]
+    lines = [*RULE, *(f"(assert (src {x}))" for x in seeded), *(f"(assert (not (src {x})))" for x in written)]
+    return Obligation(ID, "c1_sources.disjoint", LOGIC, lines, "sat", "search", MEANING)
 
 
-def obligation(facts: Sequence[ScopeFacts], mode: str) -> Obligation:
-    """The rule's formula; certificate mode writes bare tensor ids instead of the facts' terms."""
-    search = mode == "search"
-    seeded = [f"(sd {f.index} {t})" if search else str(t) for f in facts for t in seeds(f)]
-    written = [f"(wr {o} {k} {t})" if search else str(t) for f in facts for o, k, t in f.writes()]
-    if search:
-        lines = [*RULE, *(f"(assert (src {x}))" for x in seeded), *(f"(assert (not (src {x})))" for x in written)]
-    else:
-        lines = [
-            "; src holds for the id of every seeded tensor (graph input or initialized) and for no written one",
-            "(declare-fun src (Int) Bool)",
-            *_chunks(seeded, True),
-            *_chunks(written, False),
-        ]
-    return Obligation(
-        ID,
-        "c1_sources.disjoint",
-        LOGIC if search else "QF_UFLIA",
-        lines,
-        "sat",
-        mode,
-        "no tensor written by an operation is a graph input or an initialized tensor",
-    )
+def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[Answer, list[Obligation]]]:
+    """The same formula over bare tensor ids, in parts on large models (``definitions.disjoint``)."""
+    seeded = as_np([t for f in facts for t in seeds(f)])
+    written = np.concatenate([as_np(f.wr_t) for f in facts] or [np.zeros(0, I64)])
+    head = ["; src holds for the id of every seeded tensor (graph input or initialized) and for no written one"]
+    return (yield from disjoint(ID, "c1_sources", "src", seeded, written, head, MEANING))
 
 
 def conflicts(facts: Sequence[ScopeFacts]) -> list[Group]:
@@ -98,9 +87,12 @@ def _describe(grp: Group) -> dict[str, Any]:
 
 
 def prove(ctx: ProofContext) -> Proof:
-    ob = obligation(ctx.facts, ctx.mode)
-    ans = yield from ask_one(ob)
-    obs = [ob]
+    if ctx.mode == "certificate":
+        ans, obs = yield from certificate_mode_obligations(ctx.facts)
+    else:
+        ob = search_obligation(ctx.facts)
+        ans = yield from ask_one(ob)
+        obs = [ob]
     done = settled(ID, obs, ans, ctx.mode, proof="sat")
     if done is not None:
         return done
