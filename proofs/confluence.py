@@ -12,7 +12,7 @@ from proofs._state import Op, St, Tensor, Value, c1, executable, fire, initial, 
 
 ID = "confluence"
 TITLE = "Local confluence of execution under C1"
-SUPPORTS = ("GRAPH-C1",)
+SUPPORTS = ("GRAPH-C1", "GRAPH-C1-SOURCES")
 RESTS_ON: tuple[str, ...] = ()
 """No review item: every step of this theorem is an obligation z3 discharges."""
 THEOREM = """

@@ -23,7 +23,7 @@ from sonnx.model.symbolic import SymbolicInterpretation, Term, atom
 
 ID = "order_independence"
 TITLE = "Order independence and determinism (Newman's lemma; bounded check on sonnx.model)"
-SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1")
+SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C1-SOURCES")
 
 
 
@@ -98,8 +98,8 @@ graph outputs), enumerated up to isomorphism, is run under every schedule
 once, and all runs of a graph reach the same final state, so the same outputs.
 {_families_text()}
 Second route: Coq proves order independence and determinism directly, for
-every graph and every operator interpretation, from GRAPH-C1's at-most-one
-half alone, without Newman's lemma (SONNX.OrderIndependence.order_independence,
+every graph and every operator interpretation, from GRAPH-C1 and
+GRAPH-C1-SOURCES alone, without Newman's lemma (SONNX.OrderIndependence.order_independence,
 SONNX.OrderIndependence.determinism; the file-order runner:
 SONNX.OrderIndependence.runner_correct). So the Newman step is not a review
 item; the z3 premises repeat the Coq result on the z3 state model, and what

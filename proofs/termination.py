@@ -13,7 +13,7 @@ from proofs._state import Op, Tensor, c1, executable, fire, init, inp, out, stat
 
 ID = "termination"
 TITLE = "Termination and exactly-once firing (acyclic, C1, C3)"
-SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1")
+SUPPORTS = ("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C1-SOURCES")
 LEAST_NUMBER = (
     "hand-written axiom: the least-number principle of N instantiated for 'n is the rank of an unfired "
     "operation' (least_unfired_axiom: when ranks are >= 0, no rank-minimal unfired operation means every "

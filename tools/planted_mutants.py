@@ -168,9 +168,9 @@ MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "M17",
-        ENCODINGS + "graph_c1.py",
-        '    if ans.result != "unsat":\n        return RuleResult(rejected(ID, ob, "conflicting definitions"',
-        '    if False:\n        return RuleResult(rejected(ID, ob, "conflicting definitions"',
+        SMT + "definitions.py",
+        '    if ans.result != "unsat":\n        return RuleResult(rejected(rule_id, ob, "conflicting definitions"',
+        '    if False:\n        return RuleResult(rejected(rule_id, ob, "conflicting definitions"',
         "any group of conflicting definitions accepted",
     ),
     Mutant(

@@ -1,7 +1,7 @@
 (** * Which runs fail (spec/graph.rst, section 3; operators that fail).
 
-    With the error semantics of [Errors.v]: under GRAPH-C1's
-    at-most-one-assignment half, a maximal run from the initial state fails
+    With the error semantics of [Errors.v]: under GRAPH-C1 and
+    GRAPH-C1-SOURCES, a maximal run from the initial state fails
     exactly when some operation fails on the values that the evaluation
     going on past failures ([teval]) gives its inputs
     ([error_iff_fails_in_evaluation]). So whether a model fails on given
@@ -93,7 +93,7 @@ Proof.
     unfold efire in Hok. rewrite Ho, <- Eq, Hnone in Hok. discriminate.
 Qed.
 
-(** Under GRAPH-C1's at-most-one-assignment half, a maximal run from the
+(** Under GRAPH-C1 and GRAPH-C1-SOURCES, a maximal run from the
     initial state fails exactly when some operation fails on the values
     the evaluation [teval] gives its inputs (all defined there). No
     acyclicity is needed: an operation whose inputs never all get a value

@@ -22,7 +22,7 @@
     - Nothing else is modelled of the exception: the partial values a
       failing run computed are not observable, as in the Python.
 
-    Under GRAPH-C1's at-most-one-assignment half ([c1_assign]), every
+    Under GRAPH-C1 and GRAPH-C1-SOURCES ([c1_assign]), every
     maximal run from the initial state fails, or none does and all end in
     the same state ([error_order_independence]); the outcome is a function
     of the inputs, initializers and captured values ([error_determinism]);
@@ -199,7 +199,7 @@ Qed.
 
 (** ** A value, once defined, is the same in every reachable state *)
 
-(** Under GRAPH-C1's at-most-one-assignment half, firing never changes a
+(** Under GRAPH-C1 and GRAPH-C1-SOURCES, firing never changes a
     defined value: it comes from a source, which no operation writes, or
     from a fired operation, the only writer of that tensor. *)
 Lemma step_keeps : forall (interp : nat -> list (option V) -> list (option V) -> list V) (s s' : state) t,
@@ -289,8 +289,8 @@ Proof.
   - exact I.
 Qed.
 
-(** Order independence with failures: under GRAPH-C1's
-    at-most-one-assignment half, for any partial operators, two maximal
+(** Order independence with failures: under GRAPH-C1 and
+    GRAPH-C1-SOURCES, for any partial operators, two maximal
     runs from the initial state both fail, or both succeed and end in the
     same state (same values, same fired operations). *)
 Theorem error_order_independence : forall inp init outer e1 e2,
@@ -333,8 +333,7 @@ Proof.
     apply (erun_fire s' i t'); auto. apply (executable_st_eq g s); auto.
 Qed.
 
-(** Determinism with failures: under GRAPH-C1's at-most-one-assignment
-    half, whether a run fails, and the values of the graph outputs when it
+(** Determinism with failures: under GRAPH-C1 and GRAPH-C1-SOURCES, whether a run fails, and the values of the graph outputs when it
     does not, depend only on the values of the graph inputs, the
     initializers and the captured outer tensors. *)
 Theorem error_determinism : forall inp1 inp2 init1 init2 outer1 outer2 e1 e2,

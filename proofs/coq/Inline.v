@@ -12,8 +12,8 @@
       of the caller under the nested reading in which the call fires, and
       every maximal run of the inlined graph, end with the same value on
       every tensor that is not a fresh name, the graph outputs among them;
-    - [inline_c1_assign]: the inlined graph satisfies GRAPH-C1's
-      at-most-one half when the caller and the body do (so order
+    - [inline_c1_assign]: the inlined graph satisfies GRAPH-C1
+      and GRAPH-C1-SOURCES when the caller and the body do (so order
       independence applies to it);
     - [InlineExamples.inline_premises_satisfiable]: a concrete call on
       which every premise holds, so the main theorem is not vacuous;
@@ -237,7 +237,7 @@ End Proofs.
 
 (** ** The theorems *)
 
-(** GRAPH-C1's at-most-one-assignment half holds for the inlined graph when
+(** GRAPH-C1 and GRAPH-C1-SOURCES holds for the inlined graph when
     it holds for the caller and for the body, under the renaming premises
     of [inline_matches_nested] (no body input or initial value is needed:
     the proof only uses the call's shape, injectivity and freshness). *)
@@ -274,7 +274,7 @@ Proof. intros H1 H2 H3 H4 H5. apply inline_c1; assumption. Qed.
       an input, by GRAPH-C1 for the body);
     - [ren] gives every internal body name (neither input nor output) a
       fresh name: not a tensor the caller mentions ([g_tensor]);
-    - GRAPH-C1's at-most-one-assignment half for the caller and for the
+    - GRAPH-C1 and GRAPH-C1-SOURCES for the caller and for the
       body ([c1_assign]);
     - the body's operators give one value per output ([arity_ok]) and the
       body satisfies GRAPH-C3 (static form, [c3_fixpoint]) whenever its

@@ -1,6 +1,6 @@
 (** * Order independence and determinism (spec/graph.rst, section 3).
 
-    Under GRAPH-C1's at-most-one-assignment half, two executable operations
+    Under GRAPH-C1 and GRAPH-C1-SOURCES, two executable operations
     commute and neither disables the other (the diamond lemma
     [diamond]). With termination ([Termination.v]) and an induction on the
     number of unfired operations, every two maximal runs from the initial
@@ -30,15 +30,21 @@ Local Notation maximal_run := (maximal_run interp g).
 Local Notation source := (source g).
 Local Notation results := (results interp).
 
-(** ** GRAPH-C1, at-most-one-assignment half *)
+(** ** GRAPH-C1 ([c1_single]) and GRAPH-C1-SOURCES ([c1_sources]) *)
 
-(** No two operations write the same tensor. *)
+(** GRAPH-C1: no two operations write the same tensor. One operation naming a
+    tensor at two output positions satisfies [c1_single]: the theorems below
+    hold without excluding it (one firing fixes the value), though sonnx's
+    GRAPH-C1 rejects it too. *)
 Definition c1_single : Prop :=
   forall i j oi oj t,
     nth_error (g_ops g) i = Some oi -> nth_error (g_ops g) j = Some oj ->
     In (Some t) (op_outputs oi) -> In (Some t) (op_outputs oj) -> i = j.
 
-(** No operation writes a graph input, an initializer or a capture. *)
+(** GRAPH-C1-SOURCES: no operation writes a graph input, an initializer or a
+    capture (a capture is a source of the nested graph; that a nested graph
+    defines no enclosing name is GRAPH-C1-SHADOWING, which these theorems do
+    not need). *)
 Definition c1_sources : Prop :=
   forall i o t, nth_error (g_ops g) i = Some o -> In (Some t) (op_outputs o) -> ~ source t.
 
@@ -188,7 +194,7 @@ Proof.
       apply (st_eq_trans _ z); auto. apply (st_eq_trans _ z'); auto.
 Qed.
 
-(** Order independence: under GRAPH-C1's at-most-one-assignment half, any
+(** Order independence: under GRAPH-C1 and GRAPH-C1-SOURCES, any
     two maximal runs from the initial state end in the same state (same
     values, same fired operations), whatever the operators compute. *)
 Theorem order_independence : forall inp init outer s1 s2,
@@ -230,7 +236,7 @@ Proof.
   all: reflexivity.
 Qed.
 
-(** Determinism: under GRAPH-C1's at-most-one-assignment half, the values
+(** Determinism: under GRAPH-C1 and GRAPH-C1-SOURCES, the values
     of the graph outputs at the end of any maximal run depend only on the
     values of the graph inputs, the initializers and the captured outer
     tensors (not on the scheduler, nor on values of other names). *)

@@ -2,7 +2,7 @@
 
     [Termination.exactly_once] assumes acyclicity (a strict rank) and that
     every consumed tensor has an origin ([has_origin]). This file proves
-    that GRAPH-C1 (at-most-one half), GRAPH-C3 (static form), GRAPH-R1 and
+    that GRAPH-C1 and GRAPH-C1-SOURCES, GRAPH-C3 (static form), GRAPH-R1 and
     acyclicity give the origin premise ([rules_give_origins]), and so
     exactly-once firing from the initial state
     ([exactly_once_under_rules]). The argument: by R1 every operation has an

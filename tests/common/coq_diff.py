@@ -121,7 +121,7 @@ class Case:
     tensors: int
 
     def c1_holds(self) -> bool:
-        """GRAPH-C1's at-most-one-assignment half (``c1_assign`` of OrderIndependence.v)."""
+        """GRAPH-C1 and GRAPH-C1-SOURCES (``c1_assign`` of OrderIndependence.v)."""
         sources = set(self.graph.inputs) | set(self.inits) | set(self.graph.captures)
         writer: dict[str, int] = {}
         for i, op in enumerate(self.graph.operations):

@@ -94,7 +94,7 @@ def test_compiled_plan_agrees_with_the_extracted_runner(runner: Path) -> None:
             index += 1
 
 
-@pytest.mark.rule("GRAPH-C1")
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C1-SOURCES")
 @needs_runner
 def test_the_generated_graphs_cover_the_hard_cases(runner: Path) -> None:
     """The graphs include what the audit found missing: without these the agreement says little."""

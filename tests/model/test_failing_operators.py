@@ -78,7 +78,7 @@ def two_failures() -> Graph:
     )
 
 
-@pytest.mark.rule("GRAPH-C1")
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C1-SOURCES")
 def test_under_c1_every_scheduler_fails_though_not_on_the_same_operation() -> None:
     outcomes = {outcome(two_failures(), 2.0, make) for make in SCHEDULERS}
     assert all(o.startswith("fails: ") for o in outcomes), outcomes
@@ -86,7 +86,7 @@ def test_under_c1_every_scheduler_fails_though_not_on_the_same_operation() -> No
     assert len(outcomes) == 2, outcomes
 
 
-@pytest.mark.rule("GRAPH-C1")
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C1-SOURCES")
 def test_under_c1_with_no_failure_every_scheduler_ends_in_the_same_state() -> None:
     outcomes = {outcome(two_failures(), 3.0, make) for make in SCHEDULERS}
     assert len(outcomes) == 1 and not next(iter(outcomes)).startswith("fails"), outcomes
@@ -129,7 +129,7 @@ def test_without_c1_the_outcome_depends_on_the_order() -> None:
     assert last.startswith("fails"), last
 
 
-@pytest.mark.rule("GRAPH-C1")
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C1-SOURCES")
 @pytest.mark.parametrize("make", SCHEDULERS[:2])
 def test_a_failing_run_raises_the_operators_error(make: Callable[[], Scheduler]) -> None:
     with pytest.raises(KernelFailure):

@@ -43,11 +43,25 @@ from tests.common.rulekit import (
 )
 
 pytestmark = pytest.mark.rule(
-    "GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C2", "GRAPH-C3",
-    "GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE",
+    "GRAPH-ACYCLIC",
+    "GRAPH-C1",
+    "GRAPH-C1-SOURCES",
+    "GRAPH-C1-SHADOWING",
+    "GRAPH-C2",
+    "GRAPH-C3",
+    "GRAPH-R1",
+    "GRAPH-R1-OUTPUTS",
+    "GRAPH-R1-TRANSITIVE",
 )
 
 POOL = [f"t{i}" for i in range(6)]
+
+C1_KINDS = {
+    "GRAPH-C1": {"assigned more than once"},
+    "GRAPH-C1-SOURCES": {"assigns a graph input", "assigns an initialized tensor"},
+    "GRAPH-C1-SHADOWING": {"shadows an outer name"},
+}
+"""The kinds of the oracle's constraint-C1 faults that each of the three rules reports."""
 
 
 def _pool(depth: int) -> list[str]:
@@ -160,11 +174,14 @@ def check_completeness(g: Graph, scopes: list[OScope]) -> None:
 def check_sets(g: Graph, scopes: list[OScope]) -> None:
     m = model(g)
     cases: dict[str, Any] = {
-        "GRAPH-C1": (
-            {(s.path, n, k) for s in scopes for (_, n, k) in o_c1(s)},
-            "violations",
-            ("scope", "tensor", "kind"),
-        ),
+        **{
+            rid: (
+                {(s.path, n, k) for s in scopes for (_, n, k) in o_c1(s) if k in kinds},
+                "violations",
+                ("scope", "tensor", "kind"),
+            )
+            for rid, kinds in C1_KINDS.items()
+        },
         "GRAPH-C2": ({(s.path, n) for s in scopes for n in o_unused_inputs(s)}, "unused", ("scope", "input")),
         "GRAPH-R1": (
             {(s.path, j) for s in scopes for j in o_dead(s)},

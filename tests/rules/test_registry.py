@@ -21,6 +21,8 @@ EXPECTED = {
     "FORMAT-ONNX": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-ACYCLIC": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-C1": (Severity.ERROR, PROFILE_SONNX),
+    "GRAPH-C1-SOURCES": (Severity.ERROR, PROFILE_SONNX),
+    "GRAPH-C1-SHADOWING": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-C2": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-C3": (Severity.ERROR, PROFILE_SONNX),
     "GRAPH-OUTPUTS": (Severity.ERROR, PROFILE_SONNX),
@@ -83,12 +85,14 @@ def test_every_rule_answers_on_the_seed_example() -> None:
 def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
 
     sparse = InitialValue(1, (2,), True, None, lambda: None)
-    then_g = make_graph("t", [], ["a"], [op("Relu", ["x"], ["a"], name="n")])
+    # the branch also writes the outer initializer "dead" (GRAPH-C1-SHADOWING)
+    then_g = make_graph("t", [], ["a"], [op("Relu", ["x"], ["a"], name="n"), op("Neg", ["x"], ["dead"])])
     else_g = make_graph("e", [], ["b", "b2"], [op("Relu", ["x"], ["b"]), op("Neg", ["x"], ["b2"])])
     ops = [
         op("Add", ["x", "loop"], ["loop"], name="n"),
         op("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
         op("RandomUniformLike", ["x"], ["x"]),
+        op("Split", ["x"], ["s", "s"]),  # one operation writing one tensor twice (GRAPH-C1)
         op("Conv", ["x", "w"], ["ghosted"], domain="com.vendor"),
         op("Constant", [], ["k"])._replace(attributes=(Attribute("sparse_value", "SPARSE_TENSOR", sparse),)),
         op("Dropout", ["x"], ["dropped"], ratio=0.5),  # optional inputs and mask left out (GRAPH-ARITY); no

@@ -25,7 +25,15 @@ from sonnx.rules.base import CheckContext
 from sonnx.rules.graph_attributes import blocked
 from tests.common.smtkit import const, disagreements, model
 
-pytestmark = pytest.mark.rule("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-R2", "GRAPH-DETERMINISM", "GRAPH-ATTRIBUTES")
+pytestmark = pytest.mark.rule(
+    "GRAPH-ACYCLIC",
+    "GRAPH-C1",
+    "GRAPH-C1-SOURCES",
+    "GRAPH-C1-SHADOWING",
+    "GRAPH-R2",
+    "GRAPH-DETERMINISM",
+    "GRAPH-ATTRIBUTES",
+)
 
 POOL = [f"t{i}" for i in range(6)]
 KINDS = ["Add", "Relu", "Neg", "RandomUniformLike", "Mystery"]
@@ -110,7 +118,8 @@ def _check(m: Model) -> None:
     problems, s, d = disagreements(m)
     assert not problems, problems
     sem = s["GRAPH-DETERMINISM"]
-    if s["GRAPH-ACYCLIC"].status is Status.PROVED and s["GRAPH-C1"].status is Status.PROVED:
+    premises = ("GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C1-SOURCES", "GRAPH-C1-SHADOWING")
+    if all(s[rid].status is Status.PROVED for rid in premises):
         want = {"det": Status.PROVED, "nondet": Status.VIOLATED, "unknown": Status.UNKNOWN}[
             oracle_deterministic(m, d["GRAPH-R2"])
         ]

@@ -109,7 +109,7 @@ def test_every_encoding_module_has_one_record_in_the_table_under_its_direct_rule
 
 
 def test_the_table_holds_the_encoding_modules_and_nothing_else() -> None:
-    assert len(registry.ENCODINGS) == len(MODULES) == 10
+    assert len(registry.ENCODINGS) == len(MODULES) == 12
     assert sorted(e.prove.__module__.rsplit(".", 1)[-1] for e in registry.ENCODINGS) == MODULES
 
 
@@ -123,7 +123,7 @@ def test_the_rule_ids_are_the_tables_order() -> None:
 
 def test_graph_determinism_needs_the_structure_and_graph_r2s_classes() -> None:
     (det,) = (e for e in registry.ENCODINGS if e.rule_id == "GRAPH-DETERMINISM")
-    assert set(det.needs) == {"GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-R2"}
+    assert set(det.needs) == {"GRAPH-ACYCLIC", "GRAPH-C1", "GRAPH-C1-SOURCES", "GRAPH-C1-SHADOWING", "GRAPH-R2"}
     assert [e.rule_id for e in start_order(registry.ENCODINGS)] == list(registry.START_ORDER)
 
 
@@ -147,11 +147,10 @@ def test_a_proof_is_given_exactly_the_results_it_needs() -> None:
     with pytest.MonkeyPatch.context() as mp:
         _plant(mp, table)
         run = run_smt(model(g(["x"], ["y"], ops)))
-    assert {rid: set(needed) for rid, needed in seen.items()} == {
-        e.rule_id: set(e.needs) for e in registry.ENCODINGS
-    }
+    assert {rid: set(needed) for rid, needed in seen.items()} == {e.rule_id: set(e.needs) for e in registry.ENCODINGS}
     needed = seen["GRAPH-DETERMINISM"]
     assert needed["GRAPH-ACYCLIC"][0] is needed["GRAPH-C1"][0] is Status.PROVED
+    assert needed["GRAPH-C1-SOURCES"][0] is needed["GRAPH-C1-SHADOWING"][0] is Status.PROVED
     status, classes = needed["GRAPH-R2"]
     assert status is Status.VIOLATED and classes == {(0, 0): (2, classes[(0, 0)][1])}, classes
     v = {x.rule_id: x for x in run.verdicts}["GRAPH-DETERMINISM"]

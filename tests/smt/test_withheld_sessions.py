@@ -1,7 +1,7 @@
 """A witness enumeration whose session leaves one check unanswered makes its rule UNKNOWN, never wrong.
 
-The rules that list every offender (GRAPH-C1, GRAPH-C2, GRAPH-C3,
-GRAPH-ARITY, GRAPH-FUNCTION-SHADOWING) ask an in-process
+The rules that list every offender (GRAPH-C1, GRAPH-C1-SOURCES,
+GRAPH-C1-SHADOWING, GRAPH-C2, GRAPH-C3, GRAPH-ARITY, GRAPH-FUNCTION-SHADOWING) ask an in-process
 :class:`sonnx.smt.solver.Session` once per candidate after the main
 obligation has shown a violation. Those checks do not go through the pool,
 so ``test_withheld_answers`` cannot reach them. Here the session's ``k``-th
@@ -34,11 +34,19 @@ def _shadowing() -> Model:
     return with_functions(*(function("", n) for n in ("Relu", "Local", "Tanh")))
 
 
+def _sources() -> Model:
+    """An operation writing its own graph's input (no shipped example has one)."""
+    return model(
+        g(["x"], ["y"], [Operation("Relu", "", "r", ("x",), ("x",)), Operation("Neg", "", "n", ("x",), ("y",))])
+    )
+
+
 MODELS = {p.stem: p for p in EXAMPLES}
+BUILT = {"shadowing": _shadowing, "sources": _sources}
 
 
 def _load(name: str) -> Model:
-    return _shadowing() if name == "shadowing" else load_model(MODELS[name])
+    return BUILT[name]() if name in BUILT else load_model(MODELS[name])
 
 
 class Sessions:
@@ -60,7 +68,9 @@ class Sessions:
 
         def opened(session: Session, *args: Any, **kw: Any) -> None:
             init(session, *args, **kw)
-            session._owner = sys._getframe(1).f_globals.get("ID", "")  # type: ignore[attr-defined]
+            caller = sys._getframe(1)  # an encoding's module, or the shared helper given the rule's ID
+            owner = caller.f_globals.get("ID") or caller.f_locals.get("rule_id", "")
+            session._owner = owner  # type: ignore[attr-defined]
 
         def checked(session: Session, assumptions: Sequence[str]) -> Answer:
             counter.owners.append(counter._opener(session))
@@ -96,7 +106,7 @@ def _first_answer_again(honest: Callable[[Answer, list[str]], dict[str, Any]]) -
 
 
 def _cases() -> Iterator[Any]:
-    for name in [*MODELS, "shadowing"]:
+    for name in [*MODELS, *BUILT]:
         for mode in ("search", "certificate"):
             yield pytest.param(name, mode, id=f"{name}-{mode}")
 
@@ -130,28 +140,50 @@ def test_an_unanswered_session_check_makes_only_its_rule_unknown(
         assert v.reason == f"withheld by the test [smt/{mode}]", (k, v.reason)
 
 
-@pytest.mark.rule("GRAPH-C1", "GRAPH-C2", "GRAPH-C3", "GRAPH-FUNCTION-SHADOWING", "GRAPH-ARITY")
+@pytest.mark.rule(
+    "GRAPH-C1",
+    "GRAPH-C1-SOURCES",
+    "GRAPH-C1-SHADOWING",
+    "GRAPH-C2",
+    "GRAPH-C3",
+    "GRAPH-FUNCTION-SHADOWING",
+    "GRAPH-ARITY",
+)
 def test_the_examples_reach_every_enumerating_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     """The test above is only as wide as the sessions the examples open: every enumerating rule opens one."""
     owners: set[str] = set()
-    for name in [*MODELS, "shadowing"]:
+    for name in [*MODELS, *BUILT]:
         for mode in ("search", "certificate"):
             with monkeypatch.context() as mp:
                 count = Sessions()
                 count.install(mp)
                 _run(_load(name), mode)
             owners.update(count.owners)
-    assert owners == {"GRAPH-C1", "GRAPH-C2", "GRAPH-C3", "GRAPH-ARITY", "GRAPH-FUNCTION-SHADOWING"}
+    assert owners == {
+        "GRAPH-C1",
+        "GRAPH-C1-SOURCES",
+        "GRAPH-C1-SHADOWING",
+        "GRAPH-C2",
+        "GRAPH-C3",
+        "GRAPH-ARITY",
+        "GRAPH-FUNCTION-SHADOWING",
+    }
 
 
-@pytest.mark.rule("GRAPH-C1")
-def test_a_conflict_group_the_session_never_refutes_is_a_tool_defect(monkeypatch: pytest.MonkeyPatch) -> None:
-    """GRAPH-C1 lists a group only when the session refutes it alone; if none is, UNKNOWN says it is a defect."""
-    m = _load("c1_two_producers")
+@pytest.mark.rule("GRAPH-C1", "GRAPH-C1-SOURCES", "GRAPH-C1-SHADOWING")
+@pytest.mark.parametrize(
+    ("rule", "name"),
+    [("GRAPH-C1", "c1_two_producers"), ("GRAPH-C1-SOURCES", "sources"), ("GRAPH-C1-SHADOWING", "c1_shadowing")],
+)
+def test_a_conflict_group_the_session_never_refutes_is_a_tool_defect(
+    rule: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A C1 rule lists a group only when the session refutes it alone; if none is, UNKNOWN says it is a defect."""
+    m = _load(name)
     for mode in ("search", "certificate"):
         with monkeypatch.context() as mp:
             mp.setattr(Session, "check", lambda self, assumptions: Answer("sat"))
-            v = _run(m, mode)["GRAPH-C1"]
+            v = _run(m, mode)[rule]
         assert v.status is Status.UNKNOWN
         assert v.reason == f"no conflict group was refuted on its own (a tool defect) [smt/{mode}]"
 

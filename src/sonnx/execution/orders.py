@@ -3,7 +3,7 @@
 The spec says results do not depend on the order in which executable
 operations fire (spec/graph.rst, dynamic semantics; the general theorem,
 ``proofs/order_independence.py``, covers every order of the semantics under
-GRAPH-C1). This is the concrete check of the executor on one model and one
+GRAPH-C1 and GRAPH-C1-SOURCES). This is the concrete check of the executor on one model and one
 input set: run it under several valid schedules and compare every output's
 bytes (:func:`sonnx.ops.values.same_value`).
 

@@ -34,7 +34,7 @@ LISTING = Listing("graph input(s) read by no operation", "unused", lambda f: f"{
 def unused_inputs(ix: GraphIndex) -> list[str]:
     """The graph inputs of ``ix.graph`` that no operation requires, in input order."""
     used = set(ix.names_of(np.flatnonzero(ix.code == GRAPH_INPUT)))
-    produced = [nm for nm in ix.input_set if nm in ix.prod]  # also assigned (a GRAPH-C1 fault)
+    produced = [nm for nm in ix.input_set if nm in ix.prod]  # also assigned (a GRAPH-C1-SOURCES fault)
     if produced:
         everything = set(chain.from_iterable(ix.req))
         used.update(nm for nm in produced if nm in everything)

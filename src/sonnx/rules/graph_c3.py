@@ -11,7 +11,7 @@ an operation fires when all its required inputs (implicit ones included) have
 values, and firing gives values to its outputs. A captured name that no
 enclosing graph defines stays undefined, and a name that a nested graph
 assigns itself is not seeded from outside even when an enclosing graph also
-defines it (that shadowing is a GRAPH-C1 fault). The fixpoint does not depend
+defines it (that shadowing is a GRAPH-C1-SHADOWING fault). The fixpoint does not depend
 on the order in which operations fire, so the verdict is exact.
 
 This is also the "at least one assignment" half of constraint C1: a tensor

@@ -20,9 +20,11 @@ deterministic as that operator (GRAPH-R2), makes the operations writing its
 outputs sources of that class: the runtimes run the operator, whose outputs
 are the call's.
 
-The property is stated for graphs that satisfy GRAPH-ACYCLIC and GRAPH-C1
-(without them, "the value of an output" is not a function of the schedule);
-when either fails, the verdict is UNKNOWN with that reason.
+The property is stated for graphs that satisfy GRAPH-ACYCLIC, GRAPH-C1,
+GRAPH-C1-SOURCES and GRAPH-C1-SHADOWING (without them, "the value of an
+output" is not a function of the schedule, or a name denotes two tensors);
+when one fails, the verdict is UNKNOWN with that reason (the first in that
+order).
 
 Witness: the output that can differ, the source operation with its reason,
 and the path of (operation, tensor) steps from the source to the output.
@@ -39,7 +41,7 @@ from ..base.verdict import Severity, Status, Verdict, Witness
 from ..base.witness import op_ref
 from ..model.index import index
 from ..model.structure import scopes
-from . import graph_acyclic, graph_c1
+from . import graph_acyclic, graph_c1, graph_c1_shadowing, graph_c1_sources
 from .base import PROFILE_SONNX, CheckContext, Rule
 from .function_calls import writers
 from .graph_r2 import NONDET, UNKNOWN, call_classes, operation_classes
@@ -92,7 +94,7 @@ def _reach(ctx: CheckContext, scope: int, sources: dict[int, str]) -> dict[str, 
 
 
 def check(ctx: CheckContext) -> Verdict:
-    for rule in (graph_acyclic.RULE, graph_c1.RULE):
+    for rule in (graph_acyclic.RULE, graph_c1.RULE, graph_c1_sources.RULE, graph_c1_shadowing.RULE):
         if rule.check(ctx).status is not Status.PROVED:
             return Verdict.unknown(
                 ID, f"graph determinism is stated for graphs where {rule.id} holds, and it does not", SEVERITY

@@ -10,8 +10,8 @@ listed twice among the graph inputs. A name that is both a graph input and an
 initializer is not a conflict: from IR version 4 on the initializer is the
 default value of that input (before IR 4 every initializer had to be listed as
 an input). Names that clash *across* roles or scopes, such as an operation
-assigning a graph input or a nested graph redefining an outer name, are single
-assignment faults and are reported by GRAPH-C1.
+assigning a graph input or a nested graph redefining an outer name, are
+reported by GRAPH-C1-SOURCES and GRAPH-C1-SHADOWING.
 
 Node names: the non-empty names of operations are unique across the whole
 model, nested graphs included (an empty name is allowed and not compared).

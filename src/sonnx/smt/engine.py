@@ -2,7 +2,8 @@
 
 The encodings are the table of :mod:`.registry` (:data:`RULE_IDS`, in report
 order); this module loops over it and names none of them. Their rule IDs are
-those of the direct engine (GRAPH-ACYCLIC, GRAPH-C1, GRAPH-C2, GRAPH-C3,
+those of the direct engine (GRAPH-ACYCLIC, GRAPH-C1, GRAPH-C1-SOURCES,
+GRAPH-C1-SHADOWING, GRAPH-C2, GRAPH-C3,
 GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-R2, GRAPH-DETERMINISM,
 GRAPH-FUNCTION-SHADOWING and GRAPH-ARITY; the direct engine decides
 GRAPH-DETERMINISM by reachability, this one by two-run congruence). The
@@ -153,7 +154,7 @@ class _Scheduler:
     solved. The encodings are started in :data:`.registry.START_ORDER`, in
     rounds: each round starts every encoding whose needs are done, then
     resumes the waiting proofs until all have their results (GRAPH-DETERMINISM,
-    which reads GRAPH-ACYCLIC, GRAPH-C1 and GRAPH-R2, is the one of the second
+    which reads GRAPH-ACYCLIC, the three C1 rules and GRAPH-R2, is the one of the second
     round). An encoding whose needs can never be met (a need outside the
     table, or a cycle of needs) is UNKNOWN, and so is one whose proof raises:
     never a pass.

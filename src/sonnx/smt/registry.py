@@ -17,6 +17,8 @@ from .encodings import (
     graph_acyclic,
     graph_arity,
     graph_c1,
+    graph_c1_shadowing,
+    graph_c1_sources,
     graph_c2,
     graph_c3,
     graph_determinism,
@@ -29,6 +31,8 @@ from .encodings import (
 ENCODINGS: tuple[Encoding, ...] = (
     graph_acyclic.ENCODING,
     graph_c1.ENCODING,
+    graph_c1_sources.ENCODING,
+    graph_c1_shadowing.ENCODING,
     graph_c2.ENCODING,
     graph_c3.ENCODING,
     graph_r1.ENCODING,
@@ -45,6 +49,8 @@ RULE_IDS: tuple[str, ...] = tuple(e.rule_id for e in ENCODINGS)
 
 START_ORDER: tuple[str, ...] = (
     graph_c1.ENCODING.rule_id,
+    graph_c1_sources.ENCODING.rule_id,
+    graph_c1_shadowing.ENCODING.rule_id,
     graph_r1.ENCODING.rule_id,
     graph_r1_transitive.ENCODING.rule_id,
     graph_acyclic.ENCODING.rule_id,

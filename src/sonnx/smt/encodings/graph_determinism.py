@@ -25,8 +25,8 @@ two-run obligation: a graph of functions computes a function of its inputs
 (spec 3.7), and the GRAPH-R2 obligations are where the solver decided that
 there is no source. The path of the witness, from the source to
 the differing output, is found by an untrusted search over the facts. The
-rule is stated for graphs where GRAPH-ACYCLIC and GRAPH-C1 hold; otherwise
-UNKNOWN.
+rule is stated for graphs where GRAPH-ACYCLIC, GRAPH-C1, GRAPH-C1-SOURCES
+and GRAPH-C1-SHADOWING hold; otherwise UNKNOWN.
 """
 
 
@@ -42,6 +42,8 @@ from ...base.verdict import Status
 from ...base.witness import first, op_ref
 from ...rules.graph_acyclic import ID as ACYCLIC
 from ...rules.graph_c1 import ID as C1
+from ...rules.graph_c1_shadowing import ID as C1_SHADOWING
+from ...rules.graph_c1_sources import ID as C1_SOURCES
 from ...rules.graph_determinism import ID
 from ...rules.graph_r2 import ID as R2
 from .. import common
@@ -294,13 +296,13 @@ def _check_scope(
 
 
 def prove(ctx: ProofContext) -> Proof:
-    """Two runs of each graph, once GRAPH-ACYCLIC and GRAPH-C1 are proved, from the classes of GRAPH-R2's result."""
+    """Two runs of each graph, once GRAPH-ACYCLIC and the three C1 rules are proved, from GRAPH-R2's classes."""
     r2 = ctx.needed.get(R2)
     return (yield from _two_runs(ctx.facts, None if r2 is None else r2.classes, ctx.needed))
 
 
 def _two_runs(facts: Sequence[ScopeFacts], classes: Classes | None, structure: Mapping[str, RuleResult]) -> Proof:
-    for rid in (ACYCLIC, C1):
+    for rid in (ACYCLIC, C1, C1_SOURCES, C1_SHADOWING):
         given = structure.get(rid)
         v = None if given is None else given.verdict
         if v is None or v.status is not Status.PROVED:
@@ -383,5 +385,5 @@ def _two_runs(facts: Sequence[ScopeFacts], classes: Classes | None, structure: M
     )
 
 
-ENCODING = Encoding(ID, prove, needs=(ACYCLIC, C1, R2))
-"""GRAPH-DETERMINISM in the table of :mod:`sonnx.smt.registry`; it reads GRAPH-ACYCLIC, GRAPH-C1 and GRAPH-R2."""
+ENCODING = Encoding(ID, prove, needs=(ACYCLIC, C1, C1_SOURCES, C1_SHADOWING, R2))
+"""GRAPH-DETERMINISM in the table of :mod:`sonnx.smt.registry`; it reads GRAPH-ACYCLIC, the C1 rules and GRAPH-R2."""

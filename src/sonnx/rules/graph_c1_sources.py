@@ -1,0 +1,63 @@
+"""GRAPH-C1-SOURCES: no operation writes a graph input or an initialized tensor.
+
+Second of the three requirements of constraint C1 (spec 4.0.4): a tensor that
+receives its value before execution (a graph input, or a tensor with an
+initial value) is never also in an operation's output mapping. An input that
+has a default value (it is also an initializer) is reported once, as a graph
+input.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..base.verdict import Severity, Verdict
+from ..base.witness import op_ref
+from ..model.index import index
+from ..model.structure import scopes
+from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+
+ID = "GRAPH-C1-SOURCES"
+SEVERITY = Severity.ERROR
+INPUT = "assigns a graph input"
+INITIALIZED = "assigns an initialized tensor"
+LISTING = Listing(
+    "graph input(s) or initialized tensor(s) written by an operation",
+    "violations",
+    lambda f: f"{f['tensor']!r} ({f['kind']}, in {f['scope']})",
+    3,
+)
+
+
+def check(ctx: CheckContext) -> Verdict:
+    found: list[dict[str, Any]] = []
+    for sc in scopes(ctx):
+        ix = index(ctx, sc.graph)
+        ops = sc.graph.operations
+        initialized_only = ix.initialized - ix.input_set
+        for kind, names in ((INPUT, ix.input_set), (INITIALIZED, initialized_only)):
+            for name in sorted(n for n in names if n in ix.prod):
+                found.append(
+                    {
+                        "kind": kind,
+                        "scope": sc.path,
+                        "tensor": name,
+                        "producers": [op_ref(sc.path, j, ops[j]) for j in ix.producers(name)],
+                    }
+                )
+    return LISTING.verdict(found, ID, SEVERITY)
+
+
+RULE = Rule(
+    id=ID,
+    title="Sources are not written",
+    statement=("No operation has a graph input or an initialized tensor of its graph in its output mapping."),
+    severity=SEVERITY,
+    profile=PROFILE_SONNX,
+    check=check,
+    rationale=(
+        "A graph input or an initializer has its value before any operation fires; an operation writing it would "
+        "replace the value the caller or the model gave, at a moment that depends on the scheduler. Witness: each "
+        "written input or initializer with the operations that write it."
+    ),
+)
