@@ -344,8 +344,8 @@ End Proofs.
       undefined, while the nested call writes the placeholder [undef] into
       it, so the theorem assumes it (as [Inline.inline_matches_nested] does);
     - the others as in [Inline.inline_matches_nested]: the body has no
-      initializer, capture or output that is also an input, GRAPH-C1's
-      at-most-one half for the caller and the body, [arity_ok], and the
+      initializer, capture or output that is also an input, GRAPH-C1 with
+      GRAPH-C1-SOURCES for the caller and the body, [arity_ok], and the
       call fires in the caller's run.
 
     Conclusion: every maximal run of the caller under the nested reading in

@@ -22,7 +22,7 @@
       becomes false has none (divergence is no result,
       [nested_diverging_loop_has_no_result]).
 
-    Under GRAPH-C1's at-most-one-assignment half at every depth
+    Under GRAPH-C1 with GRAPH-C1-SOURCES (the seed's C1, at-most-one half) at every depth
     ([all_c1]), a nested run has at most one result
     ([nres_kres_lres_unique], by induction on the nesting and the
     iterations), and every result is the fuelled runner's for every fuel
@@ -478,7 +478,7 @@ Theorem nested_runs_exist : forall fuel ng inp outer outs,
   run_ng fuel ng inp outer = Some outs -> nres ng inp outer outs.
 Proof. intros fuel. exact (proj2 (fuel_sound fuel)). Qed.
 
-(** Conversely, under GRAPH-C1's at-most-one-assignment half at every
+(** Conversely, under GRAPH-C1 with GRAPH-C1-SOURCES (the seed's C1, at-most-one half) at every
     depth, every result of the relational semantics is the fuelled
     runner's, for every fuel from some bound on. *)
 Theorem nested_fuel_complete : forall ng inp outer outs,
@@ -490,8 +490,8 @@ Proof. intros ng inp outer outs Hc H. exact (proj1 nres_kres_lres_complete ng in
     captures (the values of the implicit inputs of the operation holding
     it), whatever the schedule inside the body at every depth: two runs
     from the same explicit inputs, with outer values that agree on the
-    body's captures, give the same outputs. Premise: GRAPH-C1's
-    at-most-one-assignment half at every depth. *)
+    body's captures, give the same outputs. Premise: GRAPH-C1 with
+    GRAPH-C1-SOURCES at every depth. *)
 Theorem nested_run_function : forall ng inp outer1 outer2 outs1 outs2,
   all_c1 ng ->
   (forall t, In t (match ng with NG g _ _ => g_captures g end) -> outer1 t = outer2 t) ->
@@ -513,7 +513,7 @@ Proof.
 Qed.
 
 (** Order independence with nested graphs: if every graph at every depth
-    satisfies GRAPH-C1's at-most-one-assignment half, any two maximal runs
+    satisfies GRAPH-C1 with GRAPH-C1-SOURCES (the seed's C1, at-most-one half), any two maximal runs
     of the main graph that end without failure, each with control-flow
     operations given the results of any nested runs (any schedule at every
     depth, any number of Loop iterations the relational semantics allows),

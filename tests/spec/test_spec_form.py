@@ -172,8 +172,6 @@ def _bracketed(text: str) -> list[str]:
 
 TEXT = SPEC.read_text(encoding="utf-8")
 RULES = rules(TEXT)
-F_OWNS = {"GRAPH-C1"}
-"""GRAPH-C1's entry is being split into one requirement per ID; its new entries are worded then."""
 
 
 def test_section_4_lists_every_rule() -> None:
@@ -187,16 +185,7 @@ def test_every_rule_is_statement_then_one_rationale_then_notes(rule: Rule) -> No
     assert shape_problems(rule) == []
 
 
-@pytest.mark.parametrize(
-    "rule",
-    [
-        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason="GRAPH-C1's wording belongs to its split"))
-        if r.rule_id in F_OWNS
-        else r
-        for r in RULES
-    ],
-    ids=lambda r: r.rule_id,
-)
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.rule_id)
 def test_every_rule_states_its_requirement_with_the_key_word_of_its_severity(rule: Rule) -> None:
     assert key_word_problems(rule) == []
 

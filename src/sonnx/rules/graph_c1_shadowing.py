@@ -65,17 +65,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="No shadowing",
-    statement=(
-        "A nested graph defines no name (as a graph input, an initializer or an operation output) that an "
-        "enclosing graph defines."
-    ),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A nested graph reads the names of its enclosing graphs; a name it redefines would make one name denote "
-        "two tensors, and the reader could not tell which value a body operation gets. Witness: each shadowing "
-        "name with its inner definition and the nearest enclosing one."
-    ),
 )

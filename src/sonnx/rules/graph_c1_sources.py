@@ -50,14 +50,7 @@ def check(ctx: CheckContext) -> Verdict:
 
 RULE = Rule(
     id=ID,
-    title="Sources are not written",
-    statement=("No operation has a graph input or an initialized tensor of its graph in its output mapping."),
     severity=SEVERITY,
     profile=PROFILE_SONNX,
     check=check,
-    rationale=(
-        "A graph input or an initializer has its value before any operation fires; an operation writing it would "
-        "replace the value the caller or the model gave, at a moment that depends on the scheduler. Witness: each "
-        "written input or initializer with the operations that write it."
-    ),
 )
