@@ -121,10 +121,6 @@ def disjoint(
     asked for at once; the answer is the first one, in part order, not ``sat``.
     """
     declare = f"(declare-fun {pred} (Int) Bool)"
-    if len(held) + len(refused) <= common.PART:
-        lines = [*head, declare, *_chunks(pred, held.tolist(), True), *_chunks(pred, refused.tolist(), False)]
-        ob = Obligation(rule_id, f"{name}.disjoint", "QF_UFLIA", lines, "sat", "certificate", meaning)
-        return (yield from ask_one(ob)), [ob]
     ids = np.concatenate([held, refused]).astype(I64)
     kind = np.concatenate([np.ones(len(held), bool), np.zeros(len(refused), bool)])
     order = np.argsort(ids, kind="stable")
@@ -136,6 +132,10 @@ def disjoint(
             cut += 1
         cuts.append(cut)
     n = len(cuts) - 1
+    if n <= 1:  # up to PART ids, or one run of equal ids past it: one obligation, not "parts"
+        lines = [*head, declare, *_chunks(pred, held.tolist(), True), *_chunks(pred, refused.tolist(), False)]
+        ob = Obligation(rule_id, f"{name}.disjoint", "QF_UFLIA", lines, "sat", "certificate", meaning)
+        return (yield from ask_one(ob)), [ob]
     obs: list[Obligation] = []
     for k in range(n):
         a, b = cuts[k], cuts[k + 1]
