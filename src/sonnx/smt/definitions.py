@@ -29,7 +29,19 @@ from ..base.witness import op_ref
 from ..rules.base import Listing
 from . import common
 from .arrays import I64
-from .common import Asking, Proof, RuleResult, ask, ask_one, facts_lines, listed, rejected, unknown
+from .common import (
+    Asking,
+    Proof,
+    ProofContext,
+    RuleResult,
+    ask,
+    ask_one,
+    facts_lines,
+    listed,
+    rejected,
+    settled,
+    unknown,
+)
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, Session, SolverSettings
@@ -158,6 +170,31 @@ def disjoint(
         )
     answers = yield from ask(obs)
     return next((x for x in answers if x.result != "sat"), answers[-1]), obs
+
+
+def prove_definitions(
+    ctx: ProofContext,
+    rule_id: str,
+    prefix: str,
+    certificate: Callable[[Sequence[ScopeFacts]], Asking[tuple[Answer, list[Obligation]]]],
+    search: Callable[[Sequence[ScopeFacts]], Obligation],
+    conflicts: Callable[[Sequence[ScopeFacts]], list[Group]],
+    describe: Callable[[Group], dict[str, Any]],
+    listing: Listing,
+) -> Proof:
+    """A rule about definitions, in either mode: PROVED when its certificate or search obligation is sat, else
+    VIOLATED by the groups of facts (``conflicts``, untrusted) the solver refutes on their own, or UNKNOWN."""
+    if ctx.mode == "certificate":
+        ans, obs = yield from certificate(ctx.facts)
+    else:
+        ob = search(ctx.facts)
+        ans = yield from ask_one(ob)
+        obs = [ob]
+    done = settled(rule_id, obs, ans, ctx.mode, proof="sat")
+    if done is not None:
+        return done
+    groups = conflicts(ctx.facts)
+    return (yield from refute_groups(rule_id, prefix, groups, describe, listing, ctx.settings, ctx.mode, obs))
 
 
 def refute_groups(

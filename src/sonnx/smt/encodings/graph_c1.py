@@ -33,8 +33,8 @@ from ...rules import graph_c1 as direct
 from ...rules.graph_c1 import ID
 from .. import common
 from ..arrays import I64, as_np
-from ..common import Asking, Encoding, Proof, ProofContext, ask, ask_one, settled
-from ..definitions import LOGIC, TERMS, Group, distinct, refute_groups
+from ..common import Asking, Encoding, Proof, ProofContext, ask, ask_one
+from ..definitions import LOGIC, TERMS, Group, distinct, prove_definitions
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer
@@ -139,17 +139,12 @@ def _describe(grp: Group) -> dict[str, Any]:
 
 
 def prove(ctx: ProofContext) -> Proof:
-    facts, settings, mode = ctx.facts, ctx.settings, ctx.mode
-    if mode == "certificate":
-        ans, obs = yield from certificate_mode_obligations(facts)
-    else:
-        ob = search_obligation(facts)
-        ans = yield from ask_one(ob)
-        obs = [ob]
-    done = settled(ID, obs, ans, mode, proof="sat")
-    if done is not None:
-        return done
-    return (yield from refute_groups(ID, "c1", conflicts(facts), _describe, direct.LISTING, settings, mode, obs))
+    return (
+        yield from prove_definitions(
+            ctx, ID, "c1", certificate_mode_obligations, search_obligation, conflicts, _describe,
+            direct.LISTING,
+        )
+    )
 
 
 ENCODING = Encoding(ID, prove)

@@ -29,8 +29,8 @@ import numpy as np
 from ...rules import graph_c1_shadowing as direct
 from ...rules.graph_c1_shadowing import ID
 from ..arrays import I64, as_np
-from ..common import Asking, Encoding, Proof, ProofContext, ask_one, settled
-from ..definitions import LOGIC, TERMS, Group, disjoint, first_definition, refute_groups, role, seeds
+from ..common import Asking, Encoding, Proof, ProofContext
+from ..definitions import LOGIC, TERMS, Group, disjoint, first_definition, prove_definitions, role, seeds
 from ..facts import ScopeFacts, scope_of_tensor
 from ..smtlib import Obligation
 from ..solver import Answer
@@ -92,19 +92,10 @@ def _describer(facts: Sequence[ScopeFacts]) -> Callable[[Group], dict[str, Any]]
 
 
 def prove(ctx: ProofContext) -> Proof:
-    if ctx.mode == "certificate":
-        ans, obs = yield from certificate_mode_obligations(ctx.facts)
-    else:
-        ob = search_obligation(ctx.facts)
-        ans = yield from ask_one(ob)
-        obs = [ob]
-    done = settled(ID, obs, ans, ctx.mode, proof="sat")
-    if done is not None:
-        return done
-    describe = _describer(ctx.facts)
     return (
-        yield from refute_groups(
-            ID, "c1_shadowing", conflicts(ctx.facts), describe, direct.LISTING, ctx.settings, ctx.mode, obs
+        yield from prove_definitions(
+            ctx, ID, "c1_shadowing", certificate_mode_obligations, search_obligation, conflicts, _describer(ctx.facts),
+            direct.LISTING,
         )
     )
 

@@ -27,8 +27,8 @@ from ...base.witness import op_ref
 from ...rules import graph_c1_sources as direct
 from ...rules.graph_c1_sources import ID
 from ..arrays import I64, as_np
-from ..common import Asking, Encoding, Proof, ProofContext, ask_one, settled
-from ..definitions import LOGIC, TERMS, Group, disjoint, refute_groups, seeds
+from ..common import Asking, Encoding, Proof, ProofContext
+from ..definitions import LOGIC, TERMS, Group, disjoint, prove_definitions, seeds
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer
@@ -87,18 +87,10 @@ def _describe(grp: Group) -> dict[str, Any]:
 
 
 def prove(ctx: ProofContext) -> Proof:
-    if ctx.mode == "certificate":
-        ans, obs = yield from certificate_mode_obligations(ctx.facts)
-    else:
-        ob = search_obligation(ctx.facts)
-        ans = yield from ask_one(ob)
-        obs = [ob]
-    done = settled(ID, obs, ans, ctx.mode, proof="sat")
-    if done is not None:
-        return done
     return (
-        yield from refute_groups(
-            ID, "c1_sources", conflicts(ctx.facts), _describe, direct.LISTING, ctx.settings, ctx.mode, obs
+        yield from prove_definitions(
+            ctx, ID, "c1_sources", certificate_mode_obligations, search_obligation, conflicts, _describe,
+            direct.LISTING,
         )
     )
 
