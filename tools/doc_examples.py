@@ -24,10 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
 import shlex
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,16 +162,6 @@ def argv_of(command: str) -> tuple[str, list[str]]:
     return program, words[1:]
 
 
-@contextlib.contextmanager
-def _cwd(path: Path) -> Iterator[None]:
-    here = os.getcwd()
-    os.chdir(path)
-    try:
-        yield
-    finally:
-        os.chdir(here)
-
-
 def prepare(workdir: Path, setup: str | None = None) -> None:
     """A working directory where the commands' relative paths resolve: ``examples/`` of this checkout, and
     for ``setup="ed25519-key"`` the key pair ``key.pem`` (PKCS#8) and ``key.pub`` that the README's
@@ -202,7 +190,7 @@ def run(example: Example, workdir: Path) -> tuple[int, str]:
     program, args = argv_of(example.command)
     entry = cli.check_main if program == "sonnx-check" else cli.main
     out, err = io.StringIO(), io.StringIO()
-    with _cwd(workdir):
+    with contextlib.chdir(workdir):
         try:
             code = entry(args, out, err)
         except SystemExit as stop:  # argparse's own exits (--help, a usage error)

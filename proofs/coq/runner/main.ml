@@ -40,14 +40,7 @@ let parse_op rest =
         op_outputs = List.map entry outs } )
   | _ -> fail ("malformed op line: " ^ rest)
 
-let show_vals n vals =
-  let b = Buffer.create 64 in
-  for t = 0 to n - 1 do
-    match vals t with
-    | Some v -> Buffer.add_string b (Printf.sprintf " %d=%d" t v)
-    | None -> ()
-  done;
-  Buffer.contents b
+let show_vals = Nested_driver.show_vals
 
 type block = {
   mutable inputs : int list; mutable inits : int list; mutable captures : int list;
