@@ -1,7 +1,8 @@
 """The one text of every rule: its title, statement and rationale, taken from the spec.
 
-Each rule of ``spec/graph.rst`` section 4 is written once, in the spec, in one
-shape (section 4, "Verification rules"):
+Each rule of ``spec/graph.rst`` section 4, and of the operator layer's page
+``spec/operators.rst``, is written once, in the spec, in one shape (section 4,
+"Verification rules"):
 
 * a label ``.. _RULE-ID:`` and a numbered heading
   ``4.0.3 RULE-ID — title (severity)``, the severity written ``error``,
@@ -41,6 +42,9 @@ from typing import Any
 
 SCHEMA = "sonnx-rule-texts/1"
 SPEC = Path("spec/graph.rst")
+OPERATORS = Path("spec/operators.rst")
+PAGES = (SPEC, OPERATORS)
+"""The spec pages that state rules: the graph layer, then the operator layer. A rule ID is stated on one page."""
 PACKAGED = Path("src/sonnx/data/rule_texts.json")
 """Where the packaged texts live, relative to the repository root."""
 
@@ -322,14 +326,25 @@ def spec_version(text: str) -> str | None:
 
 
 def document(root: Path) -> dict[str, Any]:
-    """The package data: the spec's version, each rule's text, and the problems (:func:`problems`)."""
-    text = (root / SPEC).read_text(encoding="utf-8")
-    texts = parse(text, labels_of(root))
+    """The package data: the spec's version, each rule's text with its page, and the problems (:func:`problems`).
+
+    The version is the one ``spec/graph.rst`` states: the pages are one spec, versioned together.
+    """
+    labels = labels_of(root)
+    texts: dict[str, RuleText] = {}
+    page_of: dict[str, str] = {}
+    for page in PAGES:
+        for rid, t in parse((root / page).read_text(encoding="utf-8"), labels).items():
+            if rid in texts:
+                raise SpecShapeError(f"{rid}: stated in {page_of[rid]} and again in {page.as_posix()}")
+            texts[rid] = t
+            page_of[rid] = page.as_posix()
     return {
         "schema": SCHEMA,
         "source": SPEC.as_posix(),
-        "spec_version": spec_version(text),
-        "rules": {rid: asdict(t) for rid, t in texts.items()},
+        "pages": [p.as_posix() for p in PAGES],
+        "spec_version": spec_version((root / SPEC).read_text(encoding="utf-8")),
+        "rules": {rid: {**asdict(t), "page": page_of[rid]} for rid, t in texts.items()},
         "problems": problems(texts),
     }
 
@@ -344,7 +359,9 @@ def default_root() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Write (or --check) the rules' texts taken from spec/graph.rst.")
+    ap = argparse.ArgumentParser(
+        description="Write (or --check) the rules' texts taken from spec/graph.rst and spec/operators.rst."
+    )
     ap.add_argument("--check", action="store_true", help="exit 1 when the packaged file is not current")
     args = ap.parse_args(argv)
     root = default_root()

@@ -32,6 +32,7 @@ from ..base.progress import Say, quiet
 from ..base.verdict import Verdict
 from ..differential.run import CrossCheckReport, OracleResult, cross_check
 from ..differential.verdicts import crosscheck_verdicts
+from ..execution.executor import trial_run
 from ..execution.inputs import read_inputs
 from ..execution.orders import ID as ORDERS_ID
 from ..execution.orders import check_orders
@@ -94,7 +95,8 @@ def _prove(
     ``derived``: the types onnx derives for the model (spec 9.4), as :func:`check_file` and :func:`check_model`
     give them.
     """
-    direct = run_rules(model, replace(options.rules_config(), derived_types=derived), say)
+    trial = trial_run if model.weights_loaded else None
+    direct = run_rules(model, replace(options.rules_config(), derived_types=derived, trial_run=trial), say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
         say(skipped)

@@ -135,8 +135,9 @@ class ModelReport:
         }
 
 
-SPEC_PAGES = {"spec/graph.rst": "spec.html"}
-"""Where the documentation site publishes each spec file (``docs/spec.rst`` includes ``spec/graph.rst``)."""
+SPEC_PAGES = {"spec/graph.rst": "spec.html", "spec/operators.rst": "operators.html"}
+"""Where the documentation site publishes each spec file (``docs/spec.rst`` includes ``spec/graph.rst``,
+``docs/operators.rst`` includes ``spec/operators.rst``)."""
 
 
 def html_anchor(label: str) -> str:

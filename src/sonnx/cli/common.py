@@ -74,7 +74,8 @@ def add_report_outputs(p: argparse.ArgumentParser, what: str) -> None:
         "--docs-url",
         metavar="URL",
         help="base URL of the sonnx documentation site; SARIF rules then link to their specification "
-        "(helpUri = URL/spec.html#<rule>), and so do the rule IDs on the page of an --evidence bundle "
+        "(helpUri = URL/spec.html#<rule>, URL/operators.html#<rule> for the operator layer), and so do the "
+        "rule IDs on the page of an --evidence bundle "
         "(recorded in its manifest)",
     )
 

@@ -20,16 +20,17 @@ The executor takes input values; it draws none (:mod:`sonnx.execution.inputs` dr
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
-from ..base.errors import ExecutionError
-from ..model.graph import Model
-from ..model.semantics import FileOrder, Scheduler, initial_state, outputs_of, run
+from ..base.errors import ExecutionError, SonnxError
+from ..model.graph import Model, Operation, Tensor
+from ..model.semantics import FileOrder, Scheduler, Scope, initial_state, outputs_of, run
 from ..ops import REGISTRY, KernelRegistry
+from ..rules.base import TrialRun
 from .interpretation import NumpyInterpretation, check_supported, unsupported_operators
 from .plan import Deadline, ModelPlan, Probe
 from .signature import check_inputs
@@ -144,6 +145,58 @@ def execute_by_semantics(
     except KeyError as exc:
         raise ExecutionError(f"execution ended without a value for {exc.args[0]}") from None
     return dict(zip(g.outputs, values, strict=True))
+
+
+class _Recording:
+    """A NumPy interpretation that keeps every value it computes and the operation that is firing.
+
+    Nested graphs fire through the same interpretation, so an operation of a
+    body is recorded as well; only the main graph's names are reported.
+    """
+
+    def __init__(self, inner: NumpyInterpretation, values: dict[str, Any]) -> None:
+        self.inner = inner
+        self.values = values
+        self.firing: Operation | None = None
+
+    def initial_value(self, tensor: Tensor) -> Any:
+        return self.inner.initial_value(tensor)
+
+    def apply(self, operation: Operation, args: Sequence[Any], scope: Scope[Any]) -> Sequence[Any]:
+        self.firing = operation
+        results = self.inner.apply(operation, args, scope)
+        self.firing = None
+        for name, value in zip(operation.output_mapping, results, strict=False):
+            if name:
+                self.values[name] = value
+        return results
+
+
+def trial_run(model: Model, inputs: Mapping[str, Any]) -> TrialRun:
+    """Run ``model`` on ``inputs`` in file order and report what the run showed, error included.
+
+    The rules of the operator layer confirm a candidate witness with it
+    (:attr:`sonnx.rules.base.CheckConfig.trial_run`): unlike :func:`execute`,
+    an error does not end the report; the values computed before it, and the
+    main-graph operation that raised it, are kept.
+    """
+    g = model.graph
+    main = {*g.inputs, *g.initialized, *(n for op in g.operations for n in op.output_mapping if n)}
+    values: dict[str, Any] = {}
+    recording = _Recording(NumpyInterpretation(model, REGISTRY), values)
+    try:
+        check_supported(model, REGISTRY)
+        initial = {n: recording.initial_value(g.tensors[n]) for n in g.initialized}
+        feeds = _prepared_inputs(model, inputs, initial)
+        values.update(initial)
+        values.update(feeds)
+        run(g, initial_state(g, dict(feeds), initial), recording, FileOrder())
+    except (SonnxError, ArithmeticError, ValueError, IndexError, TypeError, MemoryError) as exc:
+        failed = recording.firing
+        where = next((j for j, op in enumerate(g.operations) if op is failed), None)
+        text = exc.one_line() if isinstance(exc, SonnxError) else f"{type(exc).__name__}: {exc}"
+        return TrialRun({n: v for n, v in values.items() if n in main}, " ".join(text.split()), where)
+    return TrialRun({n: v for n, v in values.items() if n in main}, None, None)
 
 
 def timed_runs(

@@ -26,6 +26,28 @@ PROFILES = (PROFILE_SONNX, PROFILE_STRICT)
 
 
 @dataclass(frozen=True)
+class TrialRun:
+    """What one run of the model on given inputs showed, for a rule that confirms a candidate witness.
+
+    A rule of the operator layer (spec/operators.rst) that finds an input it
+    believes breaks an operation's precondition claims VIOLATED only after the
+    model was run on that input and the run showed it; this record is what the
+    run showed.
+    """
+
+    values: Mapping[str, Any]
+    """Every tensor of the main graph that received a value before the run ended, by name."""
+    error: str | None
+    """The one-line error the run stopped with; None when it ran to the end."""
+    operation: int | None
+    """The index in the main graph of the operation whose firing raised ``error`` (None when unknown or none)."""
+
+
+TrialRunner = Callable[[Model, Mapping[str, Any]], TrialRun]
+"""Runs a model on input values by graph-input name (sonnx's executor, given by the layer that runs the rules)."""
+
+
+@dataclass(frozen=True)
 class CheckConfig:
     """Options of a check run.
 
@@ -49,6 +71,10 @@ class CheckConfig:
     those the loader derived from the bytes it read; for a model held in memory, those of its file when the file
     still holds it, else of the bytes it is written as (:mod:`sonnx.loader.derived`). None: there are none
     (UNKNOWN). A rule never reads a file for them."""
+    trial_run: TrialRunner | None = None
+    """How a rule runs the model on a candidate witness input to confirm it (spec/operators.rst), given by the
+    layer that runs the rules: sonnx's executor in a check that read the weights. None: no run is possible, and a
+    candidate that cannot be confirmed leaves the verdict UNKNOWN."""
 
 
 @dataclass
@@ -69,6 +95,7 @@ class CheckContext:
 
 
 CheckFn = Callable[[CheckContext], Verdict]
+
 
 
 def offenders_verdict(
@@ -158,7 +185,6 @@ class Rule:
     severity: Severity
     profile: str
     check: CheckFn
-    spec: str = "spec/graph.rst"
     reads_file: bool = False
     """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
     graph that was never serialized, such as a partition's subgraph."""
@@ -170,6 +196,11 @@ class Rule:
     def text(self) -> RuleText:
         """The spec's entry for this rule, in plain text."""
         return rule_text(self.id)
+
+    @property
+    def spec(self) -> str:
+        """The spec page that states the rule (``spec/graph.rst`` or ``spec/operators.rst``)."""
+        return self.text.page
 
     @property
     def title(self) -> str:

@@ -1,6 +1,7 @@
 """Each rule's title, statement and rationale, as the spec words them.
 
 The words of a rule exist once, in its entry of ``spec/graph.rst`` section 4
+or of the operator layer's page ``spec/operators.rst``
 (the heading's title, the normative statement, the ``[*Rationale:* ...]``
 paragraph). ``tools/rule_texts.py`` renders them as plain text into the package
 data file ``sonnx/data/rule_texts.json``, which this module reads, so that an
@@ -36,6 +37,8 @@ class RuleText:
     """The non-normative rationale, None while the spec gives none."""
     severity: str
     strict_severity: str | None
+    page: str = "spec/graph.rst"
+    """The spec page that states the rule: ``spec/graph.rst`` (graph layer) or ``spec/operators.rst``."""
 
 
 @cache
@@ -66,4 +69,5 @@ def rule_text(rule_id: str) -> RuleText:
         rationale=entry["rationale"],
         severity=entry["severity"],
         strict_severity=entry["strict_severity"],
+        page=entry["page"],
     )

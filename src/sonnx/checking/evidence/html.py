@@ -111,12 +111,14 @@ def links_note(docs_url: str | None) -> str:
     )
     if docs_url is None:
         return (
-            "<p>Each rule ID names its section of the specification, spec/graph.rst (page <code>spec.html</code> "
-            "of sonnx's documentation site); the bundle was written without <code>--docs-url</code>, so the "
+            "<p>Each rule ID names its section of the specification, spec/graph.rst or spec/operators.rst (pages "
+            "<code>spec.html</code> and <code>operators.html</code> of sonnx's documentation site); the bundle was "
+            "written without <code>--docs-url</code>, so the "
             f"page has no links.{tests}</p>"
         )
     return (
-        "<p>Each rule ID links to its section of the specification, page <code>spec.html</code> of the "
+        "<p>Each rule ID links to its section of the specification, page <code>spec.html</code> or "
+        "<code>operators.html</code> of the "
         f"documentation site <code>{escape(docs_url)}</code> (given with <code>--docs-url</code>).{tests}</p>"
     )
 

@@ -143,7 +143,8 @@ def _descriptor(rule_id: str, docs_url: str | None) -> dict[str, Any]:
     uri = help_uri(rule, docs_url)
     if uri is not None:
         out["helpUri"] = uri
-    out["help"] = {"text": f"{rule.title}: specified in {rule.spec}, section {rule.id} (docs site page spec.html)."}
+    out["help"] = {"text": f"{rule.title}: specified in {rule.spec}, section {rule.id} (docs site page "
+        f"{SPEC_PAGES.get(rule.spec, 'spec.html')})."}
     out["defaultConfiguration"] = {"level": level}
     out["properties"] = {"severity": rule.severity.value, "profile": rule.profile, "spec": f"{rule.spec}#{rule.id}"}
     if rule.strict_severity is not None:
