@@ -35,6 +35,7 @@ from .checking.batch import Batch, find_models, run_batch
 from .checking.options import CheckOptions, check_seed, operator_pair
 from .checking.pipeline import check_model, check_models
 from .checking.report import ModelReport
+from .checking.selection import parse_selectors
 from .differential.metrics import Tolerance
 from .differential.oracles import ORACLES
 from .differential.run import CrossCheckReport, cross_check, parse_oracles
@@ -86,10 +87,14 @@ def check_options(**values: Any) -> CheckOptions:
     oracles = values.get("oracles")
     if oracles is not None and not isinstance(oracles, tuple):
         values["oracles"] = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")
+    for name in ("select", "ignore"):
+        chosen = values.get(name)
+        if chosen is not None and not isinstance(chosen, tuple):
+            values[name] = parse_selectors([chosen] if isinstance(chosen, str) else list(chosen), name)
     tol = values.get("tolerance")
     if isinstance(tol, Mapping):
         values["tolerance"] = Tolerance(**tol)
-    for name in ("smt_dir", "inputs", "evidence", "sign"):
+    for name in ("smt_dir", "inputs", "evidence", "sign", "waivers"):
         if isinstance(values.get(name), os.PathLike):
             values[name] = os.fspath(values[name])
     try:
@@ -112,7 +117,8 @@ def check(
     ``options`` are the other fields of :class:`~sonnx.checking.options.CheckOptions`
     (``operators``, ``smt_dir``, ``structure_only``, ``seed``, ``orders``,
     ``inputs``, ``oracles``, ``tolerance``, ``evidence``,
-    ``evidence_timestamp``, ``sign``; see :func:`check_options`). The returned
+    ``evidence_timestamp``, ``sign``, ``select``, ``ignore`` (a comma-separated string or an iterable of rule
+    IDs or prefixes), ``waivers`` (a waivers file), ``waivers_date``; see :func:`check_options`). The returned
     :class:`~sonnx.checking.report.ModelReport` holds one verdict per rule, PROVED,
     VIOLATED with its witness, UNKNOWN with its reason or TESTED, and
     ``exit_code`` is the one ``sonnx-check`` would give. A file that cannot be

@@ -7,6 +7,12 @@ nothing it tried failed: its ``details["tested"]`` says what was tried, and it
 is never reported as PROVED. A check that could not establish its property
 returns UNKNOWN; it never returns PROVED by default. Severity says what a violation means for the exit code:
 an ``error`` violation fails the check, a ``warning`` is reported only.
+
+Two statuses are given by the check after the rules have run, never by a rule
+(spec/graph.rst, section 9.1): WAIVED, a VIOLATED or UNKNOWN verdict that
+entries of a waivers file cover (it keeps that verdict, ``original``, and the
+entries, ``details["waivers"]``; it is never PROVED), and NOT CHECKED, a rule
+the user's selection left out (``details["selection"]`` says which selection).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ class Status(enum.Enum):
     VIOLATED = "VIOLATED"
     UNKNOWN = "UNKNOWN"
     TESTED = "TESTED"
+    WAIVED = "WAIVED"
+    NOT_CHECKED = "NOT CHECKED"
 
 
 class Severity(enum.Enum):
@@ -65,6 +73,8 @@ class Verdict:
     engine: str = "direct"
     details: Mapping[str, JSONValue] = field(default_factory=dict)
     """What the check did, for any status (schedules run, solver mode...): JSON-ready, stable order."""
+    original: Verdict | None = None
+    """The VIOLATED or UNKNOWN verdict a WAIVED verdict stands for (None for every other status)."""
 
     def __post_init__(self) -> None:
         if (self.status is Status.VIOLATED) != (self.witness is not None):
@@ -73,6 +83,15 @@ class Verdict:
             raise ValueError("a verdict has a reason exactly when it is UNKNOWN")
         if self.status is Status.TESTED and not self.details.get("tested"):
             raise ValueError("a TESTED verdict says what was tried (details['tested'])")
+        if (self.status is Status.WAIVED) != (self.original is not None):
+            raise ValueError("a verdict keeps an original verdict exactly when it is WAIVED")
+        if self.original is not None:
+            if self.original.status not in (Status.VIOLATED, Status.UNKNOWN) or self.original.rule_id != self.rule_id:
+                raise ValueError("only a VIOLATED or UNKNOWN verdict of the same rule can be waived")
+            if not self.details.get("waivers"):
+                raise ValueError("a WAIVED verdict names the waivers that cover it (details['waivers'])")
+        if self.status is Status.NOT_CHECKED and not self.details.get("selection"):
+            raise ValueError("a NOT CHECKED verdict says which selection left the rule out (details['selection'])")
 
     @classmethod
     def proved(cls, rule_id: str, severity: Severity = Severity.ERROR, engine: str = "direct") -> Verdict:
@@ -103,6 +122,21 @@ class Verdict:
         """A sampled check that found nothing wrong on what it ``tried`` (e.g. "3 of more than 1,000 orders")."""
         return cls(rule_id, Status.TESTED, severity, engine=engine, details={"tested": tried, **(details or {})})
 
+    @classmethod
+    def waived(cls, original: Verdict, waivers: list[JSONValue]) -> Verdict:
+        """``original`` (VIOLATED or UNKNOWN) accepted by the waiver entries ``waivers`` (JSON records)."""
+        return cls(
+            original.rule_id, Status.WAIVED, original.severity, engine=original.engine,
+            details={"waivers": list(waivers)}, original=original,
+        )
+
+    @classmethod
+    def not_checked(
+        cls, rule_id: str, selection: Mapping[str, JSONValue], severity: Severity = Severity.ERROR
+    ) -> Verdict:
+        """The rule is outside the user's ``selection`` (its ``select`` and ``ignore``): no claim is made on it."""
+        return cls(rule_id, Status.NOT_CHECKED, severity, engine="none", details={"selection": dict(selection)})
+
     @property
     def fails(self) -> bool:
         """True when this verdict alone makes the check exit with 1."""
@@ -122,4 +156,6 @@ class Verdict:
             out["reason"] = self.reason
         if self.details:
             out["details"] = dict(self.details)
+        if self.original is not None:
+            out["original"] = self.original.to_json()
         return out

@@ -18,6 +18,7 @@ the options stand for.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
 from ..rules.strict_operators import training_operators
+from .selection import check_selectors
 
 Engine = Literal["auto", "direct", "smt", "both"]
 ENGINES: tuple[Engine, ...] = ("auto", "direct", "smt", "both")
@@ -52,6 +54,10 @@ RECORDED_KEYS = (
     "required_metadata",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
+
+OPTIONAL_RECORDED_KEYS = (("select", "ignore"), ("waivers", "waivers_date"))
+"""Groups of keys written after :data:`RECORDED_KEYS` only when that option is used, in this order (a bundle
+written before they existed has none, and reads as a check without selection or waivers)."""
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -123,8 +129,16 @@ class CheckOptions:
     docs_url: str | None = None
     required_metadata: tuple[str, ...] | None = None
     jobs: int | None = None
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    waivers: str | None = None
+    waivers_date: str | None = None
+    """``select``/``ignore``: the rule selection (:mod:`sonnx.checking.selection`; None: every rule);
+    ``waivers``: the waivers file (:mod:`sonnx.checking.waivers`), judged on ``waivers_date`` (YYYY-MM-DD;
+    today's UTC date when not given)."""
 
     def __post_init__(self) -> None:
+        self._check_selection_and_waivers()
         if self.profile not in PROFILES:
             raise UsageError(f"--profile: unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
         if self.operators is not None and self.profile != PROFILE_STRICT:
@@ -172,6 +186,28 @@ class CheckOptions:
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
 
+    def _check_selection_and_waivers(self) -> None:
+        for flag, value in (("--select", self.select), ("--ignore", self.ignore)):
+            if value is not None and (not isinstance(value, tuple) or not all(isinstance(x, str) for x in value)):
+                raise UsageError(f"{flag}: expected a tuple of rule IDs or prefixes")
+        if self.select is not None and not self.select:
+            raise UsageError("--select: name at least one rule ID or prefix")
+        check_selectors(self.profile if isinstance(self.profile, str) else "", self.select, self.ignore)
+        if self.waivers is not None and (not isinstance(self.waivers, str) or not self.waivers):
+            raise UsageError(f"--waivers {self.waivers!r}: expected the path of a waivers file")
+        if self.waivers_date is not None:
+            if self.waivers is None:
+                raise UsageError("--waivers-date applies to --waivers")
+            try:
+                dt.date.fromisoformat(self.waivers_date)
+                ok = len(self.waivers_date) == 10
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise UsageError(f"--waivers-date {self.waivers_date!r}: expected a date YYYY-MM-DD")
+        elif self.waivers is not None:
+            object.__setattr__(self, "waivers_date", dt.datetime.now(dt.UTC).date().isoformat())
+
     @property
     def read_weights(self) -> bool:
         return not self.structure_only
@@ -198,20 +234,30 @@ class CheckOptions:
             "cross_check": list(self.oracles),
             "tolerance": self.tolerance.to_json(),
             "required_metadata": None if self.required_metadata is None else list(self.required_metadata),
-        }
+        } | self._recorded_selection_and_waivers()
+
+    def _recorded_selection_and_waivers(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.select is not None or self.ignore:
+            out |= {"select": None if self.select is None else list(self.select), "ignore": list(self.ignore)}
+        if self.waivers is not None:
+            out |= {"waivers": Path(self.waivers).name, "waivers_date": self.waivers_date}
+        return out
 
     @classmethod
-    def from_recorded(cls, data: Any, inputs: str | None) -> CheckOptions:
+    def from_recorded(cls, data: Any, inputs: str | None, waivers: str | None = None) -> CheckOptions:
         """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file).
 
         The record must have exactly the keys :meth:`recorded` writes, each of
         its type; every value is then bounded as on the command line (the
         seed, ``orders`` up to :data:`MAX_ORDERS`, known oracles, finite
         tolerances). Anything else is a :class:`UsageError`: a bundle is read
-        as hostile input.
+        as hostile input. ``waivers``: the bundled copy of the waivers file; the
+        keys of :data:`OPTIONAL_RECORDED_KEYS` may follow, each group whole.
         """
-        if not isinstance(data, Mapping) or tuple(data) != RECORDED_KEYS:
+        if not isinstance(data, Mapping) or tuple(data)[: len(RECORDED_KEYS)] != RECORDED_KEYS:
             raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
+        later = _recorded_later(data, waivers)
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
@@ -237,6 +283,7 @@ class CheckOptions:
             inputs=inputs,
             oracles=tuple(oracles),
             tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"], quant_steps=tol["quant_steps"]),
+            **later,
         )
 
     def command_line(self, model: str) -> list[str]:
@@ -258,11 +305,37 @@ class CheckOptions:
         for key, value in self.tolerance.to_json().items():
             if value is not None:
                 cmd += [f"--{key.replace('_', '-')}", str(value)]
+        if self.select is not None:
+            cmd += ["--select", ",".join(self.select)]
+        if self.ignore:
+            cmd += ["--ignore", ",".join(self.ignore)]
+        if self.waivers is not None:
+            cmd += ["--waivers", self.waivers, "--waivers-date", str(self.waivers_date)]
         if self.evidence is not None:
             cmd += ["--evidence", "<bundle>"]
         if self.evidence_timestamp:
             cmd.append("--evidence-timestamp")
         return [*cmd, model]
+
+
+def _recorded_later(data: Mapping[str, Any], waivers: str | None) -> dict[str, Any]:
+    """The recorded selection and waivers (:data:`OPTIONAL_RECORDED_KEYS`) as keyword values of the options."""
+    later = tuple(data)[len(RECORDED_KEYS):]
+    allowed = [(), *OPTIONAL_RECORDED_KEYS, OPTIONAL_RECORDED_KEYS[0] + OPTIONAL_RECORDED_KEYS[1]]
+    if later not in allowed:
+        raise UsageError(f"the recorded options have unexpected keys after {RECORDED_KEYS[-1]!r}: {', '.join(later)}")
+    out: dict[str, Any] = {}
+    if "select" in data:
+        select, ignore = data["select"], data["ignore"]
+        if not _strings_or_none(select) or not _strings_or_none(ignore) or ignore is None:
+            raise UsageError("the recorded select and ignore must be lists of strings")
+        out |= {"select": None if select is None else tuple(select), "ignore": tuple(ignore)}
+    if (data.get("waivers") is None) != (waivers is None) or ("waivers" in data and not isinstance(
+            data["waivers_date"], str)):
+        raise UsageError("the recorded waivers file and the bundle's waivers folder do not match")
+    if waivers is not None:
+        out |= {"waivers": waivers, "waivers_date": data["waivers_date"]}
+    return out
 
 
 __all__ = ["ENGINES", "MAX_SEED", "PROFILE_SONNX", "PROFILE_STRICT", "CheckOptions", "Engine", "operator_pair"]

@@ -13,7 +13,10 @@ For one model (:func:`check_file`), in order:
 3. the SMT engine, when the options' engine asks for it, combined with the
    direct verdicts (:mod:`sonnx.checking.agreement`) and exported with ``smt_dir``;
 4. EXEC-ORDERS, with ``orders`` seeded schedules;
-5. the cross-checks with the ``oracles``.
+5. the cross-checks with the ``oracles``;
+6. the rule selection (``select``/``ignore``: rules left out become NOT CHECKED,
+   :mod:`sonnx.checking.selection`), then the waivers (``waivers``: covered findings become
+   WAIVED, :mod:`sonnx.checking.waivers`).
 
 For several models (:func:`check_models`) each is checked in turn, and the
 evidence bundle (one model only) is written before anything is printed.
@@ -45,9 +48,11 @@ from ..rules.derived import asks_for_derived
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
 from .evidence.attestation import load_signing_key
-from .evidence.bundle import check_destination, write_bundle
+from .evidence.bundle import check_destination, sha256_file, write_bundle
 from .options import CheckOptions
 from .report import ModelReport, SmtSummary
+from .selection import apply_selection, left_out, selection_record
+from .waivers import WaiverError, apply_waivers, check_dates, parse_date, read_waivers
 
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
@@ -157,7 +162,28 @@ def check_file(
         return ModelReport(path, error=exc)
     if freeze_gc:
         gc.freeze()
-    return _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given)
+    report = _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given)
+    return _select_and_waive(report, opts, path)
+
+
+def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None) -> ModelReport:
+    """Step 6: the selection, then the waivers, which name the model by the SHA-256 of the file at ``path``."""
+    if opts.select is not None or opts.ignore:
+        verdicts = apply_selection(report.verdicts, opts.profile, opts.select, opts.ignore)
+        record = {**selection_record(opts.select, opts.ignore), "not_checked": left_out(
+            opts.profile, opts.select, opts.ignore)}
+        report = replace(report, verdicts=verdicts, selection=record)
+    if opts.waivers is not None:
+        if path is None:
+            raise UsageError("waivers name the model by its file's SHA-256: check the model's file, not a Model")
+        try:
+            digest = sha256_file(Path(path))
+        except OSError as exc:
+            raise WaiverError(f"--waivers: cannot hash {path}: {exc.strerror or exc}") from None
+        waived, record = apply_waivers(
+            report.verdicts, read_waivers(opts.waivers), digest, path, parse_date(str(opts.waivers_date)))
+        report = replace(report, verdicts=waived, waivers=record)
+    return report
 
 
 def check_model(
@@ -181,7 +207,10 @@ def check_model(
     for it, the file it becomes when it is saved.
     """
     derived = ReadAgain(model_bytes)
-    return _check_loaded(model, options or CheckOptions(), path, progress or quiet, export_stem, derived)
+    opts = options or CheckOptions()
+    if opts.waivers is not None:
+        raise UsageError("waivers name the model by its file's SHA-256: check the model's file, not a Model")
+    return _select_and_waive(_check_loaded(model, opts, path, progress or quiet, export_stem, derived), opts, None)
 
 
 def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
@@ -284,7 +313,11 @@ def check_with_evidence(
     (:mod:`sonnx.checking.evidence.render`), which needs them spelled in full.
     """
     absolute = os.path.abspath(path)
-    run_opts = replace(options, inputs=None if options.inputs is None else os.path.abspath(options.inputs))
+    run_opts = replace(
+        options,
+        inputs=None if options.inputs is None else os.path.abspath(options.inputs),
+        waivers=None if options.waivers is None else os.path.abspath(options.waivers),
+    )
     report = check_file(absolute, run_opts, progress, freeze_gc=freeze_gc, export_stem=export_stem)
     record_evidence(report, run_opts, progress)
     return replace(report, path=path)
@@ -308,6 +341,8 @@ def check_models(
         check_destination(opts.evidence)
         if opts.sign is not None:
             load_signing_key(opts.sign)  # a key that cannot sign is refused before the check runs
+    if opts.waivers is not None:  # a malformed file or an expired entry is refused before the check runs
+        check_dates(read_waivers(opts.waivers), parse_date(str(opts.waivers_date)))
     stems = export_stems(paths)
     check = check_file if opts.evidence is None else check_with_evidence
     reports = tuple(

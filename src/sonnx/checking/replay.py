@@ -29,6 +29,7 @@ from .evidence.bundle import sha256_file
 from .evidence.render import (
     INPUTS_DIR,
     MANIFEST,
+    WAIVERS_DIR,
     bundle_paths,
     generated_files,
     manifest_bytes,
@@ -110,10 +111,17 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
     if inputs is not None and f"{INPUTS_DIR}/{recorded_inputs}" not in manifest["files"]:
         v.differences.append(f"the recorded inputs file {recorded_inputs!r} is not a listed bundle file")
         return
+    recorded_waivers = manifest["options"].get("waivers")
+    waivers = None if not isinstance(recorded_waivers, str) else str(work / WAIVERS_DIR / recorded_waivers)
+    if waivers is not None and f"{WAIVERS_DIR}/{recorded_waivers}" not in manifest["files"]:
+        v.differences.append(f"the recorded waivers file {recorded_waivers!r} is not a listed bundle file")
+        return
     try:
-        options = CheckOptions.from_recorded(manifest["options"], inputs)
+        options = CheckOptions.from_recorded(manifest["options"], inputs, waivers)
     except UsageError as exc:
         raise BundleError(f"{root}: {exc.one_line()}") from None
+    if options.waivers_date is not None:
+        v.notes.append(f"the waivers were judged on the check's recorded date {options.waivers_date}, as recorded")
     model_path = work / manifest["model"]["file"]
     given = _given_results(work, options, trust, v)
     say(f"re-running the check on the bundled {manifest['model']['file']}")

@@ -70,6 +70,12 @@ class ModelReport:
     summary: Mapping[str, Any] | None = None
     """Facts about the loaded model for the report header (:func:`model_summary`), kept when the model is
     dropped by :meth:`detached`; filled in from ``model`` when not given."""
+    waivers: Mapping[str, Any] | None = None
+    """The waivers file applied (name, SHA-256, the check's date) and each of its entries for this model with
+    what it did (:func:`sonnx.checking.waivers.apply_waivers`); None without ``--waivers``."""
+    selection: Mapping[str, Any] | None = None
+    """The rule selection (``select``, ``ignore``) and the rules it left out (``not_checked``); None without
+    ``--select``/``--ignore``."""
 
     def __post_init__(self) -> None:
         if self.summary is None and self.model is not None:
@@ -94,36 +100,53 @@ class ModelReport:
 
     @property
     def exit_code(self) -> int:
-        """2 if unusable; else 1 if an error-severity rule is violated; else 2 if a verdict is UNKNOWN; else 0.
+        """2 if unusable; else 1 if an error-severity rule is violated; else 2 if a verdict is UNKNOWN or NOT
+        CHECKED; else 0.
 
         An established violation decides the model's outcome even when another
-        rule is UNKNOWN (the model does not conform either way); an UNKNOWN
-        alone is never a pass.
+        rule is UNKNOWN or not checked (the model does not conform either way);
+        an UNKNOWN alone is never a pass, nor is a rule the selection left out.
+        A WAIVED verdict does not fail the check (spec/graph.rst, section 9.1).
         """
         if self.error is not None or self.disagreements:
             return EXIT_UNUSABLE
         if any(v.fails for v in self.all_verdicts()):
             return EXIT_VIOLATED
-        if any(v.status is Status.UNKNOWN for v in self.all_verdicts()):
+        if any(v.status in (Status.UNKNOWN, Status.NOT_CHECKED) for v in self.all_verdicts()):
             return EXIT_UNUSABLE
         return EXIT_OK
 
     @property
     def outcome(self) -> str:
-        """One word for the whole model: PROVED, TESTED, VIOLATED, UNKNOWN, or ERROR (unreadable).
+        """One word for the whole model: PROVED, WAIVED, TESTED, VIOLATED, UNKNOWN, PARTIAL, or ERROR (unreadable).
 
         TESTED: nothing failed, but some verdict rests on samples only (exit 0, never called PROVED).
+        WAIVED: nothing failed, but some finding is accepted by a waiver (exit 0, never called PROVED).
+        PARTIAL: nothing checked failed or is UNKNOWN, but the selection left rules out (exit 2): the
+        model is not shown to conform to the profile.
         """
         if self.error is not None:
             return "ERROR"
         code = self.exit_code
-        if code == EXIT_OK and any(v.status is Status.TESTED for v in self.all_verdicts()):
+        statuses = {v.status for v in self.all_verdicts()}
+        if code == EXIT_OK and Status.WAIVED in statuses:
+            return "WAIVED"
+        if code == EXIT_OK and Status.TESTED in statuses:
             return "TESTED"
+        if code == EXIT_UNUSABLE and not self.disagreements and Status.UNKNOWN not in statuses and (
+                Status.NOT_CHECKED in statuses):
+            return "PARTIAL"
         return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
 
     def counts(self) -> dict[str, int]:
-        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested."""
+        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested; then
+        waived (with ``--waivers``) and not checked (with a selection)."""
         verdicts = self.all_verdicts()
+        extra: dict[str, int] = {}
+        if self.waivers is not None:
+            extra["waived"] = sum(1 for v in verdicts if v.status is Status.WAIVED)
+        if self.selection is not None:
+            extra["not_checked"] = sum(1 for v in verdicts if v.status is Status.NOT_CHECKED)
         return {
             "errors": sum(1 for v in verdicts if v.fails),
             "warnings": sum(
@@ -132,7 +155,7 @@ class ModelReport:
             "unknown": sum(1 for v in verdicts if v.status is Status.UNKNOWN),
             "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
             "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
-        }
+        } | extra
 
 
 SPEC_PAGES = {"spec/graph.rst": "spec.html", "spec/operators.rst": "operators.html"}
@@ -202,8 +225,39 @@ def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
     if v.reason is not None:
         lines.append(f"            reason: {printable(v.reason)}")
     for key, value in v.details.items():
+        if v.status is Status.WAIVED and key == "waivers":
+            lines.extend(waiver_lines(value))
+            continue
         lines.append(f"            {key}: {printable(_format_item(value))}")
+    if v.original is not None:
+        lines.extend("  " + line for line in verdict_lines(v.original, "(the finding waived)", width)[1:])
     return lines
+
+
+def waiver_lines(entries: Any) -> list[str]:
+    """The lines that say who waived a finding, when and why (one entry each)."""
+    out = []
+    for e in entries:
+        until = f", expires {e['expires']}" if e.get("expires") else ""
+        out.append(
+            f"            waived by {printable(e['id'])} ({printable(e['covers'])}): {printable(e['author'])}, "
+            f"{e['date']}{until}: {printable(e['justification'])}"
+        )
+    return out
+
+
+def run_notes(r: ModelReport) -> list[str]:
+    """The text report's lines about the selection and the waivers file of one model's check."""
+    out = []
+    if r.selection is not None and r.selection["not_checked"]:
+        left = r.selection["not_checked"]
+        out.append(f"  note: {len(left)} rule(s) not checked (selection): {', '.join(left)}")
+    if r.waivers is not None:
+        w = r.waivers
+        out.append(f"  waivers: {printable(w['file'])} (SHA-256 {w['sha256']}), judged on {w['date']}")
+        for e in w["used"]:
+            out.append(f"    {printable(e['id'])} {e['rule']} ({printable(e['covers'])}): {e['result']}")
+    return out
 
 
 def text_report(reports: Sequence[ModelReport], profile: str) -> str:
@@ -234,11 +288,14 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
             out.extend(verdict_lines(v, names.get(v.rule_id, ""), width))
         if r.smt is not None and r.smt.skipped is not None:
             out.append(f"  note: SMT engine not run: {r.smt.skipped}")
+        out.extend(run_notes(r))
         c = r.counts()
         out.append(
             f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
             f"{c['unknown']} unknown, {c['proved']} proved"
             + (f", {c['tested']} tested" if c["tested"] else "")
+            + (f", {c['waived']} waived" if c.get("waived") else "")
+            + (f", {c['not_checked']} not checked" if c.get("not_checked") else "")
             + ")"
         )
         out.append("")
@@ -262,6 +319,10 @@ def json_document(
             entry["model"] = dict(r.summary)
             entry["verdicts"] = [v.to_json() for v in r.verdicts]
             entry["counts"] = r.counts()
+        if r.selection is not None:
+            entry["selection"] = dict(r.selection)
+        if r.waivers is not None:
+            entry["waivers"] = dict(r.waivers)
         if r.smt is not None:
             entry["smt"] = {**r.smt.to_json(), "findings": [v.to_json() for v in r.findings]}
         models.append(entry)

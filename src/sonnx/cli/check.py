@@ -3,10 +3,12 @@ run the check pipeline (:mod:`sonnx.checking.pipeline`), print the report.
 
 Exit codes (the same for every subcommand that checks something):
 
-* 0: every rule of the selected profile holds (warnings may be printed);
+* 0: every rule of the selected profile holds (warnings may be printed), or
+  its finding is WAIVED by an entry of ``--waivers`` (outcome WAIVED, never PROVED);
 * 1: a rule of error severity is violated; the witness is printed;
-* 2: an input is unusable, an option is wrong, a verdict is UNKNOWN, or the
-  tool itself failed. Never a pass.
+* 2: an input is unusable, an option is wrong, a waiver is stale or expired,
+  a verdict is UNKNOWN, a rule is NOT CHECKED (``--select``/``--ignore`` left it
+  out: outcome PARTIAL), or the tool itself failed. Never a pass.
 
 The report goes to stdout as text, JSON or SARIF (``--format``); ``--junit``
 and ``--sarif`` also write it to files, whatever stdout shows.
@@ -24,6 +26,7 @@ from ..checking.formats.sarif import sarif_report
 from ..checking.options import ENGINES, CheckOptions
 from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
 from ..checking.report import ModelReport, json_report, text_report
+from ..checking.selection import parse_selectors
 from ..differential.run import parse_oracles
 from ..rules import PROFILE_SONNX, PROFILES
 from ..smt.pool import POOL_MIN_OPERATIONS
@@ -126,6 +129,31 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         help="sign the evidence bundle with this Ed25519 private key (unencrypted PKCS#8 PEM): an in-toto "
         "Statement about its manifest in a DSSE envelope, attestation.intoto.jsonl (needs the sign extra)",
     )
+    add_selection_and_waivers(p)
+
+
+def add_selection_and_waivers(p: argparse.ArgumentParser) -> None:
+    """``--select``, ``--ignore``, ``--waivers`` and ``--waivers-date`` (docs/waivers.rst)."""
+    p.add_argument(
+        "--select", action="append", metavar="IDS",
+        help="report only these rules: comma-separated rule IDs or prefixes of whole parts (GRAPH-C1 also "
+        "selects GRAPH-C1-SOURCES; GRAPH selects every GRAPH rule); repeatable. The others are NOT CHECKED and "
+        "the outcome is PARTIAL (exit 2 unless a checked rule is violated)",
+    )
+    p.add_argument(
+        "--ignore", action="append", metavar="IDS",
+        help="do not report these rules (IDs or prefixes, as --select; the more specific selector wins, "
+        "--ignore on a tie); repeatable",
+    )
+    p.add_argument(
+        "--waivers", metavar="FILE.toml",
+        help="accept the findings covered by this waivers file (docs/waivers.rst): they are WAIVED, never "
+        "PROVED; an entry that matches nothing, has expired or is for another model is an error (exit 2)",
+    )
+    p.add_argument(
+        "--waivers-date", metavar="YYYY-MM-DD",
+        help="the date the waivers are judged on (default: today, UTC; recorded in an --evidence bundle)",
+    )
 
 
 def options_from(args: argparse.Namespace) -> CheckOptions:
@@ -149,6 +177,10 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         sign=args.sign,
         docs_url=args.docs_url if args.evidence is not None else None,
         jobs=getattr(args, "jobs", None),  # sonnx batch's --jobs sizes its pool of models instead
+        select=None if args.select is None else parse_selectors(args.select, "--select"),
+        ignore=parse_selectors(args.ignore or (), "--ignore"),
+        waivers=args.waivers,
+        waivers_date=args.waivers_date,
     )
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from ...base.verdict import Status, Verdict
 from ...differential.run import CrossCheckReport
 from ..options import CheckOptions
 from ..report import ModelReport, spec_sections, titles
@@ -154,6 +155,42 @@ def _status_cell(status: str, severity: str) -> str:
     return f'<span class="{shown}">{escape(shown)}</span>'
 
 
+def _why(v: Verdict) -> str:
+    """The last column of a verdict's row: witness, reason, what was tried, or who waived it and why."""
+    if v.original is not None:
+        who = "; ".join(f"waived by {e['id']} ({e['author']}, {e['date']}): {e['justification']}"
+                        for e in v.details["waivers"])
+        return f"{who}. The finding: {_why(v.original)}"
+    if v.status is Status.NOT_CHECKED:
+        return "not checked: the rule selection left it out (no claim is made on it)"
+    return v.witness.summary if v.witness is not None else (v.reason or str(v.details.get("tested", "")))
+
+
+def _selection_and_waivers(report: ModelReport) -> list[str]:
+    """The rule selection and the waivers file of the check, when it had them."""
+    out = []
+    if report.selection is not None:
+        sel = report.selection
+        out.append(
+            "<h2>Rule selection</h2><p>Select: <code>"
+            + escape(", ".join(sel["select"]) if sel["select"] is not None else "every rule")
+            + "</code>; ignore: <code>" + escape(", ".join(sel["ignore"]) or "none") + "</code>. Not checked: "
+            + escape(", ".join(sel["not_checked"]) or "none") + ".</p>"
+        )
+    if report.waivers is not None:
+        w = report.waivers
+        out.append(
+            f"<h2>Waivers</h2><p>File <code>{escape(w['file'])}</code> (SHA-256 <code>{w['sha256']}</code>), "
+            f"judged on {escape(w['date'])}.</p>"
+        )
+        out.append(_table(
+            ["waiver", "rule", "covers", "author", "date", "expires", "justification", "result"],
+            ([escape(str(e[k] or "")) for k in ("id", "rule", "covers", "author", "date", "expires",
+                                                "justification", "result")] for e in w["used"]),
+        ))
+    return out
+
+
 def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) -> str:
     """The whole page: the header facts, then the check's results (see the module docstring)."""
     body: list[str] = [f"<h1>Evidence: {escape(header.model_file)}</h1>", header_table(header)]
@@ -161,7 +198,9 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
     body.append(
         f"<p>Outcome: {_status_cell(report.outcome, '')} (exit code {report.exit_code}): {c['errors']} violated, "
         f"{c['warnings']} warnings, {c['unknown']} unknown, {c['proved']} proved, {c['tested']} tested "
-        "(passed on the samples stated, not proved). Profile "
+        "(passed on the samples stated, not proved)"
+        + "".join(f", {c[k]} {k.replace('_', ' ')}" for k in ("waived", "not_checked") if k in c)
+        + ". Profile "
         f"<code>{escape(options.profile)}</code>, engine <code>{escape(options.engine)}</code>, seed {options.seed}."
         "</p><p>Every figure on this page is also in the bundle's JSON files, whose SHA-256 digests are in "
         "<code>manifest.json</code>; <code>sonnx evidence verify</code> re-checks them.</p>"
@@ -172,7 +211,7 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
     body.append("<h2>Verdicts</h2>" + links_note(header.docs_url))
     rows = []
     for v in report.all_verdicts():
-        why = v.witness.summary if v.witness is not None else (v.reason or str(v.details.get("tested", "")))
+        why = _why(v)
         rows.append(
             [
                 rule_ref(v.rule_id, header.docs_url),
@@ -182,6 +221,7 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
             ]
         )
     body.append(_table(["rule", "status", "engine", "witness / reason"], rows))
+    body.extend(_selection_and_waivers(report))
     if report.model is not None:
         g = report.model.graph
         body.append("<h2>Graph</h2>")

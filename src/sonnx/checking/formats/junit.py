@@ -13,7 +13,12 @@ model path, ``name`` the rule ID), in report order:
   (exit 0), so it does not fail the testcase either, but it is shown;
 * UNKNOWN: ``error`` (``type="UNKNOWN"``, the reason as ``message``). JUnit's
   ``skipped`` would let CI servers count the case as not failing, and an
-  UNKNOWN is never a pass.
+  UNKNOWN is never a pass;
+* WAIVED: a passing testcase whose ``system-out`` starts ``WAIVED`` and says
+  by which waiver, whose, when and why, then the finding waived;
+* NOT CHECKED: ``skipped`` (the message says the selection left the rule
+  out). The run itself is not a pass: the suite's outcome property is
+  PARTIAL and the check exits 2.
 
 A model that could not be checked has one testcase per rule of the profile,
 each an ``error`` of type ``ERROR`` with the reason; a disagreement between
@@ -62,6 +67,9 @@ def _verdict_case(suite: ET.Element, path: str, v: Verdict, title: str) -> str:
         failure = ET.SubElement(case, "failure", {"type": "VIOLATED", "message": xml_text(v.witness.summary)})
         failure.text = body
         return "failure"
+    if v.status is Status.NOT_CHECKED:
+        ET.SubElement(case, "skipped", {"message": "NOT CHECKED: the rule selection left this rule out"})
+        return "skipped"
     if v.status is Status.UNKNOWN:
         error = ET.SubElement(case, "error", {"type": "UNKNOWN", "message": xml_text(v.reason or "")})
         error.text = body
@@ -77,10 +85,10 @@ def junit_xml(
     """The ``testsuites`` element of the check of ``reports`` (see the module text)."""
     names = titles()
     root = ET.Element("testsuites", {"name": "sonnx"})
-    totals = {"tests": 0, "failures": 0, "errors": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for report in reports:
         suite = ET.SubElement(root, "testsuite", {"name": xml_text(report.path)})
-        counts = {"tests": 0, "failures": 0, "errors": 0}
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         if report.error is not None:
             why = xml_text(f"the model could not be checked: {report.error.one_line()}")
             for rule in rules_for(profile):
@@ -93,11 +101,10 @@ def junit_xml(
                 kind = _verdict_case(suite, report.path, v, names.get(v.rule_id, ""))
                 counts["tests"] += 1
                 if kind != "passed":
-                    counts[f"{kind}s"] += 1
+                    counts["skipped" if kind == "skipped" else f"{kind}s"] += 1
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
-        suite.set("skipped", "0")
         if seconds is not None and report.path in seconds:
             suite.set("time", f"{seconds[report.path]:.3f}")
         props = ET.Element("properties")
@@ -107,7 +114,6 @@ def junit_xml(
         suite.insert(0, props)
     for key, value in totals.items():
         root.set(key, str(value))
-    root.set("skipped", "0")
     return root
 
 

@@ -16,6 +16,14 @@ pass:
   which viewers hide, and an UNKNOWN must not go unseen. ``note`` would call
   it a minor finding, and ``error`` is kept for established violations.
 
+* WAIVED: the result of the finding it waives (its level, message and
+  witness), with one ``suppressions`` entry per waiver that covers it
+  (``kind: external``, ``status: accepted``, the waiver's ``justification``;
+  its id, author and dates in the suppression's ``properties``);
+* NOT CHECKED: no result; each rule the selection left out is a
+  ``ruleConfigurationOverrides`` entry of the invocation with
+  ``enabled: false``, and the invocation's ``properties`` give the selection.
+
 PROVED and TESTED verdicts give no result. A result's message is the
 witness summary; its location is the model file; the operations the witness
 names (entries with an ``operation`` key, with their ``index`` and graph
@@ -154,6 +162,8 @@ def _descriptor(rule_id: str, docs_url: str | None) -> dict[str, Any]:
 
 
 def _level(v: Verdict) -> str | None:
+    if v.original is not None:
+        return _level(v.original)
     if v.status is Status.VIOLATED:
         return "error" if v.severity is Severity.ERROR else "warning"
     if v.status is Status.UNKNOWN:
@@ -162,6 +172,19 @@ def _level(v: Verdict) -> str | None:
 
 
 def _result(v: Verdict, level: str, rule_index: int, artifact: dict[str, Any]) -> dict[str, Any]:
+    if v.original is not None:
+        waived = _result(v.original, level, rule_index, artifact)
+        waived["suppressions"] = [
+            {
+                "kind": "external",
+                "status": "accepted",
+                "justification": e["justification"],
+                "properties": {k: e[k] for k in ("id", "covers", "author", "date", "expires")},
+            }
+            for e in v.details["waivers"]
+        ]
+        waived["properties"]["status"] = v.status.value
+        return waived
     location = {"physicalLocation": {"artifactLocation": artifact}}
     props: dict[str, Any] = {"status": v.status.value, "severity": v.severity.value, "engine": v.engine}
     if v.witness is not None:
@@ -238,6 +261,14 @@ def sarif_log(
     invocation: dict[str, Any] = {"executionSuccessful": ok, "exitCode": exit_code}
     if notifications:
         invocation["toolExecutionNotifications"] = notifications
+    selection = next((r.selection for r in reports if r.selection is not None), None)
+    if selection is not None:
+        if selection["not_checked"]:
+            invocation["ruleConfigurationOverrides"] = [
+                {"descriptor": {"id": rid, "index": index[rid]}, "configuration": {"enabled": False}}
+                for rid in selection["not_checked"]
+            ]
+        invocation["properties"] = {"selection": {k: selection[k] for k in ("select", "ignore")}}
     driver: dict[str, Any] = {"name": "sonnx", "version": __version__, "semanticVersion": __version__}
     if docs_url is not None:
         driver["informationUri"] = docs_url
