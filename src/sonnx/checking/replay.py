@@ -50,6 +50,7 @@ from .evidence.verify import (
 )
 from .options import CheckOptions
 from .pipeline import check_file
+from .waivers import WaiverError
 
 
 def trust_set(kinds: Iterable[str]) -> frozenset[str]:
@@ -125,7 +126,11 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
     model_path = work / manifest["model"]["file"]
     given = _given_results(work, options, trust, v)
     say(f"re-running the check on the bundled {manifest['model']['file']}")
-    report = check_file(str(model_path), options, given=given)
+    try:
+        report = check_file(str(model_path), options, given=given)
+    except WaiverError as exc:
+        v.differences.append(f"the recorded waivers do not apply to the recorded check: {exc.one_line()}")
+        return
     try:
         copies = subject_files(report, options)
     except ValueError as exc:
