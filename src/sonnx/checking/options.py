@@ -138,7 +138,6 @@ class CheckOptions:
     today's UTC date when not given)."""
 
     def __post_init__(self) -> None:
-        self._check_selection_and_waivers()
         if self.profile not in PROFILES:
             raise UsageError(f"--profile: unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
         if self.operators is not None and self.profile != PROFILE_STRICT:
@@ -185,6 +184,7 @@ class CheckOptions:
             check_docs_url(self.docs_url)
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
+        self._check_selection_and_waivers()
 
     def _check_selection_and_waivers(self) -> None:
         for flag, value in (("--select", self.select), ("--ignore", self.ignore)):
@@ -192,7 +192,7 @@ class CheckOptions:
                 raise UsageError(f"{flag}: expected a tuple of rule IDs or prefixes")
         if self.select is not None and not self.select:
             raise UsageError("--select: name at least one rule ID or prefix")
-        check_selectors(self.profile if isinstance(self.profile, str) else "", self.select, self.ignore)
+        check_selectors(self.profile, self.select, self.ignore)
         if self.waivers is not None and (not isinstance(self.waivers, str) or not self.waivers):
             raise UsageError(f"--waivers {self.waivers!r}: expected the path of a waivers file")
         if self.waivers_date is not None:

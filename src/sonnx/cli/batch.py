@@ -87,6 +87,9 @@ def _findings(batch: Batch) -> list[tuple[str, str, str, str]]:
                 if v.status is Status.VIOLATED and v.severity is Severity.WARNING
             ]
             parts += [f"{v.rule_id} (unknown)" for v in r.all_verdicts() if v.status is Status.UNKNOWN]
+            parts += [f"{v.rule_id} (waived)" for v in r.all_verdicts() if v.status is Status.WAIVED]
+            if r.selection is not None and r.selection["not_checked"]:
+                parts.append(f"{len(r.selection['not_checked'])} rule(s) not checked")
             parts += [f"tool error: {d}" for d in r.disagreements]
             what = ", ".join(parts) or "-"
         rows.append((printable(item.path), r.outcome, what, f"{item.seconds:.1f} s"))
