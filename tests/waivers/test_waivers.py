@@ -193,6 +193,7 @@ GOOD = {"schema": "sonnx-waivers/1"}
         ({"head": 'schema = "sonnx-waivers/2"'}, "expected schema = 'sonnx-waivers/1' at the top"),
         ({"head": 'schema = "sonnx-waivers/1"\nshared = "yes"'}, "'shared' must be true or false"),
         ({"head": "schema = [unclosed"}, "not a TOML file"),
+        ({"head": 'schema = "sonnx-waivers/1"\nx = ' + "[" * 100_000}, "nested too deeply"),
     ],
 )
 def test_a_malformed_waivers_file_is_one_line_and_exit_2(tmp_path: Path, change: dict[str, Any], message: str) -> None:

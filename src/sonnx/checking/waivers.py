@@ -192,6 +192,8 @@ def read_waivers(path: str) -> WaiverFile:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise WaiverError(f"{label}: not a TOML file ({' '.join(str(exc).split())})") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise WaiverError(f"{label}: nested too deeply to be a waivers file") from None
     if doc.get("schema") != SCHEMA:
         raise WaiverError(f"{label}: expected schema = {SCHEMA!r} at the top")
     extra = sorted(set(doc) - {"schema", "shared", "waiver"})
