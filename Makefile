@@ -9,17 +9,23 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.sonnx-installed
 LOCK   := requirements/dev.lock
+# `make example` needs only what sonnx itself imports: its own venv from requirements/run.lock, the runtime
+# dependencies and the build back end, pinned to the same versions as the dev lock (about 13 packages, not 100).
+RUN_VENV  := .venv-run
+RUN_LOCK  := requirements/run.lock
+RUN_STAMP := $(RUN_VENV)/.sonnx-installed
 # The tool that writes the lock, pinned: `make lock` installs it into its own venv.
 UV_VERSION := 0.13.9
 TOOLS  := .venv-tools
 LATEST := .venv-latest
 
-.PHONY: help venv example test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
+.PHONY: help venv example dist test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability rule-texts \
         smt-comments proofs-readme clean corpus proofs coq-test coq-diff-long docs-screenshots
 
 help:
-	@echo "make example         check a shipped example model with sonnx-check"
+	@echo "make example         check a shipped example model with sonnx-check (runtime dependencies only, in .venv-run)"
+	@echo "make dist            build a wheel and an sdist of this checkout into dist/"
 	@echo "make test            lint, type-check, the Coq check, the whole test suite and the docs build (what CI runs)"
 	@echo "make proofs          the Coq development of proofs/coq (no Admitted, assumptions listed), the differential"
 	@echo "                     test of sonnx.model.semantics against the extracted Coq runner, and the z3 theorems"
@@ -61,8 +67,21 @@ $(STAMP): pyproject.toml $(LOCK)
 
 venv: $(STAMP)
 
-example: $(STAMP)
-	$(BIN)/sonnx-check examples/cnn_block.onnx
+$(RUN_STAMP): pyproject.toml $(RUN_LOCK)
+	@test -x $(RUN_VENV)/bin/python || $(PYTHON) -m venv $(RUN_VENV)
+	$(RUN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r $(RUN_LOCK)
+	$(RUN_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(RUN_VENV)/bin/python -m pip check --disable-pip-version-check
+	@touch $(RUN_STAMP)
+
+example: $(RUN_STAMP)
+	$(RUN_VENV)/bin/sonnx-check examples/cnn_block.onnx
+
+# A wheel and an sdist of this checkout in dist/, built with the locked back end (the version comes from git).
+dist: $(STAMP)
+	$(BIN)/python -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation -w dist .
+	$(BIN)/python -c "from setuptools import build_meta; build_meta.build_sdist('dist')" >/dev/null
+	@ls dist
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples benchmarks proofs tools
@@ -122,16 +141,21 @@ corpus: $(STAMP)
 # after adding a dependency, then check with `git diff requirements/dev.lock` that nothing else moved.
 UV_COMPILE = $(TOOLS)/bin/uv pip compile pyproject.toml requirements/build.in --extra dev --universal \
 	--generate-hashes --quiet -o $(LOCK)
+# The runtime lock of `make example`: the same versions as the dev lock, only the runtime subset.
+UV_RUN = $(TOOLS)/bin/uv pip compile pyproject.toml requirements/build.in --universal --generate-hashes --quiet \
+	-c $(LOCK) -o $(RUN_LOCK)
 
 $(TOOLS)/bin/uv:
 	$(PYTHON) -m venv $(TOOLS) && $(TOOLS)/bin/python -m pip install --quiet uv==$(UV_VERSION)
 
 lock: $(TOOLS)/bin/uv
 	$(UV_COMPILE) --upgrade
+	$(UV_RUN)
 	@echo "wrote $(LOCK); run 'make test' before committing it"
 
 lock-add: $(TOOLS)/bin/uv
 	$(UV_COMPILE)
+	$(UV_RUN)
 	@echo "wrote $(LOCK) without upgrading; check 'git diff $(LOCK)', run 'make test' before committing it"
 
 # Drift detection: the newest release of every dependency the ranges admit, in a venv of its own.
@@ -203,7 +227,7 @@ examples: $(STAMP)
 	$(BIN)/python examples/make_examples.py
 
 clean:
-	rm -rf $(VENV) $(TOOLS) $(LATEST) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(RUN_VENV) $(TOOLS) $(LATEST) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 # The rules' words come from the spec; the matrix copies them, so the texts are regenerated first.
 rule-texts: $(STAMP)

@@ -159,10 +159,12 @@ def test_missing_onnxruntime_is_reported_not_crashed(monkeypatch: pytest.MonkeyP
     assert oracles_mod.import_onnxruntime() is None
     r = cross_check(str(EX / "cnn_block.onnx"))
     ort = r.results[1]
-    assert ort.run.status == "not available" and ort.run.message == "oracle onnxruntime not available"
+    assert ort.run.status == "not available" and ort.run.message == (
+        "oracle onnxruntime not available: install the extra with pip install 'sonnx[crosscheck]'"
+    )
     assert ort.outcome == "UNKNOWN" and r.results[0].outcome == "AGREE" and r.exit_code == 2
     code, out, err = call(main, "crosscheck", str(EX / "cnn_block.onnx"))
-    assert code == 2 and "oracle onnxruntime not available" in out and err == ""
+    assert code == 2 and "not available: install the extra with pip install 'sonnx[crosscheck]'" in out and err == ""
     code, out, _ = call(check_main, "-q", str(EX / "cnn_block.onnx"), "--cross-check", "onnxruntime")
     assert code == 2 and "UNKNOWN   EXEC-CROSSCHECK-ONNXRUNTIME" in out
 

@@ -70,6 +70,10 @@ def _one_line(exc: BaseException, limit: int = 400) -> str:
     return f"{type(exc).__name__}: {text}"
 
 
+ONNXRUNTIME_MISSING = "oracle onnxruntime not available: install the extra with pip install 'sonnx[crosscheck]'"
+"""Why the onnxruntime oracle did not run when it cannot be imported, with the one step that makes it run."""
+
+
 def import_onnxruntime() -> Any:
     """The onnxruntime module, or None when it cannot be imported (the optional extra is not installed)."""
     try:
@@ -320,7 +324,7 @@ def run_onnxruntime(proto: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> 
     """Run onnxruntime on ``proto`` (one thread, no graph optimisation)."""
     ort = import_onnxruntime()
     if ort is None:
-        return OracleRun("onnxruntime", "not available", message="oracle onnxruntime not available")
+        return OracleRun("onnxruntime", "not available", message=ONNXRUNTIME_MISSING)
     result = OracleRun("onnxruntime", "ran", version=oracle_version("onnxruntime"), settings=dict(ONNXRUNTIME_SETTINGS))
     try:
         sess = _ort_session(ort, proto)

@@ -309,7 +309,7 @@ def resolve_obligations(work: Path, files: list[str], v: Verification) -> None:
     if by_cvc5:
         v.counts["with cvc5"] = by_cvc5
     elif files:
-        v.notes.append("cvc5 is not installed: obligations re-solved with z3 only")
+        v.notes.append("cvc5 is not installed (pip install 'sonnx[solvers]'): obligations re-solved with z3 only")
     else:
         v.notes.append("the bundle holds no SMT obligation (the check ran without the SMT engine)")
 
