@@ -9,6 +9,8 @@ no traceback escapes (:func:`guarded`).
 from __future__ import annotations
 
 import argparse
+import os
+import select
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -87,10 +89,38 @@ class IdentityAction(argparse.Action):
         parser.exit(0)
 
 
+EXIT_CLOSED_PIPE = 141
+"""The exit code when the reader of standard output went away (``sonnx rules | head``): 128 + SIGPIPE, the status
+a shell reports for any Unix tool that a closed pipe stopped. Nothing is printed: it is a normal end."""
+
+
+def _reader_gone(stdout: TextIO) -> bool:
+    """Whether standard output is a pipe or socket whose reader has closed it.
+
+    Asked of the file descriptor itself (``poll`` reports POLLERR on the write end of a pipe with no reader),
+    not of the buffer, which may be empty by then.
+    """
+    try:
+        fd = stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, stderr: TextIO) -> int:
-    """Run one subcommand; every exception becomes one line on stderr and an exit code."""
+    """Run one subcommand; every exception becomes one line on stderr and an exit code.
+
+    A closed standard output (the reader of a pipe went away) ends the run silently with
+    :data:`EXIT_CLOSED_PIPE`; a broken pipe anywhere else (a worker's) is the tool defect it is.
+    """
     try:
         return fn(args, stdout, stderr, prog)
+    except BrokenPipeError as exc:
+        if _reader_gone(stdout):
+            return EXIT_CLOSED_PIPE
+        return _defect(exc, prog, stderr)
     except SonnxError as exc:
         stderr.write(f"{prog}: error: {printable(exc.one_line())}\n")
         return exc.exit_code
@@ -104,9 +134,14 @@ def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, std
         stderr.write(f"{prog}: error: not enough memory for this model or its inputs on this machine\n")
         return EXIT_UNUSABLE
     except Exception as exc:
-        detail = printable(" ".join(str(exc).split()))
-        stderr.write(f"{prog}: internal error: {type(exc).__name__}: {detail} (a tool defect; please report it)\n")
-        return EXIT_UNUSABLE
+        return _defect(exc, prog, stderr)
+
+
+def _defect(exc: Exception, prog: str, stderr: TextIO) -> int:
+    """An exception no layer turned into a :class:`SonnxError`: one line naming it as a tool defect."""
+    detail = printable(" ".join(str(exc).split()))
+    stderr.write(f"{prog}: internal error: {type(exc).__name__}: {detail} (a tool defect; please report it)\n")
+    return EXIT_UNUSABLE
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None, prog: str, stderr: TextIO):  # type: ignore[no-untyped-def]
@@ -148,9 +183,24 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     return guarded(args.func, args, args.prog, out, err)
 
 
+def _exit(code: int) -> None:
+    """Leave the process with ``code``; after a closed pipe, standard output is pointed at /dev/null first so that
+    the interpreter's last flush at exit cannot raise again and print a traceback."""
+    if code != EXIT_CLOSED_PIPE:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = EXIT_CLOSED_PIPE
+    if code == EXIT_CLOSED_PIPE:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    sys.exit(code)
+
+
 def console_check() -> None:
-    sys.exit(check_main())
+    _exit(check_main())
 
 
 def console_main() -> None:
-    sys.exit(main())
+    _exit(main())
