@@ -85,8 +85,10 @@ def test_bad_arguments_exit_2_with_one_line(argv: list[str]) -> None:
 def test_unreadable_model_among_others_exits_2_and_reports_each(tmp_path: Path) -> None:
     code, out, err = call(check_main, str(tmp_path / "missing.onnx"), str(EX / "cnn_block.onnx"))
     assert code == 2
-    assert "ERROR" in out and "result: PROVED" in out
-    assert err.count("\n") == 1 and "missing.onnx" in err
+    assert "result: PROVED" in out and "missing.onnx" not in out  # the unreadable model is said once, on stderr
+    assert err.count("\n") == 1 and "missing.onnx: no such file" in err
+    code, out, err = call(check_main, "--json", str(tmp_path / "missing.onnx"), str(EX / "cnn_block.onnx"))
+    assert code == 2 and "no such file" in out and err.count("\n") == 1  # JSON for the machine, a line for the person
 
 
 @pytest.mark.rule("GRAPH-ACYCLIC")

@@ -176,8 +176,9 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
     elif fmt == "sarif":
         stdout.write(sarif_report(run.reports, options.profile, run.exit_code, args.docs_url))
-    else:
-        stdout.write(text_report(run.reports, options.profile))
+    else:  # a model that could not be read is said once, as the one-line error on stderr below
+        checked = [r for r in run.reports if r.error is None]
+        stdout.write(text_report(checked, options.profile) if checked else "")
     write_outputs(args, run.reports, options.profile, run.exit_code)
     for r in run.reports:
         if r.error is not None:
