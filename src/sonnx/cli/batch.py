@@ -126,9 +126,10 @@ def run_batch_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, 
         scheduler=args.scheduler,
         progress=progress_for(args, prog, stderr),
     )
-    for note in batch.notes:  # said on stderr even when progress is off: the run is not the one asked for
-        stderr.write(f"{prog}: note: {note}\n")
     fmt = output_format(args)
+    if fmt != "text":  # the text summary ends with the notes; beside JSON or SARIF they are also said on stderr
+        for note in batch.notes:  # even when progress is off: the run is not the one asked for
+            stderr.write(f"{prog}: note: {note}\n")
     reports = batch.reports
     if fmt == "json":
         doc = {**json_document(reports, options.profile, batch.exit_code), "batch": batch.to_json()}
