@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,3 +138,29 @@ def test_rules_refuses_an_unknown_id_in_one_line() -> None:
     code, out, err = call(main, "rules", "GRAPH-C2", "GRAPH-NOPE")
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and "no rule GRAPH-NOPE" in err
+
+
+@pytest.mark.parametrize(
+    ("entry", "argv", "named"),
+    [
+        ("check", ["-Z"], "-Z"),
+        ("check", ["--nonsense=1"], "--nonsense"),
+        ("check", ["--profile", "sonnx", "--enginee", "direct"], "--enginee"),
+        ("sonnx", ["run", "--bogus"], "--bogus"),
+        ("sonnx", ["--bogus", "rules"], "--bogus"),
+    ],
+)
+def test_an_unknown_option_is_named_even_when_a_positional_argument_is_missing(
+    entry: str, argv: list[str], named: str
+) -> None:
+    code, out, err = call(check_main if entry == "check" else main, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and f"error: unrecognized option {named} (see --help)" in err
+
+
+@pytest.mark.parametrize("command", ["sonnx-check", "sonnx"])
+def test_dash_capital_v_prints_the_version_like_dash_dash_version(command: str) -> None:
+    exe = str(Path(sys.executable).with_name(command))
+    short, long = (subprocess.run([exe, f], capture_output=True, text=True, timeout=120) for f in ("-V", "--version"))
+    assert short.returncode == 0 and short.stderr == "" and short.stdout.startswith("sonnx ")
+    assert (short.returncode, short.stdout) == (long.returncode, long.stdout)

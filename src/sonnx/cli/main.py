@@ -144,11 +144,45 @@ def _defect(exc: Exception, prog: str, stderr: TextIO) -> int:
     return EXIT_UNUSABLE
 
 
+def _known(parser: argparse.ArgumentParser, token: str) -> bool:
+    """Whether ``token`` (``--name``, ``--name=value``, ``-x``) names an option of ``parser`` (abbreviations too)."""
+    name = token.split("=", 1)[0]
+    options: dict[str, Any] = parser._option_string_actions
+    if name in options:
+        return True
+    if name.startswith("--"):
+        return parser.allow_abbrev and any(o.startswith(name) for o in options)
+    return name[:2] in options  # a short option with its value attached (-j2)
+
+
+def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The first argument that looks like an option and that neither ``parser`` nor the chosen subcommand knows.
+
+    argparse reports a missing positional argument before an unknown option (``sonnx-check -V`` said that MODEL is
+    missing); the unknown option is the mistake to name.
+    """
+    target = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = next((a for a in argv if not a.startswith("-")), None)
+            if chosen in action.choices:
+                target = action.choices[chosen]
+    for token in argv:
+        if token == "--":
+            return None
+        if token.startswith("-") and token != "-" and not token[1:2].isdigit() and not _known(target, token):
+            if target is parser or not _known(parser, token):
+                return token.split("=", 1)[0]
+    return None
+
+
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None, prog: str, stderr: TextIO):  # type: ignore[no-untyped-def]
     try:
         return parser.parse_args(argv)
     except UsageError as exc:
-        stderr.write(f"{prog}: error: {exc.one_line()}\n")
+        unknown = _unknown_option(parser, sys.argv[1:] if argv is None else argv)
+        why = f"unrecognized option {unknown} (see --help)" if unknown is not None else exc.one_line()
+        stderr.write(f"{prog}: error: {why}\n")
         return None
 
 
@@ -158,7 +192,7 @@ def check_main(
     """Entry point of ``sonnx-check``."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
     parser = Parser(prog=PROG_CHECK, description="Check ONNX models against the SONNX graph rules.")
-    parser.add_argument("--version", action=IdentityAction, stream=out)
+    parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
     check.add_check_arguments(parser)
     args = _parse(parser, argv, PROG_CHECK, err)
     if args is None:
@@ -170,7 +204,7 @@ def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr
     """Entry point of ``sonnx`` (subcommands)."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
     parser = Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
-    parser.add_argument("--version", action=IdentityAction, stream=out)
+    parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name, help_text, add_arguments, runner in SUBCOMMANDS:
