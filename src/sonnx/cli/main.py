@@ -68,6 +68,47 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Ru
 )
 """Every subcommand of ``sonnx``: name, help, its argument set-up, the function that runs it."""
 
+EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "sonnx-check": (
+        ("sonnx-check examples/cnn_block.onnx", "every rule of the sonnx profile, in text"),
+        ("sonnx-check --profile sonnx-strict --json examples/strict_dense.onnx", "the strict profile, as JSON"),
+        ("sonnx-check --evidence bundle examples/cnn_block.onnx", "also write an evidence bundle"),
+        ("sonnx-check --engine both --orders 5 examples/cnn_block.onnx", "both engines, and 5 seeded schedules"),
+    ),
+    "check": (("sonnx check examples/cnn_block.onnx", "the same as sonnx-check examples/cnn_block.onnx"),),
+    "batch": (
+        ("sonnx batch models/ 'more/**/*.onnx' --jobs 2", "every model found, two at a time"),
+        ("sonnx batch models/ --json --evidence bundles", "a JSON summary and one bundle per model"),
+    ),
+    "run": (
+        ("sonnx run examples/cnn_block.onnx --output out.npz", "random inputs drawn from the declared types"),
+        ("sonnx run examples/cnn_block.onnx --inputs in.npz --repeat 20 --threads 1", "timed runs on given inputs"),
+    ),
+    "crosscheck": (
+        ("sonnx crosscheck examples/cnn_block.onnx", "sonnx's executor against the other runtimes"),
+        ("sonnx crosscheck examples/cnn_block.onnx --oracles reference --ulp 4", "one oracle, a tolerance in ulps"),
+    ),
+    "evidence": (("sonnx evidence verify bundle", "re-derive every claim of a bundle sonnx-check wrote"),),
+    "rules": (
+        ("sonnx rules", "the table of every rule"),
+        ("sonnx rules GRAPH-C1 GRAPH-R2", "the spec's statement and rationale of two rules"),
+    ),
+    "partition": (
+        ("sonnx partition examples/cnn_block.onnx --provider GPU=Conv,Relu -o part.json", "produce a partition"),
+        ("sonnx partition --check examples/cnn_block.onnx part.json", "verify a partition"),
+    ),
+    "rewrite": (
+        ("sonnx rewrite examples/cnn_block.onnx out.onnx", "every verified pass, validated on random inputs"),
+        ("sonnx rewrite --pass dropout --pass identity in.onnx out.onnx", "two passes only"),
+    ),
+    "equiv": (("sonnx equiv original.onnx optimized.onnx", "structure, numbers and both check verdicts"),),
+}
+"""Example command lines shown at the end of each command's help (``tests/cli/test_help.py`` parses them all)."""
+
+
+def _epilog(command: str) -> str:
+    return "examples:\n" + "\n".join(f"  {cmd}\n      {what}" for cmd, what in EXAMPLES[command])
+
 
 class IdentityAction(argparse.Action):
     """``--version``: print the identity of the running build (version, commit, package digest, peers), exit 0.
@@ -186,32 +227,53 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None, prog: st
         return None
 
 
+def check_parser(out: TextIO) -> Parser:
+    """The argument parser of ``sonnx-check`` (``--version`` prints to ``out``)."""
+    parser = Parser(
+        prog=PROG_CHECK,
+        description="Check ONNX models against the SONNX graph rules.",
+        epilog=_epilog(PROG_CHECK),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
+    check.add_check_arguments(parser)
+    return parser
+
+
 def check_main(
     argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     """Entry point of ``sonnx-check``."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
-    parser = Parser(prog=PROG_CHECK, description="Check ONNX models against the SONNX graph rules.")
-    parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
-    check.add_check_arguments(parser)
-    args = _parse(parser, argv, PROG_CHECK, err)
+    args = _parse(check_parser(out), argv, PROG_CHECK, err)
     if args is None:
         return EXIT_UNUSABLE
     return guarded(check.run_check, args, PROG_CHECK, out, err)
 
 
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Entry point of ``sonnx`` (subcommands)."""
-    out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
+def sonnx_parser(out: TextIO) -> Parser:
+    """The argument parser of ``sonnx`` and its subcommands (``--version`` prints to ``out``)."""
     parser = Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
     parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name, help_text, add_arguments, runner in SUBCOMMANDS:
-        p = sub.add_parser(name, help=help_text)
+        p = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text[0].upper() + help_text[1:] + ".",
+            epilog=_epilog(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         add_arguments(p)
         p.set_defaults(func=runner, prog=f"sonnx {name}")
-    args = _parse(parser, argv, "sonnx", err)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of ``sonnx`` (subcommands)."""
+    out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
+    args = _parse(sonnx_parser(out), argv, "sonnx", err)
     if args is None:
         return EXIT_UNUSABLE
     return guarded(args.func, args, args.prog, out, err)
