@@ -21,6 +21,7 @@ from ..checking.batch import EXECUTORS, Batch, find_models, run_batch
 from ..checking.formats.sarif import sarif_report
 from ..checking.report import json_document
 from .check import add_check_options, options_from, write_outputs
+from .colour import batch_column, wanted, write_report
 from .common import add_progress, add_report_outputs, check_report_outputs, output_format, progress_for
 
 
@@ -137,6 +138,7 @@ def run_batch_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, 
     elif fmt == "sarif":
         stdout.write(sarif_report(reports, options.profile, batch.exit_code, args.docs_url))
     else:
-        stdout.write(summary_table(batch))
+        width = max([5, *(len(r[0]) for r in _findings(batch))])
+        write_report(stdout, summary_table(batch), wanted(args.color, stdout), batch_column(width))
     write_outputs(args, reports, options.profile, batch.exit_code, batch.seconds())
     return batch.exit_code
