@@ -6,7 +6,7 @@ it cannot see the firing loop of :meth:`sonnx.execution.plan.GraphPlan.run`
 chain of ``--ops`` alternating Neg and Relu operations on a one-element
 tensor, so the kernels cost little and the loop shows. The main graph's plan
 is run ``--repeat`` times without a probe and ``--repeat`` times with one
-(the ``sonnx run --profile`` path); the figures are CPU seconds of this
+(the ``sonnx run --timings`` path); the figures are CPU seconds of this
 process (``time.process_time``), which a machine shared with other jobs
 disturbs less than wall time. To compare two versions of sonnx, run this
 under each (``PYTHONPATH=<their src>``), alternating, several times.

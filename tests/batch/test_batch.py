@@ -296,9 +296,12 @@ def test_without_dask_a_process_pool_runs_and_says_so(
     models = [str(ROOT / "examples" / "cnn_block.onnx"), str(ROOT / "examples" / "c3_incomplete.onnx")]
     assert main(["batch", "-q", "--workers", "2", "--engine", "direct", *models]) == 1
     out = capsys.readouterr()
-    assert "Dask distributed is not installed" in out.err
     assert "local process pool, 2 worker processes" in out.out
-    assert "note: Dask distributed is not installed" in out.out
+    assert out.out.count("note: Dask distributed is not installed") == 1 and "Dask" not in out.err  # said once
+    assert main(["batch", "-q", "--json", "--workers", "2", "--engine", "direct", *models]) == 1
+    out = capsys.readouterr()
+    assert "Dask distributed is not installed" in json.loads(out.out)["batch"]["notes"][0]
+    assert out.err.count("note: Dask distributed is not installed") == 1  # JSON is for a program: the person is told
     assert main(["batch", "-q", "--executor", "dask", "--workers", "2", *models]) == 2
     assert "pip install 'sonnx[fleet]'" in capsys.readouterr().err
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -85,8 +87,10 @@ def test_bad_arguments_exit_2_with_one_line(argv: list[str]) -> None:
 def test_unreadable_model_among_others_exits_2_and_reports_each(tmp_path: Path) -> None:
     code, out, err = call(check_main, str(tmp_path / "missing.onnx"), str(EX / "cnn_block.onnx"))
     assert code == 2
-    assert "ERROR" in out and "result: PROVED" in out
-    assert err.count("\n") == 1 and "missing.onnx" in err
+    assert "result: PROVED" in out and "missing.onnx" not in out  # the unreadable model is said once, on stderr
+    assert err.count("\n") == 1 and "missing.onnx: no such file" in err
+    code, out, err = call(check_main, "--json", str(tmp_path / "missing.onnx"), str(EX / "cnn_block.onnx"))
+    assert code == 2 and "no such file" in out and err.count("\n") == 1  # JSON for the machine, a line for the person
 
 
 @pytest.mark.rule("GRAPH-ACYCLIC")
@@ -134,3 +138,29 @@ def test_rules_refuses_an_unknown_id_in_one_line() -> None:
     code, out, err = call(main, "rules", "GRAPH-C2", "GRAPH-NOPE")
     assert code == 2 and out == ""
     assert err.strip().count("\n") == 0 and "no rule GRAPH-NOPE" in err
+
+
+@pytest.mark.parametrize(
+    ("entry", "argv", "named"),
+    [
+        ("check", ["-Z"], "-Z"),
+        ("check", ["--nonsense=1"], "--nonsense"),
+        ("check", ["--profile", "sonnx", "--enginee", "direct"], "--enginee"),
+        ("sonnx", ["run", "--bogus"], "--bogus"),
+        ("sonnx", ["--bogus", "rules"], "--bogus"),
+    ],
+)
+def test_an_unknown_option_is_named_even_when_a_positional_argument_is_missing(
+    entry: str, argv: list[str], named: str
+) -> None:
+    code, out, err = call(check_main if entry == "check" else main, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and f"error: unrecognized option {named} (see --help)" in err
+
+
+@pytest.mark.parametrize("command", ["sonnx-check", "sonnx"])
+def test_dash_capital_v_prints_the_version_like_dash_dash_version(command: str) -> None:
+    exe = str(Path(sys.executable).with_name(command))
+    short, long = (subprocess.run([exe, f], capture_output=True, text=True, timeout=120) for f in ("-V", "--version"))
+    assert short.returncode == 0 and short.stderr == "" and short.stdout.startswith("sonnx ")
+    assert (short.returncode, short.stdout) == (long.returncode, long.stdout)

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto, helper
 
 from sonnx.cli import check_main, main
@@ -214,7 +215,7 @@ def test_run_refuses_a_thread_count_below_one(tmp_path: Path) -> None:
 def test_profile_counts_every_operation_and_the_largest_live_set(tmp_path: Path) -> None:
     """Diamond on a float32 [2, 3] input (24 bytes a value): x, a, b and c are live together once c is
     computed (x and b are last read there), so the largest live set is 4 x 24 = 96 bytes."""
-    code, out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--profile", "--repeat", "2", "--json")
+    code, out, err = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--timings", "--repeat", "2", "--json")
     assert code == 0, err
     prof = json.loads(out)["profile"]
     assert prof["runs"] == 2
@@ -223,7 +224,7 @@ def test_profile_counts_every_operation_and_the_largest_live_set(tmp_path: Path)
     assert all(o["output_bytes"] == 24 for o in prof["operations"])
     assert prof["peak_live_bytes"] == 96 and prof["input_bytes"] == 24 and prof["weights_bytes"] == 0
     assert len(prof["top"]) == 4 and abs(sum(o["share"] for o in prof["operators"]) - 1) < 1e-9
-    code, text, _ = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--profile")
+    code, text, _ = call(main, "run", str(diamond(tmp_path / "d.onnx")), "--timings")
     assert code == 0 and "largest live set 96 B" in text and "top 4 operations:" in text
 
 
@@ -252,3 +253,53 @@ def test_trace_refuses_to_overwrite_the_model(tmp_path: Path) -> None:
     model = diamond(tmp_path / "d.onnx")
     code, out, err = call(main, "run", str(model), "--trace", str(model))
     assert code == 2 and out == "" and "--trace" in err and onnx.load(str(model)).graph.node
+
+
+def _log_model(path: Path) -> Path:
+    graph = helper.make_graph(
+        [helper.make_node("Log", ["x"], ["y"]), helper.make_node("Greater", ["x", "zero"], ["positive"])],
+        "log",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5]),
+         helper.make_tensor_value_info("positive", TensorProto.BOOL, [5])],
+        [helper.make_tensor("zero", TensorProto.FLOAT, [], [0.0])],
+    )
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return path
+
+
+def test_run_gives_each_output_its_statistics_with_nan_and_inf_counted(tmp_path: Path) -> None:
+    model = _log_model(tmp_path / "log.onnx")
+    np.savez(tmp_path / "in.npz", x=np.array([-1.0, 0.0, 1.0, np.e, 100.0], np.float32))
+    code, out, err = call(main, "run", str(model), "--inputs", str(tmp_path / "in.npz"), "--json")
+    assert code == 0, err
+    y = json.loads(out, parse_constant=lambda c: pytest.fail(f"not strict JSON: {c}"))["outputs"]["y"]["statistics"]
+    assert (y["elements"], y["nan"], y["inf"]) == (5, 1, 1)  # Log(-1) is NaN, Log(0) is -inf
+    assert y["min"] == "-inf" and y["mean"] == "-inf"  # strict JSON: non-finite numbers as strings
+    assert abs(y["max"] - float(np.log(np.float32(100.0)))) < 1e-6
+    assert json.loads(out)["outputs"]["positive"]["statistics"] == {"elements": 5, "true": 3}
+    code, text, _ = call(main, "run", str(model), "--inputs", str(tmp_path / "in.npz"))
+    assert "y: float32 [5]  min -inf max 4.60517 mean -inf nan 1 inf 1" in text
+    assert "positive: bool [5]  true 3 of 5" in text
+
+
+def test_print_shows_small_outputs_and_names_the_size_of_larger_ones(tmp_path: Path) -> None:
+    model = _log_model(tmp_path / "log.onnx")
+    np.savez(tmp_path / "in.npz", x=np.array([-1.0, 0.0, 1.0, 1.0, 1.0], np.float32))
+    code, text, _ = call(main, "run", str(model), "--inputs", str(tmp_path / "in.npz"), "--print")
+    assert code == 0 and "  [ nan -inf   0.   0.   0.]" in text and "  [False False  True  True  True]" in text
+    code, text, _ = call(main, "run", str(model), "--inputs", str(tmp_path / "in.npz"), "--print", "--print-limit", "4")
+    assert code == 0 and text.count("(5 elements, more than --print-limit 4: not printed)") == 2
+    code, out, _ = call(main, "run", str(model), "--inputs", str(tmp_path / "in.npz"), "--print", "--json")
+    assert json.loads(out)["outputs"]["y"]["values"] == ["nan", "-inf", 0.0, 0.0, 0.0]
+    code, out, err = call(main, "run", str(model), "--print-limit", "0")
+    assert code == 2 and out == "" and "--print-limit" in err and err.count("\n") == 1
+
+
+def test_timings_is_the_option_and_profile_its_deprecated_alias(tmp_path: Path) -> None:
+    model = str(diamond(tmp_path / "d.onnx"))
+    code, new, err = call(main, "run", model, "--timings")
+    assert code == 0 and "top 4 operations:" in new and err == ""
+    code, old, err = call(main, "run", model, "--profile")
+    assert code == 0 and "top 4 operations:" in old
+    assert err.count("\n") == 1 and "--profile is deprecated here, use --timings" in err

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from typing import TextIO, cast
 
 _FORMAT = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
@@ -26,6 +27,7 @@ _FORMAT = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud80
 and lone surrogates (the undecodable bytes of a file name), which a UTF-8 terminal cannot print."""
 _UNSAFE_IN_FIELD = re.compile(f"[\x00-\x1f\x7f-\x9f{_FORMAT}]")
 _UNSAFE_IN_STREAM = re.compile(f"[\x00-\x08\x0b-\x1f\x80-\x9f{_FORMAT}]")
+_SGR_CODE = re.compile(r"[0-9]{1,3}(?:;[0-9]{1,3})*")
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -56,6 +58,19 @@ class SafeStream:
     def write(self, text: str) -> int:
         self.inner.write(_UNSAFE_IN_STREAM.sub(_escape, text))
         return len(text)
+
+    def write_styled(self, pieces: Iterable[tuple[str, str]]) -> None:
+        """Write ``(text, sgr)`` pieces: each text escaped as :meth:`write` escapes it, wrapped in the Select
+        Graphic Rendition code ``sgr`` when that is not empty. Only the caller's fixed codes reach the terminal
+        (digits and semicolons): no text written can carry one."""
+        for text, sgr in pieces:
+            body = _UNSAFE_IN_STREAM.sub(_escape, text)
+            if not sgr:
+                self.inner.write(body)
+            elif _SGR_CODE.fullmatch(sgr):
+                self.inner.write(f"\x1b[{sgr}m{body}\x1b[0m")
+            else:
+                raise ValueError(f"not a Select Graphic Rendition code: {sgr!r}")
 
     def flush(self) -> None:
         self.inner.flush()

@@ -21,6 +21,7 @@ from ..checking.batch import EXECUTORS, Batch, find_models, run_batch
 from ..checking.formats.sarif import sarif_report
 from ..checking.report import json_document
 from .check import add_check_options, options_from, write_outputs
+from .colour import batch_column, wanted, write_report
 from .common import add_progress, add_report_outputs, check_report_outputs, output_format, progress_for
 
 
@@ -129,9 +130,10 @@ def run_batch_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, 
         scheduler=args.scheduler,
         progress=progress_for(args, prog, stderr),
     )
-    for note in batch.notes:  # said on stderr even when progress is off: the run is not the one asked for
-        stderr.write(f"{prog}: note: {note}\n")
     fmt = output_format(args)
+    if fmt != "text":  # the text summary ends with the notes; beside JSON or SARIF they are also said on stderr
+        for note in batch.notes:  # even when progress is off: the run is not the one asked for
+            stderr.write(f"{prog}: note: {note}\n")
     reports = batch.reports
     if fmt == "json":
         doc = {**json_document(reports, options.profile, batch.exit_code), "batch": batch.to_json()}
@@ -139,6 +141,7 @@ def run_batch_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, 
     elif fmt == "sarif":
         stdout.write(sarif_report(reports, options.profile, batch.exit_code, args.docs_url))
     else:
-        stdout.write(summary_table(batch))
+        width = max([5, *(len(r[0]) for r in _findings(batch))])
+        write_report(stdout, summary_table(batch), wanted(args.color, stdout), batch_column(width))
     write_outputs(args, reports, options.profile, batch.exit_code, batch.seconds())
     return batch.exit_code

@@ -30,6 +30,7 @@ from ..checking.selection import parse_selectors
 from ..differential.run import parse_oracles
 from ..rules import PROFILE_SONNX, PROFILES
 from ..smt.pool import POOL_MIN_OPERATIONS
+from .colour import wanted, write_report
 from .common import (
     add_progress,
     add_report_outputs,
@@ -208,8 +209,9 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
     elif fmt == "sarif":
         stdout.write(sarif_report(run.reports, options.profile, run.exit_code, args.docs_url))
-    else:
-        stdout.write(text_report(run.reports, options.profile))
+    else:  # a model that could not be read is said once, as the one-line error on stderr below
+        checked = [r for r in run.reports if r.error is None]
+        write_report(stdout, text_report(checked, options.profile) if checked else "", wanted(args.color, stdout))
     write_outputs(args, run.reports, options.profile, run.exit_code)
     for r in run.reports:
         if r.error is not None:

@@ -18,6 +18,7 @@ from ..base.files import refuse_overwrite
 from ..base.progress import Progress
 from ..checking.options import check_docs_url, check_seed, operator_pair
 from ..differential.metrics import Tolerance
+from .colour import add_color
 
 
 class Parser(argparse.ArgumentParser):
@@ -70,6 +71,7 @@ def add_report_outputs(p: argparse.ArgumentParser, what: str) -> None:
         "--junit", metavar="FILE", help="also write the verdicts as JUnit XML: one testcase per rule per model"
     )
     p.add_argument("--sarif", metavar="FILE", help="also write the verdicts as a SARIF 2.1.0 log")
+    add_color(p)
     p.add_argument(
         "--docs-url",
         metavar="URL",

@@ -9,6 +9,8 @@ no traceback escapes (:func:`guarded`).
 from __future__ import annotations
 
 import argparse
+import os
+import select
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -66,6 +68,47 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Ru
 )
 """Every subcommand of ``sonnx``: name, help, its argument set-up, the function that runs it."""
 
+EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "sonnx-check": (
+        ("sonnx-check examples/cnn_block.onnx", "every rule of the sonnx profile, in text"),
+        ("sonnx-check --profile sonnx-strict --json examples/strict_dense.onnx", "the strict profile, as JSON"),
+        ("sonnx-check --evidence bundle examples/cnn_block.onnx", "also write an evidence bundle"),
+        ("sonnx-check --engine both --orders 5 examples/cnn_block.onnx", "both engines, and 5 seeded schedules"),
+    ),
+    "check": (("sonnx check examples/cnn_block.onnx", "the same as sonnx-check examples/cnn_block.onnx"),),
+    "batch": (
+        ("sonnx batch models/ 'more/**/*.onnx' --jobs 2", "every model found, two at a time"),
+        ("sonnx batch models/ --json --evidence bundles", "a JSON summary and one bundle per model"),
+    ),
+    "run": (
+        ("sonnx run examples/cnn_block.onnx --output out.npz", "random inputs drawn from the declared types"),
+        ("sonnx run examples/cnn_block.onnx --inputs in.npz --repeat 20 --threads 1", "timed runs on given inputs"),
+    ),
+    "crosscheck": (
+        ("sonnx crosscheck examples/cnn_block.onnx", "sonnx's executor against the other runtimes"),
+        ("sonnx crosscheck examples/cnn_block.onnx --oracles reference --ulp 4", "one oracle, a tolerance in ulps"),
+    ),
+    "evidence": (("sonnx evidence verify bundle", "re-derive every claim of a bundle sonnx-check wrote"),),
+    "rules": (
+        ("sonnx rules", "the table of every rule"),
+        ("sonnx rules GRAPH-C1 GRAPH-R2", "the spec's statement and rationale of two rules"),
+    ),
+    "partition": (
+        ("sonnx partition examples/cnn_block.onnx --provider GPU=Conv,Relu -o part.json", "produce a partition"),
+        ("sonnx partition --check examples/cnn_block.onnx part.json", "verify a partition"),
+    ),
+    "rewrite": (
+        ("sonnx rewrite examples/cnn_block.onnx out.onnx", "every verified pass, validated on random inputs"),
+        ("sonnx rewrite --pass dropout --pass identity in.onnx out.onnx", "two passes only"),
+    ),
+    "equiv": (("sonnx equiv original.onnx optimized.onnx", "structure, numbers and both check verdicts"),),
+}
+"""Example command lines shown at the end of each command's help (``tests/cli/test_help.py`` parses them all)."""
+
+
+def _epilog(command: str) -> str:
+    return "examples:\n" + "\n".join(f"  {cmd}\n      {what}" for cmd, what in EXAMPLES[command])
+
 
 class IdentityAction(argparse.Action):
     """``--version``: print the identity of the running build (version, commit, package digest, peers), exit 0.
@@ -87,10 +130,38 @@ class IdentityAction(argparse.Action):
         parser.exit(0)
 
 
+EXIT_CLOSED_PIPE = 141
+"""The exit code when the reader of standard output went away (``sonnx rules | head``): 128 + SIGPIPE, the status
+a shell reports for any Unix tool that a closed pipe stopped. Nothing is printed: it is a normal end."""
+
+
+def _reader_gone(stdout: TextIO) -> bool:
+    """Whether standard output is a pipe or socket whose reader has closed it.
+
+    Asked of the file descriptor itself (``poll`` reports POLLERR on the write end of a pipe with no reader),
+    not of the buffer, which may be empty by then.
+    """
+    try:
+        fd = stdout.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
 def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, stderr: TextIO) -> int:
-    """Run one subcommand; every exception becomes one line on stderr and an exit code."""
+    """Run one subcommand; every exception becomes one line on stderr and an exit code.
+
+    A closed standard output (the reader of a pipe went away) ends the run silently with
+    :data:`EXIT_CLOSED_PIPE`; a broken pipe anywhere else (a worker's) is the tool defect it is.
+    """
     try:
         return fn(args, stdout, stderr, prog)
+    except BrokenPipeError as exc:
+        if _reader_gone(stdout):
+            return EXIT_CLOSED_PIPE
+        return _defect(exc, prog, stderr)
     except SonnxError as exc:
         stderr.write(f"{prog}: error: {printable(exc.one_line())}\n")
         return exc.exit_code
@@ -104,17 +175,69 @@ def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, std
         stderr.write(f"{prog}: error: not enough memory for this model or its inputs on this machine\n")
         return EXIT_UNUSABLE
     except Exception as exc:
-        detail = printable(" ".join(str(exc).split()))
-        stderr.write(f"{prog}: internal error: {type(exc).__name__}: {detail} (a tool defect; please report it)\n")
-        return EXIT_UNUSABLE
+        return _defect(exc, prog, stderr)
+
+
+def _defect(exc: Exception, prog: str, stderr: TextIO) -> int:
+    """An exception no layer turned into a :class:`SonnxError`: one line naming it as a tool defect."""
+    detail = printable(" ".join(str(exc).split()))
+    stderr.write(f"{prog}: internal error: {type(exc).__name__}: {detail} (a tool defect; please report it)\n")
+    return EXIT_UNUSABLE
+
+
+def _known(parser: argparse.ArgumentParser, token: str) -> bool:
+    """Whether ``token`` (``--name``, ``--name=value``, ``-x``) names an option of ``parser`` (abbreviations too)."""
+    name = token.split("=", 1)[0]
+    options: dict[str, Any] = parser._option_string_actions
+    if name in options:
+        return True
+    if name.startswith("--"):
+        return parser.allow_abbrev and any(o.startswith(name) for o in options)
+    return name[:2] in options  # a short option with its value attached (-j2)
+
+
+def _unknown_option(parser: argparse.ArgumentParser, argv: Sequence[str]) -> str | None:
+    """The first argument that looks like an option and that neither ``parser`` nor the chosen subcommand knows.
+
+    argparse reports a missing positional argument before an unknown option (``sonnx-check -V`` said that MODEL is
+    missing); the unknown option is the mistake to name.
+    """
+    target = parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = next((a for a in argv if not a.startswith("-")), None)
+            if chosen in action.choices:
+                target = action.choices[chosen]
+    for token in argv:
+        if token == "--":
+            return None
+        if token.startswith("-") and token != "-" and not token[1:2].isdigit() and not _known(target, token):
+            if target is parser or not _known(parser, token):
+                return token.split("=", 1)[0]
+    return None
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None, prog: str, stderr: TextIO):  # type: ignore[no-untyped-def]
     try:
         return parser.parse_args(argv)
     except UsageError as exc:
-        stderr.write(f"{prog}: error: {exc.one_line()}\n")
+        unknown = _unknown_option(parser, sys.argv[1:] if argv is None else argv)
+        why = f"unrecognized option {unknown} (see --help)" if unknown is not None else exc.one_line()
+        stderr.write(f"{prog}: error: {why}\n")
         return None
+
+
+def check_parser(out: TextIO) -> Parser:
+    """The argument parser of ``sonnx-check`` (``--version`` prints to ``out``)."""
+    parser = Parser(
+        prog=PROG_CHECK,
+        description="Check ONNX models against the SONNX graph rules.",
+        epilog=_epilog(PROG_CHECK),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
+    check.add_check_arguments(parser)
+    return parser
 
 
 def check_main(
@@ -122,35 +245,58 @@ def check_main(
 ) -> int:
     """Entry point of ``sonnx-check``."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
-    parser = Parser(prog=PROG_CHECK, description="Check ONNX models against the SONNX graph rules.")
-    parser.add_argument("--version", action=IdentityAction, stream=out)
-    check.add_check_arguments(parser)
-    args = _parse(parser, argv, PROG_CHECK, err)
+    args = _parse(check_parser(out), argv, PROG_CHECK, err)
     if args is None:
         return EXIT_UNUSABLE
     return guarded(check.run_check, args, PROG_CHECK, out, err)
 
 
-def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
-    """Entry point of ``sonnx`` (subcommands)."""
-    out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
+def sonnx_parser(out: TextIO) -> Parser:
+    """The argument parser of ``sonnx`` and its subcommands (``--version`` prints to ``out``)."""
     parser = Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
-    parser.add_argument("--version", action=IdentityAction, stream=out)
+    parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
     for name, help_text, add_arguments, runner in SUBCOMMANDS:
-        p = sub.add_parser(name, help=help_text)
+        p = sub.add_parser(
+            name,
+            help=help_text,
+            description=help_text[0].upper() + help_text[1:] + ".",
+            epilog=_epilog(name),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         add_arguments(p)
         p.set_defaults(func=runner, prog=f"sonnx {name}")
-    args = _parse(parser, argv, "sonnx", err)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point of ``sonnx`` (subcommands)."""
+    out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
+    args = _parse(sonnx_parser(out), argv, "sonnx", err)
     if args is None:
         return EXIT_UNUSABLE
     return guarded(args.func, args, args.prog, out, err)
 
 
+def _exit(code: int) -> None:
+    """Leave the process with ``code``; after a closed pipe, standard output is pointed at /dev/null first so that
+    the interpreter's last flush at exit cannot raise again and print a traceback."""
+    if code != EXIT_CLOSED_PIPE:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = EXIT_CLOSED_PIPE
+    if code == EXIT_CLOSED_PIPE:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    sys.exit(code)
+
+
 def console_check() -> None:
-    sys.exit(check_main())
+    _exit(check_main())
 
 
 def console_main() -> None:
-    sys.exit(main())
+    _exit(main())

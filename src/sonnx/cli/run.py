@@ -12,11 +12,16 @@ one line): what the model is given, a Loop's trip count read from the inputs
 say, decides how long it runs, as in any runtime.
 
 ``--threads N`` sets NumPy's BLAS thread pool for the runs (default: the
-machine's cores); the count is stated in the output. ``--profile`` runs the
+machine's cores); the count is stated in the output. ``--timings`` runs the
 model again with per-operation timers, ``max(1, --repeat)`` times after the
 timed runs, and prints where the time and memory go
 (:mod:`sonnx.execution.profiling`); ``--trace FILE.json`` writes those runs as a Chrome
-trace.
+trace. ``--profile`` is the former name of ``--timings``, kept as a deprecated alias: in ``sonnx-check``,
+``--profile`` chooses the rule set.
+
+Each output tensor is summarised with its statistics (minimum, maximum, mean, counts of NaN and infinities;
+:mod:`sonnx.cli.run_values`); ``--print`` also prints the values of outputs of at most ``--print-limit``
+elements.
 
 Each output the run produced is compared with the type the model declares
 for it (:func:`sonnx.execution.signature.output_misfits`); a contradiction is printed
@@ -47,6 +52,7 @@ from ..execution.signature import output_misfits
 from ..loader import load_model
 from ..model.graph import Model
 from .common import add_json, add_progress, add_seed, progress_for, write_json
+from .run_values import DEFAULT_PRINT_LIMIT, print_limit, value_statistics, values_json, values_text
 from .validation_args import budget
 
 
@@ -69,8 +75,14 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--schedule", default="file", help="file (default), lifo, or random:SEED")
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads of NumPy's BLAS pool (default: the machine's cores)")
-    p.add_argument("--profile", action="store_true",
+    p.add_argument("--timings", action="store_true",
                    help="time every operation (max(1, --repeat) extra runs): operator types, top 10, peak live bytes")
+    p.add_argument("--profile", dest="timings_alias", action="store_true",
+                   help="deprecated name of --timings (in sonnx-check, --profile chooses the rule set)")
+    p.add_argument("--print", dest="print_values", action="store_true",
+                   help="also print the values of every output of at most --print-limit elements")
+    p.add_argument("--print-limit", type=print_limit, default=DEFAULT_PRINT_LIMIT, metavar="N",
+                   help=f"the largest output --print prints, in elements (default {DEFAULT_PRINT_LIMIT})")
     p.add_argument("--trace", metavar="FILE.json", help="write the profiled runs as a Chrome trace (implies profiling)")
     add_json(p, "the outputs' types and shapes (and the timings)")
     add_progress(p)
@@ -86,11 +98,13 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         refuse_overwrite(args.output, sources, "--output")
     if args.trace:
         refuse_overwrite(args.trace, sources, "--trace")
+    if args.timings_alias:  # said even when progress is off: the name will go
+        stderr.write(f"{prog}: note: --profile is deprecated here, use --timings (the same per-operation timings)\n")
     say = progress_for(args, prog, stderr)
     say(f"loading {args.model}")
     model = load_model(args.model, weights_from_file=True)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
-    profiled = args.profile or bool(args.trace)
+    profiled = args.timings or args.timings_alias or bool(args.trace)
     with blas_threads(threads) as pools:
         say(f"running ({threads} BLAS thread{'s' if threads != 1 else ''})")
         outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule, budget=args.budget)
@@ -113,11 +127,17 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         events = trace_events(model_plan(model), probes)
         write_atomically(args.trace, lambda fh: fh.write(json.dumps(events).encode("utf-8")))
     shapes = {name: (str(np.asarray(v).dtype), list(np.asarray(v).shape)) for name, v in outputs.items()}
+    stats = {name: value_statistics(v) for name, v in outputs.items()}
+    stats_json = {name: None if st is None else st.to_json() for name, st in stats.items()}
     misfits = output_misfits(model, feeds, outputs)
     if args.json:
         doc: dict[str, object] = {
             "model": args.model,
-            "outputs": {n: {"dtype": d, "shape": s} for n, (d, s) in shapes.items()},
+            "outputs": {
+                n: {"dtype": d, "shape": s, "statistics": stats_json[n]}
+                | ({"values": values_json(outputs[n], args.print_limit)} if args.print_values else {})
+                for n, (d, s) in shapes.items()
+            },
             "written": args.output,
             "threads": {"requested": threads, "blas": pools},
             "declared_output_misfits": [m.to_json() for m in misfits],
@@ -131,7 +151,10 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         write_json(stdout, doc)
         return 0
     for name, (dtype, shape) in shapes.items():
-        stdout.write(f"{name}: {dtype} {shape}\n")
+        st = stats[name]
+        stdout.write(f"{name}: {dtype} {shape}" + (f"  {st.line()}" if st is not None else "") + "\n")
+        if args.print_values:
+            stdout.write(values_text(outputs[name], args.print_limit) + "\n")
     for m in misfits:
         stdout.write(f"warning: {m.line()}\n")
     stdout.write(f"threads: {threads} ({_pools_text(pools)})\n")

@@ -104,7 +104,7 @@ def execute(
     ``scheduler`` orders the main graph's operations (file order by default);
     ``nested`` makes a fresh scheduler for each run of a nested graph.
     ``probe``, when given, records each firing's time and bytes
-    (``sonnx run --profile``). ``budget``, in seconds of wall-clock time, stops
+    (``sonnx run --timings``). ``budget``, in seconds of wall-clock time, stops
     a run that has not finished by then with :class:`~sonnx.base.errors.BudgetExceeded`
     (checked between firings, nested graphs and Loop iterations included).
 
