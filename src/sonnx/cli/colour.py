@@ -24,9 +24,13 @@ SGR: dict[str, str] = {
     "WARNING": "33",
     "UNKNOWN": "1;35",
     "TESTED": "36",
+    "WAIVED": "34",
+    "NOT CHECKED": "2",
+    "PARTIAL": "1;35",
 }
 """Select Graphic Rendition codes per status word: green established, red violated or unusable, yellow a
-warning, magenta not established, cyan tested on samples."""
+warning, magenta not established (a verdict, or a run with rules left out), cyan tested on samples, blue
+accepted by a waiver, dim not checked."""
 
 WORDS = "|".join(sorted(SGR, key=len, reverse=True))
 REPORT = re.compile(rf"^(?:  |result: )({WORDS})(?= |$)", re.M)
