@@ -1,0 +1,61 @@
+"""The kit's data: the TORs come from the rule table, the packaged examples and known problems stay current."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+
+from sonnx.checking.qualify import requirements as tor
+from sonnx.checking.qualify.cases import EXAMPLES_FOLDER, EXAMPLES_PACKAGE, suite
+from sonnx.checking.qualify.models import BUILDERS, UNREADABLE, model_bytes
+from sonnx.rules.registry import RULES
+from tests.common.cli import EXAMPLES, ROOT
+from tests.conformance import deviations
+from tools import known_problems
+
+
+def test_one_tor_per_rule_worded_from_the_spec_then_the_tools_own() -> None:
+    reqs = tor.requirements()
+    assert [r.rule for r in reqs[: len(RULES)]] == [r.id for r in RULES]
+    for req, rule in zip(reqs, RULES, strict=False):
+        assert req.id == f"TOR-{rule.id}" and req.title == rule.title
+        assert " ".join(rule.statement.split()) in req.text and rule.spec in req.source
+    ids = [r.id for r in reqs]
+    assert len(ids) == len(set(ids)) and all(re.fullmatch(r"TOR-[A-Z0-9-]+", i) for i in ids)
+    assert tor.UNKNOWN_NEVER_PASSES in ids and all(r.rule is None for r in reqs[len(RULES):])
+
+
+def test_the_packaged_examples_are_the_shipped_ones() -> None:
+    folder = resources.files(EXAMPLES_PACKAGE).joinpath(EXAMPLES_FOLDER)
+    expected = json.loads((EXAMPLES / "expected.json").read_text(encoding="utf-8"))
+    assert json.loads(folder.joinpath("expected.json").read_text("utf-8")) == expected
+    names = {row["model"] for row in expected["cases"]}
+    packaged = {p.name for p in folder.iterdir() if p.name.endswith(".onnx")}
+    assert packaged == names
+    for name in names:
+        assert folder.joinpath(name).read_bytes() == (EXAMPLES / name).read_bytes(), name
+
+
+def test_the_packaged_known_problems_are_current() -> None:
+    text = (ROOT / known_problems.PACKAGED).read_text(encoding="utf-8")
+    assert text == known_problems.packaged(), "run python -m tools.known_problems"
+    ids = {p["id"] for p in json.loads(text)["problems"]}
+    assert {f"KP-DEVIATION-{k}" for k in deviations.DEVIATIONS} <= ids
+    assert {f"KP-REFUSAL-{k}" for k in deviations.REFUSALS} <= ids
+    for limit in known_problems.LIMITATIONS:
+        assert (ROOT / limit["source"].split()[0]).is_file(), limit["source"]
+
+
+@pytest.mark.parametrize("name", sorted(BUILDERS))
+def test_planted_models_are_reproducible_bytes(name: str) -> None:
+    assert model_bytes(name) == model_bytes(name)
+
+
+def test_every_planted_model_and_unreadable_file_is_used_by_a_case() -> None:
+    used = {c.model.removeprefix("planted:") for c in suite("full") if c.model.startswith("planted:")}
+    assert used == set(BUILDERS) | set(UNREADABLE)
+    ids = [c.id for c in suite("full")]
+    assert len(ids) == len(set(ids))
