@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from dataclasses import replace
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +62,27 @@ def test_every_planted_model_and_unreadable_file_is_used_by_a_case() -> None:
     assert used == set(BUILDERS) | set(UNREADABLE)
     ids = [c.id for c in suite("full")]
     assert len(ids) == len(set(ids))
+
+
+def test_a_case_file_names_its_model_by_digest_and_is_given_as_a_path(tmp_path: Path) -> None:
+    from sonnx.checking.qualify.cases import PLANTED
+    from sonnx.checking.qualify.runner import write_files, write_model
+
+    case = replace(PLANTED[0], files={"list.txt": "model {model_sha256}\n"}, id="QP-T")
+    model = write_model(case, tmp_path)
+    paths = write_files(case, model)
+    assert paths == {"list.txt": str(tmp_path / "QP-T.list.txt")}
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()
+    assert Path(paths["list.txt"]).read_text() == f"model {digest}\n"
+
+
+def test_a_row_may_expect_a_status_the_check_does_not_give_and_then_fails(tmp_path: Path) -> None:
+    from sonnx.checking.qualify.cases import PLANTED, Expected
+    from sonnx.checking.qualify.runner import FAILED, run_case
+
+    base = next(c for c in PLANTED if c.id == "QP-PLANT-UNUSED-INPUT")
+    case = replace(base, expect=Expected(0, others={"WAIVED": ("GRAPH-C2",)}))
+    result = run_case(case, tmp_path / "models")
+    assert result.status == FAILED
+    assert "GRAPH-C2: VIOLATED (error), expected WAIVED (error)" in result.differences
+    assert case.to_json()["expected"]["WAIVED"] == ["GRAPH-C2"]

@@ -49,6 +49,9 @@ class Expected:
     tested: tuple[str, ...] = ()
     error: bool = False
     verified: int | None = None
+    others: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Rules expected with another status, by the status's name as the report writes it (a status that a
+    feature of the check adds, such as a waived finding's, gets its rows without a new field here)."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"exit_code": self.exit_code}
@@ -58,6 +61,7 @@ class Expected:
             out.update(violated=list(self.violated), warnings=list(self.warnings), unknown=list(self.unknown))
             if self.tested:
                 out["tested"] = list(self.tested)
+            out.update({status: list(rules) for status, rules in self.others.items()})
         if self.verified is not None:
             out["evidence_verify_exit_code"] = self.verified
         return out
@@ -80,6 +84,10 @@ class Case:
     """The TORs of the tool's behaviour this case verifies; the rules' TORs follow from ``expect``."""
     kind: str = "check"
     """``check``: run the check and compare; ``evidence``: also write a bundle and verify it."""
+    files: Mapping[str, str] = field(default_factory=dict)
+    """Files the check reads besides the model (an inputs file, a list the check is given), by name: their text,
+    in which ``{model_sha256}`` stands for the SHA-256 of the case's model. An option whose value is one of these
+    names is given the path of the written file."""
     needs: tuple[str, ...] = ()
     """Distributions the case needs besides sonnx's own dependencies (``onnxruntime``)."""
     small: bool = False
@@ -99,6 +107,7 @@ class Case:
             "profile": self.profile,
             "engine": self.engine,
             "options": {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()},
+            "files": {name: f"models/{self.id}.{name}" for name in self.files},
             "needs": list(self.needs),
             "suite": "small" if self.small else "full",
             "tors": list(self.tors),
@@ -164,6 +173,10 @@ PLANTED: tuple[Case, ...] = (
     _planted("conforming", "the executor agrees with onnxruntime on the conforming model: TESTED",
              E(0, tested=("EXEC-CROSSCHECK-ONNXRUNTIME",)), options={"oracles": ("onnxruntime",)},
              needs=("onnxruntime",), tors=(tor.CROSSCHECK_TESTED,), small=True, tag="-CROSSCHECK"),
+    _planted("conforming", "the executor agrees with onnxruntime on input values given in a JSON file",
+             E(0, tested=("EXEC-CROSSCHECK-ONNXRUNTIME",)), options={"oracles": ("onnxruntime",), "inputs": "x.json"},
+             files={"x.json": '{"x": {"data": [[0.5, -1.0, 2.0, 0.25]], "dtype": "float32"}}\n'},
+             needs=("onnxruntime",), tors=(tor.CROSSCHECK_TESTED,), tag="-CROSSCHECK-INPUTS"),
 )
 """The planted-defect cases (see :mod:`.models` for each model)."""
 

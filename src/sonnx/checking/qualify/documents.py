@@ -20,7 +20,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from ...base.build_info import build_identity
+from ...base.build_info import PEER_DISTRIBUTIONS, build_identity
 from ...base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ...rules.registry import rules_for
 from . import requirements as tor
@@ -101,19 +101,33 @@ def procedures_document(suite: str, results: Sequence[CaseResult]) -> dict[str, 
     return {"schema": schema("procedures"), "suite": suite, "cases": [r.to_json() for r in results]}
 
 
+TOOLING_EXTRAS = ("dev", "docs")
+"""Extras that hold the project's own tooling (tests, linters, the docs build), left out of the index."""
+
+
+def _requirement_name(spec: str) -> str | None:
+    """The distribution a requirement line of sonnx's metadata names, or None for one of a tooling extra."""
+    requirement, _, marker = spec.partition(";")
+    if any(f'extra == "{extra}"' in marker for extra in TOOLING_EXTRAS):
+        return None
+    name = requirement.split("[")[0]
+    for sep in "<>=!~ (":
+        name = name.split(sep)[0]
+    return name.strip() or None
+
+
 def _distributions() -> dict[str, str | None]:
-    """The installed version of sonnx's declared dependencies and its optional peers (None: not installed)."""
-    names = {"onnx", "numpy", "z3-solver", "threadpoolctl", "ml_dtypes", "onnxruntime", "cvc5", "protobuf"}
+    """The installed version of each library sonnx depends on or offers as an extra (None: not installed).
+
+    Read from sonnx's own metadata when it is installed, beside the libraries whose behaviour the verdicts
+    depend on (:data:`sonnx.base.build_info.PEER_DISTRIBUTIONS`) and protobuf, which onnx parses with.
+    """
+    names = {*PEER_DISTRIBUTIONS, "protobuf", "threadpoolctl"}
     try:
         declared = metadata.requires("sonnx") or []
     except metadata.PackageNotFoundError:
         declared = []
-    for spec in declared:
-        name = spec.split(";")[0].split("[")[0]
-        for sep in "<>=!~ ":
-            name = name.split(sep)[0]
-        if name:
-            names.add(name.strip())
+    names.update(n for n in map(_requirement_name, declared) if n)
     out: dict[str, str | None] = {}
     for name in sorted(names, key=str.lower):
         try:

@@ -11,6 +11,7 @@ lacks. A NOT RUN case is never counted as passed.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import shutil
@@ -67,6 +68,7 @@ def available(distribution: str) -> bool:
 
 def write_model(case: table.Case, folder: Path) -> Path:
     """Write the case's model file under ``folder`` (planted bytes, or the packaged example) and return its path."""
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / case.file_name
     if not path.exists():
         if case.model.startswith("example:"):
@@ -75,6 +77,17 @@ def write_model(case: table.Case, folder: Path) -> Path:
             data = model_bytes(case.model.removeprefix("planted:"))
         path.write_bytes(data)
     return path
+
+
+def write_files(case: table.Case, model: Path) -> dict[str, str]:
+    """Write the case's other files beside its model (``<case id>.<name>``); their paths by name."""
+    digest = hashlib.sha256(model.read_bytes()).hexdigest()
+    paths = {}
+    for name, template in case.files.items():
+        path = model.parent / f"{case.id}.{name}"
+        path.write_text(template.replace("{model_sha256}", digest), encoding="utf-8")
+        paths[name] = str(path)
+    return paths
 
 
 def _relative(value: Any, prefix: str) -> Any:
@@ -94,16 +107,19 @@ def _expected_statuses(case: table.Case) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     for rule in rules_for(case.profile):
         severity = rule.severity_in(case.profile).value
-        status = Status.PROVED
+        status = Status.PROVED.value
         if rule.id in e.violated:
-            status, severity = Status.VIOLATED, Severity.ERROR.value
+            status, severity = Status.VIOLATED.value, Severity.ERROR.value
         elif rule.id in e.warnings:
-            status, severity = Status.VIOLATED, Severity.WARNING.value
+            status, severity = Status.VIOLATED.value, Severity.WARNING.value
         elif rule.id in e.unknown:
-            status = Status.UNKNOWN
-        out[rule.id] = (status.value, severity)
+            status = Status.UNKNOWN.value
+        out[rule.id] = (status, severity)
     for rule_id in e.tested:
         out[rule_id] = (Status.TESTED.value, Severity.ERROR.value)
+    for status, rule_ids in e.others.items():
+        for rule_id in rule_ids:
+            out[rule_id] = (status, out.get(rule_id, ("", Severity.ERROR.value))[1])
     return out
 
 
@@ -160,7 +176,10 @@ def run_case(case: table.Case, models: Path) -> CaseResult:
     scratch = Path(tempfile.mkdtemp(prefix="sonnx-qualify-"))
     try:
         bundle = str(scratch / "bundle") if case.kind == "evidence" else None
-        options = CheckOptions(profile=case.profile, engine=case.engine, evidence=bundle, **case.options)
+        files = write_files(case, path)
+        given: dict[str, Any] = {k: files[v] if isinstance(v, str) and v in files else v
+                                 for k, v in case.options.items()}
+        options = CheckOptions(profile=case.profile, engine=case.engine, evidence=bundle, **given)
         report = check_models([str(path)], options).reports[0]
         diffs, actual = compare(case, report)
         if case.kind == "evidence":
