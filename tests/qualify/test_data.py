@@ -86,3 +86,16 @@ def test_a_row_may_expect_a_status_the_check_does_not_give_and_then_fails(tmp_pa
     assert result.status == FAILED
     assert "GRAPH-C2: VIOLATED (error), expected WAIVED (error)" in result.differences
     assert case.to_json()["expected"]["WAIVED"] == ["GRAPH-C2"]
+
+
+def test_a_crash_of_the_check_is_a_failed_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sonnx.checking.qualify import runner
+    from sonnx.checking.qualify.cases import PLANTED
+
+    def crash(*_args: object, **_kw: object) -> None:
+        raise RuntimeError("planted crash")
+
+    monkeypatch.setattr(runner, "check_models", crash)
+    result = runner.run_case(PLANTED[0], tmp_path / "models")
+    assert result.status == runner.FAILED
+    assert result.differences == ("internal error: RuntimeError: planted crash",)

@@ -47,21 +47,21 @@ TOOL_REQUIREMENTS: tuple[Requirement, ...] = (
         "UNKNOWN is never a pass",
         "When a rule's verdict cannot be established, sonnx-check reports it UNKNOWN with a reason, and a check "
         "whose verdicts are all PROVED or UNKNOWN never exits with 0.",
-        "spec/graph.rst section 9 (a conforming checker's verdicts)",
+        "spec/graph.rst section 9.1 (a checker SHALL NOT treat an undecided rule as satisfied)",
     ),
     Requirement(
         EXIT_CODES,
         "Exit codes",
         "sonnx-check exits with 0 when every error-severity rule is PROVED (warnings do not fail), with 1 when an "
         "error-severity rule is VIOLATED, and with 2 when the input is unusable or some verdict is not established.",
-        "spec/graph.rst section 9; docs: exit codes",
+        "spec/graph.rst section 9.1 (verdicts and exit codes)",
     ),
     Requirement(
         UNUSABLE_INPUT,
         "An unusable input is exit 2 with one line",
         "A file that is not a readable ONNX model gives no verdict: the check reports one line saying why and "
         "exits with 2.",
-        "docs/threat_model.rst",
+        "spec/graph.rst section 9.1; docs/threat_model.rst",
     ),
     Requirement(
         EVIDENCE_VERIFIES,
@@ -75,14 +75,14 @@ TOOL_REQUIREMENTS: tuple[Requirement, ...] = (
         "The SMT and direct engines agree",
         "With --engine both, the SMT engine runs beside the direct checks and every rule that both decide gets the "
         "same verdict from each; a disagreement is reported as a tool error (exit 2), never resolved silently.",
-        "docs/smt.rst",
+        "spec/graph.rst section 9.2 (engines); docs/smt.rst",
     ),
     Requirement(
         CROSSCHECK_TESTED,
         "Cross-checks against onnxruntime are TESTED, never PROVED",
-        "With --cross-check onnxruntime, the executor's outputs are compared with onnxruntime's on sampled inputs and "
-        "the verdict is TESTED (what was tried), never PROVED.",
-        "src/sonnx/base/verdict.py (TESTED); docs/inputs.rst",
+        "With --cross-check onnxruntime, the executor's outputs are compared with onnxruntime's on one input set "
+        "(drawn, or given in a file); agreement within tolerance is TESTED, saying what was tried, never PROVED.",
+        "src/sonnx/base/verdict.py and src/sonnx/differential/verdicts.py (TESTED); docs/evidence.rst",
     ),
 )
 """The TORs of the tool's own behaviour, in the order the kit lists them after the rules' TORs."""

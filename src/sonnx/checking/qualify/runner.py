@@ -194,6 +194,9 @@ def run_case(case: table.Case, models: Path) -> CaseResult:
         document = json_document([report.detached()], case.profile, report.exit_code)
     except SonnxError as exc:
         return CaseResult(case, FAILED, (f"the check raised: {exc.one_line()}",), seconds=time.perf_counter() - start)
+    except Exception as exc:  # a crash of the tool is a failed case, recorded, never a stop of the kit
+        why = f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())}"
+        return CaseResult(case, FAILED, (_relative(why, prefix),), seconds=time.perf_counter() - start)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     actual = _relative(actual, prefix)
