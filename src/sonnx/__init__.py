@@ -43,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "UnsafePathError": "sonnx.base.errors",
     "ExecutionError": "sonnx.base.errors",
     "ToolError": "sonnx.base.errors",
+    "qualify": "sonnx.api",
 }
 """Each public name and the module that defines it."""
 
@@ -73,11 +74,12 @@ __all__ = [
     "UnsafePathError",
     "ExecutionError",
     "ToolError",
+    "qualify",
 ]
 """The public names: ``__version__`` and those of :data:`_EXPORTS` (a test keeps the two lists equal)."""
 
 if TYPE_CHECKING:  # for type checkers and editors only; at run time the names are read on first use
-    from .api import batch, check, check_options, crosscheck, load, run
+    from .api import batch, check, check_options, crosscheck, load, qualify, run
     from .base.errors import (
         ExecutionError,
         ExternalDataError,

@@ -34,6 +34,8 @@ from .base.progress import Say
 from .checking.batch import Batch, find_models, run_batch
 from .checking.options import CheckOptions, check_seed, operator_pair
 from .checking.pipeline import check_model, check_models
+from .checking.qualify.kit import Qualification
+from .checking.qualify.kit import qualify as _qualify
 from .checking.report import ModelReport
 from .checking.selection import parse_selectors
 from .differential.metrics import Tolerance
@@ -247,6 +249,25 @@ def crosscheck(
     return cross_check(source, names, check_seed(seed), inputs_file, tol, model=loaded)
 
 
+def qualify(
+    outdir: str | os.PathLike[str],
+    *,
+    suite: str = "small",
+    jobs: int = 1,
+    force: bool = False,
+    progress: Say | None = None,
+) -> Qualification:
+    """Run the tool qualification suite here and write the kit into ``outdir``, as ``sonnx qualify`` does.
+
+    ``suite`` is ``small`` (a subset, for CI) or ``full`` (every case). The
+    returned :class:`~sonnx.checking.qualify.kit.Qualification` holds each case's
+    result, the summary document and ``exit_code`` (0 every case passed, 1 one
+    failed, 2 one could not run here); docs/qualification.rst says what the kit
+    supports and what it is not.
+    """
+    return _qualify(outdir, suite_name=suite, jobs=jobs, force=force, progress=progress)
+
+
 def _path(model: object) -> str:
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
@@ -265,4 +286,5 @@ __all__ = [
     "load",
     "run",
     "scheduler_factory",
+    "qualify",
 ]

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from ..base.build_info import build_identity, render_identity
 from ..base.errors import EXIT_UNUSABLE, SonnxError, UsageError
 from ..base.text import printable, safe_stream
-from . import batch, check, crosscheck, equiv, evidence, partition, rewrite, rules, run
+from . import batch, check, crosscheck, equiv, evidence, partition, qualify, rewrite, rules, run
 from .common import Parser
 
 PROG_CHECK = "sonnx-check"
@@ -64,6 +64,12 @@ SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Ru
         "compare two models: structure, numbers, and both check verdicts",
         equiv.add_equiv_arguments,
         equiv.run_equiv,
+    ),
+    (
+        "qualify",
+        "run the tool qualification suite here and write the kit (requirements, procedures, results)",
+        qualify.add_qualify_arguments,
+        qualify.run_qualify,
     ),
 )
 """Every subcommand of ``sonnx``: name, help, its argument set-up, the function that runs it."""
