@@ -108,6 +108,10 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("sonnx rewrite --pass dropout --pass identity in.onnx out.onnx", "two passes only"),
     ),
     "equiv": (("sonnx equiv original.onnx optimized.onnx", "structure, numbers and both check verdicts"),),
+    "qualify": (
+        ("sonnx qualify kit", "the small suite: a first look at the kit in this environment"),
+        ("sonnx qualify --suite full --jobs 2 kit", "every case, for the applicant's qualification data"),
+    ),
 }
 """Example command lines shown at the end of each command's help (``tests/cli/test_help.py`` parses them all)."""
 
