@@ -89,7 +89,7 @@ def check_options(**values: Any) -> CheckOptions:
     tol = values.get("tolerance")
     if isinstance(tol, Mapping):
         values["tolerance"] = Tolerance(**tol)
-    for name in ("smt_dir", "inputs", "evidence", "sign"):
+    for name in ("smt_dir", "inputs", "evidence", "sign", "operator_declarations"):
         if isinstance(values.get(name), os.PathLike):
             values[name] = os.fspath(values[name])
     try:
@@ -112,7 +112,8 @@ def check(
     ``options`` are the other fields of :class:`~sonnx.checking.options.CheckOptions`
     (``operators``, ``smt_dir``, ``structure_only``, ``seed``, ``orders``,
     ``inputs``, ``oracles``, ``tolerance``, ``evidence``,
-    ``evidence_timestamp``, ``sign``; see :func:`check_options`). The returned
+    ``evidence_timestamp``, ``sign``, ``operator_declarations``: the path of
+    a file declaring custom operators; see :func:`check_options`). The returned
     :class:`~sonnx.checking.report.ModelReport` holds one verdict per rule, PROVED,
     VIOLATED with its witness, UNKNOWN with its reason or TESTED, and
     ``exit_code`` is the one ``sonnx-check`` would give. A file that cannot be

@@ -65,6 +65,9 @@ class Verdict:
     engine: str = "direct"
     details: Mapping[str, JSONValue] = field(default_factory=dict)
     """What the check did, for any status (schedules run, solver mode...): JSON-ready, stable order."""
+    assumes: tuple[str, ...] = ()
+    """Facts the verdict rests on that the check took as given, not established (a user's operator declarations):
+    every output shows them beside the status (``PROVED, assuming ...``)."""
 
     def __post_init__(self) -> None:
         if (self.status is Status.VIOLATED) != (self.witness is not None):
@@ -122,4 +125,11 @@ class Verdict:
             out["reason"] = self.reason
         if self.details:
             out["details"] = dict(self.details)
+        if self.assumes:
+            out["assumes"] = list(self.assumes)
         return out
+
+    @property
+    def shown_status(self) -> str:
+        """The status with what it assumes: ``PROVED`` or ``PROVED, assuming <fact>; <fact>``."""
+        return self.status.value + (f", assuming {'; '.join(self.assumes)}" if self.assumes else "")

@@ -13,7 +13,8 @@ both, and agreement cannot show it). For each rule both decide,
   pass; disagreements are also returned so that the check exits with 2;
 * VIOLATED against UNKNOWN: the established violation is kept, with its
   witness (the model does not conform either way; the check exits with 1);
-* both UNKNOWN: UNKNOWN with both reasons.
+* both UNKNOWN: UNKNOWN with both reasons, or the one reason once
+  (``direct and smt: ...``) when both engines give the same words.
 
 Rules only the direct engine decides keep its verdict. A verdict of the SMT
 engine for a rule outside the selected rule table is returned apart, as an
@@ -42,7 +43,8 @@ def agree(d: Verdict, s: Verdict) -> tuple[Verdict, str | None]:
     """The combined verdict of one rule, and the disagreement (None when the engines agree)."""
     if d.status is s.status:
         if d.status is Status.UNKNOWN:
-            return Verdict.unknown(d.rule_id, f"direct: {d.reason}; smt: {s.reason}", d.severity, "direct+smt"), None
+            why = f"direct and smt: {d.reason}" if d.reason == s.reason else f"direct: {d.reason}; smt: {s.reason}"
+            return Verdict.unknown(d.rule_id, why, d.severity, "direct+smt"), None
         return replace(d, engine=f"direct+{s.engine}"), None
     if Status.VIOLATED in (d.status, s.status) and Status.UNKNOWN in (d.status, s.status):
         return (d if d.status is Status.VIOLATED else replace(s, severity=d.severity)), None

@@ -28,6 +28,7 @@ from ..base.errors import UsageError
 from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
+from ..rules.declarations import Declarations, read_declarations
 from ..rules.strict_operators import training_operators
 
 Engine = Literal["auto", "direct", "smt", "both"]
@@ -52,6 +53,9 @@ RECORDED_KEYS = (
     "required_metadata",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
+OPTIONAL_RECORDED_KEYS = ("operator_declarations",)
+"""Keys written after :data:`RECORDED_KEYS` only when the option is used, so that a bundle of a check without
+them (and every bundle written before they existed) records, and is read back, as before."""
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -123,6 +127,10 @@ class CheckOptions:
     docs_url: str | None = None
     required_metadata: tuple[str, ...] | None = None
     jobs: int | None = None
+    operator_declarations: str | None = None
+    """The path of the user's declarations of custom operators (:mod:`sonnx.rules.declarations`), or None."""
+    declarations: Declarations | None = field(default=None, compare=False, repr=False)
+    """The file of ``operator_declarations`` as read when the record was made (read once; not an option)."""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -171,6 +179,12 @@ class CheckOptions:
             check_docs_url(self.docs_url)
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
+        if self.operator_declarations is None:
+            object.__setattr__(self, "declarations", None)
+        elif self.declarations is None:
+            if not isinstance(self.operator_declarations, str) or not self.operator_declarations:
+                raise UsageError(f"--operator-declarations {self.operator_declarations!r}: expected a file path")
+            object.__setattr__(self, "declarations", read_declarations(self.operator_declarations))
 
     @property
     def read_weights(self) -> bool:
@@ -183,6 +197,7 @@ class CheckOptions:
             allowed_operators=self.operators,
             required_metadata=self.required_metadata,
             read_weights=self.read_weights,
+            declarations=self.declarations,
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -198,11 +213,14 @@ class CheckOptions:
             "cross_check": list(self.oracles),
             "tolerance": self.tolerance.to_json(),
             "required_metadata": None if self.required_metadata is None else list(self.required_metadata),
-        }
+        } | ({} if self.operator_declarations is None else {
+            "operator_declarations": Path(self.operator_declarations).name,
+        })
 
     @classmethod
-    def from_recorded(cls, data: Any, inputs: str | None) -> CheckOptions:
-        """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file).
+    def from_recorded(cls, data: Any, inputs: str | None, declarations: str | None = None) -> CheckOptions:
+        """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file;
+        ``declarations``: that of the operator declarations file, recorded only when one was given).
 
         The record must have exactly the keys :meth:`recorded` writes, each of
         its type; every value is then bounded as on the command line (the
@@ -210,8 +228,13 @@ class CheckOptions:
         tolerances). Anything else is a :class:`UsageError`: a bundle is read
         as hostile input.
         """
-        if not isinstance(data, Mapping) or tuple(data) != RECORDED_KEYS:
-            raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
+        if not isinstance(data, Mapping) or tuple(data) not in (RECORDED_KEYS, RECORDED_KEYS + OPTIONAL_RECORDED_KEYS):
+            raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order "
+                             f"(then {', '.join(OPTIONAL_RECORDED_KEYS)} when used)")
+        if ("operator_declarations" in data) != (declarations is not None) or (
+            declarations is not None and not isinstance(data["operator_declarations"], str)
+        ):
+            raise UsageError("the recorded operator declarations file and the bundle's copy of it do not match")
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
@@ -237,6 +260,7 @@ class CheckOptions:
             inputs=inputs,
             oracles=tuple(oracles),
             tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"], quant_steps=tol["quant_steps"]),
+            operator_declarations=declarations,
         )
 
     def command_line(self, model: str) -> list[str]:
@@ -258,6 +282,8 @@ class CheckOptions:
         for key, value in self.tolerance.to_json().items():
             if value is not None:
                 cmd += [f"--{key.replace('_', '-')}", str(value)]
+        if self.operator_declarations is not None:
+            cmd += ["--operator-declarations", self.operator_declarations]
         if self.evidence is not None:
             cmd += ["--evidence", "<bundle>"]
         if self.evidence_timestamp:

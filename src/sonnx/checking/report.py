@@ -70,6 +70,8 @@ class ModelReport:
     summary: Mapping[str, Any] | None = None
     """Facts about the loaded model for the report header (:func:`model_summary`), kept when the model is
     dropped by :meth:`detached`; filled in from ``model`` when not given."""
+    notes: tuple[str, ...] = ()
+    """Warning lines about the check's inputs that decide no verdict (a declared operator the model never uses)."""
 
     def __post_init__(self) -> None:
         if self.summary is None and self.model is not None:
@@ -120,6 +122,10 @@ class ModelReport:
         if code == EXIT_OK and any(v.status is Status.TESTED for v in self.all_verdicts()):
             return "TESTED"
         return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
+
+    def assumptions(self) -> list[str]:
+        """Every fact some verdict assumes, in first-use order (the result line and the outputs name them)."""
+        return list(dict.fromkeys(a for v in self.all_verdicts() for a in v.assumes))
 
     def counts(self) -> dict[str, int]:
         """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested."""
@@ -194,6 +200,8 @@ def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
     if v.status is Status.VIOLATED and v.severity.value == "warning":
         tag = "WARNING"
     lines = [f"  {tag:<9} {v.rule_id:<{width}} {title}"]
+    for fact in v.assumes:  # never silent: a verdict resting on a declaration says so under its status
+        lines.append(f"            assuming: {printable(fact)}")
     # every field may hold names from the model: one line each, controls escaped (sonnx.base.text)
     if v.witness is not None:
         lines.append(f"            witness: {printable(v.witness.summary)}")
@@ -234,12 +242,14 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
             out.extend(verdict_lines(v, names.get(v.rule_id, ""), width))
         if r.smt is not None and r.smt.skipped is not None:
             out.append(f"  note: SMT engine not run: {r.smt.skipped}")
+        out.extend(f"  warning: {printable(n)}" for n in r.notes)
         c = r.counts()
         out.append(
             f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
             f"{c['unknown']} unknown, {c['proved']} proved"
             + (f", {c['tested']} tested" if c["tested"] else "")
             + ")"
+            + (f", assuming {'; '.join(printable(a) for a in r.assumptions())}" if r.assumptions() else "")
         )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
@@ -264,6 +274,10 @@ def json_document(
             entry["counts"] = r.counts()
         if r.smt is not None:
             entry["smt"] = {**r.smt.to_json(), "findings": [v.to_json() for v in r.findings]}
+        if r.notes:
+            entry["warnings"] = list(r.notes)
+        if r.assumptions():
+            entry["assumes"] = r.assumptions()
         models.append(entry)
     return {
         "schema_version": JSON_SCHEMA_VERSION,

@@ -118,6 +118,11 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
     add_tolerance(p)
     p.add_argument("--evidence", metavar="DIR", help=evidence_help)
     p.add_argument(
+        "--operator-declarations", metavar="FILE",
+        help="facts about custom-domain operators no ONNX schema defines (TOML, or JSON by its .json suffix): "
+        "determinism, arity, element types; verdicts that rest on them say 'assuming operator declarations'",
+    )
+    p.add_argument(
         "--evidence-timestamp", action="store_true", help="record the creation time in the bundle's manifest"
     )
     p.add_argument(
@@ -149,6 +154,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         sign=args.sign,
         docs_url=args.docs_url if args.evidence is not None else None,
         jobs=getattr(args, "jobs", None),  # sonnx batch's --jobs sizes its pool of models instead
+        operator_declarations=getattr(args, "operator_declarations", None),
     )
 
 

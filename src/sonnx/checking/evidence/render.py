@@ -39,6 +39,7 @@ SCHEMA = "sonnx-evidence/2"
 MANIFEST = "manifest.json"
 MODEL_DIR = "model"
 INPUTS_DIR = "inputs"
+DECLARATIONS_DIR = "declarations"
 SMT_DIR = "smt"
 TRACEABILITY = "traceability.json"
 """The package data file holding the spec version and the traceability matrix of this release.
@@ -156,7 +157,7 @@ def external_locations(model: Model, model_path: str) -> list[str]:
 def subject_files(report: ModelReport, options: CheckOptions) -> dict[str, str]:
     """The files a bundle copies rather than generates, bundle path -> the checked file's path.
 
-    The model, every external data file it loaded, and the inputs file.
+    The model, every external data file it loaded, the inputs file and the operator declarations file.
     """
     out = {model_file(report): report.path}
     if report.model is not None:
@@ -168,6 +169,8 @@ def subject_files(report: ModelReport, options: CheckOptions) -> dict[str, str]:
             out[rel] = str(folder / loc)
     if options.inputs:
         out[f"{INPUTS_DIR}/{Path(options.inputs).name}"] = options.inputs
+    if options.operator_declarations:
+        out[f"{DECLARATIONS_DIR}/{Path(options.operator_declarations).name}"] = options.operator_declarations
     return out
 
 
@@ -192,8 +195,11 @@ def obligation_entry(file: str, ob: Obligation) -> dict[str, Any]:
 def bundled_options(options: CheckOptions) -> CheckOptions:
     """The options as the bundle states them: the inputs file by its place in the bundle, no destination."""
     inputs = None if options.inputs is None else f"{INPUTS_DIR}/{Path(options.inputs).name}"
+    decls = None if options.operator_declarations is None else (
+        f"{DECLARATIONS_DIR}/{Path(options.operator_declarations).name}")
     return replace(
-        options, inputs=inputs, evidence=None, evidence_timestamp=False, sign=None, docs_url=None, smt_dir=None,
+        options, inputs=inputs, operator_declarations=decls, evidence=None, evidence_timestamp=False, sign=None,
+        docs_url=None, smt_dir=None,
         jobs=None,
     )
 
