@@ -16,6 +16,12 @@ supplies those facts per operator and range of opset versions:
   bound; a variadic side: every position written), and an operation that
   writes more positions than ``max`` breaks the declaration, a violation of
   GRAPH-ARITY;
+* ``attributes`` (name to AttributeProto type name) and
+  ``required_attributes``: GRAPH-ATTRIBUTES reads them as the operator's
+  attribute definitions (every attribute declared, of its type; every
+  required one given); the declaration states no value set, so any value of
+  the type is defined. Without ``attributes`` GRAPH-ATTRIBUTES stays UNKNOWN
+  for the operator;
 * ``types`` of a side: the element types its tensors may have (ONNX names,
   ``float``, ``int64``...). An input whose element type holds at run time
   (:mod:`.premises`) and is not declared makes the declarations unusable for
@@ -39,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from onnx import TensorProto
+from onnx import AttributeProto, TensorProto
 
 from ..base.errors import UsageError
 from ..base.strict_json import loads
@@ -59,7 +65,14 @@ TYPE_NAMES: Mapping[str, int] = {
 """Element type names a declaration may use: TensorProto's, in lower case (``float``, ``int64``, ``float16``)."""
 
 _TOP_KEYS = ("version", "operator")
-_OP_KEYS = ("domain", "name", "since", "until", "deterministic", "inputs", "outputs")
+_OP_KEYS = ("domain", "name", "since", "until", "deterministic", "inputs", "outputs", "attributes",
+            "required_attributes")
+ATTRIBUTE_TYPES: Mapping[str, int] = {
+    name.lower(): int(code)
+    for name, code in AttributeProto.AttributeType.items()
+    if name != "UNDEFINED"
+}
+"""Attribute type names a declaration may use: AttributeProto's, in lower case (``float``, ``ints``, ``graph``)."""
 _SIDE_KEYS = ("min", "max", "types")
 
 
@@ -73,10 +86,6 @@ class SideDecl:
     types: frozenset[int] | None
     """Element types allowed at every position of the side; None when not declared."""
 
-    def to_json(self) -> dict[str, Any]:
-        names = None if self.types is None else sorted(n for n, c in TYPE_NAMES.items() if c in self.types)
-        return {"min": self.minimum, "max": self.maximum, "types": names}
-
 
 @dataclass(frozen=True)
 class Declaration:
@@ -89,6 +98,9 @@ class Declaration:
     deterministic: bool
     inputs: SideDecl
     outputs: SideDecl
+    attributes: tuple[tuple[str, int, bool], ...] | None = None
+    """(name, AttributeProto type, required) per declared attribute; None when the declaration says nothing of
+    them."""
 
     @property
     def shown(self) -> str:
@@ -136,18 +148,6 @@ class Declarations:
             if e.covers(d, name, version):
                 return e
         return None
-
-    def to_json(self) -> dict[str, Any]:
-        """The declarations as a report and a bundle record them."""
-        return {
-            "file": Path(self.path).name,
-            "sha256": self.sha256,
-            "operators": [
-                {"domain": e.domain, "name": e.name, "since": e.since, "until": e.until,
-                 "deterministic": e.deterministic, "inputs": e.inputs.to_json(), "outputs": e.outputs.to_json()}
-                for e in self.entries
-            ],
-        }
 
 
 def assumption(decls: Declarations) -> str:
@@ -209,7 +209,26 @@ def _declaration(obj: Any, path: str, k: int) -> Declaration:
     if not isinstance(data["deterministic"], bool):
         raise _fail(path, where, "'deterministic' must be true or false")
     return Declaration(domain, name, since, until, data["deterministic"], _side(data["inputs"], path, f"{where} "
-                       "inputs"), _side(data["outputs"], path, f"{where} outputs"))
+                       "inputs"), _side(data["outputs"], path, f"{where} outputs"), _attributes(data, path, where))
+
+
+def _attributes(data: Mapping[str, Any], path: str, where: str) -> tuple[tuple[str, int, bool], ...] | None:
+    attrs, required = data.get("attributes"), data.get("required_attributes", [])
+    if attrs is None:
+        if "required_attributes" in data:
+            raise _fail(path, where, "'required_attributes' needs 'attributes'")
+        return None
+    if not isinstance(attrs, Mapping) or not all(isinstance(k, str) and k for k in attrs):
+        raise _fail(path, where, "'attributes' must map attribute names to type names")
+    bad = [f"{k} = {v!r}" for k, v in attrs.items() if not isinstance(v, str) or v not in ATTRIBUTE_TYPES]
+    if bad:
+        raise _fail(path, where, f"attribute {bad[0]}: unknown type (e.g. float, int, string, ints, tensor, graph)")
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise _fail(path, where, "'required_attributes' must be a list of attribute names")
+    undeclared = [r for r in required if r not in attrs]
+    if undeclared:
+        raise _fail(path, where, f"required attribute {undeclared[0]!r} is not in 'attributes'")
+    return tuple((k, ATTRIBUTE_TYPES[v], k in required) for k, v in attrs.items())
 
 
 def parse(raw: bytes, path: str) -> Declarations:

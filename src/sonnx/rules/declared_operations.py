@@ -19,7 +19,7 @@ output type (a ``value_info`` entry is a declaration no runtime enforces,
 spec/graph.rst §9.4).
 
 :func:`rules_resting` names the rules whose verdicts rest on the
-declarations (GRAPH-R2, GRAPH-DETERMINISM and GRAPH-ARITY) when some
+declarations (GRAPH-R2, GRAPH-DETERMINISM, GRAPH-ARITY and GRAPH-ATTRIBUTES) when some
 operation of the model is covered; their verdicts carry the assumption.
 """
 
@@ -34,11 +34,12 @@ from .base import CheckContext
 from .declarations import FLAG, Declaration, Declarations
 from .graph_arity import ID as ARITY_ID
 from .graph_arity import written_scopes
+from .graph_attributes import ID as ATTRIBUTES_ID
 from .graph_determinism import ID as DETERMINISM_ID
 from .graph_r2 import ID as R2_ID
 from .graph_r2 import established
 
-RESTING_RULES = (R2_ID, DETERMINISM_ID, ARITY_ID)
+RESTING_RULES = (R2_ID, DETERMINISM_ID, ARITY_ID, ATTRIBUTES_ID)
 """The rules that read a declaration where no ONNX schema exists (both engines)."""
 
 
@@ -106,6 +107,9 @@ def check_declarations(model: Model, decls: Declarations) -> None:
 
 def rules_resting(model: Model, decls: Declarations | None) -> tuple[str, ...]:
     """The rules whose verdicts rest on ``decls`` for this model: none unless some operation is covered."""
-    if decls is None or not uses(model, decls):
+    used = {} if decls is None else uses(model, decls)
+    if not used:
         return ()
-    return RESTING_RULES
+    if any(d.attributes is not None for d in used):
+        return RESTING_RULES
+    return tuple(r for r in RESTING_RULES if r != ATTRIBUTES_ID)  # no attribute definitions declared: not read

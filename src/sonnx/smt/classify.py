@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from ..rules.base import CheckContext
+from ..rules.base import CheckConfig, CheckContext
 from ..rules.declarations import Declarations
 from ..rules.function_calls import CALL_GRAPHS as CALL_GRAPHS_REASON
 from ..rules.graph_attributes import blocked
@@ -227,7 +227,7 @@ class Lister:
         self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
         self._plain: dict[tuple[object, ...], Instance] = {}
         self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
-        self.blocked = blocked_operations(model)
+        self.blocked = blocked_operations(model, decls)
         self._block_codes: dict[str, int] = {}
 
     def established(self, f: ScopeFacts, name: str) -> RuntimeType:
@@ -355,9 +355,9 @@ class Lister:
         return "" if found is None else found.entry(self.decls.source).reason
 
 
-def blocked_operations(model: Model) -> dict[tuple[int, int], str]:
+def blocked_operations(model: Model, decls: Declarations | None = None) -> dict[tuple[int, int], str]:
     """GRAPH-ATTRIBUTES' trusted per-operation fact: (scope index, operation index) -> why it is not proved."""
-    return blocked(CheckContext(model))
+    return blocked(CheckContext(model, CheckConfig(declarations=decls)))
 
 
 def _reduction(op: Operation) -> int:
