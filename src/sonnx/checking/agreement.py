@@ -14,7 +14,8 @@ both, and agreement cannot show it). For each rule both decide,
 * VIOLATED against UNKNOWN: the established violation is kept, with its
   witness (the model does not conform either way; the check exits with 1);
 * both UNKNOWN: UNKNOWN with both reasons, or the one reason once
-  (``direct and smt: ...``) when both engines give the same words.
+  (``direct and smt [smt/<mode>]: ...``) when both engines give the same
+  words.
 
 Rules only the direct engine decides keep its verdict. A verdict of the SMT
 engine for a rule outside the selected rule table is returned apart, as an
@@ -25,6 +26,7 @@ included; the mechanism remains for a future SMT-only property.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -39,11 +41,23 @@ def _disagree(d: Verdict, s: Verdict) -> Verdict:
     return Verdict.unknown(d.rule_id, why, d.severity, engine="direct+smt")
 
 
+_MODE_TAG = re.compile(r" \[smt/[a-z]+\]$")
+"""The tag the SMT engine puts after an UNKNOWN reason, naming its mode (``[smt/search]``)."""
+
+
+def _both_unknown(direct: str, smt: str) -> str:
+    """Both engines' reasons; one reason once when they say the same (the SMT engine's mode tag aside)."""
+    tag = _MODE_TAG.search(smt)
+    if tag is not None and smt[: tag.start()] == direct:
+        return f"direct and smt{tag.group(0)}: {direct}"
+    return f"direct: {direct}; smt: {smt}"
+
+
 def agree(d: Verdict, s: Verdict) -> tuple[Verdict, str | None]:
     """The combined verdict of one rule, and the disagreement (None when the engines agree)."""
     if d.status is s.status:
         if d.status is Status.UNKNOWN:
-            why = f"direct and smt: {d.reason}" if d.reason == s.reason else f"direct: {d.reason}; smt: {s.reason}"
+            why = _both_unknown(d.reason or "", s.reason or "")
             return Verdict.unknown(d.rule_id, why, d.severity, "direct+smt"), None
         return replace(d, engine=f"direct+{s.engine}"), None
     if Status.VIOLATED in (d.status, s.status) and Status.UNKNOWN in (d.status, s.status):
