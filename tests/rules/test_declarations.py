@@ -50,7 +50,8 @@ def test_nondeterministic_declaration_violates_r2(tmp_path: Path) -> None:
     decls = read_declarations(str(declare(tmp_path / "d.toml", one("Sampler", deterministic=False))))
     got = verdicts(model, decls)
     assert got["GRAPH-R2"].status is Status.VIOLATED
-    assert got["GRAPH-R2"].witness is not None and "declared nondeterministic in d.toml" in got["GRAPH-R2"].witness.summary
+    witness = got["GRAPH-R2"].witness
+    assert witness is not None and "declared nondeterministic in d.toml" in witness.summary
     assert got["GRAPH-DETERMINISM"].status is Status.VIOLATED
 
 

@@ -132,7 +132,8 @@ class Codes:
 
 def table_formula(codes: Codes) -> list[str]:
     """The table as ``cls``: code = class + 4 * deciding entry (entries numbered from 1 in TABLE order)."""
-    known = " ".join(f"(= d {codes.domain[d]})" for d in (*table.KNOWN_DOMAINS, *sorted({e.domain for e in codes.declared})))
+    domains = (*table.KNOWN_DOMAINS, *sorted({e.domain for e in codes.declared}))
+    known = " ".join(f"(= d {codes.domain[d]})" for d in domains)
     body = "0"
     rows = [(-k, e) for k, e in enumerate(codes.declared, 1)] + list(enumerate(table.TABLE, 1))
     for n, e in reversed(rows):
