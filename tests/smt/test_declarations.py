@@ -73,3 +73,12 @@ def test_certificate_mode_reads_the_declaration_too(tmp_path: Path) -> None:
     decls = read_declarations(str(declare(tmp_path / "d.toml", one("Sampler", deterministic=False))))
     v = {v.rule_id: v for v in run_smt(m, mode="certificate", declarations=decls).verdicts}["GRAPH-R2"]
     assert v.status is Status.VIOLATED
+
+
+@pytest.mark.rule("GRAPH-R2", "GRAPH-ATTRIBUTES")
+def test_attribute_outside_the_declaration_blocks_r2_in_both(tmp_path: Path) -> None:
+    text = FUSED_MATMUL.replace('attributes = { alpha = "float", transA = "int", transB = "int" }',
+                                'attributes = { transA = "int" }')
+    direct, smt = both(fused_matmul_model(tmp_path / "m.onnx"), declare(tmp_path / "d.toml", text))
+    assert direct["GRAPH-R2"].status is smt["GRAPH-R2"].status is Status.UNKNOWN
+    assert "attribute 'alpha'" in (smt["GRAPH-R2"].reason or "")
