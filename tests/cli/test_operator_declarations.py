@@ -10,10 +10,10 @@ import jsonschema
 import pytest
 from onnx import TensorProto
 
-import sonnx
+import sonnx as sonnx_api
 from sonnx.base.verdict import Status, Verdict
 from sonnx.checking.agreement import agree
-from tests.common.cli import ROOT, check, one_line
+from tests.common.cli import ROOT, check, one_line, sonnx
 from tests.common.custom_ops import FUSED_MATMUL, custom_model, declare, fused_matmul_model, one
 
 RESTING = ("GRAPH-R2", "GRAPH-DETERMINISM", "GRAPH-ARITY", "GRAPH-ATTRIBUTES")
@@ -121,9 +121,17 @@ def test_missing_file_one_line_exit_2(tmp_path: Path) -> None:
 @pytest.mark.rule("GRAPH-R2")
 def test_python_api(tmp_path: Path) -> None:
     model = fused_matmul_model(tmp_path / "m.onnx")
-    before = sonnx.check(model)
-    after = sonnx.check(model, operator_declarations=declare(tmp_path / "ops.toml", FUSED_MATMUL))
+    before = sonnx_api.check(model)
+    after = sonnx_api.check(model, operator_declarations=declare(tmp_path / "ops.toml", FUSED_MATMUL))
     assert before.exit_code == 2 and after.exit_code == 0
     r2 = after.verdict("GRAPH-R2")
     assert r2 is not None and r2.status is Status.PROVED and r2.shown_status.startswith(
         "PROVED, assuming operator declarations ops.toml (sha256 ")
+
+
+def test_batch_says_its_results_assume_the_declarations(tmp_path: Path) -> None:
+    decl = declare(tmp_path / "ops.toml", FUSED_MATMUL)
+    models = [str(fused_matmul_model(tmp_path / f"m{k}.onnx")) for k in range(2)]
+    code, out, _ = sonnx("batch", "-j", "1", *models, "--operator-declarations", str(decl))
+    assert code == 0
+    assert "note: 2 model(s) checked assuming operator declarations ops.toml (sha256 " in out

@@ -180,7 +180,8 @@ class CheckOptions:
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
         if self.operator_declarations is None:
-            object.__setattr__(self, "declarations", None)
+            if self.declarations is not None:
+                raise UsageError("operator declarations are read from their file: give operator_declarations=PATH")
         elif self.declarations is None:
             if not isinstance(self.operator_declarations, str) or not self.operator_declarations:
                 raise UsageError(f"--operator-declarations {self.operator_declarations!r}: expected a file path")
