@@ -35,6 +35,11 @@ answer is a trusted fact too: an operation it does not prove defined, which the
 table would call deterministic, gets the unknown class instead (one entry
 number per distinct reason).
 
+The user's operator declarations (:mod:`sonnx.rules.declarations`) are rows
+of the same table for operators of custom domains, read here as the direct
+rule reads them: their domains count as known, and the operation's version is
+the one the model imports for the domain.
+
 Operations with identical facts get one instance (one ``c`` constant); the
 witness maps it back to the operations. A call of a function that shadows a
 standard operator is listed the same way, as that operator with the call's
@@ -131,7 +136,8 @@ class Codes:
 
 
 def table_formula(codes: Codes) -> list[str]:
-    """The table as ``cls``: code = class + 4 * deciding entry (entries numbered from 1 in TABLE order)."""
+    """The table as ``cls``: code = class + 4 * deciding entry (entries numbered from 1 in TABLE order, the rows of
+    the user's operator declarations from -1 down, tried first)."""
     domains = (*table.KNOWN_DOMAINS, *sorted({e.domain for e in codes.declared}))
     known = " ".join(f"(= d {codes.domain[d]})" for d in domains)
     body = "0"
@@ -348,7 +354,6 @@ class Lister:
             if not op[5] and op.operator != "CastLike":
                 self._quick[(op[1], op[0], g[0] == 1, g[1] == 1, g[2] == 1)] = inst
         return inst
-
 
     def _declared_reason(self, op: Operation) -> str:
         assert self.decls is not None
