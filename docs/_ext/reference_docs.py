@@ -41,6 +41,7 @@ MODULES: tuple[str, ...] = (
     "sonnx.smt.solver",
     "sonnx.smt.value_terms",
     "sonnx.smt.encodings.graph_determinism",
+    "sonnx.rules.declarations",
 )
 """Modules named by a ``:mod:`` reference of a page or of a docstring the site shows."""
 
@@ -72,6 +73,7 @@ OBJECTS: tuple[tuple[str, str], ...] = (
     ("data", "sonnx.smt.pool.POOL_MIN_OPERATIONS"),
     ("function", "sonnx.smt.encodings.graph_acyclic.rank_body"),
     ("function", "sonnx.smt.encodings.graph_c1.certificate_mode_obligations"),
+    ("class", "sonnx.rules.declarations.Declarations"),
 )
 """(Python domain directive, dotted name) of the other targets named by a reference."""
 

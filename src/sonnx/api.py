@@ -96,7 +96,7 @@ def check_options(**values: Any) -> CheckOptions:
     tol = values.get("tolerance")
     if isinstance(tol, Mapping):
         values["tolerance"] = Tolerance(**tol)
-    for name in ("smt_dir", "inputs", "evidence", "sign", "waivers"):
+    for name in ("smt_dir", "inputs", "evidence", "sign", "waivers", "operator_declarations"):
         if isinstance(values.get(name), os.PathLike):
             values[name] = os.fspath(values[name])
     try:
@@ -120,7 +120,8 @@ def check(
     (``operators``, ``smt_dir``, ``structure_only``, ``seed``, ``orders``,
     ``inputs``, ``oracles``, ``tolerance``, ``evidence``,
     ``evidence_timestamp``, ``sign``, ``select``, ``ignore`` (a comma-separated string or an iterable of rule
-    IDs or prefixes), ``waivers`` (a waivers file), ``waivers_date``; see :func:`check_options`). The returned
+    IDs or prefixes), ``waivers`` (a waivers file), ``waivers_date``, ``operator_declarations`` (the path of a
+    file declaring custom operators); see :func:`check_options`). The returned
     :class:`~sonnx.checking.report.ModelReport` holds one verdict per rule, PROVED,
     VIOLATED with its witness, UNKNOWN with its reason or TESTED, and
     ``exit_code`` is the one ``sonnx-check`` would give. A file that cannot be

@@ -114,8 +114,8 @@ def test_engine_smt_gives_smt_verdicts() -> None:
 def test_disagreement_is_a_tool_error_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
     real = smt_pkg.run_smt
 
-    def lying(model, settings=None, mode=None, progress=None, jobs=None):  # type: ignore[no-untyped-def]
-        run = real(model, settings, mode, progress, jobs)
+    def lying(model, settings=None, mode=None, progress=None, jobs=None, **kw):  # type: ignore[no-untyped-def]
+        run = real(model, settings, mode, progress, jobs, **kw)
         flipped = [
             Verdict.violated(v.rule_id, Witness("invented", {}), engine="smt") if v.rule_id == "GRAPH-C2" else v
             for v in run.verdicts

@@ -75,6 +75,9 @@ class Verdict:
     """What the check did, for any status (schedules run, solver mode...): JSON-ready, stable order."""
     original: Verdict | None = None
     """The VIOLATED or UNKNOWN verdict a WAIVED verdict stands for (None for every other status)."""
+    assumes: tuple[str, ...] = ()
+    """Facts the verdict rests on that the check took as given, not established (a user's operator declarations):
+    every output shows them beside the status (``PROVED, assuming ...``)."""
 
     def __post_init__(self) -> None:
         if (self.status is Status.VIOLATED) != (self.witness is not None):
@@ -158,4 +161,11 @@ class Verdict:
             out["details"] = dict(self.details)
         if self.original is not None:
             out["original"] = self.original.to_json()
+        if self.assumes:
+            out["assumes"] = list(self.assumes)
         return out
+
+    @property
+    def shown_status(self) -> str:
+        """The status with what it assumes: ``PROVED`` or ``PROVED, assuming <fact>; <fact>``."""
+        return self.status.value + (f", assuming {'; '.join(self.assumes)}" if self.assumes else "")

@@ -13,7 +13,9 @@ both, and agreement cannot show it). For each rule both decide,
   pass; disagreements are also returned so that the check exits with 2;
 * VIOLATED against UNKNOWN: the established violation is kept, with its
   witness (the model does not conform either way; the check exits with 1);
-* both UNKNOWN: UNKNOWN with both reasons.
+* both UNKNOWN: UNKNOWN with both reasons, or the one reason once
+  (``direct and smt [smt/<mode>]: ...``) when both engines give the same
+  words.
 
 Rules only the direct engine decides keep its verdict. A verdict of the SMT
 engine for a rule outside the selected rule table is returned apart, as an
@@ -24,6 +26,7 @@ included; the mechanism remains for a future SMT-only property.)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -38,11 +41,24 @@ def _disagree(d: Verdict, s: Verdict) -> Verdict:
     return Verdict.unknown(d.rule_id, why, d.severity, engine="direct+smt")
 
 
+_MODE_TAG = re.compile(r" \[smt/[a-z]+\]$")
+"""The tag the SMT engine puts after an UNKNOWN reason, naming its mode (``[smt/search]``)."""
+
+
+def _both_unknown(direct: str, smt: str) -> str:
+    """Both engines' reasons; one reason once when they say the same (the SMT engine's mode tag aside)."""
+    tag = _MODE_TAG.search(smt)
+    if tag is not None and smt[: tag.start()] == direct:
+        return f"direct and smt{tag.group(0)}: {direct}"
+    return f"direct: {direct}; smt: {smt}"
+
+
 def agree(d: Verdict, s: Verdict) -> tuple[Verdict, str | None]:
     """The combined verdict of one rule, and the disagreement (None when the engines agree)."""
     if d.status is s.status:
         if d.status is Status.UNKNOWN:
-            return Verdict.unknown(d.rule_id, f"direct: {d.reason}; smt: {s.reason}", d.severity, "direct+smt"), None
+            why = _both_unknown(d.reason or "", s.reason or "")
+            return Verdict.unknown(d.rule_id, why, d.severity, "direct+smt"), None
         return replace(d, engine=f"direct+{s.engine}"), None
     if Status.VIOLATED in (d.status, s.status) and Status.UNKNOWN in (d.status, s.status):
         return (d if d.status is Status.VIOLATED else replace(s, severity=d.severity)), None

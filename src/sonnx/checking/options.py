@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import product
 from pathlib import Path
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
@@ -29,6 +30,7 @@ from ..base.errors import UsageError
 from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
+from ..rules.declarations import Declarations, read_declarations
 from ..rules.strict_operators import training_operators
 from .selection import check_selectors
 
@@ -54,10 +56,9 @@ RECORDED_KEYS = (
     "required_metadata",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
-
-OPTIONAL_RECORDED_KEYS = (("select", "ignore"), ("waivers", "waivers_date"))
+OPTIONAL_RECORDED_KEYS = (("select", "ignore"), ("waivers", "waivers_date"), ("operator_declarations",))
 """Groups of keys written after :data:`RECORDED_KEYS` only when that option is used, in this order (a bundle
-written before they existed has none, and reads as a check without selection or waivers)."""
+written before they existed has none, and reads as a check without selection, waivers or declarations)."""
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -136,6 +137,10 @@ class CheckOptions:
     """``select``/``ignore``: the rule selection (:mod:`sonnx.checking.selection`; None: every rule);
     ``waivers``: the waivers file (:mod:`sonnx.checking.waivers`), judged on ``waivers_date`` (YYYY-MM-DD;
     today's UTC date when not given)."""
+    operator_declarations: str | None = None
+    """The path of the user's declarations of custom operators (:mod:`sonnx.rules.declarations`), or None."""
+    declarations: Declarations | None = field(default=None, compare=False, repr=False)
+    """The file of ``operator_declarations`` as read when the record was made (read once; not an option)."""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -184,9 +189,9 @@ class CheckOptions:
             check_docs_url(self.docs_url)
         if self.jobs is not None and (isinstance(self.jobs, bool) or not isinstance(self.jobs, int) or self.jobs < 1):
             raise UsageError(f"--jobs {self.jobs!r}: the number of solver processes must be at least 1")
-        self._check_selection_and_waivers()
+        self._check_selection_waivers_declarations()
 
-    def _check_selection_and_waivers(self) -> None:
+    def _check_selection_waivers_declarations(self) -> None:
         for flag, value in (("--select", self.select), ("--ignore", self.ignore)):
             if value is not None and (not isinstance(value, tuple) or not all(isinstance(x, str) for x in value)):
                 raise UsageError(f"{flag}: expected a tuple of rule IDs or prefixes")
@@ -207,6 +212,13 @@ class CheckOptions:
                 raise UsageError(f"--waivers-date {self.waivers_date!r}: expected a date YYYY-MM-DD")
         elif self.waivers is not None:
             object.__setattr__(self, "waivers_date", dt.datetime.now(dt.UTC).date().isoformat())
+        if self.operator_declarations is None:
+            if self.declarations is not None:
+                raise UsageError("operator declarations are read from their file: give operator_declarations=PATH")
+        elif self.declarations is None:
+            if not isinstance(self.operator_declarations, str) or not self.operator_declarations:
+                raise UsageError(f"--operator-declarations {self.operator_declarations!r}: expected a file path")
+            object.__setattr__(self, "declarations", read_declarations(self.operator_declarations))
 
     @property
     def read_weights(self) -> bool:
@@ -219,6 +231,7 @@ class CheckOptions:
             allowed_operators=self.operators,
             required_metadata=self.required_metadata,
             read_weights=self.read_weights,
+            declarations=self.declarations,
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -242,11 +255,16 @@ class CheckOptions:
             out |= {"select": None if self.select is None else list(self.select), "ignore": list(self.ignore)}
         if self.waivers is not None:
             out |= {"waivers": Path(self.waivers).name, "waivers_date": self.waivers_date}
+        if self.operator_declarations is not None:
+            out |= {"operator_declarations": Path(self.operator_declarations).name}
         return out
 
     @classmethod
-    def from_recorded(cls, data: Any, inputs: str | None, waivers: str | None = None) -> CheckOptions:
-        """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file).
+    def from_recorded(
+        cls, data: Any, inputs: str | None, waivers: str | None = None, declarations: str | None = None
+    ) -> CheckOptions:
+        """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file;
+        ``declarations``: that of the operator declarations file, recorded only when one was given).
 
         The record must have exactly the keys :meth:`recorded` writes, each of
         its type; every value is then bounded as on the command line (the
@@ -257,7 +275,7 @@ class CheckOptions:
         """
         if not isinstance(data, Mapping) or tuple(data)[: len(RECORDED_KEYS)] != RECORDED_KEYS:
             raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
-        later = _recorded_later(data, waivers)
+        later = _recorded_later(data, waivers, declarations)
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
@@ -311,6 +329,8 @@ class CheckOptions:
             cmd += ["--ignore", ",".join(self.ignore)]
         if self.waivers is not None:
             cmd += ["--waivers", self.waivers, "--waivers-date", str(self.waivers_date)]
+        if self.operator_declarations is not None:
+            cmd += ["--operator-declarations", self.operator_declarations]
         if self.evidence is not None:
             cmd += ["--evidence", "<bundle>"]
         if self.evidence_timestamp:
@@ -318,10 +338,13 @@ class CheckOptions:
         return [*cmd, model]
 
 
-def _recorded_later(data: Mapping[str, Any], waivers: str | None) -> dict[str, Any]:
-    """The recorded selection and waivers (:data:`OPTIONAL_RECORDED_KEYS`) as keyword values of the options."""
+def _recorded_later(data: Mapping[str, Any], waivers: str | None, declarations: str | None) -> dict[str, Any]:
+    """The recorded selection, waivers and declarations (:data:`OPTIONAL_RECORDED_KEYS`) as keyword values."""
     later = tuple(data)[len(RECORDED_KEYS):]
-    allowed = [(), *OPTIONAL_RECORDED_KEYS, OPTIONAL_RECORDED_KEYS[0] + OPTIONAL_RECORDED_KEYS[1]]
+    allowed = {
+        tuple(k for group, used in zip(OPTIONAL_RECORDED_KEYS, mask, strict=True) if used for k in group)
+        for mask in product((False, True), repeat=len(OPTIONAL_RECORDED_KEYS))
+    }
     if later not in allowed:
         raise UsageError(f"the recorded options have unexpected keys after {RECORDED_KEYS[-1]!r}: {', '.join(later)}")
     out: dict[str, Any] = {}
@@ -335,7 +358,12 @@ def _recorded_later(data: Mapping[str, Any], waivers: str | None) -> dict[str, A
         raise UsageError("the recorded waivers file and the bundle's waivers folder do not match")
     if waivers is not None:
         out |= {"waivers": waivers, "waivers_date": data["waivers_date"]}
+    if ("operator_declarations" in data) != (declarations is not None) or (
+        declarations is not None and not isinstance(data["operator_declarations"], str)
+    ):
+        raise UsageError("the recorded operator declarations file and the bundle's copy of it do not match")
+    if declarations is not None:
+        out["operator_declarations"] = declarations
     return out
-
 
 __all__ = ["ENGINES", "MAX_SEED", "PROFILE_SONNX", "PROFILE_STRICT", "CheckOptions", "Engine", "operator_pair"]

@@ -44,6 +44,8 @@ from ..loader.load import Derived, load_model_and_derived
 from ..loader.writer import model_bytes
 from ..model.graph import Model
 from ..rules import run_rules
+from ..rules.declarations import assumption
+from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
@@ -108,7 +110,7 @@ def _prove(
         return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
     if engine == "direct":
         return _Proofs(tuple(direct))
-    run = run_smt(model, progress=say, jobs=options.jobs)
+    run = run_smt(model, progress=say, jobs=options.jobs, declarations=options.declarations)
     disagreements: list[str] = []
     if engine == "smt":
         verdicts, findings = smt_only(direct, run.verdicts)
@@ -244,7 +246,13 @@ def _check_loaded(
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
+    notes: tuple[str, ...] = ()
+    if opts.declarations is not None:  # a premise the model refutes is refused before any verdict rests on it
+        check_declarations(model, opts.declarations)
+        notes = tuple(unused(model, opts.declarations))
     proofs = _prove(model, path, opts, say, export_stem, derived)
+    proofs = replace(proofs, verdicts=assuming(proofs.verdicts, model, opts), findings=assuming(proofs.findings,
+                     model, opts))
     verdicts = list(proofs.verdicts)
     if opts.orders:
         say(f"running {opts.orders} schedules")
@@ -263,7 +271,18 @@ def _check_loaded(
         findings=proofs.findings,
         obligations=proofs.obligations,
         crosscheck=crosscheck,
+        notes=notes,
     )
+
+
+def assuming(verdicts: Sequence[Verdict], model: Model, opts: CheckOptions) -> tuple[Verdict, ...]:
+    """``verdicts`` with the declarations' assumption on those of the rules that rest on them for ``model``."""
+    decls = opts.declarations
+    resting = rules_resting(model, decls)
+    if decls is None or not resting:
+        return tuple(verdicts)
+    fact = assumption(decls)
+    return tuple(replace(v, assumes=(*v.assumes, fact)) if v.rule_id in resting else v for v in verdicts)
 
 
 def export_stems(paths: Sequence[str]) -> list[str]:
@@ -317,6 +336,8 @@ def check_with_evidence(
         options,
         inputs=None if options.inputs is None else os.path.abspath(options.inputs),
         waivers=None if options.waivers is None else os.path.abspath(options.waivers),
+        operator_declarations=None if options.operator_declarations is None else os.path.abspath(
+            options.operator_declarations),
     )
     report = check_file(absolute, run_opts, progress, freeze_gc=freeze_gc, export_stem=export_stem)
     record_evidence(report, run_opts, progress)

@@ -27,6 +27,7 @@ from ..differential.run import OracleResult
 from .evidence.attestation import ATTESTATION, AttestationError, check_signature, load_verify_key
 from .evidence.bundle import sha256_file
 from .evidence.render import (
+    DECLARATIONS_DIR,
     INPUTS_DIR,
     MANIFEST,
     WAIVERS_DIR,
@@ -117,8 +118,13 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
     if waivers is not None and f"{WAIVERS_DIR}/{recorded_waivers}" not in manifest["files"]:
         v.differences.append(f"the recorded waivers file {recorded_waivers!r} is not a listed bundle file")
         return
+    recorded_decls = manifest["options"].get("operator_declarations")
+    decls = None if not isinstance(recorded_decls, str) else str(work / DECLARATIONS_DIR / recorded_decls)
+    if decls is not None and f"{DECLARATIONS_DIR}/{recorded_decls}" not in manifest["files"]:
+        v.differences.append(f"the recorded declarations file {recorded_decls!r} is not a listed bundle file")
+        return
     try:
-        options = CheckOptions.from_recorded(manifest["options"], inputs, waivers)
+        options = CheckOptions.from_recorded(manifest["options"], inputs, waivers, decls)
     except UsageError as exc:
         raise BundleError(f"{root}: {exc.one_line()}") from None
     if options.waivers_date is not None:

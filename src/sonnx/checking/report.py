@@ -76,6 +76,8 @@ class ModelReport:
     selection: Mapping[str, Any] | None = None
     """The rule selection (``select``, ``ignore``) and the rules it left out (``not_checked``); None without
     ``--select``/``--ignore``."""
+    notes: tuple[str, ...] = ()
+    """Warning lines about the check's inputs that decide no verdict (a declared operator the model never uses)."""
 
     def __post_init__(self) -> None:
         if self.summary is None and self.model is not None:
@@ -137,6 +139,10 @@ class ModelReport:
                 Status.NOT_CHECKED in statuses):
             return "PARTIAL"
         return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
+
+    def assumptions(self) -> list[str]:
+        """Every fact some verdict assumes, in first-use order (the result line and the outputs name them)."""
+        return list(dict.fromkeys(a for v in self.all_verdicts() for a in v.assumes))
 
     def counts(self) -> dict[str, int]:
         """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested; then
@@ -217,6 +223,8 @@ def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
     if v.status is Status.VIOLATED and v.severity.value == "warning":
         tag = "WARNING"
     lines = [f"  {tag:<9} {v.rule_id:<{width}} {title}"]
+    for fact in v.assumes:  # never silent: a verdict resting on a declaration says so under its status
+        lines.append(f"            assuming: {printable(fact)}")
     # every field may hold names from the model: one line each, controls escaped (sonnx.base.text)
     if v.witness is not None:
         lines.append(f"            witness: {printable(v.witness.summary)}")
@@ -289,6 +297,7 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
         if r.smt is not None and r.smt.skipped is not None:
             out.append(f"  note: SMT engine not run: {r.smt.skipped}")
         out.extend(run_notes(r))
+        out.extend(f"  warning: {printable(n)}" for n in r.notes)
         c = r.counts()
         out.append(
             f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
@@ -297,6 +306,7 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
             + (f", {c['waived']} waived" if c.get("waived") else "")
             + (f", {c['not_checked']} not checked" if c.get("not_checked") else "")
             + ")"
+            + (f", assuming {'; '.join(printable(a) for a in r.assumptions())}" if r.assumptions() else "")
         )
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
@@ -325,6 +335,10 @@ def json_document(
             entry["waivers"] = dict(r.waivers)
         if r.smt is not None:
             entry["smt"] = {**r.smt.to_json(), "findings": [v.to_json() for v in r.findings]}
+        if r.notes:
+            entry["warnings"] = list(r.notes)
+        if r.assumptions():
+            entry["assumes"] = r.assumptions()
         models.append(entry)
     return {
         "schema_version": JSON_SCHEMA_VERSION,

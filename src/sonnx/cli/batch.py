@@ -20,6 +20,7 @@ from ..base.verdict import Severity, Status
 from ..checking.batch import EXECUTORS, Batch, find_models, run_batch
 from ..checking.formats.sarif import sarif_report
 from ..checking.report import json_document
+from ..rules.declarations import assumption
 from .check import add_check_options, options_from, write_outputs
 from .colour import batch_column, wanted, write_report
 from .common import add_progress, add_report_outputs, check_report_outputs, output_format, progress_for
@@ -114,6 +115,9 @@ def summary_table(batch: Batch) -> str:
     )
     for note in batch.notes:
         lines.append(f"note: {note}")
+    assumed = [item.report.path for item in batch.items if item.report.assumptions()]
+    if assumed and batch.options.declarations is not None:  # results that rest on the user's declarations say so
+        lines.append(f"note: {len(assumed)} model(s) checked assuming {assumption(batch.options.declarations)}")
     return "\n".join(lines) + "\n"
 
 

@@ -122,6 +122,11 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
     add_tolerance(p)
     p.add_argument("--evidence", metavar="DIR", help=evidence_help)
     p.add_argument(
+        "--operator-declarations", metavar="FILE",
+        help="facts about custom-domain operators no ONNX schema defines (TOML, or JSON by its .json suffix): "
+        "determinism, arity, element types; verdicts that rest on them say 'assuming operator declarations'",
+    )
+    p.add_argument(
         "--evidence-timestamp", action="store_true", help="record the creation time in the bundle's manifest"
     )
     p.add_argument(
@@ -182,6 +187,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         ignore=parse_selectors(args.ignore or (), "--ignore"),
         waivers=args.waivers,
         waivers_date=args.waivers_date,
+        operator_declarations=getattr(args, "operator_declarations", None),
     )
 
 

@@ -19,6 +19,7 @@ from .texts import RuleText, rule_text
 
 if TYPE_CHECKING:  # the record the check gives; a rule never calls the loader for it
     from ..loader.load import Derived
+    from .declarations import Declarations
 
 PROFILE_SONNX = "sonnx"
 PROFILE_STRICT = "sonnx-strict"
@@ -75,6 +76,9 @@ class CheckConfig:
     """How a rule runs the model on a candidate witness input to confirm it (spec/operators.rst), given by the
     layer that runs the rules: sonnx's executor in a check that read the weights. None: no run is possible, and a
     candidate that cannot be confirmed leaves the verdict UNKNOWN."""
+    declarations: Declarations | None = None
+    """The user's facts about custom operators (:mod:`.declarations`), read by GRAPH-R2, GRAPH-DETERMINISM and
+    GRAPH-ARITY where no ONNX schema exists; None: none declared."""
 
 
 @dataclass

@@ -18,7 +18,9 @@ graphs among its attribute defaults). Each operation's signature is
   one a call means is not recorded, and the signature is not known);
 * otherwise the ONNX schema that the opset version of the operation's domain
   selects (the function's own imports inside its body): its formal
-  parameters, of which the last may be variadic with a minimum arity.
+  parameters, of which the last may be variadic with a minimum arity;
+* for an operator of a custom domain, the user's declaration of it
+  (:mod:`.declarations`), when one covers that version.
 
 The positions that must be bound are the fixed formal parameters (single or
 optional), and for a variadic last formal at least its minimum arity and
@@ -47,6 +49,7 @@ from ..base.witness import Offenders, op_ref
 from ..model.graph import Function, Graph, Model, Operation
 from ..model.structure import walk_scopes
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule, counted_reasons, open_or_proved
+from .declarations import Declaration, Declarations
 from .determinism_table import normal_domain, opset_version, schema_at
 
 ID = "GRAPH-ARITY"
@@ -121,6 +124,23 @@ def schema_signature(schema: Any) -> Signature:
     return Signature(_side(schema.inputs), _side(schema.outputs), shown)
 
 
+def _declared_side(low: int, high: int | None, noun: str) -> Side:
+    if high is not None:
+        return Side(tuple(f"{noun}[{k}]" for k in range(high)), False, 0)
+    return Side((*(f"{noun}[{k}]" for k in range(low)), f"{noun}[{low}:]"), True, 0)
+
+
+def declared_signature(d: Declaration, source: str) -> Signature:
+    """The signature a user's declaration gives a custom operator: every declared position is one to bind.
+
+    A bounded side has ``max`` positions; a variadic one (no ``max``) its ``min`` fixed positions, then every
+    position the operation writes.
+    """
+    ins = _declared_side(d.inputs.minimum, d.inputs.maximum, "input")
+    outs = _declared_side(d.outputs.minimum, d.outputs.maximum, "output")
+    return Signature(ins, outs, f"{d.domain}::{d.name}, declared in {source}")
+
+
 def qualified(fn: Function) -> str:
     """``domain.name`` (``:overload`` added when given), as witnesses name a model-local function."""
     text = f"{fn.domain}.{fn.name}" if fn.domain else fn.name
@@ -175,7 +195,8 @@ def written_scopes(model: Model) -> list[WrittenScope]:
 class Signatures:
     """Signature lookup for one model: model-local functions first (as the loader resolves calls), then schemas."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, declarations: Declarations | None = None) -> None:
+        self.declarations = declarations
         self.functions: dict[tuple[str, str], list[Function]] = {}
         for fn in model.functions:
             self.functions.setdefault((normal_domain(fn.domain), fn.name), []).append(fn)
@@ -206,6 +227,10 @@ class Signatures:
         if found is None:
             schema, why = schema_at(domain, op.operator, version)
             found = self._cache[key] = (schema_signature(schema), "") if schema is not None else (None, why)
+            declared = None if schema is not None or self.declarations is None else self.declarations.find(
+                domain, op.operator, imports)
+            if declared is not None and self.declarations is not None:
+                found = self._cache[key] = (declared_signature(declared, self.declarations.source), "")
         return found
 
 
@@ -232,7 +257,7 @@ LISTING = Listing("operation(s) leave operator positions unbound", "operations",
 
 def check(ctx: CheckContext) -> Verdict:
     severity = RULE.severity_in(ctx.config.profile)
-    sigs = Signatures(ctx.model)
+    sigs = Signatures(ctx.model, ctx.config.declarations)
     found = Offenders()
     unknown: dict[str, int] = {}
     for sc in written_scopes(ctx.model):

@@ -17,15 +17,18 @@ reference left uninlined stays open too.
 Verdict: VIOLATED when some value lies outside its set (the witness names
 the operation, the attribute, its value and the defined set); otherwise
 UNKNOWN when some check stayed open or some operation has no known schema;
-otherwise PROVED. :func:`blocked` gives, per operation, why GRAPH-R2 and
+otherwise PROVED. An operator of a custom domain takes its attribute
+definitions from the user's declaration of it (:mod:`.declarations`), when
+the declaration lists them. :func:`blocked` gives, per operation, why GRAPH-R2 and
 GRAPH-DETERMINISM may not count it as established (spec, GRAPH-ATTRIBUTES).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import onnx
 
@@ -36,6 +39,7 @@ from ..model.graph import Attribute, Operation
 from ..model.structure import scopes
 from . import attribute_domains as ad
 from .base import PROFILE_SONNX, CheckContext, Listing, Rule, counted_reasons, open_or_proved
+from .declarations import Declarations
 from .determinism_table import normal_domain, opset_version, schema_at
 from .ranks import Ranks, ranks
 
@@ -213,6 +217,8 @@ def findings(ctx: CheckContext) -> tuple[dict[tuple[int, int], list[Problem]], d
                 known = kinds.get(kind)
                 if known is None:
                     schema, why = schema_at(op.domain, op.operator, opset_version(ctx.model.opset_imports, op.domain))
+                    if schema is None and ctx.config.declarations is not None:
+                        schema = declared_schema(ctx.config.declarations, op, ctx.model.opset_imports)
                     needs = schema is not None and any(s.required for s in schema.attributes.values())
                     known = kinds[kind] = (schema, why, needs)
                 schema, why, needs = known
@@ -225,6 +231,26 @@ def findings(ctx: CheckContext) -> tuple[dict[tuple[int, int], list[Problem]], d
         return found, unknown
 
     return cached(ctx.cache, ("rules.attributes",), build)
+
+
+class _DeclaredAttribute(NamedTuple):
+    type: int
+    required: bool
+
+
+class _DeclaredSchema(NamedTuple):
+    """The part of an ONNX schema :func:`problems` reads, from a user's declaration of a custom operator."""
+
+    attributes: dict[str, _DeclaredAttribute]
+    since_version: int
+
+
+def declared_schema(decls: Declarations, op: Operation, imports: Mapping[str, int]) -> _DeclaredSchema | None:
+    """The attribute definitions a declaration gives ``op``'s custom operator, or None when it declares none."""
+    d = decls.find(op.domain, op.operator, imports)
+    if d is None or d.attributes is None:
+        return None
+    return _DeclaredSchema({k: _DeclaredAttribute(t, r) for k, t, r in d.attributes}, d.since)
 
 
 def reason_of(p: Problem) -> str:

@@ -24,7 +24,9 @@ Verdict: VIOLATED when some operation or call is nondeterministic (this wins);
 otherwise UNKNOWN when the determinism of some operation could not be
 established (unknown domain or operator, missing opset import, unread value,
 or an attribute GRAPH-ATTRIBUTES does not prove defined: the operator then
-gives the operation no meaning to decide on); otherwise PROVED.
+gives the operation no meaning to decide on); otherwise PROVED. An operator
+of a custom domain is decided by the user's declaration of it
+(:mod:`.declarations`), read as a table entry.
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> tuple[list[t
     """Table entries of every schema version the operation may denote, or an empty list and why."""
     d = table.normal_domain(domain)
     if d not in table.KNOWN_DOMAINS:
+        decls = ctx.config.declarations
+        declared = None if decls is None else decls.find(d, operator, ctx.model.opset_imports)
+        if declared is not None and decls is not None:
+            return [declared.entry(decls.source)], ""
         return [], f"{domain}::{operator}: domain {domain!r} is not one whose operators sonnx knows"
     version = table.opset_version(ctx.model.opset_imports, d)
     if version is None:  # no opset import: consider every version of the operator

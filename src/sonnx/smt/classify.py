@@ -35,6 +35,11 @@ answer is a trusted fact too: an operation it does not prove defined, which the
 table would call deterministic, gets the unknown class instead (one entry
 number per distinct reason).
 
+The user's operator declarations (:mod:`sonnx.rules.declarations`) are rows
+of the same table for operators of custom domains, read here as the direct
+rule reads them: their domains count as known, and the operation's version is
+the one the model imports for the domain.
+
 Operations with identical facts get one instance (one ``c`` constant); the
 witness maps it back to the operations. A call of a function that shadows a
 standard operator is listed the same way, as that operator with the call's
@@ -49,7 +54,8 @@ from dataclasses import dataclass
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
-from ..rules.base import CheckContext
+from ..rules.base import CheckConfig, CheckContext
+from ..rules.declarations import Declarations
 from ..rules.function_calls import CALL_GRAPHS as CALL_GRAPHS_REASON
 from ..rules.graph_attributes import blocked
 from ..rules.graph_r2_conditions import AXES_INPUT
@@ -104,14 +110,21 @@ PARAMS = (
 
 
 class Codes:
-    """Integer codes of domains and operators (the table's first, then the model's, sorted)."""
+    """Integer codes of domains and operators (the table's first, then the model's, sorted).
 
-    def __init__(self, ops: Sequence[Operation]) -> None:
+    ``declared``: the rows the user's operator declarations add to the table (:mod:`sonnx.rules.declarations`);
+    their domains count as known, and the row numbered ``-k`` in the code is ``declared[k - 1]``.
+    """
+
+    def __init__(self, ops: Sequence[Operation], declared: Sequence[table.Entry] = ()) -> None:
+        self.declared = tuple(declared)
         self.domain: dict[str, int] = {d: i for i, d in enumerate(table.KNOWN_DOMAINS)}
+        for d in sorted({e.domain for e in self.declared} - set(self.domain)):
+            self.domain[d] = len(self.domain)
         for d in sorted({table.normal_domain(op.domain) for op in ops} - set(self.domain)):
             self.domain[d] = len(self.domain)
         self.op: dict[str, int] = {}
-        for e in table.TABLE:
+        for e in (*table.TABLE, *self.declared):
             self.op.setdefault(e.operator, len(self.op) + 1)
         for name in sorted({op.operator for op in ops} - set(self.op)):
             self.op[name] = len(self.op) + 1
@@ -123,10 +136,13 @@ class Codes:
 
 
 def table_formula(codes: Codes) -> list[str]:
-    """The table as ``cls``: code = class + 4 * deciding entry (entries numbered from 1 in TABLE order)."""
-    known = " ".join(f"(= d {codes.domain[d]})" for d in table.KNOWN_DOMAINS)
+    """The table as ``cls``: code = class + 4 * deciding entry (entries numbered from 1 in TABLE order, the rows of
+    the user's operator declarations from -1 down, tried first)."""
+    domains = (*table.KNOWN_DOMAINS, *sorted({e.domain for e in codes.declared}))
+    known = " ".join(f"(= d {codes.domain[d]})" for d in domains)
     body = "0"
-    for n, e in reversed(list(enumerate(table.TABLE, 1))):
+    rows = [(-k, e) for k, e in enumerate(codes.declared, 1)] + list(enumerate(table.TABLE, 1))
+    for n, e in reversed(rows):
         match = [f"(= d {codes.domain[e.domain]})", f"(= p {codes.op[e.operator]})", f"(<= {e.first} v)"]
         if e.last is not None:
             match.append(f"(<= v {e.last})")
@@ -146,9 +162,12 @@ def table_formula(codes: Codes) -> list[str]:
     ]
 
 
-def _versions(model: Model, op: Operation) -> tuple[list[int], str]:
+def _versions(model: Model, op: Operation, decls: Declarations | None) -> tuple[list[int], str]:
     d = table.normal_domain(op.domain)
     if d not in table.KNOWN_DOMAINS:
+        declared = None if decls is None else decls.find(d, op.operator, model.opset_imports)
+        if declared is not None:  # the declaration's row covers the version the model imports
+            return [int(model.opset_imports[d])], ""
         return [], f"{op.domain}::{op.operator}: domain {op.domain!r} is not one whose operators sonnx knows"
     version = table.opset_version(model.opset_imports, d)
     if version is None:
@@ -195,20 +214,27 @@ class Instance:
     """For a scatter: the solver's check that the two positions of ``pair`` carry equal index tuples."""
     blocked: str = ""
     """Why GRAPH-ATTRIBUTES does not prove the operation's attributes defined (a trusted fact), or empty."""
+    declared: str = ""
+    """The reason of the declared row that covers the operation (a custom operator the user declared), or empty."""
 
 
 class Lister:
     """Builds the instance of every operation (operations with identical facts share one)."""
 
-    def __init__(self, model: Model, facts: Sequence[ScopeFacts], calls: Sequence[Operation] = ()) -> None:
+    def __init__(
+        self, model: Model, facts: Sequence[ScopeFacts], calls: Sequence[Operation] = (),
+        decls: Declarations | None = None,
+    ) -> None:
         self.model = model
         self.facts = facts
-        self.codes = Codes([op for f in facts for op in f.graph.operations] + list(calls))
+        self.decls = decls
+        declared = () if decls is None else [e.entry(decls.source) for e in decls.entries]
+        self.codes = Codes([op for f in facts for op in f.graph.operations] + list(calls), declared)
         self.resolver = Resolver(model, facts)
         self._versions: dict[tuple[str, str], tuple[list[int], str]] = {}
         self._plain: dict[tuple[object, ...], Instance] = {}
         self._quick: dict[tuple[str, str, bool, bool, bool], Instance] = {}
-        self.blocked = blocked_operations(model)
+        self.blocked = blocked_operations(model, decls)
         self._block_codes: dict[str, int] = {}
 
     def established(self, f: ScopeFacts, name: str) -> RuntimeType:
@@ -234,7 +260,7 @@ class Lister:
             return inst
         code = 1 + 4 * (BLOCKED + self._block_codes.setdefault(why, len(self._block_codes)))
         term = f"(let ((b {inst.term})) (ite (= (mod b 4) 0) {code} b))"
-        return Instance(term, inst.why, inst.consts, inst.pair, inst.check, why)
+        return Instance(term, inst.why, inst.consts, inst.pair, inst.check, why, inst.declared)
 
     def instance_of(self, f: ScopeFacts, op: Operation) -> Instance:
         """The instance of operation ``op`` of graph ``f`` (or of a call, as its standard operator)."""
@@ -250,7 +276,7 @@ class Lister:
         kind = (op.domain, op.operator)
         vs = self._versions.get(kind)
         if vs is None:
-            vs = self._versions[kind] = _versions(self.model, op)
+            vs = self._versions[kind] = _versions(self.model, op, self.decls)
         conds = VALUE_CONDITIONS.get((table.normal_domain(op.domain), op.operator), frozenset())
         g = (_given(op, 0), _given(op, 1), _given(op, 2))
         if op[5]:
@@ -321,17 +347,23 @@ class Lister:
         else:
             same = " ".join(f"(= (mod {calls[0]} 4) (mod {c} 4))" for c in calls[1:])
             term = f"(ite (and {same}) {calls[0]} {1 + 4 * DISAGREE})"
-        inst = Instance(term, why, tuple(consts), pair, check)
+        declared = "" if self.decls is None else self._declared_reason(op)
+        inst = Instance(term, why, tuple(consts), pair, check, declared=declared)
         if not conds:
             self._plain[key] = inst
             if not op[5] and op.operator != "CastLike":
                 self._quick[(op[1], op[0], g[0] == 1, g[1] == 1, g[2] == 1)] = inst
         return inst
 
+    def _declared_reason(self, op: Operation) -> str:
+        assert self.decls is not None
+        found = self.decls.find(op.domain, op.operator, self.model.opset_imports)
+        return "" if found is None else found.entry(self.decls.source).reason
 
-def blocked_operations(model: Model) -> dict[tuple[int, int], str]:
+
+def blocked_operations(model: Model, decls: Declarations | None = None) -> dict[tuple[int, int], str]:
     """GRAPH-ATTRIBUTES' trusted per-operation fact: (scope index, operation index) -> why it is not proved."""
-    return blocked(CheckContext(model))
+    return blocked(CheckContext(model, CheckConfig(declarations=decls)))
 
 
 def _reduction(op: Operation) -> int:
@@ -347,12 +379,19 @@ def with_call_graphs(inst: Instance, op: Operation) -> Instance:
     if not any(a.type in ("GRAPH", "GRAPHS") for a in op.attributes):
         return inst
     term = f"(ite (= (mod {inst.term} 4) 0) {1 + 4 * CALL_GRAPHS} {inst.term})"
-    return Instance(term, inst.why, inst.consts, inst.pair, inst.check)
+    return Instance(term, inst.why, inst.consts, inst.pair, inst.check, inst.blocked, inst.declared)
+
+
+def table_row_reason(k: int, inst: Instance) -> str:
+    """The reason of declared row ``k`` (numbered from 1), which the instance of a declared operator carries."""
+    return inst.declared or f"declared row {k}"
 
 
 def reason(code: int, inst: Instance) -> str:
     """The verdict's reason for an operation, from the entry number in the solver's code."""
     n = code // 4
+    if n < 0:  # a row of the user's operator declarations (SMT-LIB's mod and div are Euclidean, as Python's)
+        return table_row_reason(-n, inst)
     if n >= BLOCKED:
         return inst.blocked
     if n in (UNKNOWN_DOMAIN, NO_SCHEMA):

@@ -24,6 +24,7 @@ from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import brief, first
 from ..model.graph import Model
 from ..rules.base import Listing
+from ..rules.declarations import Declarations
 from .facts import ScopeFacts
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, solve
@@ -77,6 +78,9 @@ class ProofContext:
     """``search`` or ``certificate`` (see :mod:`.engine`)."""
     needed: Mapping[str, RuleResult] = field(default_factory=dict)
     """The results of the encodings named in the encoding's :attr:`Encoding.needs`, by rule ID, and nothing else."""
+    declarations: Declarations | None = None
+    """The user's facts about custom operators (:mod:`sonnx.rules.declarations`), the same record the direct
+    rules read: GRAPH-R2's table rows and GRAPH-ARITY's signatures for operators no ONNX schema defines."""
 
 
 @dataclass(frozen=True)

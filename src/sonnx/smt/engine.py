@@ -38,6 +38,7 @@ from ..base.caching import gc_paused
 from ..base.progress import Say, quiet
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Model
+from ..rules.declarations import Declarations
 from . import registry
 from .common import Ask, Encoding, Proof, ProofContext, RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
@@ -92,8 +93,11 @@ def run_smt(
     progress: Say | None = None,
     jobs: int | None = None,
     solving: Solving | None = None,
+    declarations: Declarations | None = None,
 ) -> SmtRun:
     """Prove every rule of :data:`RULE_IDS` on ``model`` with z3.
+
+    ``declarations``: the user's facts about custom operators, which the encodings read as the direct rules do.
 
     ``jobs`` worker processes solve the obligations (None: every core; the
     pool starts only on large models, see :func:`.pool.open_solving`), or the
@@ -107,7 +111,7 @@ def run_smt(
     in the code").
     """
     with gc_paused():
-        return _run_smt(model, settings or SolverSettings(), mode, progress or quiet, jobs, solving)
+        return _run_smt(model, settings or SolverSettings(), mode, progress or quiet, jobs, solving, declarations)
 
 
 def _run_smt(
@@ -117,6 +121,7 @@ def _run_smt(
     say: Say,
     jobs: int | None,
     solving: Solving | None,
+    declarations: Declarations | None = None,
 ) -> SmtRun:
     start = time.process_time()
     facts = model_facts(model)
@@ -127,7 +132,7 @@ def _run_smt(
     try:
         if pool.parallel:
             say(f"smt: solving on {pool.jobs} worker processes")
-        results = _Scheduler(pool, st, chosen, say, timings).run(model, facts)
+        results = _Scheduler(pool, st, chosen, say, timings, declarations).run(model, facts)
         workers = pool.jobs if pool.parallel else 1
         if pool.note:
             say(f"smt: {pool.note}")
@@ -165,6 +170,7 @@ class _Scheduler:
     mode: str
     say: Say
     timings: dict[str, RuleTiming]
+    declarations: Declarations | None = None
     results: dict[str, RuleResult] = field(default_factory=dict)
     waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)
 
@@ -180,7 +186,7 @@ class _Scheduler:
                 break
             for e in ready:
                 needed = {n: self.results[n] for n in e.needs}
-                self.start(e, ProofContext(model, facts, self.settings, self.mode, needed))
+                self.start(e, ProofContext(model, facts, self.settings, self.mode, needed, self.declarations))
             pending = [e for e in pending if e not in ready]
             self.finish()
         return self.results

@@ -5,6 +5,7 @@ Layout (every path relative to the bundle)::
     manifest.json        the build that made the bundle, the options, the result, the SHA-256 of every file below
     model/<file>         a byte copy of the checked model, and of its external data files
     inputs/<file>        a copy of the --inputs .npz file, when one was given
+    declarations/<file>  a copy of the --operator-declarations file, when one was given
     verdicts.json        the JSON report of the check: every verdict with its witness
     smt/answers.json     each SMT-LIB obligation: rule, logic, meaning, z3's answer, file
     smt/NNN-<name>.smt2  the obligations as standalone SMT-LIB2 files
@@ -71,7 +72,8 @@ def write_bundle(directory: str, report: ModelReport, options: CheckOptions) -> 
     is the verdict); a model file that vanished since the check is an error.
     """
     check_destination(directory)
-    if not os.path.isabs(report.path) or (options.inputs is not None and not os.path.isabs(options.inputs)):
+    relative = [p for p in (options.inputs, options.operator_declarations) if p is not None and not os.path.isabs(p)]
+    if not os.path.isabs(report.path) or relative:
         raise EvidenceError("--evidence: the check was not run on absolute paths, so its bundle cannot be replayed")
     dest = Path(directory)
     model_path = Path(report.path)

@@ -215,7 +215,8 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
         rows.append(
             [
                 rule_ref(v.rule_id, header.docs_url),
-                _status_cell(v.status.value, v.severity.value),
+                _status_cell(v.status.value, v.severity.value)
+                + "".join(f"<br>assuming {escape(a)}" for a in v.assumes),
                 escape(v.engine),
                 text_with_links(why, header.docs_url),
             ]

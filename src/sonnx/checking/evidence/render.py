@@ -40,6 +40,7 @@ MANIFEST = "manifest.json"
 MODEL_DIR = "model"
 INPUTS_DIR = "inputs"
 WAIVERS_DIR = "waivers"
+DECLARATIONS_DIR = "declarations"
 SMT_DIR = "smt"
 TRACEABILITY = "traceability.json"
 """The package data file holding the spec version and the traceability matrix of this release.
@@ -157,7 +158,8 @@ def external_locations(model: Model, model_path: str) -> list[str]:
 def subject_files(report: ModelReport, options: CheckOptions) -> dict[str, str]:
     """The files a bundle copies rather than generates, bundle path -> the checked file's path.
 
-    The model, every external data file it loaded, the inputs file and the waivers file.
+    The model, every external data file it loaded, the inputs file, the waivers file and the operator
+    declarations file.
     """
     out = {model_file(report): report.path}
     if report.model is not None:
@@ -171,6 +173,8 @@ def subject_files(report: ModelReport, options: CheckOptions) -> dict[str, str]:
         out[f"{INPUTS_DIR}/{Path(options.inputs).name}"] = options.inputs
     if options.waivers:
         out[f"{WAIVERS_DIR}/{Path(options.waivers).name}"] = options.waivers
+    if options.operator_declarations:
+        out[f"{DECLARATIONS_DIR}/{Path(options.operator_declarations).name}"] = options.operator_declarations
     return out
 
 
@@ -197,9 +201,11 @@ def bundled_options(options: CheckOptions) -> CheckOptions:
     destination."""
     inputs = None if options.inputs is None else f"{INPUTS_DIR}/{Path(options.inputs).name}"
     waivers = None if options.waivers is None else f"{WAIVERS_DIR}/{Path(options.waivers).name}"
+    decls = None if options.operator_declarations is None else (
+        f"{DECLARATIONS_DIR}/{Path(options.operator_declarations).name}")
     return replace(
-        options, inputs=inputs, waivers=waivers, evidence=None, evidence_timestamp=False, sign=None, docs_url=None,
-        smt_dir=None, jobs=None,
+        options, inputs=inputs, waivers=waivers, operator_declarations=decls, evidence=None,
+        evidence_timestamp=False, sign=None, docs_url=None, smt_dir=None, jobs=None,
     )
 
 

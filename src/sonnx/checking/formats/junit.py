@@ -74,8 +74,11 @@ def _verdict_case(suite: ET.Element, path: str, v: Verdict, title: str) -> str:
         error = ET.SubElement(case, "error", {"type": "UNKNOWN", "message": xml_text(v.reason or "")})
         error.text = body
         return "error"
-    if v.status is not Status.PROVED:  # a warning's witness, or what a TESTED verdict tried
+    if v.status is not Status.PROVED or v.assumes:  # a warning's witness, what a TESTED verdict tried, assumptions
         ET.SubElement(case, "system-out").text = body
+    if v.assumes:
+        props = ET.SubElement(case, "properties")
+        ET.SubElement(props, "property", {"name": "assumes", "value": xml_text("; ".join(v.assumes))})
     return "passed"
 
 

@@ -24,7 +24,9 @@ pass:
   ``ruleConfigurationOverrides`` entry of the invocation with
   ``enabled: false``, and the invocation's ``properties`` give the selection.
 
-PROVED and TESTED verdicts give no result. A result's message is the
+PROVED and TESTED verdicts give no result; what a verdict assumes (a user's
+operator declarations) is listed per model in the run's ``properties``
+(``models[].assumes``, by rule) and in a result's ``properties.assumes``. A result's message is the
 witness summary; its location is the model file; the operations the witness
 names (entries with an ``operation`` key, with their ``index`` and graph
 ``scope``) are its ``relatedLocations``, as logical locations of kind
@@ -196,6 +198,8 @@ def _result(v: Verdict, level: str, rule_index: int, artifact: dict[str, Any]) -
         operations = []
     if v.details:
         props["details"] = dict(v.details)
+    if v.assumes:
+        props["assumes"] = list(v.assumes)
     out: dict[str, Any] = {
         "ruleId": v.rule_id,
         "ruleIndex": rule_index,
@@ -257,6 +261,9 @@ def sarif_log(
             if level is not None:
                 results.append(_result(v, level, index[v.rule_id], artifact))
         models.append({"path": report.path, "outcome": report.outcome, "exitCode": report.exit_code})
+        assumed = {v.rule_id: list(v.assumes) for v in report.all_verdicts() if v.assumes}
+        if assumed:  # a PROVED verdict gives no result: what it assumes is stated here
+            models[-1]["assumes"] = assumed
     ok = all(r.error is None and not r.disagreements for r in reports)
     invocation: dict[str, Any] = {"executionSuccessful": ok, "exitCode": exit_code}
     if notifications:

@@ -39,6 +39,7 @@ from ...base.verdict import Status
 from ...base.witness import Offenders, brief, op_ref
 from ...model.graph import Model, Operation
 from ...rules.base import counted_reasons
+from ...rules.declarations import Declarations
 from ...rules.graph_arity import ID, LISTING, UNKNOWN_SIGNATURE, Side, Signature, Signatures, written_scopes
 from ..common import Encoding, Proof, ProofContext, RuleResult, ask_one, facts_lines, or_all, settled, unknown, violated
 from ..smtlib import Obligation
@@ -80,9 +81,9 @@ def _bound(n: int, bound: tuple[int, ...] | None) -> Sequence[int]:
     return range(n) if bound is None else bound
 
 
-def arity_facts(model: Model) -> Arity:
+def arity_facts(model: Model, declarations: Declarations | None = None) -> Arity:
     """The instances (operations with identical facts share one) and the operations of each."""
-    sigs = Signatures(model)
+    sigs = Signatures(model, declarations)
     index: dict[tuple[SideFacts, SideFacts], int] = {}
     # Most operations bind every position they write: their instance depends only on the signature and the two
     # entry counts, so it is looked up once per such triple (the signature objects are the lookup's cached ones).
@@ -197,7 +198,7 @@ def _witness(arity: Arity, found: list[tuple[int, int, int]], mode: str, obs: li
 
 def prove(ctx: ProofContext) -> Proof:
     model, settings, mode = ctx.model, ctx.settings, ctx.mode
-    arity = arity_facts(model)
+    arity = arity_facts(model, ctx.declarations)
     ob = search_obligation(arity, mode)
     ans = yield from ask_one(ob, local=True)
     done = settled(ID, ob, ans, mode)

@@ -31,6 +31,7 @@ from typing import Any
 from ...base.witness import brief, op_ref
 from ...model.graph import Model
 from ...rules import graph_r2 as direct
+from ...rules.declarations import Declarations
 from ...rules.graph_r2 import ID
 from ..classify import Instance, Lister, reason, table_formula, with_call_graphs
 from ..common import Classes, Encoding, Proof, ProofContext, RuleResult, ask_one, or_all, proved, unknown, violated
@@ -45,9 +46,9 @@ CALL = -1
 
 
 def _groups(
-    model: Model, facts: Sequence[ScopeFacts], calls: Sequence[Call]
+    model: Model, facts: Sequence[ScopeFacts], calls: Sequence[Call], decls: Declarations | None = None
 ) -> tuple[Lister, list[Instance], list[list[tuple[int, int]]]]:
-    lister = Lister(model, facts, [c.op for c in calls])
+    lister = Lister(model, facts, [c.op for c in calls], decls)
     index: dict[str, int] = {}
     insts: list[Instance] = []
     members: list[list[tuple[int, int]]] = []
@@ -115,7 +116,7 @@ def prove(ctx: ProofContext) -> Proof:
     """
     model, facts, mode = ctx.model, ctx.facts, ctx.mode
     calls = shadowing_calls(model, facts)
-    lister, insts, members = _groups(model, facts, calls)
+    lister, insts, members = _groups(model, facts, calls, ctx.declarations)
     body = _body(lister, insts)
     checks = [f"(assert (=> (= (mod c{g} 4) 2) {i.check}))" for g, i in enumerate(insts) if i.check]
     certain = Obligation(
