@@ -63,6 +63,6 @@ def test_recorded_options_without_declarations_are_unchanged(tmp_path: Path) -> 
     assert CheckOptions.from_recorded(opts.recorded(), None) == opts
     decl = declare(tmp_path / "ops.toml", FUSED_MATMUL)
     with_decl = CheckOptions(operator_declarations=str(decl))
-    back = CheckOptions.from_recorded(with_decl.recorded(), None, str(decl))
+    back = CheckOptions.from_recorded(with_decl.recorded(), None, declarations=str(decl))
     assert back.declarations == with_decl.declarations
     assert check_file(str(fused_matmul_model(tmp_path / "m.onnx")), back).exit_code == 0

@@ -261,7 +261,7 @@ class CheckOptions:
 
     @classmethod
     def from_recorded(
-        cls, data: Any, inputs: str | None, waivers: str | None = None, declarations: str | None = None
+        cls, data: Any, inputs: str | None, *, waivers: str | None = None, declarations: str | None = None
     ) -> CheckOptions:
         """The options a bundle recorded, to replay the check (``inputs``: the bundled copy of the inputs file;
         ``declarations``: that of the operator declarations file, recorded only when one was given).

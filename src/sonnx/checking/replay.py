@@ -124,7 +124,7 @@ def _replay(root: Path, work: Path, manifest: dict[str, Any], raw: bytes, trust:
         v.differences.append(f"the recorded declarations file {recorded_decls!r} is not a listed bundle file")
         return
     try:
-        options = CheckOptions.from_recorded(manifest["options"], inputs, waivers, decls)
+        options = CheckOptions.from_recorded(manifest["options"], inputs, waivers=waivers, declarations=decls)
     except UsageError as exc:
         raise BundleError(f"{root}: {exc.one_line()}") from None
     if options.waivers_date is not None:
