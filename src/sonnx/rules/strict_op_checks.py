@@ -135,6 +135,13 @@ def attr_min(site: Site, name: str, bound: int) -> Outcome:
     return BROKEN, f"{name} {'is' if written else 'defaults to'} {_shown(value)!r}, below {bound}"
 
 
+def attr_above(site: Site, name: str, bound: float) -> Outcome:
+    value, written = site.attribute(name)
+    if value is None or value > bound:
+        return HOLDS, ""
+    return BROKEN, f"{name} {'is' if written else 'defaults to'} {value!r}, not above {bound}"
+
+
 def attr_present(site: Site, name: str) -> Outcome:
     return (HOLDS, "") if site.op.attribute(name) is not None else (BROKEN, f"attribute {name} is not written")
 
@@ -178,6 +185,33 @@ def conv_group(site: Site) -> Outcome:
         # a run that reaches this operation has C = group * W's second dimension (the operator's own precondition)
         return (HOLDS, "") if w[1] == 1 else (BROKEN, f"group is {group}, and W gives each group {w[1]} channels")
     return OPEN, "the channel count of X is not established"
+
+
+def pool_kernel_pads(site: Site) -> Outcome:
+    kernel = site.op.attribute("kernel_shape")
+    if kernel is None:
+        return OPEN, "kernel_shape is not written"
+    k = list(kernel.value)
+    pads = list(site.attribute("pads")[0] or [0] * (2 * len(k)))
+    dil = list(site.attribute("dilations")[0] or [1] * len(k))
+    if len(pads) != 2 * len(k) or len(dil) != len(k):
+        return OPEN, "pads, dilations and kernel_shape disagree in length"
+    for i, (ki, di) in enumerate(zip(k, dil, strict=True)):
+        span = di * (ki - 1) + 1
+        if span <= max(pads[i], pads[i + len(k)]):
+            return BROKEN, f"axis {i}: the dilated kernel spans {span}, not more than its pads {pads[i]}, {pads[i + len(k)]}"
+    return HOLDS, ""
+
+
+def conv_kernel_w(site: Site) -> Outcome:
+    kernel = site.op.attribute("kernel_shape")
+    if kernel is None:
+        return HOLDS, ""
+    w = site.shape(site.input(1))
+    if w is None or not all(isinstance(d, int) for d in w[2:]):
+        return OPEN, f"the spatial dimensions of {site.input(1)!r} are not established"
+    want = list(w[2:])
+    return (HOLDS, "") if list(kernel.value) == want else (BROKEN, f"kernel_shape is {list(kernel.value)}, W's is {want}")
 
 
 def _slice_args(site: Site) -> tuple[list[np.ndarray] | None, str]:
@@ -246,11 +280,14 @@ def slice_axes_all(site: Site) -> Outcome:
 CHECKS: Mapping[str, Callable[..., Outcome]] = {
     "attr-eq": attr_eq,
     "attr-min": attr_min,
+    "attr-above": attr_above,
     "attr-present": attr_present,
     "input-present": input_present,
     "rank": rank,
     "attr-len-spatial": attr_len_spatial,
     "conv-group": conv_group,
+    "pool-kernel-pads": pool_kernel_pads,
+    "conv-kernel-w": conv_kernel_w,
     "slice-order": slice_order,
     "slice-start": slice_start,
     "slice-axes-all": slice_axes_all,

@@ -14,12 +14,18 @@ Kinds (``args`` is read according to ``check``):
   schema's default, equals ``value``;
 * ``attr-min`` ``(name, bound)``: the attribute's value (each element of a
   list), as written or else the schema's default, is at least ``bound``;
+* ``attr-above`` ``(name, bound)``: the same, strictly above ``bound``;
 * ``attr-present`` ``(name,)``: the attribute is written;
 * ``input-present`` ``(position,)``: the input position is given a tensor;
 * ``rank`` ``(position, rank)``: the input has that rank;
 * ``attr-len-spatial`` ``(name, factor)``: a written list attribute has
   ``factor`` entries per spatial axis of input 0 (its rank minus 2);
 * ``conv-group`` ``()``: ``group`` is 1 or the channel count of input 0;
+* ``pool-kernel-pads`` ``()``: on each spatial axis the dilated kernel
+  (``dilations[i] * (kernel_shape[i] - 1) + 1``) is larger than both pads of
+  that axis, so every window holds an element of the input;
+* ``conv-kernel-w`` ``()``: a written ``kernel_shape`` equals the spatial
+  dimensions of the weight ``W`` (input 1);
 * ``slice-order`` ``(sign,)``: where a step has that sign, the start is on
   the same side of the end as the step goes (start <= end for +1, start >= end
   for -1);
@@ -50,7 +56,7 @@ class Row(NamedTuple):
 
 KINDS = (
     "attr-eq", "attr-present", "input-present", "rank", "attr-len-spatial", "conv-group", "slice-order",
-    "slice-start", "slice-axes-all", "attr-min",
+    "slice-start", "slice-axes-all", "attr-min", "attr-above", "pool-kernel-pads", "conv-kernel-w",
 )
 
 
@@ -66,6 +72,7 @@ _SLT = "type, itype, itype, itype, itype"
 _AM = "argmax/argmax.md"
 _BN = "batchnormalization/batch_normalization.md"
 _CT = "constant/constant.md"
+_MM = "matmul/matmul.md"
 
 
 def _slice(*tags: str) -> tuple[str, ...]:
@@ -90,6 +97,8 @@ ROWS: tuple[Row, ...] = (
         _k(_MP, "real", "dilations: list of ints", "C2"), since=10),
     Row("maxpool-kernel-length", "MaxPool", "attr-len-spatial", ("kernel_shape", 1),
         _k(_MP, "real", "kernel_shape: list of ints", "C2")),
+    Row("maxpool-kernel-above-pads", "MaxPool", "pool-kernel-pads", (),
+        _k(_MP, "real", "pads: list of ints", "C2") + _k(_MP, "real", "kernel_shape: list of ints", "C3")),
     Row("conv-2-spatial-axes", "Conv", "rank", (0, 4),
         _k(_CV, "real", "Restrictions", "R1") + _k(_CV, "real", "X: tensor of real", "C1")),
     Row("conv-auto-pad-notset", "Conv", "attr-eq", ("auto_pad", "NOTSET"),
@@ -99,6 +108,8 @@ ROWS: tuple[Row, ...] = (
     Row("conv-pads-length", "Conv", "attr-len-spatial", ("pads", 2), _k(_CV, "real", "pads: list of int", "C2")),
     Row("conv-dilations-length", "Conv", "attr-len-spatial", ("dilations", 1),
         _k(_CV, "real", "dilations: list of int", "C2")),
+    Row("conv-kernel-matches-w", "Conv", "conv-kernel-w", (),
+        _k(_CV, "real", "kernel_shape: list of int", "C2") + _k(_CV, "real", "W: tensor of real", "C3")),
     Row("gemm-a-rank-2", "Gemm", "rank", (0, 2), _k(_GM, "real", "Restrictions", "R1")),
     Row("gemm-b-rank-2", "Gemm", "rank", (1, 2), _k(_GM, "real", "Restrictions", "R1")),
     Row("gemm-alpha-1", "Gemm", "attr-eq", ("alpha", 1.0), _k(_GM, "real", "Restrictions", "R2")),
@@ -118,6 +129,12 @@ ROWS: tuple[Row, ...] = (
     Row("batchnorm-inference-mode", "BatchNormalization", "attr-eq", ("training_mode", 0),
         _k(_BN, "real", "Restrictions", "R1") + _k(_BN, "float", "Restrictions", "R1")
         + _k(_BN, "real", "training_mode: int", "C1") + _k(_BN, "float", "training_mode: int", "C1"), since=14),
+    Row("batchnorm-epsilon-positive", "BatchNormalization", "attr-above", ("epsilon", 0.0),
+        _k(_BN, "real", "epsilon: float", "C1") + _k(_BN, "float", "epsilon: float", "C1")),
+    Row("matmul-a-rank-2", "MatMul", "rank", (0, 2),
+        _k(_MM, "real, real", "Restrictions", "R1") + _k(_MM, "int, int", "Restrictions", "R1")),
+    Row("matmul-b-rank-2", "MatMul", "rank", (1, 2),
+        _k(_MM, "real, real", "Restrictions", "R1") + _k(_MM, "int, int", "Restrictions", "R1")),
     Row("constant-value-set", "Constant", "attr-present", ("value",),
         _k(_CT, "real", "Restrictions", "R1") + _k(_CT, "float", "Restrictions", "R1")
         + _k(_CT, "int", "Restrictions", "R1")),
