@@ -382,11 +382,9 @@ def wg_page(trace: dict[str, Any]) -> str:
         [25, 25, 50],
     ))
     spec = ops["specified"]
-    parts.append(
-        "\nAdded to the list: " + esc(spec["reason"]) + " "
-        + ", ".join(f"``{e['onnx']}`` (``{e['path']}`` at ``{spec['source']['commit'][:7]}``)" for e in spec["operators"])
-        + ".\n"
-    )
+    at = spec["source"]["commit"][:7]
+    added = ", ".join(f"``{e['onnx']}`` (``{e['path']}`` at ``{at}``)" for e in spec["operators"])
+    parts.append("\nAdded to the list: " + esc(spec["reason"]) + " " + added + ".\n")
     return "\n".join(parts)
 
 

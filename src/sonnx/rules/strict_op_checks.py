@@ -197,9 +197,9 @@ def pool_kernel_pads(site: Site) -> Outcome:
     if len(pads) != 2 * len(k) or len(dil) != len(k):
         return OPEN, "pads, dilations and kernel_shape disagree in length"
     for i, (ki, di) in enumerate(zip(k, dil, strict=True)):
-        span = di * (ki - 1) + 1
-        if span <= max(pads[i], pads[i + len(k)]):
-            return BROKEN, f"axis {i}: the dilated kernel spans {span}, not more than its pads {pads[i]}, {pads[i + len(k)]}"
+        span, before, after = di * (ki - 1) + 1, pads[i], pads[i + len(k)]
+        if span <= max(before, after):
+            return BROKEN, f"axis {i}: the dilated kernel spans {span}, not more than its pads {before}, {after}"
     return HOLDS, ""
 
 
@@ -210,8 +210,8 @@ def conv_kernel_w(site: Site) -> Outcome:
     w = site.shape(site.input(1))
     if w is None or not all(isinstance(d, int) for d in w[2:]):
         return OPEN, f"the spatial dimensions of {site.input(1)!r} are not established"
-    want = list(w[2:])
-    return (HOLDS, "") if list(kernel.value) == want else (BROKEN, f"kernel_shape is {list(kernel.value)}, W's is {want}")
+    want, given = list(w[2:]), list(kernel.value)
+    return (HOLDS, "") if given == want else (BROKEN, f"kernel_shape is {given}, W's is {want}")
 
 
 def _slice_args(site: Site) -> tuple[list[np.ndarray] | None, str]:
