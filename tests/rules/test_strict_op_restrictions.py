@@ -10,15 +10,19 @@ dropped from the table, a check inverted or a tag lost fails it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
 from sonnx.base.verdict import Status
+from sonnx.checking.options import CheckOptions
+from sonnx.checking.pipeline import check_file
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import strict_op_restrictions
+from sonnx.rules.base import PROFILE_STRICT
 from sonnx.rules.strict_op_table import ROWS, Row
 from tests.common.rulekit import data, model, run, value
 
@@ -245,3 +249,22 @@ def test_a_row_naming_a_statement_the_inventory_lacks_fails() -> None:
     row = ROWS[0]._replace(tags=("maxpool/maxpool.md|real|Restrictions|R99",))
     with pytest.raises(KeyError, match="R99"):
         strict_op_restrictions.tag_refs(row)
+
+
+REAL = Path(__file__).resolve().parents[1] / "data" / "real"
+
+
+@pytest.mark.parametrize(
+    ("name", "rows"),
+    [
+        ("conv_fp16.torchscript.onnx", {"gemm-transb-0"}),
+        ("sk_kmeans.skl2onnx.onnx", {"gemm-alpha-1", "gemm-transb-0"}),
+        ("shufflenet_v2.torchscript.onnx", {"slice-axes-all", "slice-steps-given", "gemm-transb-0"}),
+        ("unet_tiny.torchscript.onnx", set()),
+    ],
+)
+def test_real_exports(name: str, rows: set[str]) -> None:
+    report = check_file(str(REAL / name), CheckOptions(profile=PROFILE_STRICT, engine="direct"))
+    (v,) = [v for v in report.verdicts if v.rule_id == ID]
+    assert {f["row"] for f in offenders(v)} == rows
+    assert v.status is (Status.VIOLATED if rows else Status.PROVED), v.reason
