@@ -145,6 +145,11 @@ def page(root: Path) -> str:
         "(:ref:`STRICT-OP-RESTRICTIONS`) and the hand-written classification ``wg_operator_coverage.json``.", "",
     ]
     lines += [f"* {CLASSES[c]}: {counts.get(c, 0)}" for c in CLASSES] + [f"* in all: {len(out)}", ""]
+    files = _load(root, TAGS)["files"]
+    untagged = [f for f in files if f not in {s["file"] for s in out}]
+    if untagged:
+        lines += ["Specifications with no tagged statement at that commit (nothing to classify): "
+                  + ", ".join(f"``{f}``" for f in untagged) + ".", ""]
     by_file: dict[str, list[dict[str, Any]]] = {}
     for s in out:
         by_file.setdefault(s["file"], []).append(s)

@@ -132,9 +132,11 @@ ROWS: tuple[Row, ...] = (
     Row("batchnorm-epsilon-positive", "BatchNormalization", "attr-above", ("epsilon", 0.0),
         _k(_BN, "real", "epsilon: float", "C1") + _k(_BN, "float", "epsilon: float", "C1")),
     Row("matmul-a-rank-2", "MatMul", "rank", (0, 2),
-        _k(_MM, "real, real", "Restrictions", "R1") + _k(_MM, "int, int", "Restrictions", "R1")),
+        _k(_MM, "real, real", "Restrictions", "R1") + _k(_MM, "int, int", "Restrictions", "R1")
+        + _k(_MM, "float, float", "A: float", "C1") + _k(_MM, "int, int", "A: itype", "C1")),
     Row("matmul-b-rank-2", "MatMul", "rank", (1, 2),
-        _k(_MM, "real, real", "Restrictions", "R1") + _k(_MM, "int, int", "Restrictions", "R1")),
+        _k(_MM, "real, real", "Restrictions", "R1") + _k(_MM, "int, int", "Restrictions", "R1")
+        + _k(_MM, "float, float", "B: float", "C1") + _k(_MM, "int, int", "B: itype", "C1")),
     Row("constant-value-set", "Constant", "attr-present", ("value",),
         _k(_CT, "real", "Restrictions", "R1") + _k(_CT, "float", "Restrictions", "R1")
         + _k(_CT, "int", "Restrictions", "R1")),
