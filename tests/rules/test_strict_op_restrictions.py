@@ -22,7 +22,8 @@ from sonnx.checking.pipeline import check_file
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import strict_op_restrictions
-from sonnx.rules.base import PROFILE_STRICT
+from sonnx.rules.base import PROFILE_STRICT, CheckConfig
+from sonnx.rules.registry import run_rules
 from sonnx.rules.strict_op_table import ROWS, Row
 from tests.common.rulekit import data, model, run, value
 
@@ -268,3 +269,12 @@ def test_real_exports(name: str, rows: set[str]) -> None:
     (v,) = [v for v in report.verdicts if v.rule_id == ID]
     assert {f["row"] for f in offenders(v)} == rows
     assert v.status is (Status.VIOLATED if rows else Status.PROVED), v.reason
+
+
+def test_a_broken_row_with_an_unknown_tag_makes_the_check_unknown_not_a_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    stale = tuple(r._replace(tags=(*r.tags, "maxpool/maxpool.md|real|Restrictions|R99")) if r.id ==
+                  "maxpool-ceil-mode-0" else r for r in ROWS)
+    monkeypatch.setattr(strict_op_restrictions, "ROWS", stale)
+    (v,) = [v for v in run_rules(build(maxpool(ceil_mode=1)), CheckConfig(profile=PROFILE_STRICT))
+            if v.rule_id == ID]
+    assert v.status is Status.UNKNOWN and "R99" in (v.reason or "")
