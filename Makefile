@@ -21,7 +21,7 @@ LATEST := .venv-latest
 
 .PHONY: help venv example dist test lint typecheck pytest docs lock lock-add test-latest fuzz fuzz-smt fuzz-smt-chunk \
         fuzz-smt-dask fuzz-files fuzz-soundness fuzz-evidence corpus-budget mutate bench examples traceability rule-texts \
-        smt-comments proofs-readme clean corpus proofs coq-test coq-diff-long docs-screenshots
+        smt-comments proofs-readme wg-tags clean corpus proofs coq-test coq-diff-long docs-screenshots
 
 help:
 	@echo "make example         check a shipped example model with sonnx-check (runtime dependencies only, in .venv-run)"
@@ -54,6 +54,8 @@ help:
 	@echo "make rule-texts      regenerate the rules' titles, statements and rationales from spec/graph.rst"
 	@echo "                     (src/sonnx/data/rule_texts.json; fails naming each rule the spec gives no rationale)"
 	@echo "make traceability    regenerate the rule texts, then the packaged traceability matrix (src/sonnx/data/traceability.json)"
+	@echo "make wg-tags         regenerate the inventory of the working group's operator statements from a mirror"
+	@echo "                     (WG_MIRROR=; src/sonnx/data/wg_operator_tags.json) and check the coverage table"
 	@echo "make smt-comments    regenerate the reviewed comments of the exported SMT-LIB files (tests/data/smt_comments.txt)"
 	@echo "make proofs-readme   regenerate proofs/README.md from the theorem modules"
 	@echo "make clean           remove the venvs, build outputs and caches"
@@ -235,6 +237,13 @@ rule-texts: $(STAMP)
 
 traceability: rule-texts
 	$(BIN)/python -m tools.traceability
+
+# The inventory of the working group's operator statements, from a local mirror of onnx/working-groups
+# (WG_MIRROR=<git dir>); then the coverage table's check of the classification.
+WG_MIRROR ?= /work/.mirror/onnx+working-groups/repo
+wg-tags: $(STAMP)
+	$(BIN)/python -m tools.wg_tags --mirror $(WG_MIRROR)
+	$(BIN)/python -m tools.wg_operator_coverage
 
 smt-comments: $(STAMP)
 	$(BIN)/python -m tools.smt_comments

@@ -10,6 +10,8 @@ At ``config-inited`` (before the builder starts and before any source is read) t
 * ``wg_coverage.rst``: the working group's statements and requirements against sonnx's rules, theorems and tests,
   the ID clashes, and the default operator set of sonnx-strict with its mappings (from the package data files
   ``wg_traceability.json`` and ``strict_operators.json``);
+* ``wg_operator_coverage.rst``: every tagged statement of the working group's operator specifications and how
+  sonnx covers it (``tools.wg_operator_coverage``);
 * ``proofs.rst``: the theorems, proved again during this build, with every
   obligation's outcome (a FAILED theorem is also a build warning, so ``-W``
   stops the build rather than publish it quietly);
@@ -379,6 +381,10 @@ def wg_page(trace: dict[str, Any]) -> str:
          for e in ops["operators"]),
         [25, 25, 50],
     ))
+    spec = ops["specified"]
+    at = spec["source"]["commit"][:7]
+    added = ", ".join(f"``{e['onnx']}`` (``{e['path']}`` at ``{at}``)" for e in spec["operators"])
+    parts.append("\nAdded to the list: " + esc(spec["reason"]) + " " + added + ".\n")
     return "\n".join(parts)
 
 
@@ -567,7 +573,7 @@ def cli_page() -> str:
 
 
 def generate(app: Sphinx, config: Any = None) -> None:
-    from tools import traceability
+    from tools import traceability, wg_operator_coverage
 
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -579,6 +585,9 @@ def generate(app: Sphinx, config: Any = None) -> None:
     write("catalogue.rst", catalogue_page(trace, results))
     write("rules.rst", rules_page(trace))
     write("wg_coverage.rst", wg_page(trace))
+    write("wg_operator_coverage.rst", wg_operator_coverage.page(ROOT))
+    for p in wg_operator_coverage.problems(ROOT, [r["id"] for r in trace["rules"]]):
+        LOG.warning("operator coverage: %s", p)
     write("proofs.rst", proofs_page(results))
     write("conformance.rst", conformance_page())
     write("cli.rst", cli_page())

@@ -33,6 +33,7 @@ from sonnx.rules import RULES
 from tests.common.bundles import EX, ROOT, verify, write
 
 SPEC = ROOT / "spec" / "graph.rst"
+OPERATORS = ROOT / "spec" / "operators.rst"
 LABEL = re.compile(r"^\.\. _([A-Za-z0-9-]+):\s*$", re.M)
 
 
@@ -84,8 +85,14 @@ class Page(HTMLParser):
 
 
 def spec_anchors() -> dict[str, str]:
-    """Every label of spec/graph.rst -> the HTML id Sphinx gives it."""
-    return {label: make_id(label) for label in LABEL.findall(SPEC.read_text(encoding="utf-8"))}
+    """Every label of spec/graph.rst and spec/operators.rst -> the HTML id Sphinx gives it."""
+    return {label: make_id(label) for page in (SPEC, OPERATORS)
+            for label in LABEL.findall(page.read_text(encoding="utf-8"))}
+
+
+def spec_page(label: str) -> str:
+    """The site page that holds ``label``: spec.html, or operators.html for the operator layer."""
+    return "operators.html" if label in LABEL.findall(OPERATORS.read_text(encoding="utf-8")) else "spec.html"
 
 
 HEADER = PageHeader(
@@ -142,7 +149,7 @@ def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
     links = Page(render_html(report, options, HEADER)).links
     assert links
     for href, text in links:
-        assert href == f"{SPEC_SITE}spec.html#{anchors[text]}", (href, text)  # the link's own rule, nowhere else
+        assert href == f"{SPEC_SITE}{spec_page(text)}#{anchors[text]}", (href, text)  # its own rule, nowhere else
     linked = {text for _, text in links}
     assert linked == {r.id for r in RULES if r.id in anchors} == {r.id for r in RULES}
     assert not {i for i in shown if i.startswith("EXEC-")} & linked  # no section in the spec: no link

@@ -45,6 +45,7 @@ EXPECTED = {
     "STRICT-SPARSE": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-OPSET": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-METADATA": (Severity.ERROR, PROFILE_STRICT),
+    "STRICT-OP-RESTRICTIONS": (Severity.ERROR, PROFILE_STRICT),
 }
 
 STRICTER = {"GRAPH-ARITY"}
@@ -73,7 +74,9 @@ def test_every_rule_answers_on_the_seed_example() -> None:
     verdicts = run_rules(model(seed_example()), CheckConfig(profile=PROFILE_STRICT))
     got = {v.rule_id: v.status for v in verdicts}
     assert len(verdicts) == len(RULES)
-    violated = {"GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE", "STRICT-SHAPES", "STRICT-METADATA"}
+    # STRICT-OP-RESTRICTIONS: the example's Constant writes no ``value`` (the group's Constant [R1])
+    violated = {"GRAPH-R1", "GRAPH-R1-OUTPUTS", "GRAPH-R1-TRANSITIVE", "STRICT-SHAPES", "STRICT-METADATA",
+                "STRICT-OP-RESTRICTIONS"}
     assert {k for k, s in got.items() if s is Status.VIOLATED} == violated
     # the example is built in memory: there is no file for FORMAT-ONNX to check, nor to infer shapes from
     assert got.pop("FORMAT-ONNX") is Status.UNKNOWN and got.pop("STRICT-BROADCAST") is Status.UNKNOWN
@@ -161,5 +164,5 @@ def test_strict_rules_belong_to_the_strict_profile_only() -> None:
     strict = {r.id for r in rules_for(PROFILE_STRICT)} - {r.id for r in rules_for(PROFILE_SONNX)}
     assert strict == {
         "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA",
-        "STRICT-BROADCAST",
+        "STRICT-BROADCAST", "STRICT-OP-RESTRICTIONS",
     }

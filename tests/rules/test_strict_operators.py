@@ -50,7 +50,9 @@ def test_default_set_is_the_groups_list_mapped_to_onnx() -> None:
         "SoftPlus": ["Softplus"],
         "ConvTransposeDeconvolution": ["ConvTranspose"],
     }
-    assert SONNX_OPERATORS == {("", o) for e in entries for o in e["onnx"]}
+    specified = {("", e["onnx"]) for e in operator_set_data()["specified"]["operators"]}
+    assert specified == {("", "ArgMax"), ("", "BatchNormalization")}
+    assert SONNX_OPERATORS == {("", o) for e in entries for o in e["onnx"]} | specified
 
 
 def test_default_set_excludes_control_flow_and_training() -> None:

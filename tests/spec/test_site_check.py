@@ -15,6 +15,8 @@ from sonnx.rules.registry import RULES as REGISTRY
 from tools.site_check import CSS_RULES, EXTERNAL_PYTHON_NAMES, check_site, css_has, main
 
 RULES = tuple(r.id for r in REGISTRY)
+OPERATOR_RULES = tuple(r.id for r in REGISTRY if r.spec == "spec/operators.rst")
+"""The rules the operator layer's page states (``main`` looks for them on ``operators.html``)."""
 CSS = "\n".join(f"{sel} {{\n    {decl};\n}}" for sel, decl in CSS_RULES)
 
 
@@ -37,6 +39,7 @@ def _site(tmp_path: Path, **pages: str) -> Path:
     root = tmp_path / "html"
     files = {
         "spec.html": _spec(),
+        "operators.html": _spec(OPERATOR_RULES),
         "_static/sonnx.css": CSS,
         "traceability.json": "{}",
         "_generated/catalogue.html": (
@@ -148,3 +151,11 @@ def test_the_screenshot_target_says_when_no_browser_is_found(
     assert site_screenshots.chromium() is None
     assert site_screenshots.main([str(_site(tmp_path)), str(tmp_path / "shots")]) == 2
     assert "no Chromium binary found" in capsys.readouterr().err
+
+
+def test_an_operator_layer_rule_is_looked_for_on_its_own_page(tmp_path: Path) -> None:
+    assert OPERATOR_RULES  # the operator layer states at least one rule
+    root = _site(tmp_path, operators_html=_spec(()))
+    assert main([str(root)]) == 1
+    found = check_site(root, (), OPERATOR_RULES)
+    assert found and all(p.startswith("operators.html: ") for p in found)

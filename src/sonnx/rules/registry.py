@@ -36,6 +36,7 @@ from . import (
     strict_attributes,
     strict_broadcast,
     strict_metadata,
+    strict_op_restrictions,
     strict_operators,
     strict_opset,
     strict_shapes,
@@ -71,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     strict_sparse.RULE,
     strict_opset.RULE,
     strict_metadata.RULE,
+    strict_op_restrictions.RULE,
 )
 
 

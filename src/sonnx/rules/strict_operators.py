@@ -8,7 +8,8 @@ for the run (``CheckConfig.allowed_operators``) or, when none is configured,
 :data:`SONNX_OPERATORS`: the group's list of REQ OP 000, read from the package
 data file ``sonnx/data/strict_operators.json`` where every name the group gives
 that is not an ONNX operator (Dense, FullyConnected, Padding, ...) is mapped to
-ONNX operators with its reason.
+ONNX operators with its reason, together with the operators the group has
+specified beyond that list (``specified``: ArgMax and BatchNormalization).
 
 Operators used only for training (REQ-OP-020: the ``ai.onnx.preview.training``
 domain and the loss operators) are in no allowed set: a configured set that
@@ -48,8 +49,11 @@ TRAINING_DOMAINS = frozenset(_DATA["excluded"]["training_domains"])
 """Domains of operators used only for training (REQ-OP-020)."""
 TRAINING_OPERATORS = frozenset(("", op) for op in _DATA["excluded"]["training_operators"])
 """Default-domain operators used only for training (REQ-OP-020 names the two loss operators)."""
-SONNX_OPERATORS = frozenset(("", op) for entry in _DATA["operators"] for op in entry["onnx"])
-"""The default operator set of the strict profile, as (domain, operator) pairs (all of the default domain)."""
+SPECIFIED = frozenset(("", entry["onnx"]) for entry in _DATA["specified"]["operators"])
+"""Operators the group has specified beyond REQ OP 000's list (ArgMax, BatchNormalization)."""
+SONNX_OPERATORS = frozenset(("", op) for entry in _DATA["operators"] for op in entry["onnx"]) | SPECIFIED
+"""The default operator set of the strict profile, as (domain, operator) pairs (all of the default domain): the
+group's list mapped to ONNX, and the operators it has specified since."""
 
 
 def is_training(domain: str, operator: str) -> bool:
