@@ -75,6 +75,9 @@ class CheckConfig:
     """How a rule runs the model on a candidate witness input to confirm it (spec/operators.rst), given by the
     layer that runs the rules: sonnx's executor in a check that read the weights. None: no run is possible, and a
     candidate that cannot be confirmed leaves the verdict UNKNOWN."""
+    dims: tuple[tuple[str, int, int], ...] = ()
+    """The domains of symbolic input dimensions OP-SHAPES proves over (``--dims``): ``(name, least, greatest)``;
+    a name not listed ranges over the integers of at least 1."""
 
 
 @dataclass
