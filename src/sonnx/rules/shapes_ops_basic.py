@@ -242,6 +242,20 @@ def _gather_elements(v: OpView) -> list[Info]:
     return [Info(ind)]
 
 
+def _gather_nd(v: OpView) -> list[Info]:
+    dims, ind = v.shape(0), v.shape(1)
+    b = v.attr_int("batch_dims", 0)
+    if not ind or not isinstance(ind[-1], int):
+        raise Uncovered("the last axis of the indices is not a fixed size")
+    m = ind[-1]
+    if not (1 <= m <= len(dims) - b and b < min(len(dims), len(ind))):
+        v.need("indices address at most the axes of data after the batch axes", False)
+        raise Uncovered("indices too long")
+    for i in range(b):
+        same(v, f"data and indices agree on batch axis {i}", dims[i], ind[i])
+    return [Info((*ind[:-1], *dims[b + m:]))]
+
+
 def _slice(v: OpView) -> list[Info]:
     dims = v.shape(0)
     if v.opset < 10:
@@ -356,6 +370,6 @@ BASIC: dict[str, Transfer] = {
     **{name: _elementwise(f) for name, f in BROADCASTING.items()},
     "Where": _where, "Shape": _shape, "Size": _size, "Reshape": _reshape, "Flatten": _flatten,
     "Transpose": _transpose, "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Concat": _concat, "Gather": _gather,
-    "GatherElements": _gather_elements, "Slice": _slice, "Split": _split, "Expand": _expand,
+    "GatherElements": _gather_elements, "GatherND": _gather_nd, "Slice": _slice, "Split": _split, "Expand": _expand,
     "ConstantOfShape": _constant_of_shape, "Tile": _tile,
 }
