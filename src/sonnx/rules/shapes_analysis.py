@@ -22,13 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-import numpy as np
 import z3
 
 from ..model.graph import Graph, InitialValue, Model, Operation
-from .shapes_ops_basic import BASIC, MAX_FOLLOWED, Transfer
+from .shapes_ops_basic import BASIC, MAX_FOLLOWED, Transfer, followed
 from .shapes_ops_nn import NN
 from .shapes_terms import DimRange, Term
 from .shapes_view import Info, Need, OpView, Uncovered
@@ -80,14 +78,8 @@ def _stored_info(iv: InitialValue, read: bool) -> Info:
     shape = tuple(int(d) for d in iv.dims)
     if not read or iv.sparse or len(shape) > 1 or (shape and shape[0] > MAX_FOLLOWED):
         return Info(shape)
-    return Info(shape, _followed(iv.read()))
-
-
-def _followed(array: Any) -> tuple[Term, ...] | None:
-    arr = np.asarray(array)
-    if arr.ndim > 1 or arr.size > MAX_FOLLOWED or not np.issubdtype(arr.dtype, np.integer):
-        return None
-    return tuple(int(x) for x in arr.reshape(-1))
+    ints, floats = followed(iv.read())
+    return Info(shape, ints, floats)
 
 
 def _constant(op: Operation) -> Info:
@@ -99,9 +91,9 @@ def _constant(op: Operation) -> Info:
         if attr.name == "value_ints":
             return Info((len(attr.value),), tuple(int(x) for x in attr.value))
         if attr.name == "value_float":
-            return Info(())
+            return Info((), None, (float(attr.value),))
         if attr.name == "value_floats":
-            return Info((len(attr.value),))
+            return Info((len(attr.value),), None, tuple(float(x) for x in attr.value))
     raise Uncovered("a Constant whose value kind the analysis does not read")
 
 

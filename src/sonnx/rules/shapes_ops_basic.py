@@ -13,16 +13,30 @@ still derived for every admissible input.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
+import numpy as np
 import z3
 
-from .shapes_terms import Cond, Term, all_of, any_of, eq, ge, maximum, minimum, norm, norm_cond, pick, product
+from .shapes_terms import Cond, Term, all_of, any_of, eq, fdiv, ge, maximum, minimum, norm, norm_cond, pick, product
 from .shapes_view import Info, OpView, Uncovered, axis_of, same
 
 Transfer = Callable[[OpView], list[Info]]
 
 MAX_FOLLOWED = 64
 """The longest integer vector whose elements the analysis follows as terms."""
+
+
+def followed(array: Any) -> tuple[tuple[Term, ...] | None, tuple[float, ...] | None]:
+    """The elements of a stored rank-0 or rank-1 array the analysis follows: as integers, or as floats."""
+    arr = np.asarray(array)
+    if arr.ndim > 1 or arr.size > MAX_FOLLOWED:
+        return None, None
+    if np.issubdtype(arr.dtype, np.integer):
+        return tuple(int(x) for x in arr.reshape(-1)), None
+    if np.issubdtype(arr.dtype, np.floating):
+        return None, tuple(float(x) for x in arr.reshape(-1))
+    return None, None
 
 
 def broadcast(v: OpView, shapes: Sequence[tuple[Term, ...]], what: str = "inputs") -> tuple[Term, ...]:
@@ -41,23 +55,45 @@ def broadcast(v: OpView, shapes: Sequence[tuple[Term, ...]], what: str = "inputs
 
 
 def _values(v: OpView) -> list[tuple[Term, ...]] | None:
-    vals = [v.inputs[k].value if v.inputs[k] is not None else None for k in range(len(v.inputs))]  # type: ignore[union-attr]
+    vals = [info.value if info is not None else None for info in v.inputs]
     if any(x is None for x in vals):
         return None
     return [x for x in vals if x is not None]
 
 
-def _elementwise(combine: Callable[[Term, Term], Term] | None) -> Transfer:
+Combine = Callable[[OpView, Term, Term], Term]
+"""How an element-wise operator combines two followed integer elements."""
+
+
+def _int_div(v: OpView, a: Term, b: Term) -> Term:
+    """Integer division as the runtimes do it for the non-negative operands of a shape computation."""
+    if not isinstance(b, int) or b <= 0:
+        raise Uncovered("a division of followed integers by a divisor that is not a positive constant")
+    v.assume("a divided shape element is not negative", ge(a, 0))
+    return fdiv(a, b)
+
+
+def _int_mod(v: OpView, a: Term, b: Term) -> Term:
+    """Integer Mod (``fmod`` 0: the sign of the divisor, Python's ``%``) of two followed constants."""
+    if not isinstance(a, int) or not isinstance(b, int) or b == 0 or v.attr_int("fmod", 0):
+        raise Uncovered("a Mod of followed integers that are not constants")
+    return a % b
+
+
+def _broadcast_values(v: OpView, vals: Sequence[tuple[Term, ...]], f: Callable[..., Term]) -> tuple[Term, ...] | None:
+    n = max(len(x) for x in vals)
+    if any(len(x) not in (1, n) for x in vals) or n > MAX_FOLLOWED:
+        return None
+    return tuple(norm(f(*(x[i if len(x) > 1 else 0] for x in vals))) for i in range(n))
+
+
+def _elementwise(combine: Combine | None) -> Transfer:
     def transfer(v: OpView) -> list[Info]:
         shapes = [v.shape(k) for k in range(len(v.inputs)) if v.has(k)]
         out = broadcast(v, shapes)
-        vals = _values(v) if combine is not None and len(v.inputs) == 2 else None
-        if vals is not None and combine is not None and len(out) <= 1:
-            a, b = vals
-            n = max(len(a), len(b))
-            if len(a) in (1, n) and len(b) in (1, n):
-                got = tuple(norm(combine(a[i if len(a) > 1 else 0], b[i if len(b) > 1 else 0])) for i in range(n))
-                return [Info(out, got)]
+        vals = _values(v) if combine is not None and len(v.inputs) == 2 and len(out) <= 1 else None
+        if vals is not None and combine is not None:
+            return [Info(out, _broadcast_values(v, vals, lambda a, b: combine(v, a, b)))]
         return [Info(out)]
 
     return transfer
@@ -71,7 +107,11 @@ def _like_first(v: OpView) -> list[Info]:
 
 
 def _where(v: OpView) -> list[Info]:
-    return [Info(broadcast(v, [v.shape(0), v.shape(1), v.shape(2)]))]
+    out = broadcast(v, [v.shape(0), v.shape(1), v.shape(2)])
+    vals = _values(v) if len(out) <= 1 else None
+    if vals is None:
+        return [Info(out)]
+    return [Info(out, _broadcast_values(v, vals, lambda c, x, y: pick(eq(c, 0), y, x)))]
 
 
 def _shape(v: OpView) -> list[Info]:
@@ -123,7 +163,9 @@ def _reshape(v: OpView) -> list[Info]:
         out[holes[0]] = quotient
     else:
         v.need("the element count of the input equals that of the requested shape", eq(total, known))
-    return [Info(tuple(t for t in out if t is not None))]
+    shape = tuple(t for t in out if t is not None)
+    value = v.info(0).value
+    return [Info(shape, value if value is not None and len(shape) <= 1 else None)]
 
 
 def _divides(d: Term, n: Term) -> Cond:
@@ -337,7 +379,14 @@ def _constant_of_shape(v: OpView) -> list[Info]:
     target = v.value(0, "shape")
     for k, t in enumerate(target):
         v.need(f"shape entry {k} is not negative", ge(t, 0))
-    return [Info(tuple(target))]
+    fill = v.op.attribute("value")
+    value = None
+    if fill is not None and fill.type == "TENSOR" and len(target) <= 1 and all(isinstance(t, int) for t in target):
+        count = int(target[0]) if target else 1
+        element = followed(fill.value.read())[0]
+        if element is not None and len(element) == 1 and count <= MAX_FOLLOWED:
+            value = element * count
+    return [Info(tuple(target), value)]
 
 
 def _tile(v: OpView) -> list[Info]:
@@ -348,19 +397,43 @@ def _tile(v: OpView) -> list[Info]:
     return [Info(tuple(norm(d * r) for d, r in zip(dims, reps, strict=True)))]
 
 
+def _resize(v: OpView) -> list[Info]:
+    x = v.shape(0)
+    if v.attr_ints("axes") is not None or v.attr_str("coordinate_transformation_mode", "") == "tf_crop_and_resize":
+        raise Uncovered("Resize with axes or tf_crop_and_resize")
+    if v.has(3):
+        sizes = v.value(3, "sizes")
+        if v.attr_str("keep_aspect_ratio_policy", "stretch") != "stretch" or len(sizes) != len(x):
+            raise Uncovered("Resize sizes kept to an aspect ratio")
+        return [Info(tuple(sizes))]
+    if not v.has(2):
+        raise Uncovered("Resize without scales or sizes")
+    scales = v.info(2).floats
+    if scales is None:
+        raise Uncovered("its scales input is not a stored constant")
+    if len(scales) != len(x) or not all(s == int(s) and s >= 1 for s in scales):
+        raise Uncovered("Resize scales that are not whole numbers of at least 1")
+    return [Info(tuple(norm(d * int(s)) for d, s in zip(x, scales, strict=True)))]
+
+
+def _dynamic_quantize(v: OpView) -> list[Info]:
+    return [Info(v.shape(0)), Info(()), Info(())]
+
+
 UNARY = (
     "Abs", "Neg", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Erf", "IsNaN", "IsInf", "Not", "Cast",
     "CastLike", "Identity", "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Softplus", "Softsign",
     "Floor", "Ceil", "Round", "Reciprocal", "Sign", "Sin", "Cos", "Tan", "Gelu", "Mish", "Celu", "ThresholdedRelu",
     "Clip", "Dropout", "CumSum", "Softmax", "LogSoftmax", "Hardmax", "QuantizeLinear", "DequantizeLinear",
-    "Shrink", "BitwiseNot", "Trilu", "LpNormalization",
+    "Shrink", "BitwiseNot", "Trilu", "LpNormalization", "RandomNormalLike", "RandomUniformLike", "Bernoulli",
 )
 """Operators whose outputs have the shape of their first input (their axis, where they take one, is checked by
 their own entry in :mod:`.shapes_ops_nn` when the operator fails on it)."""
 
-BROADCASTING: dict[str, Callable[[Term, Term], Term] | None] = {
-    "Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mul": lambda a, b: a * b,
-    "Div": None, "Pow": None, "Mod": None, "Equal": None, "Less": None, "Greater": None, "LessOrEqual": None,
+BROADCASTING: dict[str, Combine | None] = {
+    "Add": lambda v, a, b: a + b, "Sub": lambda v, a, b: a - b, "Mul": lambda v, a, b: a * b, "Div": _int_div,
+    "Equal": lambda v, a, b: pick(eq(a, b), 1, 0), "Mod": _int_mod, "Pow": None,
+    "Less": None, "Greater": None, "LessOrEqual": None,
     "GreaterOrEqual": None, "And": None, "Or": None, "Xor": None, "Max": None, "Min": None, "Sum": None,
     "Mean": None, "PRelu": None, "BitShift": None, "BitwiseAnd": None, "BitwiseOr": None, "BitwiseXor": None,
 }
@@ -371,5 +444,6 @@ BASIC: dict[str, Transfer] = {
     "Where": _where, "Shape": _shape, "Size": _size, "Reshape": _reshape, "Flatten": _flatten,
     "Transpose": _transpose, "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Concat": _concat, "Gather": _gather,
     "GatherElements": _gather_elements, "GatherND": _gather_nd, "Slice": _slice, "Split": _split, "Expand": _expand,
-    "ConstantOfShape": _constant_of_shape, "Tile": _tile,
+    "ConstantOfShape": _constant_of_shape, "Tile": _tile, "Resize": _resize,
+    "DynamicQuantizeLinear": _dynamic_quantize,
 }

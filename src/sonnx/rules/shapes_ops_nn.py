@@ -256,7 +256,7 @@ def _rnn(v: OpView) -> list[Info]:
 NN: dict[str, Transfer] = {
     "Conv": _conv, "ConvTranspose": _conv_transpose, "MaxPool": _pool, "AveragePool": _pool, "LpPool": _pool,
     "GlobalAveragePool": _global_pool, "GlobalMaxPool": _global_pool, "GlobalLpPool": _global_pool,
-    "MatMul": _matmul, "Gemm": _gemm, "BatchNormalization": _batch_norm,
+    "MatMul": _matmul, "MatMulInteger": _matmul, "ConvInteger": _conv, "Gemm": _gemm, "BatchNormalization": _batch_norm,
     "InstanceNormalization": _instance_norm, "LayerNormalization": _layer_norm, "Softmax": _softmax,
     "LogSoftmax": _softmax, "ArgMax": _arg, "ArgMin": _arg, "Pad": _pad, "TopK": _topk, "LSTM": _rnn,
     "GRU": _rnn, "RNN": _rnn,

@@ -31,6 +31,8 @@ class Info(NamedTuple):
     shape: tuple[Term, ...]
     value: tuple[Term, ...] | None = None
     """The elements of a rank-0 or rank-1 integer tensor, when they are terms the analysis follows."""
+    floats: tuple[float, ...] | None = None
+    """The elements of a stored rank-0 or rank-1 floating-point tensor (the scales of a Resize)."""
 
 
 class Need(NamedTuple):
