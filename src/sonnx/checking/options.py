@@ -28,6 +28,7 @@ from ..base.errors import UsageError
 from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
+from ..rules.shapes_terms import DimRange, check_range, dims_text
 from ..rules.strict_operators import training_operators
 
 Engine = Literal["auto", "direct", "smt", "both"]
@@ -52,6 +53,10 @@ RECORDED_KEYS = (
     "required_metadata",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
+
+OPTIONAL_RECORDED_KEYS = ("dims",)
+"""Keys a manifest's ``options`` holds after :data:`RECORDED_KEYS` only when the option is set, in this order;
+a bundle without one (every bundle written before the option existed) replays with the option's default."""
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -81,6 +86,23 @@ def _strings_or_none(value: Any) -> bool:
 def operator_names(pairs: frozenset[tuple[str, str]]) -> list[str]:
     """The operator set written back as sorted ``[domain:]Operator`` strings."""
     return sorted(f"{d}:{n}" if d else n for d, n in pairs)
+
+
+def _known_keys(keys: tuple[Any, ...]) -> bool:
+    """``keys`` are :data:`RECORDED_KEYS` followed by some of :data:`OPTIONAL_RECORDED_KEYS`, in order."""
+    if keys[: len(RECORDED_KEYS)] != RECORDED_KEYS:
+        return False
+    rest = iter(OPTIONAL_RECORDED_KEYS)
+    return all(k in rest for k in keys[len(RECORDED_KEYS):])
+
+
+def _recorded_dims(data: Any) -> tuple[DimRange, ...]:
+    """The recorded ``dims`` (absent: none), each a ``[name, least, greatest]`` list bounded as ``--dims``."""
+    if data is None:
+        return ()
+    if not isinstance(data, list) or not data or not all(isinstance(d, list) and len(d) == 3 for d in data):
+        raise UsageError("the recorded dims must be a non-empty list of [name, least, greatest] lists")
+    return tuple(check_range(*d) for d in data)
 
 
 @dataclass(frozen=True)
@@ -123,6 +145,8 @@ class CheckOptions:
     docs_url: str | None = None
     required_metadata: tuple[str, ...] | None = None
     jobs: int | None = None
+    dims: tuple[DimRange, ...] = ()
+    """The domains of symbolic input dimensions OP-SHAPES proves over (``--dims``; strict profile only)."""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -141,6 +165,15 @@ class CheckOptions:
             bad = [k for k in self.required_metadata if not isinstance(k, str) or not k or k != k.strip()]
             if bad:
                 raise UsageError(f"--required-metadata: {bad[0]!r} is not a metadata key")
+        if self.dims:
+            if self.profile != PROFILE_STRICT:
+                raise UsageError("--dims only applies with --profile sonnx-strict (rule OP-SHAPES)")
+            for item in self.dims:
+                if not isinstance(item, tuple) or len(item) != 3:
+                    raise UsageError(f"--dims: {item!r} is not a (name, least, greatest) domain")
+                check_range(*item)
+            if len({n for n, _, _ in self.dims}) != len(self.dims):
+                raise UsageError("--dims: a dimension is given twice")
         if self.engine not in ENGINES:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
@@ -183,6 +216,7 @@ class CheckOptions:
             allowed_operators=self.operators,
             required_metadata=self.required_metadata,
             read_weights=self.read_weights,
+            dims=self.dims,
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -198,6 +232,7 @@ class CheckOptions:
             "cross_check": list(self.oracles),
             "tolerance": self.tolerance.to_json(),
             "required_metadata": None if self.required_metadata is None else list(self.required_metadata),
+            **({"dims": [list(d) for d in self.dims]} if self.dims else {}),
         }
 
     @classmethod
@@ -210,8 +245,11 @@ class CheckOptions:
         tolerances). Anything else is a :class:`UsageError`: a bundle is read
         as hostile input.
         """
-        if not isinstance(data, Mapping) or tuple(data) != RECORDED_KEYS:
-            raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
+        if not isinstance(data, Mapping) or not _known_keys(tuple(data)):
+            raise UsageError(
+                f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order, then "
+                f"optionally {', '.join(OPTIONAL_RECORDED_KEYS)}"
+            )
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
@@ -227,6 +265,7 @@ class CheckOptions:
         if (data["inputs"] is None) != (inputs is None):
             raise UsageError("the recorded inputs file and the bundle's inputs folder do not match")
         return cls(
+            dims=_recorded_dims(data.get("dims")),
             required_metadata=None if meta is None else tuple(meta),
             profile=data["profile"],
             operators=None if ops is None else frozenset(operator_pair(x) for x in ops),
@@ -246,6 +285,8 @@ class CheckOptions:
             cmd += ["--operators", ",".join(operator_names(self.operators))]
         if self.required_metadata is not None:
             cmd += ["--required-metadata", ",".join(self.required_metadata)]
+        if self.dims:
+            cmd += ["--dims", dims_text(self.dims)]
         if self.structure_only:
             cmd.append("--structure-only")
         cmd += ["--seed", str(self.seed)]

@@ -42,6 +42,7 @@ from ..loader.writer import model_bytes
 from ..model.graph import Model
 from ..rules import run_rules
 from ..rules.derived import asks_for_derived
+from ..rules.shapes_analysis import check_dim_names
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
 from .evidence.attestation import load_signing_key
@@ -215,6 +216,7 @@ def _check_loaded(
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
+    check_dim_names(model, opts.dims)
     proofs = _prove(model, path, opts, say, export_stem, derived)
     verdicts = list(proofs.verdicts)
     if opts.orders:

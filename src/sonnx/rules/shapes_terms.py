@@ -33,7 +33,7 @@ DimRange = tuple[str, int, int]
 MAX_DIM = 2**62
 """The largest bound ``--dims`` accepts (a dimension the int64 shapes of ONNX can hold, with room)."""
 
-_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_.:/\- ]*?)\s*=\s*(\d+)\s*(?:\.\.\s*(\d+))?$")
+_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_.:/\[\]\- ]*?)\s*=\s*(\d+)\s*(?:\.\.\s*(\d+))?$")
 
 
 def parse_dims(texts: Iterable[str]) -> tuple[DimRange, ...]:
