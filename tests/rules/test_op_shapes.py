@@ -11,8 +11,8 @@ from onnx import helper
 
 from sonnx.base.verdict import Status
 from sonnx.execution.executor import execute
-from sonnx.rules.shapes_analysis import analyse
 from sonnx.rules.base import TrialRun
+from sonnx.rules.shapes_analysis import analyse
 from tests.common.shapekit import conv_net, run_rule, saved
 
 pytestmark = pytest.mark.rule("OP-SHAPES")
