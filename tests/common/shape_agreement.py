@@ -115,7 +115,7 @@ def agreement(path: Path, inputs: Path | None = None) -> Agreement:
     compared, differences = 0, []
     run_values: Mapping[str, Any] | None = None
     for name, info in a.infos.items():
-        if name not in theirs or model.graph.tensors.get(name, None) is not None and name in model.graph.initialized:
+        if name not in theirs or (model.graph.tensors.get(name, None) is not None and name in model.graph.initialized):
             continue
         compared += 1
         ours = fixed(info.shape, a, sizes)

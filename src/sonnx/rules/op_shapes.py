@@ -109,7 +109,6 @@ def check(ctx: CheckContext) -> Verdict:
     if a.blocked:
         open_.append(f"{a.blocked} operation(s) downstream of those have no derived shapes")
     solver = _solver(a)
-    candidates: list[tuple[int, Need, dict[str, int]]] = []
     pending = [(j, n) for j, n in a.needs]
     symbolic = [n.cond for _, n in pending if not isinstance(n.cond, bool)]
     if symbolic and not any(n.cond is False for _, n in pending):
@@ -118,6 +117,7 @@ def check(ctx: CheckContext) -> Verdict:
         if solver.check() == z3.unsat:
             pending = []  # every condition holds on the whole domain
         solver.pop()
+    confirmer = _Confirmer(ctx, a)
     for j, need in pending:
         broken = z3.BoolVal(True) if need.cond is False else z3.Not(need.cond)
         solver.push()
@@ -131,54 +131,53 @@ def check(ctx: CheckContext) -> Verdict:
             open_.append(f"{where}: z3 gave up ({solver.reason_unknown()})")
         elif need.analysis:
             open_.append(f"{where}: a condition of the analysis may fail")
+        elif confirmer.tries >= MAX_RUNS:
+            open_.append(f"{where}: fails for some admissible input (not tried: {MAX_RUNS} failing shapes per check)")
         else:
-            assignment = _least(a, broken)
-            if assignment is None:
-                open_.append(f"{where}: z3 found a failing input but gave up minimizing it")
-            else:
-                candidates.append((j, need, assignment))
-    unconfirmed = _confirm(ctx, a, candidates, open_)
-    if isinstance(unconfirmed, Verdict):
-        return unconfirmed
+            got = confirmer.confirm(j, need, where, _least(a, broken))
+            if isinstance(got, Verdict):
+                return got
+            open_.append(got)
     if open_:
         return Verdict.unknown(ID, f"{len(open_)} open case(s): {brief(open_, 3)}", SEVERITY)
     return Verdict.proved(ID, SEVERITY)
 
 
-def _confirm(
-    ctx: CheckContext, a: Analysis, candidates: list[tuple[int, Need, dict[str, int]]], open_: list[str]
-) -> Verdict | None:
-    """VIOLATED for the first candidate a run confirms; the others are added to ``open_`` with the reason."""
-    runner = ctx.config.trial_run
-    ops = ctx.model.graph.operations
-    tried: set[tuple[tuple[str, int], ...]] = set()
-    for j, need, assignment in candidates:
-        where = f"{ops[j].label}: {need.text} fails for {_shown(assignment)}"
+class _Confirmer:
+    """Runs failing shapes (at most :data:`MAX_RUNS` distinct ones) and words what each run showed."""
+
+    def __init__(self, ctx: CheckContext, a: Analysis) -> None:
+        self.ctx, self.a = ctx, a
+        self.tried: set[tuple[tuple[str, int], ...]] = set()
+        self.tries = 0
+
+    def confirm(self, j: int, need: Need, where: str, assignment: dict[str, int] | None) -> Verdict | str:
+        """VIOLATED when a run on inputs of ``assignment``'s shapes fails at operation ``j``; else why not."""
+        self.tries += 1
+        if assignment is None:
+            return f"{where}: z3 found a failing input but gave up minimizing it"
+        where = f"{where} fails for {_shown(assignment)}"
+        runner = self.ctx.config.trial_run
         if runner is None:
-            open_.append(f"{where}, not confirmed (no run is possible without the weights)")
-            continue
+            return f"{where}, not confirmed (no run is possible without the weights)"
         key = tuple(sorted(assignment.items()))
-        if key not in tried and len(tried) >= MAX_RUNS:
-            open_.append(f"{where}, not confirmed (at most {MAX_RUNS} runs per check)")
-            continue
-        tried.add(key)
-        feeds = _feeds(ctx.model, a, assignment)
+        if key in self.tried:
+            return f"{where}, not confirmed (a run on that shape did not fail there)"
+        self.tried.add(key)
+        feeds = _feeds(self.ctx.model, self.a, assignment)
         if isinstance(feeds, str):
-            open_.append(f"{where}, not confirmed ({feeds})")
-            continue
-        run = runner(ctx.model, feeds)
+            return f"{where}, not confirmed ({feeds})"
+        run = runner(self.ctx.model, feeds)
         if run.error is None or run.operation != j:
             seen = "ran to the end" if run.error is None else f"failed at operation {run.operation}: {run.error}"
-            open_.append(f"{where}, not confirmed (the run {seen})")
-            continue
+            return f"{where}, not confirmed (the run {seen})"
         shapes = {n: list(np.shape(v)) for n, v in feeds.items()}
         data: dict[str, Any] = {
-            "operation": j, "label": ops[j].label, "condition": need.text, "dims": dict(assignment),
-            "input_shapes": shapes, "run_error": run.error,
+            "operation": j, "label": self.ctx.model.graph.operations[j].label, "condition": need.text,
+            "dims": dict(assignment), "input_shapes": shapes, "run_error": run.error,
         }
         summary = f"{where}; a run on inputs of shapes {shapes} failed there: {run.error}"
         return Verdict.violated(ID, Witness(summary, data), SEVERITY)
-    return None
 
 
 RULE = Rule(
