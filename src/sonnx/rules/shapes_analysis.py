@@ -53,7 +53,7 @@ class Analysis:
     unknown_inputs: list[str] = field(default_factory=list)
     """Graph inputs whose declared type gives no rank, with the reason."""
     defined: frozenset[str] = frozenset()
-    """The names an operation of the main graph writes (a name read but absent here has no shape source)."""
+    """The main graph's inputs, initializers and operation outputs (a name read but absent here has no source)."""
 
     def domain(self) -> list[z3.BoolRef]:
         out: list[z3.BoolRef] = []
@@ -155,7 +155,7 @@ def analyse(model: Model, dims: Sequence[DimRange] = (), read_weights: bool = Tr
     for name, t in g.tensors.items():
         if t.initial_value is not None:
             a.infos[name] = _stored_info(t.initial_value, read_weights)
-    a.defined = frozenset(n for op in g.operations for n in op.output_mapping if n)
+    a.defined = frozenset([*g.inputs, *g.initialized, *(n for op in g.operations for n in op.output_mapping if n)])
     opset = int(model.opset_imports.get("", 0))
     done, cyclic = order(g)
     for j in cyclic:
@@ -185,7 +185,7 @@ def _visit(a: Analysis, j: int, op: Operation, opset: int) -> None:
     lacking = [n for n in op.input_mapping if n and a.infos.get(n) is None]
     if lacking:
         if any(n not in a.defined for n in lacking):
-            a.uncovered.append((j, f"reads {lacking[0]!r}, which nothing in the main graph defines with a rank"))
+            a.uncovered.append((j, f"reads {lacking[0]!r}, which nothing in the main graph defines"))
         else:
             a.blocked += 1
         return
