@@ -190,3 +190,18 @@ def test_derived_window_sizes_are_those_a_run_gives(tmp_path: Path, op: object) 
             x = np.zeros((1, 3, h, wd), np.float32)
             got = execute(model, {"x": x})
             assert list(got["y"].shape) == _evaluated(a.infos["y"].shape, {"H": h, "V": wd}, a.variables), (h, wd)
+
+
+def test_a_per_axis_scale_must_match_a_symbolic_channel_count(tmp_path: Path) -> None:
+    nodes = [helper.make_node("DequantizeLinear", ["q", "scale", "zero"], ["y"], axis=1)]
+    stored = [("scale", np.ones(4, np.float32)), ("zero", np.zeros(4, np.int8))]
+    model = saved(tmp_path, nodes, [("q", ["N", "C"])], stored, elem=3)
+    v = run_rule(model)
+    assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["dims"] == {"N": 1, "C": 1}
+    assert run_rule(model, [("C", 4, 4)]).status is Status.PROVED
+
+
+def test_ceil_mode_with_a_window_that_can_start_past_the_input_is_left_open(tmp_path: Path) -> None:
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[3, 3], ceil_mode=1)
+    v = run_rule(saved(tmp_path, [node], [("x", [1, 1, "H", "H"])]), [("H", 2, 100)])
+    assert v.status is Status.UNKNOWN and v.reason is not None and "ceil_mode" in v.reason

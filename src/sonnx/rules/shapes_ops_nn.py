@@ -95,6 +95,13 @@ def _pool(v: OpView) -> list[Info]:
         raise Uncovered("kernel_shape")
     spatial = _window(v, x[2:], kernel, ceil=bool(v.attr_int("ceil_mode", 0)))
     shape = (x[0], x[1], *spatial)
+    if v.attr_int("ceil_mode", 0):
+        strides = v.attr_ints("strides") or (1,) * len(kernel)
+        dil = v.attr_ints("dilations") or (1,) * len(kernel)
+        if any(p > 0 for p in v.attr_ints("pads") or ()) or any(
+            s > (k - 1) * d + 1 for s, k, d in zip(strides, kernel, dil, strict=False)
+        ):
+            raise Uncovered("ceil_mode with a last window that may start past the input (the runtimes differ)")
     return [Info(shape) for _ in v.op.output_mapping]
 
 
@@ -174,6 +181,42 @@ def _softmax(v: OpView) -> list[Info]:
     x = v.shape(0)
     if x:
         axis_of(v, v.attr_int("axis", -1 if v.opset >= 13 else 1), len(x))
+    return [Info(x)]
+
+
+def _along_axis(v: OpView) -> list[Info]:
+    """One output of the input's shape, the ``axis`` attribute in range (Hardmax, LpNormalization)."""
+    x = v.shape(0)
+    axis_of(v, v.attr_int("axis", -1 if v.op.operator != "Hardmax" or v.opset >= 13 else 1), len(x))
+    return [Info(x)]
+
+
+def _cumsum(v: OpView) -> list[Info]:
+    x = v.shape(0)
+    (axis,) = v.ints_of(1, "axis")
+    axis_of(v, axis, len(x))
+    return [Info(x)]
+
+
+def _trilu(v: OpView) -> list[Info]:
+    x = v.shape(0)
+    if len(x) < 2:
+        v.need("the input has rank at least 2", False)
+    return [Info(x)]
+
+
+def _quantize(v: OpView) -> list[Info]:
+    """Q/DQ: the input's shape; a per-axis scale (and zero point) has one entry per element of the axis."""
+    x = v.shape(0)
+    for k in (1, 2):
+        if not v.has(k):
+            continue
+        s = v.shape(k)
+        if len(s) == 1 and not (isinstance(s[0], int) and s[0] == 1):
+            a = axis_of(v, v.attr_int("axis", 1), len(x))
+            same(v, f"input {k} has one entry per element of axis {a}", s[0], x[a])
+        elif len(s) > 1 and v.op.attribute("block_size") is None:
+            v.need(f"input {k} is a scalar or a vector", False)
     return [Info(x)]
 
 
@@ -258,7 +301,9 @@ NN: dict[str, Transfer] = {
     "GlobalAveragePool": _global_pool, "GlobalMaxPool": _global_pool, "GlobalLpPool": _global_pool,
     "MatMul": _matmul, "MatMulInteger": _matmul, "ConvInteger": _conv, "Gemm": _gemm, "BatchNormalization": _batch_norm,
     "InstanceNormalization": _instance_norm, "LayerNormalization": _layer_norm, "Softmax": _softmax,
-    "LogSoftmax": _softmax, "ArgMax": _arg, "ArgMin": _arg, "Pad": _pad, "TopK": _topk, "LSTM": _rnn,
+    "LogSoftmax": _softmax, "Hardmax": _along_axis, "LpNormalization": _along_axis, "CumSum": _cumsum,
+    "Trilu": _trilu, "QuantizeLinear": _quantize, "DequantizeLinear": _quantize, "ArgMax": _arg, "ArgMin": _arg,
+    "Pad": _pad, "TopK": _topk, "LSTM": _rnn,
     "GRU": _rnn, "RNN": _rnn,
     **{name: _reduce for name in ("ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
                                   "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp")},
