@@ -33,6 +33,7 @@ from sonnx.rules import RULES
 from tests.common.bundles import EX, ROOT, verify, write
 
 SPEC = ROOT / "spec" / "graph.rst"
+OPERATORS = ROOT / "spec" / "operators.rst"
 LABEL = re.compile(r"^\.\. _([A-Za-z0-9-]+):\s*$", re.M)
 
 
@@ -88,6 +89,11 @@ def spec_anchors() -> dict[str, str]:
     return {label: make_id(label) for label in LABEL.findall(SPEC.read_text(encoding="utf-8"))}
 
 
+def operator_anchors() -> dict[str, str]:
+    """Every label of spec/operators.rst (the operator layer, published as operators.html) -> its HTML id."""
+    return {label: make_id(label) for label in LABEL.findall(OPERATORS.read_text(encoding="utf-8"))}
+
+
 HEADER = PageHeader(
     version="1.2.3",
     commit="0123456789abcdef0123456789abcdef01234567",
@@ -139,10 +145,13 @@ def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
     anchors = spec_anchors()
     assert "GRAPH-R1" in anchors and anchors["GRAPH-R1"] == "graph-r1"  # as the built site has it: <dl id="graph-r1">
     assert ".. include:: ../spec/graph.rst" in (ROOT / "docs" / "spec.rst").read_text(encoding="utf-8")
+    pages = {**{k: f"spec.html#{v}" for k, v in anchors.items()},
+             **{k: f"operators.html#{v}" for k, v in operator_anchors().items()}}
+    anchors = {**anchors, **operator_anchors()}
     links = Page(render_html(report, options, HEADER)).links
     assert links
     for href, text in links:
-        assert href == f"{SPEC_SITE}spec.html#{anchors[text]}", (href, text)  # the link's own rule, nowhere else
+        assert href == f"{SPEC_SITE}{pages[text]}", (href, text)  # the link's own rule, nowhere else
     linked = {text for _, text in links}
     assert linked == {r.id for r in RULES if r.id in anchors} == {r.id for r in RULES}
     assert not {i for i in shown if i.startswith("EXEC-")} & linked  # no section in the spec: no link
