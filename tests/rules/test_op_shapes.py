@@ -205,3 +205,19 @@ def test_ceil_mode_with_a_window_that_can_start_past_the_input_is_left_open(tmp_
     node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[3, 3], ceil_mode=1)
     v = run_rule(saved(tmp_path, [node], [("x", [1, 1, "H", "H"])]), [("H", 2, 100)])
     assert v.status is Status.UNKNOWN and v.reason is not None and "ceil_mode" in v.reason
+
+
+def test_a_range_of_followed_integers_sizes_what_follows(tmp_path: Path) -> None:
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Range", ["zero", "n", "two"], ["r"]),
+        helper.make_node("Cast", ["r"], ["rf"], to=1),
+        helper.make_node("Add", ["rf", "half"], ["y"]),
+    ]
+    stored = [("zero", np.array(0, np.int64)), ("two", np.array(2, np.int64)), ("half", np.ones(3, np.float32))]
+    model = saved(tmp_path, nodes, [("x", ["N"])], stored)
+    v = run_rule(model, [("N", 1, 100)])
+    # ceil(N / 2) broadcasts with 3 elements for N in 5..6 only (or 1..2): a failing N is 3
+    assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["dims"] == {"N": 3}
+    assert run_rule(model, [("N", 5, 6)]).status is Status.PROVED

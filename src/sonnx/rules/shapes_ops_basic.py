@@ -12,13 +12,29 @@ still derived for every admissible input.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import z3
 
-from .shapes_terms import Cond, Term, all_of, any_of, eq, fdiv, ge, maximum, minimum, norm, norm_cond, pick, product
+from .shapes_terms import (
+    Cond,
+    Term,
+    all_of,
+    any_of,
+    cdiv,
+    eq,
+    fdiv,
+    ge,
+    maximum,
+    minimum,
+    norm,
+    norm_cond,
+    pick,
+    product,
+)
 from .shapes_view import Info, OpView, Uncovered, axis_of, same
 
 Transfer = Callable[[OpView], list[Info]]
@@ -416,6 +432,25 @@ def _resize(v: OpView) -> list[Info]:
     return [Info(tuple(norm(d * int(s)) for d, s in zip(x, scales, strict=True)))]
 
 
+def _range(v: OpView) -> list[Info]:
+    """Range of stored (or followed integer) start, limit and delta: ``max(ceil((limit - start) / delta), 0)``."""
+    got = [v.info(k) for k in range(3)]
+    if all(i.value is not None and len(i.value) == 1 for i in got):
+        start, limit, delta = (i.value[0] for i in got)  # type: ignore[index]
+        if not isinstance(delta, int) or delta == 0:
+            v.need("delta is not 0", delta != 0 if isinstance(delta, int) else True)
+            raise Uncovered("a delta that is 0 or depends on the input dimensions")
+        span = norm(limit - start) if delta > 0 else norm(start - limit)
+        return [Info((maximum(cdiv(span, abs(delta)), 0),))]
+    if all(i.floats is not None and len(i.floats) == 1 for i in got):
+        start_f, limit_f, delta_f = (i.floats[0] for i in got)  # type: ignore[index]
+        if delta_f == 0:
+            v.need("delta is not 0", False)
+            raise Uncovered("a zero delta")
+        return [Info((max(math.ceil((limit_f - start_f) / delta_f), 0),))]
+    raise Uncovered("its start, limit or delta is computed from values (the output size depends on them)")
+
+
 def _dynamic_quantize(v: OpView) -> list[Info]:
     return [Info(v.shape(0)), Info(()), Info(())]
 
@@ -445,5 +480,5 @@ BASIC: dict[str, Transfer] = {
     "Transpose": _transpose, "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Concat": _concat, "Gather": _gather,
     "GatherElements": _gather_elements, "GatherND": _gather_nd, "Slice": _slice, "Split": _split, "Expand": _expand,
     "ConstantOfShape": _constant_of_shape, "Tile": _tile, "Resize": _resize,
-    "DynamicQuantizeLinear": _dynamic_quantize,
+    "DynamicQuantizeLinear": _dynamic_quantize, "Range": _range,
 }
