@@ -29,10 +29,11 @@ from ..base.errors import UsageError
 from ..model.graph import Graph, InitialValue, Model, Operation
 from .shapes_ops_basic import BASIC, MAX_FOLLOWED, Transfer, followed
 from .shapes_ops_nn import NN
+from .shapes_ops_select import SELECT
 from .shapes_terms import DimRange, Term
 from .shapes_view import Info, Need, OpView, Uncovered
 
-TRANSFER: Mapping[str, Transfer] = {**BASIC, **NN}
+TRANSFER: Mapping[str, Transfer] = {**BASIC, **SELECT, **NN}
 """The shape transfer function of each covered operator of the default domain."""
 
 
