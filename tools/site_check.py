@@ -185,25 +185,32 @@ def check_pages(root: Path, pages: dict[Path, Page]) -> list[str]:
 
 
 def check_spec(root: Path, pages: dict[Path, Page], rule_ids: Iterable[str]) -> list[str]:
-    """Every rule's numbered heading, its permalink on the rule ID's anchor, and its sidebar entry."""
+    """Every rule's numbered heading, its permalink on the rule ID's anchor, and its sidebar entry.
+
+    A rule of the operator layer has them on ``operators.html`` instead of ``spec.html``.
+    """
     spec = root / "spec.html"
     if spec not in pages:
         return ["spec.html: missing"]
     page = pages[spec]
+    operators = pages.get(root / "operators.html")
     problems = []
     for rule in rule_ids:
         anchor = rule.lower()
-        heads = [h for h in page.headings if h[0] == anchor]
+        name, held = "spec.html", page
+        if operators is not None and any(h[0] == anchor for h in operators.headings):
+            name, held = "operators.html", operators
+        heads = [h for h in held.headings if h[0] == anchor]
         if not heads:
             problems.append(f"spec.html: rule {rule} has no heading anchored at #{anchor} (its ID)")
             continue
         _, text, permalink = heads[0]
         if not re.match(rf"^\d+(\.\d+)+ {re.escape(rule)}\b", text):
-            problems.append(f"spec.html: the heading of {rule} is not numbered: {text!r}")
+            problems.append(f"{name}: the heading of {rule} is not numbered: {text!r}")
         if permalink != f"#{anchor}":
-            problems.append(f"spec.html: the permalink of {rule} is {permalink!r}, not #{anchor}")
-        if f"#{anchor}" not in page.sidebar_links:
-            problems.append(f"spec.html: the sidebar does not list {rule}")
+            problems.append(f"{name}: the permalink of {rule} is {permalink!r}, not #{anchor}")
+        if f"#{anchor}" not in held.sidebar_links:
+            problems.append(f"{name}: the sidebar does not list {rule}")
     css = root / "_static" / "sonnx.css"
     if not any(s.split("?")[0].endswith("_static/sonnx.css") for s in page.stylesheets) or not css.is_file():
         return [*problems, "spec.html: the site's stylesheet _static/sonnx.css is not loaded"]
