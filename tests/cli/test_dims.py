@@ -102,3 +102,12 @@ def test_a_bundle_replays_the_check_with_its_dims(tmp_path: Path) -> None:
 def test_rules_shows_the_spec_text_of_op_shapes() -> None:
     code, out, _ = call(main, "rules", "OP-SHAPES")
     assert code == 0 and "spec/operators.rst, section 3.1" in out and "admissible" in out
+
+
+def test_the_api_takes_dims_as_text_or_triples(tmp_path: Path) -> None:
+    from sonnx.api import check_options
+
+    assert check_options(profile="sonnx-strict", dims="N=1..64,H=8").dims == (("N", 1, 64), ("H", 8, 8))
+    assert check_options(profile="sonnx-strict", dims=[["N", 2, 3]]).dims == (("N", 2, 3),)
+    with pytest.raises(UsageError, match="the range is empty"):
+        check_options(profile="sonnx-strict", dims="N=3..2")

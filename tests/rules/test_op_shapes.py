@@ -11,6 +11,7 @@ from onnx import helper
 
 from sonnx.base.verdict import Status
 from sonnx.execution.executor import execute
+from sonnx.rules import op_shapes
 from sonnx.rules.base import TrialRun
 from sonnx.rules.shapes_analysis import analyse
 from tests.common.shapekit import conv_net, run_rule, saved
@@ -80,7 +81,7 @@ def test_two_batches_that_need_not_agree_break_a_broadcast(tmp_path: Path) -> No
     model = saved(tmp_path, [helper.make_node("Add", ["a", "b"], ["c"])], [("a", ["N", 3]), ("b", ["M", 3])])
     v = run_rule(model)
     assert v.status is Status.VIOLATED and v.witness is not None
-    assert v.witness.data["dims"] == {"N": 2, "M": 3} or v.witness.data["dims"] == {"N": 3, "M": 2}
+    assert v.witness.data["dims"] == {"N": 2, "M": 3}  # the least sum, then the least N
     shared = saved(tmp_path, [helper.make_node("Add", ["a", "b"], ["c"])], [("a", ["N", 3]), ("b", ["N", 3])],
                    name="shared.onnx")
     assert run_rule(shared).status is Status.PROVED
@@ -221,3 +222,29 @@ def test_a_range_of_followed_integers_sizes_what_follows(tmp_path: Path) -> None
     # ceil(N / 2) broadcasts with 3 elements for N in 5..6 only (or 1..2): a failing N is 3
     assert v.status is Status.VIOLATED and v.witness is not None and v.witness.data["dims"] == {"N": 3}
     assert run_rule(model, [("N", 5, 6)]).status is Status.PROVED
+
+
+def test_a_question_z3_does_not_answer_within_its_resource_limit_leaves_the_verdict_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # x (N, M) reshaped to (-1, N): N divides N * M, a question of non-linear integer arithmetic
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "zero1"], ["n1"]),
+        helper.make_node("Concat", ["minus", "n1"], ["t"], axis=0),
+        helper.make_node("Reshape", ["x", "t"], ["y"]),
+    ]
+    stored = [("zero", np.array(0, np.int64)), ("zero1", np.array([0], np.int64)),
+              ("minus", np.array([-1], np.int64))]
+    model = saved(tmp_path, nodes, [("x", ["N", "M"])], stored)
+    assert run_rule(model).status is Status.PROVED
+    monkeypatch.setattr(op_shapes, "RLIMIT", 1)
+    v = run_rule(model)
+    assert v.status is Status.UNKNOWN and v.reason is not None and "z3 gave up" in v.reason
+
+
+def test_the_verdict_and_its_witness_are_the_same_on_every_run(tmp_path: Path) -> None:
+    model = saved(tmp_path, [helper.make_node("Add", ["a", "b"], ["c"])], [("a", ["N", "K"]), ("b", ["M", "K"])])
+    first, second = run_rule(model), run_rule(model)
+    assert first.status is Status.VIOLATED and first == second

@@ -52,17 +52,21 @@ def _solver(a: Analysis) -> z3.Solver:
 
 
 def _least(a: Analysis, broken: z3.BoolRef) -> dict[str, int] | None:
-    """An assignment of the dimensions under which ``broken`` holds, its sum minimized when z3 manages."""
+    """An assignment of the dimensions under which ``broken`` holds, its sum minimized when z3 manages.
+
+    The objectives are lexicographic: the sum first, then each dimension in
+    the order the inputs declare them, so that the minimum is one assignment
+    and the witness the same on every run.
+    """
     opt = z3.Optimize()
     opt.set("rlimit", RLIMIT)
     opt.add(*a.domain(), broken)
     if a.variables:
         opt.minimize(z3.Sum(*a.variables.values()))
-    if opt.check() == z3.sat:
-        return _assignment(a, opt.model())
-    s = _solver(a)
-    s.add(broken)
-    return _assignment(a, s.model()) if s.check() == z3.sat else None
+        for var in a.variables.values():
+            opt.minimize(var)
+    # only the unique optimum is used: another model could differ between the check and its replay
+    return _assignment(a, opt.model()) if opt.check() == z3.sat else None
 
 
 def _assignment(a: Analysis, m: z3.ModelRef) -> dict[str, int]:
@@ -155,7 +159,7 @@ class _Confirmer:
         """VIOLATED when a run on inputs of ``assignment``'s shapes fails at operation ``j``; else why not."""
         self.tries += 1
         if assignment is None:
-            return f"{where}: z3 found a failing input but gave up minimizing it"
+            return f"{where}: z3 found a failing input but not the least one within its limit"
         where = f"{where} fails for {_shown(assignment)}"
         runner = self.ctx.config.trial_run
         if runner is None:
