@@ -125,3 +125,13 @@ def agreement(path: Path, inputs: Path | None = None) -> Agreement:
             actual = tuple(np.shape(run_values[name])) if name in run_values else None
             differences.append(Difference(name, ours, theirs[name], actual))
     return Agreement(compared, tuple(differences))
+
+
+def made_dynamic(path: Path, dest: Path) -> Model:
+    """The image model at ``path`` with its first input's batch, height and width made symbolic (B, H, W)."""
+    proto = onnx.load(str(path))
+    dims = proto.graph.input[0].type.tensor_type.shape.dim
+    for k, name in ((0, "B"), (2, "H"), (3, "W")):
+        dims[k].dim_param = name
+    onnx.save(proto, str(dest))
+    return load_model(str(dest))

@@ -20,7 +20,7 @@ from sonnx.execution.executor import trial_run
 from sonnx.loader.load import load_model
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig, CheckContext
 from sonnx.rules.op_shapes import check
-from tests.common.shape_agreement import agreement
+from tests.common.shape_agreement import agreement, made_dynamic
 
 pytestmark = pytest.mark.rule("OP-SHAPES")
 
@@ -92,3 +92,28 @@ def test_op_shapes_proves_every_model_it_covers_and_names_why_not_the_others(pat
         assert v.status is Status.UNKNOWN and v.reason is not None and OPEN[path.name] in v.reason
     else:
         assert v.status is Status.PROVED, v.reason or v.witness
+
+
+DYNAMIC = [
+    ("mobilenet_v3_small.torchscript.onnx", (), None),
+    ("mobilenet_v3_small.dynamo.onnx", (), ("Reshape:node_view", {"B": 2, "H": 1, "W": 1})),
+    ("convnext_tiny.torchscript.onnx", (), ("Conv:/features/features.0/features.0.0/Conv", {"B": 1, "H": 1, "W": 1})),
+    ("convnext_tiny.torchscript.onnx", (("H", 32, 512), ("W", 32, 512)), None),
+    ("unet_tiny.torchscript.onnx", (("H", 32, 512), ("W", 32, 512)), ("Concat:/Concat", {"B": 1, "H": 34, "W": 32})),
+]
+"""Real image exports with batch, height and width made symbolic: the verdict under the domains, and for a
+violation the operation and the least failing shape (every one confirmed by a run of the executor)."""
+
+
+@pytest.mark.parametrize(("name", "dims", "expected"), DYNAMIC, ids=[f"{n}-{len(d)}" for n, d, _ in DYNAMIC])
+def test_real_exports_made_dynamic_are_proved_or_fail_for_a_confirmed_shape(
+    tmp_path: Path, name: str, dims: tuple[tuple[str, int, int], ...], expected: tuple[str, dict[str, int]] | None
+) -> None:
+    model = made_dynamic(DATA / name, tmp_path / name)
+    v = check(CheckContext(model, CheckConfig(profile=PROFILE_STRICT, trial_run=trial_run, dims=dims)))
+    if expected is None:
+        assert v.status is Status.PROVED, v.reason or v.witness
+    else:
+        assert v.status is Status.VIOLATED and v.witness is not None
+        assert (v.witness.data["label"], v.witness.data["dims"]) == expected
+        assert v.witness.data["run_error"]
