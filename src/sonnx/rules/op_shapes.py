@@ -86,8 +86,8 @@ def _feeds(model: Model, a: Analysis, assignment: Mapping[str, int]) -> dict[str
         t = model.graph.tensors.get(name)
         if t is None or t.initial_value is not None:
             continue
-        if info is None or t.type is None:
-            return f"graph input {name!r} has no shape to give"
+        if info is None or t.type is None or not t.type.elem_type:
+            return f"graph input {name!r} has no shape or element type to give"
         shape = tuple(int(z3.simplify(z3.substitute(d, *[(v, z3.IntVal(assignment[n])) for n, v in
                                                            a.variables.items()])).as_long())
                       if not isinstance(d, int) else d for d in info.shape)
