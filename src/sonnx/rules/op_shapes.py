@@ -8,8 +8,9 @@ resource limit so that a verdict does not depend on the machine's speed.
 
 * PROVED: every operation is derived and the negation of every condition is
   unsatisfiable.
-* VIOLATED: z3 found an assignment of the dimensions (an input shape, made
-  small by minimizing their sum) under which a condition fails, and a run of
+* VIOLATED: z3 found the least assignment of the dimensions (an input
+  shape: the least sum, then the least of each dimension in turn) under
+  which a condition fails, and a run of
   sonnx's executor on inputs of that shape (``CheckConfig.trial_run``,
   elements all zero) failed at that very operation.
 * UNKNOWN otherwise, with the reason: operations not derived, a solver that
