@@ -47,6 +47,7 @@ from .loader import load_model
 from .model.graph import Model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
 from .rules.graph_function_shadowing import refuse_shadowing
+from .rules.shapes_terms import parse_dims
 
 ModelSource = str | os.PathLike[str] | Model
 """A model file's path, or a model already loaded with :func:`load`."""
@@ -70,7 +71,8 @@ def check_options(**values: Any) -> CheckOptions:
     ``operators`` may be an iterable of ``"[domain:]Operator"`` strings (or
     ``(domain, operator)`` pairs), ``required_metadata`` a comma-separated string
     or an iterable of keys, ``oracles`` a comma-separated string or an
-    iterable of names, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
+    iterable of names, ``dims`` a ``--dims`` string (``"N=1..64,H=8"``) or ``(name, least, greatest)``
+    triples, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
     or a mapping with ``atol``, ``rtol``, ``ulp``, ``quant_steps``. An unknown name or a value
     the check cannot use is a :class:`~sonnx.base.errors.UsageError`.
     """
@@ -93,6 +95,11 @@ def check_options(**values: Any) -> CheckOptions:
         chosen = values.get(name)
         if chosen is not None and not isinstance(chosen, tuple):
             values[name] = parse_selectors([chosen] if isinstance(chosen, str) else list(chosen), name)
+    dims = values.get("dims")
+    if isinstance(dims, str):
+        values["dims"] = parse_dims([dims])
+    elif dims is not None and not isinstance(dims, tuple):
+        values["dims"] = tuple(tuple(d) for d in dims)
     tol = values.get("tolerance")
     if isinstance(tol, Mapping):
         values["tolerance"] = Tolerance(**tol)

@@ -46,6 +46,7 @@ EXPECTED = {
     "STRICT-OPSET": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-METADATA": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-OP-RESTRICTIONS": (Severity.ERROR, PROFILE_STRICT),
+    "OP-SHAPES": (Severity.ERROR, PROFILE_STRICT),
 }
 
 STRICTER = {"GRAPH-ARITY"}
@@ -80,6 +81,8 @@ def test_every_rule_answers_on_the_seed_example() -> None:
     assert {k for k, s in got.items() if s is Status.VIOLATED} == violated
     # the example is built in memory: there is no file for FORMAT-ONNX to check, nor to infer shapes from
     assert got.pop("FORMAT-ONNX") is Status.UNKNOWN and got.pop("STRICT-BROADCAST") is Status.UNKNOWN
+    # its graph inputs declare no rank, so OP-SHAPES derives no shape
+    assert got.pop("OP-SHAPES") is Status.UNKNOWN
     assert all(s is Status.PROVED for k, s in got.items() if k not in violated)
     for v in verdicts:
         json.loads(json.dumps(v.to_json()))  # JSON-ready
@@ -119,6 +122,7 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
     assert statuses.pop("GRAPH-OUTPUTS") is Status.PROVED
     assert statuses.pop("FORMAT-ONNX") is Status.UNKNOWN  # built in memory: no file to check
     assert statuses.pop("STRICT-BROADCAST") is Status.UNKNOWN  # nor to infer shapes from
+    assert statuses.pop("OP-SHAPES") is Status.UNKNOWN  # no rank declared, nothing run to confirm a failure
     assert all(s is Status.VIOLATED for s in statuses.values()), statuses
     for v in verdicts:
         text = json.dumps(v.to_json())
@@ -164,5 +168,5 @@ def test_strict_rules_belong_to_the_strict_profile_only() -> None:
     strict = {r.id for r in rules_for(PROFILE_STRICT)} - {r.id for r in rules_for(PROFILE_SONNX)}
     assert strict == {
         "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA",
-        "STRICT-BROADCAST", "STRICT-OP-RESTRICTIONS",
+        "STRICT-BROADCAST", "STRICT-OP-RESTRICTIONS", "OP-SHAPES",
     }

@@ -31,6 +31,7 @@ from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
 from ..rules.declarations import Declarations, read_declarations
+from ..rules.shapes_terms import DimRange, check_range, dims_text
 from ..rules.strict_operators import training_operators
 from .selection import check_selectors
 
@@ -56,9 +57,9 @@ RECORDED_KEYS = (
     "required_metadata",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
-OPTIONAL_RECORDED_KEYS = (("select", "ignore"), ("waivers", "waivers_date"), ("operator_declarations",))
+OPTIONAL_RECORDED_KEYS = (("select", "ignore"), ("waivers", "waivers_date"), ("operator_declarations",), ("dims",))
 """Groups of keys written after :data:`RECORDED_KEYS` only when that option is used, in this order (a bundle
-written before they existed has none, and reads as a check without selection, waivers or declarations)."""
+written before they existed has none, and reads as a check without selection, waivers, declarations or dims)."""
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -88,6 +89,15 @@ def _strings_or_none(value: Any) -> bool:
 def operator_names(pairs: frozenset[tuple[str, str]]) -> list[str]:
     """The operator set written back as sorted ``[domain:]Operator`` strings."""
     return sorted(f"{d}:{n}" if d else n for d, n in pairs)
+
+
+def _recorded_dims(data: Any) -> tuple[DimRange, ...]:
+    """The recorded ``dims`` (absent: none), each a ``[name, least, greatest]`` list bounded as ``--dims``."""
+    if data is None:
+        return ()
+    if not isinstance(data, list) or not data or not all(isinstance(d, list) and len(d) == 3 for d in data):
+        raise UsageError("the recorded dims must be a non-empty list of [name, least, greatest] lists")
+    return tuple(check_range(*d) for d in data)
 
 
 @dataclass(frozen=True)
@@ -141,6 +151,8 @@ class CheckOptions:
     """The path of the user's declarations of custom operators (:mod:`sonnx.rules.declarations`), or None."""
     declarations: Declarations | None = field(default=None, compare=False, repr=False)
     """The file of ``operator_declarations`` as read when the record was made (read once; not an option)."""
+    dims: tuple[DimRange, ...] = ()
+    """The domains of symbolic input dimensions OP-SHAPES proves over (``--dims``; strict profile only)."""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -159,6 +171,15 @@ class CheckOptions:
             bad = [k for k in self.required_metadata if not isinstance(k, str) or not k or k != k.strip()]
             if bad:
                 raise UsageError(f"--required-metadata: {bad[0]!r} is not a metadata key")
+        if self.dims:
+            if self.profile != PROFILE_STRICT:
+                raise UsageError("--dims only applies with --profile sonnx-strict (rule OP-SHAPES)")
+            for item in self.dims:
+                if not isinstance(item, tuple) or len(item) != 3:
+                    raise UsageError(f"--dims: {item!r} is not a (name, least, greatest) domain")
+                check_range(*item)
+            if len({n for n, _, _ in self.dims}) != len(self.dims):
+                raise UsageError("--dims: a dimension is given twice")
         if self.engine not in ENGINES:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
@@ -232,6 +253,7 @@ class CheckOptions:
             required_metadata=self.required_metadata,
             read_weights=self.read_weights,
             declarations=self.declarations,
+            dims=self.dims,
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -247,9 +269,9 @@ class CheckOptions:
             "cross_check": list(self.oracles),
             "tolerance": self.tolerance.to_json(),
             "required_metadata": None if self.required_metadata is None else list(self.required_metadata),
-        } | self._recorded_selection_and_waivers()
+        } | self._recorded_later_keys()
 
-    def _recorded_selection_and_waivers(self) -> dict[str, Any]:
+    def _recorded_later_keys(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.select is not None or self.ignore:
             out |= {"select": None if self.select is None else list(self.select), "ignore": list(self.ignore)}
@@ -257,6 +279,8 @@ class CheckOptions:
             out |= {"waivers": Path(self.waivers).name, "waivers_date": self.waivers_date}
         if self.operator_declarations is not None:
             out |= {"operator_declarations": Path(self.operator_declarations).name}
+        if self.dims:
+            out |= {"dims": [list(d) for d in self.dims]}
         return out
 
     @classmethod
@@ -311,6 +335,8 @@ class CheckOptions:
             cmd += ["--operators", ",".join(operator_names(self.operators))]
         if self.required_metadata is not None:
             cmd += ["--required-metadata", ",".join(self.required_metadata)]
+        if self.dims:
+            cmd += ["--dims", dims_text(self.dims)]
         if self.structure_only:
             cmd.append("--structure-only")
         cmd += ["--seed", str(self.seed)]
@@ -364,6 +390,8 @@ def _recorded_later(data: Mapping[str, Any], waivers: str | None, declarations: 
         raise UsageError("the recorded operator declarations file and the bundle's copy of it do not match")
     if declarations is not None:
         out["operator_declarations"] = declarations
+    if "dims" in data:
+        out["dims"] = _recorded_dims(data["dims"])
     return out
 
 __all__ = ["ENGINES", "MAX_SEED", "PROFILE_SONNX", "PROFILE_STRICT", "CheckOptions", "Engine", "operator_pair"]

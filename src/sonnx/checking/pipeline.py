@@ -47,6 +47,7 @@ from ..rules import run_rules
 from ..rules.declarations import assumption
 from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
+from ..rules.shapes_analysis import check_dim_names
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
 from .evidence.attestation import load_signing_key
@@ -246,6 +247,7 @@ def _check_loaded(
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
+    check_dim_names(model, opts.dims)
     notes: tuple[str, ...] = ()
     if opts.declarations is not None:  # a premise the model refutes is refused before any verdict rests on it
         check_declarations(model, opts.declarations)

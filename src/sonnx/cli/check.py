@@ -29,6 +29,7 @@ from ..checking.report import ModelReport, json_report, text_report
 from ..checking.selection import parse_selectors
 from ..differential.run import parse_oracles
 from ..rules import PROFILE_SONNX, PROFILES
+from ..rules.shapes_terms import parse_dims
 from ..smt.pool import POOL_MIN_OPERATIONS
 from .colour import wanted, write_report
 from .common import (
@@ -81,6 +82,13 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         help="metadata_props keys the sonnx-strict profile requires (STRICT-METADATA): comma-separated, or @file; "
         "'' requires none; default: sonnx.io_semantics, sonnx.dimension_semantics, sonnx.execution_order, "
         "sonnx.target",
+    )
+    p.add_argument(
+        "--dims",
+        action="append",
+        metavar="NAME=LO..HI",
+        help="domain of a symbolic input dimension for OP-SHAPES (sonnx-strict): NAME=LO..HI or NAME=K, "
+        "comma-separated or repeated; a dimension not given ranges over the integers of at least 1",
     )
     p.add_argument(
         "--structure-only",
@@ -170,6 +178,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         required_metadata=(
             None if args.required_metadata is None else metadata_keys(args.required_metadata, "--required-metadata")
         ),
+        dims=parse_dims(args.dims or ()),
         engine=args.engine,
         smt_dir=args.smt_dir,
         structure_only=args.structure_only,

@@ -79,6 +79,9 @@ class CheckConfig:
     declarations: Declarations | None = None
     """The user's facts about custom operators (:mod:`.declarations`), read by GRAPH-R2, GRAPH-DETERMINISM and
     GRAPH-ARITY where no ONNX schema exists; None: none declared."""
+    dims: tuple[tuple[str, int, int], ...] = ()
+    """The domains of symbolic input dimensions OP-SHAPES proves over (``--dims``): ``(name, least, greatest)``;
+    a name not listed ranges over the integers of at least 1."""
 
 
 @dataclass

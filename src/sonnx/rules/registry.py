@@ -33,6 +33,7 @@ from . import (
     graph_r1_outputs,
     graph_r1_transitive,
     graph_r2,
+    op_shapes,
     strict_attributes,
     strict_broadcast,
     strict_metadata,
@@ -73,6 +74,7 @@ RULES: tuple[Rule, ...] = (
     strict_opset.RULE,
     strict_metadata.RULE,
     strict_op_restrictions.RULE,
+    op_shapes.RULE,
 )
 
 
