@@ -45,6 +45,7 @@ EXPECTED = {
     "STRICT-SPARSE": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-OPSET": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-METADATA": (Severity.ERROR, PROFILE_STRICT),
+    "OP-VALUE-SHAPES": (Severity.ERROR, PROFILE_STRICT),
 }
 
 STRICTER = {"GRAPH-ARITY"}
@@ -116,6 +117,8 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
     assert statuses.pop("GRAPH-OUTPUTS") is Status.PROVED
     assert statuses.pop("FORMAT-ONNX") is Status.UNKNOWN  # built in memory: no file to check
     assert statuses.pop("STRICT-BROADCAST") is Status.UNKNOWN  # nor to infer shapes from
+    # the vendor's Conv is not in the table of shape inputs, and no operation has a shape input fed by a value
+    assert statuses.pop("OP-VALUE-SHAPES") is Status.UNKNOWN
     assert all(s is Status.VIOLATED for s in statuses.values()), statuses
     for v in verdicts:
         text = json.dumps(v.to_json())
@@ -161,5 +164,5 @@ def test_strict_rules_belong_to_the_strict_profile_only() -> None:
     strict = {r.id for r in rules_for(PROFILE_STRICT)} - {r.id for r in rules_for(PROFILE_SONNX)}
     assert strict == {
         "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA",
-        "STRICT-BROADCAST",
+        "STRICT-BROADCAST", "OP-VALUE-SHAPES",
     }

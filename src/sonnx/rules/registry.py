@@ -33,6 +33,7 @@ from . import (
     graph_r1_outputs,
     graph_r1_transitive,
     graph_r2,
+    op_value_shapes,
     strict_attributes,
     strict_broadcast,
     strict_metadata,
@@ -71,6 +72,7 @@ RULES: tuple[Rule, ...] = (
     strict_sparse.RULE,
     strict_opset.RULE,
     strict_metadata.RULE,
+    op_value_shapes.RULE,
 )
 
 
