@@ -44,7 +44,7 @@ def listed(v: Verdict) -> list[tuple[str, str]]:
     return [(f["operation"], f["tensor"]) for f in data(v)["operations"]]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_static_network_is_proved(tmp_path: Path) -> None:
     w = numpy_helper.from_array(np.ones((4, 3, 3, 3), np.float32), "w")
     m = make_model([node("Conv", ["x", "w"], ["c"]), node("Relu", ["c"], ["r"]), node("Flatten", ["r"], ["y"])],
@@ -52,7 +52,7 @@ def test_static_network_is_proved(tmp_path: Path) -> None:
     assert check(tmp_path, m).status is Status.PROVED
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_nonzero_of_an_input_is_violated_with_its_chain(tmp_path: Path) -> None:
     m = make_model([node("Relu", ["x"], ["r"]), node("NonZero", ["r"], ["y"])], [fvi("x", [4])],
                    [fvi("y", None, I64)])
@@ -63,7 +63,7 @@ def test_nonzero_of_an_input_is_violated_with_its_chain(tmp_path: Path) -> None:
     assert "NonZero:nonzero_y" in v.witness.summary  # type: ignore[union-attr]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_reshape_fed_by_a_computed_value_is_violated(tmp_path: Path) -> None:
     m = make_model([node("Add", ["n", "one"], ["s"]), node("Reshape", ["x", "s"], ["y"])],
                    [fvi("x", [2, 3]), fvi("n", [2], I64)], [fvi("y", None)], initializers=[i64("one", [0, 0])])
@@ -73,7 +73,7 @@ def test_reshape_fed_by_a_computed_value_is_violated(tmp_path: Path) -> None:
     assert data(v)["operations"][0]["chain"] == ["s", "n"]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_reshape_fed_by_shape_gather_concat_is_shape_only(tmp_path: Path) -> None:
     nodes = [node("Shape", ["x"], ["sh"]), node("Gather", ["sh", "zero"], ["d0"], axis=0),
              node("Concat", ["d0", "minus1"], ["s"], axis=0), node("Reshape", ["x", "s"], ["y"])]
@@ -83,7 +83,7 @@ def test_reshape_fed_by_shape_gather_concat_is_shape_only(tmp_path: Path) -> Non
     assert v.status is Status.PROVED, v
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_shape_of_a_value_dependent_shape_is_value_dependent(tmp_path: Path) -> None:
     nodes = [node("NonZero", ["c"], ["nz"]), node("Shape", ["nz"], ["s"]), node("Reshape", ["s", "s"], ["y"])]
     m = make_model(nodes, [fvi("c", [4])], [fvi("y", None, I64)])
@@ -92,7 +92,7 @@ def test_shape_of_a_value_dependent_shape_is_value_dependent(tmp_path: Path) -> 
     assert data(v)["operations"][1]["chain"] == ["s", "nz", "c"]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_nonzero_of_stored_values_is_constant(tmp_path: Path) -> None:
     nodes = [node("NonZero", ["k"], ["nz"]), node("Cast", ["nz"], ["f"], to=TensorProto.FLOAT),
              node("Mul", ["x", "f"], ["y"])]
@@ -100,7 +100,7 @@ def test_nonzero_of_stored_values_is_constant(tmp_path: Path) -> None:
     assert check(tmp_path, m).status is Status.PROVED
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_a_random_draw_is_value_dependent(tmp_path: Path) -> None:
     nodes = [node("RandomUniform", [], ["u"], shape=[2], high=4.0), node("Cast", ["u"], ["s"], to=I64),
              node("Reshape", ["x", "s"], ["y"])]
@@ -109,7 +109,7 @@ def test_a_random_draw_is_value_dependent(tmp_path: Path) -> None:
     assert data(v)["operations"][0]["chain"][-1] == "<random draw of RandomUniform:randomuniform_u>"
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_the_positions_follow_the_operator_version(tmp_path: Path) -> None:
     # TopK took k as an attribute before opset 10; from 10 on, K is an input that fixes the output shape.
     m1 = make_model([node("TopK", ["x"], ["v", "i"], k=2)], [fvi("x", [4])], [fvi("v", None)], opsets=[("", 9)])
@@ -119,7 +119,7 @@ def test_the_positions_follow_the_operator_version(tmp_path: Path) -> None:
     assert listed(check(tmp_path, m2)) == [("TopK:topk_v", "k")]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_resize_reads_scales_at_position_1_before_opset_11_and_roi_fixes_no_shape(tmp_path: Path) -> None:
     scales = numpy_helper.from_array(np.asarray([1.0, 2.0], np.float32), "sc")
     m10 = make_model([node("Resize", ["x", "s"], ["y"])], [fvi("x", [2, 2]), fvi("s", [2])], [fvi("y", None)],
@@ -144,12 +144,12 @@ def loop_model(trip_from_input: bool, stop_from_input: bool = False) -> onnx.Mod
     return make_model([loop], inputs, [fvi("acc_final", [2]), fvi("scans", None)], initializers=inits)
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_a_loop_with_a_stored_trip_count_is_proved(tmp_path: Path) -> None:
     assert check(tmp_path, loop_model(False)).status is Status.PROVED
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_a_loop_whose_trip_count_is_an_input_is_violated(tmp_path: Path) -> None:
     v = check(tmp_path, loop_model(True))
     assert v.status is Status.VIOLATED
@@ -157,14 +157,14 @@ def test_a_loop_whose_trip_count_is_an_input_is_violated(tmp_path: Path) -> None
     assert f["operation"].startswith("Loop:") and f["tensor"] == "m" and "iterations" in f["cause"]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_a_loop_whose_body_condition_reads_an_input_is_violated(tmp_path: Path) -> None:
     v = check(tmp_path, loop_model(False, stop_from_input=True))
     (f,) = data(v)["operations"]
     assert f["tensor"] == "cout" and f["chain"] == ["cout", "total", "x"]
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_a_nonzero_inside_a_branch_is_found_through_a_capture(tmp_path: Path) -> None:
     then = helper.make_graph([node("NonZero", ["x"], ["t"])], "then", [], [fvi("t", None, I64)])
     other = helper.make_graph([node("NonZero", ["k"], ["e"])], "else", [], [fvi("e", None, I64)])
@@ -176,7 +176,7 @@ def test_a_nonzero_inside_a_branch_is_found_through_a_capture(tmp_path: Path) ->
     assert data(v)["operations"][0]["scope"].endswith(".then_branch")
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_an_if_on_a_value_dependent_condition_is_unknown(tmp_path: Path) -> None:
     then = helper.make_graph([node("Relu", ["x"], ["t"])], "then", [], [fvi("t", [3])])
     other = helper.make_graph([node("Neg", ["x"], ["e"])], "else", [], [fvi("e", [3])])
@@ -186,7 +186,7 @@ def test_an_if_on_a_value_dependent_condition_is_unknown(tmp_path: Path) -> None
     assert v.status is Status.UNKNOWN and "If whose condition is value-dependent" in (v.reason or "")
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_an_operator_missing_from_the_table_is_unknown(tmp_path: Path) -> None:
     m = make_model([helper.make_node("Mystery", ["x"], ["y"], domain="example.custom")], [fvi("x", [3])],
                    [fvi("y", [3])], opsets=[("", 17), ("example.custom", 1)])
@@ -214,7 +214,7 @@ REAL_EXPECTED = {
 }
 
 
-@pytest.mark.rule(ID)
+@pytest.mark.rule("OP-VALUE-SHAPES")
 def test_every_real_model(tmp_path: Path) -> None:
     manifest = json.loads((ROOT / "tests/data/real/manifest.json").read_text(encoding="utf-8"))
     got = {}
