@@ -88,6 +88,12 @@ def spec_anchors() -> dict[str, str]:
     return {label: make_id(label) for label in LABEL.findall(SPEC.read_text(encoding="utf-8"))}
 
 
+def operator_anchors() -> dict[str, str]:
+    """Every label of spec/operators.rst (the page ``operators.html``) -> the HTML id Sphinx gives it."""
+    page = (ROOT / "spec" / "operators.rst").read_text(encoding="utf-8")
+    return {label: make_id(label) for label in LABEL.findall(page)}
+
+
 HEADER = PageHeader(
     version="1.2.3",
     commit="0123456789abcdef0123456789abcdef01234567",
@@ -136,13 +142,15 @@ def test_every_link_goes_to_a_label_of_the_spec_and_every_rule_has_one(
     report, options = full_report
     shown = {v.rule_id for v in report.all_verdicts()}
     assert {r.id for r in RULES} <= shown and "EXEC-ORDERS" in shown and "EXEC-CROSSCHECK-REFERENCE" in shown
-    anchors = spec_anchors()
+    anchors, on_operators = spec_anchors(), operator_anchors()
     assert "GRAPH-R1" in anchors and anchors["GRAPH-R1"] == "graph-r1"  # as the built site has it: <dl id="graph-r1">
+    pages = {**dict.fromkeys(anchors, "spec.html"), **dict.fromkeys(on_operators, "operators.html")}
+    anchors = {**anchors, **on_operators}
     assert ".. include:: ../spec/graph.rst" in (ROOT / "docs" / "spec.rst").read_text(encoding="utf-8")
     links = Page(render_html(report, options, HEADER)).links
     assert links
     for href, text in links:
-        assert href == f"{SPEC_SITE}spec.html#{anchors[text]}", (href, text)  # the link's own rule, nowhere else
+        assert href == f"{SPEC_SITE}{pages[text]}#{anchors[text]}", (href, text)  # the link's own rule, nowhere else
     linked = {text for _, text in links}
     assert linked == {r.id for r in RULES if r.id in anchors} == {r.id for r in RULES}
     assert not {i for i in shown if i.startswith("EXEC-")} & linked  # no section in the spec: no link
