@@ -23,7 +23,6 @@ from sonnx.differential.wg_tolerance import OutputClass, output_classes, resolve
 from sonnx.execution.executor import execute
 from sonnx.loader import load_model
 from tests.common.bundles import copy_of, edit_json, rehash_all, verify, write
-from tests.common.cli import check, one_line, sonnx
 
 WG = Tolerance(policy="sonnx-wg")
 ELEMENTWISE = OutputClass("y", "element-wise", "Add:add")
@@ -172,14 +171,6 @@ def test_a_recorded_comparison_keeps_its_class(tmp_path: Path, monkeypatch: pyte
     data["outputs"][1]["tolerance"]["policy"]["all_of"] = ["anything"]
     with pytest.raises(RecordedResultError):
         oracle_result(data, "onnxruntime")
-
-
-def test_the_command_line_refuses_bad_values(tmp_path: Path) -> None:
-    model = _mixed(tmp_path)
-    one_line(*check(str(model), "--cross-check", "onnxruntime", "--tolerance", "loose"))
-    one_line(*check(str(model), "--cross-check", "onnxruntime", "--tolerance", "sonnx-wg", "--ulp", "3"))
-    one_line(*check(str(model), "--tolerance", "sonnx-wg"))
-    one_line(*sonnx("equiv", str(model), str(model), "--tolerance", "sonnx-wg"))
 
 
 @pytest.fixture(scope="module")
