@@ -176,13 +176,31 @@ def test_a_nonzero_inside_a_branch_is_found_through_a_capture(tmp_path: Path) ->
     assert data(v)["operations"][0]["scope"].endswith(".then_branch")
 
 
+def if_model(else_op: onnx.NodeProto, x_shape: list[Any], declared: list[Any] | None) -> onnx.ModelProto:
+    """An If on a condition computed from ``x``; the branches' outputs declare no shape (it is not enforced)."""
+    then = helper.make_graph([node("Relu", ["x"], ["t"])], "then", [], [fvi("t", declared)])
+    other = helper.make_graph([else_op], "else", [], [fvi("e", declared)])
+    nodes = [node("ReduceSum", ["x"], ["total"], keepdims=0), node("Greater", ["total", "zero"], ["c"]),
+             node("If", ["c"], ["y"], then_branch=then, else_branch=other)]
+    zero = numpy_helper.from_array(np.asarray(0.0, np.float32), "zero")
+    return make_model(nodes, [fvi("x", x_shape)], [fvi("y", None)], initializers=[zero])
+
+
 @pytest.mark.rule("OP-VALUE-SHAPES")
-def test_an_if_on_a_value_dependent_condition_is_unknown(tmp_path: Path) -> None:
-    then = helper.make_graph([node("Relu", ["x"], ["t"])], "then", [], [fvi("t", [3])])
-    other = helper.make_graph([node("Neg", ["x"], ["e"])], "else", [], [fvi("e", [3])])
-    m = make_model([node("If", ["c"], ["y"], then_branch=then, else_branch=other)],
-                   [fvi("x", [3]), fvi("c", [], TensorProto.BOOL)], [fvi("y", [3])])
-    v = check(tmp_path, m)
+def test_an_if_whose_branches_give_one_static_shape_is_proved(tmp_path: Path) -> None:
+    assert check(tmp_path, if_model(node("Neg", ["x"], ["e"]), [3], None)).status is Status.PROVED
+
+
+@pytest.mark.rule("OP-VALUE-SHAPES")
+def test_an_if_whose_branches_give_two_shapes_is_violated(tmp_path: Path) -> None:
+    v = check(tmp_path, if_model(node("Concat", ["x", "x"], ["e"], axis=0), [3], None))
+    (f,) = data(v)["operations"]
+    assert f["operation"] == "If:if_y" and "[3] and [6]" in f["cause"] and f["chain"] == ["c", "total", "x"]
+
+
+@pytest.mark.rule("OP-VALUE-SHAPES")
+def test_an_if_whose_branch_shapes_are_not_static_is_unknown(tmp_path: Path) -> None:
+    v = check(tmp_path, if_model(node("Neg", ["x"], ["e"]), ["N"], None))
     assert v.status is Status.UNKNOWN and "If whose condition is value-dependent" in (v.reason or "")
 
 
@@ -209,7 +227,6 @@ def test_the_rule_belongs_to_the_strict_profile_only() -> None:
 
 REAL_EXPECTED = {
     "loop_tripcount.torchscript.onnx": Status.VIOLATED,
-    "cond_branch.dynamo.onnx": Status.UNKNOWN,  # an If on a computed condition
     "mlp_qoperator.ort.onnx": Status.UNKNOWN,  # com.microsoft operators are not in the table
 }
 

@@ -20,6 +20,7 @@ declared shape.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -108,6 +109,11 @@ class Analysis:
     """The result over a whole model: the operations where a shape comes to depend on values, and open cases."""
 
     model: Model
+    branches_agree: Callable[[str, int], tuple[bool | None, str]] = lambda scope, j: (
+        None, "the branches' shapes are not compared")
+    """For the ``If`` at (scope path, index): True when both branches give every output one static shape, False
+    when they give an output two different static shapes, None when neither is established, with the words of the
+    answer (the rule gives this from onnx's derived types)."""
     findings: list[dict[str, Any]] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASS_NAMES, 0))
@@ -127,9 +133,9 @@ class Analysis:
                               "tensor": tensor, "chain": facts.chain(tensor)})
 
 
-def analyse(model: Model) -> Analysis:
+def analyse(model: Model, branches_agree: Callable[[str, int], tuple[bool | None, str]] | None = None) -> Analysis:
     """Classify every tensor of ``model`` and collect the operations whose output shapes depend on values."""
-    a = Analysis(model)
+    a = Analysis(model) if branches_agree is None else Analysis(model, branches_agree)
     facts = Facts(None)
     g = model.graph
     for name, t in g.tensors.items():
@@ -300,14 +306,18 @@ def _loop(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
 
 
 def _if(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
-    """If: each branch is analysed; a value-dependent condition choosing between branches is not decided here."""
+    """If: each branch is analysed; under a value-dependent condition both must give the same static shapes."""
     cond = _class_of(facts, [n for n in op.input_mapping[:1] if n])
     outs = [cond] * len(op.output_mapping)
     for attr, sub in op.subgraphs:
         bf = _body(a, sub, facts, f"{scope}/{op.label}.{attr}", [], final=True)
         outs = [_upper(c, _out(bf, sub.outputs[k])) if k < len(sub.outputs) else c for k, c in enumerate(outs)]
-    if cond[0] == VALUE and any(op.output_mapping):
-        a.open("an If whose condition is value-dependent (whether its branches give equal shapes is not decided)")
+    same, why = a.branches_agree(scope, j) if cond[0] == VALUE and any(op.output_mapping) else (True, "")
+    if same is None:
+        a.open(f"an If whose condition is value-dependent, and {why}")
+    elif not same and cond[1] is not None:
+        a.found(scope, j, op, f"its value-dependent condition chooses between {why}", cond[1], facts)
+        outs = [(c, who, True) for c, who, _ in outs]
     for o, (c, who, d) in zip(op.output_mapping, outs, strict=False):
         if o:
             facts.set(o, c, d, who if c == VALUE else None)
