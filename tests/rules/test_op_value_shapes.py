@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,15 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.base.verdict import Status, Verdict
 from sonnx.loader import load_model
+from sonnx.model.graph import Model, make_graph
+from sonnx.model.graph import make_operation as op
+from sonnx.rules import run_rules, value_classes
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig
 from sonnx.rules.registry import rules_for
 from sonnx.rules.value_classes import shape_tables
 from tests.common.builders import fvi, make_model
-from tests.common.rulekit import data, run
+from tests.common.rulekit import data, init, run, tensors
+from tests.common.rulekit import model as rk_model
 
 ID = "OP-VALUE-SHAPES"
 STRICT = CheckConfig(profile=PROFILE_STRICT)
@@ -240,3 +245,45 @@ def test_every_real_model(tmp_path: Path) -> None:
         got[entry["file"]] = v.status
     expected = {f: REAL_EXPECTED.get(f, Status.PROVED) for f in got}
     assert got == expected
+
+
+def _deep_ifs(depth: int) -> Model:
+    """``depth`` Ifs nested in their then-branches, on a stored condition, with a NonZero of an input at the bottom."""
+    inner = make_graph(f"l{depth}", [], [f"o{depth}"], [op("NonZero", ["x"], [f"o{depth}"], name="deepest")])
+    for k in range(depth - 1, 0, -1):
+        other = make_graph(f"e{k}", [], [f"e{k}"], [op("Neg", ["x"], [f"e{k}"], name=f"neg{k}")])
+        inner = make_graph(f"l{k}", [], [f"o{k}"], [op("If", ["c"], [f"o{k}"], name=f"if{k}", then_branch=inner,
+                                                       else_branch=other)])
+    return rk_model(make_graph("main", ["x"], ["o1"], inner.operations, tensors(init("c", True, 9))))
+
+
+@pytest.mark.rule("OP-VALUE-SHAPES")
+def test_a_nonzero_a_thousand_ifs_deep_is_found_without_recursion() -> None:
+    m = _deep_ifs(1000)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)
+    try:
+        v = run(ID, m, STRICT)
+    finally:
+        sys.setrecursionlimit(limit)
+    (f,) = data(v)["operations"]
+    assert f["operation"] == "NonZero:deepest" and f["chain"] == ["x"]
+    assert f["scope"].startswith("main/(987 levels)/If:if988.then_branch")
+
+
+def _nested_loops(depth: int) -> Model:
+    """Loops nested ``depth`` deep, each carrying one value through its body."""
+    body = make_graph("b0", ["i0", "c0", "v0"], ["c0", "w0"], [op("Relu", ["v0"], ["w0"])])
+    for k in range(1, depth):
+        body = make_graph(f"b{k}", [f"i{k}", f"c{k}", f"v{k}"], [f"c{k}", f"w{k}"],
+                          [op("Loop", ["n", "", f"v{k}"], [f"w{k}"], name=f"loop{k}", body=body)])
+    main = op("Loop", ["n", "", "x"], ["y"], name="outer", body=body)
+    return rk_model(make_graph("main", ["x"], ["y"], [main], tensors(init("n", 2, 7))))
+
+
+def test_loops_nested_past_the_visit_bound_are_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert run(ID, _nested_loops(3), STRICT).status is Status.PROVED
+    monkeypatch.setattr(value_classes, "EXTRA_VISITS", 1000)  # each level doubles the visits: 4,095 for 12 levels
+    assert run(ID, _nested_loops(8), STRICT).status is Status.PROVED
+    (v,) = [v for v in run_rules(_nested_loops(12), STRICT) if v.rule_id == ID]
+    assert v.status is Status.UNKNOWN and "operations (loops nested in loops)" in (v.reason or "")

@@ -20,13 +20,16 @@ declared shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..base.errors import ToolError
 from ..model.graph import Graph, Model, Operation
+from ..model.scopes import child_segments, scope_path
+from ..model.structure import walk_scopes
 
 DATA_FILE = "shape_inputs.json"
 CONST, SHAPE, VALUE = 0, 1, 2
@@ -34,6 +37,9 @@ CLASS_NAMES = ("constant", "shape-only", "value-dependent")
 RANDOM = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
                     "Bernoulli"})
 """Generators whose output elements are drawn at run time: their values are never constant or shape-only."""
+EXTRA_VISITS = 100_000
+"""The operation visits one analysis may make beyond three per operation of the model: a loop nested in loops is
+analysed again for each pass of its holders, so the bound keeps a check finite; past it the rule is UNKNOWN."""
 RANK_ONLY = frozenset({"Shape", "Size"})
 """Operators whose output shape is fixed by the input's rank alone, and whose values are its shape."""
 
@@ -104,6 +110,20 @@ class Facts:
         return out
 
 
+class Where(NamedTuple):
+    """A graph's place in the model, named as witnesses name scopes (a bounded path, :mod:`sonnx.model.scopes`)."""
+
+    segments: tuple[str, ...]
+    depth: int
+
+    @property
+    def path(self) -> str:
+        return scope_path(self.segments, self.depth)
+
+    def child(self, op: Operation, attr: str) -> Where:
+        return Where(child_segments(self.segments, f"{op.label}.{attr}"), self.depth + 1)
+
+
 @dataclass
 class Analysis:
     """The result over a whole model: the operations where a shape comes to depend on values, and open cases."""
@@ -116,6 +136,8 @@ class Analysis:
     answer (the rule gives this from onnx's derived types)."""
     findings: list[dict[str, Any]] = field(default_factory=list)
     reasons: dict[str, int] = field(default_factory=dict)
+    visits: list[int] = field(default_factory=lambda: [0, EXTRA_VISITS])
+    """Operations visited so far and the most allowed, shared with the scratch analyses of loop bodies."""
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CLASS_NAMES, 0))
 
     def opset(self, domain: str) -> int:
@@ -128,8 +150,8 @@ class Analysis:
     def open(self, why: str) -> None:
         self.reasons[why] = self.reasons.get(why, 0) + 1
 
-    def found(self, scope: str, j: int, op: Operation, cause: str, tensor: str, facts: Facts) -> None:
-        self.findings.append({"scope": scope, "index": j, "operation": op.label, "cause": cause,
+    def found(self, scope: Where, j: int, op: Operation, cause: str, tensor: str, facts: Facts) -> None:
+        self.findings.append({"scope": scope.path, "index": j, "operation": op.label, "cause": cause,
                               "tensor": tensor, "chain": facts.chain(tensor)})
 
 
@@ -138,39 +160,78 @@ def analyse(model: Model, branches_agree: Callable[[str, int], tuple[bool | None
     a = Analysis(model) if branches_agree is None else Analysis(model, branches_agree)
     facts = Facts(None)
     g = model.graph
+    a.visits[1] = EXTRA_VISITS + 3 * sum(len(sc.graph.operations) for sc in walk_scopes(g))
     for name, t in g.tensors.items():
         if t.initial_value is not None and name not in g.inputs:
             facts.set(name, CONST, False)
     for name in g.inputs:  # an input with an initial value can still be fed at run time
         facts.set(name, VALUE, False)
-    graph_pass(a, g, facts, g.name or "main")
+    drive(graph_pass(a, g, facts, Where((g.name or "main",), 0)))
     for f_cls in facts.cls.values():
         a.counts[CLASS_NAMES[f_cls]] += 1
     return a
 
 
-def graph_pass(a: Analysis, g: Graph, facts: Facts, scope: str) -> None:
-    """Classify the operations of ``g`` in a dependency order (its inputs already classified in ``facts``)."""
+Step = Generator[Any, Any, Any]
+"""A step of the analysis: it yields the steps it needs run (a nested graph's pass) and receives their results."""
+
+
+def drive(root: Step) -> Any:
+    """Run ``root`` and every step it asks for on an explicit stack: the nesting depth of graphs costs no
+    Python recursion."""
+    stack, value = [root], None
+    while True:
+        try:
+            wanted = stack[-1].send(value)
+        except StopIteration as done:
+            stack.pop()
+            if not stack:
+                return done.value
+            value = done.value
+            continue
+        stack.append(wanted)
+        value = None
+
+
+def graph_pass(a: Analysis, g: Graph, facts: Facts, scope: Where) -> Step:
+    """Classify the operations of ``g`` in a dependency order (its inputs already classified in ``facts``).
+
+    The order is Kahn's: an operation is taken once every tensor it reads is classified, whatever the file order.
+    """
     for name, t in g.tensors.items():
         if t.initial_value is not None and name not in facts.cls:
             facts.set(name, CONST, False)
-    pending = list(range(len(g.operations)))
-    while pending:
-        left = []
-        for j in pending:
-            op = g.operations[j]
-            if all(facts.find(n) is not None for n in op.required_inputs):
-                operation(a, g, j, op, facts, scope)
-            else:
-                left.append(j)
-        if len(left) == len(pending):
-            a.open(f"operation(s) in {scope} whose inputs have no producer or lie on a cycle")
-            for j in left:  # not decided: classified low so that no finding rests on them
-                for o in g.operations[j].output_mapping:
-                    if o:
-                        facts.set(o, CONST, False)
-            break
-        pending = left
+    waiting: list[int] = []
+    readers: dict[str, list[int]] = {}
+    for j, op in enumerate(g.operations):
+        missing = {n for n in op.required_inputs if facts.find(n) is None}
+        waiting.append(len(missing))
+        for n in missing:
+            readers.setdefault(n, []).append(j)
+    ready = [j for j, w in enumerate(waiting) if w == 0]
+    done = 0
+    while ready:
+        j = ready.pop()
+        op = g.operations[j]
+        done += 1
+        a.visits[0] += 1
+        if a.visits[0] > a.visits[1]:
+            raise ToolError(f"the analysis visited more than {a.visits[1]:,} operations (loops nested in loops)")
+        if op.subgraphs and op.domain in ("", "ai.onnx") and op.operator in NESTED:
+            yield NESTED[op.operator](a, j, op, facts, scope)
+        else:
+            operation(a, g, j, op, facts, scope)
+        for o in dict.fromkeys(op.output_mapping):
+            for k in readers.pop(o, ()) if o else ():
+                waiting[k] -= 1
+                if waiting[k] == 0:
+                    ready.append(k)
+    if done < len(g.operations):  # not decided: classified low so that no finding rests on them
+        a.open(f"operation(s) in {scope.path} whose inputs have no producer or lie on a cycle")
+        for j, w in enumerate(waiting):
+            for o in g.operations[j].output_mapping if w else ():
+                if o and o not in facts.cls:
+                    facts.set(o, CONST, False)
 
 
 def _class_of(facts: Facts, names: tuple[str, ...] | list[str]) -> tuple[int, str | None, bool]:
@@ -187,16 +248,13 @@ def _class_of(facts: Facts, names: tuple[str, ...] | list[str]) -> tuple[int, st
     return best, who, dyn
 
 
-def operation(a: Analysis, g: Graph, j: int, op: Operation, facts: Facts, scope: str) -> None:
+def operation(a: Analysis, g: Graph, j: int, op: Operation, facts: Facts, scope: Where) -> None:
     """Classify the outputs of one operation and record it when it makes a shape depend on values."""
     outs = [o for o in op.output_mapping if o]
-    if op.subgraphs:
-        if op.domain in ("", "ai.onnx") and op.operator in ("If", "Loop", "Scan", "SequenceMap"):
-            NESTED[op.operator](a, j, op, facts, scope)
-        else:  # not decided; a low class never invents a finding downstream, and the reason keeps PROVED away
-            a.open(f"{op.operator} holds graphs this rule cannot analyse")
-            for o in outs:
-                facts.set(o, CONST, False)
+    if op.subgraphs:  # not one of NESTED: not decided; a low class invents no finding, the reason keeps PROVED away
+        a.open(f"{op.operator} holds graphs this rule cannot analyse")
+        for o in outs:
+            facts.set(o, CONST, False)
         return
     ins = [n for n in op.input_mapping if n]
     if op.operator == "Constant" and op.domain in ("", "ai.onnx"):
@@ -228,13 +286,15 @@ def operation(a: Analysis, g: Graph, j: int, op: Operation, facts: Facts, scope:
 
 
 
-def _body(a: Analysis, body: Graph, outer: Facts, scope: str, given: list[tuple[int, str | None, bool]],
-          final: bool) -> Facts:
-    """One pass over a nested graph whose inputs have the classes ``given``; findings kept only when ``final``."""
+def _body(a: Analysis, body: Graph, outer: Facts, scope: Where, given: list[tuple[int, str | None, bool]],
+          final: bool) -> Step:
+    """One pass over a nested graph whose inputs have the classes ``given``; findings kept only when ``final``.
+
+    Its result is the nested graph's facts."""
     bf = Facts(outer)
     for name, (c, who, d) in zip(body.inputs, given, strict=False):
         bf.set(name, c, d, who if c == VALUE else None)
-    graph_pass(a if final else Analysis(a.model), body, bf, scope)
+    yield graph_pass(a if final else Analysis(a.model, a.branches_agree, visits=a.visits), body, bf, scope)
     return bf
 
 
@@ -253,39 +313,41 @@ def _upper(x: tuple[int, str | None, bool], y: tuple[int, str | None, bool]) -> 
 Cls = tuple[int, str | None, bool]
 
 
-def _fixpoint(a: Analysis, body: Graph, outer: Facts, scope: str, head: list[Cls], carried: list[Cls],
-              back: int, tail: list[Cls] | None = None) -> tuple[Facts, list[Cls]]:
+def _fixpoint(a: Analysis, body: Graph, outer: Facts, scope: Where, head: list[Cls], carried: list[Cls],
+              back: int, tail: list[Cls] | None = None) -> Step:
     """Analyse a loop body until the classes of its carried inputs stop rising (each can rise at most twice).
 
     ``head`` and ``tail`` are the classes of the body inputs before and after the carried ones; the carried
     inputs take the upper class of their initial values and of the body outputs from position ``back`` on.
+    Its result is the body's facts in the last pass and the carried classes.
     """
     rest = tail or []
     for _ in range(3 * len(carried) + 2):
-        bf = _body(a, body, outer, scope, head + carried + rest, final=False)
+        bf = yield _body(a, body, outer, scope, head + carried + rest, final=False)
         nxt = [_upper(c, _out(bf, body.outputs[back + k])) if back + k < len(body.outputs) else c
                for k, c in enumerate(carried)]
         if [(c, d) for c, _, d in nxt] == [(c, d) for c, _, d in carried]:
             break
         carried = nxt
-    return _body(a, body, outer, scope, head + carried + rest, final=True), carried
+    bf = yield _body(a, body, outer, scope, head + carried + rest, final=True)
+    return bf, carried
 
 
-def _loop(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
+def _loop(a: Analysis, j: int, op: Operation, facts: Facts, scope: Where) -> Step:
     """Loop: the number of iterations is value-dependent when its trip count or a condition is (spec 4.1)."""
     body = op.attribute("body")
     if body is None or body.type != "GRAPH":
         a.open("Loop without a body graph")
         return
     g: Graph = body.value
-    sc = f"{scope}/{op.label}.body"
+    sc = scope.child(op, "body")
     ins = [*op.input_mapping, "", ""]
     trip = _class_of(facts, [n for n in ins[:2] if n])
     cond = _class_of(facts, [ins[1]] if ins[1] else [])
     carried = [_class_of(facts, [n]) if n else (CONST, None, False) for n in op.input_mapping[2:]]
     for _ in range(4):  # the condition computed by the body feeds back into the number of iterations
         head = [(trip[0], trip[1], False), _upper(cond, trip)]
-        bf, carried = _fixpoint(a, g, facts, sc, head, carried, 1)
+        bf, carried = yield _fixpoint(a, g, facts, sc, head, carried, 1)
         stop = _out(bf, g.outputs[0]) if g.outputs else (CONST, None, False)
         grown = _upper(trip, stop)
         if grown[0] == trip[0]:
@@ -305,14 +367,14 @@ def _loop(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
         facts.set(o, c, d, who if c == VALUE else None)
 
 
-def _if(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
+def _if(a: Analysis, j: int, op: Operation, facts: Facts, scope: Where) -> Step:
     """If: each branch is analysed; under a value-dependent condition both must give the same static shapes."""
     cond = _class_of(facts, [n for n in op.input_mapping[:1] if n])
     outs = [cond] * len(op.output_mapping)
     for attr, sub in op.subgraphs:
-        bf = _body(a, sub, facts, f"{scope}/{op.label}.{attr}", [], final=True)
+        bf = yield _body(a, sub, facts, scope.child(op, attr), [], final=True)
         outs = [_upper(c, _out(bf, sub.outputs[k])) if k < len(sub.outputs) else c for k, c in enumerate(outs)]
-    same, why = a.branches_agree(scope, j) if cond[0] == VALUE and any(op.output_mapping) else (True, "")
+    same, why = a.branches_agree(scope.path, j) if cond[0] == VALUE and any(op.output_mapping) else (True, "")
     if same is None:
         a.open(f"an If whose condition is value-dependent, and {why}")
     elif not same and cond[1] is not None:
@@ -323,7 +385,7 @@ def _if(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
             facts.set(o, c, d, who if c == VALUE else None)
 
 
-def _scan(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
+def _scan(a: Analysis, j: int, op: Operation, facts: Facts, scope: Where) -> Step:
     """Scan: iterates over an axis of its scan inputs, so the number of iterations is shape-only."""
     body, num = op.attribute("body"), op.attribute("num_scan_inputs")
     if body is None or num is None or a.opset(op.domain) < 9:
@@ -334,7 +396,7 @@ def _scan(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
     n_state = len(ins) - int(num.value)
     state = [_class_of(facts, [n]) if n else (CONST, None, False) for n in ins[:n_state]]
     slices = [_class_of(facts, [n]) if n else (CONST, None, False) for n in ins[n_state:]]
-    bf, state = _fixpoint(a, g, facts, f"{scope}/{op.label}.body", [], state, 0, slices)
+    bf, state = yield _fixpoint(a, g, facts, scope.child(op, "body"), [], state, 0, slices)
     for k, o in enumerate(op.output_mapping):
         if o:
             none: Cls = (CONST, None, False)
@@ -342,7 +404,7 @@ def _scan(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
             facts.set(o, c, d, who if c == VALUE else None)
 
 
-def _sequence_map(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) -> None:
+def _sequence_map(a: Analysis, j: int, op: Operation, facts: Facts, scope: Where) -> Step:
     """SequenceMap: the body runs once per element, so the outputs' lengths are those of the input sequence."""
     body = op.attribute("body")
     if body is None:
@@ -350,7 +412,7 @@ def _sequence_map(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) 
         return
     g: Graph = body.value
     given = [_class_of(facts, [n]) if n else (CONST, None, False) for n in op.input_mapping]
-    bf = _body(a, g, facts, f"{scope}/{op.label}.body", given, final=True)
+    bf = yield _body(a, g, facts, scope.child(op, "body"), given, final=True)
     for k, o in enumerate(op.output_mapping):
         if o:
             c, who, d = _out(bf, g.outputs[k]) if k < len(g.outputs) else (CONST, None, False)
@@ -359,4 +421,5 @@ def _sequence_map(a: Analysis, j: int, op: Operation, facts: Facts, scope: str) 
             facts.set(o, c, d, who if c == VALUE else None)
 
 
-NESTED = {"If": _if, "Loop": _loop, "Scan": _scan, "SequenceMap": _sequence_map}
+NESTED: dict[str, Callable[[Analysis, int, Operation, Facts, Where], Step]] = {
+    "If": _if, "Loop": _loop, "Scan": _scan, "SequenceMap": _sequence_map}
