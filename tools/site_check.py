@@ -184,29 +184,29 @@ def check_pages(root: Path, pages: dict[Path, Page]) -> list[str]:
     return problems
 
 
-def check_spec(root: Path, pages: dict[Path, Page], rule_ids: Iterable[str]) -> list[str]:
-    """Every rule's numbered heading, its permalink on the rule ID's anchor, and its sidebar entry."""
-    spec = root / "spec.html"
+def check_spec(root: Path, pages: dict[Path, Page], rule_ids: Iterable[str], name: str = "spec.html") -> list[str]:
+    """Every rule's numbered heading on the page ``name``, its permalink on the rule ID's anchor, its sidebar entry."""
+    spec = root / name
     if spec not in pages:
-        return ["spec.html: missing"]
+        return [f"{name}: missing"]
     page = pages[spec]
     problems = []
     for rule in rule_ids:
         anchor = rule.lower()
         heads = [h for h in page.headings if h[0] == anchor]
         if not heads:
-            problems.append(f"spec.html: rule {rule} has no heading anchored at #{anchor} (its ID)")
+            problems.append(f"{name}: rule {rule} has no heading anchored at #{anchor} (its ID)")
             continue
         _, text, permalink = heads[0]
         if not re.match(rf"^\d+(\.\d+)+ {re.escape(rule)}\b", text):
-            problems.append(f"spec.html: the heading of {rule} is not numbered: {text!r}")
+            problems.append(f"{name}: the heading of {rule} is not numbered: {text!r}")
         if permalink != f"#{anchor}":
-            problems.append(f"spec.html: the permalink of {rule} is {permalink!r}, not #{anchor}")
+            problems.append(f"{name}: the permalink of {rule} is {permalink!r}, not #{anchor}")
         if f"#{anchor}" not in page.sidebar_links:
-            problems.append(f"spec.html: the sidebar does not list {rule}")
+            problems.append(f"{name}: the sidebar does not list {rule}")
     css = root / "_static" / "sonnx.css"
     if not any(s.split("?")[0].endswith("_static/sonnx.css") for s in page.stylesheets) or not css.is_file():
-        return [*problems, "spec.html: the site's stylesheet _static/sonnx.css is not loaded"]
+        return [*problems, f"{name}: the site's stylesheet _static/sonnx.css is not loaded"]
     problems += [f"_static/sonnx.css: no rule '{sel} {{ {decl} }}'" for sel, decl in CSS_RULES
                  if not css_has(css.read_text(encoding="utf-8"), sel, decl)]
     return problems
@@ -223,11 +223,13 @@ def css_has(css: str, selector: str, declaration: str) -> bool:
     return False
 
 
-def check_site(root: Path, rule_ids: Iterable[str]) -> list[str]:
-    """Every problem of the site built in ``root``."""
+def check_site(root: Path, rule_ids: Iterable[str], operator_rule_ids: Iterable[str] = ()) -> list[str]:
+    """Every problem of the site built in ``root`` (``operator_rule_ids``: the rules stated on ``operators.html``)."""
     pages = {p.resolve(): read_page(p) for p in sorted(root.rglob("*.html")) if "_sources" not in p.parts}
     root = root.resolve()
-    return check_links(root, pages) + check_pages(root, pages) + check_spec(root, pages, rule_ids)
+    on_operators = list(operator_rule_ids)
+    operators = check_spec(root, pages, on_operators, "operators.html") if on_operators else []
+    return check_links(root, pages) + check_pages(root, pages) + check_spec(root, pages, rule_ids) + operators
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -237,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from sonnx.rules.registry import RULES
 
-    problems = check_site(Path(args[0]), [r.id for r in RULES])
+    graph = [r.id for r in RULES if r.spec != "spec/operators.rst"]
+    problems = check_site(Path(args[0]), graph, [r.id for r in RULES if r.spec == "spec/operators.rst"])
     for p in problems:
         print(p)
     print(f"site check: {len(problems)} problem(s) in {args[0]}")

@@ -37,6 +37,7 @@ def _site(tmp_path: Path, **pages: str) -> Path:
     root = tmp_path / "html"
     files = {
         "spec.html": _spec(),
+        "operators.html": _spec(),  # main() looks for the rules of spec/operators.rst here
         "_static/sonnx.css": CSS,
         "traceability.json": "{}",
         "_generated/catalogue.html": (
@@ -59,6 +60,13 @@ def test_a_sound_site_has_no_problem(tmp_path: Path) -> None:
     root = _site(tmp_path)
     assert check_site(root, RULES) == []
     assert main([str(root)]) == 0
+
+
+def test_a_rule_of_the_operator_layer_is_looked_for_on_its_own_page(tmp_path: Path) -> None:
+    root = _site(tmp_path, operators_html=_spec(()))
+    assert check_site(root, RULES) == []
+    assert check_site(root, (), ("OP-VALUE-SHAPES",)) == [
+        "operators.html: rule OP-VALUE-SHAPES has no heading anchored at #op-value-shapes (its ID)"]
 
 
 @pytest.mark.parametrize(
