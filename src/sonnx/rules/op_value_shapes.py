@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..base.verdict import Severity, Verdict
+from ..model.graph import Graph
 from ..model.structure import walk_scopes
 from .base import PROFILE_STRICT, CheckContext, Listing, Rule, counted_reasons, open_or_proved
 from .derived import derived_model
@@ -42,11 +43,14 @@ def branches_agree(ctx: CheckContext) -> Callable[[str, int], tuple[bool | None,
     the graph inputs' declared types and the stored values alone.
     """
 
+    theirs: dict[str, Graph] = {}
+
     def agree(scope: str, j: int) -> tuple[bool | None, str]:
         model, why = derived_model(ctx)
         if model is None:
             return None, f"{why}, so the shapes its branches give are not compared"
-        theirs = {s.path: s.graph for s in walk_scopes(model.graph)}
+        if not theirs:  # the derived model's scopes, walked once
+            theirs.update((s.path, s.graph) for s in walk_scopes(model.graph))
         g = theirs.get(scope)
         op = g.operations[j] if g is not None and j < len(g.operations) else None
         subs = dict(op.subgraphs) if op is not None and op.operator == "If" else {}
