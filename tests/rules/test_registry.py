@@ -47,6 +47,7 @@ EXPECTED = {
     "STRICT-METADATA": (Severity.ERROR, PROFILE_STRICT),
     "STRICT-OP-RESTRICTIONS": (Severity.ERROR, PROFILE_STRICT),
     "OP-SHAPES": (Severity.ERROR, PROFILE_STRICT),
+    "OP-VALUE-SHAPES": (Severity.ERROR, PROFILE_STRICT),
 }
 
 STRICTER = {"GRAPH-ARITY"}
@@ -123,6 +124,8 @@ def test_every_witness_is_plain_json_on_a_faulty_model() -> None:
     assert statuses.pop("FORMAT-ONNX") is Status.UNKNOWN  # built in memory: no file to check
     assert statuses.pop("STRICT-BROADCAST") is Status.UNKNOWN  # nor to infer shapes from
     assert statuses.pop("OP-SHAPES") is Status.UNKNOWN  # no rank declared, nothing run to confirm a failure
+    # the vendor's Conv is not in the table of shape inputs, and no operation has a shape input fed by a value
+    assert statuses.pop("OP-VALUE-SHAPES") is Status.UNKNOWN
     assert all(s is Status.VIOLATED for s in statuses.values()), statuses
     for v in verdicts:
         text = json.dumps(v.to_json())
@@ -168,5 +171,5 @@ def test_strict_rules_belong_to_the_strict_profile_only() -> None:
     strict = {r.id for r in rules_for(PROFILE_STRICT)} - {r.id for r in rules_for(PROFILE_SONNX)}
     assert strict == {
         "STRICT-OPERATORS", "STRICT-ATTRIBUTES", "STRICT-SHAPES", "STRICT-SPARSE", "STRICT-OPSET", "STRICT-METADATA",
-        "STRICT-BROADCAST", "STRICT-OP-RESTRICTIONS", "OP-SHAPES",
+        "STRICT-BROADCAST", "STRICT-OP-RESTRICTIONS", "OP-SHAPES", "OP-VALUE-SHAPES",
     }

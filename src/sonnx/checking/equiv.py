@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
+from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError, UsageError
 from ..base.progress import Say, quiet
 from ..differential.metrics import Tolerance
 from ..execution.inputs import InputSource
@@ -277,6 +277,8 @@ def equivalence(
     chosen = chosen_sets(sets, inputs is not None)
     if intermediates not in INTERMEDIATES:
         raise EquivError(f"--intermediates must be one of {', '.join(INTERMEDIATES)}, not {intermediates!r}")
+    if tolerance is not None and tolerance.policy != "default":  # its classes are of one model's operations
+        raise UsageError(f"--tolerance {tolerance.policy} applies to the cross-check, not to sonnx equiv")
     say(f"loading {path_a} and {path_b}")
     a, b = load_model(path_a), load_model(path_b)
     refuse_shadowing(a)

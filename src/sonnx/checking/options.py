@@ -63,7 +63,9 @@ written before they existed has none, and reads as a check without selection, wa
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
-bounded by :data:`sonnx.differential.quant.MAX_QUANT_STEPS` when the record is read back."""
+bounded by :data:`sonnx.differential.quant.MAX_QUANT_STEPS` when the record is read back. A named policy adds
+the key ``policy`` after them; a record without it (every bundle written before policies had names) reads as
+the default policy."""
 
 
 def operator_pair(item: str) -> tuple[str, str]:
@@ -196,7 +198,7 @@ class CheckOptions:
             flag = "--orders" if self.orders else "--cross-check"
             raise UsageError(f"{flag} executes the model, which reads its weights; --structure-only never reads them")
         if not self.oracles and self.tolerance != Tolerance():
-            raise UsageError("--atol, --rtol, --ulp and --quant-steps apply to --cross-check")
+            raise UsageError("--tolerance, --atol, --rtol, --ulp and --quant-steps apply to --cross-check")
         if self.evidence_timestamp and self.evidence is None:
             raise UsageError("--evidence-timestamp applies to --evidence")
         if self.sign is not None:
@@ -303,9 +305,14 @@ class CheckOptions:
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
-        if not isinstance(tol, Mapping) or tuple(tol) != TOLERANCE_KEYS:
-            raise UsageError(f"the recorded tolerance must have exactly the keys {', '.join(TOLERANCE_KEYS)}")
-        if any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))) for v in tol.values()):
+        if not isinstance(tol, Mapping) or tuple(tol) not in (TOLERANCE_KEYS, (*TOLERANCE_KEYS, "policy")):
+            raise UsageError(f"the recorded tolerance must have exactly the keys {', '.join(TOLERANCE_KEYS)}"
+                             " (and policy)")
+        policy = tol.get("policy", "default")
+        if "policy" in tol and (not isinstance(policy, str) or policy == "default"):  # the default: no key
+            raise UsageError("the recorded tolerance policy is not the name of a policy sonnx records")
+        if any(v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))
+               for k, v in tol.items() if k != "policy"):
             raise UsageError("the recorded tolerance holds a value that is not a number")
         if any(tol[k] is not None and not isinstance(tol[k], int) for k in ("ulp", "quant_steps")):
             raise UsageError("the recorded tolerance ulp or quant_steps is not an integer")
@@ -324,7 +331,8 @@ class CheckOptions:
             orders=data["orders"],
             inputs=inputs,
             oracles=tuple(oracles),
-            tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"], quant_steps=tol["quant_steps"]),
+            tolerance=Tolerance(atol=tol["atol"], rtol=tol["rtol"], ulp=tol["ulp"], quant_steps=tol["quant_steps"],
+                                policy=policy),
             **later,
         )
 
@@ -348,7 +356,7 @@ class CheckOptions:
             cmd += ["--cross-check", ",".join(self.oracles)]
         for key, value in self.tolerance.to_json().items():
             if value is not None:
-                cmd += [f"--{key.replace('_', '-')}", str(value)]
+                cmd += ["--tolerance" if key == "policy" else f"--{key.replace('_', '-')}", str(value)]
         if self.select is not None:
             cmd += ["--select", ",".join(self.select)]
         if self.ignore:

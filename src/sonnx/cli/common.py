@@ -109,6 +109,14 @@ def progress_for(args: argparse.Namespace, prog: str, stderr: TextIO) -> Progres
 
 
 def add_tolerance(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--tolerance",
+        default="default",
+        metavar="POLICY",
+        help="tolerance policy of the cross-check: default (per dtype, overridable), or sonnx-wg (the SONNX working "
+        "group's policy: structural outputs bit-exact, element-wise float32 within 1e-6 abs, 1e-5 rel and 2 ulp "
+        "all at once; spec/operators.rst section 6)",
+    )
     p.add_argument("--atol", type=float, metavar="X", help="absolute tolerance for floats (default: per dtype)")
     p.add_argument("--rtol", type=float, metavar="X", help="relative tolerance for floats (default: per dtype)")
     p.add_argument("--ulp", type=int, metavar="N", help="tolerance in ULPs for floats (default: per dtype)")
@@ -126,7 +134,8 @@ def add_tolerance(p: argparse.ArgumentParser) -> None:
 
 
 def tolerance_from(args: argparse.Namespace) -> Tolerance:
-    return Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp, quant_steps=args.quant_steps)
+    return Tolerance(atol=args.atol, rtol=args.rtol, ulp=args.ulp, quant_steps=args.quant_steps,
+                     policy=args.tolerance)
 
 
 def list_items(text: str, option: str) -> list[str]:

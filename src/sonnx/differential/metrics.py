@@ -20,6 +20,16 @@ anything but the same infinity. Integers and booleans are
 compared exactly. Defaults depend on the dtype (:data:`DEFAULT_TOLERANCES`);
 every field of a :class:`Tolerance` that is not None overrides the default.
 
+A named policy (``Tolerance.policy``, ``--tolerance``) replaces those figures:
+``default`` is the policy above; ``sonnx-wg`` is the working group's test
+policy (spec/operators.rst, section 6), which gives each output a tolerance
+of its own from the operations it depends on
+(:mod:`sonnx.differential.wg_tolerance`). Its figures combine differently:
+a float element is within tolerance when it equals the expected value or
+when *every* criterion the policy states for its dtype holds
+(``ResolvedTolerance.all_of``), as the group's "max(abs_err, rel_err,
+ulp_err)" is read in that section.
+
 A comparison may also be given a step tolerance for one output
 (:class:`~sonnx.differential.quant.StepTolerance`, asked for with
 ``Tolerance.quant_steps``): a float element is then also within tolerance
@@ -41,6 +51,9 @@ import numpy as np
 from ..base.errors import UsageError
 from .quant import MAX_QUANT_STEPS, StepTolerance
 
+POLICIES = ("default", "sonnx-wg")
+"""The tolerance policies ``--tolerance`` accepts."""
+
 WORST_COUNT = 5
 """How many worst elements a comparison lists by default."""
 
@@ -56,10 +69,19 @@ class ResolvedTolerance:
     """True for integer and boolean dtypes: only equal values are within tolerance."""
     step: StepTolerance | None = None
     """The output's tolerance in quantization steps, when it has one (see the module text)."""
+    all_of: tuple[str, ...] = ()
+    """When not empty: the criteria (``atol``, ``rtol``, ``ulp``) that must all hold for a float element that is
+    not equal to the expected one (a named policy's combination); empty: the default combination."""
+    policy: str = ""
+    """Where a named policy's figures come from for this output (its class), empty under the default policy."""
 
     def to_json(self) -> dict[str, Any]:
         step = None if self.step is None else self.step.to_json()
-        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "exact": self.exact, "step": step}
+        out: dict[str, Any] = {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "exact": self.exact,
+                               "step": step}
+        if self.policy:  # only then: a record written before named policies existed reads the same
+            out["policy"] = {"class": self.policy, "all_of": list(self.all_of)}
+        return out
 
 
 DEFAULT_TOLERANCES: dict[str, ResolvedTolerance] = {
@@ -89,8 +111,15 @@ class Tolerance:
     rtol: float | None = None
     ulp: int | None = None
     quant_steps: int | None = None
+    policy: str = "default"
+    """The named policy (:data:`POLICIES`): ``sonnx-wg`` takes its figures per output from the working group's
+    test policy and admits no ``atol``/``rtol``/``ulp`` override."""
 
     def __post_init__(self) -> None:
+        if self.policy not in POLICIES:
+            raise UsageError(f"--tolerance: unknown policy {self.policy!r} (known: {', '.join(POLICIES)})")
+        if self.policy != "default" and (self.atol, self.rtol, self.ulp) != (None, None, None):
+            raise UsageError(f"--tolerance {self.policy} fixes its own figures: --atol, --rtol and --ulp do not apply")
         for name in ("atol", "rtol"):
             value = getattr(self, name)
             if value is not None and (not math.isfinite(value) or value < 0):
@@ -114,8 +143,11 @@ class Tolerance:
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The overrides (None where the dtype default applies)."""
-        return {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "quant_steps": self.quant_steps}
+        """The overrides (None where the dtype default applies), and the policy when it is not the default."""
+        out: dict[str, Any] = {"atol": self.atol, "rtol": self.rtol, "ulp": self.ulp, "quant_steps": self.quant_steps}
+        if self.policy != "default":  # only then: options recorded before named policies existed read the same
+            out["policy"] = self.policy
+        return out
 
 
 def _json_float(x: float | None) -> float | str | None:
@@ -194,6 +226,8 @@ class OutputComparison:
             return f"not comparable: {self.mismatch}"
         ulp = "n/a" if self.max_ulp is None else str(self.max_ulp)
         step = "" if self.tolerance.step is None else f" (tolerance {self.tolerance.step.describe()})"
+        if self.tolerance.policy:
+            step += f" [{self.tolerance.policy}]"
         return (
             f"max abs {_fmt(self.max_abs)}, max rel {_fmt(self.max_rel)}, max ulp {ulp}, "
             f"{self.outside}/{self.elements} outside tolerance{step}"
@@ -293,6 +327,7 @@ def compare_arrays(
     tolerance: Tolerance | None = None,
     worst: int = WORST_COUNT,
     step: StepTolerance | None = None,
+    resolved: ResolvedTolerance | None = None,
 ) -> OutputComparison:
     """Compare ``actual`` against ``expected`` element by element; see the module docstring.
 
@@ -300,7 +335,8 @@ def compare_arrays(
     their structures must be the same, then their elements are compared as
     one array (indices of the worst elements are positions in that array).
     Strings compare exactly. ``step`` is this output's tolerance in
-    quantization steps, if it has one; it applies to tensors of numbers only.
+    quantization steps, if it has one; it applies to tensors of numbers only. ``resolved`` is this output's
+    tolerance under a named policy (it replaces ``tolerance``'s figures for the output's dtype).
     """
     e, e_layout = flatten(expected)
     a, a_layout = flatten(actual)
@@ -310,9 +346,9 @@ def compare_arrays(
     # A string tensor is held as NumPy unicode by onnx's reference evaluator and as objects by the others.
     if e.dtype.kind in "OU" and a.dtype.kind in "OU" and e.dtype != a.dtype:
         e, a = e.astype(object), a.astype(object)
-    tol = (tolerance or Tolerance()).for_dtype(e.dtype)
+    tol = (tolerance or Tolerance()).for_dtype(e.dtype) if resolved is None else resolved
     if step is not None and not e_layout and e.dtype.kind in ("iu" if step.integer else "f"):
-        tol = ResolvedTolerance(tol.atol, tol.rtol, tol.ulp, tol.exact, step)
+        tol = ResolvedTolerance(tol.atol, tol.rtol, tol.ulp, tol.exact, step, tol.all_of, tol.policy)
     head: dict[str, Any] = {
         "expected_dtype": e.dtype.name,
         "actual_dtype": a.dtype.name,
@@ -366,10 +402,7 @@ def _compare_values(
         within = equal if steps is None else equal | (abs_err <= steps)
     else:
         finite = np.isfinite(ef) & np.isfinite(af)
-        with np.errstate(invalid="ignore", over="ignore"):
-            close = abs_err <= tol.atol + tol.rtol * np.abs(ef)
-        if ulps is not None:
-            close |= ulps <= np.uint64(tol.ulp)
+        close = _close(tol, abs_err, rel_err, ef, ulps)
         if steps is not None:  # the dequantized values are floats, rounded themselves: the float tolerance adds
             with np.errstate(invalid="ignore", over="ignore"):
                 close |= abs_err <= steps + (tol.atol + tol.rtol * np.abs(ef))
@@ -390,6 +423,26 @@ def _compare_values(
         nan_mismatches=int(np.count_nonzero(nan_mismatch)),
         worst=_worst(e, a, abs_err, ulps, within, nan_mismatch, worst),
     )
+
+
+def _close(
+    tol: ResolvedTolerance, abs_err: np.ndarray, rel_err: np.ndarray, ef: np.ndarray, ulps: np.ndarray | None
+) -> np.ndarray:
+    """Where the figures of ``tol`` accept an element that differs: one criterion, or all of ``tol.all_of``."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if tol.all_of:
+            close = np.ones(abs_err.shape, dtype=bool)
+            if "atol" in tol.all_of:
+                close &= abs_err <= tol.atol
+            if "rtol" in tol.all_of:
+                close &= rel_err <= tol.rtol
+            if "ulp" in tol.all_of:
+                close &= ulps <= np.uint64(tol.ulp) if ulps is not None else False
+            return close
+        close = abs_err <= tol.atol + tol.rtol * np.abs(ef)
+    if ulps is not None:
+        close |= ulps <= np.uint64(tol.ulp)
+    return close
 
 
 def _worst(

@@ -89,13 +89,25 @@ def _step(data: Any, where: str) -> StepTolerance | None:
 
 
 def _tolerance(data: Any, where: str) -> ResolvedTolerance:
-    d = _object(data, ("atol", "rtol", "ulp", "exact", "step"), where)
+    keys = ("atol", "rtol", "ulp", "exact", "step")
+    named = isinstance(data, Mapping) and "policy" in data  # a named policy's class (written only then)
+    d = _object(data, (*keys, "policy") if named else keys, where)
+    all_of: tuple[str, ...] = ()
+    policy = ""
+    if named:
+        p = _object(d["policy"], ("class", "all_of"), f"{where}.policy")
+        policy = _of(p["class"], (str,), where)
+        all_of = tuple(_strings(p["all_of"], where))
+        if not policy or any(c not in ("atol", "rtol", "ulp") for c in all_of):
+            raise RecordedResultError(f"{where}.policy: not a tolerance class sonnx writes")
     return ResolvedTolerance(
         atol=float(_of(d["atol"], (int, float), where)),
         rtol=float(_of(d["rtol"], (int, float), where)),
         ulp=_of(d["ulp"], (int,), where),
         exact=_of(d["exact"], (bool,), where),
         step=_step(d["step"], f"{where}.step"),
+        all_of=all_of,
+        policy=policy,
     )
 
 

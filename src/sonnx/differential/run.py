@@ -51,6 +51,7 @@ from ..ops.values import value_digest
 from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, OracleRun, run_contained
 from .quant import StepTolerance, step_tolerances
+from .wg_tolerance import NOT_APPLIED, SOURCE, OutputClass, output_classes, resolved_for
 
 SCHEMA = "sonnx-crosscheck/1"
 
@@ -154,6 +155,8 @@ class CrossCheckReport:
     """The outputs given a tolerance in quantization steps."""
     source: InputSource | None = None
     """Where the inputs came from (None when they could not be made)."""
+    classes: dict[str, OutputClass] = field(default_factory=dict)
+    """Under ``--tolerance sonnx-wg``: the class of each output, which chooses its tolerance."""
 
     @property
     def exit_code(self) -> int:
@@ -189,8 +192,17 @@ class CrossCheckReport:
             "inputs": self.inputs,
             "tolerance_overrides": self.tolerance.to_json(),
             "step_tolerances": {name: st.to_json() for name, st in self.steps.items()},
+            **self._policy_json(),
             "oracles": [r.to_json() for r in self.results],
         }
+
+    def _policy_json(self) -> dict[str, Any]:
+        """The named policy's record; none under the default policy, so older reports read the same."""
+        if self.tolerance.policy == "default":
+            return {}
+        classes = {n: {"class": c.cls, "because": c.because} for n, c in self.classes.items()}
+        return {"tolerance_policy": {"name": self.tolerance.policy, "source": SOURCE, "classes": classes,
+                                     "not_applied": list(NOT_APPLIED)}}
 
 
 def _defects_in(model: Model, oracle: str) -> list[KnownDefect]:
@@ -212,6 +224,7 @@ def _compare(
     tolerance: Tolerance,
     steps: Mapping[str, StepTolerance],
     misfits: list[OutputMisfit],
+    classes: Mapping[str, OutputClass],
 ) -> OracleResult:
     result = OracleResult(run)
     if not run.ran:
@@ -221,7 +234,9 @@ def _compare(
         if name not in run.outputs:
             result.missing_outputs.append(name)
             continue
-        result.comparisons[name] = compare_arrays(run.outputs[name], actual, tolerance, step=steps.get(name))
+        expected = run.outputs[name]
+        resolved = resolved_for(classes, name, expected)
+        result.comparisons[name] = compare_arrays(expected, actual, tolerance, step=steps.get(name), resolved=resolved)
     ok = not result.missing_outputs and all(c.ok for c in result.comparisons.values())
     result.outcome = "AGREE" if ok else "DIFFER"
     return result
@@ -286,6 +301,8 @@ def cross_check(
     report.declared_misfits = output_misfits(model, feeds, ours)
     if tol.quant_steps is not None:
         report.steps = step_tolerances(model, tol.quant_steps)
+    if tol.policy == "sonnx-wg":
+        report.classes = output_classes(model)
     proto, load_error = _load_proto(path)
     for name in oracles:
         if given is not None and name in given:
@@ -296,7 +313,7 @@ def cross_check(
         else:
             run = run_contained(name, proto, feeds)
         misfits = output_misfits(model, feeds, run.outputs) if run.ran else []
-        report.results.append(_compare(run, ours, tol, report.steps, misfits))
+        report.results.append(_compare(run, ours, tol, report.steps, misfits, report.classes))
     _settle_known_defects(report.results, model)
     return report
 
@@ -326,6 +343,11 @@ def text_lines(report: CrossCheckReport) -> list[str]:
         lines.append(f"  step tolerance of output {name}: {st.describe()}")
     if report.tolerance.quant_steps is not None and not report.steps:
         lines.append("  step tolerance: no output is written by a quantizing operation with a stated step")
+    if report.tolerance.policy != "default":
+        lines.append(f"  tolerance policy {report.tolerance.policy} ({SOURCE})")
+        for name, oc in report.classes.items():
+            lines.append(f"  output {name}: class {oc.cls}" + (f" (from {oc.because})" if oc.because else ""))
+        lines.extend(f"  not applied: {why}" for why in NOT_APPLIED)
     for m in report.declared_misfits:
         lines.append(f"  warning: numpy executor: {m.line()}")
     for r in report.results:

@@ -34,6 +34,7 @@ from . import (
     graph_r1_transitive,
     graph_r2,
     op_shapes,
+    op_value_shapes,
     strict_attributes,
     strict_broadcast,
     strict_metadata,
@@ -75,6 +76,7 @@ RULES: tuple[Rule, ...] = (
     strict_metadata.RULE,
     strict_op_restrictions.RULE,
     op_shapes.RULE,
+    op_value_shapes.RULE,
 )
 
 
