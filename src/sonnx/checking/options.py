@@ -18,6 +18,7 @@ the options stand for.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from ..base.errors import UsageError
 from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
+from ..rules.intervals_graph import RangeSyntaxError, parse_range
 from ..rules.strict_operators import training_operators
 
 Engine = Literal["auto", "direct", "smt", "both"]
@@ -49,9 +51,40 @@ check (and the replay of a bundle that records its options) finite in time."""
 
 RECORDED_KEYS = (
     "profile", "operators", "engine", "structure_only", "seed", "orders", "inputs", "cross_check", "tolerance",
-    "required_metadata",
+    "required_metadata", "input_ranges",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
+
+LEGACY_KEYS = tuple(k for k in RECORDED_KEYS if k != "input_ranges")
+"""The keys a bundle written before ``--input-range`` existed records: its missing key reads as no range."""
+
+InputRange = tuple[str, int | float, int | float]
+
+
+def parse_input_range(text: str) -> InputRange:
+    """``--input-range <input>=<lo>..<hi>`` as ``(input, lo, hi)``; a malformed value is a UsageError."""
+    name, sep, rest = text.partition("=")
+    if not sep or not name.strip():
+        raise UsageError(f"--input-range {text!r}: expected <input>=<lo>..<hi>, such as x=-1..1")
+    try:
+        lo, hi = parse_range(rest)
+    except RangeSyntaxError as exc:
+        raise UsageError(f"--input-range {text!r}: {exc}") from None
+    return name.strip(), lo, hi
+
+
+def _check_input_ranges(ranges: tuple[InputRange, ...]) -> None:
+    names = set()
+    for item in ranges:
+        ok = isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], str) and bool(item[0])
+        nums = ok and all(
+            not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in item[1:]
+        )
+        if not nums or item[1] > item[2]:
+            raise UsageError(f"--input-range {item!r}: expected an input name and two finite bounds, lo <= hi")
+        if item[0] in names:
+            raise UsageError(f"--input-range: input {item[0]!r} is given two ranges")
+        names.add(item[0])
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -123,6 +156,9 @@ class CheckOptions:
     docs_url: str | None = None
     required_metadata: tuple[str, ...] | None = None
     jobs: int | None = None
+    input_ranges: tuple[InputRange, ...] | None = None
+    """The element ranges declared for graph inputs (``--input-range``), assumptions of the error-condition rules
+    of spec/operators.rst section 5 (strict profile only); None: none declared."""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -141,6 +177,10 @@ class CheckOptions:
             bad = [k for k in self.required_metadata if not isinstance(k, str) or not k or k != k.strip()]
             if bad:
                 raise UsageError(f"--required-metadata: {bad[0]!r} is not a metadata key")
+        if self.input_ranges is not None:
+            if self.profile != PROFILE_STRICT:
+                raise UsageError("--input-range only applies with --profile sonnx-strict")
+            _check_input_ranges(self.input_ranges)
         if self.engine not in ENGINES:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
@@ -183,6 +223,7 @@ class CheckOptions:
             allowed_operators=self.operators,
             required_metadata=self.required_metadata,
             read_weights=self.read_weights,
+            input_ranges=self.input_ranges,
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -198,6 +239,7 @@ class CheckOptions:
             "cross_check": list(self.oracles),
             "tolerance": self.tolerance.to_json(),
             "required_metadata": None if self.required_metadata is None else list(self.required_metadata),
+            "input_ranges": None if self.input_ranges is None else [list(r) for r in self.input_ranges],
         }
 
     @classmethod
@@ -210,8 +252,12 @@ class CheckOptions:
         tolerances). Anything else is a :class:`UsageError`: a bundle is read
         as hostile input.
         """
-        if not isinstance(data, Mapping) or tuple(data) != RECORDED_KEYS:
+        if not isinstance(data, Mapping) or tuple(data) not in (RECORDED_KEYS, LEGACY_KEYS):
             raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
+        ranges = data.get("input_ranges")
+        if ranges is not None and (not isinstance(ranges, list) or not all(
+                isinstance(r, list) and len(r) == 3 for r in ranges)):
+            raise UsageError("the recorded input ranges must be a list of [input, lo, hi] lists")
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
         if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
@@ -228,6 +274,7 @@ class CheckOptions:
             raise UsageError("the recorded inputs file and the bundle's inputs folder do not match")
         return cls(
             required_metadata=None if meta is None else tuple(meta),
+            input_ranges=None if ranges is None else tuple((r[0], r[1], r[2]) for r in ranges),
             profile=data["profile"],
             operators=None if ops is None else frozenset(operator_pair(x) for x in ops),
             engine=cast(Engine, data["engine"]),
@@ -246,6 +293,8 @@ class CheckOptions:
             cmd += ["--operators", ",".join(operator_names(self.operators))]
         if self.required_metadata is not None:
             cmd += ["--required-metadata", ",".join(self.required_metadata)]
+        for name, lo, hi in self.input_ranges or ():
+            cmd += ["--input-range", f"{name}={lo}..{hi}"]
         if self.structure_only:
             cmd.append("--structure-only")
         cmd += ["--seed", str(self.seed)]

@@ -21,7 +21,7 @@ from typing import TextIO
 from ..base.text import printable
 from ..checking.formats import write_junit, write_sarif
 from ..checking.formats.sarif import sarif_report
-from ..checking.options import ENGINES, CheckOptions
+from ..checking.options import ENGINES, CheckOptions, parse_input_range
 from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
 from ..checking.report import ModelReport, json_report, text_report
 from ..differential.run import parse_oracles
@@ -118,6 +118,14 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
     add_tolerance(p)
     p.add_argument("--evidence", metavar="DIR", help=evidence_help)
     p.add_argument(
+        "--input-range",
+        metavar="INPUT=LO..HI",
+        action="append",
+        help="the range of every element of a graph input, assumed by the error-condition rules of the "
+        "sonnx-strict profile and recorded in the evidence (repeatable; default: the model's metadata "
+        "sonnx.input_range.<input>, else the whole element type)",
+    )
+    p.add_argument(
         "--evidence-timestamp", action="store_true", help="record the creation time in the bundle's manifest"
     )
     p.add_argument(
@@ -135,6 +143,9 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         operators=None if args.operators is None else operator_list(args.operators, "--operators"),
         required_metadata=(
             None if args.required_metadata is None else metadata_keys(args.required_metadata, "--required-metadata")
+        ),
+        input_ranges=(
+            None if args.input_range is None else tuple(parse_input_range(t) for t in args.input_range)
         ),
         engine=args.engine,
         smt_dir=args.smt_dir,

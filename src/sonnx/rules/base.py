@@ -75,6 +75,9 @@ class CheckConfig:
     """How a rule runs the model on a candidate witness input to confirm it (spec/operators.rst), given by the
     layer that runs the rules: sonnx's executor in a check that read the weights. None: no run is possible, and a
     candidate that cannot be confirmed leaves the verdict UNKNOWN."""
+    input_ranges: tuple[tuple[str, int | float, int | float], ...] | None = None
+    """The element ranges the user declares for graph inputs (``--input-range x=-1..1``), as ``(input, lo, hi)``:
+    assumptions the error-condition rules of spec/operators.rst section 5 rest on and state. None: none declared."""
 
 
 @dataclass
