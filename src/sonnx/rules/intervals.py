@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -94,6 +95,36 @@ def down(x: float, elem: int, ulps: int = 0) -> float:
 def up(x: float, elem: int, ulps: int = 0) -> float:
     """A value of type ``elem`` at or above ``x``, with ``x`` first moved one float64 step up (outward rounding)."""
     return -down(-x, elem, ulps)
+
+
+Exact = Fraction | float
+"""A bound computed exactly (a fraction), or an infinity."""
+
+
+def exact(x: Number) -> Exact:
+    return x if isinstance(x, float) and math.isinf(x) else Fraction(x)
+
+
+def exact_down(q: Exact, elem: int) -> float:
+    """The greatest value of type ``elem`` (or -inf) at or below the exact number ``q``: no rounding step is lost."""
+    if isinstance(q, float):
+        return q
+    m = float_max(elem)
+    if q > Fraction(m):
+        return m
+    if q < -Fraction(m):
+        return -math.inf
+    dtype = FLOAT_TYPES[elem]
+    with np.errstate(over="ignore"):
+        v = float(dtype(float(q)))
+    if Fraction(v) > q:
+        v = _step(v, -math.inf, elem)
+    return v
+
+
+def exact_up(q: Exact, elem: int) -> float:
+    """The least value of type ``elem`` (or inf) at or above the exact number ``q``."""
+    return -exact_down(-q, elem)
 
 
 @dataclass(frozen=True)

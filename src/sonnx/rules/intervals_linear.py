@@ -144,7 +144,7 @@ def batch_norm(op: Operation, args: Args) -> Outcome:
     if not is_float(x.elem) or not x.finite:
         return Outcome([top(x.elem)])
     scale, bias, mean, var = (np.asarray(_const(a), np.float64).reshape(-1) for a in args[1:5])
-    eps = float(attr(op, "epsilon", 1e-5))  # type: ignore[arg-type]
+    eps = float(attr(op, "epsilon", float(np.float32(1e-5))))  # type: ignore[arg-type]
     with np.errstate(all="ignore"):
         f = scale / np.sqrt(var + eps)
         shift = bias - f * mean

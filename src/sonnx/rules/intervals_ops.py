@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 from onnx import TensorProto
@@ -22,8 +23,12 @@ from onnx import TensorProto
 from ..model.graph import Operation
 from .intervals import (
     TRANSCENDENTAL_ULPS,
+    Exact,
     Range,
+    exact,
+    exact_down,
     exact_int,
+    exact_up,
     float_result,
     hull,
     int_limits,
@@ -90,19 +95,25 @@ def add_sub(sign: int) -> Transfer:
             return Outcome([r], (int(a.lo + blo), int(a.hi + bhi)) if wraps else None)
         if not is_float(a.elem):
             return _unknown(a.elem)
-        lo, hi = f64(np.add, a.lo, blo), f64(np.add, a.hi, bhi)
         clash = (a.lo == -math.inf and bhi == math.inf) or (a.hi == math.inf and blo == -math.inf)
-        return _one(float_result(a.elem, [lo, hi], a.nan or b.nan or clash))
+        if clash:
+            return _one(Range(a.elem, -math.inf, math.inf, nan=True))
+        lo, hi = exact(a.lo) + exact(blo), exact(a.hi) + exact(bhi)
+        return _one(Range(a.elem, exact_down(lo, a.elem), exact_up(hi, a.elem), nan=a.nan or b.nan))
 
     return fn
 
 
-def _products(a: Range, b: Range) -> list[float]:
-    out = []
+def _products(a: Range, b: Range) -> list[Exact]:
+    """The products of the bounds, exact; 0 * inf counts as 0 and as the infinity of the product's sign."""
+    out: list[Exact] = []
     for x in (a.lo, a.hi):
         for y in (b.lo, b.hi):
-            p = f64(np.multiply, x, y)
-            out.extend([0.0, math.copysign(math.inf, x) * math.copysign(1.0, y)] if math.isnan(p) else [p])
+            if math.isinf(x) or math.isinf(y):
+                p = f64(np.multiply, x, y)
+                out.extend([Fraction(0), math.copysign(math.inf, x) * math.copysign(1.0, y)] if math.isnan(p) else [p])
+            else:
+                out.append(Fraction(x) * Fraction(y))
     return out
 
 
@@ -120,7 +131,8 @@ def mul(op: Operation, args: Args) -> Outcome:
         return _unknown(a.elem)
     inf_a, inf_b = math.isinf(a.lo) or math.isinf(a.hi), math.isinf(b.lo) or math.isinf(b.hi)
     zero_inf = (a.contains(0.0) and inf_b) or (b.contains(0.0) and inf_a)
-    return _one(float_result(a.elem, _products(a, b), a.nan or b.nan or zero_inf))
+    ps = _products(a, b)
+    return _one(Range(a.elem, exact_down(min(ps), a.elem), exact_up(max(ps), a.elem), nan=a.nan or b.nan or zero_inf))
 
 
 def _trunc_div_bounds(a: Range, b: Range) -> tuple[int, int]:
@@ -272,7 +284,7 @@ def leaky_relu(op: Operation, args: Args) -> Outcome:
     x = args[0] if args else None
     if x is None or not is_float(x.elem):
         return _unknown(x.elem if x else TensorProto.FLOAT)
-    alpha = float(attr(op, "alpha", 0.01))  # type: ignore[arg-type]
+    alpha = float(attr(op, "alpha", float(np.float32(0.01))))  # type: ignore[arg-type]
     neg_part = Range(x.elem, min(x.lo, 0.0), min(x.hi, 0.0))
     scaled = mul(op, [neg_part, Range(x.elem, alpha, alpha)]).outputs[0]
     pos = Range(x.elem, max(x.lo, 0.0), max(x.hi, 0.0))
