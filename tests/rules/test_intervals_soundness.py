@@ -154,3 +154,36 @@ def test_outward_rounding_moves_every_bound_outward() -> None:
     assert down(third, TensorProto.FLOAT) < third < up(third, TensorProto.FLOAT)
     assert np.float32(down(third, TensorProto.FLOAT)) == down(third, TensorProto.FLOAT)
     assert up(3.5e38, TensorProto.FLOAT) == math.inf and down(-3.5e38, TensorProto.FLOAT) == -math.inf
+
+
+@pytest.mark.parametrize("operator", ["Exp", "Log", "Sqrt", "Tanh", "Sigmoid", "Erf", "Pow"])
+@pytest.mark.parametrize("elem", sorted(FLOATS))
+def test_functions_of_libm_hold_the_kernel_at_every_point_of_a_dense_sweep(operator: str, elem: int) -> None:
+    """NumPy's float32 exp, tanh and log are not correctly rounded: a point range is where a bound that is not
+    rounded outward and widened shows first."""
+    dtype = FLOATS[elem]
+    x = np.random.default_rng(elem).uniform(-12, 12, 300).astype(dtype)
+    if operator in ("Log", "Sqrt", "Pow"):
+        x = np.abs(x) + dtype(0.5)
+    args = [x, np.full_like(x, 1.7)] if operator == "Pow" else [x]
+    y = kernel(operator, args)
+    op = make_operation(operator, ["a", "b"][: len(args)], ["y"])
+    for k, v in enumerate(x):
+        ranges = [Range(elem, float(v), float(v))] + ([Range(elem, float(dtype(1.7)), float(dtype(1.7)))]
+                                                       if operator == "Pow" else [])
+        holds(TRANSFERS[operator](op, ranges).outputs[0], y[k:k + 1])
+
+
+def test_a_long_dot_product_at_its_extreme_holds_the_float32_accumulation() -> None:
+    """Every term at its bound: the kernel's float32 sum of 4096 products may exceed the exact bound by many
+    units in the last place; the gamma_n widening must hold it."""
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        w = rng.uniform(0.1, 1.0, (4096, 1)).astype(np.float32)
+        hi = float(np.float32(rng.uniform(0.5, 3.0)))
+        x = np.full((1, 4096), hi, np.float32)
+        out = TRANSFERS["MatMul"](make_operation("MatMul", ["a", "b"], ["y"]),
+                                  [Range(TensorProto.FLOAT, hi, hi), of_value(TensorProto.FLOAT, w)]).outputs[0]
+        holds(out, kernel("MatMul", [x, w]))
+        sequential = np.cumsum(x[0] * w[:, 0], dtype=np.float32)[-1:]  # the worst order: one term after another
+        holds(out, sequential)
