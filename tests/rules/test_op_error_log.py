@@ -91,3 +91,10 @@ def test_sqrt_of_a_value_whose_range_dips_below_zero_but_no_input_reaches_it_is_
              helper.make_node("Sqrt", ["d"], ["y"])]
     v = verdict("OP-ERROR-SQRT", build(tmp_path, nodes, [vi("x")], [vi("y")]), ranges=[("x", -2, 2)])
     assert v.status is Status.UNKNOWN and v.reason is not None and "input(s) tried" in v.reason
+
+
+@pytest.mark.rule("OP-ERROR-SQRT")
+def test_sqrt_of_a_range_just_below_zero_is_violated(tmp_path: Path) -> None:
+    v = verdict("OP-ERROR-SQRT", unary(tmp_path, "Sqrt"), ranges=[("x", -0.5, 4)])
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.witness.data["input"]["x"]["values"][0] < 0  # type: ignore[index]

@@ -56,3 +56,10 @@ def test_an_integer_base_to_a_negative_power_is_violated_where_the_kernel_refuse
 def test_a_computed_exponent_with_an_unknown_range_is_unknown_without_a_run(tmp_path: Path) -> None:
     v = verdict(ID, power(tmp_path, None), run=False)
     assert v.status is Status.UNKNOWN and v.reason is not None and "no run" in v.reason
+
+
+def test_a_fractional_exponent_on_a_slightly_negative_declared_base_is_violated(tmp_path: Path) -> None:
+    v = verdict(ID, power(tmp_path, [0.5]), ranges=[("x", -2, 2)])
+    assert v.status is Status.VIOLATED and v.witness is not None
+    assert v.details == {} and v.witness.data["assumed_input_ranges"] == {  # type: ignore[comparison-overlap]
+        "x": {"lo": -2, "hi": 2, "from": "--input-range"}}
