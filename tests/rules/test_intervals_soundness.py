@@ -187,3 +187,12 @@ def test_a_long_dot_product_at_its_extreme_holds_the_float32_accumulation() -> N
         holds(out, kernel("MatMul", [x, w]))
         sequential = np.cumsum(x[0] * w[:, 0], dtype=np.float32)[-1:]  # the worst order: one term after another
         holds(out, sequential)
+
+
+def test_a_mean_whose_sum_overflows_may_be_infinite() -> None:
+    """Found by the fuzz profile: float32 values up to 4.3e37 have a finite mean, but their sum overflows first."""
+    x = np.asarray([[0.0, 4.2833295e37, 4.2833295e37, 4.2833295e37, 4.2833295e37, 4.2833295e37, 4.2833295e37,
+                     4.2833295e37, 4.2833295e37, 4.2833295e37]], np.float32)
+    r = Range(TensorProto.FLOAT, 0.0, float(x.max()), shape=x.shape)
+    out = TRANSFERS["ReduceMean"](make_operation("ReduceMean", ["x"], ["y"]), [r]).outputs[0]
+    holds(out, kernel("ReduceMean", [x]))

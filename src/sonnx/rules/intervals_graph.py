@@ -24,6 +24,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..base.caching import cached
+from ..base.errors import SonnxError
 from ..model.graph import Graph, Operation
 from .base import CheckContext
 from .derived import derived_model
@@ -124,7 +125,7 @@ def _initial(ctx: CheckContext, graph: Graph, name: str) -> Range:
         return top(iv.data_type if iv else 0)
     try:
         return of_value(iv.data_type, np.asarray(iv.read()))
-    except Exception:  # a value the loader cannot decode: unknown, never a guess
+    except (SonnxError, OSError, ValueError):  # a value the loader cannot decode: unknown, never a guess
         return top(iv.data_type)
 
 

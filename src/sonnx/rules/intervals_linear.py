@@ -17,7 +17,7 @@ import numpy as np
 from onnx import TensorProto
 
 from ..model.graph import Operation
-from .intervals import FLOAT_TYPES, Range, float_result, hull, is_float, top
+from .intervals import FLOAT_TYPES, Range, float_max, float_result, hull, is_float, top
 from .intervals_ops import ELEMENTWISE, Args, Outcome, Transfer, attr, same_values
 
 INT64_MAX = 2**63 - 1
@@ -54,6 +54,8 @@ def dot_bound(x: Range, w: np.ndarray, elem: int, extra: Range | None = None) ->
     n = w64.shape[0] + 1
     u = _unit(elem)
     gamma = n * u / (1 - n * u) if n * u < 0.5 else math.inf
+    if not np.all(mag * (1 + gamma) < float_max(elem)):  # a partial sum may overflow whatever the final bound
+        return Range(elem, -math.inf, math.inf, nan=True)
     slack = gamma * mag + n * _tiny(elem)
     with np.errstate(all="ignore"):
         lo, hi = lo - slack, hi + slack
@@ -150,9 +152,9 @@ def batch_norm(op: Operation, args: Args) -> Outcome:
         shift = bias - f * mean
         ends = np.stack([f * float(x.lo), f * float(x.hi)])
         lo, hi = ends.min(0) + shift, ends.max(0) + shift
-        big = np.abs(f) * (max(abs(float(x.lo)), abs(float(x.hi))) + np.abs(mean)) + np.abs(bias)
+        big = (np.abs(f) + 1) * (max(abs(float(x.lo)), abs(float(x.hi))) + np.abs(mean)) + np.abs(bias)
         margin = 16 * _unit(x.elem) * big + 16 * _tiny(x.elem)
-    if not (np.isfinite(lo).all() and np.isfinite(hi).all() and np.isfinite(margin).all()):
+    if not (np.isfinite(lo).all() and np.isfinite(hi).all() and np.all(2 * big < float_max(x.elem))):
         return Outcome([top(x.elem)])
     return Outcome([float_result(x.elem, [float((lo - margin).min()), float((hi + margin).max())], False)])
 
@@ -168,6 +170,8 @@ def average(op: Operation, args: Args) -> Outcome:
     if n * u >= 0.5:
         return Outcome([top(x.elem)])
     slack = (n + 1) * u / (1 - (n + 1) * u) * max(abs(x.lo), abs(x.hi))
+    if not (n + 1) * max(abs(x.lo), abs(x.hi)) < float_max(x.elem):  # the sum before the division may overflow
+        return Outcome([Range(x.elem, -math.inf, math.inf, nan=True)])
     return Outcome([float_result(x.elem, [x.lo - slack, x.hi + slack], x.nan)])
 
 
