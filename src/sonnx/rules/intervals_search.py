@@ -173,11 +173,11 @@ def _about(operators: frozenset[str] | None, op: Operation) -> bool:
 
 
 def _nested(ctx: CheckContext, operators: frozenset[str] | None) -> list[str]:
-    out = []
-    for scope, g in ctx.graphs():
-        if g is not ctx.model.graph and any(_about(operators, op) for op in g.operations):
-            out.append(f"operations of nested graph {scope!r} are not analysed")
-    return out
+    scopes = [scope for scope, g in ctx.graphs()
+              if g is not ctx.model.graph and any(_about(operators, op) for op in g.operations)]
+    if not scopes:
+        return []
+    return [f"operations of {len(scopes)} nested graph(s) are not analysed (first: {scopes[0]!r})"]
 
 
 def decide(ctx: CheckContext, rule_id: str, severity: Severity, operators: frozenset[str] | None,
