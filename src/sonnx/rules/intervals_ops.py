@@ -131,8 +131,8 @@ def mul(op: Operation, args: Args) -> Outcome:
         return _unknown(a.elem)
     inf_a, inf_b = math.isinf(a.lo) or math.isinf(a.hi), math.isinf(b.lo) or math.isinf(b.hi)
     zero_inf = (a.contains(0.0) and inf_b) or (b.contains(0.0) and inf_a)
-    ps = _products(a, b)
-    return _one(Range(a.elem, exact_down(min(ps), a.elem), exact_up(max(ps), a.elem), nan=a.nan or b.nan or zero_inf))
+    fs = _products(a, b)
+    return _one(Range(a.elem, exact_down(min(fs), a.elem), exact_up(max(fs), a.elem), nan=a.nan or b.nan or zero_inf))
 
 
 def _trunc_div_bounds(a: Range, b: Range) -> tuple[int, int]:
