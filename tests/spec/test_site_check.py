@@ -15,10 +15,13 @@ from sonnx.rules.registry import RULES as REGISTRY
 from tools.site_check import CSS_RULES, EXTERNAL_PYTHON_NAMES, check_site, css_has, main
 
 RULES = tuple(r.id for r in REGISTRY)
+GRAPH_RULES = tuple(r.id for r in REGISTRY if r.spec == "spec/graph.rst")
+"""The rules spec.html states; the others are on operators.html (spec/operators.rst)."""
+OPERATOR_RULES = tuple(r for r in RULES if r not in GRAPH_RULES)
 CSS = "\n".join(f"{sel} {{\n    {decl};\n}}" for sel, decl in CSS_RULES)
 
 
-def _spec(rules: tuple[str, ...] = RULES, sidebar: bool = True, permalink_on_id: bool = True) -> str:
+def _spec(rules: tuple[str, ...] = GRAPH_RULES, sidebar: bool = True, permalink_on_id: bool = True) -> str:
     sections = "".join(
         f'<section id="{r.lower()}"><span id="{r.lower()}-words"></span>'
         f'<h3>4.0.{k} {r} — a rule (error)<a class="headerlink" '
@@ -37,6 +40,7 @@ def _site(tmp_path: Path, **pages: str) -> Path:
     root = tmp_path / "html"
     files = {
         "spec.html": _spec(),
+        "operators.html": _spec(OPERATOR_RULES),
         "_static/sonnx.css": CSS,
         "traceability.json": "{}",
         "_generated/catalogue.html": (
@@ -105,18 +109,21 @@ def test_a_name_cut_short_is_found(tmp_path: Path) -> None:
 
 def test_a_rule_without_a_numbered_heading_linked_by_its_id_is_found(tmp_path: Path) -> None:
     as_term = '<dl id="graph-c1"><dt>GRAPH-C1 — a rule (error)</dt><dd>text</dd></dl>'
-    others = _spec(tuple(r for r in RULES if r != "GRAPH-C1"))
+    others = _spec(tuple(r for r in GRAPH_RULES if r != "GRAPH-C1"))
     dl_spec = others.replace('<div class="body">', f'<div class="body">{as_term}')
     root = _site(tmp_path, spec_html=dl_spec)
     assert check_site(root, RULES) == [
         "spec.html: rule GRAPH-C1 has no heading anchored at #graph-c1 (its ID)"
     ]
-    unnumbered = _spec().replace(f"4.0.{RULES.index('GRAPH-C1') + 1} GRAPH-C1", "GRAPH-C1")
+    unnumbered = _spec().replace(f"4.0.{GRAPH_RULES.index('GRAPH-C1') + 1} GRAPH-C1", "GRAPH-C1")
     assert "is not numbered" in check_site(_site(tmp_path / "b", spec_html=unnumbered), RULES)[0]
     words = _site(tmp_path / "c", spec_html=_spec(permalink_on_id=False))
     assert "spec.html: the permalink of GRAPH-C1 is '#graph-c1-words', not #graph-c1" in check_site(words, RULES)
     no_side = _site(tmp_path / "d", spec_html=_spec(sidebar=False))
-    assert check_site(no_side, RULES) == [f"spec.html: the sidebar does not list {r}" for r in RULES]
+    assert check_site(no_side, RULES) == [f"spec.html: the sidebar does not list {r}" for r in GRAPH_RULES]
+    no_page = _site(tmp_path / "e")
+    (no_page / "operators.html").unlink()
+    assert check_site(no_page, RULES) == [f"operators.html: missing (it states {r})" for r in OPERATOR_RULES]
 
 
 def test_the_stylesheet_must_be_loaded_and_hold_its_rules(tmp_path: Path) -> None:
