@@ -32,7 +32,7 @@ import numpy as np
 from .base.errors import UsageError
 from .base.progress import Say
 from .checking.batch import Batch, find_models, run_batch
-from .checking.options import CheckOptions, check_seed, operator_pair
+from .checking.options import CheckOptions, check_seed, operator_pair, parse_input_range
 from .checking.pipeline import check_model, check_models
 from .checking.report import ModelReport
 from .differential.metrics import Tolerance
@@ -67,7 +67,8 @@ def check_options(**values: Any) -> CheckOptions:
     ``operators`` may be an iterable of ``"[domain:]Operator"`` strings (or
     ``(domain, operator)`` pairs), ``required_metadata`` a comma-separated string
     or an iterable of keys, ``oracles`` a comma-separated string or an
-    iterable of names, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
+    iterable of names, ``input_ranges`` an iterable of ``"input=lo..hi"`` strings or ``(input, lo, hi)``
+    triples, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
     or a mapping with ``atol``, ``rtol``, ``ulp``, ``quant_steps``. An unknown name or a value
     the check cannot use is a :class:`~sonnx.base.errors.UsageError`.
     """
@@ -86,6 +87,9 @@ def check_options(**values: Any) -> CheckOptions:
     oracles = values.get("oracles")
     if oracles is not None and not isinstance(oracles, tuple):
         values["oracles"] = parse_oracles(oracles if isinstance(oracles, str) else ",".join(oracles), "oracles")
+    ranges = values.get("input_ranges")
+    if ranges is not None:  # "x=-1..1" strings or (input, lo, hi) triples
+        values["input_ranges"] = tuple(parse_input_range(r) if isinstance(r, str) else tuple(r) for r in ranges)
     tol = values.get("tolerance")
     if isinstance(tol, Mapping):
         values["tolerance"] = Tolerance(**tol)

@@ -86,3 +86,13 @@ def test_a_bundle_recorded_without_the_key_replays_as_no_range() -> None:
 def test_integer_bounds_stay_exact() -> None:
     assert parse_input_range("ids=0..9007199254740993") == ("ids", 0, 9007199254740993)
     assert np.isclose(parse_input_range(" x = -1.5..1e3")[1], -1.5)
+
+
+def test_the_python_api_takes_the_ranges_as_strings_or_triples(log_model: Path) -> None:
+    from sonnx.api import check as api_check
+
+    for ranges in (["x=0.5..2"], [("x", 0.5, 2)]):
+        report = api_check(str(log_model), profile="sonnx-strict", engine="direct", required_metadata="",
+                           input_ranges=ranges)
+        (v,) = [v for v in report.verdicts if v.rule_id == "OP-ERROR-LOG"]
+        assert v.status.value == "PROVED"
