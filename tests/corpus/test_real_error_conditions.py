@@ -52,3 +52,20 @@ def test_every_verdict_is_reasoned_and_every_witness_runs_to_its_error(path: Pat
                 continue
             out = run.values[op.output_mapping[0]]
             assert np.issubdtype(out.dtype, np.floating) and not np.isfinite(out).all(), (rule.id, where)
+
+
+@pytest.mark.rule("OP-ERROR-DIV-ZERO", "OP-ERROR-LOG", "OP-ERROR-SQRT", "OP-ERROR-POW", "OP-ERROR-INDEX",
+                  "OP-ERROR-INT-OVERFLOW", "OP-RANGE-FLOAT")
+@pytest.mark.parametrize("name", ["mobilenet_v3_small.torchscript.onnx", "shufflenet_v2.torchscript.onnx",
+                                  "mlp_float.torchscript.onnx", "conv_fp16.torchscript.onnx"])
+def test_image_nets_are_proved_once_their_input_range_is_declared(name: str) -> None:
+    """Conv, BatchNormalization-folded weights, Hardswish, pooling, Gemm: every bound stays finite from [-3, 3]."""
+    model = load_model(str(ROOT / "tests" / "data" / "real" / name))
+    (image,) = [n for n in model.graph.inputs if n not in model.graph.initialized]
+    cfg = CheckConfig(profile=PROFILE_STRICT, derived_types=IN_MEMORY, trial_run=trial_run,
+                      input_ranges=((image, -3.0, 3.0),))
+    ctx = CheckContext(model, cfg)
+    for rule in (r for r in RULES if r.id in IDS):
+        v = rule.check(ctx)
+        assert v.status is Status.PROVED, (rule.id, v.reason)
+        assert v.details["assumed_input_ranges"] == {image: {"lo": -3.0, "hi": 3.0, "from": "--input-range"}}

@@ -144,6 +144,10 @@ def test_linear_transfers_hold_the_kernels_results(data: st.DataObject) -> None:
         args = [x]
     x_range = Range(elem, r.lo, r.hi, shape=tuple(x.shape))
     ranges = [x_range, *(of_value(elem, a) for a in args[1:])]
+    if operator == "Conv" and data.draw(st.booleans()):  # a bias that is computed: its range only, no value
+        args[2] = (args[2] + dtype(1.0)).astype(dtype)
+        computed = of_value(elem, args[2])
+        ranges[2] = Range(elem, computed.lo, computed.hi)
     attrs = {"pads": [1, 1, 1, 1]} if operator == "Conv" else {}
     out = TRANSFERS[operator](make_operation(operator, [f"a{k}" for k in range(len(args))], ["y"], **attrs), ranges)
     holds(out.outputs[0], kernel(operator, list(args), **attrs))

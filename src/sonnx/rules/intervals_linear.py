@@ -79,14 +79,14 @@ def conv(op: Operation, args: Args) -> Outcome:
     w = args[1] if len(args) > 1 else None
     b = args[2] if len(args) > 2 else None
     wv = _const(w)
-    if x is None or wv is None or wv.ndim < 3 or (b is not None and b.value is None):
+    if x is None or wv is None or wv.ndim < 3:
         return Outcome([top(x.elem if x else TensorProto.FLOAT)])
     xz = Range(x.elem, min(x.lo, 0.0), max(x.hi, 0.0), nan=x.nan)
     terms = wv.reshape(wv.shape[0], -1).T
     parts = []
-    bias = None if b is None else np.asarray(b.value, np.float64)
-    for m in range(wv.shape[0]):
-        extra = None if bias is None else Range(x.elem, float(bias[m]), float(bias[m]))
+    bias = None if b is None or b.value is None else np.asarray(b.value, np.float64).reshape(-1)
+    for m in range(wv.shape[0]):  # a computed bias: its range for every channel
+        extra = b if bias is None else Range(x.elem, float(bias[m]), float(bias[m]))
         parts.append(dot_bound(xz, terms[:, m:m + 1], x.elem, extra))
     return Outcome([hull(x.elem, parts)])
 

@@ -314,10 +314,13 @@ def clip(op: Operation, args: Args) -> Outcome:
 
 
 def same_values(op: Operation, args: Args) -> Outcome:
-    """An operator that only moves, copies or selects elements of its first input: the same range."""
+    """An operator that only moves, copies or selects elements of its first input: the same range (Identity
+    also keeps the exact value and shape)."""
     x = args[0] if args else None
     if x is None:
         return _unknown(TensorProto.FLOAT)
+    if op.operator == "Identity":
+        return _one(x)
     return _one(Range(x.elem, x.lo, x.hi, nan=x.nan, known=x.known))
 
 
