@@ -77,6 +77,12 @@ def _confirm(site: Site, elem: int) -> Callable[[TrialRun], str | None]:
     return shown
 
 
+def _unconfirmable(run: TrialRun) -> str | None:
+    """An operation whose output type the analysis does not know: no run value can show that it wrapped."""
+    del run
+    return None
+
+
 def find(site: Site) -> Hazard | None:
     outs = site.outcome.outputs
     elem = outs[0].elem if outs else 0
@@ -93,7 +99,7 @@ def find(site: Site) -> Hazard | None:
     else:
         what = "the integer result is not bounded by the analysis"
     targets = tuple((n, v) for n in site.op.input_mapping if n for v in (math.inf, -math.inf, -1))
-    return Hazard(site, what, ranges, _confirm(site, elem) if is_int(elem) else (lambda run: None), targets)
+    return Hazard(site, what, ranges, _confirm(site, elem) if is_int(elem) else _unconfirmable, targets)
 
 
 def check(ctx: CheckContext) -> Verdict:
