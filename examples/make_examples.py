@@ -250,7 +250,8 @@ def strict_default_attribute() -> onnx.ModelProto:
 
 def strict_dense() -> onnx.ModelProto:
     """A dense layer that conforms to sonnx-strict: MatMul, Add and Relu on fully declared shapes, the bias given
-    at the output's shape (no broadcasting), every output bound, the strict profile's metadata given."""
+    at the output's shape (no broadcasting), every output bound, the strict profile's metadata given, and the
+    features' range declared so that no operation can overflow."""
     rng = np.random.default_rng(2027)
     w = numpy_helper.from_array((0.25 * rng.standard_normal((16, 8))).astype(np.float32), "dense.weight")
     b = numpy_helper.from_array(rng.standard_normal((1, 8)).astype(np.float32), "dense.bias")
@@ -269,6 +270,7 @@ def strict_dense() -> onnx.ModelProto:
         "sonnx.dimension_semantics": "features: batch, reading; activation: batch, score",
         "sonnx.execution_order": '["matmul", "bias", "relu"]',
         "sonnx.target": "any CPU (example)",
+        "sonnx.input_range.features": "-1..1",
     })
     return m
 

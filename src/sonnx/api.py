@@ -32,7 +32,7 @@ import numpy as np
 from .base.errors import UsageError
 from .base.progress import Say
 from .checking.batch import Batch, find_models, run_batch
-from .checking.options import CheckOptions, check_seed, operator_pair
+from .checking.options import CheckOptions, check_seed, operator_pair, parse_input_range
 from .checking.pipeline import check_model, check_models
 from .checking.qualify.kit import Qualification
 from .checking.qualify.kit import qualify as _qualify
@@ -72,6 +72,7 @@ def check_options(**values: Any) -> CheckOptions:
     ``(domain, operator)`` pairs), ``required_metadata`` a comma-separated string
     or an iterable of keys, ``oracles`` a comma-separated string or an
     iterable of names, ``dims`` a ``--dims`` string (``"N=1..64,H=8"``) or ``(name, least, greatest)``
+    triples, ``input_ranges`` an iterable of ``"input=lo..hi"`` strings or ``(input, lo, hi)``
     triples, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
     or a mapping with ``atol``, ``rtol``, ``ulp``, ``quant_steps``. An unknown name or a value
     the check cannot use is a :class:`~sonnx.base.errors.UsageError`.
@@ -100,6 +101,9 @@ def check_options(**values: Any) -> CheckOptions:
         values["dims"] = parse_dims([dims])
     elif dims is not None and not isinstance(dims, tuple):
         values["dims"] = tuple(tuple(d) for d in dims)
+    ranges = values.get("input_ranges")
+    if ranges is not None:  # "x=-1..1" strings or (input, lo, hi) triples
+        values["input_ranges"] = tuple(parse_input_range(r) if isinstance(r, str) else tuple(r) for r in ranges)
     tol = values.get("tolerance")
     if isinstance(tol, Mapping):
         values["tolerance"] = Tolerance(**tol)

@@ -19,6 +19,7 @@ the options stand for.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import product
@@ -31,6 +32,7 @@ from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
 from ..rules.declarations import Declarations, read_declarations
+from ..rules.intervals_graph import RangeSyntaxError, parse_range
 from ..rules.shapes_terms import DimRange, check_range, dims_text
 from ..rules.strict_operators import training_operators
 from .selection import check_selectors
@@ -57,9 +59,41 @@ RECORDED_KEYS = (
     "required_metadata",
 )
 """The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
-OPTIONAL_RECORDED_KEYS = (("select", "ignore"), ("waivers", "waivers_date"), ("operator_declarations",), ("dims",))
+OPTIONAL_RECORDED_KEYS = (
+    ("select", "ignore"), ("waivers", "waivers_date"), ("operator_declarations",), ("dims",), ("input_ranges",),
+)
 """Groups of keys written after :data:`RECORDED_KEYS` only when that option is used, in this order (a bundle
-written before they existed has none, and reads as a check without selection, waivers, declarations or dims)."""
+written before they existed has none, and reads as a check without selection, waivers, declarations, dims or
+declared input ranges)."""
+
+InputRange = tuple[str, int | float, int | float]
+
+
+def parse_input_range(text: str) -> InputRange:
+    """``--input-range <input>=<lo>..<hi>`` as ``(input, lo, hi)``; a malformed value is a UsageError."""
+    name, sep, rest = text.partition("=")
+    if not sep or not name.strip():
+        raise UsageError(f"--input-range {text!r}: expected <input>=<lo>..<hi>, such as x=-1..1")
+    try:
+        lo, hi = parse_range(rest)
+    except RangeSyntaxError as exc:
+        raise UsageError(f"--input-range {text!r}: {exc}") from None
+    return name.strip(), lo, hi
+
+
+def _check_input_ranges(ranges: tuple[InputRange, ...]) -> None:
+    names = set()
+    for item in ranges:
+        ok = isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], str) and bool(item[0])
+        nums = ok and all(
+            not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in item[1:]
+        )
+        if not nums or item[1] > item[2]:
+            raise UsageError(f"--input-range {item!r}: expected an input name and two finite bounds, lo <= hi")
+        if item[0] in names:
+            raise UsageError(f"--input-range: input {item[0]!r} is given two ranges")
+        names.add(item[0])
+
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -155,6 +189,9 @@ class CheckOptions:
     """The file of ``operator_declarations`` as read when the record was made (read once; not an option)."""
     dims: tuple[DimRange, ...] = ()
     """The domains of symbolic input dimensions OP-SHAPES proves over (``--dims``; strict profile only)."""
+    input_ranges: tuple[InputRange, ...] | None = None
+    """The element ranges declared for graph inputs (``--input-range``), assumptions of the error-condition rules
+    of spec/operators.rst section 5 (strict profile only); None: none declared."""
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -182,6 +219,10 @@ class CheckOptions:
                 check_range(*item)
             if len({n for n, _, _ in self.dims}) != len(self.dims):
                 raise UsageError("--dims: a dimension is given twice")
+        if self.input_ranges is not None:
+            if self.profile != PROFILE_STRICT:
+                raise UsageError("--input-range only applies with --profile sonnx-strict")
+            _check_input_ranges(self.input_ranges)
         if self.engine not in ENGINES:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
@@ -256,6 +297,7 @@ class CheckOptions:
             read_weights=self.read_weights,
             declarations=self.declarations,
             dims=self.dims,
+            input_ranges=self.input_ranges,
         )
 
     def recorded(self) -> dict[str, Any]:
@@ -283,6 +325,8 @@ class CheckOptions:
             out |= {"operator_declarations": Path(self.operator_declarations).name}
         if self.dims:
             out |= {"dims": [list(d) for d in self.dims]}
+        if self.input_ranges is not None:
+            out |= {"input_ranges": [list(r) for r in self.input_ranges]}
         return out
 
     @classmethod
@@ -345,6 +389,8 @@ class CheckOptions:
             cmd += ["--required-metadata", ",".join(self.required_metadata)]
         if self.dims:
             cmd += ["--dims", dims_text(self.dims)]
+        for name, lo, hi in self.input_ranges or ():
+            cmd += ["--input-range", f"{name}={lo}..{hi}"]
         if self.structure_only:
             cmd.append("--structure-only")
         cmd += ["--seed", str(self.seed)]
@@ -400,6 +446,17 @@ def _recorded_later(data: Mapping[str, Any], waivers: str | None, declarations: 
         out["operator_declarations"] = declarations
     if "dims" in data:
         out["dims"] = _recorded_dims(data["dims"])
+    if "input_ranges" in data:
+        out["input_ranges"] = _recorded_ranges(data["input_ranges"])
+    return out
+
+
+def _recorded_ranges(ranges: Any) -> tuple[InputRange, ...]:
+    """The recorded ``input_ranges``, each an ``[input, lo, hi]`` list checked as ``--input-range`` is."""
+    if not isinstance(ranges, list) or not all(isinstance(r, list) and len(r) == 3 for r in ranges):
+        raise UsageError("the recorded input ranges must be a list of [input, lo, hi] lists")
+    out = tuple((r[0], r[1], r[2]) for r in ranges)
+    _check_input_ranges(out)
     return out
 
 __all__ = ["ENGINES", "MAX_SEED", "PROFILE_SONNX", "PROFILE_STRICT", "CheckOptions", "Engine", "operator_pair"]

@@ -103,6 +103,10 @@ def _prove(
     ``derived``: the types onnx derives for the model (spec 9.4), as :func:`check_file` and :func:`check_model`
     give them.
     """
+    declared = {n for n in model.graph.inputs if n not in model.graph.initialized}
+    unknown = [n for n, _, _ in options.input_ranges or () if n not in declared]
+    if unknown:
+        raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
     trial = trial_run if model.weights_loaded else None
     direct = run_rules(model, replace(options.rules_config(), derived_types=derived, trial_run=trial), say)
     engine, skipped = resolved_engine(options, model)

@@ -23,7 +23,7 @@ from typing import TextIO
 from ..base.text import printable
 from ..checking.formats import write_junit, write_sarif
 from ..checking.formats.sarif import sarif_report
-from ..checking.options import ENGINES, CheckOptions
+from ..checking.options import ENGINES, CheckOptions, parse_input_range
 from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
 from ..checking.report import ModelReport, json_report, text_report
 from ..checking.selection import parse_selectors
@@ -135,6 +135,14 @@ def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
         "determinism, arity, element types; verdicts that rest on them say 'assuming operator declarations'",
     )
     p.add_argument(
+        "--input-range",
+        metavar="INPUT=LO..HI",
+        action="append",
+        help="the range of every element of a graph input, assumed by the error-condition rules of the "
+        "sonnx-strict profile and recorded in the evidence (repeatable; default: the model's metadata "
+        "sonnx.input_range.<input>, else the whole element type)",
+    )
+    p.add_argument(
         "--evidence-timestamp", action="store_true", help="record the creation time in the bundle's manifest"
     )
     p.add_argument(
@@ -179,6 +187,9 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
             None if args.required_metadata is None else metadata_keys(args.required_metadata, "--required-metadata")
         ),
         dims=parse_dims(args.dims or ()),
+        input_ranges=(
+            None if args.input_range is None else tuple(parse_input_range(t) for t in args.input_range)
+        ),
         engine=args.engine,
         smt_dir=args.smt_dir,
         structure_only=args.structure_only,

@@ -82,6 +82,9 @@ class CheckConfig:
     dims: tuple[tuple[str, int, int], ...] = ()
     """The domains of symbolic input dimensions OP-SHAPES proves over (``--dims``): ``(name, least, greatest)``;
     a name not listed ranges over the integers of at least 1."""
+    input_ranges: tuple[tuple[str, int | float, int | float], ...] | None = None
+    """The element ranges the user declares for graph inputs (``--input-range x=-1..1``), as ``(input, lo, hi)``:
+    assumptions the error-condition rules of spec/operators.rst section 5 rest on and state. None: none declared."""
 
 
 @dataclass

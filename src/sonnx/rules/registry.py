@@ -33,6 +33,13 @@ from . import (
     graph_r1_outputs,
     graph_r1_transitive,
     graph_r2,
+    op_error_div_zero,
+    op_error_index,
+    op_error_int_overflow,
+    op_error_log,
+    op_error_pow,
+    op_error_sqrt,
+    op_range_float,
     op_shapes,
     op_value_shapes,
     strict_attributes,
@@ -77,6 +84,13 @@ RULES: tuple[Rule, ...] = (
     strict_op_restrictions.RULE,
     op_shapes.RULE,
     op_value_shapes.RULE,
+    op_error_div_zero.RULE,
+    op_error_log.RULE,
+    op_error_sqrt.RULE,
+    op_error_pow.RULE,
+    op_error_index.RULE,
+    op_error_int_overflow.RULE,
+    op_range_float.RULE,
 )
 
 
