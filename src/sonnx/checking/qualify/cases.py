@@ -122,6 +122,32 @@ def _planted(name: str, title: str, expect: Expected, **kw: Any) -> Case:
     return Case(case_id, title, f"planted:{name}", expect, **kw)
 
 
+_WAIVER = """schema = "sonnx-waivers/1"
+
+[[waiver]]
+id = "QW-1"
+rule = "GRAPH-C2"
+model_sha256 = "{model_sha256}"
+scope = "qualification"
+tensor = "spare"
+justification = "the qualification kit's accepted finding: a spare input the harness feeds"
+author = "sonnx qualify"
+date = 2026-11-01
+"""
+"""A waivers file accepting ``unused_input``'s finding (docs/waivers.rst)."""
+
+_DECLARED = """version = 1
+
+[[operator]]
+domain = "com.example"
+name = "Mystery"
+deterministic = true
+inputs = { min = 1, max = 1, types = ["float"] }
+outputs = { min = 1, max = 1 }
+attributes = {}
+"""
+"""Operator declarations of ``custom_operator``'s Mystery (docs/integration.rst, operator declarations)."""
+
 _UNKNOWN = (tor.UNKNOWN_NEVER_PASSES, tor.EXIT_CODES)
 _AGREE = (tor.ENGINES_AGREE,)
 E = Expected
@@ -153,14 +179,43 @@ PLANTED: tuple[Case, ...] = (
     _planted("dynamic_shape", "a symbolic input dimension under sonnx-strict",
              E(1, ("STRICT-SHAPES",), unknown=("STRICT-BROADCAST",)), profile=PROFILE_STRICT, small=True),
     _planted("sparse_initializer", "a sparse initializer under sonnx-strict (onnx's checker refuses it too)",
-             E(1, ("FORMAT-ONNX", "STRICT-SPARSE")), profile=PROFILE_STRICT),
+             E(1, ("FORMAT-ONNX", "STRICT-SPARSE"), unknown=("OP-RANGE-FLOAT",)), profile=PROFILE_STRICT),
     _planted("missing_opset", "a custom-domain operator whose domain is not imported, under sonnx-strict",
              E(1, ("FORMAT-ONNX", "STRICT-OPERATORS", "STRICT-OPSET"), unknown=(
                  "GRAPH-R2", "GRAPH-DETERMINISM", "GRAPH-ARITY", "GRAPH-ATTRIBUTES", "STRICT-ATTRIBUTES",
-                 "STRICT-BROADCAST")), profile=PROFILE_STRICT),
+                 "STRICT-BROADCAST", "OP-SHAPES", "OP-VALUE-SHAPES", "OP-RANGE-FLOAT")), profile=PROFILE_STRICT),
+    _planted("negative_softmax_axis", "a Softmax over axis -1 breaks the working group's Softmax restriction",
+             E(1, ("STRICT-OP-RESTRICTIONS",)), profile=PROFILE_STRICT, small=True),
+    _planted("inner_dimension_mismatch", "a MatMul whose inner dimensions differ, confirmed by a run",
+             E(1, ("FORMAT-ONNX", "OP-SHAPES"), unknown=("STRICT-BROADCAST",)), profile=PROFILE_STRICT, small=True),
+    _planted("value_dependent_reshape", "a Reshape whose target shape is an input's value",
+             E(1, ("OP-VALUE-SHAPES",), unknown=("OP-SHAPES",)), profile=PROFILE_STRICT),
+    _planted("integer_division_by_zero", "an integer divisor whose declared range holds 0, confirmed by a run",
+             E(1, ("OP-ERROR-DIV-ZERO",)), profile=PROFILE_STRICT, small=True),
+    _planted("log_of_negative", "Log of an input declared in -1..1",
+             E(1, ("OP-ERROR-LOG",), ("OP-RANGE-FLOAT",)), profile=PROFILE_STRICT),
+    _planted("sqrt_of_negative", "Sqrt of an input declared in -1..1",
+             E(1, ("OP-ERROR-SQRT",), ("OP-RANGE-FLOAT",)), profile=PROFILE_STRICT),
+    _planted("pow_of_negative", "a negative base to the power 0.5",
+             E(1, ("OP-ERROR-POW",), ("OP-RANGE-FLOAT",)), profile=PROFILE_STRICT),
+    _planted("index_out_of_range", "Gather indices declared in 0..9 for 4 rows",
+             E(1, ("OP-ERROR-INDEX",)), profile=PROFILE_STRICT),
+    _planted("integer_overflow", "an int8 Add over the whole int8 range",
+             E(1, ("OP-ERROR-INT-OVERFLOW",)), profile=PROFILE_STRICT),
+    _planted("float_overflow", "Exp of an input declared in -100..100 overflows: a warning, exit 0",
+             E(0, warnings=("OP-RANGE-FLOAT",)), profile=PROFILE_STRICT, tors=(tor.EXIT_CODES,)),
     _planted("custom_operator", "an operator without a schema can only be UNKNOWN: exit 2, never a pass",
              E(2, unknown=("GRAPH-R2", "GRAPH-DETERMINISM", "GRAPH-ARITY", "GRAPH-ATTRIBUTES")),
              tors=(*_UNKNOWN, *_AGREE), small=True),
+    _planted("unused_input", "--ignore GRAPH-C2 never makes its violation a pass: NOT CHECKED, exit 2",
+             E(2, others={"NOT CHECKED": ("GRAPH-C2",)}), options={"ignore": ("GRAPH-C2",)},
+             tors=(tor.UNKNOWN_NEVER_PASSES, tor.EXIT_CODES), tag="-IGNORED"),
+    _planted("unused_input", "a waiver covering the unused input makes the finding WAIVED, exit 0, never PROVED",
+             E(0, others={"WAIVED": ("GRAPH-C2",)}), options={"waivers": "waivers.toml", "waivers_date": "2026-11-27"},
+             files={"waivers.toml": _WAIVER}, tors=(tor.EXIT_CODES,), tag="-WAIVED"),
+    _planted("custom_operator", "a declared custom operator: the four rules PROVED, assuming the declarations",
+             E(0), options={"operator_declarations": "declarations.toml"}, files={"declarations.toml": _DECLARED},
+             tors=(tor.EXIT_CODES, *_AGREE), tag="-DECLARED"),
     _planted("not_onnx", "a text file is refused as unusable: exit 2, one line", E(2, error=True),
              tors=(tor.UNUSABLE_INPUT, tor.EXIT_CODES), small=True),
     _planted("truncated", "a protobuf record cut off inside a field is refused", E(2, error=True),
