@@ -59,7 +59,7 @@ def test_bundle_content(cnn_bundle: Path) -> None:
     execution = json.loads((cnn_bundle / "execution.json").read_text())
     assert execution["seed"] == 0 and execution["orders"]["verdict"]["status"] == "PROVED"
     trace = json.loads((cnn_bundle / "traceability.json").read_text())
-    assert trace["spec_version"] == render.spec_version() == "0.8.0" and trace["matrix"]["rules"]
+    assert trace["spec_version"] == render.spec_version() == "0.9.0" and trace["matrix"]["rules"]
     html = (cnn_bundle / "report.html").read_text()
     assert html.count("<svg") == 2 and "Cross-checks" in html and "onnxruntime" in html
 
