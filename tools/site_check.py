@@ -46,6 +46,7 @@ EXTERNAL_PYTHON_NAMES: tuple[str, ...] = (
     "collections.abc.Iterable",
     "concurrent.futures.ProcessPoolExecutor",
     "numpy.ndarray",
+    "pathlib.Path",
 )
 """Names of Python and NumPy in signatures: the build runs offline, without their inventories, so they stay
 text (``docs/conf.py`` gives them to Sphinx's ``nitpick_ignore``)."""

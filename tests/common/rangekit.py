@@ -12,6 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from sonnx.base.verdict import Verdict
 from sonnx.execution.executor import trial_run
+from sonnx.execution.inputs.drawing import uniform_between
 from sonnx.loader.derived import IN_MEMORY
 from sonnx.loader.load import load_model
 from sonnx.model.graph import Model
@@ -47,6 +48,7 @@ def verdict(rule_id: str, m: Model, ranges: Sequence[tuple[str, Any, Any]] | Non
             run: bool = True) -> Verdict:
     """The rule's verdict under sonnx-strict, with sonnx's executor as the trial run (``run``) and ``ranges``."""
     cfg = CheckConfig(profile=PROFILE_STRICT, derived_types=IN_MEMORY, trial_run=trial_run if run else None,
+                      draw_uniform=uniform_between,
                       input_ranges=None if ranges is None else tuple(ranges))
     return rule_by_id(rule_id).check(CheckContext(m, cfg))
 

@@ -17,6 +17,7 @@ import pytest
 
 from sonnx.base.verdict import Status
 from sonnx.execution.executor import trial_run
+from sonnx.execution.inputs.drawing import uniform_between
 from sonnx.loader.derived import IN_MEMORY
 from sonnx.loader.load import load_model
 from sonnx.rules.base import PROFILE_STRICT, CheckConfig, CheckContext
@@ -34,7 +35,8 @@ IDS = ("OP-ERROR-DIV-ZERO", "OP-ERROR-LOG", "OP-ERROR-SQRT", "OP-ERROR-POW", "OP
 @pytest.mark.parametrize("path", REAL, ids=[p.name for p in REAL])
 def test_every_verdict_is_reasoned_and_every_witness_runs_to_its_error(path: Path) -> None:
     model = load_model(str(path))
-    ctx = CheckContext(model, CheckConfig(profile=PROFILE_STRICT, derived_types=IN_MEMORY, trial_run=trial_run))
+    ctx = CheckContext(model, CheckConfig(profile=PROFILE_STRICT, derived_types=IN_MEMORY, trial_run=trial_run,
+                                      draw_uniform=uniform_between))
     for rule in (r for r in RULES if r.id in IDS):
         v = rule.check(ctx)
         if v.status is Status.UNKNOWN:
@@ -63,6 +65,7 @@ def test_image_nets_are_proved_once_their_input_range_is_declared(name: str) -> 
     model = load_model(str(ROOT / "tests" / "data" / "real" / name))
     (image,) = [n for n in model.graph.inputs if n not in model.graph.initialized]
     cfg = CheckConfig(profile=PROFILE_STRICT, derived_types=IN_MEMORY, trial_run=trial_run,
+                      draw_uniform=uniform_between,
                       input_ranges=((image, -3.0, 3.0),))
     ctx = CheckContext(model, cfg)
     for rule in (r for r in RULES if r.id in IDS):

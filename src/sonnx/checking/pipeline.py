@@ -37,6 +37,7 @@ from ..differential.run import CrossCheckReport, OracleResult, cross_check
 from ..differential.verdicts import crosscheck_verdicts
 from ..execution.executor import trial_run
 from ..execution.inputs import read_inputs
+from ..execution.inputs.drawing import uniform_between
 from ..execution.orders import ID as ORDERS_ID
 from ..execution.orders import check_orders
 from ..loader.derived import Given, ReadAgain
@@ -108,7 +109,8 @@ def _prove(
     if unknown:
         raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
     trial = trial_run if model.weights_loaded else None
-    direct = run_rules(model, replace(options.rules_config(), derived_types=derived, trial_run=trial), say)
+    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between)
+    direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
         say(skipped)

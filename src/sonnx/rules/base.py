@@ -45,6 +45,9 @@ class TrialRun:
 
 
 TrialRunner = Callable[[Model, Mapping[str, Any]], TrialRun]
+UniformDraw = Callable[[Any, Any, tuple[int, ...], Any, int], Any]
+"""Draws values uniformly in ``[lo, hi]`` of a shape and dtype with a seed (``execution.inputs``, where every
+input value sonnx uses is made; given by the layer that runs the rules)."""
 """Runs a model on input values by graph-input name (sonnx's executor, given by the layer that runs the rules)."""
 
 
@@ -76,6 +79,9 @@ class CheckConfig:
     """How a rule runs the model on a candidate witness input to confirm it (spec/operators.rst), given by the
     layer that runs the rules: sonnx's executor in a check that read the weights. None: no run is possible, and a
     candidate that cannot be confirmed leaves the verdict UNKNOWN."""
+    draw_uniform: UniformDraw | None = None
+    """How a rule draws seeded random candidate inputs (the error-condition rules' search), given by the layer
+    that runs the rules. None: the search tries only its fixed candidates (bounds, corners, targeted values)."""
     declarations: Declarations | None = None
     """The user's facts about custom operators (:mod:`.declarations`), read by GRAPH-R2, GRAPH-DETERMINISM and
     GRAPH-ARITY where no ONNX schema exists; None: none declared."""

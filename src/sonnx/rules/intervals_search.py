@@ -29,7 +29,7 @@ from ..base.caching import cached
 from ..base.verdict import Severity, Status, Verdict, Witness
 from ..model.graph import Operation
 from ..ops.values import numpy_dtype
-from .base import CheckContext, TrialRun
+from .base import CheckContext, TrialRun, UniformDraw
 from .intervals import Range, float_max, is_float, is_int
 from .intervals_graph import Analysis, Site, analyse
 
@@ -89,7 +89,8 @@ Fill = Any
 Inputs = list[tuple[str, Range, tuple[int, ...]]]
 
 
-def _spec(graph_inputs: Inputs, plan: dict[str, Fill]) -> Candidate:
+def _spec(graph_inputs: Inputs, plan: dict[str, Fill], draw: UniformDraw | None = None) -> Candidate:
+    """The candidate ``plan`` describes; a seeded draw in it needs ``draw`` (the pipeline's)."""
     recipe: dict[str, dict[str, Any]] = {}
     values: dict[str, np.ndarray] = {}
     for name, r, shape in graph_inputs:
@@ -98,12 +99,8 @@ def _spec(graph_inputs: Inputs, plan: dict[str, Fill]) -> Candidate:
         arr: np.ndarray
         if isinstance(kind, tuple):
             a, b, seed = kind
-            rng = np.random.default_rng(seed)
-            if is_float(r.elem):  # halved then doubled: the width of the whole float range overflows
-                arr = np.clip(rng.uniform(float(a) / 2, float(b) / 2, shape) * 2, a, b).astype(dtype)
-            else:
-                wide = np.uint64 if b > 2**63 - 1 else np.int64
-                arr = rng.integers(int(a), int(b), shape, endpoint=True, dtype=wide).astype(dtype)
+            assert draw is not None, "a seeded candidate is planned only when the pipeline gives a draw"
+            arr = np.asarray(draw(a, b, shape, dtype, seed))
             recipe[name] = {"shape": list(shape), "dtype": str(dtype), "uniform": [a, b], "seed": seed}
         else:
             arr = np.full(shape, kind, dtype=dtype)
@@ -151,8 +148,9 @@ def candidates(ctx: CheckContext, an: Analysis, hazards: list[Hazard]) -> tuple[
     if len(ins) <= 3:
         for corner in itertools.product((0, 1), repeat=len(ins)):
             add(_spec(ins, {n: _bounds(rng[n])[c] for n, c in zip(names, corner, strict=True)}))
-    for k, scale in enumerate((1.0, 100.0, math.inf, 1.0, 100.0, math.inf)):
-        add(_spec(ins, {n: (_clamp(rng[n], -scale), _clamp(rng[n], scale), SEED + k) for n in names}))
+    draw = ctx.config.draw_uniform
+    for k, scale in enumerate((1.0, 100.0, math.inf, 1.0, 100.0, math.inf) if draw is not None else ()):
+        add(_spec(ins, {n: (_clamp(rng[n], -scale), _clamp(rng[n], scale), SEED + k) for n in names}, draw))
     return list(found.values())[:MAX_RUNS], None
 
 

@@ -99,3 +99,19 @@ def draw_structured(
             )
         return [random_array(name, element, rng, symbolic_dim) for _ in range(SEQUENCE_LENGTH)]
     raise ExecutionError(f"input {name!r} has no declared tensor type and shape; give its value")
+
+
+def uniform_between(lo: float, hi: float, shape: tuple[int, ...], dtype: np.dtype[Any], seed: int) -> np.ndarray:
+    """Values drawn uniformly in ``[lo, hi]`` with a seeded generator: the candidate inputs of the
+    error-condition rules' search (spec/operators.rst section 5), which they reach through
+    :attr:`sonnx.rules.base.CheckConfig.draw_uniform`.
+
+    Floats are drawn in ``[lo / 2, hi / 2]`` and doubled, since the width of the whole float range overflows,
+    then clipped to the bounds; integers are drawn with both bounds included. The same arguments give the same
+    values, so a witness's recipe (bounds, shape, dtype, seed) re-derives its input.
+    """
+    rng = np.random.default_rng(seed)
+    if np.issubdtype(dtype, np.floating):
+        return np.asarray(np.clip(rng.uniform(float(lo) / 2, float(hi) / 2, shape) * 2, lo, hi).astype(dtype))
+    wide = np.uint64 if hi > 2**63 - 1 else np.int64
+    return np.asarray(rng.integers(int(lo), int(hi), shape, endpoint=True, dtype=wide).astype(dtype))
