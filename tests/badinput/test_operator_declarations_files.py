@@ -28,7 +28,7 @@ def _folder(tmp: Path) -> Path:
 CASES = [
     ("binary", _write("d.toml", b"\x00\xff\xfe garbage"), "not valid TOML"),
     ("not utf-8", _write("d.toml", b'version = 1\nname = "\xff"\n'), "not valid TOML"),
-    ("too large", _write("d.toml", b"#" * ((1 << 20) + 1)), "larger than"),
+    ("too large", _write("d.toml", b"#" * ((1 << 20) + 1)), "more than the"),
     ("deep json", _write("d.json", b"[" * 100 + b"]" * 100), "nested deeper"),
     ("json list", _write("d.json", b"[]"), "expected a table of keys"),
     ("json nan", _write("d.json", b'{"version": NaN, "operator": []}'), "NaN is not JSON"),

@@ -71,6 +71,16 @@ MAX_INPUT_FILE_BYTES = 256 << 20
 """The largest JSON input file (a partition) that is read: 256 MiB."""
 
 
+def read_option_file(path: str, option: str, limit: int, error: type[SonnxError] = UsageError) -> bytes:
+    """The bytes of a file an option names (``--waivers``, ``--operator-declarations``), read as
+    :func:`read_input_file` reads it; a failure is one ``error`` line naming the option and the file."""
+    try:
+        return read_input_file(path, limit)
+    except InputError as exc:
+        why = exc.one_line().removeprefix(f"{path}: ")
+        raise error(f"{option} {path}: cannot read it: {why}") from None
+
+
 def read_input_file(path: str, limit: int = MAX_INPUT_FILE_BYTES) -> bytes:
     """The bytes of a file given on the command line: a regular file of at most ``limit`` bytes.
 

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import UsageError
+from ..base.files import read_option_file
 from ..base.verdict import Status, Verdict, Witness
 from .report import titles
 
@@ -181,13 +182,7 @@ def _entry(raw: Any, k: int, known_rules: set[str]) -> Waiver:
 def read_waivers(path: str) -> WaiverFile:
     """The waivers file at ``path``, checked entry by entry (see the module text)."""
     label = f"--waivers {path}"
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise WaiverError(f"{label}: cannot read it: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise WaiverError(f"{label}: larger than {MAX_BYTES} bytes")
+    data = read_option_file(path, "--waivers", MAX_BYTES, WaiverError)
     try:
         doc = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

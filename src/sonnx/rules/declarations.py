@@ -48,6 +48,7 @@ from typing import Any
 from onnx import AttributeProto, TensorProto
 
 from ..base.errors import UsageError
+from ..base.files import read_option_file
 from ..base.strict_json import loads
 from .determinism_table import ALWAYS, KNOWN_DOMAINS, NEVER, Entry, normal_domain, opset_version
 
@@ -259,11 +260,4 @@ def parse(raw: bytes, path: str) -> Declarations:
 
 def read_declarations(path: str) -> Declarations:
     """The declarations file at ``path``, read and checked (a UsageError of one line when it cannot be used)."""
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise UsageError(f"{FLAG} {path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_BYTES:
-        raise UsageError(f"{FLAG} {path}: larger than {MAX_BYTES} bytes")
-    return parse(raw, path)
+    return parse(read_option_file(path, FLAG, MAX_BYTES), path)

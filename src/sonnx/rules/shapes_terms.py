@@ -15,7 +15,7 @@ over the integers of at least 1 (spec/operators.rst, section 1).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeAlias
 
 import z3
@@ -118,28 +118,25 @@ def ge(a: Term, b: Term) -> Cond:
     return norm_cond(a >= b)
 
 
-def all_of(conds: Iterable[Cond]) -> Cond:
+def _joined(conds: Iterable[Cond], absorbing: bool, join: Callable[..., z3.BoolRef]) -> Cond:
+    """``conds`` joined by ``join``, the constant ``absorbing`` deciding at once and ``not absorbing`` dropped."""
     parts: list[z3.BoolRef] = []
     for c in conds:
-        if c is False:
-            return False
-        if c is not True:
+        if c is absorbing:
+            return absorbing
+        if c is not (not absorbing):
             parts.append(c)
     if not parts:
-        return True
-    return norm_cond(z3.And(*parts)) if len(parts) > 1 else parts[0]
+        return not absorbing
+    return norm_cond(join(*parts)) if len(parts) > 1 else parts[0]
+
+
+def all_of(conds: Iterable[Cond]) -> Cond:
+    return _joined(conds, False, z3.And)
 
 
 def any_of(conds: Iterable[Cond]) -> Cond:
-    parts: list[z3.BoolRef] = []
-    for c in conds:
-        if c is True:
-            return True
-        if c is not False:
-            parts.append(c)
-    if not parts:
-        return False
-    return norm_cond(z3.Or(*parts)) if len(parts) > 1 else parts[0]
+    return _joined(conds, True, z3.Or)
 
 
 def pick(c: Cond, a: Term, b: Term) -> Term:
