@@ -18,7 +18,10 @@ Usage::
 
 Prints a Markdown table: the workload, operations, verdict, median and all
 wall times of ``sonnx.rules.op_shapes.check`` (the model loaded once
-beforehand).
+beforehand), and the peer measured in the same run on the same file:
+``onnx.shape_inference.infer_shapes`` on the loaded ``ModelProto``, which
+derives shapes (symbolic ones as names) but proves no condition over a range
+of dimensions.
 """
 
 from __future__ import annotations
@@ -63,9 +66,20 @@ def deep_net(path: Path, layers: int, pad: int) -> Model:
     return load_model(str(path))
 
 
-def largest_real() -> tuple[str, Model]:
-    models = [(p.name, load_model(str(p))) for p in sorted((ROOT / "tests" / "data" / "real").glob("*.onnx"))]
+def largest_real() -> tuple[Path, Model]:
+    models = [(p, load_model(str(p))) for p in sorted((ROOT / "tests" / "data" / "real").glob("*.onnx"))]
     return max(models, key=lambda m: len(m[1].graph.operations))
+
+
+def peer_times(path: Path, repeat: int) -> list[float]:
+    """Wall times of onnx's shape inference on the file's model (loaded once, not timed)."""
+    proto = onnx.load(str(path))
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        onnx.shape_inference.infer_shapes(proto)
+        times.append(time.perf_counter() - start)
+    return times
 
 
 def timed(model: Model, dims: tuple[tuple[str, int, int], ...], repeat: int) -> tuple[str, list[float]]:
@@ -85,20 +99,25 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=200)
     args = ap.parse_args()
     rows = []
-    name, real = largest_real()
-    rows.append((f"real: {name}", real, ()))
+    path, real = largest_real()
+    rows.append((f"real: {path.name}", real, (), path))
     with tempfile.TemporaryDirectory() as tmp:
         deep = deep_net(Path(tmp) / "deep.onnx", args.layers, 1)
         proved = (("N", 1, 64), ("H", 256, 1024), ("W", 256, 1024))
-        rows.append((f"deep-proved ({args.layers} layers, pads 1)", deep, proved))
+        rows.append((f"deep-proved ({args.layers} layers, pads 1)", deep, proved, Path(tmp) / "deep.onnx"))
         unpadded = deep_net(Path(tmp) / "unpadded.onnx", args.layers, 0)
-        rows.append((f"deep-violated ({args.layers} layers, pads 0)", unpadded, (("N", 1, 64),)))
-        print("| workload | operations | verdict | median (s) | runs (s) |")
-        print("|---|---:|---|---:|---|")
-        for label, model, dims in rows:
+        rows.append((f"deep-violated ({args.layers} layers, pads 0)", unpadded, (("N", 1, 64),),
+                     Path(tmp) / "unpadded.onnx"))
+        print("| workload | operations | verdict | OP-SHAPES median (s) | runs (s) | onnx infer_shapes median (s) "
+              "| ratio |")
+        print("|---|---:|---|---:|---|---:|---:|")
+        for label, model, dims, file in rows:
             status, times = timed(model, dims, args.repeat)
+            peer = statistics.median(peer_times(file, args.repeat))
             shown = ", ".join(f"{t:.3f}" for t in times)
-            print(f"| {label} | {len(model.graph.operations)} | {status} | {statistics.median(times):.3f} | {shown} |")
+            mine = statistics.median(times)
+            print(f"| {label} | {len(model.graph.operations)} | {status} | {mine:.3f} | {shown} | {peer:.4f} | "
+                  f"{mine / peer:.1f} |")
 
 
 if __name__ == "__main__":

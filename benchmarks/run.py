@@ -35,6 +35,7 @@ BENCHMARKS: dict[str, str] = {
     "batch": "bench_batch.py",
     "evidence": "bench_evidence.py",
     "proofs": "bench_proofs.py",
+    "op-shapes": "bench_op_shapes.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
 

@@ -50,7 +50,8 @@ def hook_repository(where: Path) -> str:
     git(where, "init", "-q")
     git(where, "add", "-A")
     git(where, "commit", "-q", "-m", "sonnx at the revision under test")
-    return git(where, "rev-parse", "HEAD")
+    git(where, "tag", "v0.2.0")  # a project pins a release: rev is the tag, not a commit
+    return "v0.2.0"
 
 
 def test_the_hook_definition() -> None:

@@ -85,3 +85,7 @@ def test_the_wheel_checks_a_model_in_a_fresh_venv_outside_the_repository(dist: P
     rules = subprocess.run([str(env_dir / "bin" / "sonnx"), "rules", "GRAPH-C1"], cwd=work, env=clean,
                            capture_output=True, text=True)
     assert rules.returncode == 0 and "spec/graph.rst" in rules.stdout, rules.stdout + rules.stderr
+    kit = subprocess.run([str(env_dir / "bin" / "sonnx"), "qualify", "-q", "kit"], cwd=work, env=clean,
+                         capture_output=True, text=True, timeout=600)
+    assert kit.returncode == 0, kit.stdout + kit.stderr
+    assert (work / "kit" / "accomplishment-summary.json").is_file() and "0 failed" in kit.stdout
