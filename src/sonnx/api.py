@@ -32,7 +32,8 @@ import numpy as np
 from .base.errors import UsageError
 from .base.progress import Say
 from .checking.batch import Batch, find_models, run_batch
-from .checking.options import CheckOptions, check_seed, operator_pair, parse_input_range
+from .checking.option_values import parse_input_range
+from .checking.options import CheckOptions, check_seed, operator_pair
 from .checking.pipeline import check_model, check_models
 from .checking.qualify.kit import Qualification
 from .checking.qualify.kit import qualify as _qualify

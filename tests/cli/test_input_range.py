@@ -11,7 +11,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from sonnx.checking.options import RECORDED_KEYS, CheckOptions, parse_input_range
+from sonnx.checking.option_values import parse_input_range
+from sonnx.checking.options import RECORDED_KEYS, CheckOptions
 from tests.common.bundles import copy_of, edit_json, rehash_all, verify, write
 from tests.common.cli import check, one_line
 

@@ -19,10 +19,8 @@ the options stand for.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from itertools import product
 from pathlib import Path
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
@@ -32,9 +30,15 @@ from ..differential.metrics import Tolerance
 from ..differential.oracles import ORACLES
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
 from ..rules.declarations import Declarations, read_declarations
-from ..rules.intervals_graph import RangeSyntaxError, parse_range
 from ..rules.shapes_terms import DimRange, check_range, dims_text
 from ..rules.strict_operators import training_operators
+from .option_values import (
+    RECORDED_KEYS,
+    InputRange,
+    check_input_ranges,
+    recorded_later,
+    strings_or_none,
+)
 from .selection import check_selectors
 
 Engine = Literal["auto", "direct", "smt", "both"]
@@ -53,47 +57,6 @@ def check_seed(value: object) -> int:
 MAX_ORDERS = 10_000
 """The most schedules ``--orders`` runs: each is a whole execution of the model, so the bound keeps a
 check (and the replay of a bundle that records its options) finite in time."""
-
-RECORDED_KEYS = (
-    "profile", "operators", "engine", "structure_only", "seed", "orders", "inputs", "cross_check", "tolerance",
-    "required_metadata",
-)
-"""The keys of the ``options`` object of an evidence bundle's manifest, in the order it writes them."""
-OPTIONAL_RECORDED_KEYS = (
-    ("select", "ignore"), ("waivers", "waivers_date"), ("operator_declarations",), ("dims",), ("input_ranges",),
-)
-"""Groups of keys written after :data:`RECORDED_KEYS` only when that option is used, in this order (a bundle
-written before they existed has none, and reads as a check without selection, waivers, declarations, dims or
-declared input ranges)."""
-
-InputRange = tuple[str, int | float, int | float]
-
-
-def parse_input_range(text: str) -> InputRange:
-    """``--input-range <input>=<lo>..<hi>`` as ``(input, lo, hi)``; a malformed value is a UsageError."""
-    name, sep, rest = text.partition("=")
-    if not sep or not name.strip():
-        raise UsageError(f"--input-range {text!r}: expected <input>=<lo>..<hi>, such as x=-1..1")
-    try:
-        lo, hi = parse_range(rest)
-    except RangeSyntaxError as exc:
-        raise UsageError(f"--input-range {text!r}: {exc}") from None
-    return name.strip(), lo, hi
-
-
-def _check_input_ranges(ranges: tuple[InputRange, ...]) -> None:
-    names = set()
-    for item in ranges:
-        ok = isinstance(item, tuple) and len(item) == 3 and isinstance(item[0], str) and bool(item[0])
-        nums = ok and all(
-            not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v) for v in item[1:]
-        )
-        if not nums or item[1] > item[2]:
-            raise UsageError(f"--input-range {item!r}: expected an input name and two finite bounds, lo <= hi")
-        if item[0] in names:
-            raise UsageError(f"--input-range: input {item[0]!r} is given two ranges")
-        names.add(item[0])
-
 
 TOLERANCE_KEYS = ("atol", "rtol", "ulp", "quant_steps")
 """The keys of the recorded ``tolerance`` (those of :meth:`Tolerance.to_json`), in order; ``quant_steps`` is
@@ -118,22 +81,9 @@ def check_docs_url(url: str) -> str:
     return url
 
 
-def _strings_or_none(value: Any) -> bool:
-    return value is None or (isinstance(value, list) and all(isinstance(x, str) for x in value))
-
-
 def operator_names(pairs: frozenset[tuple[str, str]]) -> list[str]:
     """The operator set written back as sorted ``[domain:]Operator`` strings."""
     return sorted(f"{d}:{n}" if d else n for d, n in pairs)
-
-
-def _recorded_dims(data: Any) -> tuple[DimRange, ...]:
-    """The recorded ``dims`` (absent: none), each a ``[name, least, greatest]`` list bounded as ``--dims``."""
-    if data is None:
-        return ()
-    if not isinstance(data, list) or not data or not all(isinstance(d, list) and len(d) == 3 for d in data):
-        raise UsageError("the recorded dims must be a non-empty list of [name, least, greatest] lists")
-    return tuple(check_range(*d) for d in data)
 
 
 @dataclass(frozen=True)
@@ -222,7 +172,7 @@ class CheckOptions:
         if self.input_ranges is not None:
             if self.profile != PROFILE_STRICT:
                 raise UsageError("--input-range only applies with --profile sonnx-strict")
-            _check_input_ranges(self.input_ranges)
+            check_input_ranges(self.input_ranges)
         if self.engine not in ENGINES:
             raise UsageError(f"--engine: unknown engine {self.engine!r} (known: {', '.join(ENGINES)})")
         if self.smt_dir and self.engine == "direct":
@@ -345,9 +295,9 @@ class CheckOptions:
         """
         if not isinstance(data, Mapping) or tuple(data)[: len(RECORDED_KEYS)] != RECORDED_KEYS:
             raise UsageError(f"the recorded options must have exactly the keys {', '.join(RECORDED_KEYS)}, in order")
-        later = _recorded_later(data, waivers, declarations)
+        later = recorded_later(data, waivers, declarations)
         ops, meta, oracles, tol = data["operators"], data["required_metadata"], data["cross_check"], data["tolerance"]
-        if not _strings_or_none(ops) or not _strings_or_none(meta) or not _strings_or_none(oracles) or oracles is None:
+        if not strings_or_none(ops) or not strings_or_none(meta) or not strings_or_none(oracles) or oracles is None:
             raise UsageError("the recorded operators, required metadata and cross-checks must be lists of strings")
         if not isinstance(tol, Mapping) or tuple(tol) not in (TOLERANCE_KEYS, (*TOLERANCE_KEYS, "policy")):
             raise UsageError(f"the recorded tolerance must have exactly the keys {', '.join(TOLERANCE_KEYS)}"
@@ -418,45 +368,6 @@ class CheckOptions:
         return [*cmd, model]
 
 
-def _recorded_later(data: Mapping[str, Any], waivers: str | None, declarations: str | None) -> dict[str, Any]:
-    """The recorded selection, waivers and declarations (:data:`OPTIONAL_RECORDED_KEYS`) as keyword values."""
-    later = tuple(data)[len(RECORDED_KEYS):]
-    allowed = {
-        tuple(k for group, used in zip(OPTIONAL_RECORDED_KEYS, mask, strict=True) if used for k in group)
-        for mask in product((False, True), repeat=len(OPTIONAL_RECORDED_KEYS))
-    }
-    if later not in allowed:
-        raise UsageError(f"the recorded options have unexpected keys after {RECORDED_KEYS[-1]!r}: {', '.join(later)}")
-    out: dict[str, Any] = {}
-    if "select" in data:
-        select, ignore = data["select"], data["ignore"]
-        if not _strings_or_none(select) or not _strings_or_none(ignore) or ignore is None:
-            raise UsageError("the recorded select and ignore must be lists of strings")
-        out |= {"select": None if select is None else tuple(select), "ignore": tuple(ignore)}
-    if (data.get("waivers") is None) != (waivers is None) or ("waivers" in data and not isinstance(
-            data["waivers_date"], str)):
-        raise UsageError("the recorded waivers file and the bundle's waivers folder do not match")
-    if waivers is not None:
-        out |= {"waivers": waivers, "waivers_date": data["waivers_date"]}
-    if ("operator_declarations" in data) != (declarations is not None) or (
-        declarations is not None and not isinstance(data["operator_declarations"], str)
-    ):
-        raise UsageError("the recorded operator declarations file and the bundle's copy of it do not match")
-    if declarations is not None:
-        out["operator_declarations"] = declarations
-    if "dims" in data:
-        out["dims"] = _recorded_dims(data["dims"])
-    if "input_ranges" in data:
-        out["input_ranges"] = _recorded_ranges(data["input_ranges"])
-    return out
 
-
-def _recorded_ranges(ranges: Any) -> tuple[InputRange, ...]:
-    """The recorded ``input_ranges``, each an ``[input, lo, hi]`` list checked as ``--input-range`` is."""
-    if not isinstance(ranges, list) or not all(isinstance(r, list) and len(r) == 3 for r in ranges):
-        raise UsageError("the recorded input ranges must be a list of [input, lo, hi] lists")
-    out = tuple((r[0], r[1], r[2]) for r in ranges)
-    _check_input_ranges(out)
-    return out
 
 __all__ = ["ENGINES", "MAX_SEED", "PROFILE_SONNX", "PROFILE_STRICT", "CheckOptions", "Engine", "operator_pair"]

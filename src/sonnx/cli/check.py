@@ -23,7 +23,8 @@ from typing import TextIO
 from ..base.text import printable
 from ..checking.formats import write_junit, write_sarif
 from ..checking.formats.sarif import sarif_report
-from ..checking.options import ENGINES, CheckOptions, parse_input_range
+from ..checking.option_values import parse_input_range
+from ..checking.options import ENGINES, CheckOptions
 from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
 from ..checking.report import ModelReport, json_report, text_report
 from ..checking.selection import parse_selectors
