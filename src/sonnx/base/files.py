@@ -11,11 +11,13 @@ replaces one of its own inputs (``sonnx run M.onnx --output M.onnx``).
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, BinaryIO
+from pathlib import Path
+from typing import Any, BinaryIO, TypeVar
 
 import numpy as np
 
@@ -150,3 +152,39 @@ def write_npz(path: str, arrays: Mapping[str, Any]) -> None:
                     np.lib.format.write_array(member, value, allow_pickle=False)
 
     write_atomically(path, fill)
+
+
+T = TypeVar("T")
+
+
+def write_directory(dest: Path, fill: Callable[[Path], T], failed: Callable[[str], SonnxError]) -> T:
+    """Fill a new folder beside ``dest`` with ``fill`` and rename it to ``dest``: a reader sees no folder or the
+    whole one, and an interruption (Ctrl-C included) leaves nothing behind.
+
+    A ``dest`` that exists (an empty folder, or a whole earlier one the caller agreed to replace) is moved aside
+    and removed only once the new folder is in place. An OS error becomes ``failed(reason)``; what ``fill``
+    returns is returned.
+    """
+    parent = dest.resolve().parent
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=parent))
+    except OSError as exc:
+        raise failed(str(exc.strerror or exc)) from None
+    old: Path | None = None
+    try:
+        result = fill(tmp)
+        os.chmod(tmp, 0o755)
+        if dest.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=parent))
+            os.replace(dest, old / dest.name)
+        os.replace(tmp, dest)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise failed(str(exc.strerror or exc)) from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    finally:
+        if old is not None and dest.exists():
+            shutil.rmtree(old, ignore_errors=True)
+    return result

@@ -28,12 +28,12 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ...base.build_info import build_identity
 from ...base.errors import SonnxError, UsageError
+from ...base.files import write_directory
 from ..options import CheckOptions
 from ..report import ModelReport
 from .attestation import sign_bundle
@@ -80,25 +80,13 @@ def write_bundle(directory: str, report: ModelReport, options: CheckOptions) -> 
     if not model_path.is_file():
         why = report.error.one_line() if report.error is not None else "it cannot be read any more"
         raise EvidenceError(f"--evidence: no bundle without a model file to copy: {why}")
-    parent = dest.resolve().parent
-    try:
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=parent))
-    except OSError as exc:
-        raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
-    try:
+
+    def fill(tmp: Path) -> None:
         _write_into(tmp, report, options)
         if options.sign:
             sign_bundle(tmp, options.sign)
-        os.chmod(tmp, 0o755)
-        if dest.exists():
-            dest.rmdir()  # empty, checked above
-        os.replace(tmp, dest)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise EvidenceError(f"--evidence: cannot write {directory}: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+    write_directory(dest, fill, lambda why: EvidenceError(f"--evidence: cannot write {directory}: {why}"))
     return dest
 
 

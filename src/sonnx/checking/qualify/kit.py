@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ...base.errors import UsageError
-from ...base.files import WriteError
+from ...base.files import WriteError, write_directory
 from ...base.progress import Say, quiet
 from . import documents as docs
 from . import pages
@@ -108,27 +106,9 @@ def qualify(
     if jobs < 1:
         raise UsageError(f"--jobs: at least 1 worker, not {jobs}")
     dest = check_outdir(os.fspath(outdir), force)
-    parent = dest.resolve().parent
-    try:
-        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=parent))
-    except OSError as exc:
-        raise WriteError(f"{outdir}: cannot write in {parent}: {exc.strerror or exc}") from None
-    old: Path | None = None
-    try:
-        results, summary = _fill(tmp, suite_name, jobs, say)
-        os.chmod(tmp, 0o755)
-        if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old-", dir=parent))
-            os.replace(dest, old / "kit")
-        os.replace(tmp, dest)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise WriteError(f"{outdir}: cannot write the kit: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    finally:
-        if old is not None and dest.exists():  # the old kit goes only once the new one is in place
-            shutil.rmtree(old, ignore_errors=True)
+    results, summary = write_directory(
+        dest, lambda tmp: _fill(tmp, suite_name, jobs, say),
+        lambda why: WriteError(f"{outdir}: cannot write the kit: {why}"),
+    )
     say(f"wrote {dest}: {summary['conclusion']}")
     return Qualification(dest, tuple(results), summary)
