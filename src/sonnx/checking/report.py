@@ -268,11 +268,27 @@ def run_notes(r: ModelReport) -> list[str]:
     return out
 
 
-def text_report(reports: Sequence[ModelReport], profile: str) -> str:
-    """The human-readable report of one or more model checks."""
+def is_finding(v: Verdict) -> bool:
+    """Whether a findings-only report shows ``v``: every verdict but a PROVED one that assumes nothing.
+
+    VIOLATED (errors and warnings), UNKNOWN, TESTED, WAIVED and NOT CHECKED are all shown, with their witness
+    or reason, and so is a PROVED verdict that rests on a declaration (spec/graph.rst, section 9.1): only an
+    unconditional proof is left out.
+    """
+    return v.status is not Status.PROVED or bool(v.assumes)
+
+
+def text_report(reports: Sequence[ModelReport], profile: str, findings_only: bool = False) -> str:
+    """The human-readable report of one or more model checks.
+
+    With ``findings_only`` (``sonnx-check --findings-only``, the pre-commit hook) only the verdicts
+    :func:`is_finding` keeps are printed, without the model's summary line; a model with none of them and no
+    warning note is one line, its path and its result.
+    """
     names = titles()
     out: list[str] = []
     for r in reports:
+        start = len(out)
         out.append(f"model: {printable(r.path)}")
         if r.error is not None:
             out.append(f"  ERROR     {printable(r.error.one_line())}")
@@ -292,7 +308,10 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
             + ("" if s["weights_loaded"] else "; weights not read")
         )
         width = max([22, *(len(v.rule_id) for v in r.all_verdicts())])
-        for v in r.all_verdicts():
+        if findings_only:
+            del out[start + 1:]  # the summary line is no finding
+        shown = [v for v in r.all_verdicts() if not findings_only or is_finding(v)]
+        for v in shown:
             out.extend(verdict_lines(v, names.get(v.rule_id, ""), width))
         if r.smt is not None and r.smt.skipped is not None:
             out.append(f"  note: SMT engine not run: {r.smt.skipped}")
@@ -308,6 +327,8 @@ def text_report(reports: Sequence[ModelReport], profile: str) -> str:
             + ")"
             + (f", assuming {'; '.join(printable(a) for a in r.assumptions())}" if r.assumptions() else "")
         )
+        if findings_only and not shown and not r.notes:
+            out[start:] = [f"{out[start]}; {out[-1]}"]  # "model: PATH; result: ..."
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 

@@ -20,7 +20,9 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from ..base.errors import EXIT_OK, UsageError
 from ..base.text import printable
+from ..checking.changed import models_for_changes
 from ..checking.formats import write_junit, write_sarif
 from ..checking.formats.sarif import sarif_report
 from ..checking.option_values import parse_input_range
@@ -64,6 +66,23 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
         f"{POOL_MIN_OPERATIONS:,} operations are solved in this process",
     )
     add_progress(p)
+    add_hook_options(p)
+
+
+def add_hook_options(p: argparse.ArgumentParser) -> None:
+    """``--findings-only`` and ``--changed-files``: what the pre-commit hook runs (docs/integration.rst)."""
+    p.add_argument(
+        "--findings-only", action="store_true",
+        help="text report: print only the verdicts that are not an unconditional PROVED (violations, warnings, "
+        "UNKNOWN, TESTED, WAIVED, NOT CHECKED) with their witness or reason, and the result line; a model "
+        "with none is one line. Exit codes are unchanged",
+    )
+    p.add_argument(
+        "--changed-files", action="store_true",
+        help="the MODEL arguments are the paths a commit changes (as pre-commit passes them): check the .onnx "
+        "files among them and every *.onnx in a changed file's folder or a folder above it (up to the current "
+        "directory) that reads a changed file as external data; a changed file no model reads is ignored",
+    )
 
 
 def add_check_options(p: argparse.ArgumentParser, evidence_help: str) -> None:
@@ -229,16 +248,22 @@ def write_outputs(
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Check every model named in ``args``; print the report; return the exit code."""
     options = options_from(args)
-    check_report_outputs(args, list(args.models))
-    run = check_models(args.models, options, progress_for(args, prog, stderr), freeze_gc=True)
     fmt = output_format(args)
+    if args.findings_only and fmt != "text":
+        raise UsageError(f"--findings-only applies to the text report, not to --format {fmt}")
+    models = models_for_changes(args.models) if args.changed_files else list(args.models)
+    if not models:  # no changed path is a model or a file a model reads: there is nothing to check
+        return EXIT_OK
+    check_report_outputs(args, models)
+    run = check_models(models, options, progress_for(args, prog, stderr), freeze_gc=True)
     if fmt == "json":
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
     elif fmt == "sarif":
         stdout.write(sarif_report(run.reports, options.profile, run.exit_code, args.docs_url))
     else:  # a model that could not be read is said once, as the one-line error on stderr below
         checked = [r for r in run.reports if r.error is None]
-        write_report(stdout, text_report(checked, options.profile) if checked else "", wanted(args.color, stdout))
+        text = text_report(checked, options.profile, args.findings_only) if checked else ""
+        write_report(stdout, text, wanted(args.color, stdout))
     write_outputs(args, run.reports, options.profile, run.exit_code)
     for r in run.reports:
         if r.error is not None:
