@@ -96,7 +96,8 @@ def _models_in(folder: str) -> list[str]:
         names = sorted(os.listdir(folder))
     except OSError:
         return []
-    return [os.path.join(folder, n) for n in names if n.endswith(MODEL_SUFFIX) and os.path.isfile(os.path.join(folder, n))]
+    paths = (os.path.join(folder, n) for n in names if n.endswith(MODEL_SUFFIX))
+    return [p for p in paths if os.path.isfile(p)]
 
 
 def models_for_changes(changed: Sequence[str], root: str | None = None) -> list[str]:
