@@ -78,6 +78,11 @@ def test_a_data_file_read_through_a_symbolic_link_is_found(repo: Path) -> None:
     os.replace(repo / "link.bin", repo / "weights.bin")
     (repo / "link.bin").symlink_to("weights.bin")
     assert models_for_changes(["weights.bin"]) == ["model.onnx"]
+    # the commit points the link at another file: the changed path is the link itself
+    os.replace(repo / "weights.bin", repo / "weights2.bin")
+    (repo / "link.bin").unlink()
+    (repo / "link.bin").symlink_to("weights2.bin")
+    assert models_for_changes(["link.bin"]) == ["model.onnx"]
 
 
 def test_a_model_without_external_data_is_not_parsed(repo: Path) -> None:
@@ -105,3 +110,11 @@ def test_a_path_outside_the_current_directory_is_looked_up_in_its_own_folder(tmp
 def test_the_shipped_examples_read_no_external_data() -> None:
     models = sorted(EXAMPLES.glob("*.onnx"))
     assert models and models_for_changes([str(EXAMPLES / "expected.json")], root=str(EXAMPLES)) == []
+
+
+def test_a_changed_model_without_external_data_is_checked(repo: Path) -> None:
+    (repo / "plain").mkdir()
+    (repo / "plain" / "good.onnx").write_bytes((EXAMPLES / "cnn_block.onnx").read_bytes())
+    assert models_for_changes(["plain/good.onnx", "plain/notes.txt"]) == ["plain/good.onnx"]
+    code, out, _ = check("--findings-only", "--changed-files", "plain/good.onnx")
+    assert code == 0 and out.startswith("model: plain/good.onnx\n  WARNING   GRAPH-ARITY ")
