@@ -7,6 +7,7 @@ while the weight holds no 0, and VIOLATED once it does.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -53,6 +54,10 @@ def test_an_unrelated_change_checks_nothing(repo: Path) -> None:
     (repo / "sub" / "other.bin").write_bytes(b"\x00" * 16)
     assert check("--findings-only", "--changed-files", "notes.txt", "sub/other.bin") == (0, "", "")
     assert models_for_changes(["notes.txt", "sub/other.bin", "gone.bin"]) == []
+    # the machine formats still give their (empty) report
+    code, out, _ = check("--changed-files", "--json", "--junit", "j.xml", "notes.txt")
+    assert code == 0 and json.loads(out)["models"] == [] and json.loads(out)["exit_code"] == 0
+    assert 'tests="0"' in (repo / "j.xml").read_text(encoding="utf-8")
 
 
 def test_a_changed_model_is_checked_once_even_when_its_data_changes_too(repo: Path) -> None:

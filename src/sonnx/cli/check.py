@@ -245,6 +245,17 @@ def write_outputs(
         write_sarif(args.sarif, reports, profile, exit_code, args.docs_url)
 
 
+def nothing_to_check(args: argparse.Namespace, profile: str, fmt: str, stdout: TextIO) -> int:
+    """``--changed-files`` when no changed path is a model or a file a model reads: exit 0, no text, and the
+    empty report of the machine formats (stdout, ``--junit``, ``--sarif``), so a consumer always finds one."""
+    if fmt == "json":
+        stdout.write(json_report([], profile, EXIT_OK))
+    elif fmt == "sarif":
+        stdout.write(sarif_report([], profile, EXIT_OK, args.docs_url))
+    write_outputs(args, [], profile, EXIT_OK)
+    return EXIT_OK
+
+
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Check every model named in ``args``; print the report; return the exit code."""
     options = options_from(args)
@@ -252,9 +263,9 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     if args.findings_only and fmt != "text":
         raise UsageError(f"--findings-only applies to the text report, not to --format {fmt}")
     models = models_for_changes(args.models) if args.changed_files else list(args.models)
-    if not models:  # no changed path is a model or a file a model reads: there is nothing to check
-        return EXIT_OK
     check_report_outputs(args, models)
+    if not models:
+        return nothing_to_check(args, options.profile, fmt, stdout)
     run = check_models(models, options, progress_for(args, prog, stderr), freeze_gc=True)
     if fmt == "json":
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
