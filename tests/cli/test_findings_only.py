@@ -87,3 +87,14 @@ def test_findings_only_is_refused_with_a_machine_format(fmt: tuple[str, ...]) ->
     code, out, err = check("--findings-only", *fmt, str(EXAMPLES / "cnn_block.onnx"))
     one_line(code, out, err)
     assert "--findings-only applies to the text report" in err
+
+
+def test_a_note_keeps_the_model_on_several_lines(tmp_path: Path) -> None:
+    ops = declare(tmp_path / "ops.toml", FUSED_MATMUL)  # declares an operator the model never uses: a warning note
+    model = str(EXAMPLES / "strict_dense.onnx")
+    code, full, _ = check("--operator-declarations", str(ops), model)
+    fcode, out, _ = check("--findings-only", "--operator-declarations", str(ops), model)
+    assert code == fcode == 0
+    assert out == _without_proofs(full)
+    lines = out.splitlines()
+    assert lines[0] == f"model: {model}" and lines[1].startswith("  warning: ") and lines[2].startswith("result: ")

@@ -282,8 +282,8 @@ def text_report(reports: Sequence[ModelReport], profile: str, findings_only: boo
     """The human-readable report of one or more model checks.
 
     With ``findings_only`` (``sonnx-check --findings-only``, the pre-commit hook) only the verdicts
-    :func:`is_finding` keeps are printed, without the model's summary line; a model with none of them and no
-    warning note is one line, its path and its result.
+    :func:`is_finding` keeps are printed, without the model's summary line; the notes stay. A model left
+    with neither is one line: ``model: PATH; result: ...``.
     """
     names = titles()
     out: list[str] = []
@@ -327,8 +327,8 @@ def text_report(reports: Sequence[ModelReport], profile: str, findings_only: boo
             + ")"
             + (f", assuming {'; '.join(printable(a) for a in r.assumptions())}" if r.assumptions() else "")
         )
-        if findings_only and not shown and not r.notes:
-            out[start:] = [f"{out[start]}; {out[-1]}"]  # "model: PATH; result: ..."
+        if findings_only and len(out) - start == 2:  # nothing between the model and its result: one line
+            out[start:] = [f"{out[start]}; {out[-1]}"]
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 

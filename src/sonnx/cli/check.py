@@ -75,7 +75,7 @@ def add_hook_options(p: argparse.ArgumentParser) -> None:
         "--findings-only", action="store_true",
         help="text report: print only the verdicts that are not an unconditional PROVED (violations, warnings, "
         "UNKNOWN, TESTED, WAIVED, NOT CHECKED) with their witness or reason, and the result line; a model "
-        "with none is one line. Exit codes are unchanged",
+        "with none and no note is one line. Exit codes are unchanged",
     )
     p.add_argument(
         "--changed-files", action="store_true",
