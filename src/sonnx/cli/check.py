@@ -11,7 +11,9 @@ Exit codes (the same for every subcommand that checks something):
   out: outcome PARTIAL), or the tool itself failed. Never a pass.
 
 The report goes to stdout as text, JSON or SARIF (``--format``); ``--junit``
-and ``--sarif`` also write it to files, whatever stdout shows.
+and ``--sarif`` also write it to files, whatever stdout shows. A ``MODEL``
+given as ``-`` is read from standard input and named ``<stdin>`` in the
+report; ``-v`` adds the engines behind each verdict on stderr (:mod:`.verbose`).
 """
 
 from __future__ import annotations
@@ -34,22 +36,26 @@ from ..rules.shapes_terms import parse_dims
 from ..smt.pool import POOL_MIN_OPERATIONS
 from .colour import wanted, write_report
 from .common import (
+    MODEL_HELP_STDIN,
+    STDIN_MODEL,
     add_progress,
     add_report_outputs,
     add_seed,
     add_tolerance,
     check_report_outputs,
     metadata_keys,
+    model_arguments,
     operator_list,
     output_format,
     progress_for,
     tolerance_from,
 )
+from .verbose import write_verbose
 
 
 def add_check_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``sonnx-check`` (shared with ``sonnx check``)."""
-    p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s) to check")
+    p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s) to check" + MODEL_HELP_STDIN)
     add_report_outputs(p, "the report")
     add_check_options(
         p, "write an evidence bundle of the check to DIR (one model only; DIR must not exist or be empty)"
@@ -229,8 +235,9 @@ def write_outputs(
 def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Check every model named in ``args``; print the report; return the exit code."""
     options = options_from(args)
-    check_report_outputs(args, list(args.models))
-    run = check_models(args.models, options, progress_for(args, prog, stderr), freeze_gc=True)
+    check_report_outputs(args, [m for m in args.models if m != STDIN_MODEL])
+    say = progress_for(args, prog, stderr)
+    run = check_models(model_arguments(args.models), options, say, freeze_gc=True)
     fmt = output_format(args)
     if fmt == "json":
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
@@ -240,6 +247,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
         checked = [r for r in run.reports if r.error is None]
         write_report(stdout, text_report(checked, options.profile) if checked else "", wanted(args.color, stdout))
     write_outputs(args, run.reports, options.profile, run.exit_code)
+    if args.verbose:
+        write_verbose(stderr, prog, run.reports)
     for r in run.reports:
         if r.error is not None:
             stderr.write(f"{prog}: {printable(r.error.one_line())}\n")
