@@ -132,6 +132,7 @@ def test_a_stream_is_read_to_its_end_within_the_limit() -> None:
 
 def test_a_terminal_is_refused_before_anything_is_read() -> None:
     main_fd, other_fd = os.openpty()
+    os.write(main_fd, b"\x04")  # end of input, so that a reader that does not refuse the terminal cannot wait
     try:
         with os.fdopen(other_fd, "rb", buffering=0, closefd=False) as tty:
             err = _error(lambda: read_stream(tty))  # type: ignore[arg-type]
