@@ -90,7 +90,9 @@ def test_stdin_refusals_are_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyP
     code, out, err = check("-q", "-")
     assert code == 2 and "sonnx-check: error: <stdin>: empty model (no bytes)" in err, err
     _piped(monkeypatch, CNN)
-    one_line(*check("-q", "-", "-"))
+    code, out, err = check("-q", "-", "-")
+    one_line(code, out, err)
+    assert "MODEL -: standard input can be read only once" in err, err
     _piped(monkeypatch, CNN)
     code, out, err = check("-q", "-", "--evidence", str(tmp_path / "bundle"))
     one_line(code, out, err)
