@@ -1,6 +1,6 @@
 """A model given as bytes rather than as a file: an ``onnx.ModelProto`` in memory, serialized bytes, or stdin.
 
-The loader reads a file's bytes and decodes them (:mod:`.load`). A model held
+The loader reads a file's bytes and decodes them (``sonnx.loader.load``). A model held
 in memory is read the same way: it is serialized once
 (``ModelProto.SerializeToString()``, the bytes ``onnx.save`` writes for a model
 without external data) and those bytes go through the very decoder and
