@@ -91,7 +91,8 @@ def main() -> None:
             print("|---|---:|---:|---:|---|")
             for variant, rs in runs.items():
                 med = {k: statistics.median(float(r[k]) for r in rs) for k in ("wall", "cpu", "rss_mib")}
-                print(f"| {variant} | {med['wall']:.2f} | {med['cpu']:.2f} | {med['rss_mib']:.0f} | {rs[0]['result']} |")
+                cells = (variant, f"{med['wall']:.2f}", f"{med['cpu']:.2f}", f"{med['rss_mib']:.0f}", rs[0]["result"])
+                print("| " + " | ".join(str(c) for c in cells) + " |")
 
 
 if __name__ == "__main__":

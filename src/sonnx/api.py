@@ -229,6 +229,8 @@ def run(
 ) -> dict[str, np.ndarray]:
     """Execute ``model`` with sonnx's NumPy executor, as ``sonnx run`` does; return the outputs by name.
 
+    ``model`` may be an ``onnx.ModelProto`` or its serialized bytes, read as :func:`load` reads them.
+
     ``inputs`` maps graph-input names to values (NumPy arrays, or sequences,
     maps and optionals where the model declares them), or names an ``.npz``
     file; inputs it does not give are drawn from their declared types with
