@@ -47,6 +47,7 @@ EXTERNAL_PYTHON_NAMES: tuple[str, ...] = (
     "concurrent.futures.ProcessPoolExecutor",
     "numpy.ndarray",
     "pathlib.Path",
+    "onnx.onnx_ml_pb2.ModelProto",
 )
 """Names of Python and NumPy in signatures: the build runs offline, without their inventories, so they stay
 text (``docs/conf.py`` gives them to Sphinx's ``nitpick_ignore``)."""

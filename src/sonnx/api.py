@@ -2,8 +2,10 @@
 
 ``sonnx-check``, ``sonnx run``, ``sonnx crosscheck`` and ``sonnx batch`` are
 thin layers over the same functions this module calls, so a verdict obtained
-here is the verdict the command line prints. Every function takes a path or
-an already loaded :class:`~sonnx.model.graph.Model` (:func:`load`). Wrong
+here is the verdict the command line prints. Every function takes a path, an
+already loaded :class:`~sonnx.model.graph.Model` (:func:`load`), or a model
+held in memory: an ``onnx.ModelProto`` or its serialized bytes, read as the
+file they would be without writing one (:mod:`sonnx.loader.memory`). Wrong
 arguments raise :class:`~sonnx.base.errors.UsageError`; a model that cannot be read
 or run raises the :class:`~sonnx.base.errors.SonnxError` subclass that says why,
 except in :func:`check` and :func:`batch`, whose reports hold that error
@@ -28,6 +30,7 @@ from dataclasses import fields
 from typing import Any
 
 import numpy as np
+import onnx
 
 from .base.errors import UsageError
 from .base.progress import Say
@@ -45,25 +48,32 @@ from .differential.run import CrossCheckReport, cross_check, parse_oracles
 from .execution.executor import execute
 from .execution.inputs import inputs_for
 from .loader import load_model
+from .loader.memory import ModelBytes, is_in_memory, model_bytes_of
 from .model.graph import Model
 from .model.semantics import FileOrder, LastReadyOrder, Scheduler, SeededRandomOrder
 from .rules.graph_function_shadowing import refuse_shadowing
 from .rules.shapes_terms import parse_dims
 
-ModelSource = str | os.PathLike[str] | Model
-"""A model file's path, or a model already loaded with :func:`load`."""
+ModelSource = str | os.PathLike[str] | Model | onnx.ModelProto | bytes
+"""A model file's path, a model already loaded with :func:`load`, or a model held in memory: an ``onnx.ModelProto``
+or its serialized bytes (named ``<in-memory model>`` in reports)."""
 
 _OPTION_NAMES = tuple(f.name for f in fields(CheckOptions))
 
 
-def load(path: str | os.PathLike[str], *, read_weights: bool = True) -> Model:
+def load(path: str | os.PathLike[str] | onnx.ModelProto | bytes, *, read_weights: bool = True) -> Model:
     """Load the ONNX model at ``path`` into sonnx's immutable model (the loader every command uses).
 
-    ``read_weights=False`` reads no weight byte (a model larger than memory
-    can still be checked, not run). An unusable file raises the
-    :class:`~sonnx.base.errors.InputError` subclass that says why.
+    ``path`` may be an ``onnx.ModelProto`` or its serialized bytes: the proto is
+    serialized once and those bytes are read as a file's bytes are, with the
+    same refusals; a tensor kept in external data is refused, since a model in
+    memory has no folder to find it in. ``read_weights=False`` reads no weight
+    byte (a model larger than memory can still be checked, not run). An
+    unusable file raises the :class:`~sonnx.base.errors.InputError` subclass that says why.
     """
-    return load_model(path, read_weights=read_weights)
+    if is_in_memory(path):
+        return load_model(model_bytes_of(path), read_weights=read_weights)
+    return load_model(_path(path), read_weights=read_weights)
 
 
 def check_options(**values: Any) -> CheckOptions:
@@ -142,8 +152,19 @@ def check(
     For an already loaded model, ``path`` names it in the report; the
     cross-checks (``oracles``) run the file with other runtimes and so need
     it, and ``evidence`` (which copies the file) needs a path as ``model``.
+
+    An ``onnx.ModelProto`` (or its serialized bytes) is checked as the file it
+    would be, without writing one: the report names it ``<in-memory model>``,
+    FORMAT-ONNX runs onnx's full check on those bytes, the cross-checks give
+    them to the other runtimes, and ``waivers`` name the model by their
+    SHA-256 (that of the file ``onnx.save`` writes for it). ``evidence``
+    (which copies the model's file) raises :class:`~sonnx.base.errors.UsageError`.
     """
     opts = check_options(profile=profile, engine=engine, **options)
+    if is_in_memory(model):
+        if path is not None:
+            raise UsageError("path= names an already loaded Model; a model in memory is named <in-memory model>")
+        return check_models([model_bytes_of(model)], opts, progress).reports[0]
     if isinstance(model, Model):
         if opts.evidence is not None:
             raise UsageError("evidence copies the model file into the bundle: pass the model's path, not a Model")
@@ -208,6 +229,8 @@ def run(
 ) -> dict[str, np.ndarray]:
     """Execute ``model`` with sonnx's NumPy executor, as ``sonnx run`` does; return the outputs by name.
 
+    ``model`` may be an ``onnx.ModelProto`` or its serialized bytes, read as :func:`load` reads them.
+
     ``inputs`` maps graph-input names to values (NumPy arrays, or sequences,
     maps and optionals where the model declares them), or names an ``.npz``
     file; inputs it does not give are drawn from their declared types with
@@ -220,13 +243,13 @@ def run(
     has not finished by then with :class:`~sonnx.base.errors.BudgetExceeded` (None: no limit).
     """
     make = scheduler_factory(schedule)
-    loaded = model if isinstance(model, Model) else load_model(_path(model))
+    loaded = model if isinstance(model, Model) else load(model)
     refuse_shadowing(loaded)
     return execute(loaded, feeds_for(loaded, inputs, check_seed(seed)), make(), budget=budget)
 
 
 def crosscheck(
-    model: ModelSource,
+    model: ModelSource | ModelBytes,
     *,
     oracles: str | Iterable[str] = ORACLES,
     seed: int = 0,
@@ -242,7 +265,9 @@ def crosscheck(
     quantization steps on the outputs a quantizing operation writes). The report's
     ``outcome`` is AGREE, DIFFER (exit 1) or UNKNOWN (exit 2: an oracle missing
     or refusing the model). The oracles run the model file, so an already
-    loaded model needs ``path``. A model-local function that shadows a standard operator raises
+    loaded model needs ``path``; an ``onnx.ModelProto`` or its bytes (or the
+    :class:`~sonnx.loader.memory.ModelBytes` of ``sonnx crosscheck -``) are given
+    to the oracles as they are. A model-local function that shadows a standard operator raises
     :class:`~sonnx.base.errors.FunctionShadowingError`: the oracles would run the standard operator, sonnx the
     function, and a disagreement would only restate that.
     """
@@ -256,6 +281,11 @@ def crosscheck(
         return cross_check(path, names, check_seed(seed), inputs_file, tol, model=model)
     if path is not None:
         raise UsageError("path= names an already loaded Model; a model file is named by its own path")
+    if is_in_memory(model):  # the oracles run the very bytes sonnx read
+        given = model_bytes_of(model)
+        loaded = load_model(given)
+        refuse_shadowing(loaded)
+        return cross_check(given.name, names, check_seed(seed), inputs_file, tol, model=loaded, data=given.data)
     source = _path(model)
     loaded = load_model(source)
     refuse_shadowing(loaded)
@@ -285,7 +315,9 @@ def _path(model: object) -> str:
     if isinstance(model, os.PathLike):
         model = os.fspath(model)
     if not isinstance(model, str):
-        raise UsageError(f"expected a model path or a sonnx Model, not {type(model).__name__}")
+        raise UsageError(
+            f"expected a model path, a sonnx Model, an onnx.ModelProto or its bytes, not {type(model).__name__}"
+        )
     return model
 
 

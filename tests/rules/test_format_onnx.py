@@ -380,7 +380,9 @@ def test_the_unknown_verdicts_give_their_exact_reasons(tmp_path: Path, monkeypat
 def test_a_source_path_that_is_no_file_is_unknown(tmp_path: Path) -> None:
     m = dataclasses.replace(model(seed_example()), source=str(tmp_path / "gone.onnx"))
     v = run(ID, m)
-    assert v.reason == "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)"
+    assert v.reason == (
+        "the model was not read from a file nor given as bytes (FORMAT-ONNX checks what the model was read from)"
+    )
     assert v.severity is Severity.ERROR
 
 

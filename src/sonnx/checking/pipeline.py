@@ -42,6 +42,7 @@ from ..execution.orders import ID as ORDERS_ID
 from ..execution.orders import check_orders
 from ..loader.derived import Given, ReadAgain
 from ..loader.load import Derived, load_model_and_derived
+from ..loader.memory import ModelBytes
 from ..loader.writer import model_bytes
 from ..model.graph import Model
 from ..rules import run_rules
@@ -97,19 +98,21 @@ DerivedTypes = Callable[[Model, bool], Derived]
 
 
 def _prove(
-    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes
+    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes,
+    data: bytes | None = None,
 ) -> _Proofs:
     """The rules' verdicts, with the SMT engine's combined in when it runs.
 
     ``derived``: the types onnx derives for the model (spec 9.4), as :func:`check_file` and :func:`check_model`
-    give them.
+    give them; ``data``: the bytes of a model read from no file, which FORMAT-ONNX checks.
     """
     declared = {n for n in model.graph.inputs if n not in model.graph.initialized}
     unknown = [n for n, _, _ in options.input_ranges or () if n not in declared]
     if unknown:
         raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
     trial = trial_run if model.weights_loaded else None
-    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between)
+    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between,
+                     model_bytes=data)
     direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
@@ -135,7 +138,7 @@ def _prove(
 
 
 def check_file(
-    path: str,
+    path: str | ModelBytes,
     options: CheckOptions | None = None,
     progress: Say | None = None,
     freeze_gc: bool = False,
@@ -155,10 +158,15 @@ def check_file(
     The main graph's embedded weights are read from the file when
     needed (``weights_from_file``), so the file must stay unchanged while the
     report's model is used.
+
+    ``path`` may instead hold the bytes of a model read from no file (:mod:`sonnx.loader.memory`): they are
+    loaded as a file's bytes are, FORMAT-ONNX and the cross-checks are given the same bytes, and the waivers
+    name the model by their SHA-256.
     """
     opts = options or CheckOptions()
     say = progress or quiet
-    say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
+    name, data = (path.name, path.data) if isinstance(path, ModelBytes) else (path, None)
+    say(f"loading {name}" + ("" if opts.read_weights else " (structure only, weights not read)"))
     try:
         # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
         model, derived = load_model_and_derived(
@@ -168,15 +176,17 @@ def check_file(
             derive=lambda m: asks_for_derived(m, opts.profile),
         )
     except SonnxError as exc:
-        return ModelReport(path, error=exc)
+        return ModelReport(name, error=exc)
     if freeze_gc:
         gc.freeze()
-    report = _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given)
-    return _select_and_waive(report, opts, path)
+    report = _check_loaded(model, opts, name, say, export_stem, Given(model, derived), given=given, data=data)
+    return _select_and_waive(report, opts, name, path.sha256 if isinstance(path, ModelBytes) else None)
 
 
-def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None) -> ModelReport:
-    """Step 6: the selection, then the waivers, which name the model by the SHA-256 of the file at ``path``."""
+def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None, digest: str | None = None
+                      ) -> ModelReport:
+    """Step 6: the selection, then the waivers, which name the model by the SHA-256 of the file at ``path`` (or by
+    ``digest``, that of the bytes of a model read from no file)."""
     if opts.select is not None or opts.ignore:
         verdicts = apply_selection(report.verdicts, opts.profile, opts.select, opts.ignore)
         record = {**selection_record(opts.select, opts.ignore), "not_checked": left_out(
@@ -186,7 +196,7 @@ def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None)
         if path is None:
             raise UsageError("waivers name the model by its file's SHA-256: check the model's file, not a Model")
         try:
-            digest = sha256_file(Path(path))
+            digest = digest or sha256_file(Path(path))
         except OSError as exc:
             raise WaiverError(f"--waivers: cannot hash {path}: {exc.strerror or exc}") from None
         waived, record = apply_waivers(
@@ -248,8 +258,9 @@ def _check_loaded(
     export_stem: str | None,
     derived: DerivedTypes,
     given: Mapping[str, OracleResult] | None = None,
+    data: bytes | None = None,
 ) -> ModelReport:
-    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived`` as for :func:`_prove`)."""
+    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived`` and ``data`` as for :func:`_prove`)."""
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
@@ -258,7 +269,7 @@ def _check_loaded(
     if opts.declarations is not None:  # a premise the model refutes is refused before any verdict rests on it
         check_declarations(model, opts.declarations)
         notes = tuple(unused(model, opts.declarations))
-    proofs = _prove(model, path, opts, say, export_stem, derived)
+    proofs = _prove(model, path, opts, say, export_stem, derived, data)
     proofs = replace(proofs, verdicts=assuming(proofs.verdicts, model, opts), findings=assuming(proofs.findings,
                      model, opts))
     verdicts = list(proofs.verdicts)
@@ -268,7 +279,8 @@ def _check_loaded(
     crosscheck: CrossCheckReport | None = None
     if opts.oracles:
         say(f"cross-checking with {', '.join(opts.oracles)}")
-        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given)
+        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given,
+                                 data=data)
         verdicts.extend(crosscheck_verdicts(crosscheck))
     return ModelReport(
         path,
@@ -293,12 +305,12 @@ def assuming(verdicts: Sequence[Verdict], model: Model, opts: CheckOptions) -> t
     return tuple(replace(v, assumes=(*v.assumes, fact)) if v.rule_id in resting else v for v in verdicts)
 
 
-def export_stems(paths: Sequence[str]) -> list[str]:
+def export_stems(paths: Sequence[str | ModelBytes]) -> list[str]:
     """A distinct file-name stem per model for ``smt_dir`` (``m``, ``m-2``... when two files share a stem)."""
     used: set[str] = set()
     out = []
     for path in paths:
-        stem = Path(path).stem or "model"
+        stem = path.stem if isinstance(path, ModelBytes) else (Path(path).stem or "model")
         candidate, k = stem, 2
         while candidate in used:
             candidate, k = f"{stem}-{k}", k + 1
@@ -327,7 +339,7 @@ def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | 
 
 
 def check_with_evidence(
-    path: str,
+    path: str | ModelBytes,
     options: CheckOptions,
     progress: Say | None = None,
     freeze_gc: bool = False,
@@ -337,8 +349,11 @@ def check_with_evidence(
 
     The check itself runs on the absolute paths of the model and the inputs
     file: the bundle renames both to their place in the bundle
-    (:mod:`sonnx.checking.evidence.render`), which needs them spelled in full.
+    (:mod:`sonnx.checking.evidence.render`), which needs them spelled in full. A model read from no file is
+    refused (:class:`UsageError`): the bundle is a copy of the model's file.
     """
+    if isinstance(path, ModelBytes):
+        raise UsageError(f"--evidence copies the model's file into the bundle; {path.name} has none")
     absolute = os.path.abspath(path)
     run_opts = replace(
         options,
@@ -353,9 +368,11 @@ def check_with_evidence(
 
 
 def check_models(
-    paths: Sequence[str], options: CheckOptions | None = None, progress: Say | None = None, freeze_gc: bool = False
+    paths: Sequence[str | ModelBytes], options: CheckOptions | None = None, progress: Say | None = None,
+    freeze_gc: bool = False,
 ) -> CheckRun:
-    """Check every model of ``paths``; write the evidence bundle when the options ask for one.
+    """Check every model of ``paths`` (files, or bytes read from no file); write the evidence bundle when the options
+    ask for one (only of a file).
 
     The options are checked against the list first (a bundle holds one model,
     its destination must be free), so a usage error comes before any work.

@@ -23,7 +23,8 @@ from ..checking.report import json_document
 from ..rules.declarations import assumption
 from .check import add_check_options, options_from, write_outputs
 from .colour import batch_column, wanted, write_report
-from .common import add_progress, add_report_outputs, check_report_outputs, output_format, progress_for
+from .common import add_progress, add_report_outputs, check_report_outputs, no_stdin, output_format, progress_for
+from .verbose import write_verbose
 
 
 def positive(text: str) -> int:
@@ -124,6 +125,8 @@ def summary_table(batch: Batch) -> str:
 def run_batch_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Find the models, check them all, print the summary (or JSON / SARIF), write the report files."""
     options = options_from(args)
+    for path in args.paths:
+        no_stdin(path, "sonnx batch")
     models = find_models(args.paths)
     check_report_outputs(args, models)
     batch = run_batch(
@@ -148,4 +151,6 @@ def run_batch_command(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, 
         width = max([5, *(len(r[0]) for r in _findings(batch))])
         write_report(stdout, summary_table(batch), wanted(args.color, stdout), batch_column(width))
     write_outputs(args, reports, options.profile, batch.exit_code, batch.seconds())
+    if args.verbose:
+        write_verbose(stderr, prog, reports)
     return batch.exit_code

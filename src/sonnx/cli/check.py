@@ -11,7 +11,9 @@ Exit codes (the same for every subcommand that checks something):
   out: outcome PARTIAL), or the tool itself failed. Never a pass.
 
 The report goes to stdout as text, JSON or SARIF (``--format``); ``--junit``
-and ``--sarif`` also write it to files, whatever stdout shows.
+and ``--sarif`` also write it to files, whatever stdout shows. A ``MODEL``
+given as ``-`` is read from standard input and named ``<stdin>`` in the
+report; ``-v`` adds the engines behind each verdict on stderr (:mod:`.verbose`).
 """
 
 from __future__ import annotations
@@ -36,22 +38,26 @@ from ..rules.shapes_terms import parse_dims
 from ..smt.pool import POOL_MIN_OPERATIONS
 from .colour import wanted, write_report
 from .common import (
+    MODEL_HELP_STDIN,
+    STDIN_MODEL,
     add_progress,
     add_report_outputs,
     add_seed,
     add_tolerance,
     check_report_outputs,
     metadata_keys,
+    model_arguments,
     operator_list,
     output_format,
     progress_for,
     tolerance_from,
 )
+from .verbose import write_verbose
 
 
 def add_check_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``sonnx-check`` (shared with ``sonnx check``)."""
-    p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s) to check")
+    p.add_argument("models", nargs="+", metavar="MODEL", help="ONNX model file(s) to check" + MODEL_HELP_STDIN)
     add_report_outputs(p, "the report")
     add_check_options(
         p, "write an evidence bundle of the check to DIR (one model only; DIR must not exist or be empty)"
@@ -263,10 +269,10 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     if args.findings_only and fmt != "text":
         raise UsageError(f"--findings-only applies to the text report, not to --format {fmt}")
     models = models_for_changes(args.models) if args.changed_files else list(args.models)
-    check_report_outputs(args, models)
+    check_report_outputs(args, [m for m in models if m != STDIN_MODEL])
     if not models:
         return nothing_to_check(args, options.profile, fmt, stdout)
-    run = check_models(models, options, progress_for(args, prog, stderr), freeze_gc=True)
+    run = check_models(model_arguments(models), options, progress_for(args, prog, stderr), freeze_gc=True)
     if fmt == "json":
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
     elif fmt == "sarif":
@@ -276,6 +282,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
         text = text_report(checked, options.profile, args.findings_only) if checked else ""
         write_report(stdout, text, wanted(args.color, stdout))
     write_outputs(args, run.reports, options.profile, run.exit_code)
+    if args.verbose:
+        write_verbose(stderr, prog, run.reports)
     for r in run.reports:
         if r.error is not None:
             stderr.write(f"{prog}: {printable(r.error.one_line())}\n")

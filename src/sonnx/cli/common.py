@@ -1,9 +1,13 @@
 """What every subcommand shares: argument types, the progress and JSON options, one-line argument errors.
 
-Every subcommand takes ``-q/--quiet`` and ``--progress`` (progress goes to
-stderr, by default only when stderr is a terminal) and, where its result is
-a report, ``--json``. The checking commands (``sonnx-check``, ``sonnx batch``)
-also take ``--format text|json|sarif``, ``--junit FILE`` and ``--sarif FILE``.
+Every subcommand takes ``-q/--quiet``, ``--progress`` (progress goes to
+stderr, by default only when stderr is a terminal) and ``-v/--verbose``
+(progress, and for a check the engines behind each verdict) and, where its
+result is a report, ``--json``. ``-v`` with ``-q`` is a usage error, as
+``--progress`` with ``-q`` is. A ``MODEL`` given as ``-`` is read from standard
+input (:func:`model_argument`) by the commands that name it so in their help.
+The checking commands (``sonnx-check``, ``sonnx batch``) also take
+``--format text|json|sarif``, ``--junit FILE`` and ``--sarif FILE``.
 """
 
 from __future__ import annotations
@@ -11,13 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any, TextIO
+import sys
+from collections.abc import Sequence
+from typing import Any, BinaryIO, TextIO
 
 from ..base.errors import UsageError
 from ..base.files import refuse_overwrite
 from ..base.progress import Progress
 from ..checking.options import check_docs_url, check_seed, operator_pair
 from ..differential.metrics import Tolerance
+from ..loader.memory import ModelBytes, read_stream
 from .colour import add_color
 
 
@@ -47,6 +54,14 @@ def add_progress(p: argparse.ArgumentParser) -> None:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--progress", dest="progress", action="store_true", default=None, help="always show progress")
     g.add_argument("-q", "--quiet", dest="progress", action="store_false", help="never show progress")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="show progress on stderr (as --progress) and, for a check, also on stderr after the report: the "
+        "engines that ran (with the SMT solver's parameters) and which engine decided each verdict, with what it "
+        "recorded; stdout is unchanged. Given twice, the same as once; not with -q",
+    )
 
 
 def add_json(p: argparse.ArgumentParser, what: str = "the report") -> None:
@@ -104,8 +119,52 @@ def check_report_outputs(args: argparse.Namespace, inputs: list[str]) -> None:
 
 def progress_for(args: argparse.Namespace, prog: str, stderr: TextIO) -> Progress:
     """The progress reporter the options ask for (by default: only when stderr is a terminal)."""
-    show = args.progress if args.progress is not None else stderr.isatty()
+    verbose = bool(getattr(args, "verbose", False))
+    if verbose and args.progress is False:
+        raise UsageError("-v/--verbose shows what -q/--quiet hides: give one of them")
+    show = True if verbose else (args.progress if args.progress is not None else stderr.isatty())
     return Progress(prog, show, stderr)
+
+
+STDIN_MODEL = "-"
+"""A ``MODEL`` argument that means: read the model's bytes from standard input."""
+
+MODEL_HELP_STDIN = "; - reads the model from standard input (no external data; ./- names a file called -)"
+"""The end of the help of a ``MODEL`` argument that :func:`model_argument` reads."""
+
+
+def model_argument(text: str, stdin: BinaryIO | None = None) -> str | ModelBytes:
+    """A ``MODEL`` argument: the path as given, or for ``-`` the bytes read from standard input (``stdin``: the
+    process's own by default), bounded as :func:`sonnx.loader.memory.read_stream` bounds them.
+
+    Those bytes are read as the file they came from would be, but they have
+    no folder: a tensor kept in external data is refused rather than looked
+    for relative to the current directory (:mod:`sonnx.loader.memory`).
+    """
+    if text != STDIN_MODEL:
+        return text
+    if stdin is None:
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            raise UsageError("MODEL -: this process has no standard input to read the model from")
+        stdin = stream
+    return read_stream(stdin)
+
+
+def model_arguments(texts: Sequence[str]) -> list[str | ModelBytes]:
+    """Several ``MODEL`` arguments (:func:`model_argument`); standard input can be read once only."""
+    if list(texts).count(STDIN_MODEL) > 1:
+        raise UsageError("MODEL -: standard input can be read only once; give - once")
+    return [model_argument(t) for t in texts]
+
+
+def no_stdin(text: str, command: str) -> None:
+    """Refuse ``-`` as the ``MODEL`` of ``command``, which works on the model's file (:class:`UsageError`)."""
+    if text == STDIN_MODEL:
+        raise UsageError(
+            f"MODEL -: {command} works on the model's file; standard input is read by sonnx-check, sonnx run "
+            "and sonnx crosscheck (./- names a file called -)"
+        )
 
 
 def add_tolerance(p: argparse.ArgumentParser) -> None:

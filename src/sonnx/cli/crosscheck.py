@@ -12,12 +12,24 @@ from typing import TextIO
 from .. import api
 from ..differential.oracles import ORACLES
 from ..differential.run import parse_oracles, text_lines
-from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
+from ..loader.memory import STDIN
+from .common import (
+    MODEL_HELP_STDIN,
+    STDIN_MODEL,
+    add_json,
+    add_progress,
+    add_seed,
+    add_tolerance,
+    model_argument,
+    progress_for,
+    tolerance_from,
+    write_json,
+)
 
 
 def add_crosscheck_arguments(p: argparse.ArgumentParser) -> None:
     """The options of ``sonnx crosscheck``."""
-    p.add_argument("model", metavar="MODEL", help="ONNX model to cross-check")
+    p.add_argument("model", metavar="MODEL", help="ONNX model to cross-check" + MODEL_HELP_STDIN)
     p.add_argument(
         "--oracles",
         default=",".join(ORACLES),
@@ -38,9 +50,9 @@ def add_crosscheck_arguments(p: argparse.ArgumentParser) -> None:
 def run_crosscheck(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     oracles = parse_oracles(args.oracles, "--oracles")
     say = progress_for(args, prog, stderr)
-    say(f"cross-checking {args.model} with {', '.join(oracles)}")
+    say(f"cross-checking {STDIN if args.model == STDIN_MODEL else args.model} with {', '.join(oracles)}")
     report = api.crosscheck(
-        args.model, oracles=oracles, seed=args.seed, inputs=args.inputs, tolerance=tolerance_from(args)
+        model_argument(args.model), oracles=oracles, seed=args.seed, inputs=args.inputs, tolerance=tolerance_from(args)
     )
     say("done")
     if args.json:

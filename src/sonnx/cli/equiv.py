@@ -11,7 +11,7 @@ from typing import TextIO
 
 from ..checking.equiv import INTERMEDIATES, equivalence
 from ..checking.equiv import text as equiv_text
-from .common import add_json, add_progress, add_seed, add_tolerance, progress_for, tolerance_from, write_json
+from .common import add_json, add_progress, add_seed, add_tolerance, no_stdin, progress_for, tolerance_from, write_json
 from .validation_args import add_validation_arguments, given_from, sets_from
 
 
@@ -33,6 +33,8 @@ def add_equiv_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_equiv(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
+    for model in (args.a, args.b):
+        no_stdin(model, "sonnx equiv")
     report = equivalence(
         args.a,
         args.b,

@@ -80,6 +80,8 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("sonnx-check --profile sonnx-strict --json examples/strict_dense.onnx", "the strict profile, as JSON"),
         ("sonnx-check --evidence bundle examples/cnn_block.onnx", "also write an evidence bundle"),
         ("sonnx-check --engine both --orders 5 examples/cnn_block.onnx", "both engines, and 5 seeded schedules"),
+        ("sonnx-check -v examples/cnn_block.onnx", "progress, then the engine behind each verdict, on stderr"),
+        ("sonnx-check --json -", "the model piped on standard input (cat m.onnx | sonnx-check --json -)"),
     ),
     "check": (("sonnx check examples/cnn_block.onnx", "the same as sonnx-check examples/cnn_block.onnx"),),
     "batch": (
@@ -89,6 +91,7 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
     "run": (
         ("sonnx run examples/cnn_block.onnx --output out.npz", "random inputs drawn from the declared types"),
         ("sonnx run examples/cnn_block.onnx --inputs in.npz --repeat 20 --threads 1", "timed runs on given inputs"),
+        ("sonnx run - --output out.npz", "the model piped on standard input (cat m.onnx | sonnx run - ...)"),
     ),
     "crosscheck": (
         ("sonnx crosscheck examples/cnn_block.onnx", "sonnx's executor against the other runtimes"),

@@ -26,7 +26,7 @@ from ..base.errors import UsageError
 from ..base.files import refuse_overwrite
 from ..partition import DEFAULT_DEVICE, PartitionReport, Provider, save_partition
 from ..partition.job import TITLES, partition_job
-from .common import add_json, add_progress, add_seed, operator_list, progress_for, write_json
+from .common import add_json, add_progress, add_seed, no_stdin, operator_list, progress_for, write_json
 
 
 def parse_provider(text: str) -> Provider:
@@ -70,6 +70,7 @@ def _print(report: PartitionReport, args: argparse.Namespace, out: TextIO) -> No
 
 def run_partition(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     """Produce or verify a partition; print the verdicts; return the exit code."""
+    no_stdin(args.files[0], "sonnx partition")
     if args.check:
         if len(args.files) != 2:
             raise UsageError("--check takes MODEL PARTITION.json")

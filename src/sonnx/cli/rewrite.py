@@ -20,7 +20,7 @@ from typing import TextIO
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
 from ..rewrite import PASS_NAMES, rewrite_file, select
 from ..rewrite.validate import DIFFERS, NOT_ESTABLISHED, domain_lines, not_compared_text, summarize
-from .common import add_json, add_progress, add_seed, progress_for, write_json
+from .common import add_json, add_progress, add_seed, no_stdin, progress_for, write_json
 from .validation_args import add_validation_arguments, given_from, sets_from
 
 
@@ -48,6 +48,7 @@ def add_rewrite_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_rewrite(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
+    no_stdin(args.input, "sonnx rewrite")
     passes = select(args.passes)
     result, written = rewrite_file(
         args.input,

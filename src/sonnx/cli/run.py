@@ -50,14 +50,24 @@ from ..execution.inputs.json_file import file_form
 from ..execution.profiling import summarise, trace_events
 from ..execution.signature import output_misfits
 from ..loader import load_model
+from ..loader.memory import STDIN
 from ..model.graph import Model
-from .common import add_json, add_progress, add_seed, progress_for, write_json
+from .common import (
+    MODEL_HELP_STDIN,
+    STDIN_MODEL,
+    add_json,
+    add_progress,
+    add_seed,
+    model_argument,
+    progress_for,
+    write_json,
+)
 from .run_values import DEFAULT_PRINT_LIMIT, print_limit, value_statistics, values_json, values_text
 from .validation_args import budget
 
 
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", metavar="MODEL", help="ONNX model to execute")
+    p.add_argument("model", metavar="MODEL", help="ONNX model to execute" + MODEL_HELP_STDIN)
     p.add_argument(
         "--inputs", metavar="FILE.npz|FILE.json",
         help="input values keyed by graph-input name (.npz tensors, or JSON for every input kind: maps, sequences, "
@@ -93,7 +103,8 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
         raise UsageError("--repeat must be at least 0")
     threads = check_threads(args.threads) if args.threads is not None else machine_cores()
     make_scheduler = scheduler_factory(args.schedule)
-    sources = [args.model, *([args.inputs] if args.inputs else [])]
+    sources = [s for s in [args.model, *([args.inputs] if args.inputs else [])] if s != STDIN_MODEL]
+    shown = STDIN if args.model == STDIN_MODEL else args.model
     if args.output:
         refuse_overwrite(args.output, sources, "--output")
     if args.trace:
@@ -101,8 +112,8 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     if args.timings_alias:  # said even when progress is off: the name will go
         stderr.write(f"{prog}: note: --profile is deprecated here, use --timings (the same per-operation timings)\n")
     say = progress_for(args, prog, stderr)
-    say(f"loading {args.model}")
-    model = load_model(args.model, weights_from_file=True)
+    say(f"loading {shown}")
+    model = load_model(model_argument(args.model), weights_from_file=True)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
     profiled = args.timings or args.timings_alias or bool(args.trace)
     with blas_threads(threads) as pools:
@@ -132,7 +143,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     misfits = output_misfits(model, feeds, outputs)
     if args.json:
         doc: dict[str, object] = {
-            "model": args.model,
+            "model": shown,
             "outputs": {
                 n: {"dtype": d, "shape": s, "statistics": stats_json[n]}
                 | ({"values": values_json(outputs[n], args.print_limit)} if args.print_values else {})

@@ -265,8 +265,12 @@ def cross_check(
     tolerance: Tolerance | None = None,
     model: Model | None = None,
     given: Mapping[str, OracleResult] | None = None,
+    data: bytes | None = None,
 ) -> CrossCheckReport:
     """Run the executor and each oracle on ``path`` with the same inputs; compare every output.
+
+    ``data``: the bytes of a model read from no file (``model`` then holds it and ``path`` names it); the
+    oracles run those bytes, as they run a file's.
 
     ``given`` holds results to use instead of running an oracle (a replay of
     an evidence bundle where that runtime is missing, taken on trust by the
@@ -303,7 +307,7 @@ def cross_check(
         report.steps = step_tolerances(model, tol.quant_steps)
     if tol.policy == "sonnx-wg":
         report.classes = output_classes(model)
-    proto, load_error = _load_proto(path)
+    proto, load_error = _load_proto(path) if data is None else _proto_of(data)
     for name in oracles:
         if given is not None and name in given:
             report.results.append(given[name])
@@ -324,6 +328,14 @@ def _load_proto(path: str) -> tuple[onnx.ModelProto | None, str]:
         return onnx.load(path), ""
     except Exception as exc:
         return None, f"onnx cannot read the file: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+
+
+def _proto_of(data: bytes) -> tuple[onnx.ModelProto | None, str]:
+    """The model of ``data`` as onnx reads it (the oracles run those bytes, not our model)."""
+    try:
+        return onnx.load_model_from_string(data), ""
+    except Exception as exc:
+        return None, f"onnx cannot read the bytes: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
 
 
 def text_lines(report: CrossCheckReport) -> list[str]:

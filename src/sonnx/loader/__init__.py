@@ -8,6 +8,8 @@ Public API:
   derives from enforced facts for the same bytes, read once (the check gives
   them to the rules; :mod:`sonnx.loader.derived` does the same for a model
   held in memory);
+* :func:`load_model_bytes` and :mod:`sonnx.loader.memory` -- the same for a model
+  that has no file (an ``onnx.ModelProto``, bytes, stdin), read as a file's bytes;
 * :class:`AttributeRef` -- the value of a reference to a function's formal
   attribute, found only in the bodies kept in ``Model.functions``
   (attribute type ``"REF"``);
@@ -23,6 +25,16 @@ from __future__ import annotations
 
 from .attributes import REF, AttributeRef
 from .inferred import load_with_inferred_shapes
-from .load import Derived, load_model, load_model_and_derived
+from .load import Derived, load_model, load_model_and_derived, load_model_bytes
+from .memory import ModelBytes
 
-__all__ = ["REF", "AttributeRef", "Derived", "load_model", "load_model_and_derived", "load_with_inferred_shapes"]
+__all__ = [
+    "REF",
+    "AttributeRef",
+    "Derived",
+    "ModelBytes",
+    "load_model",
+    "load_model_and_derived",
+    "load_model_bytes",
+    "load_with_inferred_shapes",
+]

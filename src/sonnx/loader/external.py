@@ -65,7 +65,9 @@ class ExternalData:
     """Checks and reads the external data of one model file.
 
     ``model_path`` is the path of the model as given; the base folder is its
-    folder, resolved. ``display`` is how messages name the model file.
+    folder, resolved. An empty ``model_path`` is a model read from no file
+    (:mod:`.memory`): it has no folder, so every external location is refused.
+    ``display`` is how messages name the model file.
     ``check_contents`` is True when weights are requested: each data file is
     then also opened once and its size checked against the number of bytes
     the tensor needs.
@@ -73,7 +75,7 @@ class ExternalData:
 
     def __init__(self, model_path: str, display: str, check_contents: bool) -> None:
         self.model_path = display
-        self.base = os.path.realpath(os.path.dirname(os.path.abspath(model_path)))
+        self.base = os.path.realpath(os.path.dirname(os.path.abspath(model_path))) if model_path else ""
         self.check_contents = check_contents
         self._readable: dict[str, int] = {}
 
@@ -97,6 +99,13 @@ class ExternalData:
         if offset is None:
             offset = 0
         length = self._number(tensor, keys, "length")
+        if not self.base:
+            raise self._fail(
+                ExternalDataError,
+                tensor,
+                f"its data is in the external file {location!r}, and a model given in memory or on stdin has no "
+                "folder to find it in; check the model's file instead",
+            )
         resolved = os.path.realpath(os.path.join(self.base, location))
         if os.path.commonpath([resolved, self.base]) != self.base:
             raise self._fail(

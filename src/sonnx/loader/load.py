@@ -42,6 +42,7 @@ from .detach import ModelFile, Span, detach_weights, identity_of
 from .external import ExternalData
 from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
+from .memory import ModelBytes
 from .proto import ModelProto, decode_detail, text
 from .sandbox import Failure, contained
 from .unenforced import drop_unenforced
@@ -61,7 +62,11 @@ def _display(path: str) -> str:
 
 
 def load_model(
-    path: PathLike, *, read_weights: bool = True, infer_shapes: bool = False, weights_from_file: bool = False
+    path: PathLike | ModelBytes,
+    *,
+    read_weights: bool = True,
+    infer_shapes: bool = False,
+    weights_from_file: bool = False,
 ) -> Model:
     """Load the ONNX model at ``path``.
 
@@ -91,10 +96,19 @@ def load_model(
     the file. It has no effect with ``infer_shapes`` (the bytes parsed are
     then onnx's, not the file's).
 
+    ``path`` may instead be the bytes of a model read from no file
+    (:func:`load_model_bytes`): they are read as a file's bytes, with
+    ``infer_shapes`` too; ``weights_from_file`` does not apply to them.
+
     Every failure is a :class:`~sonnx.base.errors.SonnxError` with a one-line
     message naming the file: an input problem as an ``InputError`` subclass,
     an unexpected internal failure as a ``ToolError``.
     """
+    if isinstance(path, ModelBytes):
+        if infer_shapes:
+            shown, data = _display(path.name), path.data
+            return _guarded(shown, lambda: _load("", shown, read_weights, False, _inference(data, shown))[0])
+        return load_model_bytes(path, read_weights=read_weights)[0]
     path, display = _path(path)
     if infer_shapes:
         return _guarded(display, lambda: _load(path, display, read_weights, False, _inferred(path, display))[0])
@@ -102,7 +116,11 @@ def load_model(
 
 
 def load_model_and_derived(
-    path: PathLike, *, read_weights: bool = True, weights_from_file: bool = False, derive: Callable[[Model], bool]
+    path: PathLike | ModelBytes,
+    *,
+    read_weights: bool = True,
+    weights_from_file: bool = False,
+    derive: Callable[[Model], bool],
 ) -> tuple[Model, Derived | None]:
     """:func:`load_model`, and the types onnx's inference derives for the same bytes when ``derive`` asks for them.
 
@@ -115,10 +133,28 @@ def load_model_and_derived(
     its weights. A failure there is no failure of the load: the
     :class:`Derived` record holds no model and says why (a reason without the
     path, so that an evidence bundle replays it unchanged). None when
-    ``derive`` did not ask.
+    ``derive`` did not ask. Bytes read from no file are loaded by :func:`load_model_bytes`.
     """
+    if isinstance(path, ModelBytes):
+        return load_model_bytes(path, read_weights=read_weights, derive=derive)
     path, display = _path(path)
     return _guarded(display, lambda: _load(path, display, read_weights, weights_from_file, derive=derive))
+
+
+def load_model_bytes(
+    source: ModelBytes, *, read_weights: bool = True, derive: Callable[[Model], bool] | None = None
+) -> tuple[Model, Derived | None]:
+    """:func:`load_model_and_derived` for a model that has no file: its bytes (:mod:`.memory`).
+
+    The bytes go through the decoding and the refusals of a file's bytes, in
+    the same order, and messages name ``source.name``; the model's ``source``
+    is empty (it was read from no file). It has no folder, so a tensor kept
+    in external data is refused (:class:`~sonnx.base.errors.ExternalDataError`).
+    Its weights are kept in memory. The derived types, when ``derive`` asks,
+    are those of the same bytes.
+    """
+    display = _display(source.name)
+    return _guarded(display, lambda: _load("", display, read_weights, False, derive=derive, given=source.data))
 
 
 class Derived(NamedTuple):
@@ -292,16 +328,21 @@ def _load(
     weights_from_file: bool,
     inferred: bytes | None = None,
     derive: Callable[[Model], bool] | None = None,
+    given: bytes | None = None,
 ) -> tuple[Model, Derived | None]:
-    """Convert the model at ``path`` (from ``inferred`` when given: the same file after shape inference), and
-    its derived types when ``derive`` asks (see :func:`load_model_and_derived`)."""
+    """Convert the model at ``path`` (from ``inferred`` when given: the same file after shape inference; from
+    ``given`` for a model without a file, ``path`` then empty), and its derived types when ``derive`` asks (see
+    :func:`load_model_and_derived`)."""
     file: ModelFile | None = None
-    if inferred is None:
-        data, file = _read_file(path, display)
-    else:
+    if inferred is not None:
         data, inferred = inferred, None
+    elif given is not None:
+        data = given
+    else:
+        data, file = _read_file(path, display)
     m, raw = _parse(data, display, weights_from_file and file is not None)
-    kept = [data] if derive is not None and file is not None else []  # for the inference, only when it may run
+    # the bytes are kept for the inference only when it may run
+    kept = [data] if derive is not None and (file is not None or given is not None) else []
     del data  # cut-out weights are read from the file again, when their values are read
     if not m.HasField("graph"):
         raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")

@@ -91,6 +91,10 @@ class CheckConfig:
     input_ranges: tuple[tuple[str, int | float, int | float], ...] | None = None
     """The element ranges the user declares for graph inputs (``--input-range x=-1..1``), as ``(input, lo, hi)``:
     assumptions the error-condition rules of spec/operators.rst section 5 rest on and state. None: none declared."""
+    model_bytes: bytes | None = None
+    """The ONNX bytes the model was read from when it was read from no file (an ``onnx.ModelProto`` given in memory,
+    a model read from stdin: :mod:`sonnx.loader.memory`), given by the layer that loaded it; FORMAT-ONNX gives them
+    to onnx's checker. None: the model's file (``Model.source``) is what FORMAT-ONNX checks."""
 
 
 @dataclass

@@ -24,6 +24,16 @@ not a defect of the model, so it is never reported as a violation:
 * under ``--structure-only`` (no weight byte is read) or when the value needed
   is a larger external tensor, the verdict is UNKNOWN with that reason.
 
+A model read from no file (an ``onnx.ModelProto`` given to the Python API, a
+model piped to ``sonnx-check -``) is checked the same way on the very bytes
+the loader read (:attr:`~sonnx.rules.base.CheckConfig.model_bytes`):
+``check_model(bytes, full_check=True)``, which is the full check of the file
+those bytes would be. Such a model has no folder, so the loader has already
+refused any tensor kept in external data (:mod:`sonnx.loader.memory`); were
+the checker still to ask for an external tensor's value, the verdict would be
+UNKNOWN, since there is no folder to read it from. Such a model is below
+protobuf's 2 GiB limit by construction.
+
 Likewise when the checker's own protobuf parser gives up on a file that
 sonnx's loader decoded (protobuf stops at 100 levels of nesting, which sonnx's
 loader does not): UNKNOWN, not VIOLATED.
@@ -71,9 +81,9 @@ SMALL_EXTERNAL = 64 * 1024
 EXTERNAL_LIMIT = "Cannot parse data from external tensors"
 """The start of the message of onnx's shape inference when it needs an external tensor's value."""
 
-UNPARSED = "Unable to parse proto from file"
-"""The start of onnx.checker's message when its own protobuf parser gives up on a file sonnx's loader decoded
-(protobuf's limit of 100 nesting levels, for one): a limit of the checker, not a finding."""
+UNPARSED = "Unable to parse proto from"
+"""The start of onnx.checker's message when its own protobuf parser gives up on a file (or bytes) sonnx's loader
+decoded (protobuf's limit of 100 nesting levels, for one): a limit of the checker, not a finding."""
 
 MESSAGE_SHOWN = 300
 """Characters of the checker's message kept in the one-line summary (the whole message is in the data)."""
@@ -164,16 +174,24 @@ def _two_step(path: str) -> Verdict:
     return Verdict.proved(ID, SEVERITY)
 
 
-def run_checker(path: str, read_weights: bool) -> Verdict:
-    """The verdict of onnx's full check on the model file at ``path`` (see the module text)."""
+def run_checker(path: str | bytes, read_weights: bool) -> Verdict:
+    """The verdict of onnx's full check on the model file at ``path``, or on the model's bytes when it was read
+    from no file (see the module text)."""
     from onnx import checker, shape_inference
 
-    how = "check_model(path, full_check=True)"
+    how = "check_model(path, full_check=True)" if isinstance(path, str) else "check_model(bytes, full_check=True)"
     try:
         checker.check_model(path, full_check=True)
     except shape_inference.InferenceError as exc:
         if EXTERNAL_LIMIT not in str(exc):
             return _finding("shape inference", str(exc), how)
+        if not isinstance(path, str):
+            return Verdict.unknown(
+                ID,
+                "onnx's shape inference needs the value of a tensor kept in external data, and a model read from no "
+                "file has no folder to read it from",
+                SEVERITY,
+            )
         if not read_weights:
             return Verdict.unknown(
                 ID,
@@ -195,12 +213,17 @@ def run_checker(path: str, read_weights: bool) -> Verdict:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    path = ctx.model.source
-    if not path or not os.path.isfile(path):
-        return Verdict.unknown(
-            ID, "the model was not read from a file (FORMAT-ONNX checks the file the model was read from)", SEVERITY
-        )
-    outcome = contained(_guarded, path, ctx.config.read_weights, ctx.model.ir_version, _has_nested(ctx))
+    target: str | bytes | None = ctx.config.model_bytes
+    if target is None:
+        target = ctx.model.source
+        if not target or not os.path.isfile(target):
+            return Verdict.unknown(
+                ID,
+                "the model was not read from a file nor given as bytes (FORMAT-ONNX checks what the model was read "
+                "from)",
+                SEVERITY,
+            )
+    outcome = contained(_guarded, target, ctx.config.read_weights, ctx.model.ir_version, _has_nested(ctx))
     if isinstance(outcome, Failure):
         return Verdict.unknown(
             ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
@@ -208,7 +231,7 @@ def check(ctx: CheckContext) -> Verdict:
     return outcome
 
 
-def undefined_annotations(path: str, nested: bool) -> Verdict:
+def undefined_annotations(raw: bytes, nested: bool) -> Verdict:
     """VIOLATED when the file uses an annotation field its IR version does not define (:mod:`sonnx.loader.irfields`).
 
     A model without nested graphs is first read through a view of the
@@ -217,8 +240,6 @@ def undefined_annotations(path: str, nested: bool) -> Verdict:
     or when graphs are nested in attributes."""
     import onnx
 
-    with open(path, "rb") as fh:
-        raw = fh.read()
     if not nested and annotations_clean(raw):
         return Verdict.proved(ID, SEVERITY)
     found = annotations_used(onnx.load_model_from_string(raw))
@@ -237,12 +258,15 @@ def _has_nested(ctx: CheckContext) -> bool:
     return any(next(islice(g.nested(), 1, None), None) is not None for g in roots)
 
 
-def _guarded(path: str, read_weights: bool, ir_version: int, nested: bool) -> Verdict:
+def _guarded(path: str | bytes, read_weights: bool, ir_version: int, nested: bool) -> Verdict:
     """:func:`run_checker`, then (when it passes) :func:`undefined_annotations`; an unexpected exception of the
     checker is UNKNOWN (a crash, not a finding). A ``MemoryError`` is left to the sandbox, which names the limit."""
     try:
         verdict = run_checker(path, read_weights)
         if verdict.status is Status.PROVED and ir_version < NEWEST_ANNOTATION:
+            if isinstance(path, str):
+                with open(path, "rb") as fh:
+                    return undefined_annotations(fh.read(), nested)
             return undefined_annotations(path, nested)
         return verdict
     except MemoryError:
