@@ -186,13 +186,13 @@ def conclusion(suite: str, results: Sequence[CaseResult], tors: Sequence[TorStat
         return (f"INCOMPLETE: {counted(not_run, 'case')} could not run in this environment; "
                 "no conclusion on the TORs they verify")
     if open_tors:
-        tors = counted(len(open_tors), "TOR")
+        n_tors = counted(len(open_tors), "TOR")
         listed = f"{', '.join(open_tors[:5])}{', ...' if len(open_tors) > 5 else ''}"
         if suite == "small":
-            return (f"every case of the small suite passed; it does not cover {tors} ({listed}): "
+            return (f"every case of the small suite passed; it does not cover {n_tors} ({listed}): "
                     "only the full suite can verify every TOR")
         verb = "is" if len(open_tors) == 1 else "are"
-        return f"INCOMPLETE: every case passed, but {tors} {verb} not covered by the suite ({listed})"
+        return f"INCOMPLETE: every case passed, but {n_tors} {verb} not covered by the suite ({listed})"
     return "all TORs verified in this environment"
 
 
