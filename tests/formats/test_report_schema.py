@@ -15,7 +15,8 @@ import pytest
 from sonnx.base.verdict import Verdict
 from sonnx.checking import report as report_module
 from sonnx.checking.report import JSON_SCHEMA_VERSION, ModelReport
-from tests.common.cli import EXAMPLES, check, sonnx
+from sonnx.cli import check_main, main
+from tests.common.cli import EXAMPLES, check, prints_json_report, sonnx
 from tests.common.report_schema import SCHEMA, WRITERS, schema_errors
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -79,3 +80,12 @@ def _imports_json_document(path: Path) -> bool:
 def test_the_watch_covers_every_module_that_imports_json_document() -> None:
     found = {".".join(p.relative_to(SRC).with_suffix("").parts) for p in SRC.rglob("*.py") if _imports_json_document(p)}
     assert found | {"sonnx.checking.report"} == set(WRITERS)
+
+
+def test_the_cli_helpers_check_exactly_the_commands_that_print_the_report() -> None:
+    assert prints_json_report(check_main, ("-q", "--json", "m.onnx"))
+    assert prints_json_report(check_main, ("--format", "json", "m.onnx"))
+    assert prints_json_report(main, ("batch", "--format=json", "d"))
+    assert not prints_json_report(check_main, ("--format", "sarif", "m.onnx"))
+    assert not prints_json_report(check_main, ("--json", "--help"))
+    assert not prints_json_report(main, ("run", "--json", "m.onnx"))
