@@ -274,7 +274,7 @@ def _crosscheck_section(cc: CrossCheckReport, docs_url: str | None) -> str:
     parts = ["<h2>Cross-checks</h2>"]
     source = f"inputs from {cc.inputs_file}" if cc.inputs_file else f"random inputs drawn with seed {cc.seed}"
     parts.append(
-        f"<p>NumPy executor against {len(cc.results)} oracle(s), {escape(source)}. Outcome: "
+        f"<p>NumPy executor against {counted(len(cc.results), 'oracle')}, {escape(source)}. Outcome: "
         f"{_status_cell(cc.outcome, '')}.</p>"
     )
     if cc.subject_error is not None:
