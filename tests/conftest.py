@@ -1,4 +1,4 @@
-"""Test-suite wide settings: Hypothesis profiles.
+"""Test-suite wide settings: Hypothesis profiles, and the JSON report's schema checked on every report.
 
 ``ci`` (the default) keeps the property tests within the CI budget; ``fuzz``
 is the long campaign behind ``make fuzz``. Select with HYPOTHESIS_PROFILE.
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,3 +30,12 @@ if os.environ.get("HYPOTHESIS_MAX_EXAMPLES"):
         max_examples=int(os.environ["HYPOTHESIS_MAX_EXAMPLES"]),
     )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _every_json_report_meets_its_schema() -> Iterator[None]:
+    """Every JSON report the tool builds during the run is checked against ``sonnx/data/report.schema.json``."""
+    from tests.common.report_schema import watch_json_reports
+
+    with watch_json_reports():
+        yield

@@ -134,4 +134,4 @@ def test_batch_says_its_results_assume_the_declarations(tmp_path: Path) -> None:
     models = [str(fused_matmul_model(tmp_path / f"m{k}.onnx")) for k in range(2)]
     code, out, _ = sonnx("batch", "-j", "1", *models, "--operator-declarations", str(decl))
     assert code == 0
-    assert "note: 2 model(s) checked assuming operator declarations ops.toml (sha256 " in out
+    assert "note: 2 models checked assuming operator declarations ops.toml (sha256 " in out

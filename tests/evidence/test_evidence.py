@@ -155,6 +155,22 @@ def test_forged_verdict_with_consistent_hashes_fails(cnn_bundle: Path, tmp_path:
     code, out = verify(d)
     assert code == 1 and "verdicts.json: differs from the file the re-run check renders" in out
     assert "the bundle has '\"status\": \"VIOLATED\",', the re-run gives '\"status\": \"PROVED\",'" in out
+    assert "verdicts.json: GRAPH-C2: the bundle records VIOLATED, the re-run gives PROVED" in out
+
+
+@pytest.mark.rule("GRAPH-C2")
+def test_a_forged_warning_is_named_with_the_reports_word(cnn_bundle: Path, tmp_path: Path) -> None:
+    """verify words a changed verdict as the text report would: WARNING for VIOLATED with severity warning,
+    whatever label the forged file writes beside them."""
+    d = copy_of(cnn_bundle, tmp_path)
+    doc = json.loads((d / "verdicts.json").read_text())
+    v = next(x for x in doc["models"][0]["verdicts"] if x["rule"] == "GRAPH-C2")
+    v["status"], v["severity"], v["label"], v["witness"] = "VIOLATED", "warning", "PROVED", {"summary": "forged"}
+    (d / "verdicts.json").write_text(json.dumps(doc, indent=2) + "\n")
+    rehash(d, "verdicts.json")
+    code, out = verify(d)
+    assert code == 1 and "verdicts.json: GRAPH-C2: the bundle records WARNING, the re-run gives PROVED" in out
+    assert out.startswith("FAILED: 3 differences")
 
 
 def test_executor_run_is_recorded_and_a_forged_output_digest_fails(cnn_bundle: Path, tmp_path: Path) -> None:

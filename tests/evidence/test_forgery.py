@@ -233,7 +233,7 @@ def test_a_missing_runtime_is_named_and_refused_unless_trusted(
     code, out = verify(differ, "--trust", "crosscheck")
     assert code == 0, out
     assert "taken on trust: the onnxruntime figures of crosscheck.json" in out and "confirms" not in out
-    assert out.startswith("verified but 1 claim(s) taken on trust: ")
+    assert out.startswith("verified but 1 claim taken on trust: ")
     # the trusted figures still decide the verdicts, which are re-derived from them: a flipped outcome is refused
     d = copy_of(differ, tmp_path)
 

@@ -53,7 +53,8 @@ def test_the_wheel_carries_the_licence_and_the_package_data(dist: Path) -> None:
     with zipfile.ZipFile(_one(dist, "sonnx-*.whl")) as whl:
         names = set(whl.namelist())
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
-    for data in ("rule_texts.json", "strict_operators.json", "traceability.json", "wg_traceability.json"):
+    for data in ("report.schema.json", "rule_texts.json", "strict_operators.json", "traceability.json",
+                 "wg_traceability.json"):
         assert f"sonnx/data/{data}" in names, data
     assert "sonnx/py.typed" in names and not any(n.startswith(("tests/", "tools/")) for n in names)
 

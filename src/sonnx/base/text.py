@@ -85,3 +85,12 @@ class SafeStream:
 def safe_stream(inner: TextIO) -> TextIO:
     """``inner`` wrapped in a :class:`SafeStream` (typed as the text stream it stands for)."""
     return cast(TextIO, SafeStream(inner))
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` followed by ``noun``, in the plural unless ``n`` is 1: ``1 operation``, ``0 operations``.
+
+    Every count the command line prints goes through it, so that no line reads "1 operations". ``plural``
+    is the plural form when it is not ``noun`` + "s" (``1 input set``/``2 input sets`` need none).
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"

@@ -43,6 +43,21 @@ class Severity(enum.Enum):
     WARNING = "warning"
 
 
+WARNING = "WARNING"
+"""The word every output shows for a VIOLATED verdict of severity ``warning`` (see :func:`label`)."""
+
+
+def label(status: str, severity: str) -> str:
+    """The word a report shows for a verdict: its status, except WARNING for a violated warning-severity rule.
+
+    The status stays VIOLATED (the rule does not hold; the witness says where) and the severity says that it does
+    not fail the check; the label is the one word the text report, the JSON report (``label``), the evidence
+    bundle's page, JUnit and ``evidence verify`` all print for that pair, computed here from the two values so
+    that no output words a warning its own way.
+    """
+    return WARNING if status == Status.VIOLATED.value and severity == Severity.WARNING.value else status
+
+
 @dataclass(frozen=True)
 class Witness:
     """Evidence for a violation.
@@ -151,6 +166,7 @@ class Verdict:
             "rule": self.rule_id,
             "status": self.status.value,
             "severity": self.severity.value,
+            "label": self.label,
             "engine": self.engine,
         }
         if self.witness is not None:
@@ -164,6 +180,11 @@ class Verdict:
         if self.assumes:
             out["assumes"] = list(self.assumes)
         return out
+
+    @property
+    def label(self) -> str:
+        """The word the reports show for this verdict (:func:`label`): WARNING for a violated warning rule."""
+        return label(self.status.value, self.severity.value)
 
     @property
     def shown_status(self) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
-from ..base.text import printable
+from ..base.text import counted, printable
 from ..base.verdict import Severity, Status, Verdict
 from ..base.version import __version__
 from ..differential.run import CrossCheckReport
@@ -192,6 +192,44 @@ JSON_SCHEMA_VERSION = 1
 MAX_TEXT_ITEMS = 8
 
 
+def rule_column() -> int:
+    """The width of the text report's rule column: the longest ID a check can report, plus one space.
+
+    With the space that follows the column, every title stands at least two spaces after its ID, the longest
+    included, and the column is the same for every model and every selection, so reports line up.
+    """
+    return max(len(rule_id) for rule_id in titles()) + 1
+
+
+def outcome_reason(r: ModelReport) -> str | None:
+    """Why the outcome is TESTED, WAIVED or PARTIAL rather than what the rules' verdicts alone would suggest.
+
+    A TESTED outcome names the verdicts that rest on samples (what each tried): nothing failed, but a sampled
+    check is never a proof, so the model as a whole is not PROVED. WAIVED names the accepted findings, PARTIAL
+    the rules the selection left out (spec/graph.rst, section 9.1). None for the other outcomes, which the
+    verdicts above the result line explain by themselves.
+    """
+    outcome = getattr(r.outcome, "value", r.outcome)  # the outcome's word, whether a string or an enum
+    verdicts = r.all_verdicts()
+    if outcome == "TESTED":
+        tested = [v for v in verdicts if v.status is Status.TESTED]
+        others = [v for v in verdicts if v.status is not Status.TESTED]
+        rest = ("every other verdict is PROVED" if all(v.status is Status.PROVED for v in others)
+                else "no other verdict fails the check or is UNKNOWN")
+        what = "; ".join(f"{v.rule_id} is TESTED on {v.details['tested']}" for v in tested)
+        return (f"{rest}, but {what}: a test on samples is not a proof, so the model as a whole is TESTED, "
+                "not PROVED")
+    if outcome == "WAIVED":
+        waived = [v.rule_id for v in verdicts if v.status is Status.WAIVED]
+        return (f"nothing else fails, but the waivers file accepts {counted(len(waived), 'finding')} "
+                f"({', '.join(waived)}): the model as a whole is WAIVED, not PROVED")
+    if outcome == "PARTIAL":
+        left = [v.rule_id for v in verdicts if v.status is Status.NOT_CHECKED]
+        return (f"every rule checked holds, but the selection left {counted(len(left), 'rule')} out: "
+                "conformance to the profile is not shown")
+    return None
+
+
 def model_summary(model: Model) -> dict[str, Any]:
     """Facts about a loaded model for the report header."""
     nested = sum(1 for _ in model.graph.nested()) - 1
@@ -219,10 +257,7 @@ def _format_item(value: Any, nested: bool = False) -> str:
 
 def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
     """The text lines of one verdict: status, rule (in a column ``width`` wide), title, then witness or reason."""
-    tag = v.status.value
-    if v.status is Status.VIOLATED and v.severity.value == "warning":
-        tag = "WARNING"
-    lines = [f"  {tag:<9} {v.rule_id:<{width}} {title}"]
+    lines = [f"  {v.label:<9} {v.rule_id:<{width}} {title}"]
     for fact in v.assumes:  # never silent: a verdict resting on a declaration says so under its status
         lines.append(f"            assuming: {printable(fact)}")
     # every field may hold names from the model: one line each, controls escaped (sonnx.base.text)
@@ -259,7 +294,7 @@ def run_notes(r: ModelReport) -> list[str]:
     out = []
     if r.selection is not None and r.selection["not_checked"]:
         left = r.selection["not_checked"]
-        out.append(f"  note: {len(left)} rule(s) not checked (selection): {', '.join(left)}")
+        out.append(f"  note: {counted(len(left), 'rule')} not checked (selection): {', '.join(left)}")
     if r.waivers is not None:
         w = r.waivers
         out.append(f"  waivers: {printable(w['file'])} (SHA-256 {w['sha256']}), judged on {w['date']}")
@@ -303,11 +338,11 @@ def text_report(reports: Sequence[ModelReport], profile: str, findings_only: boo
             continue
         opsets = ", ".join(f"{k} {v}" for k, v in s["opset_imports"].items())
         out.append(
-            f"  IR {s['ir_version']}, opsets: {opsets or 'none'}; {s['operations']} operations, "
-            f"{s['nested_graphs']} nested graphs; profile {profile}"
+            f"  IR {s['ir_version']}, opsets: {opsets or 'none'}; {counted(s['operations'], 'operation')}, "
+            f"{counted(s['nested_graphs'], 'nested graph')}; profile {profile}"
             + ("" if s["weights_loaded"] else "; weights not read")
         )
-        width = max([22, *(len(v.rule_id) for v in r.all_verdicts())])
+        width = max([rule_column(), *(len(v.rule_id) + 1 for v in r.all_verdicts())])
         if findings_only:
             del out[start + 1:]  # the summary line is no finding
         shown = [v for v in r.all_verdicts() if not findings_only or is_finding(v)]
@@ -319,7 +354,7 @@ def text_report(reports: Sequence[ModelReport], profile: str, findings_only: boo
         out.extend(f"  warning: {printable(n)}" for n in r.notes)
         c = r.counts()
         out.append(
-            f"result: {r.outcome} ({c['errors']} violated, {c['warnings']} warnings, "
+            f"result: {r.outcome} ({c['errors']} violated, {counted(c['warnings'], 'warning')}, "
             f"{c['unknown']} unknown, {c['proved']} proved"
             + (f", {c['tested']} tested" if c["tested"] else "")
             + (f", {c['waived']} waived" if c.get("waived") else "")
@@ -329,6 +364,9 @@ def text_report(reports: Sequence[ModelReport], profile: str, findings_only: boo
         )
         if findings_only and len(out) - start == 2:  # nothing between the model and its result: one line
             out[start:] = [f"{out[start]}; {out[-1]}"]
+        why = outcome_reason(r)
+        if why is not None:
+            out.append(f"  why: {printable(why)}")
         out.append("")
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -360,6 +398,9 @@ def json_document(
             entry["warnings"] = list(r.notes)
         if r.assumptions():
             entry["assumes"] = r.assumptions()
+        why = outcome_reason(r) if r.error is None else None
+        if why is not None:
+            entry["outcome_reason"] = why
         models.append(entry)
     return {
         "schema_version": JSON_SCHEMA_VERSION,

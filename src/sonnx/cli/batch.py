@@ -15,7 +15,7 @@ import argparse
 import json
 from typing import TextIO
 
-from ..base.text import printable
+from ..base.text import counted, printable
 from ..base.verdict import Severity, Status
 from ..checking.batch import EXECUTORS, Batch, find_models, run_batch
 from ..checking.formats.sarif import sarif_report
@@ -92,7 +92,7 @@ def _findings(batch: Batch) -> list[tuple[str, str, str, str]]:
             parts += [f"{v.rule_id} (unknown)" for v in r.all_verdicts() if v.status is Status.UNKNOWN]
             parts += [f"{v.rule_id} (waived)" for v in r.all_verdicts() if v.status is Status.WAIVED]
             if r.selection is not None and r.selection["not_checked"]:
-                parts.append(f"{len(r.selection['not_checked'])} rule(s) not checked")
+                parts.append(f"{counted(len(r.selection['not_checked']), 'rule')} not checked")
             parts += [f"tool error: {d}" for d in r.disagreements]
             what = ", ".join(parts) or "-"
         rows.append((printable(item.path), r.outcome, what, f"{item.seconds:.1f} s"))
@@ -111,14 +111,15 @@ def summary_table(batch: Batch) -> str:
         counts[item.report.outcome] = counts.get(item.report.outcome, 0) + 1
     tally = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     lines.append(
-        f"batch: {len(batch.items)} models ({tally}); profile {batch.options.profile}; {batch.where}; "
+        f"batch: {counted(len(batch.items), 'model')} ({tally}); profile {batch.options.profile}; {batch.where}; "
         f"exit {batch.exit_code}"
     )
     for note in batch.notes:
         lines.append(f"note: {note}")
     assumed = [item.report.path for item in batch.items if item.report.assumptions()]
     if assumed and batch.options.declarations is not None:  # results that rest on the user's declarations say so
-        lines.append(f"note: {len(assumed)} model(s) checked assuming {assumption(batch.options.declarations)}")
+        checked = counted(len(assumed), "model")
+        lines.append(f"note: {checked} checked assuming {assumption(batch.options.declarations)}")
     return "\n".join(lines) + "\n"
 
 

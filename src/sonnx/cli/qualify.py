@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from ..base.text import counted
 from ..checking.qualify.cases import SUITES
 from ..checking.qualify.kit import qualify
 from .common import add_progress, progress_for
@@ -31,9 +32,9 @@ def run_qualify(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: 
     s = result.summary
     c, t = s["cases"], s["tors"]
     stdout.write(
-        f"{result.directory}: {c['total']} case(s): {c['PASSED']} passed, {c['FAILED']} failed, "
+        f"{result.directory}: {counted(c['total'], 'case')}: {c['PASSED']} passed, {c['FAILED']} failed, "
         f"{c['NOT RUN']} not run; "
-        f"{t['total']} TOR(s): {t['VERIFIED']} verified, {t['FAILED']} failed, {t['NOT RUN']} not run, "
+        f"{counted(t['total'], 'TOR')}: {t['VERIFIED']} verified, {t['FAILED']} failed, {t['NOT RUN']} not run, "
         f"{t['NOT COVERED']} not covered\n"
     )
     for r in result.results:

@@ -43,6 +43,7 @@ from .. import api
 from ..api import scheduler_factory
 from ..base.errors import UsageError
 from ..base.files import refuse_overwrite, write_atomically, write_npz
+from ..base.text import counted
 from ..base.threads import blas_threads, check_threads, machine_cores
 from ..execution.executor import Probe, execute, model_plan, timed_runs
 from ..execution.inputs import load_inputs
@@ -117,17 +118,17 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
     feeds = load_inputs(model, args.inputs, args.input, args.seed)
     profiled = args.timings or args.timings_alias or bool(args.trace)
     with blas_threads(threads) as pools:
-        say(f"running ({threads} BLAS thread{'s' if threads != 1 else ''})")
+        say(f"running ({counted(threads, 'BLAS thread')})")
         outputs = api.run(model, feeds, seed=args.seed, schedule=args.schedule, budget=args.budget)
         if args.output:
             _write_outputs(args.output, model, outputs)
         times = []
         if args.repeat:
-            say(f"timing {args.repeat} runs")
+            say(f"timing {counted(args.repeat, 'run')}")
             times = timed_runs(model, feeds, make_scheduler, args.repeat)
         probes: list[Probe] = []
         if profiled:
-            say(f"profiling {max(1, args.repeat)} run(s)")
+            say(f"profiling {counted(max(1, args.repeat), 'run')}")
             for _ in range(max(1, args.repeat)):
                 probe = Probe()
                 execute(model, feeds, make_scheduler(), probe=probe)

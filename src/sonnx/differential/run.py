@@ -40,6 +40,7 @@ import numpy as np
 import onnx
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
+from ..base.text import counted
 from ..base.threads import CHECK_THREADS, blas_threads
 from ..base.version import __version__
 from ..execution.executor import execute
@@ -389,6 +390,7 @@ def text_lines(report: CrossCheckReport) -> list[str]:
                         f" (abs {w.abs_error:.3g}, ulp {w.ulp})"
                     )
     known = sum(1 for r in report.results if r.outcome == "KNOWN-DEVIATION")
-    extra = f"; {known} oracle(s) differ where they are known to be wrong, figures above" if known else ""
+    verb = "differs" if known == 1 else "differ"
+    extra = f"; {counted(known, 'oracle')} {verb} where they are known to be wrong, figures above" if known else ""
     lines.append(f"result: {report.outcome} (exit {report.exit_code}{extra})")
     return lines

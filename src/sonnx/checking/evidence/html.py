@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from ...base.verdict import Status, Verdict
+from ...base.text import counted
+from ...base.verdict import Status, Verdict, label
 from ...differential.run import CrossCheckReport
 from ..options import CheckOptions
 from ..report import ModelReport, spec_sections, titles
@@ -151,7 +152,7 @@ def _table(head: list[str], rows: Iterable[list[str]]) -> str:
 
 
 def _status_cell(status: str, severity: str) -> str:
-    shown = "WARNING" if status == "VIOLATED" and severity == "warning" else status
+    shown = label(status, severity)
     return f'<span class="{shown}">{escape(shown)}</span>'
 
 
@@ -197,7 +198,7 @@ def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) 
     c = report.counts()
     body.append(
         f"<p>Outcome: {_status_cell(report.outcome, '')} (exit code {report.exit_code}): {c['errors']} violated, "
-        f"{c['warnings']} warnings, {c['unknown']} unknown, {c['proved']} proved, {c['tested']} tested "
+        f"{counted(c['warnings'], 'warning')}, {c['unknown']} unknown, {c['proved']} proved, {c['tested']} tested "
         "(passed on the samples stated, not proved)"
         + "".join(f", {c[k]} {k.replace('_', ' ')}" for k in ("waived", "not_checked") if k in c)
         + ". Profile "
@@ -273,7 +274,7 @@ def _crosscheck_section(cc: CrossCheckReport, docs_url: str | None) -> str:
     parts = ["<h2>Cross-checks</h2>"]
     source = f"inputs from {cc.inputs_file}" if cc.inputs_file else f"random inputs drawn with seed {cc.seed}"
     parts.append(
-        f"<p>NumPy executor against {len(cc.results)} oracle(s), {escape(source)}. Outcome: "
+        f"<p>NumPy executor against {counted(len(cc.results), 'oracle')}, {escape(source)}. Outcome: "
         f"{_status_cell(cc.outcome, '')}.</p>"
     )
     if cc.subject_error is not None:

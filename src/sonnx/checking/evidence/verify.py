@@ -46,6 +46,8 @@ from typing import Any
 import z3
 
 from ...base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, InputError, UsageError
+from ...base.text import counted
+from ...base.verdict import label
 from ...smt.smtlib import cvc5_answers, expected_answer
 from ...smt.solver import SolverSettings, make_solver
 from ..options import check_docs_url
@@ -71,6 +73,12 @@ MANIFEST_KEYS = (
 )
 SOLVER_TIME_LIMIT_MS = 120_000
 """Wall-clock limit of one solver call while verifying (the resource limit is the project's own)."""
+SINGULAR = {
+    "files hashed": "file hashed",
+    "files re-derived byte for byte": "file re-derived byte for byte",
+    "SMT obligations re-solved from their files": "SMT obligation re-solved from its file",
+}
+"""The singular of each count :class:`Verification` keeps (its JSON keys are the plural phrases)."""
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 _DATE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
 
@@ -112,15 +120,15 @@ class Verification:
     def lines(self) -> list[str]:
         out = []
         if self.differences:
-            out.append(f"FAILED: {len(self.differences)} difference(s)")
+            out.append(f"FAILED: {counted(len(self.differences), 'difference')}")
             out.extend(f"  - {d}" for d in self.differences[:MAX_LISTED])
             if len(self.differences) > MAX_LISTED:
                 out.append(f"  ... and {len(self.differences) - MAX_LISTED} more")
         elif self.refused:
-            out.append(f"NOT VERIFIED: {len(self.refused)} claim(s) could not be re-derived here")
+            out.append(f"NOT VERIFIED: {counted(len(self.refused), 'claim')} could not be re-derived here")
         else:
-            done = ", ".join(f"{v} {k}" for k, v in self.counts.items())
-            trusted = f" but {len(self.trusted)} claim(s) taken on trust" if self.trusted else ""
+            done = ", ".join(counted(v, SINGULAR.get(k, k), k) for k, v in self.counts.items())
+            trusted = f" but {counted(len(self.trusted), 'claim')} taken on trust" if self.trusted else ""
             out.append(f"verified{trusted}: {done}")
         out.extend(f"  not re-derived: {r}" for r in self.refused)
         out.extend(f"  taken on trust: {t}" for t in self.trusted)
@@ -241,6 +249,45 @@ def _first_difference(have: bytes, want: bytes) -> str:
     return "same lines, other bytes"
 
 
+VERDICTS = "verdicts.json"
+"""The bundle's JSON report: a difference in it is also said verdict by verdict (:func:`verdict_changes`)."""
+
+
+def _labels(document: Any) -> dict[tuple[str, str], str]:
+    """(model path, rule) -> the word the reports show for that verdict, from a JSON report's status and severity.
+
+    The word is computed from ``status`` and ``severity`` (:func:`sonnx.base.verdict.label`), never read from the
+    document's own ``label``, which a forged bundle could set to anything.
+    """
+    out: dict[tuple[str, str], str] = {}
+    models = document.get("models") if isinstance(document, dict) else None
+    for m in models if isinstance(models, list) else []:
+        verdicts = m.get("verdicts") if isinstance(m, dict) else None
+        for v in verdicts if isinstance(verdicts, list) else []:
+            if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in ("rule", "status", "severity")):
+                out[(str(m.get("path")), v["rule"])] = label(v["status"], v["severity"])
+    return out
+
+
+def verdict_changes(have: bytes, want: bytes) -> list[str]:
+    """Each verdict whose shown word differs between the bundle's JSON report and the re-run's, in one line each.
+
+    The same words as the text report (WARNING for a violated warning-severity rule), so that a reviewer reads a
+    changed verdict as the check would print it. Empty when the bundle's copy is not readable JSON.
+    """
+    try:
+        old = _labels(parse_json(have, VERDICTS))
+    except BundleFileError:
+        return []
+    new = _labels(json.loads(want))
+    return [
+        f"{VERDICTS}: {rule}: the bundle records {old.get((path, rule), 'no verdict')}, "
+        f"the re-run gives {new.get((path, rule), 'no verdict')}"
+        for path, rule in dict.fromkeys([*new, *old])
+        if old.get((path, rule)) != new.get((path, rule))
+    ]
+
+
 def compare_rendered(
     work: Path, rendered: dict[str, bytes], copies: set[str], listed: set[str], v: Verification
 ) -> None:
@@ -256,6 +303,8 @@ def compare_rendered(
         if have != data:
             where = _first_difference(have, data)
             v.differences.append(f"{rel}: differs from the file the re-run check renders ({where})")
+            if rel == VERDICTS:
+                v.differences.extend(verdict_changes(have, data))
     v.counts["files re-derived byte for byte"] = sum(1 for rel in rendered if rel in listed)
 
 

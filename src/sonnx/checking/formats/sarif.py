@@ -31,7 +31,9 @@ witness summary; its location is the model file; the operations the witness
 names (entries with an ``operation`` key, with their ``index`` and graph
 ``scope``) are its ``relatedLocations``, as logical locations of kind
 ``function`` whose fully qualified name is ``<scope>/<operation label>#<index>``.
-The witness data itself is kept in the result's ``properties``.
+The witness data itself is kept in the result's ``properties``, beside the verdict's ``status``, ``severity``
+and ``label`` (the word the text report shows: WARNING for a violated warning-severity rule,
+:func:`sonnx.base.verdict.label`).
 
 A model that could not be checked (unreadable file, engines that disagree)
 is a ``toolExecutionNotifications`` entry of level ``error`` and makes the
@@ -185,10 +187,12 @@ def _result(v: Verdict, level: str, rule_index: int, artifact: dict[str, Any]) -
             }
             for e in v.details["waivers"]
         ]
-        waived["properties"]["status"] = v.status.value
+        waived["properties"]["status"] = waived["properties"]["label"] = v.status.value
         return waived
     location = {"physicalLocation": {"artifactLocation": artifact}}
-    props: dict[str, Any] = {"status": v.status.value, "severity": v.severity.value, "engine": v.engine}
+    props: dict[str, Any] = {
+        "status": v.status.value, "severity": v.severity.value, "label": v.label, "engine": v.engine,
+    }
     if v.witness is not None:
         text = v.witness.summary
         props["witness"] = dict(v.witness.data)

@@ -22,6 +22,7 @@ from typing import Any
 
 from ...base.build_info import PEER_DISTRIBUTIONS, build_identity
 from ...base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED
+from ...base.text import counted
 from ...rules.registry import rules_for
 from . import requirements as tor
 from .cases import Case, rule_tors
@@ -180,15 +181,18 @@ def conclusion(suite: str, results: Sequence[CaseResult], tors: Sequence[TorStat
     not_run = sum(r.status == NOT_RUN for r in results)
     open_tors = [t.requirement.id for t in tors if t.status != VERIFIED]
     if failed:
-        return f"FAILED: {failed} case(s) failed; the TORs they verify do not hold in this environment"
+        return f"FAILED: {counted(failed, 'case')} failed; the TORs they verify do not hold in this environment"
     if not_run:
-        return f"INCOMPLETE: {not_run} case(s) could not run in this environment; no conclusion on the TORs they verify"
+        return (f"INCOMPLETE: {counted(not_run, 'case')} could not run in this environment; "
+                "no conclusion on the TORs they verify")
     if open_tors:
+        n_tors = counted(len(open_tors), "TOR")
         listed = f"{', '.join(open_tors[:5])}{', ...' if len(open_tors) > 5 else ''}"
         if suite == "small":
-            return (f"every case of the small suite passed; it does not cover {len(open_tors)} TOR(s) ({listed}): "
+            return (f"every case of the small suite passed; it does not cover {n_tors} ({listed}): "
                     "only the full suite can verify every TOR")
-        return f"INCOMPLETE: every case passed, but {len(open_tors)} TOR(s) are not covered by the suite ({listed})"
+        verb = "is" if len(open_tors) == 1 else "are"
+        return f"INCOMPLETE: every case passed, but {n_tors} {verb} not covered by the suite ({listed})"
     return "all TORs verified in this environment"
 
 

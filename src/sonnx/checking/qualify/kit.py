@@ -20,6 +20,7 @@ from typing import Any
 from ...base.errors import UsageError
 from ...base.files import WriteError, write_directory
 from ...base.progress import Say, quiet
+from ...base.text import counted
 from . import documents as docs
 from . import pages
 from .cases import SUITES, suite
@@ -67,7 +68,7 @@ def _write(folder: Path, name: str, doc: dict[str, Any], render: Renderer) -> No
 def _fill(folder: Path, suite_name: str, jobs: int, say: Say) -> tuple[list[CaseResult], dict[str, Any]]:
     start = time.perf_counter()
     cases = suite(suite_name)
-    say(f"running the {suite_name} qualification suite: {len(cases)} case(s)")
+    say(f"running the {suite_name} qualification suite: {counted(len(cases), 'case')}")
     results = run_cases(cases, folder / "models", jobs, say)
     when = docs.now()
     runs = folder / "runs"
