@@ -168,7 +168,7 @@ def check_file(
             derive=lambda m: asks_for_derived(m, opts.profile),
         )
     except SonnxError as exc:
-        return ModelReport(path, error=exc)
+        return ModelReport(path, error=exc, profile=opts.profile)
     if freeze_gc:
         gc.freeze()
     report = _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given)
@@ -280,6 +280,7 @@ def _check_loaded(
         obligations=proofs.obligations,
         crosscheck=crosscheck,
         notes=notes,
+        profile=opts.profile,
     )
 
 
