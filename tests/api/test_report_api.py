@@ -172,6 +172,10 @@ def test_verdict_batch_and_crosscheck_reprs_are_one_line(tmp_path: Path) -> None
 def test_a_batch_error_report_names_its_profile(tmp_path: Path) -> None:
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
-    [report] = sonnx.batch([broken], workers=1, profile="sonnx-strict").reports
-    assert report.outcome is Outcome.ERROR and report.to_json()["profile"] == "sonnx-strict"
-    assert re.fullmatch(rf"<ModelReport {re.escape(str(broken))}: ERROR \(exit 2; .+\)>", repr(report))
+    reports = {r.path: r for r in sonnx.batch([broken, CNN], workers=1, profile="sonnx-strict", dims="NOPE=1..4").reports}
+    unreadable, refused = reports[str(broken)], reports[CNN]
+    # unreadable: the pipeline's error report; refused: an error raised out of the check, reported by the batch
+    for report in (unreadable, refused):
+        assert report.outcome is Outcome.ERROR and report.to_json()["profile"] == "sonnx-strict"
+        assert re.fullmatch(rf"<ModelReport {re.escape(report.path)}: ERROR \(exit 2; .+\)>", repr(report))
+    assert refused.error is not None and "NOPE" in refused.error.one_line()
