@@ -172,7 +172,8 @@ def test_verdict_batch_and_crosscheck_reprs_are_one_line(tmp_path: Path) -> None
 def test_a_batch_error_report_names_its_profile(tmp_path: Path) -> None:
     broken = tmp_path / "broken.onnx"
     broken.write_bytes(b"not a model")
-    reports = {r.path: r for r in sonnx.batch([broken, CNN], workers=1, profile="sonnx-strict", dims="NOPE=1..4").reports}
+    batch = sonnx.batch([broken, CNN], workers=1, profile="sonnx-strict", dims="NOPE=1..4")
+    reports = {r.path: r for r in batch.reports}
     unreadable, refused = reports[str(broken)], reports[CNN]
     # unreadable: the pipeline's error report; refused: an error raised out of the check, reported by the batch
     for report in (unreadable, refused):
