@@ -114,7 +114,6 @@ def _cells(fragment: str) -> _Cells:
     return parser
 
 
-@pytest.mark.rule("GRAPH-R1")
 def test_html_is_the_table_of_verdicts_with_their_witnesses() -> None:
     report = _report(SEED, "sonnx")
     page = _cells(report._repr_html_())

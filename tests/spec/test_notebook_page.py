@@ -48,7 +48,6 @@ def executed() -> list[Any]:
     return [c for c in nb.cells if c.cell_type == "code"]
 
 
-@pytest.mark.rule("GRAPH-R1")
 def test_the_notebook_shows_each_report_as_its_table(executed: list[Any]) -> None:
     tables = [c for c in executed if "<table" in _outputs(c, "text/html")]
     assert len(tables) == 2, [_outputs(c, "text/plain") for c in executed]
