@@ -123,7 +123,7 @@ def report_table(
     rows = []
     for v in verdicts:
         cells = (
-            f"<code>{_text(v.rule_id)}</code>",
+            f'<code style="white-space:nowrap">{_text(v.rule_id)}</code>',
             status_word(v.status, v.severity),
             _text(v.severity.value),
             _text(titles.get(v.rule_id, "")),
