@@ -188,10 +188,8 @@ class ModelReport:
 
     def __repr__(self) -> str:
         """One line: the model, its outcome and exit code, and the counts (or the error)."""
-        if self.error is not None:
-            tail = printable(self.error.one_line())
-        else:
-            tail = ", ".join(f"{k}={n}" for k, n in self.counts.items())
+        counts = ", ".join(f"{k}={n}" for k, n in self.counts.items())
+        tail = counts if self.error is None else printable(self.error.one_line())
         return f"<ModelReport {printable(self.path)}: {self.outcome.value} (exit {self.exit_code}; {tail})>"
 
     def _repr_html_(self) -> str:
