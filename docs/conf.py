@@ -8,8 +8,12 @@ time from the code by the local extension ``_ext/sonnx_docs.py``, into
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
 
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -27,7 +31,7 @@ version = release = sonnx.__version__
 
 extensions = [
     "sphinx.ext.autodoc", "sphinx_needs", "sonnx_docs", "evidence_docs", "coq_docs", "reference_docs", "spec_docs",
-    "example_docs", "seed_trace_docs",
+    "example_docs", "seed_trace_docs", "myst_nb",
 ]
 
 exclude_patterns = ["_build", ".gitignore", "_generated/determinism.rst"]  # included by the spec, not a page
@@ -68,3 +72,24 @@ needs_id_required = True
 needs_build_json = True
 # A :need: reference shows the whole title (the default cuts it to 30 characters and an ellipsis).
 needs_role_need_max_title_length = -1
+
+# myst-nb: notebook.ipynb ("sonnx in a notebook") is run from top to bottom on every build, in docs/, and the
+# build fails when a cell raises; the kernel imports sonnx from this checkout's src/, like this file does.
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True
+nb_execution_timeout = 600
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))
+# The pages are reStructuredText and notebooks only: myst-nb would also read every .md file under docs/
+# (a README next to a page) as a page, so that suffix is taken back once the extensions have added theirs.
+source_suffix = {".rst": "restructuredtext", ".ipynb": "myst-nb"}
+PAGE_SUFFIXES = tuple(source_suffix)
+
+
+def only_page_suffixes(app: Sphinx, config: Config) -> None:
+    """Drop every source suffix an extension added besides :data:`PAGE_SUFFIXES` (myst-nb adds ``.md``)."""
+    for suffix in [s for s in config.source_suffix if s not in PAGE_SUFFIXES]:
+        del config.source_suffix[suffix]
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("config-inited", only_page_suffixes, priority=900)

@@ -10,7 +10,9 @@
 * **the spec**: every rule of the registry has a numbered heading in ``spec.html`` whose permalink is the rule
   ID's anchor, and the sidebar links to it; the spec's header field labels are kept from breaking and wide
   tables kept in the page by the site's stylesheet;
-* **whole names**: no reference to a theorem or rule is cut short with an ellipsis.
+* **whole names**: no reference to a theorem or rule is cut short with an ellipsis;
+* **the notebook**: the page "sonnx in a notebook", executed during the build, shows a report's table of verdicts
+  (the HTML a ``ModelReport`` gives a notebook).
 
 The checks read the HTML only: how a browser lays it out is left to ``make docs-screenshots``.
 """
@@ -51,6 +53,14 @@ EXTERNAL_PYTHON_NAMES: tuple[str, ...] = (
 )
 """Names of Python and NumPy in signatures: the build runs offline, without their inventories, so they stay
 text (``docs/conf.py`` gives them to Sphinx's ``nitpick_ignore``)."""
+
+NOTEBOOK_PAGE = "notebook.html"
+"""The page built from docs/notebook.ipynb, with the outputs of the run made during the build."""
+
+REPORT_TABLE = re.compile(
+    r'<div class="sonnx-report"><p[^>]*>.*?</p><table[^>]*><thead><tr><th[^>]*>rule</th>', re.DOTALL
+)
+"""The start of a report's HTML (``sonnx.checking.report_html``): its headline, then its table of verdicts."""
 
 INDEX_PAGES = ("py-modindex.html", "genindex.html")
 """Generated indexes, where a module group without a page of its own is shown as code by design."""
@@ -226,13 +236,24 @@ def css_has(css: str, selector: str, declaration: str) -> bool:
     return False
 
 
+def check_notebook(root: Path) -> list[str]:
+    """The notebook page exists and shows at least one report's table, as its run during the build printed it."""
+    page = root / NOTEBOOK_PAGE
+    if not page.is_file():
+        return [f"{NOTEBOOK_PAGE}: missing"]
+    if not REPORT_TABLE.search(page.read_text(encoding="utf-8")):
+        return [f"{NOTEBOOK_PAGE}: no report's table of verdicts is shown (was the notebook executed?)"]
+    return []
+
+
 def check_site(root: Path, rule_ids: Iterable[str], operator_rule_ids: Iterable[str] = ()) -> list[str]:
     """Every problem of the site built in ``root`` (``operator_rule_ids``: the rules stated on ``operators.html``)."""
     pages = {p.resolve(): read_page(p) for p in sorted(root.rglob("*.html")) if "_sources" not in p.parts}
     root = root.resolve()
     operator_rules = list(operator_rule_ids)
     on_operators = check_spec(root, pages, operator_rules, "operators.html") if operator_rules else []
-    return check_links(root, pages) + check_pages(root, pages) + check_spec(root, pages, rule_ids) + on_operators
+    return (check_links(root, pages) + check_pages(root, pages) + check_spec(root, pages, rule_ids) + on_operators
+            + check_notebook(root))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "ExecutionError": "sonnx.base.errors",
     "ToolError": "sonnx.base.errors",
     "qualify": "sonnx.api",
+    "Outcome": "sonnx.base.verdict",
 }
 """Each public name and the module that defines it."""
 
@@ -75,6 +76,7 @@ __all__ = [
     "ExecutionError",
     "ToolError",
     "qualify",
+    "Outcome",
 ]
 """The public names: ``__version__`` and those of :data:`_EXPORTS` (a test keeps the two lists equal)."""
 
@@ -91,7 +93,7 @@ if TYPE_CHECKING:  # for type checkers and editors only; at run time the names a
         UnsupportedModelError,
         UsageError,
     )
-    from .base.verdict import Severity, Status, Verdict, Witness
+    from .base.verdict import Outcome, Severity, Status, Verdict, Witness
     from .checking.batch import Batch
     from .checking.options import CheckOptions
     from .checking.report import ModelReport

@@ -18,6 +18,13 @@ RULES = tuple(r.id for r in REGISTRY)
 OPERATOR_RULES = tuple(r.id for r in REGISTRY if r.spec == "spec/operators.rst")
 """The rules the operator layer's page states (``main`` looks for them on ``operators.html``)."""
 CSS = "\n".join(f"{sel} {{\n    {decl};\n}}" for sel, decl in CSS_RULES)
+NOTEBOOK = (
+    '<div class="cell_output docutils container"><div class="output text_html"><div class="sonnx-report">'
+    '<p style="margin:0">model <code>m.onnx</code>: PROVED (exit code 0)</p><table style="border-collapse:collapse">'
+    '<thead><tr><th style="text-align:left">rule</th><th>status</th></tr></thead><tbody></tbody></table>'
+    '</div></div></div>'
+)
+"""The notebook page as myst-nb writes a report's output cell (the HTML of ``ModelReport._repr_html_``)."""
 
 
 def _spec(rules: tuple[str, ...] = RULES, sidebar: bool = True, permalink_on_id: bool = True) -> str:
@@ -42,6 +49,7 @@ def _site(tmp_path: Path, **pages: str) -> Path:
         "operators.html": _spec(OPERATOR_RULES),
         "_static/sonnx.css": CSS,
         "traceability.json": "{}",
+        "notebook.html": NOTEBOOK,
         "_generated/catalogue.html": (
             '<p><a class="reference external" href="../traceability.json">traceability.json</a> '
             '<a class="reference internal" href="../spec.html#graph-c1">4.0.1 GRAPH-C1 — a rule</a></p>'
@@ -159,3 +167,16 @@ def test_an_operator_layer_rule_is_looked_for_on_its_own_page(tmp_path: Path) ->
     assert main([str(root)]) == 1
     found = check_site(root, (), OPERATOR_RULES)
     assert found and all(p.startswith("operators.html: ") for p in found)
+
+
+def test_the_notebook_page_must_show_a_report_table(tmp_path: Path) -> None:
+    assert check_site(_site(tmp_path), RULES) == []
+    unexecuted = NOTEBOOK.split('<div class="sonnx-report">')[0]  # the code cell without its output
+    assert check_site(_site(tmp_path / "b", notebook_html=unexecuted), RULES) == [
+        "notebook.html: no report's table of verdicts is shown (was the notebook executed?)"
+    ]
+    text_only = NOTEBOOK.replace("<table", "<pre")  # the plain repr, not the table
+    assert check_site(_site(tmp_path / "c", notebook_html=text_only), RULES) != []
+    gone = _site(tmp_path / "d")
+    (gone / "notebook.html").unlink()
+    assert check_site(gone, RULES) == ["notebook.html: missing"]

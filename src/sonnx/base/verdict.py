@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .text import printable
+
 JSONValue = Any
 
 
@@ -190,3 +192,26 @@ class Verdict:
     def shown_status(self) -> str:
         """The status with what it assumes: ``PROVED`` or ``PROVED, assuming <fact>; <fact>``."""
         return self.status.value + (f", assuming {'; '.join(self.assumes)}" if self.assumes else "")
+
+    def __repr__(self) -> str:
+        """One line: rule, status, severity, engine, then the witness's summary or the reason (not the data)."""
+        why = self.witness.summary if self.witness is not None else self.reason
+        tail = "" if why is None else f": {printable(why)}"
+        return f"<Verdict {self.rule_id} {self.status.value} ({self.severity.value}, {self.engine}){tail}>"
+
+
+class Outcome(enum.StrEnum):
+    """One word for a whole model's check (:attr:`sonnx.checking.report.ModelReport.outcome`).
+
+    A ``str`` enum: it compares equal to its word (``report.outcome == "PROVED"``) and is written as the word
+    in text and JSON. Exit code 0: PROVED, TESTED, WAIVED; 1: VIOLATED; 2: UNKNOWN, PARTIAL, ERROR
+    (spec/graph.rst, section 9.1).
+    """
+
+    PROVED = "PROVED"
+    TESTED = "TESTED"
+    WAIVED = "WAIVED"
+    VIOLATED = "VIOLATED"
+    UNKNOWN = "UNKNOWN"
+    PARTIAL = "PARTIAL"
+    ERROR = "ERROR"

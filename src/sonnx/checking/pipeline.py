@@ -176,7 +176,7 @@ def check_file(
             derive=lambda m: asks_for_derived(m, opts.profile),
         )
     except SonnxError as exc:
-        return ModelReport(name, error=exc)
+        return ModelReport(name, error=exc, profile=opts.profile)
     if freeze_gc:
         gc.freeze()
     report = _check_loaded(model, opts, name, say, export_stem, Given(model, derived), given=given, data=data)
@@ -292,6 +292,7 @@ def _check_loaded(
         obligations=proofs.obligations,
         crosscheck=crosscheck,
         notes=notes,
+        profile=opts.profile,
     )
 
 

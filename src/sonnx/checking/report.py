@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from ..base.text import counted, printable
-from ..base.verdict import Severity, Status, Verdict
+from ..base.verdict import Outcome, Severity, Status, Verdict
 from ..base.version import __version__
 from ..differential.run import CrossCheckReport
 from ..differential.verdicts import TITLES as CROSSCHECK_TITLES
@@ -25,6 +25,7 @@ from ..execution.orders import TITLE as ORDERS_TITLE
 from ..model.graph import Model
 from ..rules import RULES
 from ..smt import Obligation
+from .report_html import report_table
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,11 @@ class SmtSummary:
 
 @dataclass(frozen=True)
 class ModelReport:
-    """What one model's check established: its verdicts, or the error that stopped it."""
+    """What one model's check established: its verdicts, or the error that stopped it.
+
+    In Python the report shows itself briefly: ``repr`` is one line (path, outcome, counts), ``str`` is
+    :meth:`to_text`, and a notebook displays ``_repr_html_()``, the table of verdicts.
+    """
 
     path: str
     model: Model | None = None
@@ -78,6 +83,8 @@ class ModelReport:
     ``--select``/``--ignore``."""
     notes: tuple[str, ...] = ()
     """Warning lines about the check's inputs that decide no verdict (a declared operator the model never uses)."""
+    profile: str = "sonnx"
+    """The rule set the model was checked against (``sonnx`` or ``sonnx-strict``): the reports name it."""
 
     def __post_init__(self) -> None:
         if self.summary is None and self.model is not None:
@@ -119,7 +126,7 @@ class ModelReport:
         return EXIT_OK
 
     @property
-    def outcome(self) -> str:
+    def outcome(self) -> Outcome:
         """One word for the whole model: PROVED, WAIVED, TESTED, VIOLATED, UNKNOWN, PARTIAL, or ERROR (unreadable).
 
         TESTED: nothing failed, but some verdict rests on samples only (exit 0, never called PROVED).
@@ -128,25 +135,28 @@ class ModelReport:
         model is not shown to conform to the profile.
         """
         if self.error is not None:
-            return "ERROR"
+            return Outcome.ERROR
         code = self.exit_code
         statuses = {v.status for v in self.all_verdicts()}
         if code == EXIT_OK and Status.WAIVED in statuses:
-            return "WAIVED"
+            return Outcome.WAIVED
         if code == EXIT_OK and Status.TESTED in statuses:
-            return "TESTED"
+            return Outcome.TESTED
         if code == EXIT_UNUSABLE and not self.disagreements and Status.UNKNOWN not in statuses and (
                 Status.NOT_CHECKED in statuses):
-            return "PARTIAL"
-        return {EXIT_OK: "PROVED", EXIT_VIOLATED: "VIOLATED"}.get(code, "UNKNOWN")
+            return Outcome.PARTIAL
+        return {EXIT_OK: Outcome.PROVED, EXIT_VIOLATED: Outcome.VIOLATED}.get(code, Outcome.UNKNOWN)
 
     def assumptions(self) -> list[str]:
         """Every fact some verdict assumes, in first-use order (the result line and the outputs name them)."""
         return list(dict.fromkeys(a for v in self.all_verdicts() for a in v.assumes))
 
+    @property
     def counts(self) -> dict[str, int]:
-        """How many verdicts of each kind: errors violated, warnings violated, unknown, proved, tested; then
-        waived (with ``--waivers``) and not checked (with a selection)."""
+        """How many verdicts of each kind, named as the text report's result line names them: ``violated``
+        (error-severity rules violated: what fails the check), ``warnings`` (warning-severity rules violated),
+        ``unknown``, ``proved``, ``tested``; then ``waived`` (with ``--waivers``) and ``not_checked`` (with a
+        selection). The JSON report names ``violated`` ``errors`` (``json_counts``)."""
         verdicts = self.all_verdicts()
         extra: dict[str, int] = {}
         if self.waivers is not None:
@@ -154,7 +164,7 @@ class ModelReport:
         if self.selection is not None:
             extra["not_checked"] = sum(1 for v in verdicts if v.status is Status.NOT_CHECKED)
         return {
-            "errors": sum(1 for v in verdicts if v.fails),
+            "violated": sum(1 for v in verdicts if v.fails),
             "warnings": sum(
                 1 for v in verdicts if v.status is Status.VIOLATED and v.severity is Severity.WARNING
             ),
@@ -162,6 +172,37 @@ class ModelReport:
             "proved": sum(1 for v in verdicts if v.status is Status.PROVED),
             "tested": sum(1 for v in verdicts if v.status is Status.TESTED),
         } | extra
+
+    def to_text(self) -> str:
+        """The text report of this model, as ``sonnx-check`` prints it (``text_report``); for a model that could
+        not be read, the lines that name the error (``sonnx-check`` writes that error on stderr)."""
+        return text_report([self], self.profile)
+
+    def to_json(self, tool_version: str = __version__) -> dict[str, Any]:
+        """The JSON document ``sonnx-check --json`` writes for this model alone (``json_document``), as a dict."""
+        return json_document([self], self.profile, self.exit_code, tool_version)
+
+    def __str__(self) -> str:
+        """The text report (:meth:`to_text`)."""
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        """One line: the model, its outcome and exit code, and the counts (or the error)."""
+        counts = ", ".join(f"{k}={n}" for k, n in self.counts.items())
+        tail = counts if self.error is None else printable(self.error.one_line())
+        return f"<ModelReport {printable(self.path)}: {self.outcome.value} (exit {self.exit_code}; {tail})>"
+
+    def _repr_html_(self) -> str:
+        """The verdict table a notebook (Jupyter, IPython) displays for the report."""
+        error = None if self.error is None else self.error.one_line()
+        return report_table(self.path, self.outcome.value, self.exit_code, self.counts, self.all_verdicts(),
+                            titles(), error, self.notes)
+
+
+def json_counts(report: ModelReport) -> dict[str, int]:
+    """The counts as the JSON report (schema version 1) and the evidence manifest record them: ``violated`` is
+    named ``errors`` there, as it always was, so that documents stay comparable across releases."""
+    return {("errors" if k == "violated" else k): n for k, n in report.counts.items()}
 
 
 SPEC_PAGES = {"spec/graph.rst": "spec.html", "spec/operators.rst": "operators.html"}
@@ -352,9 +393,9 @@ def text_report(reports: Sequence[ModelReport], profile: str, findings_only: boo
             out.append(f"  note: SMT engine not run: {r.smt.skipped}")
         out.extend(run_notes(r))
         out.extend(f"  warning: {printable(n)}" for n in r.notes)
-        c = r.counts()
+        c = r.counts
         out.append(
-            f"result: {r.outcome} ({c['errors']} violated, {counted(c['warnings'], 'warning')}, "
+            f"result: {r.outcome} ({c['violated']} violated, {counted(c['warnings'], 'warning')}, "
             f"{c['unknown']} unknown, {c['proved']} proved"
             + (f", {c['tested']} tested" if c["tested"] else "")
             + (f", {c['waived']} waived" if c.get("waived") else "")
@@ -381,13 +422,13 @@ def json_document(
     """
     models: list[dict[str, Any]] = []
     for r in reports:
-        entry: dict[str, Any] = {"path": r.path, "outcome": r.outcome, "exit_code": r.exit_code}
+        entry: dict[str, Any] = {"path": r.path, "outcome": r.outcome.value, "exit_code": r.exit_code}
         if r.error is not None:
             entry["error"] = {"type": type(r.error).__name__, "message": r.error.one_line()}
         if r.summary is not None:
             entry["model"] = dict(r.summary)
             entry["verdicts"] = [v.to_json() for v in r.verdicts]
-            entry["counts"] = r.counts()
+            entry["counts"] = json_counts(r)
         if r.selection is not None:
             entry["selection"] = dict(r.selection)
         if r.waivers is not None:

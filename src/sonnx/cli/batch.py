@@ -95,7 +95,7 @@ def _findings(batch: Batch) -> list[tuple[str, str, str, str]]:
                 parts.append(f"{counted(len(r.selection['not_checked']), 'rule')} not checked")
             parts += [f"tool error: {d}" for d in r.disagreements]
             what = ", ".join(parts) or "-"
-        rows.append((printable(item.path), r.outcome, what, f"{item.seconds:.1f} s"))
+        rows.append((printable(item.path), r.outcome.value, what, f"{item.seconds:.1f} s"))
     return rows
 
 

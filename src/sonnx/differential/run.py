@@ -40,7 +40,7 @@ import numpy as np
 import onnx
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
-from ..base.text import counted
+from ..base.text import counted, printable
 from ..base.threads import CHECK_THREADS, blas_threads
 from ..base.version import __version__
 from ..execution.executor import execute
@@ -173,6 +173,13 @@ class CrossCheckReport:
     @property
     def outcome(self) -> str:
         return {EXIT_OK: "AGREE", EXIT_VIOLATED: "DIFFER"}.get(self.exit_code, "UNKNOWN")
+
+    def __repr__(self) -> str:
+        """One line: the model, the outcome and exit code, each oracle's outcome (not the arrays compared)."""
+        each = [f"{r.run.name} {r.outcome}" for r in self.results]
+        if self.subject_error is not None:
+            each.insert(0, "the executor failed")
+        return f"<CrossCheckReport {printable(self.path)}: {self.outcome} (exit {self.exit_code}; {', '.join(each)})>"
 
     def to_json(self, tool_version: str = __version__) -> dict[str, Any]:
         """JSON-ready; ``tool_version`` names the build whose executor ran (this one unless a bundle says otherwise)."""

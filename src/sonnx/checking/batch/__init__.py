@@ -76,6 +76,15 @@ class Batch:
     def seconds(self) -> dict[str, float]:
         return {i.path: i.seconds for i in self.items}
 
+    def __repr__(self) -> str:
+        """One line: how many models, where they ran, the exit code and how many models had each outcome."""
+        tally: dict[str, int] = {}
+        for r in self.reports:
+            tally[r.outcome.value] = tally.get(r.outcome.value, 0) + 1
+        each = ", ".join(f"{k} {n}" for k, n in tally.items())
+        ran = f"models={len(self.items)} executor={self.executor} workers={self.workers}"
+        return f"<Batch {ran}: exit {self.exit_code}; {each}>"
+
     def to_json(self) -> dict[str, Any]:
         """How the batch ran (the verdicts are in the models' reports)."""
         return {

@@ -57,21 +57,28 @@ def check_task(task: Task) -> TaskResult:
     naming it.
     """
     start = time.perf_counter()
+    profile = task.options.profile
     try:
         if task.options.evidence is None:
             report = check_file(task.path, task.options, export_stem=task.export_stem)
         else:
             report = check_with_evidence(task.path, task.options, export_stem=task.export_stem)
     except SonnxError as exc:
-        report = ModelReport(task.path, error=exc)
+        report = ModelReport(task.path, error=exc, profile=profile)
     except RecursionError:
-        report = ModelReport(task.path, error=ToolError("recursion limit exceeded (a tool defect; please report it)"))
+        report = ModelReport(
+            task.path, error=ToolError("recursion limit exceeded (a tool defect; please report it)"), profile=profile
+        )
     except MemoryError:
-        report = ModelReport(task.path, error=ToolError("not enough memory for this model on its worker"))
+        report = ModelReport(
+            task.path, error=ToolError("not enough memory for this model on its worker"), profile=profile
+        )
     except Exception as exc:
         detail = " ".join(str(exc).split())
         report = ModelReport(
-            task.path, error=ToolError(f"internal error: {type(exc).__name__}: {detail} (a tool defect)")
+            task.path,
+            error=ToolError(f"internal error: {type(exc).__name__}: {detail} (a tool defect)"),
+            profile=profile,
         )
     return TaskResult(task.index, report.detached(), time.perf_counter() - start, f"pid {os.getpid()}")
 
@@ -105,7 +112,7 @@ class Collector:
     def lost(self, task: Task, why: str) -> None:
         """``task``'s worker died on every attempt: the model's result is an ERROR saying so."""
         error = ToolError(f"the worker checking it was lost {self.attempts[task.index]} times (last: {why})")
-        self.add(TaskResult(task.index, ModelReport(task.path, error=error), 0.0, "lost"))
+        self.add(TaskResult(task.index, ModelReport(task.path, error=error, profile=task.options.profile), 0.0, "lost"))
 
     def done(self, task: Task) -> bool:
         return task.index in self.items

@@ -195,9 +195,9 @@ def _selection_and_waivers(report: ModelReport) -> list[str]:
 def render_html(report: ModelReport, options: CheckOptions, header: PageHeader) -> str:
     """The whole page: the header facts, then the check's results (see the module docstring)."""
     body: list[str] = [f"<h1>Evidence: {escape(header.model_file)}</h1>", header_table(header)]
-    c = report.counts()
+    c = report.counts
     body.append(
-        f"<p>Outcome: {_status_cell(report.outcome, '')} (exit code {report.exit_code}): {c['errors']} violated, "
+        f"<p>Outcome: {_status_cell(report.outcome, '')} (exit code {report.exit_code}): {c['violated']} violated, "
         f"{counted(c['warnings'], 'warning')}, {c['unknown']} unknown, {c['proved']} proved, {c['tested']} tested "
         "(passed on the samples stated, not proved)"
         + "".join(f", {c[k]} {k.replace('_', ' ')}" for k in ("waived", "not_checked") if k in c)

@@ -31,7 +31,7 @@ from typing import Any
 from ...model.graph import Attribute, InitialValue, Model
 from ...smt import Obligation
 from ..options import CheckOptions
-from ..report import ModelReport, json_report
+from ..report import ModelReport, json_counts, json_report
 from .execution import run_record
 from .html import PageHeader, render_html
 
@@ -292,7 +292,7 @@ def manifest_bytes(
                 {"file": rel, "sha256": hashes[rel], "size": sizes[rel]} for rel in externals
             ],
         },
-        "result": {"outcome": report.outcome, "exit_code": report.exit_code, "counts": report.counts()},
+        "result": {"outcome": report.outcome.value, "exit_code": report.exit_code, "counts": json_counts(report)},
         "files": {rel: hashes[rel] for rel in sorted(hashes)},
     }
     return dump_json(manifest).encode("utf-8")
