@@ -86,3 +86,45 @@ def test_erf_float64_series_error_is_far_inside_the_margin() -> None:
     precise = _erf.erf(x)
     relative = np.abs(fast - precise) / np.maximum(np.abs(precise), np.finfo(np.float64).tiny)
     assert relative.max() < 2e-13 < _erf.MIDPOINT_MARGIN
+
+
+def _midpoint_sample(count: int, seed: int) -> np.ndarray:
+    """float32 values in (-2, 2) whose fast series value lies near a float32 midpoint (they are recomputed)."""
+    from sonnx.ops import _erf
+
+    x = np.random.default_rng(seed).uniform(-2, 2, 400_000).astype(np.float32)
+    a = np.abs(x.astype(np.float64))
+    y = _erf._series_float64(a)
+    near = x[_erf._near_float32_midpoint(y, y.astype(np.float32))]
+    assert near.size >= count
+    return near[:count]
+
+
+def test_erf_series_of_one_float_is_the_array_series_bit_for_bit() -> None:
+    """``series_scalar`` does the double-double series's operations on a Python float: the same doubles."""
+    from sonnx.ops import _erf
+
+    rng = np.random.default_rng(3)
+    x = np.concatenate([rng.uniform(0, 2, 3000), np.abs(_midpoint_sample(100, 4)).astype(np.float64),
+                        [0.0, 5e-324, 1e-300, 1e-8, 0.5, 1.0, 1.9999999999999998]])
+    want = _erf._series(x)
+    got = np.array([_erf.series_scalar(v) for v in x.tolist()])
+    assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("size", [1, 7, 2176])
+def test_erf_float32_with_few_elements_to_recompute_rounds_as_the_float64_erf(size: int) -> None:
+    """A small tensor whose few near-midpoint elements take the one-float path gives the same bits as erf."""
+    from sonnx.ops import _erf
+    from sonnx.ops.op_erf import erf
+
+    rng = np.random.default_rng(size)
+    hard = _midpoint_sample(min(size, _erf.SCALAR_REDO), size)
+    x = rng.standard_normal(size).astype(np.float32) * 2
+    x[: hard.size] = hard
+    x = rng.permutation(x)
+    assert 0 < hard.size <= _erf.SCALAR_REDO  # the one-float path, not the array erf
+    with np.errstate(all="ignore"):
+        want = _erf.erf(x.astype(np.float64)).astype(np.float32)
+    got = erf(x)
+    assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
