@@ -128,3 +128,59 @@ def test_erf_float32_with_few_elements_to_recompute_rounds_as_the_float64_erf(si
         want = _erf.erf(x.astype(np.float64)).astype(np.float32)
     got = erf(x)
     assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
+
+
+def standardize_before(x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: np.dtype, divide: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The standardisation as every stash type computed it before the float32/float64 path was split off."""
+    from sonnx.ops._normalize import stash_steps
+
+    work, r = stash_steps(stash)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = r(x.astype(stash).astype(work))
+        mean = r(xs.mean(axis=axes, keepdims=True))
+        d = r(xs - mean)
+        var = r(r(d * d).mean(axis=axes, keepdims=True))
+        std = r(np.sqrt(r(var + work.type(epsilon))))
+        inv = r(work.type(1) / std)
+        normalized = r(d / std) if divide else r(d * inv)
+    return normalized.astype(stash), mean.astype(stash), inv.astype(stash)
+
+
+def _layouts(x: np.ndarray) -> list[np.ndarray]:
+    """``x`` itself, a transposed view, a reversed view, and an unaligned copy (the layouts a kernel may get)."""
+    raw = np.empty(x.nbytes + 1, dtype=np.uint8)[1:].view(x.dtype).reshape(x.shape)
+    raw[...] = x
+    return [x, np.ascontiguousarray(np.swapaxes(x, -1, -2)).swapaxes(-1, -2), x[..., ::-1], raw]
+
+
+@pytest.mark.parametrize("xtype", [np.float16, np.float32, np.float64, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("stash", [np.float32, np.float64, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("divide", [False, True])
+def test_standardize_bits(xtype: type, stash: type, divide: bool) -> None:
+    from sonnx.ops._normalize import standardize
+
+    rng = np.random.default_rng(5)
+    for shape, axes in [((3, 7, 33), (2,)), ((2, 5, 9, 17), (2, 3)), ((1, 16, 32), (1, 2)), ((4, 1), (1,)), ((2, 3000), (1,)),
+                        ((2, 0, 3), (2,))]:
+        x = (rng.standard_normal(shape) * 40 + 3).astype(xtype)
+        if x.size > 5:
+            x.reshape(-1)[:3] = [np.nan, np.inf, -np.inf]
+        for layout in _layouts(x):
+            for eps in (1e-5, 0.0):
+                got = standardize(layout, axes, eps, np.dtype(stash), divide=divide)
+                want = standardize_before(layout, axes, eps, np.dtype(stash), divide=divide)
+                for g, w in zip(got, want, strict=True):
+                    assert g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (1, 3), (2, 1, 3), (0,), (4, 0)])
+def test_unidirectional_broadcast_is_numpys(shape: tuple[int, ...]) -> None:
+    from sonnx.ops._broadcast import broadcasts_to
+
+    for target in [(), (3,), (1,), (2, 3), (2, 1, 3), (5, 2, 4, 3), (0,), (4, 0), (4, 1), (2, 0, 3)]:
+        try:
+            want = np.broadcast_shapes(shape, target) == target
+        except ValueError:
+            want = False
+        assert broadcasts_to(shape, target) == want, (shape, target)
