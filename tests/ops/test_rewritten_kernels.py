@@ -161,8 +161,9 @@ def test_standardize_bits(xtype: type, stash: type, divide: bool) -> None:
     from sonnx.ops._normalize import standardize
 
     rng = np.random.default_rng(5)
-    for shape, axes in [((3, 7, 33), (2,)), ((2, 5, 9, 17), (2, 3)), ((1, 16, 32), (1, 2)), ((4, 1), (1,)), ((2, 3000), (1,)),
-                        ((2, 0, 3), (2,))]:
+    cases = [((3, 7, 33), (2,)), ((2, 5, 9, 17), (2, 3)), ((1, 16, 32), (1, 2)), ((4, 1), (1,)), ((2, 3000), (1,)),
+             ((2, 0, 3), (2,))]
+    for shape, axes in cases:
         x = (rng.standard_normal(shape) * 40 + 3).astype(xtype)
         if x.size > 5:
             x.reshape(-1)[:3] = [np.nan, np.inf, -np.inf]
