@@ -141,10 +141,12 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
         if a["status"] != "ok":
             lines.append(f"| {name} | failed: {a['message']} | | | | | | |")
             continue
-        ok_b = b is not None and b["status"] == "ok"
+        before_ms, before_op = "-", "-"
+        if b is not None and b["status"] == "ok":
+            before_ms, before_op = f"{b['sonnx_s'] * 1e3:.3f}", per_op(b)
         lines.append(
-            f"| {name} | {a['ops']} | {a['ort_s'] * 1e3:.3f} | {b['sonnx_s'] * 1e3 if ok_b else float('nan'):.3f} | "
-            f"{a['sonnx_s'] * 1e3:.3f} | {per_op(b) if ok_b else '-'} | {per_op(a)} | "
+            f"| {name} | {a['ops']} | {a['ort_s'] * 1e3:.3f} | {before_ms} | "
+            f"{a['sonnx_s'] * 1e3:.3f} | {before_op} | {per_op(a)} | "
             f"{(a['sonnx_s'] - a['kernels_s']) / a['ops'] * 1e6:.1f} |"
         )
     return "\n".join(lines)
