@@ -220,7 +220,9 @@ def run(
     has not finished by then with :class:`~sonnx.base.errors.BudgetExceeded` (None: no limit).
     """
     make = scheduler_factory(schedule)
-    loaded = model if isinstance(model, Model) else load_model(_path(model))
+    # a file loaded here serves this call alone: its weights are read from it when the plan decodes them,
+    # not kept twice (the serialized bytes beside the arrays), as sonnx run loads
+    loaded = model if isinstance(model, Model) else load_model(_path(model), weights_from_file=True)
     refuse_shadowing(loaded)
     return execute(loaded, feeds_for(loaded, inputs, check_seed(seed)), make(), budget=budget)
 
@@ -257,7 +259,7 @@ def crosscheck(
     if path is not None:
         raise UsageError("path= names an already loaded Model; a model file is named by its own path")
     source = _path(model)
-    loaded = load_model(source)
+    loaded = load_model(source, weights_from_file=True)  # serves this call alone, as in run
     refuse_shadowing(loaded)
     return cross_check(source, names, check_seed(seed), inputs_file, tol, model=loaded)
 
