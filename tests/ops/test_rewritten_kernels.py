@@ -185,3 +185,23 @@ def test_unidirectional_broadcast_is_numpys(shape: tuple[int, ...]) -> None:
         except ValueError:
             want = False
         assert broadcasts_to(shape, target) == want, (shape, target)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ml_dtypes.bfloat16, np.int8, np.int32, np.int64])
+@pytest.mark.parametrize("size", [0, 1, 8191, 8192, 8193, 3 * 4096 + 17, 200_000])
+def test_relu_bits(dtype: type, size: int) -> None:
+    """Relu row by row against a row of zeros gives np.maximum(x, 0)'s bits: signed zeros, NaN payloads."""
+    from sonnx.ops.op_relu import relu
+
+    rng = np.random.default_rng(size)
+    x = (rng.standard_normal(size) * 50).astype(dtype)
+    if np.dtype(dtype).kind == "f" or dtype is ml_dtypes.bfloat16:
+        special = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, -np.nan], dtype=dtype)
+        x[: min(size, special.size)] = special[: min(size, special.size)]
+        if dtype is np.float32 and size > 8:  # NaNs with payloads and signs
+            x.view(np.uint32)[6:9] = [0x7FC00001, 0xFFC12345, 0x7F800001]
+    zero = np.zeros((), dtype=dtype)
+    for layout in (x, x.reshape(-1, 1) if size else x, x[::-1]):
+        want = np.maximum(layout, zero)
+        got = relu(layout)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
