@@ -205,3 +205,41 @@ def test_relu_bits(dtype: type, size: int) -> None:
         want = np.maximum(layout, zero)
         got = relu(layout)
         assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_softmax_bits(dtype: type) -> None:
+    """Softmax through the ufunc reductions gives what np.max and np.sum gave (masked rows included)."""
+    from sonnx.ops.op_softmax import softmax, softmax_1
+
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((3, 5, 37)) * 9).astype(dtype)
+    x[0, 0] = -np.inf
+    x[1, 1, :4] = [np.inf, np.nan, -0.0, 0.0]
+
+    def before(v: np.ndarray, axis: int) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            e = np.exp(v - np.max(v, axis=axis, keepdims=True))
+            return (e / np.sum(e, axis=axis, keepdims=True)).astype(v.dtype, copy=False)
+
+    for axis in (-1, 0, 1):
+        assert softmax(x, axis=axis).tobytes() == before(x, axis).tobytes()
+    assert softmax_1(x, axis=1).tobytes() == before(x.reshape(3, -1), 1).reshape(x.shape).tobytes()
+
+
+def test_gather_indices_as_before() -> None:
+    """Gather takes non-negative indices as they are and wraps negative ones: the values np.where gave."""
+    from sonnx.ops.op_gather import gather
+
+    data = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    for dtype in (np.int32, np.int64):
+        for idx in ([0, 3, 1], [[-1, 0], [2, -4]], [-1, 2], [], [3]):
+            indices = np.array(idx, dtype=dtype)
+            for axis in (1, -2):
+                want = np.take(data, np.where(indices < 0, indices + 4, indices).astype(np.int64), axis=1)
+                got = gather(data, indices, axis=axis)
+                assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError, match="outside"):
+        gather(data, np.array([4]), axis=1)
+    with pytest.raises(ValueError, match="outside"):
+        gather(data, np.array([-5]), axis=1)
