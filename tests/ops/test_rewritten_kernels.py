@@ -243,3 +243,35 @@ def test_gather_indices_as_before() -> None:
         gather(data, np.array([4]), axis=1)
     with pytest.raises(ValueError, match="outside"):
         gather(data, np.array([-5]), axis=1)
+
+
+@pytest.mark.parametrize("exponent", [2.0, 3.0])
+@pytest.mark.parametrize("ytype", [np.float32, np.float64])
+def test_float32_square_and_cube_are_correctly_rounded(exponent: float, ytype: type) -> None:
+    """Pow of float32 by 2 or 3 is the exact power rounded to nearest (within 0.5 ulp, the cube's double rounding
+    aside), so within one ulp of np.power's powf and inside the spec's 2 ulp for Pow."""
+    from fractions import Fraction
+
+    from sonnx.ops.op_pow import pow_
+
+    rng = np.random.default_rng(int(exponent))
+    x = np.concatenate([rng.standard_normal(3000) * 3, 10.0 ** rng.uniform(-15, 15, 1000),
+                        [0.0, -0.0, 1.0, -1.0, 3.4e38, -3.4e38, 1e-40, 1e-20, np.inf, -np.inf]]).astype(np.float32)
+    x[::7] *= -1
+    y = np.array(exponent, dtype=ytype)
+    got = pow_(x, y)
+    with np.errstate(all="ignore"):
+        powf = np.power(x, y).astype(np.float32)
+    assert got.dtype == np.float32 and got.shape == x.shape
+    assert np.array_equal(np.isinf(got), np.isinf(powf)) and np.array_equal(np.signbit(got), np.signbit(powf))
+    finite = np.isfinite(got)
+    assert np.all(np.abs(got[finite].view(np.int32).astype(np.int64) - powf[finite].view(np.int32)) <= 1)
+    for xi, gi in zip(x[finite].tolist(), got[finite].tolist(), strict=True):
+        exact = Fraction(xi) ** int(exponent)
+        ulp = Fraction(float(np.spacing(np.float32(min(abs(float(exact)), 3.4e38)))))
+        assert abs(Fraction(gi) - exact) <= ulp * (Fraction(1, 2) + Fraction(1, 2**20)), (xi, gi)
+    nan = pow_(np.array([np.nan, 2.0], np.float32), y)
+    assert np.isnan(nan[0]) and nan[1] == 2.0**exponent
+    other = np.array([1.5, -2.0], np.float32)  # any other exponent goes through np.power
+    with np.errstate(invalid="ignore"):
+        assert pow_(other, np.array(2.5, np.float32)).tobytes() == np.power(other, np.float32(2.5)).tobytes()
