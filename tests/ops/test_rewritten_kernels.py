@@ -78,14 +78,28 @@ def test_erf_float32_rounds_as_the_float64_erf() -> None:
 
 
 def test_erf_float64_series_error_is_far_inside_the_margin() -> None:
-    """The plain float64 series is within 2e-13 (relative) of the double-double erf on [0, 2); the margin is 1.5e-11."""
+    """The plain float64 series is within FAST_ERROR (relative) of the double-double erf on [0, 2); the margin is
+    1.5e-11."""
     from sonnx.ops import _erf
 
     x = np.linspace(0, 2, 400_001)[:-1]
     fast = _erf._series_float64(x)
     precise = _erf.erf(x)
     relative = np.abs(fast - precise) / np.maximum(np.abs(precise), np.finfo(np.float64).tiny)
-    assert relative.max() < 2e-13 < _erf.MIDPOINT_MARGIN
+    assert relative.max() < _erf.FAST_ERROR < _erf.MIDPOINT_MARGIN / 20
+
+
+def test_erf_float64_series_truncation_bound() -> None:
+    """The bound the float32 path's proof uses: the first term left out, over the smallest sum, below 5e-13."""
+    import math
+    from fractions import Fraction
+
+    from sonnx.ops import _erf
+
+    n = _erf.FAST_TERMS
+    left_out = Fraction(4**n, math.factorial(n) * (2 * n + 1))
+    assert left_out < Fraction(22, 10**14) and left_out / Fraction(441, 1000) < Fraction(5, 10**13)
+    assert math.erf(2.0) * math.sqrt(math.pi) / 4 > 0.441
 
 
 def _midpoint_sample(count: int, seed: int) -> np.ndarray:
