@@ -158,8 +158,8 @@ def erf(x: np.ndarray) -> np.ndarray:
 # < 2.2e-13, against a sum p(z) = erf(x) sqrt(pi) / (2 x) >= 0.441 (it falls with x): below 5e-13 relative.
 # Rounding (Horner's bound): 52 roundings of 2^-53 times sum |c_n| z^n / p(z), at most 8.2 / 0.441 at x = 2,
 # plus the coefficients' and the final products' roundings: below 1.1e-13. Both together are far inside the
-# MIDPOINT_MARGIN used below (1.46e-11). Where every value within the margin of that faster value rounds to the same float32,
-# so do the exact erf(x) and ``erf``'s value (within one unit of float64 of it): the float32 result is the same.
+# MIDPOINT_MARGIN used below (1.46e-11). Where every value within the margin of that faster value rounds to the
+# same float32, so do the exact erf(x) and ``erf``'s value (within one unit of float64 of it): the float32 result is the same.
 # The few other elements (near a midpoint between two float32 values), and every non-finite input, are computed
 # by ``erf`` itself (a few finite ones one at a time, by ``series_scalar``: the same doubles). For 2 <= |x| < 6
 # the faster value is ``erf``'s own (the same continued fraction).
