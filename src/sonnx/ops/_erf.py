@@ -151,18 +151,18 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------- float32 results, faster
-# A float32 Erf needs erf(x) only up to its rounding to float32. The double-double series above costs some
-# 700 float64 operations an element; the plain float64 Horner evaluation of its first FAST_TERMS = 26 terms
-# costs 52, with a relative error below 6.1e-13 for |x| < 2. Truncation: the series alternates and, for
-# n >= 4 > z = x^2, its terms shrink, so the rest after 26 terms is at most |c_26| z^26 <= 4^26 / (26! 53)
-# < 2.2e-13, against a sum p(z) = erf(x) sqrt(pi) / (2 x) >= 0.441 (it falls with x): below 5e-13 relative.
-# Rounding (Horner's bound): 52 roundings of 2^-53 times sum |c_n| z^n / p(z), at most 8.2 / 0.441 at x = 2,
-# plus the coefficients' and the final products' roundings: below 1.1e-13. Both together are far inside the
-# MIDPOINT_MARGIN used below (1.46e-11). Where every value within the margin of that faster value rounds to the
-# same float32, so do the exact erf(x) and ``erf``'s value (within one unit of float64 of it): the float32 result is the same.
-# The few other elements (near a midpoint between two float32 values), and every non-finite input, are computed
-# by ``erf`` itself (a few finite ones one at a time, by ``series_scalar``: the same doubles). For 2 <= |x| < 6
-# the faster value is ``erf``'s own (the same continued fraction).
+# A float32 Erf needs erf(x) only up to its rounding to float32. The double-double series above costs some 700 float64
+# operations an element; the plain float64 Horner evaluation of its first FAST_TERMS = 26 terms costs 52, with a
+# relative error below 6.1e-13 for |x| < 2. Truncation: the series alternates and, for n >= 4 > z = x^2, its terms
+# shrink, so the rest after 26 terms is at most |c_26| z^26 <= 4^26 / (26! 53) < 2.2e-13, against a sum p(z) = erf(x)
+# sqrt(pi) / (2 x) >= 0.441 (it falls with x): below 5e-13 relative. Rounding (Horner's bound): 52 roundings of 2^-53
+# times sum |c_n| z^n / p(z), at most 8.2 / 0.441 at x = 2, plus the coefficients' and the final products' roundings:
+# below 1.1e-13. Both together are far inside the MIDPOINT_MARGIN used below (1.46e-11). Where every value within the
+# margin of that faster value rounds to the same float32, so do the exact erf(x) and ``erf``'s value (within one unit
+# of float64 of it): the float32 result is the same. The few other elements (near a midpoint between two float32
+# values), and every non-finite input, are computed by ``erf`` itself (a few finite ones one at a time, by
+# ``series_scalar``: the same doubles). For 2 <= |x| < 6 the faster value is ``erf``'s own (the same continued
+# fraction).
 
 FAST_ERROR = 6.1e-13
 """The bound on the relative error of that evaluation for |x| < 2 (see the comment above)."""
