@@ -243,7 +243,14 @@ def run(
     has not finished by then with :class:`~sonnx.base.errors.BudgetExceeded` (None: no limit).
     """
     make = scheduler_factory(schedule)
-    loaded = model if isinstance(model, Model) else load(model)
+    if isinstance(model, Model):
+        loaded = model
+    elif is_in_memory(model):
+        loaded = load(model)
+    else:
+        # a file loaded here serves this call alone: its weights are read from it when the plan decodes them,
+        # not kept twice (the serialized bytes beside the arrays), as sonnx run loads
+        loaded = load_model(_path(model), weights_from_file=True)
     refuse_shadowing(loaded)
     return execute(loaded, feeds_for(loaded, inputs, check_seed(seed)), make(), budget=budget)
 
@@ -287,7 +294,7 @@ def crosscheck(
         refuse_shadowing(loaded)
         return cross_check(given.name, names, check_seed(seed), inputs_file, tol, model=loaded, data=given.data)
     source = _path(model)
-    loaded = load_model(source)
+    loaded = load_model(source, weights_from_file=True)  # serves this call alone, as in run
     refuse_shadowing(loaded)
     return cross_check(source, names, check_seed(seed), inputs_file, tol, model=loaded)
 

@@ -209,3 +209,26 @@ def test_run_and_crosscheck_take_the_seeds_the_command_line_takes(seed: object) 
 
 def test_the_largest_seed_is_taken() -> None:
     assert set(sonnx.run(CNN, seed=2**63 - 1)) == set(sonnx.load(CNN).graph.outputs)
+
+
+def test_run_and_crosscheck_leave_a_files_weights_in_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model named by its path serves one call: it is loaded with its weights read from the file when the plan
+    decodes them (one copy of the weights in memory, not the serialized bytes beside the arrays), and it gives
+    the same bits as the model loaded whole."""
+    from sonnx import api
+    from sonnx.loader import load_model
+
+    calls: list[dict[str, object]] = []
+
+    def spy(path: str, **options: object) -> object:
+        calls.append(options)
+        return load_model(path, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "load_model", spy)
+    got = sonnx.run(CNN, seed=3)
+    whole = sonnx.run(load_model(CNN), seed=3)
+    assert calls == [{"weights_from_file": True}]
+    assert sorted(got) == sorted(whole)
+    assert all(got[n].dtype == whole[n].dtype and got[n].tobytes() == whole[n].tobytes() for n in got)
+    sonnx.crosscheck(CNN, oracles="reference", seed=3)
+    assert calls[-1] == {"weights_from_file": True}

@@ -4,13 +4,15 @@ The executor's matrix products (Conv through im2col, Gemm, MatMul) run in
 the BLAS library NumPy links (OpenBLAS in NumPy's wheels), which starts one
 thread per core by default. :func:`blas_threads` limits its pool with
 ``threadpoolctl`` while a run lasts and says how many threads each library
-then has, so that a report can state the figure it ran with.
+then has, so that a report can state the figure it ran with. Without a count
+given, :func:`default_threads` takes the standard variables a user sets for
+BLAS (``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS``...) before the cores.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from multiprocessing import get_context
 from multiprocessing.context import BaseContext
@@ -53,6 +55,42 @@ def process_context(preload: list[str]) -> BaseContext:
         return get_context("spawn")
     ctx.set_forkserver_preload(preload)
     return ctx
+
+
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS",
+                    "OMP_NUM_THREADS")
+"""The environment variables that size a BLAS pool, in the order they are read: the library's own first, then
+OpenMP's, as OpenBLAS itself reads them when it starts."""
+
+
+def environment_threads(environ: Mapping[str, str] | None = None) -> tuple[int, str] | None:
+    """The BLAS thread count the environment asks for, with the variable it came from; None when none is set.
+
+    The first of :data:`THREAD_VARIABLES` that holds a whole number of at
+    least 1 gives the count. ``OMP_NUM_THREADS`` may list one count per
+    nesting level (``4,2``): the first is the outer level's, which the BLAS
+    pool uses. An empty value is unset; any other value is a
+    :class:`UsageError` naming the variable, rather than a count guessed.
+    """
+    env = os.environ if environ is None else environ
+    for name in THREAD_VARIABLES:
+        text = env.get(name, "").strip()
+        if not text:
+            continue
+        first = text.split(",", 1)[0].strip()
+        if not first.isdigit() or int(first) < 1:
+            raise UsageError(f"{name}={text!r}: a BLAS thread count must be a whole number of at least 1")
+        return int(first), name
+    return None
+
+
+def default_threads(environ: Mapping[str, str] | None = None) -> tuple[int, str]:
+    """The BLAS thread count of a run given no ``--threads``: the environment's, else the machine's cores.
+
+    Returns the count and where it came from (a variable's name, or ``cores``).
+    """
+    found = environment_threads(environ)
+    return found if found is not None else (machine_cores(), "cores")
 
 
 def check_threads(count: int) -> int:

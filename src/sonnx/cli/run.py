@@ -11,8 +11,11 @@ warm-up and prints ``min X s, median Y s``.
 one line): what the model is given, a Loop's trip count read from the inputs
 say, decides how long it runs, as in any runtime.
 
-``--threads N`` sets NumPy's BLAS thread pool for the runs (default: the
-machine's cores); the count is stated in the output. ``--timings`` runs the
+``--threads N`` sets NumPy's BLAS thread pool for the runs; without it the
+standard variables (``OPENBLAS_NUM_THREADS``, ``MKL_NUM_THREADS``,
+``OMP_NUM_THREADS``... :func:`sonnx.base.threads.default_threads`) give the
+count when set, else the machine's cores. The count is stated in the output
+(``--json``: with where it came from). ``--timings`` runs the
 model again with per-operation timers, ``max(1, --repeat)`` times after the
 timed runs, and prints where the time and memory go
 (:mod:`sonnx.execution.profiling`); ``--trace FILE.json`` writes those runs as a Chrome
@@ -44,7 +47,7 @@ from ..api import scheduler_factory
 from ..base.errors import UsageError
 from ..base.files import refuse_overwrite, write_atomically, write_npz
 from ..base.text import counted
-from ..base.threads import blas_threads, check_threads, machine_cores
+from ..base.threads import blas_threads, check_threads, default_threads
 from ..execution.executor import Probe, execute, model_plan, timed_runs
 from ..execution.inputs import load_inputs
 from ..execution.inputs.json_file import file_form
@@ -85,7 +88,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeat", type=int, default=0, metavar="N", help="time N runs after a warm-up")
     p.add_argument("--schedule", default="file", help="file (default), lifo, or random:SEED")
     p.add_argument("--threads", type=int, default=None, metavar="N",
-                   help="threads of NumPy's BLAS pool (default: the machine's cores)")
+                   help="threads of NumPy's BLAS pool (default: OPENBLAS_NUM_THREADS, MKL_NUM_THREADS or "
+                   "OMP_NUM_THREADS when set, else the machine's cores)")
     p.add_argument("--timings", action="store_true",
                    help="time every operation (max(1, --repeat) extra runs): operator types, top 10, peak live bytes")
     p.add_argument("--profile", dest="timings_alias", action="store_true",
@@ -102,7 +106,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str) -> int:
     if args.repeat < 0:
         raise UsageError("--repeat must be at least 0")
-    threads = check_threads(args.threads) if args.threads is not None else machine_cores()
+    threads, threads_from = default_threads() if args.threads is None else (check_threads(args.threads), "--threads")
     make_scheduler = scheduler_factory(args.schedule)
     sources = [s for s in [args.model, *([args.inputs] if args.inputs else [])] if s != STDIN_MODEL]
     shown = STDIN if args.model == STDIN_MODEL else args.model
@@ -151,7 +155,7 @@ def run_run(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: str)
                 for n, (d, s) in shapes.items()
             },
             "written": args.output,
-            "threads": {"requested": threads, "blas": pools},
+            "threads": {"requested": threads, "from": threads_from, "blas": pools},
             "declared_output_misfits": [m.to_json() for m in misfits],
         }
         if times:

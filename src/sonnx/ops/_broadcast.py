@@ -31,7 +31,8 @@ def legacy_align(a: np.ndarray, b: np.ndarray, broadcast: int, axis: int | None)
 
 def broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     """Whether ``shape`` broadcasts unidirectionally to ``target`` (broadcasting leaves ``target`` as it is)."""
-    try:
-        return np.broadcast_shapes(shape, target) == target
-    except ValueError:
+    # NumPy's rule, aligned on the trailing dimensions: each of ``shape``'s is 1 or equal to ``target``'s
+    if len(shape) > len(target):
         return False
+    offset = len(target) - len(shape)
+    return all(d == 1 or d == target[offset + k] for k, d in enumerate(shape))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -34,10 +35,12 @@ ONE_OVER_SQRT_PI = 0.5641895835477563
 SERIES_CUT = 2.0
 SERIES_TERMS = 36
 EXACT_TERMS = 12  # the leading terms evaluated in double-double
+FAST_TERMS = 26  # the terms the float32 path evaluates in plain float64 (see "float32 results, faster")
 FRACTION_DEPTH = 60
 SATURATION = 6.0  # erf(x) rounds to 1.0 in float64 from here on
 
-Pair = tuple[np.ndarray, np.ndarray]
+Pair = tuple[Any, Any]
+"""A double-double number: two arrays of float64 (or two Python floats, in :func:`series_scalar`)."""
 
 
 def _split(a: np.ndarray) -> Pair:
@@ -74,26 +77,48 @@ def _dd_add(a: Pair, b: Pair) -> Pair:
     return _fast_two_sum(s, e + (a[1] + b[1]))
 
 
-def _as_pair(c: Fraction, like: np.ndarray) -> Pair:
-    hi = float(c)
-    return np.full_like(like, hi), np.full_like(like, float(c - Fraction(hi)))
-
-
 _COEFFICIENTS = tuple(Fraction((-1) ** n, math.factorial(n) * (2 * n + 1)) for n in range(SERIES_TERMS))
+# the coefficients as the floats the evaluations use, converted once: the tail's nearest doubles, highest first,
+# and the leading ones as double-double pairs (nearest double, nearest double of the rest), highest first
+_TAIL_FLOATS = tuple(float(c) for c in reversed(_COEFFICIENTS[EXACT_TERMS:-1]))
+_LEAD_PAIRS = tuple((float(c), float(c - Fraction(float(c)))) for c in reversed(_COEFFICIENTS[:EXACT_TERMS]))
+_HORNER_FLOATS = tuple(float(c) for c in reversed(_COEFFICIENTS[: FAST_TERMS - 1]))
 
 
 def _series(x: np.ndarray) -> np.ndarray:
     """erf(x) for 0 <= x < 2 by the Maclaurin series (double-double for the leading terms)."""
     z = _two_product(x, x)
     tail = np.full_like(x, float(_COEFFICIENTS[-1]))
-    for c in reversed(_COEFFICIENTS[EXACT_TERMS:-1]):
-        tail = float(c) + z[0] * tail
+    for c in _TAIL_FLOATS:
+        tail = c + z[0] * tail
     acc: Pair = (tail, np.zeros_like(x))
-    for c in reversed(_COEFFICIENTS[:EXACT_TERMS]):
-        acc = _dd_add(_as_pair(c, x), _dd_mul(z, acc))
+    for hi, lo in _LEAD_PAIRS:
+        acc = _dd_add((np.full_like(x, hi), np.full_like(x, lo)), _dd_mul(z, acc))
     acc = _dd_mul(acc, (np.full_like(x, TWO_OVER_SQRT_PI[0]), np.full_like(x, TWO_OVER_SQRT_PI[1])))
     hi, lo = _dd_mul(acc, (x, np.zeros_like(x)))
     return hi + lo
+
+
+def series_scalar(x: float) -> float:
+    """:func:`_series` of one Python float: the same operations in the same order, so the same float64 result.
+
+    Every step of the double-double series is an IEEE addition, subtraction or
+    multiplication of two doubles, rounded to nearest, whether NumPy or Python
+    performs it; evaluating it on one float instead of an array of one element
+    saves the cost of some 700 NumPy calls.
+    """
+    # the helpers are typed for arrays; on floats they run the same arithmetic
+    v: Any = x
+    z: Any = _two_product(v, v)
+    tail: Any = float(_COEFFICIENTS[-1])
+    for c in _TAIL_FLOATS:
+        tail = c + z[0] * tail
+    acc: Any = (tail, 0.0)
+    for pair in _LEAD_PAIRS:
+        acc = _dd_add(pair, _dd_mul(z, acc))
+    acc = _dd_mul(acc, TWO_OVER_SQRT_PI)
+    hi, lo = _dd_mul(acc, (v, 0.0))
+    return float(hi + lo)
 
 
 def _exp_minus_square(x: np.ndarray) -> np.ndarray:
@@ -126,27 +151,33 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------- float32 results, faster
-# A float32 Erf needs erf(x) only up to its rounding to float32. The double-double series above costs some
-# 700 float64 operations an element; the plain float64 Horner evaluation of the same 36 terms costs 72, with
-# a relative error below 2e-13 for |x| < 2 (Horner's bound: 72 roundings of 2^-53 times sum |c_n| z^n / p(z),
-# at most 8.2 / 0.441 at x = 2, plus the coefficients' and the final products' roundings), far inside the
-# MIDPOINT_MARGIN used below. Where every value within the margin of that faster value rounds to the same float32,
-# so do the exact erf(x) and ``erf``'s value (within one unit of float64 of it): the float32 result is the same.
-# The few other elements (near a midpoint between two float32 values), and every non-finite input, are computed
-# by ``erf`` itself. For 2 <= |x| < 6 the faster value is ``erf``'s own (the same continued
+# A float32 Erf needs erf(x) only up to its rounding to float32. The double-double series above costs some 700 float64
+# operations an element; the plain float64 Horner evaluation of its first FAST_TERMS = 26 terms costs 52, with a
+# relative error below 6.1e-13 for |x| < 2. Truncation: the series alternates and, for n >= 4 > z = x^2, its terms
+# shrink, so the rest after 26 terms is at most |c_26| z^26 <= 4^26 / (26! 53) < 2.2e-13, against a sum p(z) = erf(x)
+# sqrt(pi) / (2 x) >= 0.441 (it falls with x): below 5e-13 relative. Rounding (Horner's bound): 52 roundings of 2^-53
+# times sum |c_n| z^n / p(z), at most 8.2 / 0.441 at x = 2, plus the coefficients' and the final products' roundings:
+# below 1.1e-13. Both together are far inside the MIDPOINT_MARGIN used below (1.46e-11). Where every value within the
+# margin of that faster value rounds to the same float32, so do the exact erf(x) and ``erf``'s value (within one unit
+# of float64 of it): the float32 result is the same. The few other elements (near a midpoint between two float32
+# values), and every non-finite input, are computed by ``erf`` itself (a few finite ones one at a time, by
+# ``series_scalar``: the same doubles). For 2 <= |x| < 6 the faster value is ``erf``'s own (the same continued
 # fraction).
+
+FAST_ERROR = 6.1e-13
+"""The bound on the relative error of that evaluation for |x| < 2 (see the comment above)."""
 
 MIDPOINT_MARGIN = 2.0**-36
 """Relative distance to a float32 midpoint under which an element is recomputed by :func:`erf` (about 1.5e-11)."""
 
 
 def _series_float64(x: np.ndarray) -> np.ndarray:
-    """erf(x) for 0 <= x < 2 by the same series, evaluated in plain float64 (Horner's rule in x^2)."""
+    """erf(x) for 0 <= x < 2 by the series's first FAST_TERMS terms, in plain float64 (Horner's rule in x^2)."""
     z = x * x
-    acc = np.full_like(x, float(_COEFFICIENTS[-1]))
-    for c in reversed(_COEFFICIENTS[:-1]):
+    acc = np.full_like(x, float(_COEFFICIENTS[FAST_TERMS - 1]))
+    for c in _HORNER_FLOATS:
         acc *= z
-        acc += float(c)
+        acc += c
     acc *= TWO_OVER_SQRT_PI[0]
     acc *= x
     return acc
@@ -180,8 +211,24 @@ def erf_float32(x: np.ndarray, block: int = 32768) -> np.ndarray:
             redo.append(again + start)
     if redo:
         where = np.concatenate(redo)
-        out[where] = erf(flat[where].astype(np.float64)).astype(np.float32)
+        out[where] = _recomputed(flat[where].astype(np.float64)).astype(np.float32)
     return out.reshape(x.shape)
+
+
+SCALAR_REDO = 32
+"""Up to this many elements to recompute, all finite, go through :func:`series_scalar` one by one."""
+
+
+def _recomputed(x: np.ndarray) -> np.ndarray:
+    """:func:`erf` of the elements to recompute (each finite one has |x| < 2: it takes the series).
+
+    A few finite elements, the usual case (about one in 2,000 lies near a
+    float32 midpoint), are computed one at a time by :func:`series_scalar`,
+    which gives :func:`erf`'s value bit for bit; otherwise :func:`erf` itself.
+    """
+    if x.size > SCALAR_REDO or not np.isfinite(x).all() or (np.abs(x) >= SERIES_CUT).any():
+        return erf(x)
+    return np.array([math.copysign(series_scalar(abs(v)), v) for v in x.tolist()], dtype=np.float64)
 
 
 def _erf_float32_block(x32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

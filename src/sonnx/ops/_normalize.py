@@ -11,7 +11,9 @@ tensors would be.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,12 @@ from .values import numpy_dtype
 
 def stash_dtype(stash_type: int, allowed: tuple[str, ...] | None = None) -> np.dtype[Any]:
     """The floating-point type a ``stash_type`` attribute names (refused when not a float type, or not allowed)."""
+    return _stash_dtype(int(stash_type), allowed)
+
+
+@lru_cache(maxsize=64)
+def _stash_dtype(stash_type: int, allowed: tuple[str, ...] | None) -> np.dtype[Any]:
+    """:func:`stash_dtype`, worked out once per attribute value (a refusal raises every time: not cached)."""
     try:
         dtype = numpy_dtype(int(stash_type))
     except Exception:
@@ -47,6 +55,7 @@ def check_unidirectional(p: np.ndarray, x: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} of shape {p.shape} does not broadcast to X's shape {x.shape}")
 
 
+@lru_cache(maxsize=16)
 def stash_steps(stash: np.dtype[Any]) -> tuple[np.dtype[Any], Callable[[Any], np.ndarray]]:
     """The working type of a computation in the ``stash`` type, and the rounding of each step's result.
 
@@ -74,6 +83,8 @@ def standardize(
     ``divide``, ``Normalized = D / sqrt(Var + epsilon)`` instead of ``D * InvStdDev``.
     """
     work, r = stash_steps(stash)
+    if work == stash:
+        return _standardize_wide(x, axes, epsilon, work, divide)
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = r(x.astype(stash).astype(work))
         mean = r(xs.mean(axis=axes, keepdims=True))
@@ -83,3 +94,37 @@ def standardize(
         inv = r(work.type(1) / std)
         normalized = r(d / std) if divide else r(d * inv)
     return normalized.astype(stash), mean.astype(stash), inv.astype(stash)
+
+
+def mean_kept(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``a.mean(axis=axes, keepdims=True)`` of a float32 or float64 array, by NumPy's own two steps.
+
+    ``ndarray.mean`` sums in the array's type and divides the sum in place by
+    the element count as an ``intp`` scalar; these are those two calls,
+    without the Python wrapper around them (its checks cost more than the
+    arithmetic on small tensors).
+    """
+    total = np.add.reduce(a, axis=axes, keepdims=True)
+    return np.true_divide(total, np.intp(math.prod(a.shape[k] for k in axes)), out=total, casting="unsafe")
+
+
+def _standardize_wide(
+    x: np.ndarray, axes: tuple[int, ...], epsilon: float, work: np.dtype[Any], divide: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`standardize` for a float32 or float64 stash type, its own working type: every rounding step of
+    the general path is then the identity, so the same operations are done without those steps and copies.
+
+    X of the stash type is used as it is: the general path's copy keeps X's
+    order of axes (``astype`` in order ``K``), and NumPy's sums over X and over
+    that copy agree bit for bit whatever the strides or alignment (tested on
+    transposed, reversed and unaligned tensors).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xs = x.astype(work, copy=False)
+        mean = mean_kept(xs, axes)
+        d = xs - mean
+        var = mean_kept(d * d, axes)
+        std = np.sqrt(var + work.type(epsilon))
+        inv = work.type(1) / std
+        normalized = d / std if divide else d * inv
+    return normalized, mean, inv

@@ -28,10 +28,11 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int = 0, **_attrs: Any) 
         raise ValueError(f"Gather: indices must be integers, got {indices.dtype}")
     ax = axis + data.ndim if axis < 0 else axis
     n = data.shape[ax]
-    idx = indices.astype(np.int64)
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    idx = indices.astype(np.int64, copy=False)
+    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
         raise ValueError(f"Gather: an index lies outside [{-n}, {n - 1}]")
-    return np.take(data, np.where(idx < 0, idx + n, idx), axis=ax)
+    # np.take counts an index in [-n, -1] from the back, as Gather does (the range is checked above)
+    return np.take(data, idx, axis=ax)
 
 
 KERNELS = (

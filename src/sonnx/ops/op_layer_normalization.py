@@ -37,7 +37,7 @@ def layer_normalization(
     if b is not None:
         check_unidirectional(b, x, "B")
     normalized, mean, inv = standardize(x, axes, epsilon, stash)
-    y = normalized.astype(x.dtype) * scale.astype(x.dtype, copy=False)
+    y = normalized.astype(x.dtype, copy=False) * scale.astype(x.dtype, copy=False)
     if b is not None:
         y = y + b.astype(x.dtype, copy=False)
     return np.asarray(y).astype(x.dtype, copy=False), mean, inv

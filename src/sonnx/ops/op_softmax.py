@@ -20,9 +20,11 @@ from .base import Kernel
 def _normalised(x: np.ndarray, axis: int) -> np.ndarray:
     # a row of -inf (fully masked attention) gives NaN, as the formula does: not worth a warning
     with np.errstate(invalid="ignore"):
-        shifted = x - np.max(x, axis=axis, keepdims=True)
+        # the reductions np.max and np.sum perform, called directly (their Python wrappers cost more than the
+        # arithmetic on small tensors)
+        shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True)
         e = np.exp(shifted)
-        return (e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+        return (e / np.add.reduce(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)
 
 
 def _coerced(x: np.ndarray, axis: int) -> np.ndarray:
