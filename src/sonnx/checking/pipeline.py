@@ -29,17 +29,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
 from ..base.progress import Say, quiet
 from ..base.verdict import Verdict
-from ..differential.run import CrossCheckReport, OracleResult, cross_check
-from ..differential.verdicts import crosscheck_verdicts
-from ..execution.executor import trial_run
-from ..execution.inputs import read_inputs
-from ..execution.inputs.drawing import uniform_between
-from ..execution.orders import ID as ORDERS_ID
-from ..execution.orders import check_orders
 from ..loader.derived import Given, ReadAgain
 from ..loader.load import Derived, load_model_and_derived
 from ..loader.writer import model_bytes
@@ -51,12 +45,13 @@ from ..rules.derived import asks_for_derived
 from ..rules.shapes_analysis import check_dim_names
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
-from .evidence.attestation import load_signing_key
-from .evidence.bundle import check_destination, sha256_file, write_bundle
 from .options import CheckOptions
 from .report import ModelReport, SmtSummary
 from .selection import apply_selection, left_out, selection_record
-from .waivers import WaiverError, apply_waivers, check_dates, parse_date, read_waivers
+
+if TYPE_CHECKING:  # imported where a check uses them, so that a plain check starts without them
+    from ..differential.run import CrossCheckReport, OracleResult
+    from ..rules.base import TrialRun
 
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
@@ -96,6 +91,21 @@ DerivedTypes = Callable[[Model, bool], Derived]
 """Where the rules get the types onnx derives for the model (:attr:`sonnx.rules.base.CheckConfig.derived_types`)."""
 
 
+def _trial_run(model: Model, inputs: Mapping[str, Any]) -> TrialRun:
+    """The executor's trial run (:func:`sonnx.execution.executor.trial_run`), its kernels imported on first use:
+    a check whose rules confirm no candidate witness (spec/operators.rst) never loads them."""
+    from ..execution.executor import trial_run
+
+    return trial_run(model, inputs)
+
+
+def _uniform_between(lo: Any, hi: Any, shape: tuple[int, ...], dtype: Any, seed: int) -> Any:
+    """:func:`sonnx.execution.inputs.drawing.uniform_between`, imported on first use (as :func:`_trial_run`)."""
+    from ..execution.inputs.drawing import uniform_between
+
+    return uniform_between(lo, hi, shape, dtype, seed)
+
+
 def _prove(
     model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes
 ) -> _Proofs:
@@ -108,8 +118,8 @@ def _prove(
     unknown = [n for n, _, _ in options.input_ranges or () if n not in declared]
     if unknown:
         raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
-    trial = trial_run if model.weights_loaded else None
-    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between)
+    trial = _trial_run if model.weights_loaded else None
+    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=_uniform_between)
     direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
@@ -185,6 +195,9 @@ def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None)
     if opts.waivers is not None:
         if path is None:
             raise UsageError("waivers name the model by its file's SHA-256: check the model's file, not a Model")
+        from .evidence.bundle import sha256_file
+        from .waivers import WaiverError, apply_waivers, parse_date, read_waivers
+
         try:
             digest = sha256_file(Path(path))
         except OSError as exc:
@@ -231,6 +244,10 @@ def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
     of the command line, and a declared size no input can have makes the
     model unusable for execution (as in the cross-check): both are raised.
     """
+    from ..execution.inputs import read_inputs
+    from ..execution.orders import ID as ORDERS_ID
+    from ..execution.orders import check_orders
+
     try:
         given = read_inputs(model, opts.inputs, [], opts.seed)
     except (InputError, UsageError, InputSizeError):
@@ -267,6 +284,9 @@ def _check_loaded(
         verdicts.append(_orders_verdict(model, opts))
     crosscheck: CrossCheckReport | None = None
     if opts.oracles:
+        from ..differential.run import cross_check
+        from ..differential.verdicts import crosscheck_verdicts
+
         say(f"cross-checking with {', '.join(opts.oracles)}")
         crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given)
         verdicts.extend(crosscheck_verdicts(crosscheck))
@@ -322,6 +342,8 @@ class CheckRun:
 def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | None = None) -> None:
     """Write the evidence bundle of ``report`` to ``options.evidence`` (its destination must be free)."""
     assert options.evidence is not None
+    from .evidence.bundle import write_bundle
+
     (progress or quiet)(f"writing the evidence bundle to {options.evidence}")
     write_bundle(options.evidence, report, options)
 
@@ -365,12 +387,17 @@ def check_models(
     if not paths:
         raise UsageError("name at least one model to check")
     if opts.evidence is not None:
+        from .evidence.attestation import load_signing_key
+        from .evidence.bundle import check_destination
+
         if len(paths) != 1:
             raise UsageError("--evidence writes the bundle of one model; give exactly one MODEL")
         check_destination(opts.evidence)
         if opts.sign is not None:
             load_signing_key(opts.sign)  # a key that cannot sign is refused before the check runs
     if opts.waivers is not None:  # a malformed file or an expired entry is refused before the check runs
+        from .waivers import check_dates, parse_date, read_waivers
+
         check_dates(read_waivers(opts.waivers), parse_date(str(opts.waivers_date)))
     stems = export_stems(paths)
     check = check_file if opts.evidence is None else check_with_evidence

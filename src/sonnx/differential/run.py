@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnx
@@ -42,8 +42,6 @@ import onnx
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
 from ..base.threads import CHECK_THREADS, blas_threads
 from ..base.version import __version__
-from ..execution.executor import execute
-from ..execution.inputs import InputSource, read_inputs
 from ..execution.signature import OutputMisfit, output_misfits
 from ..loader import load_model
 from ..model.graph import Model
@@ -52,6 +50,9 @@ from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, OracleRun, run_contained
 from .quant import StepTolerance, step_tolerances
 from .wg_tolerance import NOT_APPLIED, SOURCE, OutputClass, output_classes, resolved_for
+
+if TYPE_CHECKING:
+    from ..execution.inputs import InputSource
 
 SCHEMA = "sonnx-crosscheck/1"
 
@@ -276,6 +277,9 @@ def cross_check(
     raises a :class:`SonnxError` (exit 2); anything an oracle does wrong is
     kept in the report instead.
     """
+    from ..execution.executor import execute  # the kernels are imported by a run that uses them, not at start-up
+    from ..execution.inputs import read_inputs
+
     tol = tolerance or Tolerance()
     report = CrossCheckReport(path, seed, inputs_file, tol)
     if model is None:

@@ -48,8 +48,6 @@ from ..model.metadata import OrderError, declared_order
 from ..model.semantics import FileOrder, Scheduler, SeededRandomOrder
 from ..model.structure import firings
 from ..ops.values import same_value
-from .executor import execute, model_plan
-from .inputs import random_inputs
 
 ID = "EXEC-ORDERS"
 TITLE = "Execution order does not change the results"
@@ -186,6 +184,9 @@ def check_orders(
     default, or the file that gave them: ``sonnx.execution.inputs.InputSource.details``).
     The schedules' own seeds derive from ``seed`` either way.
     """
+    from .executor import execute, model_plan  # the kernels: imported when schedules run, not with the title
+    from .inputs import random_inputs
+
     about = dict(source) if source is not None else {"input_seed": seed}
     try:
         declared = declared_order(model)
