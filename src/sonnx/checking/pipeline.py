@@ -43,7 +43,7 @@ from ..rules.declarations import assumption
 from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
 from ..rules.shapes_analysis import check_dim_names
-from ..smt import Obligation, run_smt, write_obligations
+from ..smt import Obligation, write_obligations
 from .agreement import combine, smt_only
 from .options import CheckOptions
 from .report import ModelReport, SmtSummary
@@ -127,6 +127,8 @@ def _prove(
         return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
     if engine == "direct":
         return _Proofs(tuple(direct))
+    from ..smt import run_smt  # the encodings: imported by a check whose engine runs them
+
     run = run_smt(model, progress=say, jobs=options.jobs, declarations=options.declarations)
     disagreements: list[str] = []
     if engine == "smt":
