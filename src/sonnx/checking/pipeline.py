@@ -237,7 +237,7 @@ def check_model(
     return _select_and_waive(_check_loaded(model, opts, path, progress or quiet, export_stem, derived), opts, None)
 
 
-def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
+def _orders_verdict(model: Model, opts: CheckOptions, say: Say = quiet) -> Verdict:
     """EXEC-ORDERS on the inputs of ``opts``; UNKNOWN with the reason when they cannot be drawn.
 
     An input the model declares too little about to draw (a map no
@@ -256,7 +256,7 @@ def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
         raise
     except SonnxError as exc:
         return Verdict.unknown(ORDERS_ID, f"no inputs to run on: {exc.one_line()}", engine="executor")
-    return check_orders(model, opts.orders, opts.seed, given.values, given.source.details())
+    return check_orders(model, opts.orders, opts.seed, given.values, given.source.details(), say)
 
 
 def _check_loaded(
@@ -283,14 +283,15 @@ def _check_loaded(
     verdicts = list(proofs.verdicts)
     if opts.orders:
         say(f"running {opts.orders} schedules")
-        verdicts.append(_orders_verdict(model, opts))
+        verdicts.append(_orders_verdict(model, opts, say))
     crosscheck: CrossCheckReport | None = None
     if opts.oracles:
         from ..differential.run import cross_check
         from ..differential.verdicts import crosscheck_verdicts
 
         say(f"cross-checking with {', '.join(opts.oracles)}")
-        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given)
+        crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given,
+                                 say=say)
         verdicts.extend(crosscheck_verdicts(crosscheck))
     return ModelReport(
         path,

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from ..base.build_info import build_identity, render_identity
 from ..base.errors import EXIT_UNUSABLE, SonnxError, UsageError
-from ..base.text import printable, safe_stream
+from ..base.text import LIVE_LINE, printable, safe_stream
 from . import check
 from .common import Parser
 
@@ -207,6 +207,8 @@ def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, std
         return EXIT_UNUSABLE
     except Exception as exc:
         return _defect(exc, prog, stderr)
+    finally:  # a progress line still shown in place goes before the shell's prompt comes back
+        LIVE_LINE.clear()
 
 
 def _defect(exc: Exception, prog: str, stderr: TextIO) -> int:

@@ -40,6 +40,7 @@ import numpy as np
 import onnx
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
+from ..base.progress import Say, Steps, quiet
 from ..base.threads import CHECK_THREADS, blas_threads
 from ..base.version import __version__
 from ..execution.signature import OutputMisfit, output_misfits
@@ -266,8 +267,11 @@ def cross_check(
     tolerance: Tolerance | None = None,
     model: Model | None = None,
     given: Mapping[str, OracleResult] | None = None,
+    say: Say = quiet,
 ) -> CrossCheckReport:
     """Run the executor and each oracle on ``path`` with the same inputs; compare every output.
+
+    ``say`` hears the runs done (the executor's, then each oracle's) out of all of them.
 
     ``given`` holds results to use instead of running an oracle (a replay of
     an evidence bundle where that runtime is missing, taken on trust by the
@@ -292,6 +296,7 @@ def cross_check(
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
     feeds, report.source = made.values, made.source
+    runs = Steps(say, "cross-check runs done", 1 + len(oracles), estimate=False)  # runtimes differ too much
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
         with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.base.threads)
@@ -302,6 +307,7 @@ def cross_check(
         report.subject_error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     if report.subject_error is not None:
         return report
+    runs.advance(detail="sonnx's executor")
     report.declared_misfits = output_misfits(model, feeds, ours)
     if tol.quant_steps is not None:
         report.steps = step_tolerances(model, tol.quant_steps)
@@ -311,6 +317,7 @@ def cross_check(
     for name in oracles:
         if given is not None and name in given:
             report.results.append(given[name])
+            runs.advance(detail=f"{name} (recorded)")
             continue
         if proto is None:
             run = OracleRun(name, "cannot load model", message=load_error)
@@ -318,6 +325,7 @@ def cross_check(
             run = run_contained(name, proto, feeds)
         misfits = output_misfits(model, feeds, run.outputs) if run.ran else []
         report.results.append(_compare(run, ours, tol, report.steps, misfits, report.classes))
+        runs.advance(detail=name)
     _settle_known_defects(report.results, model)
     return report
 
