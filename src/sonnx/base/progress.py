@@ -61,12 +61,20 @@ def in_place(stream: TextIO) -> bool:
     return tty and os.environ.get("TERM", "") != "dumb"
 
 
+DEFAULT_WIDTH = 80
+"""Columns assumed when the terminal does not say (a pseudo-terminal of zero size, no file descriptor)."""
+
+
 def _width(stream: TextIO) -> int:
-    """The terminal's width in columns (80 when it cannot be asked)."""
+    """The terminal's width in columns: ``COLUMNS`` when set, else the terminal's own, else :data:`DEFAULT_WIDTH`."""
+    given = os.environ.get("COLUMNS", "")
+    if given.isdigit() and int(given) > 0:
+        return int(given)
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        columns = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, ValueError, OSError):
-        return 80
+        return DEFAULT_WIDTH
+    return columns if columns > 0 else DEFAULT_WIDTH
 
 
 class Progress:
@@ -112,15 +120,16 @@ def interval_of(say: Say) -> float:
 
 
 def time_left(seconds: float) -> str:
-    """``seconds`` as a person reads an estimate: ``under 1 s``, ``42 s``, ``3 min 05 s``, ``2 h 07 min``."""
+    """An estimate of ``seconds`` as a person says it: ``under 1 s``, ``about 42 s``, ``about 3 min 05 s``,
+    ``about 2 h 07 min`` (rounded up)."""
     if seconds < 1:
         return "under 1 s"
     whole = math.ceil(seconds)
     if whole < 60:
-        return f"{whole} s"
+        return f"about {whole} s"
     if whole < 3600:
-        return f"{whole // 60} min {whole % 60:02d} s"
-    return f"{whole // 3600} h {whole % 3600 // 60:02d} min"
+        return f"about {whole // 60} min {whole % 60:02d} s"
+    return f"about {whole // 3600} h {whole % 3600 // 60:02d} min"
 
 
 class Steps:
@@ -163,11 +172,11 @@ class Steps:
         self.say(self.message(now, detail))
 
     def message(self, now: float, detail: str = "") -> str:
-        """``what done/total (p%)``, then ``about T left`` while steps remain, then ``: detail``."""
+        """``what done/total (p%)``, then the time left (:func:`time_left`) while steps remain, then ``: detail``."""
         text = f"{self.what} {self.done}/{self.total}"
         if self.total:
             text += f" ({100 * self.done // self.total}%)"
         if self.estimate and 0 < self.done < self.total:
             per_step = (now - self._start) / self.done
-            text += f", about {time_left(per_step * (self.total - self.done))} left"
+            text += f", {time_left(per_step * (self.total - self.done))} left"
         return text + (f": {detail}" if detail else "")

@@ -102,7 +102,7 @@ class Collector:
         done, total = len(self.items), len(self.tasks)
         left = ""
         if done < total:  # the models left are taken to cost as much on average as those done
-            left = f"; about {time_left((time.perf_counter() - self.started) / done * (total - done))} left"
+            left = f"; {time_left((time.perf_counter() - self.started) / done * (total - done))} left"
         self.say(f"[{done}/{total}] {item.path}: {item.report.outcome} ({item.seconds:.1f} s{extra}){left}")
 
     def lost(self, task: Task, why: str) -> None:
