@@ -52,6 +52,7 @@ from .selection import apply_selection, left_out, selection_record
 if TYPE_CHECKING:  # imported where a check uses them, so that a plain check starts without them
     from ..differential.run import CrossCheckReport, OracleResult
     from ..rules.base import TrialRun
+    from ..smt.engine import SmtRun
 
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
@@ -91,6 +92,14 @@ DerivedTypes = Callable[[Model, bool], Derived]
 """Where the rules get the types onnx derives for the model (:attr:`sonnx.rules.base.CheckConfig.derived_types`)."""
 
 
+def run_smt(model: Model, **options: Any) -> SmtRun:
+    """:func:`sonnx.smt.run_smt` with ``options``, the SMT engine and its encodings imported on first use: a
+    check whose engine is ``direct`` never loads them."""
+    from .. import smt
+
+    return smt.run_smt(model, **options)
+
+
 def _trial_run(model: Model, inputs: Mapping[str, Any]) -> TrialRun:
     """The executor's trial run (:func:`sonnx.execution.executor.trial_run`), its kernels imported on first use:
     a check whose rules confirm no candidate witness (spec/operators.rst) never loads them."""
@@ -127,8 +136,6 @@ def _prove(
         return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
     if engine == "direct":
         return _Proofs(tuple(direct))
-    from ..smt import run_smt  # the encodings: imported by a check whose engine runs them
-
     run = run_smt(model, progress=say, jobs=options.jobs, declarations=options.declarations)
     disagreements: list[str] = []
     if engine == "smt":
