@@ -45,11 +45,12 @@ def imported_after(code: str) -> set[str]:
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
-def _check(*argv: str) -> str:
-    """Code that runs ``sonnx-check ARGV`` in-process, its report thrown away."""
+def _check(*argv: str, entry: str = "check_main") -> str:
+    """Code that runs ``sonnx-check ARGV`` (or ``sonnx ARGV`` with ``entry="main"``) in-process, its report
+    thrown away."""
     return (
-        "import io\nfrom sonnx.cli.main import check_main\n"
-        f"code = check_main({list(argv)!r}, io.StringIO(), io.StringIO())\nassert code == 0, code"
+        f"import io\nfrom sonnx.cli.main import {entry}\n"
+        f"code = {entry}({list(argv)!r}, io.StringIO(), io.StringIO())\nassert code == 0, code"
     )
 
 
@@ -60,6 +61,7 @@ def test_importing_sonnx_and_its_command_line_imports_nothing_heavy(code: str) -
 
 def test_a_check_with_the_direct_engine_imports_nothing_heavy() -> None:
     assert imported_after(_check("--engine", "direct", CNN)) == set()
+    assert imported_after(_check("check", "--engine", "direct", CNN, entry="main")) == set()  # nor the others' set-up
 
 
 def test_the_default_engine_on_a_small_model_imports_z3_and_the_smt_engine_only() -> None:
