@@ -284,8 +284,12 @@ def check_main(
     return guarded(check.run_check, args, PROG_CHECK, out, err)
 
 
-def sonnx_parser(out: TextIO) -> Parser:
-    """The argument parser of ``sonnx`` and its subcommands (``--version`` prints to ``out``)."""
+def sonnx_parser(out: TextIO, only: str | None = None) -> Parser:
+    """The argument parser of ``sonnx`` and its subcommands (``--version`` prints to ``out``).
+
+    ``only``: the subcommand the command line names, the one whose arguments are set up (each subcommand's
+    module is imported by its set-up); every subcommand is still listed, with its help line. None: all of them.
+    """
     parser = Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
     parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -298,15 +302,22 @@ def sonnx_parser(out: TextIO) -> Parser:
             epilog=_epilog(name),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_arguments(p)
+        if only is None or only == name:
+            add_arguments(p)
         p.set_defaults(func=runner, prog=f"sonnx {name}")
     return parser
+
+
+def _named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option, when that is a subcommand's name."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if any(first == name for name, *_ in SUBCOMMANDS) else None
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Entry point of ``sonnx`` (subcommands)."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
-    args = _parse(sonnx_parser(out), argv, "sonnx", err)
+    args = _parse(sonnx_parser(out, _named(sys.argv[1:] if argv is None else argv)), argv, "sonnx", err)
     if args is None:
         return EXIT_UNUSABLE
     return guarded(args.func, args, args.prog, out, err)
