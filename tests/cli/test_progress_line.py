@@ -238,7 +238,6 @@ def test_orders_count_the_valid_orders_when_all_are_listed() -> None:
     assert said == ["valid orders 1/1 (100%)"]
 
 
-@pytest.mark.rule("GRAPH-C1")
 def test_smt_says_the_proofs_done_and_the_obligations_solved() -> None:
     said: list[str] = []
     sonnx.check(CNN, engine="smt", progress=said.append)
