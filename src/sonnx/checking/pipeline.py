@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
 from ..base.progress import Say, quiet
@@ -45,14 +45,13 @@ from ..rules.derived import asks_for_derived
 from ..rules.shapes_analysis import check_dim_names
 from ..smt import Obligation, write_obligations
 from .agreement import combine, smt_only
+from .engines import run_smt, trial_run, uniform_between
 from .options import CheckOptions
 from .report import ModelReport, SmtSummary
 from .selection import apply_selection, left_out, selection_record
 
 if TYPE_CHECKING:  # imported where a check uses them, so that a plain check starts without them
     from ..differential.run import CrossCheckReport, OracleResult
-    from ..rules.base import TrialRun
-    from ..smt.engine import SmtRun
 
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
@@ -92,29 +91,6 @@ DerivedTypes = Callable[[Model, bool], Derived]
 """Where the rules get the types onnx derives for the model (:attr:`sonnx.rules.base.CheckConfig.derived_types`)."""
 
 
-def run_smt(model: Model, **options: Any) -> SmtRun:
-    """:func:`sonnx.smt.run_smt` with ``options``, the SMT engine and its encodings imported on first use: a
-    check whose engine is ``direct`` never loads them."""
-    from .. import smt
-
-    return smt.run_smt(model, **options)
-
-
-def _trial_run(model: Model, inputs: Mapping[str, Any]) -> TrialRun:
-    """The executor's trial run (:func:`sonnx.execution.executor.trial_run`), its kernels imported on first use:
-    a check whose rules confirm no candidate witness (spec/operators.rst) never loads them."""
-    from ..execution.executor import trial_run
-
-    return trial_run(model, inputs)
-
-
-def _uniform_between(lo: Any, hi: Any, shape: tuple[int, ...], dtype: Any, seed: int) -> Any:
-    """:func:`sonnx.execution.inputs.drawing.uniform_between`, imported on first use (as :func:`_trial_run`)."""
-    from ..execution.inputs.drawing import uniform_between
-
-    return uniform_between(lo, hi, shape, dtype, seed)
-
-
 def _prove(
     model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes
 ) -> _Proofs:
@@ -127,8 +103,8 @@ def _prove(
     unknown = [n for n, _, _ in options.input_ranges or () if n not in declared]
     if unknown:
         raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
-    trial = _trial_run if model.weights_loaded else None
-    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=_uniform_between)
+    trial = trial_run if model.weights_loaded else None
+    config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between)
     direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
