@@ -36,6 +36,7 @@ BENCHMARKS: dict[str, str] = {
     "evidence": "bench_evidence.py",
     "proofs": "bench_proofs.py",
     "op-shapes": "bench_op_shapes.py",
+    "startup": "bench_startup.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
 

@@ -154,16 +154,16 @@ def _two_order_chain(path: Path, length: int = 45) -> Path:
 
 
 def _count_executions(monkeypatch: Any) -> list[int]:
-    import sonnx.execution.orders
+    import sonnx.execution.executor
 
     calls: list[int] = []
-    real = sonnx.execution.orders.execute
+    real = sonnx.execution.executor.execute
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(sonnx.execution.orders, "execute", counting)
+    monkeypatch.setattr(sonnx.execution.executor, "execute", counting)
     return calls
 
 

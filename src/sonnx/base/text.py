@@ -13,13 +13,18 @@ PROVED`` under a report whose exit code is 1. Two guards:
   the same characters except newline and tab in everything written, so that
   no output path can pass an escape sequence to the terminal. JSON output is
   unchanged by it: ``json.dumps`` never writes those characters raw.
+
+A progress line shown in place on a terminal (:mod:`sonnx.base.progress`)
+ends with no newline; :data:`LIVE_LINE` records how to clear it, and a
+:class:`SafeStream` clears it before writing anything else, so that no
+report or error line starts after stale progress text.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TextIO, cast
 
 _FORMAT = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
@@ -49,13 +54,43 @@ def _escape_char(c: str) -> str:
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
+class LiveLine:
+    """The progress line shown in place on a terminal, if one is: how to clear it before other text is written."""
+
+    def __init__(self) -> None:
+        self._clear: Callable[[], None] | None = None
+
+    def shown(self, clear: Callable[[], None]) -> None:
+        """A line is now shown in place; ``clear`` removes it (and may be called once)."""
+        self._clear = clear
+
+    def shown_by(self, clear: Callable[[], None]) -> bool:
+        """Whether the line shown now is the one that ``clear`` removes (its owner may then overwrite it)."""
+        return self._clear is not None and self._clear == clear
+
+    def clear(self) -> None:
+        """Remove the line shown in place, if any (nothing when none is)."""
+        clear, self._clear = self._clear, None
+        if clear is not None:
+            clear()
+
+
+LIVE_LINE = LiveLine()
+"""The one line shown in place on this process's terminal (a process has one terminal, whatever its streams)."""
+
+
 class SafeStream:
-    """A text stream that escapes terminal control characters other than newline and tab."""
+    """A text stream that escapes terminal control characters other than newline and tab.
+
+    Before it writes text, it clears the progress line shown in place (:data:`LIVE_LINE`), if any.
+    """
 
     def __init__(self, inner: TextIO) -> None:
         self.inner = inner
 
     def write(self, text: str) -> int:
+        if text:
+            LIVE_LINE.clear()
         self.inner.write(_UNSAFE_IN_STREAM.sub(_escape, text))
         return len(text)
 
@@ -63,6 +98,7 @@ class SafeStream:
         """Write ``(text, sgr)`` pieces: each text escaped as :meth:`write` escapes it, wrapped in the Select
         Graphic Rendition code ``sgr`` when that is not empty. Only the caller's fixed codes reach the terminal
         (digits and semicolons): no text written can carry one."""
+        LIVE_LINE.clear()
         for text, sgr in pieces:
             body = _UNSAFE_IN_STREAM.sub(_escape, text)
             if not sgr:

@@ -29,17 +29,11 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..base.errors import InputError, InputSizeError, SonnxError, UsageError
 from ..base.progress import Say, quiet
 from ..base.verdict import Verdict
-from ..differential.run import CrossCheckReport, OracleResult, cross_check
-from ..differential.verdicts import crosscheck_verdicts
-from ..execution.executor import trial_run
-from ..execution.inputs import read_inputs
-from ..execution.inputs.drawing import uniform_between
-from ..execution.orders import ID as ORDERS_ID
-from ..execution.orders import check_orders
 from ..loader.derived import Given, ReadAgain
 from ..loader.load import Derived, load_model_and_derived
 from ..loader.memory import ModelBytes
@@ -50,14 +44,15 @@ from ..rules.declarations import assumption
 from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
 from ..rules.shapes_analysis import check_dim_names
-from ..smt import Obligation, run_smt, write_obligations
+from ..smt import Obligation, write_obligations
 from .agreement import combine, smt_only
-from .evidence.attestation import load_signing_key
-from .evidence.bundle import check_destination, sha256_file, write_bundle
+from .engines import run_smt, trial_run, uniform_between
 from .options import CheckOptions
 from .report import ModelReport, SmtSummary
 from .selection import apply_selection, left_out, selection_record
-from .waivers import WaiverError, apply_waivers, check_dates, parse_date, read_waivers
+
+if TYPE_CHECKING:  # imported where a check uses them, so that a plain check starts without them
+    from ..differential.run import CrossCheckReport, OracleResult
 
 SMT_AUTO_LIMIT = 1_000_000
 """Operations (all graphs together) up to which ``--engine auto`` (the default) runs both engines.
@@ -195,6 +190,9 @@ def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None,
     if opts.waivers is not None:
         if path is None:
             raise UsageError("waivers name the model by its file's SHA-256: check the model's file, not a Model")
+        from .evidence.bundle import sha256_file
+        from .waivers import WaiverError, apply_waivers, parse_date, read_waivers
+
         try:
             digest = digest or sha256_file(Path(path))
         except OSError as exc:
@@ -232,7 +230,7 @@ def check_model(
     return _select_and_waive(_check_loaded(model, opts, path, progress or quiet, export_stem, derived), opts, None)
 
 
-def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
+def _orders_verdict(model: Model, opts: CheckOptions, say: Say = quiet) -> Verdict:
     """EXEC-ORDERS on the inputs of ``opts``; UNKNOWN with the reason when they cannot be drawn.
 
     An input the model declares too little about to draw (a map no
@@ -241,13 +239,17 @@ def _orders_verdict(model: Model, opts: CheckOptions) -> Verdict:
     of the command line, and a declared size no input can have makes the
     model unusable for execution (as in the cross-check): both are raised.
     """
+    from ..execution.inputs import read_inputs
+    from ..execution.orders import ID as ORDERS_ID
+    from ..execution.orders import check_orders
+
     try:
         given = read_inputs(model, opts.inputs, [], opts.seed)
     except (InputError, UsageError, InputSizeError):
         raise
     except SonnxError as exc:
         return Verdict.unknown(ORDERS_ID, f"no inputs to run on: {exc.one_line()}", engine="executor")
-    return check_orders(model, opts.orders, opts.seed, given.values, given.source.details())
+    return check_orders(model, opts.orders, opts.seed, given.values, given.source.details(), say)
 
 
 def _check_loaded(
@@ -275,12 +277,15 @@ def _check_loaded(
     verdicts = list(proofs.verdicts)
     if opts.orders:
         say(f"running {opts.orders} schedules")
-        verdicts.append(_orders_verdict(model, opts))
+        verdicts.append(_orders_verdict(model, opts, say))
     crosscheck: CrossCheckReport | None = None
     if opts.oracles:
+        from ..differential.run import cross_check
+        from ..differential.verdicts import crosscheck_verdicts
+
         say(f"cross-checking with {', '.join(opts.oracles)}")
         crosscheck = cross_check(path, opts.oracles, opts.seed, opts.inputs, opts.tolerance, model=model, given=given,
-                                 data=data)
+                                 data=data, say=say)
         verdicts.extend(crosscheck_verdicts(crosscheck))
     return ModelReport(
         path,
@@ -335,6 +340,8 @@ class CheckRun:
 def record_evidence(report: ModelReport, options: CheckOptions, progress: Say | None = None) -> None:
     """Write the evidence bundle of ``report`` to ``options.evidence`` (its destination must be free)."""
     assert options.evidence is not None
+    from .evidence.bundle import write_bundle
+
     (progress or quiet)(f"writing the evidence bundle to {options.evidence}")
     write_bundle(options.evidence, report, options)
 
@@ -383,12 +390,17 @@ def check_models(
     if not paths:
         raise UsageError("name at least one model to check")
     if opts.evidence is not None:
+        from .evidence.attestation import load_signing_key
+        from .evidence.bundle import check_destination
+
         if len(paths) != 1:
             raise UsageError("--evidence writes the bundle of one model; give exactly one MODEL")
         check_destination(opts.evidence)
         if opts.sign is not None:
             load_signing_key(opts.sign)  # a key that cannot sign is refused before the check runs
     if opts.waivers is not None:  # a malformed file or an expired entry is refused before the check runs
+        from .waivers import check_dates, parse_date, read_waivers
+
         check_dates(read_waivers(opts.waivers), parse_date(str(opts.waivers_date)))
     stems = export_stems(paths)
     check = check_file if opts.evidence is None else check_with_evidence

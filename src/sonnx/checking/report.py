@@ -13,19 +13,19 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError
 from ..base.text import counted, printable
 from ..base.verdict import Outcome, Severity, Status, Verdict
 from ..base.version import __version__
-from ..differential.run import CrossCheckReport
-from ..differential.verdicts import TITLES as CROSSCHECK_TITLES
-from ..execution.orders import TITLE as ORDERS_TITLE
 from ..model.graph import Model
 from ..rules import RULES
 from ..smt import Obligation
 from .report_html import report_table
+
+if TYPE_CHECKING:  # the cross-check and the executor are imported only by a check that runs them
+    from ..differential.run import CrossCheckReport
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,9 @@ def spec_sections() -> dict[str, str]:
 
 def titles() -> dict[str, str]:
     """The title of every verdict a check can give: the rule table's, EXEC-ORDERS and the cross-checks'."""
+    from ..differential.verdicts import TITLES as CROSSCHECK_TITLES
+    from ..execution.orders import TITLE as ORDERS_TITLE
+
     return {**{r.id: r.title for r in RULES}, "EXEC-ORDERS": ORDERS_TITLE, **CROSSCHECK_TITLES}
 
 

@@ -25,14 +25,11 @@ from typing import TextIO
 from ..base.errors import EXIT_OK, UsageError
 from ..base.text import printable
 from ..checking.changed import models_for_changes
-from ..checking.formats import write_junit, write_sarif
-from ..checking.formats.sarif import sarif_report
 from ..checking.option_values import parse_input_range
 from ..checking.options import ENGINES, CheckOptions
 from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
 from ..checking.report import ModelReport, json_report, text_report
 from ..checking.selection import parse_selectors
-from ..differential.run import parse_oracles
 from ..rules import PROFILE_SONNX, PROFILES
 from ..rules.shapes_terms import parse_dims
 from ..smt.pool import POOL_MIN_OPERATIONS
@@ -222,7 +219,7 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
         seed=args.seed,
         orders=args.orders,
         inputs=args.inputs,
-        oracles=() if args.cross_check is None else parse_oracles(args.cross_check),
+        oracles=() if args.cross_check is None else _oracles(args.cross_check),
         tolerance=tolerance_from(args),
         evidence=args.evidence,
         evidence_timestamp=args.evidence_timestamp,
@@ -237,6 +234,13 @@ def options_from(args: argparse.Namespace) -> CheckOptions:
     )
 
 
+def _oracles(text: str) -> tuple[str, ...]:
+    """``--cross-check``'s oracle names; the cross-check is imported only by a check that asks for one."""
+    from ..differential.run import parse_oracles
+
+    return parse_oracles(text)
+
+
 def write_outputs(
     args: argparse.Namespace,
     reports: Sequence[ModelReport],
@@ -244,10 +248,14 @@ def write_outputs(
     exit_code: int,
     seconds: Mapping[str, float] | None = None,
 ) -> None:
-    """Write the ``--junit`` and ``--sarif`` files the options ask for."""
+    """Write the ``--junit`` and ``--sarif`` files the options ask for (their writers imported only then)."""
     if args.junit:
+        from ..checking.formats import write_junit
+
         write_junit(args.junit, reports, profile, seconds)
     if args.sarif:
+        from ..checking.formats import write_sarif
+
         write_sarif(args.sarif, reports, profile, exit_code, args.docs_url)
 
 
@@ -257,6 +265,8 @@ def nothing_to_check(args: argparse.Namespace, profile: str, fmt: str, stdout: T
     if fmt == "json":
         stdout.write(json_report([], profile, EXIT_OK))
     elif fmt == "sarif":
+        from ..checking.formats.sarif import sarif_report
+
         stdout.write(sarif_report([], profile, EXIT_OK, args.docs_url))
     write_outputs(args, [], profile, EXIT_OK)
     return EXIT_OK
@@ -276,6 +286,8 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     if fmt == "json":
         stdout.write(json_report(run.reports, options.profile, run.exit_code))
     elif fmt == "sarif":
+        from ..checking.formats.sarif import sarif_report
+
         stdout.write(sarif_report(run.reports, options.profile, run.exit_code, args.docs_url))
     else:  # a model that could not be read is said once, as the one-line error on stderr below
         checked = [r for r in run.reports if r.error is None]

@@ -13,63 +13,84 @@ import os
 import select
 import sys
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any, TextIO
 
 from ..base.build_info import build_identity, render_identity
 from ..base.errors import EXIT_UNUSABLE, SonnxError, UsageError
-from ..base.text import printable, safe_stream
-from . import batch, check, crosscheck, equiv, evidence, partition, qualify, rewrite, rules, run
+from ..base.text import LIVE_LINE, printable, safe_stream
+from . import check
 from .common import Parser
 
 PROG_CHECK = "sonnx-check"
 
 Runner = Callable[[argparse.Namespace, TextIO, TextIO, str], int]
 
+
+def _lazy(module: str, function: str) -> Callable[..., Any]:
+    """``function`` of the subcommand module ``module``, which is imported when the function is first called.
+
+    ``sonnx-check`` needs only :mod:`.check`; the other subcommands' modules (and the layers they reach: the
+    executor, the oracles, the evidence verifier, Dask) are imported by the subcommand that runs them.
+    """
+
+    def call(*args: Any) -> Any:
+        return getattr(import_module(f"{__package__}.{module}"), function)(*args)
+
+    call.__name__ = call.__qualname__ = function
+    return call
+
+
 SUBCOMMANDS: tuple[tuple[str, str, Callable[[argparse.ArgumentParser], None], Runner], ...] = (
     ("check", "check models against the SONNX rules (same as sonnx-check)", check.add_check_arguments, check.run_check),
     (
         "batch",
         "check every model under directories and globs, in parallel (Dask or a process pool)",
-        batch.add_batch_arguments,
-        batch.run_batch_command,
+        _lazy("batch", "add_batch_arguments"),
+        _lazy("batch", "run_batch_command"),
     ),
-    ("run", "execute a model with the NumPy executor", run.add_run_arguments, run.run_run),
+    ("run", "execute a model with the NumPy executor", _lazy("run", "add_run_arguments"), _lazy("run", "run_run")),
     (
         "crosscheck",
         "compare the NumPy executor with onnx's reference and onnxruntime",
-        crosscheck.add_crosscheck_arguments,
-        crosscheck.run_crosscheck,
+        _lazy("crosscheck", "add_crosscheck_arguments"),
+        _lazy("crosscheck", "run_crosscheck"),
     ),
-    ("evidence", "work with evidence bundles (verify)", evidence.add_evidence_arguments, evidence.run_evidence),
+    (
+        "evidence",
+        "work with evidence bundles (verify)",
+        _lazy("evidence", "add_evidence_arguments"),
+        _lazy("evidence", "run_evidence"),
+    ),
     (
         "rules",
         "list the rules, or print the spec's statement and rationale of some",
-        rules.add_rules_arguments,
-        rules.run_rules_listing,
+        _lazy("rules", "add_rules_arguments"),
+        _lazy("rules", "run_rules_listing"),
     ),
     (
         "partition",
         "partition a model across execution providers, or verify a partition",
-        partition.add_partition_arguments,
-        partition.run_partition,
+        _lazy("partition", "add_partition_arguments"),
+        _lazy("partition", "run_partition"),
     ),
     (
         "rewrite",
         "apply verified graph rewrites, validated against the input",
-        rewrite.add_rewrite_arguments,
-        rewrite.run_rewrite,
+        _lazy("rewrite", "add_rewrite_arguments"),
+        _lazy("rewrite", "run_rewrite"),
     ),
     (
         "equiv",
         "compare two models: structure, numbers, and both check verdicts",
-        equiv.add_equiv_arguments,
-        equiv.run_equiv,
+        _lazy("equiv", "add_equiv_arguments"),
+        _lazy("equiv", "run_equiv"),
     ),
     (
         "qualify",
         "run the tool qualification suite here and write the kit (requirements, procedures, results)",
-        qualify.add_qualify_arguments,
-        qualify.run_qualify,
+        _lazy("qualify", "add_qualify_arguments"),
+        _lazy("qualify", "run_qualify"),
     ),
 )
 """Every subcommand of ``sonnx``: name, help, its argument set-up, the function that runs it."""
@@ -189,6 +210,8 @@ def guarded(fn: Runner, args: argparse.Namespace, prog: str, stdout: TextIO, std
         return EXIT_UNUSABLE
     except Exception as exc:
         return _defect(exc, prog, stderr)
+    finally:  # a progress line still shown in place goes before the shell's prompt comes back
+        LIVE_LINE.clear()
 
 
 def _defect(exc: Exception, prog: str, stderr: TextIO) -> int:
@@ -264,8 +287,12 @@ def check_main(
     return guarded(check.run_check, args, PROG_CHECK, out, err)
 
 
-def sonnx_parser(out: TextIO) -> Parser:
-    """The argument parser of ``sonnx`` and its subcommands (``--version`` prints to ``out``)."""
+def sonnx_parser(out: TextIO, only: str | None = None) -> Parser:
+    """The argument parser of ``sonnx`` and its subcommands (``--version`` prints to ``out``).
+
+    ``only``: the subcommand the command line names, the one whose arguments are set up (each subcommand's
+    module is imported by its set-up); every subcommand is still listed, with its help line. None: all of them.
+    """
     parser = Parser(prog="sonnx", description="Formal checks of ONNX models under the SONNX profile.")
     parser.add_argument("-V", "--version", action=IdentityAction, stream=out)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -278,15 +305,22 @@ def sonnx_parser(out: TextIO) -> Parser:
             epilog=_epilog(name),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
-        add_arguments(p)
+        if only is None or only == name:
+            add_arguments(p)
         p.set_defaults(func=runner, prog=f"sonnx {name}")
     return parser
+
+
+def _named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names: its first word that is not an option, when that is a subcommand's name."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if any(first == name for name, *_ in SUBCOMMANDS) else None
 
 
 def main(argv: Sequence[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Entry point of ``sonnx`` (subcommands)."""
     out, err = safe_stream(stdout or sys.stdout), safe_stream(stderr or sys.stderr)
-    args = _parse(sonnx_parser(out), argv, "sonnx", err)
+    args = _parse(sonnx_parser(out, _named(sys.argv[1:] if argv is None else argv)), argv, "sonnx", err)
     if args is None:
         return EXIT_UNUSABLE
     return guarded(args.func, args, args.prog, out, err)

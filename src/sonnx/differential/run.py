@@ -34,17 +34,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnx
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, ExecutionError, InputSizeError, SonnxError, UsageError
+from ..base.progress import Say, Steps, quiet
 from ..base.text import counted, printable
 from ..base.threads import CHECK_THREADS, blas_threads
 from ..base.version import __version__
-from ..execution.executor import execute
-from ..execution.inputs import InputSource, read_inputs
 from ..execution.signature import OutputMisfit, output_misfits
 from ..loader import load_model
 from ..model.graph import Model
@@ -53,6 +52,9 @@ from .metrics import OutputComparison, Tolerance, compare_arrays
 from .oracles import ORACLES, OracleRun, run_contained
 from .quant import StepTolerance, step_tolerances
 from .wg_tolerance import NOT_APPLIED, SOURCE, OutputClass, output_classes, resolved_for
+
+if TYPE_CHECKING:
+    from ..execution.inputs import InputSource
 
 SCHEMA = "sonnx-crosscheck/1"
 
@@ -274,11 +276,14 @@ def cross_check(
     model: Model | None = None,
     given: Mapping[str, OracleResult] | None = None,
     data: bytes | None = None,
+    say: Say = quiet,
 ) -> CrossCheckReport:
     """Run the executor and each oracle on ``path`` with the same inputs; compare every output.
 
     ``data``: the bytes of a model read from no file (``model`` then holds it and ``path`` names it); the
     oracles run those bytes, as they run a file's.
+
+    ``say`` hears the runs done (the executor's, then each oracle's) out of all of them.
 
     ``given`` holds results to use instead of running an oracle (a replay of
     an evidence bundle where that runtime is missing, taken on trust by the
@@ -288,6 +293,9 @@ def cross_check(
     raises a :class:`SonnxError` (exit 2); anything an oracle does wrong is
     kept in the report instead.
     """
+    from ..execution.executor import execute  # the kernels are imported by a run that uses them, not at start-up
+    from ..execution.inputs import read_inputs
+
     tol = tolerance or Tolerance()
     report = CrossCheckReport(path, seed, inputs_file, tol)
     if model is None:
@@ -300,6 +308,7 @@ def cross_check(
         report.subject_error = f"no inputs: {exc.one_line()}"
         return report
     feeds, report.source = made.values, made.source
+    runs = Steps(say, "cross-check runs done", 1 + len(oracles), estimate=False)  # runtimes differ too much
     report.inputs = {name: value_digest(v) for name, v in sorted(feeds.items())}
     try:
         with blas_threads(CHECK_THREADS):  # verdicts independent of the machine's cores (sonnx.base.threads)
@@ -310,6 +319,7 @@ def cross_check(
         report.subject_error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     if report.subject_error is not None:
         return report
+    runs.advance(detail="sonnx's executor")
     report.declared_misfits = output_misfits(model, feeds, ours)
     if tol.quant_steps is not None:
         report.steps = step_tolerances(model, tol.quant_steps)
@@ -319,6 +329,7 @@ def cross_check(
     for name in oracles:
         if given is not None and name in given:
             report.results.append(given[name])
+            runs.advance(detail=f"{name} (recorded)")
             continue
         if proto is None:
             run = OracleRun(name, "cannot load model", message=load_error)
@@ -326,6 +337,7 @@ def cross_check(
             run = run_contained(name, proto, feeds)
         misfits = output_misfits(model, feeds, run.outputs) if run.ran else []
         report.results.append(_compare(run, ours, tol, report.steps, misfits, report.classes))
+        runs.advance(detail=name)
     _settle_known_defects(report.results, model)
     return report
 

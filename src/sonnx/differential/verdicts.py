@@ -15,11 +15,13 @@ it, and the engineer still sees it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.verdict import Severity, Verdict, Witness
 from .oracles import ORACLES
-from .run import CrossCheckReport, OracleResult
+
+if TYPE_CHECKING:  # types only: the verdicts' titles are read by every report, the cross-check by few
+    from .run import CrossCheckReport, OracleResult
 
 VERDICT_PREFIX = "EXEC-CROSSCHECK"
 TITLES = {f"{VERDICT_PREFIX}-{name.upper()}": f"Executor agrees with {name} within tolerance" for name in ORACLES}

@@ -30,7 +30,8 @@ from onnx.backend.base import Backend, BackendRep
 from ..base.errors import UsageError
 from ..loader import load_model
 from ..model.graph import Model, TensorType
-from ..ops import REGISTRY, KernelRegistry
+from ..ops.base import KernelRegistry
+from ..ops.registry import REGISTRY
 from ..ops.values import EMPTY, EmptyOptional
 from ..rules.graph_function_shadowing import refuse_shadowing
 from .executor import check_supported, execute

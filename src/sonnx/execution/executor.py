@@ -29,7 +29,8 @@ import numpy as np
 from ..base.errors import ExecutionError, SonnxError
 from ..model.graph import Model, Operation, Tensor
 from ..model.semantics import FileOrder, Scheduler, Scope, initial_state, outputs_of, run
-from ..ops import REGISTRY, KernelRegistry
+from ..ops.base import KernelRegistry
+from ..ops.registry import REGISTRY
 from ..rules.base import TrialRun
 from .interpretation import NumpyInterpretation, check_supported, unsupported_operators
 from .plan import Deadline, ModelPlan, Probe

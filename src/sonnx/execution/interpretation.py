@@ -17,8 +17,8 @@ from onnx import defs as onnx_defs
 from ..base.errors import ExecutionError
 from ..model.graph import Model, Operation, Tensor
 from ..model.semantics import Scope
-from ..ops import REGISTRY, KernelRegistry, UnsupportedOperatorError
-from ..ops.base import BoundKernel, attributes_with_defaults
+from ..ops.base import BoundKernel, KernelRegistry, UnsupportedOperatorError, attributes_with_defaults
+from ..ops.registry import REGISTRY
 
 
 class NumpyInterpretation:

@@ -42,14 +42,13 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..base.errors import SonnxError, ToolError
+from ..base.progress import Say, Steps, quiet
 from ..base.verdict import Severity, Verdict, Witness
 from ..model.graph import Graph, Model
 from ..model.metadata import OrderError, declared_order
 from ..model.semantics import FileOrder, Scheduler, SeededRandomOrder
 from ..model.structure import firings
 from ..ops.values import same_value
-from .executor import execute, model_plan
-from .inputs import random_inputs
 
 ID = "EXEC-ORDERS"
 TITLE = "Execution order does not change the results"
@@ -178,14 +177,19 @@ def check_orders(
     seed: int = 0,
     inputs: Mapping[str, Any] | None = None,
     source: Mapping[str, Any] | None = None,
+    say: Say = quiet,
 ) -> Verdict:
     """Compare the outputs of several valid schedules bit for bit; see the module docstring for the claim.
 
     ``source`` is what the details record about where ``inputs`` came from
     (``{"input_seed": seed}`` when they were all drawn with the seed, the
     default, or the file that gave them: ``sonnx.execution.inputs.InputSource.details``).
-    The schedules' own seeds derive from ``seed`` either way.
+    The schedules' own seeds derive from ``seed`` either way. ``say`` hears the schedules run out of those
+    to run, with an estimate of the time left (:class:`~sonnx.base.progress.Steps`).
     """
+    from .executor import execute, model_plan  # the kernels: imported when schedules run, not with the title
+    from .inputs import random_inputs
+
     about = dict(source) if source is not None else {"input_seed": seed}
     try:
         declared = declared_order(model)
@@ -213,15 +217,16 @@ def check_orders(
             elif len(g.operations) <= ENUMERATION_MAX_OPERATIONS:
                 orders = valid_orders(g, seeded, EXHAUSTIVE_LIMIT)
         if orders is not None:
+            steps = Steps(say, "valid orders", len(orders))
             for k, order in enumerate(orders):
-                if order in ran:
-                    continue
-                got = execute(model, feeds, FixedOrder(order))
-                entry = {"schedule": f"valid-order:{k}", "sha256": _digest(order)}
-                schedules.append(entry)
-                for name, value in reference.items():
-                    if not same_value(value, got[name]):
-                        return _violation(name, entry["schedule"], schedules, about)
+                if order not in ran:
+                    got = execute(model, feeds, FixedOrder(order))
+                    entry = {"schedule": f"valid-order:{k}", "sha256": _digest(order)}
+                    schedules.append(entry)
+                    for name, value in reference.items():
+                        if not same_value(value, got[name]):
+                            return _violation(name, entry["schedule"], schedules, about)
+                steps.advance()
             details: dict[str, Any] = {**about, "valid_orders": len(orders), "schedules": schedules}
             if len(orders) == 1:
                 details["note"] = "the model has a single valid order (nested graphs too): one run is every run"
@@ -229,6 +234,7 @@ def check_orders(
         seen = set(ran)
         plan = None if _has_nested(model) else model_plan(model).main
         k = attempts = randoms = 0
+        steps = Steps(say, "random schedules", count)
         while randoms < count and attempts < count * MAX_ATTEMPTS_PER_ORDER:
             sched_seed = seed * 1_000_003 + k
             k += 1
@@ -245,6 +251,7 @@ def check_orders(
             entry = {"schedule": f"random:{sched_seed}", "sha256": _digest(rec.fired)}
             schedules.append(entry)
             randoms += 1
+            steps.advance()
             for name, value in reference.items():
                 if not same_value(value, got[name]):
                     return _violation(name, entry["schedule"], schedules, about)

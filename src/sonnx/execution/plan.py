@@ -41,7 +41,8 @@ import numpy as np
 from ..base.errors import BudgetExceeded
 from ..model.graph import Graph, Model, Operation
 from ..model.semantics import FileOrder, GraphScope, Pending, Scheduler, settle
-from ..ops import REGISTRY, KernelRegistry
+from ..ops.base import KernelRegistry
+from ..ops.registry import REGISTRY
 from .allocator import keep_freed_memory
 from .interpretation import NumpyInterpretation, check_supported
 

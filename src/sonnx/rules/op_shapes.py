@@ -21,10 +21,9 @@ resource limit so that a verdict does not depend on the machine's speed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import z3
 from onnx import helper
 
 from ..base.verdict import Severity, Verdict, Witness
@@ -33,6 +32,9 @@ from ..model.graph import Model
 from .base import PROFILE_STRICT, CheckContext, Rule
 from .shapes_analysis import Analysis, analyse
 from .shapes_view import Need
+
+if TYPE_CHECKING:  # z3 is imported where a formula is built: the sonnx profile's check builds none
+    import z3
 
 ID = "OP-SHAPES"
 SEVERITY = Severity.ERROR
@@ -46,6 +48,8 @@ MAX_RUN_ELEMENTS = 10_000_000
 
 
 def _solver(a: Analysis) -> z3.Solver:
+    import z3
+
     s = z3.SolverFor("QF_NIA")
     s.set("rlimit", RLIMIT)
     s.add(*a.domain())
@@ -59,6 +63,8 @@ def _least(a: Analysis, broken: z3.BoolRef) -> dict[str, int] | None:
     the order the inputs declare them, so that the minimum is one assignment
     and the witness the same on every run.
     """
+    import z3
+
     opt = z3.Optimize()
     opt.set("rlimit", RLIMIT)
     opt.add(*a.domain(), broken)
@@ -71,6 +77,8 @@ def _least(a: Analysis, broken: z3.BoolRef) -> dict[str, int] | None:
 
 
 def _assignment(a: Analysis, m: z3.ModelRef) -> dict[str, int]:
+    import z3
+
     out = {}
     for name, var in a.variables.items():
         got = m.eval(var, model_completion=True)
@@ -80,6 +88,8 @@ def _assignment(a: Analysis, m: z3.ModelRef) -> dict[str, int]:
 
 def _feeds(model: Model, a: Analysis, assignment: Mapping[str, int]) -> dict[str, Any] | str:
     """Inputs of the shape ``assignment`` gives, every element zero; or why none can be made."""
+    import z3
+
     feeds: dict[str, Any] = {}
     total = 0
     for name in model.graph.inputs:
@@ -107,6 +117,8 @@ def _shown(assignment: Mapping[str, int]) -> str:
 
 
 def check(ctx: CheckContext) -> Verdict:
+    import z3
+
     model = ctx.model
     a = analyse(model, ctx.config.dims, ctx.config.read_weights)
     ops = model.graph.operations

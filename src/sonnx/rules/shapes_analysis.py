@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-
-import z3
+from typing import TYPE_CHECKING
 
 from ..base.errors import UsageError
 from ..model.graph import Graph, InitialValue, Model, Operation
@@ -32,6 +31,9 @@ from .shapes_ops_nn import NN
 from .shapes_ops_select import SELECT
 from .shapes_terms import DimRange, Term
 from .shapes_view import Info, Need, OpView, Uncovered
+
+if TYPE_CHECKING:  # z3 is imported where a formula is built: the sonnx profile's check builds none
+    import z3
 
 TRANSFER: Mapping[str, Transfer] = {**BASIC, **SELECT, **NN}
 """The shape transfer function of each covered operator of the default domain."""
@@ -57,6 +59,7 @@ class Analysis:
     """The main graph's inputs, initializers and operation outputs (a name read but absent here has no source)."""
 
     def domain(self) -> list[z3.BoolRef]:
+
         out: list[z3.BoolRef] = []
         for name, var in self.variables.items():
             lo, hi = self.bounds[name]
@@ -67,6 +70,8 @@ class Analysis:
 
 
 def _variable(a: Analysis, name: str, ranges: Mapping[str, DimRange]) -> z3.ArithRef:
+    import z3
+
     var = a.variables.get(name)
     if var is None:
         var = z3.Int(name)

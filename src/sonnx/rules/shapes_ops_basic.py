@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import z3
 
 from .shapes_terms import (
     Cond,
@@ -181,12 +180,16 @@ def _reshape(v: OpView) -> list[Info]:
 
 def _divides(d: Term, n: Term) -> Cond:
     """``d`` is not 0 and divides ``n``."""
+    import z3
+
     if isinstance(d, int) and isinstance(n, int):
         return d != 0 and n % d == 0
     return norm_cond(z3.And(d != 0, n % d == 0))
 
 
 def _exact_quotient(n: Term, d: Term) -> Term:
+    import z3
+
     if isinstance(n, int) and isinstance(d, int):
         return n // d if d else 0
     return norm(z3.If(d == 0, 0, n / d))

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeAlias
-
-import z3
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..base.errors import UsageError
+
+if TYPE_CHECKING:  # z3 is imported where a formula is built: the sonnx profile's check builds none
+    import z3
 
 Term: TypeAlias = "int | z3.ArithRef"
 """One dimension (or one element of a small integer vector the analysis follows)."""
@@ -86,6 +87,8 @@ def is_fixed(t: Term) -> bool:
 
 def norm(t: Term) -> Term:
     """``t`` as a Python ``int`` when z3 simplifies it to a number."""
+    import z3
+
     if isinstance(t, int):
         return t
     s = z3.simplify(t)
@@ -96,6 +99,8 @@ def norm(t: Term) -> Term:
 
 def norm_cond(c: Cond) -> Cond:
     """``c`` as a Python ``bool`` when z3 simplifies it to true or false."""
+    import z3
+
     if isinstance(c, bool):
         return c
     s = z3.simplify(c)
@@ -120,6 +125,7 @@ def ge(a: Term, b: Term) -> Cond:
 
 def _joined(conds: Iterable[Cond], absorbing: bool, join: Callable[..., z3.BoolRef]) -> Cond:
     """``conds`` joined by ``join``, the constant ``absorbing`` deciding at once and ``not absorbing`` dropped."""
+
     parts: list[z3.BoolRef] = []
     for c in conds:
         if c is absorbing:
@@ -132,15 +138,21 @@ def _joined(conds: Iterable[Cond], absorbing: bool, join: Callable[..., z3.BoolR
 
 
 def all_of(conds: Iterable[Cond]) -> Cond:
+    import z3
+
     return _joined(conds, False, z3.And)
 
 
 def any_of(conds: Iterable[Cond]) -> Cond:
+    import z3
+
     return _joined(conds, True, z3.Or)
 
 
 def pick(c: Cond, a: Term, b: Term) -> Term:
     """``a`` where ``c`` holds, else ``b``."""
+    import z3
+
     if c is True:
         return a
     if c is False:

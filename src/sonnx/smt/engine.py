@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.caching import gc_paused
-from ..base.progress import Say, quiet
+from ..base.progress import Say, Steps, quiet
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Model
 from ..rules.declarations import Declarations
@@ -173,9 +173,13 @@ class _Scheduler:
     declarations: Declarations | None = None
     results: dict[str, RuleResult] = field(default_factory=dict)
     waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)
+    solved: int = 0
+    """Obligations answered so far, said with the proofs done (:meth:`_counted`)."""
+    proofs: Steps = field(init=False)
 
     def run(self, model: Model, facts: list[ScopeFacts]) -> dict[str, RuleResult]:
         """Every encoding of the table, each once its needs are done; results by rule ID."""
+        self.proofs = Steps(self.say, "smt: proofs done", len(registry.ENCODINGS), estimate=False)
         pending = start_order(registry.ENCODINGS)
         while pending:
             ready = [e for e in pending if all(n in self.results for n in e.needs)]
@@ -220,6 +224,8 @@ class _Scheduler:
         timing = self.timings[rule_id]
         while True:
             if answers is not None:
+                self.solved += len(answers)
+                self._counted(0)
                 timing.obligations += len(answers)
                 timing.parse += sum(a.parse_seconds for a in answers)
                 timing.solve += sum(a.solve_seconds for a in answers)
@@ -251,7 +257,12 @@ class _Scheduler:
             return Ticket(job, answer=solve(job.text, self.settings, a.difference_logic))
         return self.solving.submit(job)
 
+    def _counted(self, proofs: int) -> None:
+        """Say ``proofs`` more proofs done, with the obligations answered so far (at most once per interval)."""
+        self.proofs.advance(proofs, f"{self.solved:,} obligation(s) solved")
+
     def _done(self, rule_id: str, res: object) -> None:
+        self._counted(1)
         if not isinstance(res, RuleResult):
             self._failed(rule_id, f"the encoding returned {type(res).__name__}, not a result (a tool defect)")
             return
@@ -261,6 +272,7 @@ class _Scheduler:
         self.results[rule_id] = res
 
     def _failed(self, rule_id: str, reason: str) -> None:
+        self._counted(1)
         self.results[rule_id] = RuleResult(unknown(rule_id, reason, self.mode))
 
 

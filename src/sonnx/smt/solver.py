@@ -17,9 +17,11 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import z3
+if TYPE_CHECKING:  # imported where a solver is made: a check that proves nothing with z3 never loads it
+    import z3
+
 
 SEED = 0
 DEFAULT_RLIMIT = 2_000_000_000
@@ -73,6 +75,8 @@ def make_solver(settings: SolverSettings, difference_logic: bool = False, ctx: A
     more memory (benchmarks/README.md). Every other obligation uses the
     default arithmetic.
     """
+    import z3
+
     s = z3.SimpleSolver(ctx=ctx if ctx is not None else z3.Context())
     s.set("random_seed", settings.seed)
     s.set("rlimit", settings.rlimit)
@@ -82,6 +86,8 @@ def make_solver(settings: SolverSettings, difference_logic: bool = False, ctx: A
 
 
 def _global_params(settings: SolverSettings) -> None:
+    import z3
+
     z3.set_param("smt.random_seed", settings.seed)
     z3.set_param("sat.random_seed", settings.seed)
 
@@ -124,6 +130,8 @@ def solve(
     ``assumptions`` names Boolean constants of the script to assume; on
     ``unsat`` the answer's ``core`` lists those the refutation needed.
     """
+    import z3
+
     start = parsed = time.process_time()
     try:
         _global_params(settings)
@@ -155,6 +163,8 @@ def solve(
 
 def recheck(answer: Answer, assumptions: Sequence[str]) -> Answer:
     """Check the solver of a ``sat`` answer again under the named Boolean assumptions; never raises."""
+    import z3
+
     try:
         s = answer.solver
         r = s.check(*[z3.Bool(a, s.ctx) for a in assumptions])
@@ -184,6 +194,8 @@ class Session:
             self.error = f"z3 raised an exception: {exc}"
 
     def check(self, assumptions: Sequence[str]) -> Answer:
+        import z3
+
         if self.error:
             return Answer("unknown", self.error)
         try:
@@ -208,6 +220,8 @@ def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> dic
     gets a default value, which is then as good as any). A value that is not a numeral or a truth
     value is returned as None, and the callers treat None as "not shown by the model".
     """
+    import z3
+
     m = answer.solver.model()
     make = z3.Bool if sort == "Bool" else z3.Int
     ctx = answer.ctx
@@ -227,6 +241,8 @@ def model_values(answer: Answer, names: Sequence[str], sort: str = "Int") -> dic
 
 def settings_report(settings: SolverSettings) -> dict[str, Any]:
     """The solver parameters as a JSON-ready dict (for the report)."""
+    import z3
+
     return {
         "solver": "z3",
         "version": z3.get_version_string(),

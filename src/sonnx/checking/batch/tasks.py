@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ...base.errors import SonnxError, ToolError
-from ...base.progress import Say
+from ...base.progress import Say, time_left
 from ..options import CheckOptions
 from ..pipeline import check_file, check_with_evidence
 from ..report import ModelReport
@@ -89,6 +89,7 @@ class Collector:
     def __init__(self, tasks: Sequence[Task], say: Say) -> None:
         self.tasks = tasks
         self.say = say
+        self.started = time.perf_counter()
         self.items: dict[int, BatchItem] = {}
         self.attempts: dict[int, int] = {t.index: 0 for t in tasks}
 
@@ -105,9 +106,11 @@ class Collector:
         )
         self.items[result.index] = item
         extra = f", attempt {item.attempts}" if item.attempts > 1 else ""
-        self.say(
-            f"[{len(self.items)}/{len(self.tasks)}] {item.path}: {item.report.outcome} ({item.seconds:.1f} s{extra})"
-        )
+        done, total = len(self.items), len(self.tasks)
+        left = ""
+        if done < total:  # the models left are taken to cost as much on average as those done
+            left = f"; {time_left((time.perf_counter() - self.started) / done * (total - done))} left"
+        self.say(f"[{done}/{total}] {item.path}: {item.report.outcome} ({item.seconds:.1f} s{extra}){left}")
 
     def lost(self, task: Task, why: str) -> None:
         """``task``'s worker died on every attempt: the model's result is an ERROR saying so."""
