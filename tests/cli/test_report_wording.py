@@ -14,7 +14,8 @@ from onnx import helper
 
 from sonnx.base.text import counted
 from sonnx.base.verdict import Severity, Status, Verdict, Witness, label
-from sonnx.checking.report import ModelReport, rule_column, text_report, titles
+from sonnx.checking.report import ModelReport, text_report
+from sonnx.checking.verdict_text import rule_column, titles
 from tests.common.builders import fvi, make_model
 from tests.common.cli import EXAMPLES, check
 

@@ -10,7 +10,6 @@ same bytes.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -20,9 +19,9 @@ from ..base.text import counted, printable
 from ..base.verdict import Outcome, Severity, Status, Verdict
 from ..base.version import __version__
 from ..model.graph import Model
-from ..rules import RULES
 from ..smt import Obligation
 from .report_html import report_table
+from .verdict_text import is_finding, rule_column, titles, verdict_lines
 
 if TYPE_CHECKING:  # the cross-check and the executor are imported only by a check that runs them
     from ..differential.run import CrossCheckReport
@@ -205,44 +204,7 @@ def json_counts(report: ModelReport) -> dict[str, int]:
     return {("errors" if k == "violated" else k): n for k, n in report.counts.items()}
 
 
-SPEC_PAGES = {"spec/graph.rst": "spec.html", "spec/operators.rst": "operators.html"}
-"""Where the documentation site publishes each spec file (``docs/spec.rst`` includes ``spec/graph.rst``,
-``docs/operators.rst`` includes ``spec/operators.rst``)."""
-
-
-def html_anchor(label: str) -> str:
-    """The HTML id Sphinx gives the reST label ``label`` (``GRAPH-R1`` -> ``graph-r1``)."""
-    return re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")
-
-
-def spec_sections() -> dict[str, str]:
-    """Each rule of the table with its section on the documentation site: ID -> ``spec.html#<anchor>``.
-
-    Every rule is stated under a label that is its ID (spec/graph.rst, "Verification rules"). The verdicts that
-    are no rule of the spec (EXEC-ORDERS and the cross-checks, tests on the samples stated) have no section.
-    """
-    return {r.id: f"{SPEC_PAGES[r.spec]}#{html_anchor(r.id)}" for r in RULES if r.spec in SPEC_PAGES}
-
-
-def titles() -> dict[str, str]:
-    """The title of every verdict a check can give: the rule table's, EXEC-ORDERS and the cross-checks'."""
-    from ..differential.verdicts import TITLES as CROSSCHECK_TITLES
-    from ..execution.orders import TITLE as ORDERS_TITLE
-
-    return {**{r.id: r.title for r in RULES}, "EXEC-ORDERS": ORDERS_TITLE, **CROSSCHECK_TITLES}
-
-
 JSON_SCHEMA_VERSION = 1
-MAX_TEXT_ITEMS = 8
-
-
-def rule_column() -> int:
-    """The width of the text report's rule column: the longest ID a check can report, plus one space.
-
-    With the space that follows the column, every title stands at least two spaces after its ID, the longest
-    included, and the column is the same for every model and every selection, so reports line up.
-    """
-    return max(len(rule_id) for rule_id in titles()) + 1
 
 
 def outcome_reason(r: ModelReport) -> str | None:
@@ -287,52 +249,6 @@ def model_summary(model: Model) -> dict[str, Any]:
     }
 
 
-def _format_item(value: Any, nested: bool = False) -> str:
-    """Witness data as compact text: dicts as ``k=v``, lists cut after MAX_TEXT_ITEMS items."""
-    if isinstance(value, dict):
-        body = ", ".join(f"{k}={_format_item(v, True)}" for k, v in value.items())
-        return f"({body})" if nested else body
-    if isinstance(value, list):
-        shown = [_format_item(v, True) for v in value[:MAX_TEXT_ITEMS]]
-        more = f" ... ({len(value) - MAX_TEXT_ITEMS} more)" if len(value) > MAX_TEXT_ITEMS else ""
-        return "[" + "; ".join(shown) + more + "]"
-    return str(value)
-
-
-def verdict_lines(v: Verdict, title: str, width: int = 22) -> list[str]:
-    """The text lines of one verdict: status, rule (in a column ``width`` wide), title, then witness or reason."""
-    lines = [f"  {v.label:<9} {v.rule_id:<{width}} {title}"]
-    for fact in v.assumes:  # never silent: a verdict resting on a declaration says so under its status
-        lines.append(f"            assuming: {printable(fact)}")
-    # every field may hold names from the model: one line each, controls escaped (sonnx.base.text)
-    if v.witness is not None:
-        lines.append(f"            witness: {printable(v.witness.summary)}")
-        for key, value in v.witness.data.items():
-            lines.append(f"              {key}: {printable(_format_item(value))}")
-    if v.reason is not None:
-        lines.append(f"            reason: {printable(v.reason)}")
-    for key, value in v.details.items():
-        if v.status is Status.WAIVED and key == "waivers":
-            lines.extend(waiver_lines(value))
-            continue
-        lines.append(f"            {key}: {printable(_format_item(value))}")
-    if v.original is not None:
-        lines.extend("  " + line for line in verdict_lines(v.original, "(the finding waived)", width)[1:])
-    return lines
-
-
-def waiver_lines(entries: Any) -> list[str]:
-    """The lines that say who waived a finding, when and why (one entry each)."""
-    out = []
-    for e in entries:
-        until = f", expires {e['expires']}" if e.get("expires") else ""
-        out.append(
-            f"            waived by {printable(e['id'])} ({printable(e['covers'])}): {printable(e['author'])}, "
-            f"{e['date']}{until}: {printable(e['justification'])}"
-        )
-    return out
-
-
 def run_notes(r: ModelReport) -> list[str]:
     """The text report's lines about the selection and the waivers file of one model's check."""
     out = []
@@ -345,16 +261,6 @@ def run_notes(r: ModelReport) -> list[str]:
         for e in w["used"]:
             out.append(f"    {printable(e['id'])} {e['rule']} ({printable(e['covers'])}): {e['result']}")
     return out
-
-
-def is_finding(v: Verdict) -> bool:
-    """Whether a findings-only report shows ``v``: every verdict but a PROVED one that assumes nothing.
-
-    VIOLATED (errors and warnings), UNKNOWN, TESTED, WAIVED and NOT CHECKED are all shown, with their witness
-    or reason, and so is a PROVED verdict that rests on a declaration (spec/graph.rst, section 9.1): only an
-    unconditional proof is left out.
-    """
-    return v.status is not Status.PROVED or bool(v.assumes)
 
 
 def text_report(reports: Sequence[ModelReport], profile: str, findings_only: bool = False) -> str:

@@ -53,7 +53,7 @@ from typing import Any
 from ..base.errors import UsageError
 from ..base.files import read_option_file
 from ..base.verdict import Status, Verdict, Witness
-from .report import titles
+from .verdict_text import titles
 
 SCHEMA = "sonnx-waivers/1"
 MAX_BYTES = 4 * 1024 * 1024

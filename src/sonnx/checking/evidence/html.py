@@ -29,7 +29,8 @@ from ...base.text import counted
 from ...base.verdict import Status, Verdict, label
 from ...differential.run import CrossCheckReport
 from ..options import CheckOptions
-from ..report import ModelReport, spec_sections, titles
+from ..report import ModelReport
+from ..verdict_text import spec_sections, titles
 from .pictures import MAX_DRAWN_OPERATIONS, error_chart, flagged_operations, graph_svg
 
 

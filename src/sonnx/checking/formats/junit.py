@@ -39,7 +39,8 @@ from typing import BinaryIO
 from ...base.files import write_atomically
 from ...base.verdict import Severity, Status, Verdict
 from ...rules import rules_for
-from ..report import ModelReport, titles, verdict_lines
+from ..report import ModelReport
+from ..verdict_text import titles, verdict_lines
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 

@@ -56,7 +56,8 @@ from ...base.verdict import Severity, Status, Verdict
 from ...base.version import __version__
 from ...rules import RULES, Rule, rules_for
 from ..options import check_docs_url
-from ..report import SPEC_PAGES, ModelReport, html_anchor, titles
+from ..report import ModelReport
+from ..verdict_text import SPEC_PAGES, html_anchor, titles
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

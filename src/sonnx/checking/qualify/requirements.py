@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...rules.registry import RULES
-from ..report import spec_sections
+from ..verdict_text import spec_sections
 
 
 @dataclass(frozen=True)
