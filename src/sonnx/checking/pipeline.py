@@ -45,9 +45,11 @@ from ..loader.load import Derived, load_model_and_derived
 from ..loader.writer import model_bytes
 from ..model.graph import Model
 from ..rules import run_rules
+from ..rules.base import Started
 from ..rules.declarations import assumption
 from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
+from ..rules.registry import cancel_checks, start_file_checks
 from ..rules.shapes_analysis import check_dim_names
 from ..smt import Obligation, run_smt, write_obligations
 from .agreement import combine, smt_only
@@ -97,12 +99,13 @@ DerivedTypes = Callable[[Model, bool], Derived]
 
 
 def _prove(
-    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes
+    model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes,
+    started: Mapping[str, Started] | None = None,
 ) -> _Proofs:
     """The rules' verdicts, with the SMT engine's combined in when it runs.
 
     ``derived``: the types onnx derives for the model (spec 9.4), as :func:`check_file` and :func:`check_model`
-    give them.
+    give them. ``started``: the rules' checks of the model's file that :func:`check_file` started before reading it.
     """
     declared = {n for n in model.graph.inputs if n not in model.graph.initialized}
     unknown = [n for n, _, _ in options.input_ranges or () if n not in declared]
@@ -110,6 +113,8 @@ def _prove(
         raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
     trial = trial_run if model.weights_loaded else None
     config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between)
+    if started:
+        config = replace(config, started=started)
     direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
@@ -159,19 +164,23 @@ def check_file(
     opts = options or CheckOptions()
     say = progress or quiet
     say(f"loading {path}" + ("" if opts.read_weights else " (structure only, weights not read)"))
+    started = start_file_checks(path, opts.rules_config())  # FORMAT-ONNX's child checks the file while it is read
     try:
-        # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
-        model, derived = load_model_and_derived(
-            path,
-            read_weights=opts.read_weights,
-            weights_from_file=True,
-            derive=lambda m: asks_for_derived(m, opts.profile),
-        )
-    except SonnxError as exc:
-        return ModelReport(path, error=exc)
-    if freeze_gc:
-        gc.freeze()
-    report = _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given)
+        try:
+            # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
+            model, derived = load_model_and_derived(
+                path,
+                read_weights=opts.read_weights,
+                weights_from_file=True,
+                derive=lambda m: asks_for_derived(m, opts.profile),
+            )
+        except SonnxError as exc:
+            return ModelReport(path, error=exc)
+        if freeze_gc:
+            gc.freeze()
+        report = _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given, started=started)
+    finally:
+        cancel_checks(started)
     return _select_and_waive(report, opts, path)
 
 
@@ -248,8 +257,9 @@ def _check_loaded(
     export_stem: str | None,
     derived: DerivedTypes,
     given: Mapping[str, OracleResult] | None = None,
+    started: Mapping[str, Started] | None = None,
 ) -> ModelReport:
-    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived`` as for :func:`_prove`)."""
+    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived`` and ``started`` as for :func:`_prove`)."""
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
@@ -258,7 +268,7 @@ def _check_loaded(
     if opts.declarations is not None:  # a premise the model refutes is refused before any verdict rests on it
         check_declarations(model, opts.declarations)
         notes = tuple(unused(model, opts.declarations))
-    proofs = _prove(model, path, opts, say, export_stem, derived)
+    proofs = _prove(model, path, opts, say, export_stem, derived, started)
     proofs = replace(proofs, verdicts=assuming(proofs.verdicts, model, opts), findings=assuming(proofs.findings,
                      model, opts))
     verdicts = list(proofs.verdicts)
