@@ -167,21 +167,35 @@ def check_file(
     started = start_file_checks(path, opts.rules_config())  # FORMAT-ONNX's child checks the file while it is read
     try:
         try:
-            # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
-            model, derived = load_model_and_derived(
-                path,
-                read_weights=opts.read_weights,
-                weights_from_file=True,
-                derive=lambda m: asks_for_derived(m, opts.profile),
-            )
+            model, derived = _load(path, opts, freeze_gc)
         except SonnxError as exc:
             return ModelReport(path, error=exc)
-        if freeze_gc:
-            gc.freeze()
         report = _check_loaded(model, opts, path, say, export_stem, Given(model, derived), given=given, started=started)
     finally:
         cancel_checks(started)
     return _select_and_waive(report, opts, path)
+
+
+def _load(path: str, opts: CheckOptions, freeze_gc: bool) -> tuple[Model, Derived | None]:
+    """The model at ``path`` as the check reads it, with the types onnx derives when a rule will ask for them (read
+    from the same bytes); ``freeze_gc``: the model is out of the collector's reach before the collector runs again,
+    whose first pass would otherwise scan every object of the new model once."""
+    collecting = freeze_gc and gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        loaded = load_model_and_derived(
+            path,
+            read_weights=opts.read_weights,
+            weights_from_file=True,
+            derive=lambda m: asks_for_derived(m, opts.profile),
+        )
+        if freeze_gc:
+            gc.freeze()
+        return loaded
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None) -> ModelReport:

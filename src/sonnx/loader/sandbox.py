@@ -219,6 +219,11 @@ class Started(Generic[T]):
         self._deadline, self._time_limit, self._memory_budget = deadline, time_limit, memory_budget
 
     @property
+    def pid(self) -> int:
+        """The child's process ID while it is neither joined nor cancelled (0 otherwise)."""
+        return self._pid
+
+    @property
     def running(self) -> bool:
         """Whether a child was started and neither joined nor cancelled."""
         return self._pid != 0
