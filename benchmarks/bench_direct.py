@@ -10,7 +10,11 @@ same load). For each run the parent records:
 
 * wall time;
 * CPU seconds, user + system, of the process and of every child it reaped
-  (FORMAT-ONNX's child included), from ``os.wait4``;
+  (FORMAT-ONNX's child included), from ``os.wait4``, and the part of it spent
+  in the child processes (their ``/proc/PID/stat`` as last sampled, a lower
+  bound): with two cores and nothing else running, the wall time of a check
+  whose child works beside the parent tends to the larger of the two parts;
+  on a loaded machine it tends to their sum;
 * memory: the highest sum of the resident sizes of the process and all its
   descendants, sampled every 20 ms ("peak GB"), and the sum of each process's
   own peak (``VmHWM``, an upper bound of the true peak: "hwm GB");
@@ -53,6 +57,7 @@ PEERS: dict[str, list[str]] = {
 class Run:
     wall: float
     cpu: float
+    children_cpu: float
     peak: float
     hwm: float
     code: int
@@ -72,6 +77,19 @@ def _descendants(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (0 when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime and stime: fields 14 and 15 of proc(5)
 
 
 def _status(pid: int) -> tuple[int, int]:
@@ -96,6 +114,7 @@ class Sampler:
         self.pid = pid
         self.peak = 0
         self.hwm: dict[int, int] = {}
+        self.cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
         self._thread.start()
@@ -107,13 +126,17 @@ class Sampler:
                 rss, hwm = _status(p)
                 total += rss
                 self.hwm[p] = max(self.hwm.get(p, 0), hwm)
+                self.cpu[p] = max(self.cpu.get(p, 0.0), _cpu(p))
             self.peak = max(self.peak, total)
             self._stop.wait(0.02)
 
-    def stop(self) -> tuple[float, float]:
+    def stop(self) -> tuple[float, float, float]:
+        """(highest sampled sum of RSS in GB, sum of each process's peak in GB, CPU seconds of the processes below
+        the first, as last sampled: a lower bound, within one sampling period of each)."""
         self._stop.set()
         self._thread.join()
-        return self.peak / 1e9, sum(self.hwm.values()) / 1e9
+        below = sum(c for p, c in self.cpu.items() if p != self.pid)
+        return self.peak / 1e9, sum(self.hwm.values()) / 1e9, below
 
 
 def measure(cmd: list[str], env: dict[str, str] | None = None) -> Run:
@@ -124,10 +147,11 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> Run:
     sampler = Sampler(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    peak, hwm = sampler.stop()
+    peak, hwm, below = sampler.stop()
     proc.returncode = os.waitstatus_to_exitcode(status)
     hwm = max(hwm, usage.ru_maxrss * 1024 / 1e9)  # the largest single process, should sampling have missed it
-    return Run(wall, usage.ru_utime + usage.ru_stime, peak, hwm, proc.returncode, (before, os.getloadavg()[0]))
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(wall, cpu, below, peak, hwm, proc.returncode, (before, os.getloadavg()[0]))
 
 
 def model(kind: str, n: int, out: Path) -> Path:
@@ -162,18 +186,22 @@ def main() -> None:
                     env = {**os.environ, "PYTHONPATH": str(Path(args.baseline).resolve())}
                 r = measure([*(SONNX if name in ("sonnx", "baseline") else PEERS[name]), str(path)], env)
                 runs[name].append(r)
-                log.append(f"| {kind} {int(n):,} | {name} | {r.wall:.2f} | {r.cpu:.2f} | {r.peak:.2f} | {r.hwm:.2f} | "
+                log.append(f"| {kind} {int(n):,} | {name} | {r.wall:.2f} | {r.cpu:.2f} | {r.children_cpu:.2f} | "
+                           f"{r.peak:.2f} | {r.hwm:.2f} | "
                            f"{r.code} | {r.load[0]:.2f} / {r.load[1]:.2f} |")
                 print(log[-1], file=sys.stderr, flush=True)
         rows.append((kind, int(n), runs))
-    print("| model | ops | sonnx wall s | full check wall s | ratio | sonnx CPU s | full check CPU s | ratio | "
-          "sonnx peak GB | full check peak GB | ratio | sonnx hwm GB | full check hwm GB | baseline wall s | "
-          "baseline CPU s | baseline peak GB | load+check wall s | check_model(path) wall s | sonnx exit |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    head = ["model", "ops", "sonnx wall s", "full check wall s", "ratio", "sonnx CPU s", "full check CPU s", "ratio",
+            "sonnx CPU: parent / child s", "sonnx peak GB", "full check peak GB", "ratio", "sonnx hwm GB",
+            "full check hwm GB", "baseline wall s", "baseline CPU s", "baseline peak GB", "load+check wall s",
+            "check_model(path) wall s", "sonnx exit"]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for kind, n, runs in rows:
         print(_row(kind, n, runs))
-    print("\n| model | run | wall s | CPU s | peak GB | hwm GB | exit | load before / after |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| model | run | wall s | CPU s | of which child processes | peak GB | hwm GB | exit | "
+          "load before / after |")
+    print("|---|---|---|---|---|---|---|---|---|")
     print("\n".join(log))
 
 
@@ -189,10 +217,12 @@ def _row(kind: str, n: int, runs: dict[str, list[Run]]) -> str:
     sw, fw, sc, fc = med("sonnx", "wall"), med("full", "wall"), med("sonnx", "cpu"), med("full", "cpu")
     sp, fp = top("sonnx", "peak"), top("full", "peak")
     codes = ",".join(str(c) for c in sorted({r.code for r in runs["sonnx"]}))
-    return (f"| {kind} | {n:,} | {sw:.2f} | {fw:.2f} | {sw / fw:.2f}x | {sc:.2f} | {fc:.2f} | {sc / fc:.2f}x | "
-            f"{sp:.2f} | {fp:.2f} | {sp / fp:.2f}x | {top('sonnx', 'hwm'):.2f} | {top('full', 'hwm'):.2f} | "
-            f"{med('baseline', 'wall'):.2f} | {med('baseline', 'cpu'):.2f} | {top('baseline', 'peak'):.2f} | "
-            f"{med('load+check', 'wall'):.2f} | {med('path', 'wall'):.2f} | {codes} |")
+    child = med("sonnx", "children_cpu")
+    cells = [kind, f"{n:,}", f"{sw:.2f}", f"{fw:.2f}", f"{sw / fw:.2f}x", f"{sc:.2f}", f"{fc:.2f}", f"{sc / fc:.2f}x",
+             f"{sc - child:.2f} / {child:.2f}", f"{sp:.2f}", f"{fp:.2f}", f"{sp / fp:.2f}x", f"{top('sonnx', 'hwm'):.2f}",
+             f"{top('full', 'hwm'):.2f}", f"{med('baseline', 'wall'):.2f}", f"{med('baseline', 'cpu'):.2f}",
+             f"{top('baseline', 'peak'):.2f}", f"{med('load+check', 'wall'):.2f}", f"{med('path', 'wall'):.2f}", codes]
+    return "| " + " | ".join(cells) + " |"
 
 
 if __name__ == "__main__":
