@@ -24,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 
 BENCHMARKS: dict[str, str] = {
     "structural": "bench_structural.py",
+    "direct": "bench_direct.py",
     "smt": "bench_smt.py",
     "smt-violations": "bench_smt_violations.py",
     "executor": "bench_executor.py",

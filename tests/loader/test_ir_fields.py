@@ -19,7 +19,7 @@ from onnx import TensorProto, helper, numpy_helper
 from sonnx.base.errors import UnsupportedModelError
 from sonnx.base.verdict import Status
 from sonnx.loader import load_model
-from sonnx.loader.irfields import ANNOTATIONS, ELEMENT_TYPES, MEANING, annotations_clean
+from sonnx.loader.irfields import ANNOTATIONS, ELEMENT_TYPES, MEANING, annotations_clean, stated_ir_version
 from sonnx.rules import format_onnx
 from sonnx.rules.base import CheckContext
 from tests.common.cli import check
@@ -226,3 +226,21 @@ def test_the_annotation_view_decides_a_model_without_nested_graphs() -> None:
     assert annotations_clean(clean.SerializeToString())
     for key in sorted(ANNOTATIONS):
         assert not annotations_clean(_annotated(key, 4).SerializeToString()), key
+
+
+@pytest.mark.parametrize("ir", [3, 8, 9, 10, 11])
+def test_the_stated_ir_version_is_read_from_the_top_level_alone(ir: int) -> None:
+    m = _with_branch(ir, True)
+    m.producer_name = "p"
+    data = m.SerializeToString()
+    assert stated_ir_version(data) == ir
+    repeated = data + b"\x08" + bytes([ir + 1])  # protobuf keeps the last value of a repeated scalar field
+    assert stated_ir_version(repeated) == onnx.load_model_from_string(repeated).ir_version == ir + 1
+
+
+def test_bytes_that_do_not_read_as_a_message_state_no_ir_version() -> None:
+    data = wrap([helper.make_node("Neg", ["x"], ["y"])], 9).SerializeToString()
+    assert stated_ir_version(data[:-1]) is None  # the last field runs past the end
+    assert stated_ir_version(b"") is None and stated_ir_version(b"\x3a\x00") is None  # no ir_version field
+    assert stated_ir_version(b"\x08") is None and stated_ir_version(b"\x0f") is None  # cut varint; wire type 7
+    assert stated_ir_version(b"\x08" + b"\xff" * 10 + b"\x01") is None  # a varint longer than ten bytes

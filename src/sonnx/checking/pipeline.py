@@ -40,9 +40,11 @@ from ..loader.memory import ModelBytes
 from ..loader.writer import model_bytes
 from ..model.graph import Model
 from ..rules import run_rules
+from ..rules.base import Started
 from ..rules.declarations import assumption
 from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
+from ..rules.registry import cancel_checks, start_file_checks
 from ..rules.shapes_analysis import check_dim_names
 from ..smt import Obligation, write_obligations
 from .agreement import combine, smt_only
@@ -95,11 +97,13 @@ DerivedTypes = Callable[[Model, bool], Derived]
 def _prove(
     model: Model, path: str, options: CheckOptions, say: Say, export_stem: str | None, derived: DerivedTypes,
     data: bytes | None = None,
+    started: Mapping[str, Started] | None = None,
 ) -> _Proofs:
     """The rules' verdicts, with the SMT engine's combined in when it runs.
 
     ``derived``: the types onnx derives for the model (spec 9.4), as :func:`check_file` and :func:`check_model`
-    give them; ``data``: the bytes of a model read from no file, which FORMAT-ONNX checks.
+    give them; ``data``: the bytes of a model read from no file, which FORMAT-ONNX checks; ``started``: the rules'
+    checks of the model's file (or bytes) that :func:`check_file` started before reading it.
     """
     declared = {n for n in model.graph.inputs if n not in model.graph.initialized}
     unknown = [n for n, _, _ in options.input_ranges or () if n not in declared]
@@ -108,6 +112,8 @@ def _prove(
     trial = trial_run if model.weights_loaded else None
     config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between,
                      model_bytes=data)
+    if started:
+        config = replace(config, started=started)
     direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
     if skipped is not None:
@@ -162,20 +168,40 @@ def check_file(
     say = progress or quiet
     name, data = (path.name, path.data) if isinstance(path, ModelBytes) else (path, None)
     say(f"loading {name}" + ("" if opts.read_weights else " (structure only, weights not read)"))
+    # FORMAT-ONNX's child checks the file (or the bytes) while the model is read
+    started = start_file_checks(name if data is None else data, opts.rules_config())
     try:
-        # the types onnx derives are read with the model, from the same bytes, when a rule will ask for them
-        model, derived = load_model_and_derived(
+        try:
+            model, derived = _load(path, opts, freeze_gc)
+        except SonnxError as exc:
+            return ModelReport(name, error=exc, profile=opts.profile)
+        report = _check_loaded(model, opts, name, say, export_stem, Given(model, derived), given=given, data=data,
+                               started=started)
+    finally:
+        cancel_checks(started)
+    return _select_and_waive(report, opts, name, path.sha256 if isinstance(path, ModelBytes) else None)
+
+
+def _load(path: str | ModelBytes, opts: CheckOptions, freeze_gc: bool) -> tuple[Model, Derived | None]:
+    """The model at ``path`` as the check reads it, with the types onnx derives when a rule will ask for them (read
+    from the same bytes); ``freeze_gc``: the model is out of the collector's reach before the collector runs again,
+    whose first pass would otherwise scan every object of the new model once."""
+    collecting = freeze_gc and gc.isenabled()
+    if collecting:
+        gc.disable()
+    try:
+        loaded = load_model_and_derived(
             path,
             read_weights=opts.read_weights,
             weights_from_file=True,
             derive=lambda m: asks_for_derived(m, opts.profile),
         )
-    except SonnxError as exc:
-        return ModelReport(name, error=exc, profile=opts.profile)
-    if freeze_gc:
-        gc.freeze()
-    report = _check_loaded(model, opts, name, say, export_stem, Given(model, derived), given=given, data=data)
-    return _select_and_waive(report, opts, name, path.sha256 if isinstance(path, ModelBytes) else None)
+        if freeze_gc:
+            gc.freeze()
+        return loaded
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _select_and_waive(report: ModelReport, opts: CheckOptions, path: str | None, digest: str | None = None
@@ -261,8 +287,10 @@ def _check_loaded(
     derived: DerivedTypes,
     given: Mapping[str, OracleResult] | None = None,
     data: bytes | None = None,
+    started: Mapping[str, Started] | None = None,
 ) -> ModelReport:
-    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived`` and ``data`` as for :func:`_prove`)."""
+    """Steps 2 to 5 on a loaded model (see :func:`check_model`; ``derived``, ``data`` and ``started`` as for
+    :func:`_prove`)."""
     if (opts.orders or opts.oracles) and not model.weights_loaded:
         raise UsageError("--orders and --cross-check execute the model: load it with its weights")
     say(f"loaded {len(model.graph.operations)} operations in the main graph")
@@ -271,7 +299,7 @@ def _check_loaded(
     if opts.declarations is not None:  # a premise the model refutes is refused before any verdict rests on it
         check_declarations(model, opts.declarations)
         notes = tuple(unused(model, opts.declarations))
-    proofs = _prove(model, path, opts, say, export_stem, derived, data)
+    proofs = _prove(model, path, opts, say, export_stem, derived, data, started)
     proofs = replace(proofs, verdicts=assuming(proofs.verdicts, model, opts), findings=assuming(proofs.findings,
                      model, opts))
     verdicts = list(proofs.verdicts)

@@ -242,3 +242,46 @@ def annotations_used(m: Any) -> list[str]:
                     graphs.append((f"{where} node {n.name or n.op_type!r} attribute {a.name!r}", a.g))
                 graphs.extend((f"{where} node {n.name or n.op_type!r} attribute {a.name!r}", s) for s in a.graphs)
     return found
+
+
+def stated_ir_version(data: bytes) -> int | None:
+    """The IR version the model bytes state (``ModelProto.ir_version``, field 1; the last one when repeated, as
+    protobuf reads it), read from the top level of the message alone; None when none is stated or the top level
+    does not read as protobuf. Nothing below the top level is parsed: the graph is skipped by its length."""
+    pos, end, found = 0, len(data), None
+    while pos < end:
+        key, pos = _varint(data, pos)
+        if key is None:
+            return None
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            if value is None:
+                return None
+            if number == 1:
+                found = value - (1 << 64) if value >= 1 << 63 else value
+        elif wire == 2:
+            length, pos = _varint(data, pos)
+            if length is None:
+                return None
+            pos += length
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+        else:
+            return None
+    return found if pos == end else None
+
+
+def _varint(data: bytes, pos: int) -> tuple[int | None, int]:
+    """The base-128 varint at ``pos`` and the position after it; None when the bytes end first or it runs over
+    ten bytes."""
+    value = shift = 0
+    for k in range(10):
+        if pos + k >= len(data):
+            return None, pos
+        byte = data[pos + k]
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value & ((1 << 64) - 1), pos + k + 1
+        shift += 7
+    return None, pos

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import Offenders, brief, first
@@ -49,6 +49,17 @@ UniformDraw = Callable[[Any, Any, tuple[int, ...], Any, int], Any]
 """Draws values uniformly in ``[lo, hi]`` of a shape and dtype with a seed (``execution.inputs``, where every
 input value sonnx uses is made; given by the layer that runs the rules)."""
 """Runs a model on input values by graph-input name (sonnx's executor, given by the layer that runs the rules)."""
+
+
+class Started(Protocol):
+    """A rule's check of the model's file, started before the model was read (:attr:`Rule.start`)."""
+
+    def cancel(self) -> None:
+        """Stop it when it still runs (its result is no longer wanted); nothing when it was joined."""
+
+
+StartFn = Callable[[str | bytes, bool], Started]
+"""Starts a rule's check of the model file at a path, with ``read_weights``, and returns at once."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +106,10 @@ class CheckConfig:
     """The ONNX bytes the model was read from when it was read from no file (an ``onnx.ModelProto`` given in memory,
     a model read from stdin: :mod:`sonnx.loader.memory`), given by the layer that loaded it; FORMAT-ONNX gives them
     to onnx's checker. None: the model's file (``Model.source``) is what FORMAT-ONNX checks."""
+    started: Mapping[str, Started] = field(default_factory=dict)
+    """The checks of the model's file already started, by rule ID (:attr:`Rule.start`), given by the layer that runs
+    the rules when it started them before reading the model; a rule joins the one started for the model's own file
+    and reading of weights, and otherwise starts its own."""
 
 
 @dataclass
@@ -208,6 +223,11 @@ class Rule:
     reads_file: bool = False
     """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
     graph that was never serialized, such as a partition's subgraph."""
+    start: StartFn | None = None
+    """For a rule whose check runs in a child process (FORMAT-ONNX: onnx's native checker on the file): starts that
+    check on a file, so that it runs while the model is read and the other rules run. :func:`.registry.run_rules`
+    runs such a rule after the others (its verdict keeps its place in the table), so that its check joins a child
+    that has been working all along."""
     strict_severity: Severity | None = None
     """The severity under ``sonnx-strict`` when it differs from ``severity`` (a rule of the base profile that
     the strict profile makes an error, such as GRAPH-ARITY while the working group marks it TBC)."""

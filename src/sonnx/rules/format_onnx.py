@@ -43,7 +43,11 @@ whose graph-attribute default calls the function itself makes it recurse until
 the stack overflows). It therefore runs in a child process under a memory and a
 time limit (:mod:`sonnx.loader.sandbox`); the child's death by a signal, or a
 limit reached, is UNKNOWN naming the signal or the limit, and the other rules
-run in the parent as usual.
+run in the parent as usual. The checker needs only the file, so the child is
+started before the model is read (:func:`start`, through ``Rule.start``) and
+works while the parent reads the model and runs the other rules; the rule
+joins it last, and its verdict is the one a child waited for at once would
+give (the child keeps its own limits).
 
 A model that uses a field its IR version does not define is refused by the
 loader when the field has a meaning (spec/graph.rst, reading A14). An annotation
@@ -63,13 +67,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
 from ..base.verdict import Severity, Status, Verdict, Witness
 from ..base.witness import LIMIT
-from ..loader.irfields import NEWEST_ANNOTATION, annotations_clean, annotations_used
-from ..loader.sandbox import Failure, contained
+from ..loader.irfields import NEWEST_ANNOTATION, annotations_clean, annotations_used, stated_ir_version
+from ..loader.sandbox import Failure, Started, contained
+from ..loader.sandbox import start as begin
 from .base import PROFILE_SONNX, CheckContext, Rule
 
 ID = "FORMAT-ONNX"
@@ -213,6 +219,8 @@ def run_checker(path: str | bytes, read_weights: bool) -> Verdict:
 
 
 def check(ctx: CheckContext) -> Verdict:
+    """The verdict on what the model was read from (its file, or the bytes of a model read from no file): from the
+    child started for it before the model was read (``ctx.config.started``), else from a child started now."""
     target: str | bytes | None = ctx.config.model_bytes
     if target is None:
         target = ctx.model.source
@@ -223,12 +231,84 @@ def check(ctx: CheckContext) -> Verdict:
                 "from)",
                 SEVERITY,
             )
-    outcome = contained(_guarded, target, ctx.config.read_weights, ctx.model.ir_version, _has_nested(ctx))
+    given = ctx.config.started.get(ID)
+    ours = isinstance(given, Early) and given.path == target and given.read_weights == ctx.config.read_weights
+    mine = given if ours and isinstance(given, Early) else None
+    early = mine or start(target, ctx.config.read_weights)
+    try:
+        return finish(early.child.join(), target, ctx.model.ir_version, _has_nested(ctx))
+    finally:
+        if mine is None:
+            early.cancel()
+
+
+@dataclass(frozen=True, eq=False)
+class Early:
+    """onnx's full check of the file at ``path`` (or of the bytes ``path`` holds), running in a child process since
+    :func:`start`."""
+
+    path: str | bytes
+    read_weights: bool
+    child: Started[tuple[Verdict, bool | None]]
+
+    def cancel(self) -> None:
+        """Stop the child when it still runs."""
+        self.child.cancel()
+
+
+def start(path: str | bytes, read_weights: bool) -> Early:
+    """Start onnx's full check of the file at ``path`` (or of the model bytes ``path`` holds) in a child process
+    (:mod:`sonnx.loader.sandbox`) and return at once; the rule's :func:`check` joins it. It needs only the file, so it
+    can start before the model is read."""
+    return Early(path, read_weights, begin(_early, path, read_weights))
+
+
+def finish(outcome: tuple[Verdict, bool | None] | Failure, path: str | bytes, ir_version: int, nested: bool
+           ) -> Verdict:
+    """The verdict, from what the child started by :func:`start` gave and what the loaded model says.
+
+    The undefined annotations are looked for only when the checker passed
+    and the model's IR version is older than :data:`NEWEST_ANNOTATION`. The child already
+    read the annotation view of the file (``clean``); when it found none and
+    no graph is nested in an attribute, that decides, and otherwise
+    :func:`undefined_annotations` runs in a child of its own, as it ran
+    before in the checker's."""
     if isinstance(outcome, Failure):
-        return Verdict.unknown(
-            ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
-        )
-    return outcome
+        return _failed(outcome)
+    verdict, clean = outcome
+    if verdict.status is not Status.PROVED or ir_version >= NEWEST_ANNOTATION or (clean and not nested):
+        return verdict
+    second = contained(_annotations, path, nested)
+    return _failed(second) if isinstance(second, Failure) else second
+
+
+def _failed(outcome: Failure) -> Verdict:
+    return Verdict.unknown(
+        ID, f"onnx.checker {outcome.reason} (it runs in a child process, so the other rules still ran)", SEVERITY
+    )
+
+
+def _read(path: str | bytes) -> bytes:
+    """The model's bytes: those given, or the file's."""
+    if isinstance(path, bytes):
+        return path
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _early(path: str | bytes, read_weights: bool) -> tuple[Verdict, bool | None]:
+    """In the child started by :func:`start`: the checker's verdict and, when it passed and the file's IR version is
+    older than :data:`NEWEST_ANNOTATION`, whether the annotation view of the file is clean (None: not looked at, or
+    not decided here, so that :func:`finish` runs :func:`undefined_annotations` itself)."""
+    verdict = _guarded_checker(path, read_weights)
+    if verdict.status is not Status.PROVED:
+        return verdict, None
+    try:
+        raw = _read(path)
+        ir = stated_ir_version(raw)
+        return verdict, (annotations_clean(raw) if ir is not None and ir < NEWEST_ANNOTATION else None)
+    except (Exception, MemoryError):  # decided again by undefined_annotations, which words any failure
+        return verdict, None
 
 
 def undefined_annotations(raw: bytes, nested: bool) -> Verdict:
@@ -258,21 +338,30 @@ def _has_nested(ctx: CheckContext) -> bool:
     return any(next(islice(g.nested(), 1, None), None) is not None for g in roots)
 
 
-def _guarded(path: str | bytes, read_weights: bool, ir_version: int, nested: bool) -> Verdict:
-    """:func:`run_checker`, then (when it passes) :func:`undefined_annotations`; an unexpected exception of the
-    checker is UNKNOWN (a crash, not a finding). A ``MemoryError`` is left to the sandbox, which names the limit."""
+def _guarded_checker(path: str | bytes, read_weights: bool) -> Verdict:
+    """:func:`run_checker`; an unexpected exception of the checker is UNKNOWN (a crash, not a finding). A
+    ``MemoryError`` is left to the sandbox, which names the limit."""
     try:
-        verdict = run_checker(path, read_weights)
-        if verdict.status is Status.PROVED and ir_version < NEWEST_ANNOTATION:
-            if isinstance(path, str):
-                with open(path, "rb") as fh:
-                    return undefined_annotations(fh.read(), nested)
-            return undefined_annotations(path, nested)
-        return verdict
+        return run_checker(path, read_weights)
     except MemoryError:
         raise
     except Exception as exc:
-        return Verdict.unknown(ID, f"onnx.checker failed: {type(exc).__name__}: {_one_line(str(exc))}", SEVERITY)
+        return _crashed(exc)
+
+
+def _annotations(path: str | bytes, nested: bool) -> Verdict:
+    """:func:`undefined_annotations` on the file at ``path`` (or the bytes it holds), guarded as
+    :func:`_guarded_checker` is."""
+    try:
+        return undefined_annotations(_read(path), nested)
+    except MemoryError:
+        raise
+    except Exception as exc:
+        return _crashed(exc)
+
+
+def _crashed(exc: Exception) -> Verdict:
+    return Verdict.unknown(ID, f"onnx.checker failed: {type(exc).__name__}: {_one_line(str(exc))}", SEVERITY)
 
 
 RULE = Rule(
@@ -281,4 +370,5 @@ RULE = Rule(
     profile=PROFILE_SONNX,
     check=check,
     reads_file=True,
+    start=start,
 )

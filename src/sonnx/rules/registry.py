@@ -4,9 +4,20 @@ Every rule module exports a ``RULE``; this module lists them in report order.
 :func:`run_rules` runs those of the selected profile. A rule that raises is
 not a pass: its verdict becomes UNKNOWN with the reason, so a defect in a check
 can never hide a violation.
+
+A rule whose check runs in a child process (``Rule.start``: FORMAT-ONNX) is
+started first, before the model is read when the layer that runs the rules
+starts it (:func:`start_file_checks`), and joined after every other rule, so
+that the child and this process work at the same time; its verdict keeps its
+place in the table, and the verdict is the one it would be if it had been
+waited for at once (the child keeps its own limits, :mod:`sonnx.loader.sandbox`).
 """
 
 from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import replace
 
 from ..base.errors import SonnxError
 from ..base.progress import Say
@@ -51,7 +62,7 @@ from . import (
     strict_shapes,
     strict_sparse,
 )
-from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule
+from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule, Started
 
 RULES: tuple[Rule, ...] = (
     format_onnx.RULE,
@@ -111,6 +122,42 @@ def rule_by_id(rule_id: str) -> Rule:
     raise KeyError(rule_id)
 
 
+def start_file_checks(path: str | bytes, config: CheckConfig, graph_only: bool = False) -> dict[str, Started]:
+    """Start now the checks of the file at ``path`` (or of the model bytes ``path`` holds, for a model read from no
+    file) of the rules of ``config.profile`` that have one (``Rule.start``).
+
+    For the check of the model that will be read from ``path``: give them to
+    :func:`run_rules` in ``config.started``, and :func:`cancel_checks` them
+    when the model is not checked after all. None is started when ``path``
+    names no file (the rule then says so itself)."""
+    if isinstance(path, str) and not os.path.isfile(path):
+        return {}
+    chosen = rules_for(config.profile, graph_only)
+    return {r.id: r.start(path, config.read_weights) for r in chosen if r.start is not None}
+
+
+def cancel_checks(started: Mapping[str, Started]) -> None:
+    """Stop the started checks still running (a joined one is left as it is)."""
+    for check in started.values():
+        check.cancel()
+
+
+def _verdict(rule: Rule, ctx: CheckContext) -> Verdict:
+    """The rule's verdict on ``ctx``: a check that raises gives UNKNOWN with the reason."""
+    severity = rule.severity_in(ctx.config.profile)
+    try:
+        v = rule.check(ctx)
+    except SonnxError as exc:
+        v = Verdict.unknown(rule.id, exc.one_line(), severity)
+    except RecursionError:
+        v = Verdict.unknown(rule.id, "the check exceeded Python's recursion limit (a tool defect)", severity)
+    except Exception as exc:
+        v = Verdict.unknown(rule.id, f"internal error in the check: {type(exc).__name__}: {exc}", severity)
+    if v.rule_id != rule.id:
+        v = Verdict.unknown(rule.id, f"the check answered for {v.rule_id!r} (a tool defect)", severity)
+    return v
+
+
 def run_rules(
     model: Model,
     config: CheckConfig | None = None,
@@ -119,23 +166,25 @@ def run_rules(
 ) -> list[Verdict]:
     """Run every rule of ``config.profile`` on ``model``; one verdict per rule, in table order.
 
-    ``graph_only``: only the rules about the graph (see :func:`rules_for`)."""
+    ``graph_only``: only the rules about the graph (see :func:`rules_for`).
+    The rules with a check in a child process start first (unless
+    ``config.started`` holds theirs) and are joined last (see the module
+    text); every started check still running at the end is stopped."""
     cfg = config or CheckConfig()
-    ctx = CheckContext(model, cfg)
-    verdicts: list[Verdict] = []
-    for rule in rules_for(cfg.profile, graph_only):
-        if progress is not None:
-            progress(f"checking {rule.id}")
-        severity = rule.severity_in(cfg.profile)
-        try:
-            v = rule.check(ctx)
-        except SonnxError as exc:
-            v = Verdict.unknown(rule.id, exc.one_line(), severity)
-        except RecursionError:
-            v = Verdict.unknown(rule.id, "the check exceeded Python's recursion limit (a tool defect)", severity)
-        except Exception as exc:
-            v = Verdict.unknown(rule.id, f"internal error in the check: {type(exc).__name__}: {exc}", severity)
-        if v.rule_id != rule.id:
-            v = Verdict.unknown(rule.id, f"the check answered for {v.rule_id!r} (a tool defect)", severity)
-        verdicts.append(v)
-    return verdicts
+    chosen = rules_for(cfg.profile, graph_only)
+    started = dict(cfg.started)
+    try:
+        missing = [r for r in chosen if r.start is not None and r.id not in started]
+        if missing and model.source and os.path.isfile(model.source):
+            started.update((r.id, r.start(model.source, cfg.read_weights)) for r in missing if r.start is not None)
+            cfg = replace(cfg, started=started)
+        ctx = CheckContext(model, cfg)
+        verdicts: dict[int, Verdict] = {}
+        late = [i for i, r in enumerate(chosen) if r.start is not None]
+        for i in [i for i in range(len(chosen)) if i not in late] + late:
+            if progress is not None:
+                progress(f"checking {chosen[i].id}")
+            verdicts[i] = _verdict(chosen[i], ctx)
+    finally:
+        cancel_checks(started)
+    return [verdicts[i] for i in range(len(chosen))]
