@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -180,9 +179,8 @@ def test_a_billion_orders_is_refused_at_once(violated: Path, tmp_path: Path) -> 
     d = copy_of(violated, tmp_path)
     edit_json(d / "manifest.json", lambda m: m["options"].update(orders=1_000_000_000))
     rehash_all(d)
-    start = time.perf_counter()
-    code, out = verify(d)
-    assert code == 2 and time.perf_counter() - start < 60
+    code, out = verify(d)  # refused before any schedule runs: a run of them would not end within the suite
+    assert code == 2
     assert out == ""  # a bundle whose options could not be given on the command line is unreadable
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 
 import pytest
 
@@ -22,9 +21,7 @@ def test_hundred_thousand_operation_cycle() -> None:
     ops = [Operation("Relu", "", "", (f"t{i - 1 if i else n - 1}",), (f"t{i}",)) for i in range(n)]
     ops.append(Operation("Neg", "", "", ("t0",), ("y",)))
     m = model(make_graph("ring", ["x"], ["y"], ops))
-    start = time.perf_counter()
-    verdicts = {v.rule_id: v for v in run_rules(m)}
-    assert time.perf_counter() - start < 15
+    verdicts = {v.rule_id: v for v in run_rules(m)}  # its time is in benchmarks/, never asserted here
     acyclic = verdicts["GRAPH-ACYCLIC"]
     assert acyclic.status is Status.VIOLATED
     d = data(acyclic)
