@@ -110,21 +110,14 @@ def _prove(
         raise UsageError(f"--input-range: the model has no graph input {unknown[0]!r} without an initial value")
     trial = trial_run if model.weights_loaded else None
     config = replace(options.rules_config(), derived_types=derived, trial_run=trial, draw_uniform=uniform_between)
+    direct = run_rules(model, config, say)
     engine, skipped = resolved_engine(options, model)
+    if skipped is not None:
+        say(skipped)
+        return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
     if engine == "direct":
-        direct = run_rules(model, config, say)
-        if skipped is not None:
-            say(skipped)
-            return _Proofs(tuple(direct), smt=SmtSummary(skipped=skipped))
         return _Proofs(tuple(direct))
-    # The direct rules run while the SMT engine's worker processes solve its first obligations; neither engine
-    # reads the other's results, which are only compared once both are done (combine, smt_only).
-    ran: list[list[Verdict]] = []
-    run = run_smt(
-        model, progress=say, jobs=options.jobs, declarations=options.declarations,
-        meanwhile=lambda: ran.append(run_rules(model, config, say)),
-    )
-    direct = ran[0]
+    run = run_smt(model, progress=say, jobs=options.jobs, declarations=options.declarations)
     disagreements: list[str] = []
     if engine == "smt":
         verdicts, findings = smt_only(direct, run.verdicts)

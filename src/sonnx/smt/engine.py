@@ -31,7 +31,6 @@ An exception inside an encoding becomes UNKNOWN for that rule, never a pass.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,19 +94,10 @@ def run_smt(
     jobs: int | None = None,
     solving: Solving | None = None,
     declarations: Declarations | None = None,
-    meanwhile: Callable[[], object] | None = None,
 ) -> SmtRun:
     """Prove every rule of :data:`RULE_IDS` on ``model`` with z3.
 
     ``declarations``: the user's facts about custom operators, which the encodings read as the direct rules do.
-
-    ``meanwhile``: other work of the caller, run once in this process after
-    every encoding of the first round has sent its first obligations and
-    before any answer is awaited, so that the worker processes parse and
-    solve while it runs (the pipeline passes the direct engine's rules: the
-    two engines' verdicts are only compared afterwards, neither reads the
-    other's). Its result is the caller's; an exception it raises reaches the
-    caller once the worker processes are shut down.
 
     ``jobs`` worker processes solve the obligations (None: every core; the
     pool starts only on large models, see :func:`.pool.open_solving`), or the
@@ -121,9 +111,7 @@ def run_smt(
     in the code").
     """
     with gc_paused():
-        return _run_smt(
-            model, settings or SolverSettings(), mode, progress or quiet, jobs, solving, declarations, meanwhile
-        )
+        return _run_smt(model, settings or SolverSettings(), mode, progress or quiet, jobs, solving, declarations)
 
 
 def _run_smt(
@@ -134,7 +122,6 @@ def _run_smt(
     jobs: int | None,
     solving: Solving | None,
     declarations: Declarations | None = None,
-    meanwhile: Callable[[], object] | None = None,
 ) -> SmtRun:
     start = time.process_time()
     facts = model_facts(model)
@@ -145,7 +132,7 @@ def _run_smt(
     try:
         if pool.parallel:
             say(f"smt: solving on {pool.jobs} worker processes")
-        results = _Scheduler(pool, st, chosen, say, timings, declarations, meanwhile).run(model, facts)
+        results = _Scheduler(pool, st, chosen, say, timings, declarations).run(model, facts)
         workers = pool.jobs if pool.parallel else 1
         if pool.note:
             say(f"smt: {pool.note}")
@@ -184,8 +171,6 @@ class _Scheduler:
     say: Say
     timings: dict[str, RuleTiming]
     declarations: Declarations | None = None
-    meanwhile: Callable[[], object] | None = None
-    """The caller's other work, run once after the first round's obligations are sent (see :func:`run_smt`)."""
     results: dict[str, RuleResult] = field(default_factory=dict)
     waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)
 
@@ -203,15 +188,8 @@ class _Scheduler:
                 needed = {n: self.results[n] for n in e.needs}
                 self.start(e, ProofContext(model, facts, self.settings, self.mode, needed, self.declarations))
             pending = [e for e in pending if e not in ready]
-            self._meanwhile()
             self.finish()
-        self._meanwhile()  # an empty table: the caller's work still runs, once
         return self.results
-
-    def _meanwhile(self) -> None:
-        if self.meanwhile is not None:
-            work, self.meanwhile = self.meanwhile, None
-            work()
 
     def start(self, encoding: Encoding, ctx: ProofContext) -> None:
         rule_id = encoding.rule_id
