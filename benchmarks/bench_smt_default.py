@@ -19,7 +19,7 @@ process below it (FORMAT-ONNX's child, the solver pool's server and
 workers): "peak GB" is the highest sum of resident memory seen, "CPU s" the
 sum of each process's last sampled user + system time. Usage::
 
-    python benchmarks/bench_smt_default.py --models dag:1200000,cycle:1200000 [--repeat 1] [--src DIR]
+    python benchmarks/bench_smt_default.py --models dag:1200000,cycle:1200000 [--repeat 1] [--src DIR] [--max-gb 4.5]
 
 Prints one Markdown row per run, with the load average before and after it.
 """
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -57,8 +58,11 @@ def _cpu(pid: int) -> float:
 class Sampler:
     """Samples the resident memory and CPU time of a process tree every 20 ms until stopped."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, limit: float) -> None:
         self.root = pid
+        self.limit = limit
+        """GB of resident memory (all processes together) above which the whole tree is killed (0: no limit)."""
+        self.killed = False
         self.peak = 0
         self.cpu: dict[int, float] = {}
         self._stop = threading.Event()
@@ -68,10 +72,18 @@ class Sampler:
     def _run(self) -> None:
         while not self._stop.is_set():
             total = 0
-            for pid in _tree(self.root):
+            tree = _tree(self.root)
+            for pid in tree:
                 total += _memory(pid)[0]
                 self.cpu[pid] = max(self.cpu.get(pid, 0.0), _cpu(pid))
             self.peak = max(self.peak, total)
+            if self.limit and total > self.limit * 1e9:  # the machine is shared: stop before it swaps
+                self.killed = True
+                for pid in reversed(tree):
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
             self._stop.wait(0.02)
 
     def stop(self) -> tuple[float, float]:
@@ -81,18 +93,20 @@ class Sampler:
         return self.peak / 1e9, sum(self.cpu.values())
 
 
-def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float, int, str]:
-    """Run ``cmd``: (wall s, CPU s, peak GB, exit code, load average before-after)."""
+def measure(cmd: list[str], env: dict[str, str], limit: float = 0.0) -> tuple[float, float, float, str, str]:
+    """Run ``cmd``: (wall s, CPU s, peak GB, exit code or ``killed``, load average before-after)."""
     load0 = os.getloadavg()[0]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    sampler = Sampler(proc.pid)
+    sampler = Sampler(proc.pid, limit)
     _, err = proc.communicate()
     wall = time.perf_counter() - start
     peak, cpu = sampler.stop()
+    if sampler.killed:
+        return wall, cpu, peak, f"killed above {limit:g} GB", f"{load0:.1f}-{os.getloadavg()[0]:.1f}"
     if proc.returncode not in (0, 1):
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}: {err.decode(errors='replace')[-400:]}")
-    return wall, cpu, peak, proc.returncode, f"{load0:.1f}-{os.getloadavg()[0]:.1f}"
+    return wall, cpu, peak, str(proc.returncode), f"{load0:.1f}-{os.getloadavg()[0]:.1f}"
 
 
 def model_path(spec: str, out: Path) -> Path:
@@ -113,6 +127,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--src", default="", help="another source tree whose sonnx-check is measured beside this one")
     ap.add_argument("--out", default=str(HERE / "out"))
+    ap.add_argument("--max-gb", type=float, default=0.0, help="kill a command above this many GB, all processes")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -127,7 +142,7 @@ def main() -> None:
         for spec in args.models.split(","):
             path = model_path(spec, out)
             for name, cmd, env in runs:
-                wall, cpu, peak, code, load = measure([*cmd, str(path)], env)
+                wall, cpu, peak, code, load = measure([*cmd, str(path)], env, args.max_gb)
                 print(f"| {spec} | {name} | {wall:.1f} | {cpu:.1f} | {peak:.2f} | {code} | {load} |", flush=True)
 
 
