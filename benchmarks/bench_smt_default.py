@@ -7,7 +7,7 @@ command alike):
 * ``check_model(path, full_check=True)``: onnx's full check of the file, the
   peer (what FORMAT-ONNX runs);
 * ``sonnx-check --engine both``: the default check as ``--engine auto`` runs it
-  up to ``sonnx.checking.pipeline.SMT_AUTO_LIMIT`` (both engines, their
+  up to ``sonnx.checking.proofs.SMT_AUTO_LIMIT`` (both engines, their
   agreement, the report), load included; ``--src DIR`` adds the same command
   run from another source tree (the code before a change) as a second row.
 

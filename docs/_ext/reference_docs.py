@@ -47,7 +47,7 @@ MODULES: tuple[str, ...] = (
 
 OBJECTS: tuple[tuple[str, str], ...] = (
     ("function", "sonnx.checking.pipeline.check_models"),
-    ("data", "sonnx.checking.pipeline.SMT_AUTO_LIMIT"),
+    ("data", "sonnx.checking.proofs.SMT_AUTO_LIMIT"),
     ("data", "sonnx.checking.batch.MAX_ATTEMPTS"),
     ("class", "sonnx.checking.report.SmtSummary"),
     ("function", "sonnx.checking.agreement.combine"),

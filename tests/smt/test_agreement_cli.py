@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import sonnx.checking.pipeline as check_pipeline
+import sonnx.checking.proofs as check_proofs
 import sonnx.smt as smt_pkg
 from sonnx.base.verdict import Status, Verdict, Witness
 from sonnx.checking.agreement import combine, smt_only
@@ -76,7 +76,7 @@ def test_auto_runs_both_engines_up_to_its_limit_and_says_so_above(monkeypatch: p
     code, out, _ = call("--json", model)
     m = json.loads(out)["models"][0]
     assert code == 0 and m["smt"]["mode"] == "search" and "skipped" not in m["smt"]
-    monkeypatch.setattr(check_pipeline, "SMT_AUTO_LIMIT", 2)
+    monkeypatch.setattr(check_proofs, "SMT_AUTO_LIMIT", 2)
     code, out, _ = call("--json", model)
     m = json.loads(out)["models"][0]
     assert code == 0 and "above the automatic SMT limit of 2" in m["smt"]["skipped"]
@@ -91,7 +91,7 @@ def test_help_states_the_automatic_limit() -> None:
     parser = argparse.ArgumentParser()
     add_check_arguments(parser)
     shown = " ".join(parser.format_help().split())
-    assert f"auto (default) is both up to {check_pipeline.SMT_AUTO_LIMIT:,} operations" in shown
+    assert f"auto (default) is both up to {check_proofs.SMT_AUTO_LIMIT:,} operations" in shown
 
 
 def test_engine_direct_runs_no_solver() -> None:
@@ -122,7 +122,7 @@ def test_disagreement_is_a_tool_error_exit_2(monkeypatch: pytest.MonkeyPatch) ->
         ]
         return SmtRun(flipped, run.obligations, run.parameters, run.mode)
 
-    monkeypatch.setattr(check_pipeline, "run_smt", lying)  # the name the pipeline calls
+    monkeypatch.setattr(check_proofs, "run_smt", lying)  # the name the pipeline calls
     code, out, err = call(str(EXAMPLES / "cnn_block.onnx"))
     assert code == 2
     assert "engines disagree: direct says PROVED, smt says VIOLATED" in out

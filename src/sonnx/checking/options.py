@@ -92,7 +92,7 @@ class CheckOptions:
 
     ``operators`` is the strict profile's operator set (None: the built-in
     list). ``engine`` chooses the decision procedures (``auto``: both up to
-    :data:`sonnx.checking.pipeline.SMT_AUTO_LIMIT` operations, the direct one above).
+    :data:`sonnx.checking.proofs.SMT_AUTO_LIMIT` operations, the direct one above).
     ``orders`` adds that many seeded random schedules, ``oracles`` the
     cross-checks with those runtimes under ``tolerance`` (with its
     ``quant_steps``, a tolerance in quantization steps on the outputs a

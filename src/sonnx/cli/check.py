@@ -26,7 +26,8 @@ from ..base.errors import EXIT_OK, UsageError
 from ..base.text import printable
 from ..checking.option_values import parse_input_range
 from ..checking.options import ENGINES, CheckOptions
-from ..checking.pipeline import SMT_AUTO_LIMIT, check_models
+from ..checking.pipeline import check_models
+from ..checking.proofs import SMT_AUTO_LIMIT
 from ..checking.report import ModelReport, json_report, text_report
 from ..checking.selection import parse_selectors
 from ..rules import PROFILE_SONNX, PROFILES
