@@ -38,8 +38,13 @@ BENCHMARKS: dict[str, str] = {
     "proofs": "bench_proofs.py",
     "op-shapes": "bench_op_shapes.py",
     "startup": "bench_startup.py",
+    "smt-default": "bench_smt_default.py",
+    "small-models": "bench_small_models.py",
+    "in-memory": "bench_in_memory.py",
+    "changed-files": "bench_changed_files.py",
 }
-"""Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use."""
+"""Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use;
+``bench_report_api.py`` compares two source trees and needs ``--base-src``, so it is run by hand."""
 
 
 def first_line(script: str) -> str:
