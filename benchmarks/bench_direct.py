@@ -37,12 +37,14 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from proctree import Sampler  # noqa: E402
 
 SONNX = [sys.executable, "-m", "sonnx", "check", "--engine", "direct", "--quiet", "--json"]
 PEERS: dict[str, list[str]] = {
@@ -64,81 +66,6 @@ class Run:
     load: tuple[float, float]
 
 
-def _descendants(pid: int) -> list[int]:
-    """``pid`` and the processes below it still alive (Linux ``/proc``)."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as fh:
-                    todo.extend(int(c) for c in fh.read().split())
-        except OSError:
-            continue
-    return found
-
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime and stime: fields 14 and 15 of proc(5)
-
-
-def _status(pid: int) -> tuple[int, int]:
-    """(VmRSS, VmHWM) of ``pid`` in bytes; zeros when it is gone."""
-    rss = hwm = 0
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    rss = int(line.split()[1]) * 1024
-                elif line.startswith("VmHWM:"):
-                    hwm = int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return rss, hwm
-
-
-class Sampler:
-    """Samples the memory of a process tree every 20 ms in a thread, until :meth:`stop`."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-        self.peak = 0
-        self.hwm: dict[int, int] = {}
-        self.cpu: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
-        self._thread.start()
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            total = 0
-            for p in _descendants(self.pid):
-                rss, hwm = _status(p)
-                total += rss
-                self.hwm[p] = max(self.hwm.get(p, 0), hwm)
-                self.cpu[p] = max(self.cpu.get(p, 0.0), _cpu(p))
-            self.peak = max(self.peak, total)
-            self._stop.wait(0.02)
-
-    def stop(self) -> tuple[float, float, float]:
-        """(highest sampled sum of RSS in GB, sum of each process's peak in GB, CPU seconds of the processes below
-        the first, as last sampled: a lower bound, within one sampling period of each)."""
-        self._stop.set()
-        self._thread.join()
-        below = sum(c for p, c in self.cpu.items() if p != self.pid)
-        return self.peak / 1e9, sum(self.hwm.values()) / 1e9, below
-
-
 def measure(cmd: list[str], env: dict[str, str] | None = None) -> Run:
     """Run ``cmd`` (in ``env``) and measure it (see the module text)."""
     before = os.getloadavg()[0]
@@ -147,7 +74,8 @@ def measure(cmd: list[str], env: dict[str, str] | None = None) -> Run:
     sampler = Sampler(proc.pid)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    peak, hwm, below = sampler.stop()
+    sampler.stop()
+    peak, hwm, below = sampler.peak_gb, sampler.hwm_gb, sampler.cpu_below
     proc.returncode = os.waitstatus_to_exitcode(status)
     hwm = max(hwm, usage.ru_maxrss * 1024 / 1e9)  # the largest single process, should sampling have missed it
     cpu = usage.ru_utime + usage.ru_stime

@@ -36,7 +36,6 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from bench_structural import CHECKER_SNIPPET, build  # noqa: E402
+from proctree import Sampler  # noqa: E402
 
 SMT_CHILD = """
 import json, sys, tempfile, time
@@ -89,73 +89,15 @@ print(json.dumps({"load": t1 - t0, "rules": time.perf_counter() - t1, "cpu": tim
 """
 
 
-class Tree:
-    """Samples the resident memory of a process and all its descendants (Linux ``/proc``) until stopped."""
-
-    def __init__(self, pid: int) -> None:
-        self.root = pid
-        self.peak = 0
-        self.hwm: dict[int, int] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            total = 0
-            for pid in _tree(self.root):
-                rss, hwm = _memory(pid)
-                total += rss
-                self.hwm[pid] = max(self.hwm.get(pid, 0), hwm)
-            self.peak = max(self.peak, total)
-            self._stop.wait(0.02)
-
-    def stop(self) -> tuple[float, float]:
-        """(highest sampled sum of RSS, sum of each process's peak RSS), in GB."""
-        self._stop.set()
-        self._thread.join()
-        return self.peak / 1e9, sum(self.hwm.values()) / 1e9
-
-
-def _tree(pid: int) -> list[int]:
-    """``pid`` and every process below it that is still there."""
-    out, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        out.append(p)
-        try:
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as fh:
-                    todo.extend(int(c) for c in fh.read().split())
-        except OSError:
-            continue
-    return out
-
-
-def _memory(pid: int) -> tuple[int, int]:
-    """(resident bytes now, peak resident bytes) of ``pid``; zeros once it is gone."""
-    rss = hwm = 0
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    hwm = int(line.split()[1]) * 1024
-                elif line.startswith("VmRSS:"):
-                    rss = int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return rss, hwm
-
-
 def run(cmd: list[str]) -> dict[str, Any]:
     """Run ``cmd``; its JSON line (if any), wall time, memory of its process tree, load before and after."""
     load0 = os.getloadavg()[0]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
-    tree = Tree(proc.pid)
+    tree = Sampler(proc.pid)
     out, _ = proc.communicate()
     wall = time.perf_counter() - start
-    peak, hwm = tree.stop()
+    peak, hwm = tree.stop().peak_gb, tree.hwm_gb
     if proc.returncode not in (0, 1):  # sonnx-check exits 1 on a violation, which these models do not have
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(cmd)}")
     lines = out.strip().splitlines()

@@ -28,71 +28,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_smt import _memory, _tree  # noqa: E402
+from proctree import Sampler  # noqa: E402
 
 FULL_CHECK = "import onnx,sys; onnx.checker.check_model(sys.argv[1], full_check=True)"
 CHECK = "import sys; from sonnx.cli.main import main; sys.exit(main(['check', '--engine', 'both', '-q', sys.argv[1]]))"
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _cpu(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far (0 once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-class Sampler:
-    """Samples the resident memory and CPU time of a process tree every 20 ms until stopped."""
-
-    def __init__(self, pid: int, limit: float) -> None:
-        self.root = pid
-        self.limit = limit
-        """GB of resident memory (all processes together) above which the whole tree is killed (0: no limit)."""
-        self.killed = False
-        self.peak = 0
-        self.cpu: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            total = 0
-            tree = _tree(self.root)
-            for pid in tree:
-                total += _memory(pid)[0]
-                self.cpu[pid] = max(self.cpu.get(pid, 0.0), _cpu(pid))
-            self.peak = max(self.peak, total)
-            if self.limit and total > self.limit * 1e9:  # the machine is shared: stop before it swaps
-                self.killed = True
-                for pid in reversed(tree):
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
-            self._stop.wait(0.02)
-
-    def stop(self) -> tuple[float, float]:
-        """(highest sampled sum of resident memory in GB, summed CPU seconds)."""
-        self._stop.set()
-        self._thread.join()
-        return self.peak / 1e9, sum(self.cpu.values())
-
-
 def measure(cmd: list[str], env: dict[str, str], limit: float = 0.0) -> tuple[float, float, float, str, str]:
     """Run ``cmd``: (wall s, CPU s, peak GB, exit code or ``killed``, load average before-after)."""
     load0 = os.getloadavg()[0]
@@ -101,7 +48,8 @@ def measure(cmd: list[str], env: dict[str, str], limit: float = 0.0) -> tuple[fl
     sampler = Sampler(proc.pid, limit)
     _, err = proc.communicate()
     wall = time.perf_counter() - start
-    peak, cpu = sampler.stop()
+    sampler.stop()
+    peak, cpu = sampler.peak_gb, sampler.cpu_all
     if sampler.killed:
         return wall, cpu, peak, f"killed above {limit:g} GB", f"{load0:.1f}-{os.getloadavg()[0]:.1f}"
     if proc.returncode not in (0, 1):

@@ -18,7 +18,7 @@ size: search up to 1,000 operations, certificate mode above) and the direct
 engine (``run_rules``) each run in a fresh process on the model loaded without
 weights; the parent measures wall time of the rules (load excluded, measured
 in the child) and the peak resident memory of the child and every process
-below it (the SMT engine's solver workers; sampled with ``bench_smt.Tree``). The child
+below it (the SMT engine's solver workers; sampled with ``proctree.Sampler``). The child
 also reports every rule that is not PROVED, and the benchmark fails if the
 planted rule does not come out VIOLATED from both engines. Usage::
 
@@ -41,7 +41,7 @@ from onnx import GraphProto, TensorProto, helper
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_smt import Tree  # noqa: E402
+from proctree import Sampler  # noqa: E402
 
 Case = tuple[str, Callable[[GraphProto, int], None]]
 
@@ -158,9 +158,9 @@ print(f"{t1 - t0:.3f} {mode} {','.join(bad) or '-'}")
 def measure(engine: str, path: Path) -> tuple[float, float, str, str]:
     """Run one engine in a child: (rules s, peak RSS GB, mode, rules not PROVED as RULE=STATUS)."""
     proc = subprocess.Popen([sys.executable, "-c", CHILD, engine, str(path)], stdout=subprocess.PIPE, text=True)
-    tree = Tree(proc.pid)
+    tree = Sampler(proc.pid)
     stdout, _ = proc.communicate()
-    peak, _hwm = tree.stop()
+    peak = tree.stop().peak_gb
     out = stdout.split()
     if proc.returncode != 0 or len(out) != 3:
         raise SystemExit(f"{engine} failed on {path}")

@@ -82,9 +82,18 @@ def standardize(
     ``Mean`` and ``InvStdDev`` keep the reduced axes (as size 1). With
     ``divide``, ``Normalized = D / sqrt(Var + epsilon)`` instead of ``D * InvStdDev``.
     """
+    if stash_steps(stash)[0] == stash:
+        return _standardize_wide(x, axes, epsilon, stash, divide)
+    return standardize_stepwise(x, axes, epsilon, stash, divide)
+
+
+def standardize_stepwise(
+    x: np.ndarray, axes: tuple[int, ...], epsilon: float, stash: np.dtype[Any], divide: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`standardize` as its definition reads: every step rounded to the ``stash`` type
+    (:func:`stash_steps`). Any stash type may use it; float32 and float64 take a faster path with the same bits
+    (the tests compare the two)."""
     work, r = stash_steps(stash)
-    if work == stash:
-        return _standardize_wide(x, axes, epsilon, work, divide)
     with np.errstate(divide="ignore", invalid="ignore"):
         xs = r(x.astype(stash).astype(work))
         mean = r(xs.mean(axis=axes, keepdims=True))
