@@ -15,7 +15,7 @@ folder only. Nothing is listed recursively downwards.
 Which of those models read the file. A model whose bytes never spell ``location`` names no external data
 (the loader finds a tensor's file under that key only), so it is passed over without being parsed. The
 others are loaded without their weights by sonnx's own loader, and the files they read are the ones
-:func:`sonnx.checking.evidence.render.external_locations` lists from the loaded model (every graph, nested
+:func:`sonnx.loader.external.external_locations` lists from the loaded model (every graph, nested
 or in a function, and every tensor attribute): the same paths the check would open. A model that cannot be
 read or loaded is kept: whether it reads the changed file cannot be decided, so the check must run and say
 why the model is unusable (exit 2), never pass over it in silence.
@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ..base.errors import SonnxError
 from ..loader import load_model
-from .evidence.render import external_locations
+from ..loader.external import external_locations
 
 MODEL_SUFFIX = ".onnx"
 """The suffix of a model file (the pre-commit hook's ``files`` pattern passes these too)."""

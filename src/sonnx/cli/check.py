@@ -24,6 +24,7 @@ from typing import TextIO
 
 from ..base.errors import EXIT_OK, UsageError
 from ..base.text import printable
+from ..checking.changed import models_for_changes
 from ..checking.option_values import parse_input_range
 from ..checking.options import ENGINES, CheckOptions
 from ..checking.pipeline import check_models
@@ -278,11 +279,7 @@ def run_check(args: argparse.Namespace, stdout: TextIO, stderr: TextIO, prog: st
     fmt = output_format(args)
     if args.findings_only and fmt != "text":
         raise UsageError(f"--findings-only applies to the text report, not to --format {fmt}")
-    models = list(args.models)
-    if args.changed_files:  # imported only then: it reads the models' external-data locations
-        from ..checking.changed import models_for_changes
-
-        models = models_for_changes(models)
+    models = models_for_changes(args.models) if args.changed_files else list(args.models)
     check_report_outputs(args, [m for m in models if m != STDIN_MODEL])
     if not models:
         return nothing_to_check(args, options.profile, fmt, stdout)

@@ -28,14 +28,14 @@ from __future__ import annotations
 import math
 import os
 import stat
-from collections.abc import Iterable
-from pathlib import PurePosixPath, PureWindowsPath
+from collections.abc import Iterable, Iterator
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 import onnx
 
 from ..base.errors import ExternalDataError, ModelFormatError, NonCanonicalValueError, UnsafePathError
-from ..model.graph import ExternalLocation
+from ..model.graph import Attribute, ExternalLocation, InitialValue, Model
 from .decode import decode, packed_bytes
 
 
@@ -231,3 +231,43 @@ def decode_tensor(model_path: str, t: Any, name: str) -> Any:
     except Exception as e:  # a canonical encoding the unpacking still fails on: unusable, never a crash
         detail = " ".join(str(e).split()) or type(e).__name__
         raise ModelFormatError(f"{model_path}: tensor {name!r}: value cannot be decoded: {detail}") from None
+
+
+def _values(attr: Attribute) -> Iterator[InitialValue]:
+    if isinstance(attr.value, InitialValue):
+        yield attr.value
+    elif attr.type == "TENSORS":
+        yield from (v for v in attr.value if isinstance(v, InitialValue))
+
+
+def external_locations(model: Model, model_path: str) -> list[str]:
+    """Locations, relative to the model's folder, of every external data file the loaded model uses (sorted).
+
+    Read from the model sonnx loaded (its own loader: no depth limit), so every
+    place a tensor can live is covered: initializers of every graph, nested or
+    in a function body, tensor attributes (a Constant's ``value`` or
+    ``sparse_value``) and functions' attribute defaults. The loader already
+    checked each location stays inside the folder; a location that does not
+    is a :class:`ValueError`.
+    """
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(model_path)))
+    found: set[str] = set()
+    graphs = [g for _p, g in model.graph.nested()]
+    for f in model.functions:
+        graphs.extend(g for _p, g in f.body.nested())
+    values: list[InitialValue] = []
+    for g in graphs:
+        values.extend(t.initial_value for t in g.tensors.values() if t.initial_value is not None)
+        for op in g.operations:
+            for a in op.attributes:
+                values.extend(_values(a))
+    for f in model.functions:
+        for a in f.attribute_defaults:
+            values.extend(_values(a))
+    for v in values:
+        if v.external is not None:
+            rel = os.path.relpath(v.external.path, folder)
+            if rel.startswith("..") or os.path.isabs(rel):
+                raise ValueError(f"external data file {v.external.path!r} is outside the model's folder")
+            found.add(Path(rel).as_posix())
+    return sorted(found)

@@ -22,13 +22,13 @@ import html
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ...model.graph import Attribute, InitialValue, Model
+from ...loader.external import external_locations
 from ...smt import Obligation
 from ..options import CheckOptions
 from ..report import ModelReport, json_counts, json_report
@@ -113,46 +113,6 @@ def bundle_paths(subjects: Mapping[str, str]) -> Relabel:
 
 def model_file(report: ModelReport) -> str:
     return f"{MODEL_DIR}/{Path(report.path).name}"
-
-
-def _values(attr: Attribute) -> Iterator[InitialValue]:
-    if isinstance(attr.value, InitialValue):
-        yield attr.value
-    elif attr.type == "TENSORS":
-        yield from (v for v in attr.value if isinstance(v, InitialValue))
-
-
-def external_locations(model: Model, model_path: str) -> list[str]:
-    """Locations, relative to the model's folder, of every external data file the loaded model uses (sorted).
-
-    Read from the model sonnx loaded (its own loader: no depth limit), so every
-    place a tensor can live is covered: initializers of every graph, nested or
-    in a function body, tensor attributes (a Constant's ``value`` or
-    ``sparse_value``) and functions' attribute defaults. The loader already
-    checked each location stays inside the folder; a location that does not
-    is a :class:`ValueError`.
-    """
-    folder = os.path.realpath(os.path.dirname(os.path.abspath(model_path)))
-    found: set[str] = set()
-    graphs = [g for _p, g in model.graph.nested()]
-    for f in model.functions:
-        graphs.extend(g for _p, g in f.body.nested())
-    values: list[InitialValue] = []
-    for g in graphs:
-        values.extend(t.initial_value for t in g.tensors.values() if t.initial_value is not None)
-        for op in g.operations:
-            for a in op.attributes:
-                values.extend(_values(a))
-    for f in model.functions:
-        for a in f.attribute_defaults:
-            values.extend(_values(a))
-    for v in values:
-        if v.external is not None:
-            rel = os.path.relpath(v.external.path, folder)
-            if rel.startswith("..") or os.path.isabs(rel):
-                raise ValueError(f"external data file {v.external.path!r} is outside the model's folder")
-            found.add(Path(rel).as_posix())
-    return sorted(found)
 
 
 def subject_files(report: ModelReport, options: CheckOptions) -> dict[str, str]:
