@@ -33,3 +33,31 @@ def always_dies(task: Task) -> TaskResult:
         _attempt(task)
         os._exit(9)
     return check_task(task)
+
+
+def square_or_die(x: int) -> int:
+    """Square ``x``; end the worker process for -1, raise for -2, return an unpicklable value for -3."""
+    if x == -1:
+        os._exit(9)
+    if x == -2:
+        raise ValueError("planted: no square for -2")
+    if x == -3:
+        return lambda: 0  # type: ignore[return-value]
+    return x * x
+
+
+class Nap:
+    """Write a file named after this worker's pid into ``folder`` (it has begun), then sleep ``seconds``.
+
+    Picklable, so that the folder reaches the workers; a test waits for the files to know the workers are busy.
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+
+    def __call__(self, seconds: float) -> float:
+        import time
+
+        Path(self.folder, str(os.getpid())).touch()
+        time.sleep(seconds)
+        return seconds

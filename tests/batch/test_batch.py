@@ -248,7 +248,7 @@ def test_a_dead_pool_worker_costs_no_result(tmp_path: Path) -> None:
     run_pool(tasks, collector, 2, crashers.dies_once)
     items = collector.result()
     assert entries([i.report for i in items]) == entries([check_task(t).report for t in tasks])
-    assert items[0].attempts == 2
+    assert [i.attempts for i in items] == [2, 1, 1]  # the death cost only the model its worker held
     assert (tmp_path / "crash.onnx.attempts").read_text() == "2"
 
 

@@ -47,7 +47,7 @@ def process_context(preload: list[str]) -> BaseContext:
 
     Not a plain fork of this process, which may hold threads (a Dask worker's
     or client's, a caller's) whose locks a forked child would inherit. Used by
-    the batch's process pool and the SMT engine's solver pool.
+    :class:`~.workers.WorkerPool`, the batch's and the SMT engine's pool.
     """
     try:
         ctx = get_context("forkserver")

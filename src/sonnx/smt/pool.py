@@ -12,12 +12,12 @@ files of a run in one process (``tests/smt/test_pool.py`` holds them to it).
 
 Nothing a worker meets is turned into a pass: an exception in the worker is
 ``unknown`` with its message; a worker process that dies (an out-of-memory
-kill, a crash inside z3) breaks the pool, which is replaced, and each
-obligation the dead process held is solved again alone in a fresh one-worker
-pool; an obligation that kills that process too is ``unknown`` with the
-reason. Obligations whose answer a rule must inspect further (a model, an
-unsat core, assumptions) are not sent here: the rule solves them in its own
-process with :func:`.solver.solve`.
+kill, a crash inside z3) costs only the obligation it held, which is solved
+again alone in a fresh one-worker pool, and is replaced; an obligation that
+kills that process too is ``unknown`` with the reason. Obligations whose
+answer a rule must inspect further (a model, an unsat core, assumptions) are
+not sent here: the rule solves them in its own process with
+:func:`.solver.solve`.
 
 The pool only starts for models of at least :data:`POOL_MIN_OPERATIONS`
 operations: below it, starting worker processes costs more than the whole
@@ -28,11 +28,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from ..base.threads import machine_cores, process_context
+from ..base.threads import machine_cores
+from ..base.workers import Died, Done, Outcome, Raised, WorkerPool
 from .solver import Answer, SolverSettings, solve
 
 POOL_MIN_OPERATIONS = 50_000
@@ -90,14 +89,14 @@ class Ticket:
         self,
         job: Job,
         answer: Answer | None = None,
-        future: Future[Reply] | None = None,
-        pool: ProcessPoolExecutor | None = None,
+        pool: WorkerPool[Job, Reply] | None = None,
+        number: int = -1,
     ) -> None:
         self.job = job
         self.answer = answer
-        self.future = future
         self.pool = pool
-        """The pool the job was sent to (a broken pool is replaced once, by the first ticket that finds it broken)."""
+        """The worker pool the job was sent to, and its ticket there (``number``)."""
+        self.number = number
 
 
 def _in_place(exc: BaseException) -> str:
@@ -117,11 +116,13 @@ class Solving:
         self.worker = worker
         self.note = ""
         """Why the pool did not start, when it did not (said in the progress lines)."""
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: WorkerPool[Job, Reply] | None = None
         if self.jobs > 1:
             try:
-                self._pool = _executor(self.jobs)
-            except (OSError, ValueError, AssertionError, RuntimeError) as exc:  # no processes here: solve in place
+                self._pool = _workers(self.worker, self.jobs)
+            except (OSError, ValueError, AssertionError, RuntimeError) as exc:
+                # no processes here (a daemonic process, a multiprocessing or Dask worker, may not have children):
+                # every job is solved in this process, as with --jobs 1
                 self.note = _in_place(exc)
                 self.jobs = 1
 
@@ -136,34 +137,22 @@ class Solving:
         self.close()
 
     def close(self) -> None:
+        """End the workers; a job without an answer yet is answered ``unknown`` (the run was interrupted)."""
         if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool.close()
             self._pool = None
 
     def submit(self, job: Job) -> Ticket:
         if self._pool is None:
             return Ticket(job, answer=answer_of(self._run_here(job), remote=False))
-        try:
-            try:
-                return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
-            except BrokenProcessPool:  # a worker died since the last submission: a fresh pool takes the job
-                self._replace(self._pool)
-                assert self._pool is not None
-                return Ticket(job, future=self._pool.submit(self.worker, job), pool=self._pool)
-        except (OSError, ValueError, AssertionError, RuntimeError) as exc:
-            # The processes start at the first submission, and some processes may not have children (a daemonic
-            # one: a multiprocessing or Dask worker): this job and the next are solved here, as with --jobs 1.
-            self._pool.shutdown(wait=False, cancel_futures=False)
-            self._pool = None
-            self.note = _in_place(exc)
-            return self.submit(job)
+        return Ticket(job, pool=self._pool, number=self._pool.submit(job))
 
     def answer(self, ticket: Ticket) -> Answer:
         """The ticket's answer (waiting for its worker); a failure of any kind is ``unknown`` with the reason."""
         if ticket.answer is None:
-            assert ticket.future is not None
-            ticket.answer = answer_of(self._reply(ticket), remote=True)
-            ticket.future = None
+            assert ticket.pool is not None
+            ticket.answer = answer_of(self._reply(ticket.job, ticket.pool.outcome(ticket.number)), remote=True)
+            ticket.pool = None
         return ticket.answer
 
     def _run_here(self, job: Job) -> Reply:
@@ -172,39 +161,31 @@ class Solving:
         except Exception as exc:  # the worker function itself failed: not established, never a pass
             return Reply("unknown", f"the solver's worker failed: {type(exc).__name__}: {exc}")
 
-    def _reply(self, ticket: Ticket) -> Reply:
-        assert ticket.future is not None
-        try:
-            return ticket.future.result()
-        except BrokenProcessPool:
-            self._replace(ticket.pool)
-            return self._alone(ticket.job)
-        except Exception as exc:  # raised in the worker, or the job could not be sent
-            return Reply("unknown", f"the solver's worker process failed: {type(exc).__name__}: {exc}")
-
-    def _replace(self, broken: ProcessPoolExecutor | None) -> None:
-        """A fresh pool in place of ``broken`` if it is still the current one (its other jobs come back broken too)."""
-        if broken is None or broken is not self._pool:
-            return
-        broken.shutdown(wait=False, cancel_futures=True)
-        self._pool = _executor(self.jobs)
+    def _reply(self, job: Job, outcome: Outcome) -> Reply:
+        if isinstance(outcome, Done):
+            reply: Reply = outcome.value
+            return reply
+        if isinstance(outcome, Died):  # only this job was lost: try it once more, alone
+            return self._alone(job)
+        if isinstance(outcome, Raised):
+            return Reply("unknown", f"the solver's worker process failed: {outcome.message}")
+        return Reply("unknown", "the solving was closed before this obligation had its answer")
 
     def _alone(self, job: Job) -> Reply:
-        """Solve ``job`` in a one-worker pool of its own: only an obligation that kills it is lost."""
-        with _executor(1) as pool:
-            try:
-                return pool.submit(self.worker, job).result()
-            except BrokenProcessPool:
-                return Reply(
-                    "unknown",
-                    "the solver's worker process died on this obligation, twice (out of memory, or a crash in z3)",
-                )
-            except Exception as exc:
-                return Reply("unknown", f"the solver's worker process failed: {type(exc).__name__}: {exc}")
+        """Solve ``job`` in a one-worker pool of its own: only an obligation that kills that worker too is lost."""
+        with _workers(self.worker, 1) as pool:
+            outcome = pool.outcome(pool.submit(job))
+        if isinstance(outcome, Died):
+            return Reply(
+                "unknown",
+                "the solver's worker process died on this obligation, twice "
+                f"({outcome.reason}: out of memory, or a crash in z3)",
+            )
+        return self._reply(job, outcome)
 
 
-def _executor(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=workers, mp_context=process_context(["sonnx.smt.pool"]))
+def _workers(worker: Worker, jobs: int) -> WorkerPool[Job, Reply]:
+    return WorkerPool(worker, jobs, ["sonnx.smt.pool"])
 
 
 def open_solving(jobs: int | None, operations: int, worker: Worker = solve_job, minimum: int | None = None) -> Solving:

@@ -8,20 +8,20 @@ where it runs changes:
 * ``dask``: on Dask distributed, an embedded ``LocalCluster`` (worker
   processes of one thread each) or an existing cluster named by its scheduler
   address. Needs the ``fleet`` extra (``pip install 'sonnx[fleet]'``);
-* ``pool``: a local :class:`concurrent.futures.ProcessPoolExecutor`, the
-  fallback when Dask is not installed (said on stderr and in the report).
+* ``pool``: local worker processes (:class:`sonnx.base.workers.WorkerPool`),
+  the fallback when Dask is not installed (said on stderr and in the report).
 
 Each model is one task. A task never raises for a model: a model that cannot
 be checked, or whose check fails inside the tool, is a per-model ERROR
 result (exit 2). What can be lost is the worker itself (killed, out of
 memory): Dask first reschedules the task on its own (its
 ``allowed-failures``), and a task Dask gives up on (``KilledWorker``, a lost
-connection) is submitted again here, up to :data:`MAX_ATTEMPTS` in all; a
-broken process pool is replaced and its unfinished models run again, each in
-a process of its own. A model that loses its worker every time is an ERROR
-result that says so. Results are collected by model, and a second result for
-the same model, or a model without one, is a tool error: the batch reports
-each model exactly once.
+connection) is submitted again here, up to :data:`MAX_ATTEMPTS` in all; in
+the local pool, the model a dead worker held is submitted again in the same
+way, and the other models keep their workers. A model that loses its worker
+every time is an ERROR result that says so. Results are collected by model,
+and a second result for the same model, or a model without one, is a tool
+error: the batch reports each model exactly once.
 
 With ``options.evidence`` set to a directory ROOT, each model's bundle is
 written by its task to ``ROOT/<path of the model relative to the current

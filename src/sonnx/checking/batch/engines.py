@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from ...base.errors import UsageError
-from ...base.threads import process_context
+from ...base.workers import Died, Done, Raised, WorkerPool
 from .tasks import MAX_ATTEMPTS, Collector, Task, TaskResult, check_task
 
 CONNECT_TIMEOUT = 10.0
@@ -47,31 +45,39 @@ def run_serial(tasks: Sequence[Task], collector: Collector) -> None:
 def run_pool(
     tasks: Sequence[Task], collector: Collector, workers: int, fn: Callable[[Task], TaskResult] = check_task
 ) -> None:
-    """A process pool; after a break, each unfinished model runs again in a pool of its own (``fn``: for tests)."""
-    remaining = largest_first(tasks)
-    size = workers
-    while remaining:
-        lost: list[tuple[Task, str]] = []
-        context = process_context(["sonnx.checking.batch"])  # workers fork from a server that has imported sonnx
-        with ProcessPoolExecutor(max_workers=min(size, len(remaining)), mp_context=context) as pool:
-            futures: dict[Future[TaskResult], Task] = {}
-            for task in remaining if size > 1 else remaining[:1]:
-                collector.submitted(task)
-                futures[pool.submit(fn, task)] = task
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    try:
-                        collector.add(future.result())
-                    except BrokenProcessPool as exc:
-                        lost.append((futures[future], str(exc) or "the worker process died"))
-        remaining = [t for t in remaining if not collector.done(t)]
-        for task, why in lost:
-            if collector.attempts[task.index] >= MAX_ATTEMPTS:
-                collector.lost(task, why)
-        remaining = [t for t in remaining if not collector.done(t)]
-        size = 1  # isolate: after a break, one model per process, so a model that kills its worker hurts only itself
+    """Local worker processes, largest model first (``fn``: what a worker runs, for tests).
+
+    A worker that dies costs only the model it held: that model is submitted
+    again, up to :data:`MAX_ATTEMPTS` submissions in all, and then its result
+    is an ERROR naming how the worker ended. Every other model keeps its
+    worker, and a dead worker is replaced (:mod:`sonnx.base.workers`).
+    """
+    order = largest_first(tasks)
+    if not order:
+        return
+    with WorkerPool(fn, min(workers, len(order)), ["sonnx.checking.batch"]) as pool:
+        held: dict[int, Task] = {}
+
+        def send(task: Task) -> None:
+            collector.submitted(task)
+            held[pool.submit(task)] = task
+
+        for task in order:
+            send(task)
+        while held:
+            ticket, outcome = pool.next_outcome()
+            task = held.pop(ticket)
+            if isinstance(outcome, Done):
+                collector.add(outcome.value)
+            elif isinstance(outcome, Died) and collector.attempts[task.index] < MAX_ATTEMPTS:
+                collector.say(f"{task.path}: its worker was lost ({outcome.reason}); submitting it again")
+                send(task)
+            elif isinstance(outcome, Died):
+                collector.lost(task, outcome.reason)
+            elif isinstance(outcome, Raised):
+                collector.failed(task, outcome.message)
+            else:
+                collector.failed(task, "the pool was closed before its check ended")
 
 
 def dask_available() -> bool:

@@ -114,8 +114,15 @@ class Collector:
 
     def lost(self, task: Task, why: str) -> None:
         """``task``'s worker died on every attempt: the model's result is an ERROR saying so."""
-        error = ToolError(f"the worker checking it was lost {self.attempts[task.index]} times (last: {why})")
-        self.add(TaskResult(task.index, ModelReport(task.path, error=error, profile=task.options.profile), 0.0, "lost"))
+        self._error(task, f"the worker checking it was lost {self.attempts[task.index]} times (last: {why})", "lost")
+
+    def failed(self, task: Task, why: str) -> None:
+        """``task``'s worker could not run the check (it raised outside it, or its answer could not come back)."""
+        self._error(task, f"internal error in the worker checking it: {why} (a tool defect)", "failed")
+
+    def _error(self, task: Task, words: str, worker: str) -> None:
+        report = ModelReport(task.path, error=ToolError(words), profile=task.options.profile)
+        self.add(TaskResult(task.index, report, 0.0, worker))
 
     def done(self, task: Task) -> bool:
         return task.index in self.items
