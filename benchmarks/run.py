@@ -42,6 +42,7 @@ BENCHMARKS: dict[str, str] = {
     "small-models": "bench_small_models.py",
     "in-memory": "bench_in_memory.py",
     "changed-files": "bench_changed_files.py",
+    "stress-pool": "stress_pool.py",
 }
 """Benchmark name -> script. ``cnn_models.py`` is not a benchmark: it builds the models the others use;
 ``bench_report_api.py`` compares two source trees and needs ``--base-src``, so it is run by hand."""
