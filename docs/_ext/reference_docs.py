@@ -70,7 +70,7 @@ OBJECTS: tuple[tuple[str, str], ...] = (
     ("function", "sonnx.smt.solver.solve"),
     ("class", "sonnx.smt.smtlib.Obligation"),
     ("class", "sonnx.smt.pool.Job"),
-    ("data", "sonnx.smt.pool.POOL_MIN_OPERATIONS"),
+    ("data", "sonnx.smt.sizes.POOL_MIN_OPERATIONS"),
     ("function", "sonnx.smt.encodings.graph_acyclic.rank_body"),
     ("function", "sonnx.smt.encodings.graph_c1.certificate_mode_obligations"),
     ("class", "sonnx.rules.declarations.Declarations"),

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -154,3 +156,26 @@ def test_how_a_worker_ended_in_words() -> None:
     assert ended(Ended(None)) == "the worker process stopped answering"  # type: ignore[arg-type]
     assert ended(Ended(-200)) == "the worker process was killed by signal 200"  # type: ignore[arg-type]
     assert workers_module.STOP_SECONDS > 0
+
+
+def test_ctrl_c_ends_a_busy_worker_quietly(tmp_path: Path) -> None:
+    """SIGINT, as Ctrl-C sends it to the whole process group: the worker ends without a traceback on stderr."""
+    root = Path(__file__).resolve().parents[2]
+    code = (
+        "import os, signal, sys, time\n"
+        "from sonnx.base.workers import WorkerPool\n"
+        "from tests.batch.crashers import Nap\n"
+        "if __name__ == '__main__':\n"
+        f"    with WorkerPool(Nap({str(tmp_path)!r}), 1, []) as pool:\n"
+        "        ticket = pool.submit(60.0)\n"
+        f"        while not os.listdir({str(tmp_path)!r}):\n"
+        "            time.sleep(0.01)\n"
+        "        os.kill(pool.pids()[0], signal.SIGINT)\n"
+        "        print(pool.outcome(ticket))\n"
+    )
+    path = os.pathsep.join([str(root), str(root / "src"), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Died(reason='the worker process ended with exit status 0')", done.stdout
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr

@@ -77,7 +77,19 @@ Outcome = Done[Any] | Raised | Died | Cancelled
 
 
 def _serve(conn: Connection, fn: Callable[[Any], Any]) -> None:
-    """A worker's loop: receive an item, send back ``("done", value)`` or ``("raised", words)``; None ends it."""
+    """A worker's loop: receive an item, send back ``("done", value)`` or ``("raised", words)``; None ends it.
+
+    Ctrl-C reaches the workers with the rest of the terminal's process group:
+    a worker then ends quietly, and the pool's owner, interrupted too, closes
+    the pool.
+    """
+    try:
+        _loop(conn, fn)
+    except KeyboardInterrupt:
+        return
+
+
+def _loop(conn: Connection, fn: Callable[[Any], Any]) -> None:
     while True:
         try:
             item = conn.recv()

@@ -33,7 +33,7 @@ from ..checking.report import ModelReport, json_report, text_report
 from ..checking.selection import parse_selectors
 from ..rules import PROFILE_SONNX, PROFILES
 from ..rules.shapes_terms import parse_dims
-from ..smt.pool import POOL_MIN_OPERATIONS
+from ..smt.sizes import POOL_MIN_OPERATIONS
 from .colour import wanted, write_report
 from .common import (
     MODEL_HELP_STDIN,

@@ -19,7 +19,7 @@ answer a rule must inspect further (a model, an unsat core, assumptions) are
 not sent here: the rule solves them in its own process with
 :func:`.solver.solve`.
 
-The pool only starts for models of at least :data:`POOL_MIN_OPERATIONS`
+The pool only starts for models of at least :data:`.sizes.POOL_MIN_OPERATIONS`
 operations: below it, starting worker processes costs more than the whole
 proof (measured in ``benchmarks/README.md``).
 """
@@ -32,10 +32,8 @@ from dataclasses import dataclass
 
 from ..base.threads import machine_cores
 from ..base.workers import Died, Done, Outcome, Raised, WorkerPool
+from .sizes import POOL_MIN_OPERATIONS
 from .solver import Answer, SolverSettings, solve
-
-POOL_MIN_OPERATIONS = 50_000
-"""Operations (all graphs together) from which :func:`open_solving` starts worker processes for ``jobs > 1``."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +189,7 @@ def _workers(worker: Worker, jobs: int) -> WorkerPool[Job, Reply]:
 def open_solving(jobs: int | None, operations: int, worker: Worker = solve_job, minimum: int | None = None) -> Solving:
     """The solving for a model of ``operations`` operations: ``jobs`` workers (None: every core) when it is large.
 
-    Below ``minimum`` operations (:data:`POOL_MIN_OPERATIONS` unless given)
+    Below ``minimum`` operations (:data:`.sizes.POOL_MIN_OPERATIONS` unless given)
     the obligations are solved in this process whatever ``jobs`` says; the
     answers are the same either way.
     """
