@@ -370,8 +370,7 @@ def opset_version(opset_imports: Mapping[str, int], domain: str) -> int | None:
 
 @lru_cache(maxsize=1)
 def _history() -> dict[tuple[str, str], list[int]]:
-    """Every since-version of every operator, by (domain, operator): all of onnx's schemas made into Python objects,
-    which only a model that imports no version of a domain needs (:func:`schema_versions`)."""
+    """Every since-version by (domain, operator), from all of onnx's schemas (needed without an opset import)."""
     versions: dict[tuple[str, str], list[int]] = {}
     for s in onnx.defs.get_all_schemas_with_history():
         versions.setdefault((s.domain, s.name), []).append(s.since_version)
@@ -380,12 +379,8 @@ def _history() -> dict[tuple[str, str], list[int]]:
 
 @lru_cache(maxsize=1)
 def _newest() -> dict[str, int]:
-    """The newest opset version onnx knows of each domain.
-
-    onnx's registry of versions by domain gives it at once; onnx registers no
-    schema outside its domain's range nor for a domain the registry lacks, so
-    the schemas cannot name a newer version. Without that registry, the
-    newest since-version among the schemas."""
+    """The newest opset version of each domain: onnx's registry of versions by domain, outside which onnx registers
+    no schema (read without making every schema a Python object); else the newest since-version of the schemas."""
     version_map = getattr(getattr(onnx.defs, "C", None), "schema_version_map", None)
     if version_map is not None:
         return {domain: int(last) for domain, (_, last) in version_map().items()}
