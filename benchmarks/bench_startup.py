@@ -19,6 +19,12 @@ unpacked under ``/tmp``), measured in the same rounds. Usage::
 
 Prints a Markdown table (the one kept in benchmarks/README.md), with the load
 average before and after.
+
+Every command runs with its bytecode caches written, as an installed package
+has them (pip compiles the modules it installs): the untimed first run of each
+command writes them, ``PYTHONDONTWRITEBYTECODE`` being left out of the
+commands' environment. With it set, each run compiles every module of sonnx
+from source while onnx and NumPy load theirs from their caches.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ def run_once(cmd: Command, model: str) -> Sample:
     """Run ``cmd`` on ``model`` in a fresh interpreter; its exit code is not judged (a violated model exits 1)."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # the untimed first run writes the bytecode caches, as an install has
     if cmd.src is not None:
         env["PYTHONPATH"] = str(cmd.src)
     argv = [sys.executable, "-c", cmd.code, *cmd.options, model]

@@ -9,7 +9,7 @@ Built from the sources, never maintained by hand:
 * **words**: the title, statement and rationale of each rule are the spec's
   (:class:`sonnx.rules.base.Rule` reads them from the package data that
   :mod:`tools.rule_texts` renders from the spec);
-* **check**: the module of ``rule.check`` (``rule.check.__module__``);
+* **check**: the module named after the rule ID (``rule.module``), whose ``check`` decides it;
 * **SMT encoding**: a module of ``src/sonnx/smt/encodings/`` that declares
   the rule ID in its top-level ``ID``: a literal ``ID = "RULE-ID"``, or the
   direct rule's constant imported as it is (``from ...rules.graph_c1 import
@@ -190,10 +190,10 @@ def _imported_id(root: Path, path: Path) -> Any:
 def _smt_for(root: Path, rule: Rule, by_id: dict[str, str]) -> tuple[str | None, str]:
     if rule.id in by_id:
         return by_id[rule.id], f"declares the rule ID {rule.id!r}"
-    stem = rule.check.__module__.rsplit(".", 1)[-1]
+    stem = rule.module.rsplit(".", 1)[-1]
     if (root / "src" / "sonnx" / "smt" / "encodings" / f"{stem}.py").is_file():
         return f"sonnx.smt.encodings.{stem}", "same module name as the check"
-    check_file = root / "src" / Path(*rule.check.__module__.split(".")).with_suffix(".py")
+    check_file = root / "src" / Path(*rule.module.split(".")).with_suffix(".py")
     if _constants(check_file).get("STRUCTURAL") is False:
         return None, NOT_STRUCTURAL
     return None, NO_SMT
@@ -228,7 +228,7 @@ def build(root: Path | None = None) -> list[RuleTrace]:
     wg = wg_coverage.rule_labels(base)
     rows: list[RuleTrace] = []
     for rule in RULES:
-        mod = rule.check.__module__
+        mod = rule.module
         smt_mod, note = _smt_for(base, rule, smt)
         rows.append(
             RuleTrace(

@@ -58,7 +58,7 @@ OBJECTS: tuple[tuple[str, str], ...] = (
     ("class", "sonnx.model.graph.InlinedCall"),
     ("class", "sonnx.model.semantics.Scheduler"),
     ("function", "sonnx.model.structure.walk_scopes"),
-    ("class", "sonnx.differential.metrics.Tolerance"),
+    ("class", "sonnx.differential.tolerance.Tolerance"),
     ("class", "sonnx.differential.run.OracleResult"),
     ("function", "sonnx.execution.inputs.inputs_for"),
     ("class", "sonnx.execution.inputs.source.InputSource"),

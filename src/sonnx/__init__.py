@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "ModelReport": "sonnx.checking.report",
     "Batch": "sonnx.checking.batch",
     "CrossCheckReport": "sonnx.differential.run",
-    "Tolerance": "sonnx.differential.metrics",
+    "Tolerance": "sonnx.differential.tolerance",
     "Model": "sonnx.model.graph",
     "Verdict": "sonnx.base.verdict",
     "Status": "sonnx.base.verdict",
@@ -97,8 +97,8 @@ if TYPE_CHECKING:  # for type checkers and editors only; at run time the names a
     from .checking.batch import Batch
     from .checking.options import CheckOptions
     from .checking.report import ModelReport
-    from .differential.metrics import Tolerance
     from .differential.run import CrossCheckReport
+    from .differential.tolerance import Tolerance
     from .model.graph import Model
 
 

@@ -42,9 +42,9 @@ from .checking.qualify.kit import Qualification
 from .checking.qualify.kit import qualify as _qualify
 from .checking.report import ModelReport
 from .checking.selection import parse_selectors
-from .differential.metrics import Tolerance
-from .differential.oracles import ORACLES
+from .differential.names import ORACLES
 from .differential.run import CrossCheckReport, cross_check, parse_oracles
+from .differential.tolerance import Tolerance
 from .execution.executor import execute
 from .execution.inputs import inputs_for
 from .loader import load_model
@@ -84,7 +84,7 @@ def check_options(**values: Any) -> CheckOptions:
     or an iterable of keys, ``oracles`` a comma-separated string or an
     iterable of names, ``dims`` a ``--dims`` string (``"N=1..64,H=8"``) or ``(name, least, greatest)``
     triples, ``input_ranges`` an iterable of ``"input=lo..hi"`` strings or ``(input, lo, hi)``
-    triples, ``tolerance`` a :class:`~sonnx.differential.metrics.Tolerance`
+    triples, ``tolerance`` a :class:`~sonnx.differential.tolerance.Tolerance`
     or a mapping with ``atol``, ``rtol``, ``ulp``, ``quant_steps``. An unknown name or a value
     the check cannot use is a :class:`~sonnx.base.errors.UsageError`.
     """

@@ -8,6 +8,11 @@ only some runs need: the kernel table, the executor, the SMT engine, the
 evidence bundle, the batch runner. The default engine on a small model runs
 the SMT proofs, so there z3 is imported: the last case says so, so that the
 first ones are known to detect an import at all.
+
+The rules are listed in one table that holds what the reports need, and a
+rule's module is imported when the rule runs: a check of the base profile
+imports none of the modules of the strict profile's rules nor the analyses
+only they use, and a check of the strict profile imports them all.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from pathlib import Path
 
 import pytest
 
+from sonnx.rules import PROFILE_SONNX, PROFILE_STRICT, rules_for
+
 ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")
 
-THIRD_PARTY = ("z3", "onnxruntime", "dask", "distributed", "cryptography", "jsonschema")
+THIRD_PARTY = ("z3", "onnxruntime", "dask", "distributed", "cryptography", "jsonschema", "numpy.ma")
 OWN = (
     "sonnx.ops.registry",
     "sonnx.execution.executor",
@@ -32,8 +39,23 @@ OWN = (
     "sonnx.checking.evidence.render",
     "sonnx.checking.batch",
     "sonnx.checking.formats.sarif",
+    "sonnx.differential.oracles",
+    "sonnx.differential.metrics",
 )
-HEAVY = THIRD_PARTY + OWN
+STRICT_RULES = tuple(
+    sorted({r.module for r in rules_for(PROFILE_STRICT)} - {r.module for r in rules_for(PROFILE_SONNX)})
+)
+"""The modules of the rules only the strict profile runs."""
+STRICT_ANALYSES = (
+    "sonnx.rules.intervals_graph",
+    "sonnx.rules.intervals_search",
+    "sonnx.rules.shapes_analysis",
+    "sonnx.rules.value_classes",
+    "sonnx.rules.strict_op_table",
+)
+"""What only those rules use: the interval analysis, the shape analysis, the value classes, the working group's
+restrictions."""
+HEAVY = THIRD_PARTY + OWN + STRICT_RULES + STRICT_ANALYSES
 
 
 def imported_after(code: str) -> set[str]:
@@ -45,12 +67,12 @@ def imported_after(code: str) -> set[str]:
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
-def _check(*argv: str, entry: str = "check_main") -> str:
+def _check(*argv: str, entry: str = "check_main", code: tuple[int, ...] = (0,)) -> str:
     """Code that runs ``sonnx-check ARGV`` (or ``sonnx ARGV`` with ``entry="main"``) in-process, its report
-    thrown away."""
+    thrown away, and asserts its exit code is one of ``code``."""
     return (
         f"import io\nfrom sonnx.cli.main import {entry}\n"
-        f"code = {entry}({list(argv)!r}, io.StringIO(), io.StringIO())\nassert code == 0, code"
+        f"code = {entry}({list(argv)!r}, io.StringIO(), io.StringIO())\nassert code in {code!r}, code"
     )
 
 
@@ -62,6 +84,13 @@ def test_importing_sonnx_and_its_command_line_imports_nothing_heavy(code: str) -
 def test_a_check_with_the_direct_engine_imports_nothing_heavy() -> None:
     assert imported_after(_check("--engine", "direct", CNN)) == set()
     assert imported_after(_check("check", "--engine", "direct", CNN, entry="main")) == set()  # nor the others' set-up
+
+
+def test_a_check_imports_the_code_of_the_rules_its_profile_runs_and_no_other() -> None:
+    assert len(STRICT_RULES) == 17
+    assert not imported_after(_check("--engine", "direct", CNN)) & set(STRICT_RULES + STRICT_ANALYSES)
+    got = imported_after(_check("--engine", "direct", "--profile", "sonnx-strict", CNN, code=(0, 1)))
+    assert set(STRICT_RULES + STRICT_ANALYSES) <= got
 
 
 def test_the_default_engine_on_a_small_model_imports_z3_and_the_smt_engine_only() -> None:

@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sonnx.base.errors import UsageError
-from sonnx.differential.metrics import DEFAULT_TOLERANCES, Tolerance, compare_arrays, ulp_distance
+from sonnx.differential.metrics import Tolerance, compare_arrays, ulp_distance
+from sonnx.differential.tolerance import DEFAULT_TOLERANCES
 
 FLOATS = (np.float16, np.float32, np.float64)
 

@@ -181,10 +181,11 @@ def test_a_crash_of_the_checker_is_unknown_never_a_finding(tmp_path: Path, monke
 
 @pytest.mark.rule("FORMAT-ONNX")
 def test_the_rule_is_in_the_base_profile_and_left_out_for_graphs_only() -> None:
-    from sonnx.rules import rules_for
+    from sonnx.rules import rule_by_id, rules_for
 
-    assert format_onnx.RULE in rules_for("sonnx")
-    assert format_onnx.RULE not in rules_for("sonnx", graph_only=True)
+    rule = rule_by_id(format_onnx.ID)
+    assert rule in rules_for("sonnx") and rule.module == format_onnx.__name__
+    assert rule not in rules_for("sonnx", graph_only=True)
 
 
 @pytest.mark.rule("FORMAT-ONNX", "GRAPH-C3")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import onnx
 import pytest
 from onnx import TensorProto
 
@@ -375,3 +376,17 @@ def test_disagreeing_versions_where_older_versions_have_no_entry() -> None:
     why = entry("TopK", table.TOPK_UNSORTED)
     unknown(m, f"the model imports no opset for this domain and the versions disagree ({why})")
     assert smt(m).status is Status.UNKNOWN
+
+
+def test_the_newest_opset_of_each_domain_is_onnx_registry_and_no_schema_is_newer() -> None:
+    # read from onnx's registry of versions by domain without making every schema a Python object; a schema
+    # newer than its domain's newest version would let an opset through that onnx does not define
+    newest = table._newest()
+    assert newest == {domain: last for domain, (_, last) in onnx.defs.C.schema_version_map().items()}
+    for s in onnx.defs.get_all_schemas_with_history():
+        assert s.since_version <= newest[s.domain], s.name
+    top = newest[""]
+    assert table.schema_at("", "Relu", top)[0] is not None
+    assert table.schema_at("", "Relu", top + 1) == (
+        None, f"ai.onnx::Relu: opset {top + 1} is newer than the schemas sonnx knows (up to {top})"
+    )

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
 from collections.abc import Callable
-from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+import sonnx.rules
 from sonnx.base.errors import InputError
 from sonnx.base.verdict import Severity, Status, Verdict
 from sonnx.model.graph import Attribute, InitialValue, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
-from sonnx.rules import RULES, registry, rule_by_id, rules_for, run_rules
-from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext
+from sonnx.rules import RULES, graph_arity, registry, rule_by_id, rules_for, run_rules
+from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext, Rule
 from tests.common.rulekit import function, init, model, seed_example, tensors
 
 EXPECTED = {
@@ -57,6 +59,9 @@ EXPECTED = {
     "OP-RANGE-FLOAT": (Severity.WARNING, PROFILE_STRICT),
 }
 
+SHIPPED = str(Path(__file__).resolve().parents[2] / "examples" / "cnn_block.onnx")
+"""A shipped model every rule of the base profile proves or warns about (GRAPH-ARITY), none left UNKNOWN."""
+
 STRICTER = {"GRAPH-ARITY"}
 """Rules of the base profile that sonnx-strict makes errors (the working group marks [R1] TBC)."""
 
@@ -71,7 +76,10 @@ def test_table_matches_the_expected_rules() -> None:
     for r in RULES:
         severity, profile = EXPECTED[r.id]
         module = importlib.import_module(f"sonnx.rules.{module_name(r.id)}")
-        assert module.RULE is r and rule_by_id(r.id) is r
+        assert r.module == module.__name__ and r.code() is module and rule_by_id(r.id) is r
+        # the module's own constants, which its verdicts carry, agree with the table
+        assert module.ID == r.id and module.SEVERITY is severity and callable(module.check)
+        assert hasattr(module, "start") is r.starts_early
         assert r.severity is severity and r.profile == profile
         assert r.severity_in(PROFILE_SONNX) is severity
         assert r.severity_in(PROFILE_STRICT) is (Severity.ERROR if r.id in STRICTER else severity)
@@ -167,8 +175,8 @@ def test_a_check_that_fails_is_unknown_never_a_pass(
     monkeypatch: pytest.MonkeyPatch, check: Callable[[CheckContext], Verdict], reason: str
 ) -> None:
     # GRAPH-ARITY: its severity differs between the profiles, so the verdict's must follow the profile
-    rule = replace(rule_by_id("GRAPH-ARITY"), check=check)
-    monkeypatch.setattr(registry, "RULES", (rule,))
+    monkeypatch.setattr(graph_arity, "check", check)  # the table's GRAPH-ARITY runs its module's check
+    monkeypatch.setattr(registry, "RULES", (rule_by_id("GRAPH-ARITY"),))
     for profile, severity in ((PROFILE_SONNX, Severity.WARNING), (PROFILE_STRICT, Severity.ERROR)):
         (v,) = run_rules(model(seed_example()), CheckConfig(profile=profile))
         assert (v.rule_id, v.status, v.reason, v.severity) == ("GRAPH-ARITY", Status.UNKNOWN, reason, severity)
@@ -187,3 +195,55 @@ def test_strict_rules_belong_to_the_strict_profile_only() -> None:
         "OP-ERROR-DIV-ZERO", "OP-ERROR-LOG", "OP-ERROR-SQRT", "OP-ERROR-POW", "OP-ERROR-INDEX",
         "OP-ERROR-INT-OVERFLOW", "OP-RANGE-FLOAT",
     }
+
+
+IMPORT_FAILED = "the rule's code could not be imported: "
+
+
+def test_a_rule_whose_module_cannot_be_imported_is_unknown_and_the_other_rules_still_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # None in sys.modules makes the import fail as a missing module does; GRAPH-ARITY: its severity follows the profile
+    monkeypatch.setitem(sys.modules, "sonnx.rules.graph_arity", None)
+    for profile, severity in ((PROFILE_SONNX, Severity.WARNING), (PROFILE_STRICT, Severity.ERROR)):
+        verdicts = {v.rule_id: v for v in run_rules(model(seed_example()), CheckConfig(profile=profile))}
+        v = verdicts["GRAPH-ARITY"]
+        assert (v.status, v.severity) == (Status.UNKNOWN, severity)
+        assert v.reason == (
+            f"{IMPORT_FAILED}ModuleNotFoundError: import of sonnx.rules.graph_arity halted; None in sys.modules "
+            "(a tool defect)"
+        )
+        assert verdicts["GRAPH-C2"].status is Status.PROVED and len(verdicts) == len(rules_for(profile))
+
+
+def test_a_rule_module_that_raises_while_imported_is_unknown_with_what_it_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a module of sonnx.rules named after a rule ID, whose top level fails (a broken data file, for one)
+    (tmp_path / "graph_broken.py").write_text('raise ValueError("the table\\n  is broken")\n', encoding="utf-8")
+    monkeypatch.setattr(sonnx.rules, "__path__", [*sonnx.rules.__path__, str(tmp_path)])
+    broken = Rule("GRAPH-BROKEN", Severity.ERROR, PROFILE_SONNX)
+    monkeypatch.setattr(registry, "RULES", (rule_by_id("GRAPH-C2"), broken))
+    got = [(v.rule_id, v.status, v.reason) for v in run_rules(model(seed_example()))]
+    assert got == [
+        ("GRAPH-C2", Status.PROVED, None),
+        ("GRAPH-BROKEN", Status.UNKNOWN, f"{IMPORT_FAILED}ValueError: the table is broken (a tool defect)"),
+    ]
+    assert "sonnx.rules.graph_broken" not in sys.modules
+
+
+def test_a_check_whose_file_rule_cannot_be_imported_starts_no_child_and_says_unknown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # FORMAT-ONNX's check starts before the model is read; its module missing must not stop the check
+    from sonnx.checking.options import CheckOptions
+    from sonnx.checking.pipeline import check_file
+
+    monkeypatch.setitem(sys.modules, "sonnx.rules.format_onnx", None)
+    assert registry.start_file_checks(SHIPPED, CheckConfig()) == {}
+    report = check_file(SHIPPED, CheckOptions(engine="direct"))
+    verdicts = {v.rule_id: v for v in report.verdicts}
+    assert verdicts["FORMAT-ONNX"].status is Status.UNKNOWN
+    assert (verdicts["FORMAT-ONNX"].reason or "").startswith(f"{IMPORT_FAILED}ModuleNotFoundError: ")
+    assert all(v.status is not Status.UNKNOWN for k, v in verdicts.items() if k != "FORMAT-ONNX")
+    assert report.exit_code == 2

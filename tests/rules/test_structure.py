@@ -98,6 +98,13 @@ def test_property_peel_and_reach_agree_with_networkx(case: tuple[int, list[tuple
         X._BATCH = old
 
 
+@given(st.lists(st.integers(-(2**40), 2**40), max_size=40))
+def test_property_sorted_distinct_is_numpys_unique(values: list[int]) -> None:
+    got = X.sorted_distinct(np.array(values, np.intp))
+    expected = np.unique(np.array(values, np.intp))
+    assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
+
+
 def test_brief_and_offenders() -> None:
     assert W.brief(["a", "b"]) == "a, b"
     assert W.brief(["a", "b", "c"], 2) == "a, b (and 1 more)"

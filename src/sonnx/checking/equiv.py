@@ -45,7 +45,7 @@ from typing import Any
 
 from ..base.errors import EXIT_OK, EXIT_UNUSABLE, EXIT_VIOLATED, SonnxError, UsageError
 from ..base.progress import Say, quiet
-from ..differential.metrics import Tolerance
+from ..differential.tolerance import Tolerance
 from ..execution.inputs import InputSource
 from ..execution.inputs.domain import Domain, input_domains
 from ..execution.inputs.sets import input_sets, set_source

@@ -14,7 +14,7 @@ from itertools import product
 from typing import Any
 
 from ..base.errors import UsageError
-from ..rules.intervals_graph import RangeSyntaxError, parse_range
+from ..rules.range_syntax import RangeSyntaxError, parse_range
 from ..rules.shapes_terms import DimRange, check_range
 
 RECORDED_KEYS = (

@@ -26,12 +26,11 @@ from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from ..base.errors import UsageError
-from ..differential.metrics import Tolerance
-from ..differential.oracles import ORACLES
+from ..differential.names import ORACLES
+from ..differential.tolerance import Tolerance
 from ..rules import PROFILE_SONNX, PROFILE_STRICT, PROFILES, CheckConfig
 from ..rules.declarations import Declarations, read_declarations
 from ..rules.shapes_terms import DimRange, check_range, dims_text
-from ..rules.strict_operators import training_operators
 from .option_values import (
     RECORDED_KEYS,
     InputRange,
@@ -40,6 +39,23 @@ from .option_values import (
     strings_or_none,
 )
 from .selection import check_selectors
+
+
+def _refuse_training(operators: frozenset[tuple[str, str]]) -> None:
+    """A UsageError when the operator set of ``--operators`` names an operator used only for training.
+
+    The table of such operators is STRICT-OPERATORS' data, imported here and
+    not with this module: ``--operators`` applies to the strict profile only,
+    whose check imports that rule anyway."""
+    from ..rules.strict_operators import training_operators
+
+    training = training_operators(operators)
+    if training:
+        raise UsageError(
+            f"--operators: {', '.join(training[:5])} is used only for training, which no SONNX operator set "
+            "may contain (REQ-OP-020)"
+        )
+
 
 Engine = Literal["auto", "direct", "smt", "both"]
 ENGINES: tuple[Engine, ...] = ("auto", "direct", "smt", "both")
@@ -148,12 +164,8 @@ class CheckOptions:
             raise UsageError(f"--profile: unknown profile {self.profile!r} (known: {', '.join(PROFILES)})")
         if self.operators is not None and self.profile != PROFILE_STRICT:
             raise UsageError("--operators only applies with --profile sonnx-strict")
-        training = training_operators(self.operators or ())
-        if training:
-            raise UsageError(
-                f"--operators: {', '.join(training[:5])} is used only for training, which no SONNX operator set "
-                "may contain (REQ-OP-020)"
-            )
+        if self.operators is not None:
+            _refuse_training(self.operators)
         if self.required_metadata is not None:
             if self.profile != PROFILE_STRICT:
                 raise UsageError("--required-metadata only applies with --profile sonnx-strict")

@@ -44,7 +44,7 @@ from ..rules.declarations import assumption
 from ..rules.declared_operations import check_declarations, rules_resting, unused
 from ..rules.derived import asks_for_derived
 from ..rules.registry import cancel_checks, start_file_checks
-from ..rules.shapes_analysis import check_dim_names
+from ..rules.shapes_terms import check_dim_names
 from .options import CheckOptions
 from .proofs import DerivedTypes, prove
 from .report import ModelReport

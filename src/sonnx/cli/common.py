@@ -23,7 +23,7 @@ from ..base.errors import UsageError
 from ..base.files import refuse_overwrite
 from ..base.progress import Progress
 from ..checking.options import check_docs_url, check_seed, operator_pair
-from ..differential.metrics import Tolerance
+from ..differential.tolerance import Tolerance
 from ..loader.memory import ModelBytes, read_stream
 from .colour import add_color
 

@@ -10,7 +10,7 @@ import argparse
 from typing import TextIO
 
 from .. import api
-from ..differential.oracles import ORACLES
+from ..differential.names import ORACLES
 from ..differential.run import parse_oracles, text_lines
 from ..loader.memory import STDIN
 from .common import (

@@ -30,9 +30,6 @@ from ..loader.irfields import ELEMENT_TYPES
 from ..loader.sandbox import RUNTIME_TIME_LIMIT, Failure, contained, runtime_memory_budget
 from ..ops.values import EmptyOptional
 
-ORACLES = ("reference", "onnxruntime")
-"""Oracle names accepted by ``--cross-check``, in report order."""
-
 ONNXRUNTIME_SETTINGS = {
     "providers": ["CPUExecutionProvider"],
     "graph_optimization_level": "ORT_DISABLE_ALL",

@@ -49,7 +49,8 @@ from ..loader import load_model
 from ..model.graph import Model
 from ..ops.values import value_digest
 from .metrics import OutputComparison, Tolerance, compare_arrays
-from .oracles import ORACLES, OracleRun, run_contained
+from .names import ORACLES
+from .oracles import OracleRun, run_contained
 from .quant import StepTolerance, step_tolerances
 from .wg_tolerance import NOT_APPLIED, SOURCE, OutputClass, output_classes, resolved_for
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..base.verdict import Severity, Verdict, Witness
-from .oracles import ORACLES
+from .names import ORACLES
 
 if TYPE_CHECKING:  # types only: the verdicts' titles are read by every report, the cross-check by few
     from .run import CrossCheckReport, OracleResult

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.graph import Model
-from .metrics import DEFAULT_TOLERANCES, EXACT, ResolvedTolerance
+from .tolerance import DEFAULT_TOLERANCES, EXACT, ResolvedTolerance
 
 SOURCE = "tests-part1.md of onnx/working-groups, commit 219a2a0 (2026-05-19), section 'Pass/fail criteria'"
 

@@ -216,7 +216,7 @@ class GraphIndex:
         found: list[int] = []
         for nm in self.graph.outputs:
             found.extend(self.producers(nm))
-        return np.unique(np.array(found, np.intp))
+        return sorted_distinct(np.array(found, np.intp))
 
     def consumed_ops(self) -> np.ndarray:
         """Boolean per operation: some tensor of its output mapping is a required input of an operation."""
@@ -304,10 +304,20 @@ def peel(n: int, ptr: np.ndarray, vals: np.ndarray, indeg: np.ndarray) -> np.nda
     return done
 
 
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a one-dimensional integer array, ascending, as ``np.unique`` gives them; without
+    ``np.unique``'s test for a masked array, whose first use imports ``numpy.ma``, which a check has no other use
+    for."""
+    ordered = np.sort(values, kind="stable")
+    if ordered.size < 2:
+        return ordered
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+
+
 def reach(n: int, ptr: np.ndarray, vals: np.ndarray, start: np.ndarray) -> np.ndarray:
     """Nodes reachable from ``start`` (included) following ``ptr``/``vals`` adjacency, level by level."""
     seen = np.zeros(n, np.bool_)
-    level = np.unique(np.asarray(start, np.intp))
+    level = sorted_distinct(np.asarray(start, np.intp))
     seen[level] = True
 
     def wide(level: np.ndarray) -> np.ndarray:

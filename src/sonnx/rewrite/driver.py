@@ -35,8 +35,8 @@ from ..execution.inputs.sets import input_sets, set_source
 from ..loader import load_model, load_with_inferred_shapes
 from ..loader.writer import save_model
 from ..model.graph import Model
+from ..rules import format_onnx
 from ..rules.base import CheckConfig, CheckContext
-from ..rules.format_onnx import RULE as FORMAT_ONNX
 from ..rules.graph_function_shadowing import refuse_shadowing
 from .base import RULES_CONFIG, Application, Pass, Refusal, RewriteError, ensures, rule_statuses
 from .constant import ConstantToInitializer
@@ -155,7 +155,7 @@ def format_problem(model: Model, path: str) -> str | None:
     The rule's own check is run (onnx's full check in a child process), so that
     a rewrite refuses exactly what ``sonnx-check`` reports.
     """
-    v = FORMAT_ONNX.check(CheckContext(dataclasses.replace(model, source=path), CheckConfig()))
+    v = format_onnx.check(CheckContext(dataclasses.replace(model, source=path), CheckConfig()))
     if v.status is Status.PROVED:
         return None
     why = v.witness.summary if v.witness is not None else (v.reason or "")

@@ -3,15 +3,20 @@
 A rule is one small unit (spec/graph.rst, "Verification rules"): a stable ID,
 its statement, the severity of a violation, the profile it belongs to, and a
 direct check that returns a :class:`~sonnx.base.verdict.Verdict` with a witness on
-failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`.
+failure. Rules are listed in one table, :data:`sonnx.rules.registry.RULES`,
+which holds each rule's :class:`Rule` record; the module that checks a rule is
+named after its ID and imported only when the rule runs (:meth:`Rule.code`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..base.errors import ToolError
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import Offenders, brief, first
 from ..model.graph import Graph, Model
@@ -214,23 +219,55 @@ class Rule:
     :attr:`statement` and :attr:`rationale` are read from the entry of ``spec``
     whose anchor is the rule ID, through the package data of
     :mod:`sonnx.rules.texts`; a rule module never words its rule itself.
+
+    The record is what the table, the reports and the traceability read
+    without running the rule: its ID, severities and profile. Its check is
+    the ``check`` function of the module named after the ID, imported the
+    first time the rule runs (:meth:`check`), so that a profile that does not
+    run a rule never pays for importing its code.
     """
 
     id: str
     severity: Severity
     profile: str
-    check: CheckFn
     reads_file: bool = False
     """True for a rule about the model's file rather than its graph (FORMAT-ONNX): it has no meaning for a
     graph that was never serialized, such as a partition's subgraph."""
-    start: StartFn | None = None
-    """For a rule whose check runs in a child process (FORMAT-ONNX: onnx's native checker on the file): starts that
-    check on a file, so that it runs while the model is read and the other rules run. :func:`.registry.run_rules`
-    runs such a rule after the others (its verdict keeps its place in the table), so that its check joins a child
-    that has been working all along."""
+    starts_early: bool = False
+    """True for a rule whose check runs in a child process (FORMAT-ONNX: onnx's native checker on the file): its
+    module's ``start`` begins that check on a file (:meth:`start`), so that it runs while the model is read and the
+    other rules run. :func:`.registry.run_rules` runs such a rule after the others (its verdict keeps its place in the
+    table), so that its check joins a child that has been working all along."""
     strict_severity: Severity | None = None
     """The severity under ``sonnx-strict`` when it differs from ``severity`` (a rule of the base profile that
     the strict profile makes an error, such as GRAPH-ARITY while the working group marks it TBC)."""
+
+    @property
+    def module(self) -> str:
+        """The module that decides the rule, named after its ID (GRAPH-R1-OUTPUTS: ``sonnx.rules.graph_r1_outputs``)."""
+        return f"{__package__}.{self.id.lower().replace('-', '_')}"
+
+    def code(self) -> ModuleType:
+        """The rule's module, imported now if no earlier use imported it.
+
+        The table of rules holds what every report and listing needs without
+        it; a check imports the modules of the rules it runs and no other.
+        Whatever the module raises while it is imported is raised here (the
+        loop of :mod:`.registry` turns it into the rule's UNKNOWN)."""
+        return importlib.import_module(self.module)
+
+    def check(self, ctx: CheckContext) -> Verdict:
+        """The rule's direct check on ``ctx``: its module's ``check``."""
+        check: CheckFn = self.code().check
+        return check(ctx)
+
+    def start(self, path: str | bytes, read_weights: bool) -> Started:
+        """Begin the rule's check of the file at ``path`` (or of model bytes) in a child, for a rule that
+        :attr:`starts_early`; its module's ``start``."""
+        if not self.starts_early:
+            raise ToolError(f"{self.id} has no check that starts before the model is read (a tool defect)")
+        start: StartFn = self.code().start
+        return start(path, read_weights)
 
     @property
     def text(self) -> RuleText:

@@ -39,7 +39,6 @@ versions, no declaration for a domain sonnx knows); a bad entry is a
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -232,11 +231,18 @@ def _attributes(data: Mapping[str, Any], path: str, where: str) -> tuple[tuple[s
     return tuple((k, ATTRIBUTE_TYPES[v], k in required) for k, v in attrs.items())
 
 
+def _toml(text: str) -> Any:
+    """``text`` read as TOML (the parser is imported here: only a check given a declarations file reads one)."""
+    import tomllib
+
+    return tomllib.loads(text)
+
+
 def parse(raw: bytes, path: str) -> Declarations:
     """The declarations in ``raw`` (the bytes of file ``path``: TOML, or JSON when its name ends in ``.json``)."""
     try:
         text = raw.decode("utf-8")
-        data = loads(text, 8) if path.endswith(".json") else tomllib.loads(text)
+        data = loads(text, 8) if path.endswith(".json") else _toml(text)
     except (UnicodeDecodeError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
         raise UsageError(f"{FLAG} {path}: not valid {'JSON' if path.endswith('.json') else 'TOML'}: "
                          f"{' '.join(str(exc).split())}") from None

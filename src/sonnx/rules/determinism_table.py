@@ -369,22 +369,30 @@ def opset_version(opset_imports: Mapping[str, int], domain: str) -> int | None:
 
 
 @lru_cache(maxsize=1)
-def _history() -> tuple[dict[tuple[str, str], list[int]], dict[str, int]]:
+def _history() -> dict[tuple[str, str], list[int]]:
+    """Every since-version by (domain, operator), from all of onnx's schemas (needed without an opset import)."""
     versions: dict[tuple[str, str], list[int]] = {}
-    newest: dict[str, int] = {}
     for s in onnx.defs.get_all_schemas_with_history():
         versions.setdefault((s.domain, s.name), []).append(s.since_version)
-        newest[s.domain] = max(newest.get(s.domain, 0), s.since_version)
+    return {k: sorted(v) for k, v in versions.items()}
+
+
+@lru_cache(maxsize=1)
+def _newest() -> dict[str, int]:
+    """The newest opset version of each domain: onnx's registry of versions by domain, outside which onnx registers
+    no schema (read without making every schema a Python object); else the newest since-version of the schemas."""
     version_map = getattr(getattr(onnx.defs, "C", None), "schema_version_map", None)
     if version_map is not None:
-        for domain, (_, last) in version_map().items():
-            newest[domain] = max(newest.get(domain, 0), int(last))
-    return {k: sorted(v) for k, v in versions.items()}, newest
+        return {domain: int(last) for domain, (_, last) in version_map().items()}
+    newest: dict[str, int] = {}
+    for (domain, _), since in _history().items():
+        newest[domain] = max(newest.get(domain, 0), since[-1])
+    return newest
 
 
 def schema_versions(domain: str, operator: str) -> list[int]:
     """Every since-version ONNX defines for the operator (empty when it does not exist)."""
-    return list(_history()[0].get((normal_domain(domain), operator), ()))
+    return list(_history().get((normal_domain(domain), operator), ()))
 
 
 @cache
@@ -394,7 +402,7 @@ def schema_at(domain: str, operator: str, version: int | None) -> tuple[Any, str
     shown = f"{domain or 'ai.onnx'}::{operator}"
     if version is None:
         return None, f"{shown}: the model imports no opset version for domain {domain or 'ai.onnx'!r}"
-    newest = _history()[1].get(domain)
+    newest = _newest().get(domain)
     if newest is None:
         return None, f"{shown}: onnx defines no operator schema for domain {domain!r}"
     if version > newest:

@@ -76,7 +76,7 @@ from ..base.witness import LIMIT
 from ..loader.irfields import NEWEST_ANNOTATION, annotations_clean, annotations_used, stated_ir_version
 from ..loader.sandbox import Failure, Started, contained
 from ..loader.sandbox import start as begin
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import CheckContext
 
 ID = "FORMAT-ONNX"
 SEVERITY = Severity.ERROR
@@ -259,8 +259,22 @@ class Early:
 def start(path: str | bytes, read_weights: bool) -> Early:
     """Start onnx's full check of the file at ``path`` (or of the model bytes ``path`` holds) in a child process
     (:mod:`sonnx.loader.sandbox`) and return at once; the rule's :func:`check` joins it. It needs only the file, so it
-    can start before the model is read."""
+    can start before the model is read.
+
+    onnx builds its registry of operator schemas on first use; the checker
+    reads it, and so do the rules that run in this process (GRAPH-R2,
+    GRAPH-ARITY...). It is built here before the fork, from onnx's own tables
+    and nothing of the model, so that the child inherits it instead of
+    building a copy of its own."""
+    _build_schema_registry()
     return Early(path, read_weights, begin(_early, path, read_weights))
+
+
+def _build_schema_registry() -> None:
+    """Make onnx build its registry of operator schemas in this process now (it does so on the first lookup)."""
+    import onnx
+
+    onnx.defs.has("Identity")
 
 
 def finish(outcome: tuple[Verdict, bool | None] | Failure, path: str | bytes, ir_version: int, nested: bool
@@ -362,13 +376,3 @@ def _annotations(path: str | bytes, nested: bool) -> Verdict:
 
 def _crashed(exc: Exception) -> Verdict:
     return Verdict.unknown(ID, f"onnx.checker failed: {type(exc).__name__}: {_one_line(str(exc))}", SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-    reads_file=True,
-    start=start,
-)

@@ -25,7 +25,7 @@ from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import LIMIT, brief, first
 from ..model.index import find_cycle, index, topology
 from ..model.structure import Scope, scopes
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import CheckContext
 
 ID = "GRAPH-ACYCLIC"
 SEVERITY = Severity.ERROR
@@ -64,11 +64,3 @@ def check(ctx: CheckContext) -> Verdict:
     if not cyclic:
         return Verdict.proved(ID, SEVERITY)
     return Verdict.violated(ID, _witness(ctx, cyclic[0], [sc.path for sc in cyclic]), SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -38,7 +38,7 @@ from ..base.witness import op_ref
 from ..model.graph import Attribute, Operation
 from ..model.structure import scopes
 from . import attribute_domains as ad
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule, counted_reasons, open_or_proved
+from .base import CheckContext, Listing, counted_reasons, open_or_proved
 from .declarations import Declarations
 from .determinism_table import normal_domain, opset_version, schema_at
 from .ranks import Ranks, ranks
@@ -290,11 +290,3 @@ def check(ctx: CheckContext) -> Verdict:
     if bad:
         return LISTING.verdict(bad, ID, SEVERITY, {"unknown_count": sum(open_.values())})
     return open_or_proved(ID, SEVERITY, "attribute values not established", counted_reasons(open_))
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -20,7 +20,7 @@ from ..base.verdict import Severity, Verdict
 from ..base.witness import op_ref
 from ..model.index import index
 from ..model.structure import scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-C1"
 SEVERITY = Severity.ERROR
@@ -43,11 +43,3 @@ def check(ctx: CheckContext) -> Verdict:
                 }
             )
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -24,7 +24,7 @@ import numpy as np
 from ..base.verdict import Severity, Verdict
 from ..model.index import GRAPH_INPUT, GraphIndex, attribute_ops, index
 from ..model.structure import scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-C2"
 SEVERITY = Severity.ERROR
@@ -71,11 +71,3 @@ def check(ctx: CheckContext) -> Verdict:
             if nm not in exempt
         )
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -26,7 +26,7 @@ from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import LIMIT, brief, first
 from ..model.index import GraphIndex, index
 from ..model.structure import Definedness, Scope, definedness, scopes
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import CheckContext
 
 ID = "GRAPH-C3"
 SEVERITY = Severity.ERROR
@@ -86,11 +86,3 @@ def check(ctx: CheckContext) -> Verdict:
         ),
         SEVERITY,
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -42,7 +42,7 @@ from ..base.witness import op_ref
 from ..model.index import index
 from ..model.structure import scopes
 from . import graph_acyclic, graph_c1, graph_c1_shadowing, graph_c1_sources
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import CheckContext
 from .function_calls import writers
 from .graph_r2 import NONDET, UNKNOWN, call_classes, operation_classes
 
@@ -94,10 +94,10 @@ def _reach(ctx: CheckContext, scope: int, sources: dict[int, str]) -> dict[str, 
 
 
 def check(ctx: CheckContext) -> Verdict:
-    for rule in (graph_acyclic.RULE, graph_c1.RULE, graph_c1_sources.RULE, graph_c1_shadowing.RULE):
+    for rule in (graph_acyclic, graph_c1, graph_c1_sources, graph_c1_shadowing):
         if rule.check(ctx).status is not Status.PROVED:
             return Verdict.unknown(
-                ID, f"graph determinism is stated for graphs where {rule.id} holds, and it does not", SEVERITY
+                ID, f"graph determinism is stated for graphs where {rule.ID} holds, and it does not", SEVERITY
             )
     all_scopes = scopes(ctx)
     classes = operation_classes(ctx)
@@ -158,11 +158,3 @@ def check(ctx: CheckContext) -> Verdict:
         ),
         SEVERITY,
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -37,9 +37,10 @@ import onnx
 from ..base.errors import FunctionShadowingError
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Function, Model
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 from .determinism_table import normal_domain, opset_version
 from .graph_arity import qualified
+from .registry import rule_by_id
 
 ID = "GRAPH-FUNCTION-SHADOWING"
 SEVERITY = Severity.ERROR
@@ -125,12 +126,4 @@ def refuse_shadowing(model: Model) -> None:
 
 
 def check(ctx: CheckContext) -> Verdict:
-    return LISTING.verdict(shadowing(ctx.model), ID, RULE.severity_in(ctx.config.profile))
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)
+    return LISTING.verdict(shadowing(ctx.model), ID, rule_by_id(ID).severity_in(ctx.config.profile))

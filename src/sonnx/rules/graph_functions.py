@@ -23,7 +23,7 @@ from typing import Any
 
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Function, Model
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-FUNCTIONS"
 SEVERITY = Severity.ERROR
@@ -101,11 +101,3 @@ def check(ctx: CheckContext) -> Verdict:
         entry["calls"] = sites
     listed = [chains[c] for c in sorted(chains)]
     return LISTING.verdict(listed, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -44,7 +44,7 @@ from ..base.witness import brief, op_ref
 from ..model.graph import Dim, Graph, Operation, TensorType
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes, walk_scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 from .derived import derived_model
 
 ID = "GRAPH-IF-BRANCHES"
@@ -295,11 +295,3 @@ def check(ctx: CheckContext) -> Verdict:
                 ID, f"the element types the branches produce are not established: {brief(undecided, 3)}", SEVERITY
             )
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

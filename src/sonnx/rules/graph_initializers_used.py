@@ -17,7 +17,7 @@ from typing import Any
 from ..base.verdict import Severity, Verdict
 from ..model.index import index
 from ..model.structure import scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-INITIALIZERS-USED"
 SEVERITY = Severity.WARNING
@@ -45,11 +45,3 @@ def unused_initializers(ctx: CheckContext) -> list[dict[str, Any]]:
 def check(ctx: CheckContext) -> Verdict:
     found = unused_initializers(ctx)
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

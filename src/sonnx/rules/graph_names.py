@@ -27,7 +27,7 @@ from typing import Any
 from ..base.verdict import Severity, Verdict
 from ..base.witness import first
 from ..model.structure import scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-NAMES"
 SEVERITY = Severity.ERROR
@@ -72,11 +72,3 @@ def node_problems(ctx: CheckContext) -> list[dict[str, Any]]:
 def check(ctx: CheckContext) -> Verdict:
     found = tensor_problems(ctx) + node_problems(ctx)
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

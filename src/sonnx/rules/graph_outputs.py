@@ -10,7 +10,7 @@ control-flow rules check.
 from __future__ import annotations
 
 from ..base.verdict import Severity, Verdict, Witness
-from .base import PROFILE_SONNX, CheckContext, Rule
+from .base import CheckContext
 
 ID = "GRAPH-OUTPUTS"
 SEVERITY = Severity.ERROR
@@ -29,11 +29,3 @@ def check(ctx: CheckContext) -> Verdict:
         ),
         SEVERITY,
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

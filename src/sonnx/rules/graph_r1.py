@@ -20,7 +20,7 @@ from ..base.verdict import Severity, Verdict
 from ..base.witness import Offenders, op_ref, show_op_ref
 from ..model.graph import Operation
 from ..model.structure import dead_ops, scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-R1"
 SEVERITY = Severity.ERROR
@@ -40,11 +40,3 @@ def check(ctx: CheckContext) -> Verdict:
 def dead_entry(path: str, j: int, op: Operation) -> dict[str, Any]:
     """A dead operation as the witness lists it (both engines): where it is, and the outputs nobody reads."""
     return {**op_ref(path, j, op), "outputs": [o for o in op.output_mapping if o]}
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -22,7 +22,7 @@ from ..base.verdict import Severity, Verdict
 from ..base.witness import Offenders, op_ref
 from ..model.index import GraphIndex, index
 from ..model.structure import dead_ops, scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-R1-OUTPUTS"
 SEVERITY = Severity.WARNING
@@ -65,11 +65,3 @@ def check(ctx: CheckContext) -> Verdict:
             ({**op_ref(sc.path, j, ops[j]), "output": pos, "tensor": nm} for j, pos, nm in entries),
         )
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -18,7 +18,7 @@ from ..base.verdict import Severity, Verdict
 from ..base.witness import Offenders, op_ref, show_op_ref
 from ..model.index import topology
 from ..model.structure import dead_ops, live_ops, scopes
-from .base import PROFILE_SONNX, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "GRAPH-R1-TRANSITIVE"
 SEVERITY = Severity.ERROR
@@ -35,11 +35,3 @@ def check(ctx: CheckContext) -> Verdict:
         idle = np.flatnonzero(~live_ops(ctx, g))
         found.add(int(idle.size), (op_ref(sc.path, j, ops[j]) for j in idle.tolist()))
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

@@ -44,7 +44,7 @@ from ..model.structure import outer_definers, scopes
 from . import determinism_table as table
 from . import graph_attributes
 from . import graph_r2_conditions as conditions
-from .base import PROFILE_SONNX, CheckContext, Rule, open_or_proved
+from .base import CheckContext, open_or_proved
 from .function_calls import CALL_GRAPHS, ShadowedCall, gives_graphs, shadowed_calls
 from .premises import RuntimeType, runtime_type
 
@@ -375,11 +375,3 @@ def nondeterministic(bad: list[dict[str, Any]], unknown_count: int) -> tuple[str
 def undetermined(n: int) -> str:
     """The start of the UNKNOWN reason when ``n`` operations are neither proved deterministic nor not (both engines)."""
     return f"determinism of {n} operation(s) not established"
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_SONNX,
-    check=check,
-)

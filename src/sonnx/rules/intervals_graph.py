@@ -16,7 +16,6 @@ operator there says UNKNOWN.
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,41 +30,12 @@ from .derived import derived_model
 from .intervals import Number, Range, is_float, is_int, of_type, of_value, top
 from .intervals_linear import TRANSFERS
 from .intervals_ops import Outcome
+from .range_syntax import RangeSyntaxError, parse_range
 
 RANGE_KEY = "sonnx.input_range."
 """The prefix of the ``metadata_props`` key that declares an input's range: ``sonnx.input_range.x`` = ``-1..1``."""
 
 InputRanges = tuple[tuple[str, Number, Number], ...]
-
-
-class RangeSyntaxError(ValueError):
-    """A declared range is not ``<lo>..<hi>`` with two finite numbers, lo at most hi."""
-
-
-def _number(text: str) -> Number:
-    t = text.strip()
-    try:
-        return int(t)
-    except ValueError:
-        pass
-    try:
-        v = float(t)
-    except ValueError:
-        raise RangeSyntaxError(f"{text!r} is not a number") from None
-    if not math.isfinite(v):
-        raise RangeSyntaxError(f"{text!r} is not a finite number")
-    return v
-
-
-def parse_range(text: str) -> tuple[Number, Number]:
-    """``"<lo>..<hi>"`` as two finite numbers (integers stay exact); lo must not exceed hi."""
-    lo_text, sep, hi_text = text.partition("..")
-    if not sep:
-        raise RangeSyntaxError(f"{text!r} is not <lo>..<hi>")
-    lo, hi = _number(lo_text), _number(hi_text)
-    if lo > hi:
-        raise RangeSyntaxError(f"{text!r} is empty (its lower bound exceeds its upper bound)")
-    return lo, hi
 
 
 @dataclass(frozen=True)

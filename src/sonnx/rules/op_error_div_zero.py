@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 from .intervals import is_float
 from .intervals_graph import Site
 from .intervals_search import Hazard, decide, raised_at, ranges_json
@@ -39,6 +39,3 @@ def find(site: Site) -> Hazard | None:
 
 def check(ctx: CheckContext) -> Verdict:
     return decide(ctx, ID, SEVERITY, frozenset({"Div"}), find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 from .intervals import is_int
 from .intervals_graph import Site
 from .intervals_ops import attr
@@ -49,6 +49,3 @@ def find(site: Site) -> Hazard | None:
 
 def check(ctx: CheckContext) -> Verdict:
     return decide(ctx, ID, SEVERITY, frozenset({"Gather", "GatherElements"}), find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule, TrialRun
+from .base import CheckContext, TrialRun
 from .intervals import int_limits, is_int
 from .intervals_graph import Site
 from .intervals_search import Hazard, decide, ranges_json, value
@@ -104,6 +104,3 @@ def find(site: Site) -> Hazard | None:
 
 def check(ctx: CheckContext) -> Verdict:
     return decide(ctx, ID, SEVERITY, OPERATORS, find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule, TrialRun
+from .base import CheckContext, TrialRun
 from .intervals import is_float
 from .intervals_graph import Site
 from .intervals_search import Hazard, decide, ranges_json, value
@@ -43,6 +43,3 @@ def find(site: Site) -> Hazard | None:
 def check(ctx: CheckContext) -> Verdict:
     with np.errstate(all="ignore"):
         return decide(ctx, ID, SEVERITY, frozenset({"Log"}), find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule, TrialRun
+from .base import CheckContext, TrialRun
 from .intervals import Range, is_float, is_int
 from .intervals_graph import Site
 from .intervals_ops import exponents
@@ -78,6 +78,3 @@ def find(site: Site) -> Hazard | None:
 
 def check(ctx: CheckContext) -> Verdict:
     return decide(ctx, ID, SEVERITY, frozenset({"Pow"}), find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

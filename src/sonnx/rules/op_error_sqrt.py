@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule, TrialRun
+from .base import CheckContext, TrialRun
 from .intervals import is_float
 from .intervals_graph import Site
 from .intervals_search import Hazard, decide, ranges_json, value
@@ -39,6 +39,3 @@ def find(site: Site) -> Hazard | None:
 
 def check(ctx: CheckContext) -> Verdict:
     return decide(ctx, ID, SEVERITY, frozenset({"Sqrt"}), find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

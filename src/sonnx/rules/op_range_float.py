@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..base.verdict import Severity, Verdict
-from .base import PROFILE_STRICT, CheckContext, Rule, TrialRun
+from .base import CheckContext, TrialRun
 from .intervals import finite_part, float_max, is_float
 from .intervals_graph import Site
 from .intervals_linear import TRANSFERS
@@ -78,6 +78,3 @@ def find(site: Site) -> Hazard | None:
 
 def check(ctx: CheckContext) -> Verdict:
     return decide(ctx, ID, SEVERITY, None, find)
-
-
-RULE = Rule(id=ID, severity=SEVERITY, profile=PROFILE_STRICT, check=check)

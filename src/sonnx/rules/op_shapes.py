@@ -29,7 +29,7 @@ from onnx import helper
 from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import brief
 from ..model.graph import Model
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 from .shapes_analysis import Analysis, analyse
 from .shapes_view import Need
 
@@ -195,11 +195,3 @@ class _Confirmer:
         }
         summary = f"{where}; a run on inputs of shapes {shapes} failed there: {run.error}"
         return Verdict.violated(ID, Witness(summary, data), SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

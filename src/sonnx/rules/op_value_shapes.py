@@ -20,7 +20,7 @@ from typing import Any
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Graph
 from ..model.structure import walk_scopes
-from .base import PROFILE_STRICT, CheckContext, Listing, Rule, counted_reasons, open_or_proved
+from .base import CheckContext, Listing, counted_reasons, open_or_proved
 from .derived import derived_model
 from .value_classes import analyse
 
@@ -77,11 +77,3 @@ def check(ctx: CheckContext) -> Verdict:
     if a.findings:
         return LISTING.verdict(a.findings, ID, SEVERITY, extra)
     return open_or_proved(ID, SEVERITY, "not decided", counted_reasons(a.reasons))
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

@@ -1,11 +1,15 @@
 """The one table of rules, and the one loop that runs them.
 
-Every rule module exports a ``RULE``; this module lists them in report order.
-:func:`run_rules` runs those of the selected profile. A rule that raises is
-not a pass: its verdict becomes UNKNOWN with the reason, so a defect in a check
-can never hide a violation.
+The table :data:`RULES` lists every rule in report order, with what the
+reports, ``sonnx rules`` and the traceability read: ID, severity, profile.
+The code that checks a rule lives in the module named after its ID, and
+:func:`run_rules` imports it only when it runs the rule, so a check imports
+the code of its profile's rules and no other. :func:`run_rules` runs the rules
+of the selected profile. A rule that raises is not a pass: its verdict becomes
+UNKNOWN with the reason, so a defect in a check can never hide a violation;
+a rule whose module cannot be imported is UNKNOWN in the same way, saying so.
 
-A rule whose check runs in a child process (``Rule.start``: FORMAT-ONNX) is
+A rule whose check runs in a child process (``Rule.starts_early``: FORMAT-ONNX) is
 started first, before the model is read when the layer that runs the rules
 starts it (:func:`start_file_checks`), and joined after every other rule, so
 that the child and this process work at the same time; its verdict keeps its
@@ -21,88 +25,51 @@ from dataclasses import replace
 
 from ..base.errors import SonnxError
 from ..base.progress import Say
-from ..base.verdict import Verdict
+from ..base.verdict import Severity, Verdict
 from ..model.graph import Model
-from . import (
-    format_onnx,
-    graph_acyclic,
-    graph_arity,
-    graph_attributes,
-    graph_c1,
-    graph_c1_shadowing,
-    graph_c1_sources,
-    graph_c2,
-    graph_c3,
-    graph_determinism,
-    graph_function_shadowing,
-    graph_functions,
-    graph_if_branches,
-    graph_initializers_used,
-    graph_names,
-    graph_outputs,
-    graph_r1,
-    graph_r1_outputs,
-    graph_r1_transitive,
-    graph_r2,
-    op_error_div_zero,
-    op_error_index,
-    op_error_int_overflow,
-    op_error_log,
-    op_error_pow,
-    op_error_sqrt,
-    op_range_float,
-    op_shapes,
-    op_value_shapes,
-    strict_attributes,
-    strict_broadcast,
-    strict_metadata,
-    strict_op_restrictions,
-    strict_operators,
-    strict_opset,
-    strict_shapes,
-    strict_sparse,
-)
-from .base import PROFILE_STRICT, CheckConfig, CheckContext, Rule, Started
+from .base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig, CheckContext, Rule, Started
 
 RULES: tuple[Rule, ...] = (
-    format_onnx.RULE,
-    graph_acyclic.RULE,
-    graph_c1.RULE,
-    graph_c1_sources.RULE,
-    graph_c1_shadowing.RULE,
-    graph_c2.RULE,
-    graph_c3.RULE,
-    graph_outputs.RULE,
-    graph_r1.RULE,
-    graph_r1_outputs.RULE,
-    graph_initializers_used.RULE,
-    graph_r1_transitive.RULE,
-    graph_r2.RULE,
-    graph_determinism.RULE,
-    graph_functions.RULE,
-    graph_function_shadowing.RULE,
-    graph_if_branches.RULE,
-    graph_names.RULE,
-    graph_arity.RULE,
-    graph_attributes.RULE,
-    strict_operators.RULE,
-    strict_attributes.RULE,
-    strict_shapes.RULE,
-    strict_broadcast.RULE,
-    strict_sparse.RULE,
-    strict_opset.RULE,
-    strict_metadata.RULE,
-    strict_op_restrictions.RULE,
-    op_shapes.RULE,
-    op_value_shapes.RULE,
-    op_error_div_zero.RULE,
-    op_error_log.RULE,
-    op_error_sqrt.RULE,
-    op_error_pow.RULE,
-    op_error_index.RULE,
-    op_error_int_overflow.RULE,
-    op_range_float.RULE,
+    Rule("FORMAT-ONNX", Severity.ERROR, PROFILE_SONNX, reads_file=True, starts_early=True),
+    Rule("GRAPH-ACYCLIC", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-C1", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-C1-SOURCES", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-C1-SHADOWING", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-C2", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-C3", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-OUTPUTS", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-R1", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-R1-OUTPUTS", Severity.WARNING, PROFILE_SONNX),
+    Rule("GRAPH-INITIALIZERS-USED", Severity.WARNING, PROFILE_SONNX),
+    Rule("GRAPH-R1-TRANSITIVE", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-R2", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-DETERMINISM", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-FUNCTIONS", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-FUNCTION-SHADOWING", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-IF-BRANCHES", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-NAMES", Severity.ERROR, PROFILE_SONNX),
+    Rule("GRAPH-ARITY", Severity.WARNING, PROFILE_SONNX, strict_severity=Severity.ERROR),
+    Rule("GRAPH-ATTRIBUTES", Severity.ERROR, PROFILE_SONNX),
+    Rule("STRICT-OPERATORS", Severity.ERROR, PROFILE_STRICT),
+    Rule("STRICT-ATTRIBUTES", Severity.ERROR, PROFILE_STRICT),
+    Rule("STRICT-SHAPES", Severity.ERROR, PROFILE_STRICT),
+    Rule("STRICT-BROADCAST", Severity.ERROR, PROFILE_STRICT, reads_file=True),
+    Rule("STRICT-SPARSE", Severity.ERROR, PROFILE_STRICT),
+    Rule("STRICT-OPSET", Severity.ERROR, PROFILE_STRICT),
+    Rule("STRICT-METADATA", Severity.ERROR, PROFILE_STRICT),
+    Rule("STRICT-OP-RESTRICTIONS", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-SHAPES", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-VALUE-SHAPES", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-ERROR-DIV-ZERO", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-ERROR-LOG", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-ERROR-SQRT", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-ERROR-POW", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-ERROR-INDEX", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-ERROR-INT-OVERFLOW", Severity.ERROR, PROFILE_STRICT),
+    Rule("OP-RANGE-FLOAT", Severity.WARNING, PROFILE_STRICT),
 )
+"""Every rule, in report order: its ID, severity, profile and what it reads. The module that checks a rule is named
+after its ID (:attr:`Rule.module`) and is not imported here: the loop imports it when the rule runs."""
 
 
 def rules_for(profile: str, graph_only: bool = False) -> tuple[Rule, ...]:
@@ -133,7 +100,18 @@ def start_file_checks(path: str | bytes, config: CheckConfig, graph_only: bool =
     if isinstance(path, str) and not os.path.isfile(path):
         return {}
     chosen = rules_for(config.profile, graph_only)
-    return {r.id: r.start(path, config.read_weights) for r in chosen if r.start is not None}
+    started = {r.id: _start(r, path, config.read_weights) for r in chosen if r.starts_early}
+    return {rule_id: check for rule_id, check in started.items() if check is not None}
+
+
+def _start(rule: Rule, path: str | bytes, read_weights: bool) -> Started | None:
+    """``rule.start(path, read_weights)``; None when the rule's module cannot be imported (its verdict then says
+    why, see :func:`_verdict`)."""
+    try:
+        rule.code()
+    except Exception:  # whatever the module raised while imported: reported by the rule's verdict
+        return None
+    return rule.start(path, read_weights)
 
 
 def cancel_checks(started: Mapping[str, Started]) -> None:
@@ -145,6 +123,11 @@ def cancel_checks(started: Mapping[str, Started]) -> None:
 def _verdict(rule: Rule, ctx: CheckContext) -> Verdict:
     """The rule's verdict on ``ctx``: a check that raises gives UNKNOWN with the reason."""
     severity = rule.severity_in(ctx.config.profile)
+    try:
+        rule.code()
+    except Exception as exc:  # whatever the module raised while imported (an ImportError, a broken data file...)
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split())
+        return Verdict.unknown(rule.id, f"the rule's code could not be imported: {reason} (a tool defect)", severity)
     try:
         v = rule.check(ctx)
     except SonnxError as exc:
@@ -174,13 +157,16 @@ def run_rules(
     chosen = rules_for(cfg.profile, graph_only)
     started = dict(cfg.started)
     try:
-        missing = [r for r in chosen if r.start is not None and r.id not in started]
+        missing = [r for r in chosen if r.starts_early and r.id not in started]
         if missing and model.source and os.path.isfile(model.source):
-            started.update((r.id, r.start(model.source, cfg.read_weights)) for r in missing if r.start is not None)
+            for r in missing:
+                check = _start(r, model.source, cfg.read_weights)
+                if check is not None:
+                    started[r.id] = check
             cfg = replace(cfg, started=started)
         ctx = CheckContext(model, cfg)
         verdicts: dict[int, Verdict] = {}
-        late = [i for i, r in enumerate(chosen) if r.start is not None]
+        late = [i for i, r in enumerate(chosen) if r.starts_early]
         for i in [i for i in range(len(chosen)) if i not in late] + late:
             if progress is not None:
                 progress(f"checking {chosen[i].id}")

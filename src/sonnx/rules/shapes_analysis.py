@@ -24,12 +24,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..base.errors import UsageError
 from ..model.graph import Graph, InitialValue, Model, Operation
 from .shapes_ops_basic import BASIC, MAX_FOLLOWED, Transfer, followed
 from .shapes_ops_nn import NN
 from .shapes_ops_select import SELECT
-from .shapes_terms import DimRange, Term
+from .shapes_terms import DimRange, Term, dim_name
 from .shapes_view import Info, Need, OpView, Uncovered
 
 if TYPE_CHECKING:  # z3 is imported where a formula is built: the sonnx profile's check builds none
@@ -156,7 +155,7 @@ def analyse(model: Model, dims: Sequence[DimRange] = (), read_weights: bool = Tr
             if isinstance(d, int) and d >= 0:
                 shape.append(d)
             else:
-                shape.append(_variable(a, d if isinstance(d, str) and d else f"{name}[{k}]", ranges))
+                shape.append(_variable(a, dim_name(name, k, d), ranges))
         a.infos[name] = Info(tuple(shape))
     for name, t in g.tensors.items():
         if t.initial_value is not None:
@@ -210,26 +209,3 @@ def _visit(a: Analysis, j: int, op: Operation, opset: int) -> None:
     for name, info in zip(op.output_mapping, outs, strict=False):
         if name:
             a.infos[name] = info
-
-
-def dim_names(model: Model) -> list[str]:
-    """The names of the symbolic dimensions of the main graph's inputs, as the analysis names them."""
-    names: dict[str, None] = {}
-    g = model.graph
-    for name in g.inputs:
-        t = g.tensors.get(name)
-        if t is None or t.initial_value is not None or t.type is None or t.type.shape is None:
-            continue
-        for k, d in enumerate(t.type.shape):
-            if not (isinstance(d, int) and d >= 0):
-                names[d if isinstance(d, str) and d else f"{name}[{k}]"] = None
-    return list(names)
-
-
-def check_dim_names(model: Model, dims: Sequence[DimRange]) -> None:
-    """A :class:`UsageError` when ``--dims`` names a dimension the model's inputs do not have."""
-    known = dim_names(model)
-    for name, _, _ in dims:
-        if name not in known:
-            shown = ", ".join(known[:8]) or "none"
-            raise UsageError(f"--dims: the model has no symbolic input dimension {name!r} (it has: {shown})")

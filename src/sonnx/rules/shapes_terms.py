@@ -23,6 +23,8 @@ from ..base.errors import UsageError
 if TYPE_CHECKING:  # z3 is imported where a formula is built: the sonnx profile's check builds none
     import z3
 
+    from ..model.graph import Model
+
 Term: TypeAlias = "int | z3.ArithRef"
 """One dimension (or one element of a small integer vector the analysis follows)."""
 Cond: TypeAlias = "bool | z3.BoolRef"
@@ -79,6 +81,35 @@ def check_range(name: object, lo: object, hi: object) -> DimRange:
 def dims_text(ranges: Sequence[DimRange]) -> str:
     """The ``--dims`` argument that stands for ``ranges``."""
     return ",".join(f"{n}={lo}" if lo == hi else f"{n}={lo}..{hi}" for n, lo, hi in ranges)
+
+
+def dim_name(graph_input: str, axis: int, dim: object) -> str:
+    """The name the analysis gives the symbolic dimension ``dim`` at ``axis`` of a main-graph input: the name the
+    model declares, or ``input[axis]`` for a dimension it leaves unnamed."""
+    return dim if isinstance(dim, str) and dim else f"{graph_input}[{axis}]"
+
+
+def dim_names(model: Model) -> list[str]:
+    """The names of the symbolic dimensions of the main graph's inputs, as the analysis names them."""
+    names: dict[str, None] = {}
+    g = model.graph
+    for name in g.inputs:
+        t = g.tensors.get(name)
+        if t is None or t.initial_value is not None or t.type is None or t.type.shape is None:
+            continue
+        for k, d in enumerate(t.type.shape):
+            if not (isinstance(d, int) and d >= 0):
+                names[dim_name(name, k, d)] = None
+    return list(names)
+
+
+def check_dim_names(model: Model, dims: Sequence[DimRange]) -> None:
+    """A :class:`UsageError` when ``--dims`` names a dimension the model's inputs do not have."""
+    known = dim_names(model)
+    for name, _, _ in dims:
+        if name not in known:
+            shown = ", ".join(known[:8]) or "none"
+            raise UsageError(f"--dims: the model has no symbolic input dimension {name!r} (it has: {shown})")
 
 
 def is_fixed(t: Term) -> bool:

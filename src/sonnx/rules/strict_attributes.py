@@ -23,7 +23,7 @@ from ..base.verdict import Severity, Verdict
 from ..base.witness import op_ref
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
-from .base import PROFILE_STRICT, CheckContext, Listing, Rule, counted_reasons, open_or_proved
+from .base import CheckContext, Listing, counted_reasons, open_or_proved
 from .determinism_table import opset_version, schema_at
 
 ID = "STRICT-ATTRIBUTES"
@@ -68,11 +68,3 @@ def check(ctx: CheckContext) -> Verdict:
     if found:
         return LISTING.verdict(found, ID, SEVERITY, {"unknown_count": sum(unknown.values())})
     return open_or_proved(ID, SEVERITY, "no operator schema for some operations", counted_reasons(unknown))
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

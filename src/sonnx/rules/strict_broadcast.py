@@ -71,7 +71,7 @@ from typing import Any, NamedTuple
 from ..base.verdict import Severity, Verdict
 from ..base.witness import Offenders, op_ref
 from ..model.graph import Dim, Operation
-from .base import PROFILE_STRICT, CheckContext, Listing, Rule, open_or_proved
+from .base import CheckContext, Listing, open_or_proved
 from .derived import derived_model
 from .determinism_table import normal_domain, opset_version, schema_at
 from .graph_arity import Signatures, WrittenScope, written_scopes
@@ -270,12 +270,3 @@ def check(ctx: CheckContext) -> Verdict:
     if found.count:
         return LISTING.verdict(found, ID, SEVERITY, {"undetermined_count": len(open_)})
     return open_or_proved(ID, SEVERITY, f"whether {len(open_)} operation(s) broadcast is not established", open_)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-    reads_file=True,
-)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..base.verdict import Severity, Verdict, Witness
 from ..model.metadata import DEFAULT_REQUIRED, EXECUTION_ORDER, OrderError, declared_order, required_keys
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 
 ID = "STRICT-METADATA"
 SEVERITY = Severity.ERROR
@@ -37,11 +37,3 @@ def check(ctx: CheckContext) -> Verdict:
     return Verdict.violated(
         ID, Witness(f"{len(problems)} metadata problem(s): {'; '.join(problems[:5])}", data), SEVERITY
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

@@ -34,7 +34,7 @@ from typing import Any
 from ..base.verdict import Severity, Verdict
 from ..base.witness import Offenders, op_ref
 from ..model.graph import Operation
-from .base import PROFILE_STRICT, CheckContext, Listing, Rule, open_or_proved
+from .base import CheckContext, Listing, open_or_proved
 from .derived import derived_model
 from .determinism_table import normal_domain, opset_version, schema_at
 from .graph_arity import Signatures, written_scopes
@@ -129,11 +129,3 @@ def check(ctx: CheckContext) -> Verdict:
     if found.count:
         return LISTING.verdict(found, ID, SEVERITY, {"undetermined_count": len(open_)})
     return open_or_proved(ID, SEVERITY, f"{len(open_)} restriction(s) not established", open_)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

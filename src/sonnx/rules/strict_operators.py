@@ -28,7 +28,7 @@ from ..base.verdict import Severity, Verdict, Witness
 from ..base.witness import first, op_ref
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 from .determinism_table import normal_domain
 
 ID = "STRICT-OPERATORS"
@@ -96,11 +96,3 @@ def check(ctx: CheckContext) -> Verdict:
         ),
         SEVERITY,
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

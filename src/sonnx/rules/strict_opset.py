@@ -18,7 +18,7 @@ from ..base.witness import first, op_ref
 from ..model.graph import Graph
 from ..model.index import operator_kinds
 from ..model.structure import scopes
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 from .determinism_table import normal_domain, opset_version
 
 ID = "STRICT-OPSET"
@@ -59,11 +59,3 @@ def check(ctx: CheckContext) -> Verdict:
         ),
         SEVERITY,
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

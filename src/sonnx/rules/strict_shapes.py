@@ -20,7 +20,7 @@ from ..base.witness import Offenders
 from ..model.graph import Graph
 from ..model.index import index
 from ..model.structure import scopes
-from .base import PROFILE_STRICT, CheckContext, Listing, Rule
+from .base import CheckContext, Listing
 
 ID = "STRICT-SHAPES"
 SEVERITY = Severity.ERROR
@@ -61,11 +61,3 @@ def check(ctx: CheckContext) -> Verdict:
             len(bad), ({"scope": sc.path, "tensor": nm, "role": roles[nm], "problem": problem(g, nm)} for nm in bad)
         )
     return LISTING.verdict(found, ID, SEVERITY)
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)

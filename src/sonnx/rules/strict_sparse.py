@@ -16,7 +16,7 @@ from ..base.witness import brief, first, op_ref
 from ..model.graph import TensorType
 from ..model.index import attribute_ops
 from ..model.structure import scopes
-from .base import PROFILE_STRICT, CheckContext, Rule
+from .base import CheckContext
 
 ID = "STRICT-SPARSE"
 SEVERITY = Severity.ERROR
@@ -53,11 +53,3 @@ def check(ctx: CheckContext) -> Verdict:
         Witness(f"{len(found)} sparse tensor(s): {brief(shown, 3)}", {"count": len(found), "sparse": first(found)}),
         SEVERITY,
     )
-
-
-RULE = Rule(
-    id=ID,
-    severity=SEVERITY,
-    profile=PROFILE_STRICT,
-    check=check,
-)
