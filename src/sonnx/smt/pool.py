@@ -29,11 +29,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..base.threads import machine_cores
-from ..base.workers import Died, Done, Outcome, Raised, WorkerPool
 from .sizes import POOL_MIN_OPERATIONS
 from .solver import Answer, SolverSettings, solve
+
+if TYPE_CHECKING:  # the worker pool is imported when one starts: most runs solve in this process
+    from ..base.workers import Outcome, WorkerPool
 
 
 @dataclass(frozen=True)
@@ -160,6 +163,8 @@ class Solving:
             return Reply("unknown", f"the solver's worker failed: {type(exc).__name__}: {exc}")
 
     def _reply(self, job: Job, outcome: Outcome) -> Reply:
+        from ..base.workers import Died, Done, Raised
+
         if isinstance(outcome, Done):
             reply: Reply = outcome.value
             return reply
@@ -171,6 +176,8 @@ class Solving:
 
     def _alone(self, job: Job) -> Reply:
         """Solve ``job`` in a one-worker pool of its own: only an obligation that kills that worker too is lost."""
+        from ..base.workers import Died
+
         with _workers(self.worker, 1) as pool:
             outcome = pool.outcome(pool.submit(job))
         if isinstance(outcome, Died):
@@ -183,6 +190,8 @@ class Solving:
 
 
 def _workers(worker: Worker, jobs: int) -> WorkerPool[Job, Reply]:
+    from ..base.workers import WorkerPool
+
     return WorkerPool(worker, jobs, ["sonnx.smt.pool"])
 
 
