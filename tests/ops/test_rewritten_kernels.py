@@ -7,7 +7,9 @@ over memory, never an operation or its rounding.
 
 from __future__ import annotations
 
+import itertools
 import math
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -385,3 +387,59 @@ def test_erf_float32_recomputes_the_far_elements_near_a_midpoint() -> None:
     near = np.flatnonzero(_erf._near_float32_midpoint(y, y.astype(np.float32)))
     assert near.size > 10
     assert np.array_equal(redo, near)
+
+
+def _run_direction_before(
+    xw: np.ndarray, lengths: np.ndarray, backwards: bool, initial: tuple[np.ndarray, ...], step: Any
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The recurrent time loop's former form: every step selects the active batch entries, whatever the lengths."""
+    seq, batch = xw.shape[:2]
+    y = np.zeros((seq, batch, initial[0].shape[-1]), dtype=initial[0].dtype)
+    rows = np.arange(batch)
+    states = initial
+    for s in range(seq):
+        active = s < lengths
+        if not active.any():
+            break
+        t = np.clip(lengths - 1 - s, 0, seq - 1) if backwards else np.full(batch, s)
+        new = step(xw[t, rows], states)
+        keep = active[:, None]
+        states = tuple(np.where(keep, n, o) for n, o in zip(new, states, strict=True))
+        y[t[active], rows[active]] = new[0][active]
+    return y, states
+
+
+@pytest.mark.parametrize("operator", ["RNN", "GRU", "LSTM"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_recurrent_full_length_loop_bits(operator: str, dtype: type, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every batch entry running all T steps (no ``sequence_lens``, or all of them T): the same bits as the former
+    loop, forwards, backwards and both ways, in both layouts, with large values that saturate the gates."""
+    from sonnx.ops import _recurrent
+    from sonnx.ops.base import Kernel, KernelRegistry
+    from sonnx.ops.catalog_sequence_models import MODULES
+
+    registry = KernelRegistry(k for m in MODULES for k in m.KERNELS)
+    kernel, _ = registry.lookup("", operator, 22)
+    assert isinstance(kernel, Kernel)
+    gates = {"RNN": 1, "GRU": 3, "LSTM": 4}[operator]
+    rng = np.random.default_rng(gates)
+    seq, batch, size, hidden = 6, 3, 5, 4
+    for direction, layout, given_lens in itertools.product(("forward", "reverse", "bidirectional"), (0, 1), (0, 1)):
+        nd = 2 if direction == "bidirectional" else 1
+        x = (rng.standard_normal((seq, batch, size) if layout == 0 else (batch, seq, size)) * 4).astype(dtype)
+        x.reshape(-1)[:3] = np.array([-0.0, 0.0, 60.0], dtype=dtype)
+        w = rng.standard_normal((nd, gates * hidden, size)).astype(dtype)
+        r = rng.standard_normal((nd, gates * hidden, hidden)).astype(dtype)
+        b = rng.standard_normal((nd, 2 * gates * hidden)).astype(dtype)
+        lens = np.full(batch, seq, dtype=np.int32) if given_lens else None
+        attrs: dict[str, Any] = {"direction": direction, "hidden_size": hidden, "layout": layout}
+        with np.errstate(all="ignore"):
+            got = kernel.fn(x, w, r, b, lens, **attrs)
+            with monkeypatch.context() as patch:
+                patch.setattr(_recurrent, "run_direction", _run_direction_before)
+                want = kernel.fn(x, w, r, b, lens, **attrs)
+        got_t = got if isinstance(got, tuple) else (got,)
+        want_t = want if isinstance(want, tuple) else (want,)
+        assert len(got_t) == len(want_t)
+        for g, e in zip(got_t, want_t, strict=True):
+            assert g.dtype == e.dtype and g.shape == e.shape and g.tobytes() == e.tobytes()

@@ -223,6 +223,8 @@ def run_direction(
     seq, batch = xw.shape[:2]
     hidden = initial[0].shape[-1]
     y = np.zeros((seq, batch, hidden), dtype=initial[0].dtype)
+    if bool(np.all(lengths == seq)):
+        return _run_full(xw, y, backwards, initial, step)
     rows = np.arange(batch)
     states = initial
     # The recurrence is inherently sequential: step s needs the state step s-1 produced.
@@ -235,6 +237,24 @@ def run_direction(
         keep = active[:, None]
         states = tuple(np.where(keep, n, o) for n, o in zip(new, states, strict=True))
         y[t[active], rows[active]] = new[0][active]
+    return y, states
+
+
+def _run_full(
+    xw: np.ndarray, y: np.ndarray, backwards: bool, initial: tuple[np.ndarray, ...], step: Step
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """:func:`run_direction` when every batch entry runs all ``T`` steps: the same steps on the same values.
+
+    Every entry is active at every step and step ``s`` reads time ``s`` (``T - 1 - s`` backwards) for the whole
+    batch, so the per-entry selection of the general loop (``np.where`` on an all-true mask, the gathers and
+    scatters by batch row) picks exactly the new states, the row ``xw[t]`` and ``y[t]``.
+    """
+    seq = xw.shape[0]
+    states = initial
+    for s in range(seq):
+        t = seq - 1 - s if backwards else s
+        states = step(xw[t], states)
+        y[t] = states[0]
     return y, states
 
 
