@@ -443,3 +443,39 @@ def test_recurrent_full_length_loop_bits(operator: str, dtype: type, monkeypatch
         assert len(got_t) == len(want_t)
         for g, e in zip(got_t, want_t, strict=True):
             assert g.dtype == e.dtype and g.shape == e.shape and g.tobytes() == e.tobytes()
+
+
+def test_resize_taps_remembered_per_axis_plan_and_attributes() -> None:
+    """Resize keeps each axis's taps for the next run: every mode on one shape, in one order, gives the bits it gives
+    computed afresh (the remembered taps cleared before each), and the remembered arrays cannot be changed."""
+    from sonnx.ops import op_resize
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 3, 7, 9)).astype(np.float32)
+    scales = np.array([1, 1, 1.75, 0.6], dtype=np.float32)
+    cases = [
+        {"mode": mode, "coordinate_transformation_mode": coords, "nearest_mode": nearest, "exclude_outside": excl}
+        for mode in ("nearest", "linear", "cubic")
+        for coords in ("half_pixel", "asymmetric", "align_corners", "tf_crop_and_resize")
+        for nearest in ("floor", "round_prefer_ceil")
+        for excl in (0, 1)
+    ]
+    roi = np.array([0, 0, 0.1, -0.2, 1, 1, 0.8, 1.1], dtype=np.float32)
+    op_resize._axis_taps.cache_clear()
+    resize = op_resize._resize_factory(19)
+    for case in cases:
+        resize(x, roi, scales, **case)
+    misses = op_resize._axis_taps.cache_info().misses
+    remembered = [resize(x, roi, scales, **case) for case in cases]
+    assert op_resize._axis_taps.cache_info().misses == misses  # the second runs took every axis's taps remembered
+    for case, got in zip(cases, remembered, strict=True):
+        op_resize._axis_taps.cache_clear()
+        fresh = resize(x, roi, scales, **case)
+        assert got.tobytes() == fresh.tobytes(), case
+    _, idx, w = op_resize._axis_taps(op_resize.AxisPlan(7, 12, 1.75, 12.25), "half_pixel", "linear", "floor",
+                                     -0.75, False, False)
+    assert w is not None
+    with pytest.raises(ValueError, match="read-only"):
+        idx[0, 0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        w[0, 0] = 1.0
