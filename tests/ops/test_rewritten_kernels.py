@@ -479,3 +479,44 @@ def test_resize_taps_remembered_per_axis_plan_and_attributes() -> None:
         idx[0, 0] = 1
     with pytest.raises(ValueError, match="read-only"):
         w[0, 0] = 1.0
+
+
+def test_small_kernels_short_paths() -> None:
+    """The short paths of Gather (one index), Flatten, Expand, Constant and the recurrent compute type keep the
+    results and the refusals of the general ones."""
+    from sonnx.ops._recurrent import compute_dtype
+    from sonnx.ops.op_constant import constant
+    from sonnx.ops.op_expand import expand
+    from sonnx.ops.op_flatten import flatten
+    from sonnx.ops.op_gather import gather
+
+    data = np.arange(5 * 3).reshape(5, 3)
+    for i in range(-5, 5):
+        for dtype in (np.int64, np.int32, np.uint8):
+            if i < 0 and dtype == np.uint8:
+                continue
+            got = gather(data, np.array(i, dtype=dtype))
+            assert got.shape == (3,) and np.array_equal(got, data[i])
+    for bad in (-6, 5):
+        with pytest.raises(ValueError, match="outside"):
+            gather(data, np.array(bad))
+    with pytest.raises(ValueError, match="integers"):
+        gather(data, np.array(1.0))
+    assert gather(data, np.zeros((0,), dtype=np.int64)).shape == (0, 3)
+    x = np.zeros((2, 0, 3, 4))
+    for axis in range(-4, 5):
+        got = flatten(x, axis)
+        a = axis % 4 if axis < 4 else 4
+        assert got.shape == (int(np.prod(x.shape[:a])), int(np.prod(x.shape[a:])))
+    assert expand(np.ones((1, 3)), np.array([2, 1], dtype=np.int32)).shape == (2, 3)
+    with pytest.raises(ValueError, match="integer"):
+        expand(np.ones((1, 3)), np.array([2.0, 1.0]))
+    value = np.arange(3.0)
+    copied = constant(value=value)
+    assert np.array_equal(copied, value) and not np.shares_memory(copied, value)
+    with pytest.raises(ValueError, match="exactly one"):
+        constant(value=value, value_int=1)
+    assert constant(value_ints=[1, 2]).dtype == np.int64
+    assert [compute_dtype(np.dtype(t)) for t in (np.float16, np.float32, np.float64)] == [
+        np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)]
+    assert compute_dtype(np.dtype(ml_dtypes.bfloat16)) == np.dtype(np.float32)

@@ -102,7 +102,10 @@ def _bound(fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float, b
     """``fn`` with its parameters fixed, keeping the argument's type."""
 
     def apply(x: np.ndarray) -> np.ndarray:
-        return np.asarray(fn(x, alpha, beta)).astype(x.dtype, copy=False)
+        y = fn(x, alpha, beta)
+        if type(y) is np.ndarray and y.dtype == x.dtype:  # the usual case: nothing to convert
+            return y
+        return np.asarray(y).astype(x.dtype, copy=False)
 
     return apply
 
@@ -121,6 +124,8 @@ def direction_count(direction: str | bytes) -> tuple[int, bool]:
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
     """The type the arithmetic runs in: the input type, float32 for ml_dtypes types."""
+    if dtype.kind in "fiucb":  # NumPy's own types, none of them bfloat16 (its name is not read: a slow property)
+        return np.dtype(dtype)
     return np.dtype(np.float32) if dtype.kind == "V" or dtype.name == "bfloat16" else np.dtype(dtype)
 
 
