@@ -64,20 +64,44 @@ def _tap(a: np.ndarray, axis: int, offset: int, dilation: int, stride: int, coun
     return a[tuple(where)]
 
 
+def _last_axis_strided(a: np.ndarray, k: int, dilation: int, stride: int, count: int) -> np.ndarray:
+    """Along the last axis of a C-contiguous ``a``, the window maxima at every position, then every ``stride``-th.
+
+    Views with a stride along the last axis make NumPy run one short strided loop per row; instead every position
+    of the flattened array is reduced with contiguous runs (positions near a row's end mix in the next row's
+    elements, and are dropped), and the kept positions are picked afterwards, as a view. The windows kept are the
+    same elements as :func:`_tap` picks; the order does not matter (:func:`order_free`).
+    """
+    flat = a.reshape(-1)
+    length = flat.size - (k - 1) * dilation
+    dense = np.empty_like(flat)
+    np.maximum(flat[:length], flat[dilation : dilation + length], out=dense[:length])
+    for offset in range(2, k):
+        np.maximum(dense[:length], flat[offset * dilation : offset * dilation + length], out=dense[:length])
+    dense[length:] = flat[length:]  # positions no kept window starts at: defined values, dropped below
+    return dense.reshape(a.shape)[..., 0 : (count - 1) * stride + 1 : stride]
+
+
 def separable_maxima(values: np.ndarray, geo: WindowGeometry, lowest: object) -> np.ndarray | None:
     """The maximum of every window of ``values`` (N x C x D1 x ...), axis by axis; None when not :func:`order_free`.
 
     Padding and the ceil-mode overhang hold ``lowest``, as in the row-major
     fold. The spatial axes are reduced from the first to the last, so that all
-    passes but the last read contiguous rows. The result is a new C-contiguous
+    passes but the last read contiguous rows; a strided last axis is reduced at
+    every position of the flattened array and subsampled
+    (:func:`_last_axis_strided`). The result is a new C-contiguous
     array (never a view of ``values``).
     """
     if not order_free(values):
         return None
     padded = any(geo.pad_begin) or any(geo.pad_end) or any(geo.overhang)
     current = padded_for_windows(values, geo, lowest) if padded else values
+    last = len(geo.kernel) - 1
     for axis, (k, d, s, n) in enumerate(zip(geo.kernel, geo.dilations, geo.strides, geo.out, strict=True)):
         if k == 1 and s == 1 and current.shape[2 + axis] == n:
+            continue
+        if axis == last and s > 1 and k > 1 and current.flags.c_contiguous:
+            current = _last_axis_strided(current, k, d, s, n)
             continue
         first = _tap(current, axis, 0, d, s, n)
         best = np.maximum(first, _tap(current, axis, 1, d, s, n)) if k > 1 else first.copy()
