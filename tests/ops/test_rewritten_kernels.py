@@ -520,3 +520,24 @@ def test_small_kernels_short_paths() -> None:
     assert [compute_dtype(np.dtype(t)) for t in (np.float16, np.float32, np.float64)] == [
         np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)]
     assert compute_dtype(np.dtype(ml_dtypes.bfloat16)) == np.dtype(np.float32)
+
+
+@pytest.mark.parametrize("operator", ["GRU", "LSTM"])
+def test_recurrent_saturated_sigmoid_gates_raise_no_warning(operator: str) -> None:
+    """The sigmoid of a very negative pre-activation overflows exp to inf and gives 0, on purpose: no warning."""
+    import warnings
+
+    from sonnx.ops.base import Kernel, KernelRegistry
+    from sonnx.ops.catalog_sequence_models import MODULES
+
+    registry = KernelRegistry(k for m in MODULES for k in m.KERNELS)
+    kernel, _ = registry.lookup("", operator, 22)
+    assert isinstance(kernel, Kernel)
+    gates = {"GRU": 3, "LSTM": 4}[operator]
+    x = np.array([[[1e4, 1e4]], [[-1e4, -1e4]]], dtype=np.float32)  # [T=2, B=1, I=2]
+    w = np.ones((1, gates * 3, 2), dtype=np.float32)
+    r = np.zeros((1, gates * 3, 3), dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y, *_ = kernel.fn(x, w, r, hidden_size=3, direction="reverse" if operator == "GRU" else "forward")
+    assert np.isfinite(y).all()

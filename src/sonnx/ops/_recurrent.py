@@ -32,8 +32,9 @@ Step = Callable[[np.ndarray, tuple[np.ndarray, ...]], tuple[np.ndarray, ...]]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return 1 / (1 + np.exp(-x))
+    """1 / (1 + exp(-x)); exp overflows to inf for very negative x (the result is then 0), which
+    :func:`run_direction`, the only caller of the activations, keeps quiet for the whole time loop."""
+    return 1 / (1 + np.exp(-x))
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -223,8 +224,21 @@ def run_direction(
 
     ``step(xw_t, states)`` computes the new states (hidden state first) from
     the input projection of the step and the previous states, for the whole
-    batch at once.
+    batch at once. Overflow warnings are off for the loop (an activation such as
+    the sigmoid overflows to a value it then uses on purpose): one switch per
+    direction rather than one per activation call.
     """
+    with np.errstate(over="ignore"):
+        return _run_direction(xw, lengths, backwards, initial, step)
+
+
+def _run_direction(
+    xw: np.ndarray,
+    lengths: np.ndarray,
+    backwards: bool,
+    initial: tuple[np.ndarray, ...],
+    step: Step,
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     seq, batch = xw.shape[:2]
     hidden = initial[0].shape[-1]
     y = np.zeros((seq, batch, hidden), dtype=initial[0].dtype)
