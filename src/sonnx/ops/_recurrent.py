@@ -376,5 +376,7 @@ class Layer:
             y, last = run_direction(xw, self.lengths, self.backwards or d == 1, initial, step)
             ys.append(y)
             finals.append(last)
+        if len(ys) == 1:  # one direction: its arrays with the direction axis added (views; outputs() copies them)
+            return self.shapes.outputs(ys[0][:, None], [final[None] for final in finals[0]])
         per_state = [np.stack(final) for final in zip(*finals, strict=True)]
         return self.shapes.outputs(np.stack(ys, axis=1), per_state)
