@@ -7,6 +7,8 @@ over memory, never an operation or its rounding.
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -272,3 +274,114 @@ def test_float32_square_and_cube_are_correctly_rounded(exponent: float, ytype: t
     other = np.array([1.5, -2.0], np.float32)  # any other exponent goes through np.power
     with np.errstate(invalid="ignore"):
         assert pow_(other, np.array(2.5, np.float32)).tobytes() == np.power(other, np.float32(2.5)).tobytes()
+
+
+def _every_float32(low: float, high: float) -> np.ndarray:
+    """Every float32 in [low, high) (0 < low < high), in increasing order."""
+    first, stop = np.array([low, high], dtype=np.float32).view(np.int32)
+    return np.arange(first, stop, dtype=np.int32).view(np.float32)
+
+
+def test_erf_float32_is_the_float64_erf_on_every_float32_from_2_to_6() -> None:
+    """Where the float32 path cuts the continued fraction at FAST_DEPTH levels: every positive input (and every
+    64th negative one: the sign is applied last, by ``copysign``)."""
+    from sonnx.ops import _erf
+
+    every = _every_float32(2.0, 6.0)
+    assert every.size > 12_000_000 and every[0] == 2 and every[-1] == np.nextafter(np.float32(6), np.float32(0))
+    for start in range(0, every.size, 1 << 20):
+        x = every[start : start + (1 << 20)]
+        x = np.concatenate([x, -x[::64]])
+        want = _erf.erf(x.astype(np.float64)).astype(np.float32)
+        assert _erf.erf_float32(x).tobytes() == want.tobytes()
+
+
+def test_erf_shortened_fraction_is_within_its_bound_on_every_float32_from_2_to_6() -> None:
+    """The denominators at depths FAST_DEPTH and FRACTION_DEPTH differ by at most the gap between depths FAST_DEPTH
+    and FAST_DEPTH + 1, below 6.4e-11 relative (the bound the float32 path's proof uses; the test above checks every
+    float32 of the range end to end)."""
+    from sonnx.ops import _erf
+
+    def denominator(x: np.ndarray, depth: int) -> np.ndarray:
+        d = x.copy()
+        for k in range(depth, 0, -1):
+            d = x + (k / 2.0) / d
+        return d
+
+    every = _every_float32(2.0, 6.0)[::8].astype(np.float64)  # every eighth float32: 1.6 million inputs
+    worst_gap = worst_cut = 0.0
+    for start in range(0, every.size, 1 << 21):
+        x = every[start : start + (1 << 21)]
+        short = denominator(x, _erf.FAST_DEPTH)
+        full = denominator(x, _erf.FRACTION_DEPTH)
+        gap = np.abs(denominator(x, _erf.FAST_DEPTH + 1) - short) / short
+        cut = np.abs(full - short) / short
+        assert (cut <= gap * (1 + 1e-6) + 1e-15).all()
+        worst_gap, worst_cut = max(worst_gap, float(gap.max())), max(worst_cut, float(cut.max()))
+    assert worst_cut < worst_gap < 6.4e-11
+    assert 0.0047 * 6.4e-11 + 4 * 2.0**-53 < 3.1e-13 < _erf.FAST_ERROR
+    assert math.erfc(2.0) < 0.0047
+
+
+def test_erf_short_series_truncation_bound() -> None:
+    """Below SHORT_CUT = 1 the terms shrink; the first term left out over the smallest sum p(1) is below 3.4e-14."""
+    from fractions import Fraction
+
+    from sonnx.ops import _erf
+
+    n = _erf.SHORT_TERMS
+    assert _erf.SHORT_CUT == 1.0
+    left_out = Fraction(1, math.factorial(n) * (2 * n + 1))
+    assert left_out < Fraction(25, 10**15) and left_out / Fraction(746, 1000) < Fraction(34, 10**15)
+    assert math.erf(1.0) * math.sqrt(math.pi) / 2 > 0.746
+    # every term smaller than the one before for z <= 1: z (2k + 1) / ((k + 1) (2k + 3)) < 1
+    assert all(Fraction(2 * k + 1, (k + 1) * (2 * k + 3)) < 1 for k in range(n))
+
+
+def test_erf_short_series_error_is_far_inside_the_margin() -> None:
+    """The short series on [0, 1) against the double-double erf (a grid), and against the long series on every float32
+    of [0.5, 1): both within FAST_ERROR."""
+    from sonnx.ops import _erf
+
+    x = np.linspace(0, 1, 200_001)[:-1]
+    short = _erf._series_float64(x, _erf.SHORT_TERMS)
+    precise = _erf.erf(x)
+    relative = np.abs(short - precise) / np.maximum(np.abs(precise), np.finfo(np.float64).tiny)
+    assert relative.max() < _erf.FAST_ERROR
+    every = _every_float32(0.5, 1.0).astype(np.float64)
+    for start in range(0, every.size, 1 << 21):
+        part = every[start : start + (1 << 21)]
+        short, long = _erf._series_float64(part, _erf.SHORT_TERMS), _erf._series_float64(part)
+        assert (np.abs(short - long) / long).max() < 2 * _erf.FAST_ERROR
+
+
+@pytest.mark.parametrize("scale", [0.45, 3.0])
+def test_erf_float32_both_block_forms_round_as_the_float64_erf(scale: float) -> None:
+    """Activations mostly below SHORT_CUT (short series, the others gathered) and mostly above it (long series for
+    the whole block), with special values among them: erf(x) rounded to float32, bit for bit."""
+    from sonnx.ops import _erf
+
+    rng = np.random.default_rng(int(scale * 100))
+    x = (rng.standard_normal(200_000) * scale).astype(np.float32)
+    x[: len(SPECIAL)] = np.array(SPECIAL, dtype=np.float32)
+    x[len(SPECIAL) : len(SPECIAL) + 6] = [1.0, -1.0, np.nextafter(np.float32(1), np.float32(0)), 2.0, 1e-45, 6.0]
+    x = rng.permutation(x)
+    share = np.count_nonzero(np.abs(x[:32768]) >= _erf.SHORT_CUT) * _erf.WIDE_SHARE / 32768
+    assert (share < 1) == (scale < 1)  # each block form is taken
+    with np.errstate(all="ignore"):
+        want = _erf.erf(x.astype(np.float64)).astype(np.float32)
+    assert _erf.erf_float32(x).tobytes() == want.tobytes()
+
+
+def test_erf_float32_recomputes_the_far_elements_near_a_midpoint() -> None:
+    """The proof's safety net for 2 <= |x| < 6: an element whose faster value lies within MIDPOINT_MARGIN of a float32
+    midpoint is recomputed by ``erf`` (on every float32 of the range the net happens never to change a bit, see
+    above, but the proof rests on it)."""
+    from sonnx.ops import _erf
+
+    x = _every_float32(2.0, 4.0)[::16].astype(np.float64)
+    _, redo = _erf._erf_float32_wide(x, np.abs(x))
+    y = 1.0 - _erf._complement(x, _erf.FAST_DEPTH)
+    near = np.flatnonzero(_erf._near_float32_midpoint(y, y.astype(np.float32)))
+    assert near.size > 10
+    assert np.array_equal(redo, near)

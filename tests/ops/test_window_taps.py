@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 import pytest
 
+from sonnx.ops._separable_max import order_free, separable_maxima
 from sonnx.ops._window_taps import WindowTaps
 from sonnx.ops._windows import WindowGeometry, pad_spatial, padded_for_windows, window_counts, window_geometry
 from sonnx.ops.op_average_pool import average_pool
@@ -128,3 +129,72 @@ def test_taps_are_the_window_elements() -> None:
         for off, tap in zip(geo.offsets(), windows.taps(), strict=True):
             assert tap.shape == (2, 3, windows.length)
             np.testing.assert_array_equal(windows.crop(tap), xp[LEAD + geo.window_slices(off)])
+
+
+def order_free_values(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """Values with many ties (+0 among them), infinities and subnormals, but no NaN and no -0."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, int(info.max) + 1, shape).astype(dtype) // 64 * 64
+    x = np.round(rng.standard_normal(shape) * 2).astype(dtype)  # few distinct values: ties in most windows
+    flat = x.reshape(-1)
+    picks = rng.choice(flat.size, size=min(flat.size, 5), replace=False)
+    tiny = np.finfo(dtype).smallest_subnormal
+    flat[picks] = np.array([np.inf, -np.inf, tiny, -tiny, 0.0], dtype=dtype)[: picks.size]
+    flat[flat == 0] = 0.0  # np.round gives -0 for small negatives: the fast path is for inputs without -0
+    return x
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_separable_maxima_bits(seed: int) -> None:
+    """Without NaN and -0, the axis-by-axis maxima are the row-major fold's, bit for bit, in every MaxPool type."""
+    rng = np.random.default_rng(2000 + seed)
+    shape_source, attrs = random_case(rng)
+    dtype = np.dtype(["float32", "float16", "float64", "int8", "uint8", "int32"][seed % 6])
+    x = order_free_values(rng, shape_source.shape, dtype)
+    kernel = attrs.pop("kernel_shape")
+    ceil_mode = int(seed % 3 == 0 and "auto_pad" not in attrs)
+    geo = window_geometry(x.shape[2:], kernel, ceil_mode, **attrs)  # type: ignore[arg-type]
+    lowest = np.iinfo(dtype).min if dtype.kind in "iu" else -np.inf
+    xp = padded_for_windows(x, geo, lowest)
+    taps = [xp[LEAD + geo.window_slices(off)] for off in geo.offsets()]
+    want = taps[0].copy()
+    for tap in taps[1:]:
+        np.maximum(want, tap, out=want)
+    got = separable_maxima(x, geo, lowest)
+    assert got is not None
+    assert same_bits(got, want)
+    assert got.flags.c_contiguous and not np.shares_memory(got, x)
+    got_kernel = max_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, output_count=1, **attrs)
+    assert isinstance(got_kernel, np.ndarray) and same_bits(got_kernel, want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_separable_maxima_declines_nan_and_negative_zero(dtype: str) -> None:
+    """A NaN or a -0 anywhere leaves the maxima to the row-major fold; +0, infinities and subnormals do not."""
+    x = np.zeros((1, 2, 4, 4), dtype=dtype)
+    x[0, 1, 3, 3] = np.finfo(dtype).smallest_subnormal
+    x[0, 0, 0, 0] = -np.inf
+    assert order_free(x)
+    for odd in (np.nan, -0.0, -np.nan):
+        y = x.copy()
+        y[0, 1, 2, 1] = odd
+        assert not order_free(y)
+        assert separable_maxima(y, window_geometry(y.shape[2:], [2, 2]), -np.inf) is None
+    assert order_free(np.array([-3, 0, 5], dtype=np.int8))
+    assert order_free(np.zeros(0, dtype=np.float32))
+
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_max_pool_of_signed_zeros_is_the_fold(seed: int) -> None:
+    """Windows whose maximum is zero, held as +0 and -0 (and NaNs): the order of np.maximum's operands decides."""
+    rng = np.random.default_rng(3000 + seed)
+    x = rng.choice(np.array([0.0, -0.0, -1.0], dtype=np.float32), size=(2, 3, 37, 41), p=[0.15, 0.15, 0.7])
+    if seed % 2:
+        x.reshape(-1)[rng.choice(x.size, 9, replace=False)] = np.float32(np.nan)
+        x.reshape(-1)[rng.choice(x.size, 9, replace=False)] = -np.float32(np.nan)
+    for kernel, strides in (([3, 3], [2, 2]), ([2, 3], [1, 1]), ([3, 2], [1, 2])):
+        geo = window_geometry(x.shape[2:], kernel, 1, strides=strides)
+        got = max_pool(x, kernel_shape=kernel, strides=strides, ceil_mode=1, output_count=1)
+        assert isinstance(got, np.ndarray) and same_bits(got, strided_maxima(x, geo))

@@ -32,8 +32,9 @@ Step = Callable[[np.ndarray, tuple[np.ndarray, ...]], tuple[np.ndarray, ...]]
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
-    with np.errstate(over="ignore"):
-        return 1 / (1 + np.exp(-x))
+    """1 / (1 + exp(-x)); exp overflows to inf for very negative x (the result is then 0), which
+    :func:`run_direction`, the only caller of the activations, keeps quiet for the whole time loop."""
+    return 1 / (1 + np.exp(-x))
 
 
 def _softplus(x: np.ndarray) -> np.ndarray:
@@ -102,7 +103,10 @@ def _bound(fn: Callable[[np.ndarray, float, float], np.ndarray], alpha: float, b
     """``fn`` with its parameters fixed, keeping the argument's type."""
 
     def apply(x: np.ndarray) -> np.ndarray:
-        return np.asarray(fn(x, alpha, beta)).astype(x.dtype, copy=False)
+        y = fn(x, alpha, beta)
+        if type(y) is np.ndarray and y.dtype == x.dtype:  # the usual case: nothing to convert
+            return y
+        return np.asarray(y).astype(x.dtype, copy=False)
 
     return apply
 
@@ -121,6 +125,8 @@ def direction_count(direction: str | bytes) -> tuple[int, bool]:
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
     """The type the arithmetic runs in: the input type, float32 for ml_dtypes types."""
+    if dtype.kind in "fiucb":  # NumPy's own types, none of them bfloat16 (its name is not read: a slow property)
+        return np.dtype(dtype)
     return np.dtype(np.float32) if dtype.kind == "V" or dtype.name == "bfloat16" else np.dtype(dtype)
 
 
@@ -218,11 +224,26 @@ def run_direction(
 
     ``step(xw_t, states)`` computes the new states (hidden state first) from
     the input projection of the step and the previous states, for the whole
-    batch at once.
+    batch at once. Overflow warnings are off for the loop (an activation such as
+    the sigmoid overflows to a value it then uses on purpose): one switch per
+    direction rather than one per activation call.
     """
+    with np.errstate(over="ignore"):
+        return _run_direction(xw, lengths, backwards, initial, step)
+
+
+def _run_direction(
+    xw: np.ndarray,
+    lengths: np.ndarray,
+    backwards: bool,
+    initial: tuple[np.ndarray, ...],
+    step: Step,
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     seq, batch = xw.shape[:2]
     hidden = initial[0].shape[-1]
     y = np.zeros((seq, batch, hidden), dtype=initial[0].dtype)
+    if bool(np.all(lengths == seq)):
+        return _run_full(xw, y, backwards, initial, step)
     rows = np.arange(batch)
     states = initial
     # The recurrence is inherently sequential: step s needs the state step s-1 produced.
@@ -235,6 +256,24 @@ def run_direction(
         keep = active[:, None]
         states = tuple(np.where(keep, n, o) for n, o in zip(new, states, strict=True))
         y[t[active], rows[active]] = new[0][active]
+    return y, states
+
+
+def _run_full(
+    xw: np.ndarray, y: np.ndarray, backwards: bool, initial: tuple[np.ndarray, ...], step: Step
+) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """:func:`run_direction` when every batch entry runs all ``T`` steps: the same steps on the same values.
+
+    Every entry is active at every step and step ``s`` reads time ``s`` (``T - 1 - s`` backwards) for the whole
+    batch, so the per-entry selection of the general loop (``np.where`` on an all-true mask, the gathers and
+    scatters by batch row) picks exactly the new states, the row ``xw[t]`` and ``y[t]``.
+    """
+    seq = xw.shape[0]
+    states = initial
+    for s in range(seq):
+        t = seq - 1 - s if backwards else s
+        states = step(xw[t], states)
+        y[t] = states[0]
     return y, states
 
 
@@ -337,5 +376,7 @@ class Layer:
             y, last = run_direction(xw, self.lengths, self.backwards or d == 1, initial, step)
             ys.append(y)
             finals.append(last)
+        if len(ys) == 1:  # one direction: its arrays with the direction axis added (views; outputs() copies them)
+            return self.shapes.outputs(ys[0][:, None], [final[None] for final in finals[0]])
         per_state = [np.stack(final) for final in zip(*finals, strict=True)]
         return self.shapes.outputs(np.stack(ys, axis=1), per_state)

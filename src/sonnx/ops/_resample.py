@@ -90,12 +90,16 @@ def apply_axis(x: np.ndarray, axis: int, idx: np.ndarray, w: np.ndarray | None) 
     ``idx`` must lie in range. Without weights, ``idx`` has one tap per output
     and the result is a plain gather (any element type, no arithmetic).
     """
-    moved = np.moveaxis(x, axis, -1)
+    # np.moveaxis(x, axis, -1) and back, as the two transpositions (the same views, without its argument checks)
+    order = [a for a in range(x.ndim) if a != axis]
+    order.append(axis)
+    back = [*range(axis), x.ndim - 1, *range(axis, x.ndim - 1)]
+    moved = x.transpose(order)
     if w is None:
-        return np.moveaxis(moved[..., idx[:, 0]], -1, axis)
+        return moved[..., idx[:, 0]].transpose(back)
     gathered = moved[..., idx]  # (..., out, K)
     y = np.einsum("...ok,ok->...o", gathered, w.astype(gathered.dtype, copy=False))
-    return np.moveaxis(y, -1, axis)
+    return y.transpose(back)
 
 
 def reflect(x: np.ndarray, low: float, high: float) -> np.ndarray:

@@ -61,6 +61,17 @@ class WindowGeometry:
         )
 
 
+@functools.lru_cache(maxsize=1024)
+def window_indexes(geo: WindowGeometry) -> tuple[tuple[slice, ...], ...]:
+    """For every kernel offset in row-major order, the index of an (N, C, *padded) array picking its elements.
+
+    That is ``(:, :) + geo.window_slices(offset)``, built once per geometry: an operation meets the same one on
+    every run, and building the slices costs more than a small tensor's copy.
+    """
+    lead = (slice(None), slice(None))
+    return tuple(lead + geo.window_slices(offset) for offset in geo.offsets())
+
+
 def per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> tuple[int, ...]:
     """A per-axis attribute as ``rank`` integers: ``default`` on every axis when absent or empty."""
     if value is None or len(value) == 0:

@@ -16,6 +16,10 @@ def _tensor(value: Any) -> np.ndarray:
     return value.copy()
 
 
+def _only_value(*others: Any) -> bool:
+    return all(v is None for v in others)
+
+
 def constant_value(value: Any | None = None, **_attrs: Any) -> np.ndarray:
     """Opsets 1 and 9: the tensor attribute ``value`` (required)."""
     if value is None:
@@ -38,6 +42,10 @@ def constant(
 
     Sparse tensors are outside what sonnx executes and are refused.
     """
+    if value is not None and sparse_value is None and _only_value(
+        value_float, value_floats, value_int, value_ints, value_string, value_strings
+    ):
+        return _tensor(value)  # the usual form, without gathering the attributes given
     given = {
         name: v
         for name, v in (

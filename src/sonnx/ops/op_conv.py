@@ -27,6 +27,7 @@ from ._windows import (
     convolved_axes,
     pad_spatial,
     window_geometry,
+    window_indexes,
 )
 from .base import Kernel
 
@@ -60,7 +61,6 @@ def conv(
     if group == c and cg == 1:
         return _depthwise(xa, wa, b, geo, mg, acc).astype(x.dtype, copy=False)
     xp = pad_spatial(xa, geo.pad_begin, geo.pad_end, 0)
-    lead = (slice(None), slice(None))
     spatial_ones = (1,) * nsp
     ksize = math.prod(geo.kernel)
     npos = math.prod(geo.out)
@@ -68,8 +68,8 @@ def conv(
         cols = xp.reshape(n, c, npos)
     else:
         buf = np.empty((n, c, ksize, *geo.out), dtype=acc)
-        for i, off in enumerate(geo.offsets()):
-            buf[:, :, i] = xp[lead + geo.window_slices(off)]
+        for i, index in enumerate(window_indexes(geo)):
+            buf[:, :, i] = xp[index]
         cols = buf.reshape(n, c * ksize, npos)
     if group == 1:
         y = np.matmul(wa.reshape(m, cg * ksize), cols)

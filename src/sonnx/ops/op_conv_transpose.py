@@ -34,6 +34,7 @@ output with one strided slice (a col2im scatter-add, one NumPy call per offset).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -88,6 +89,25 @@ def _geometry(
     return full, begin, out
 
 
+@functools.lru_cache(maxsize=1024)
+def _scatter_indexes(
+    kernel: tuple[int, ...], dilation: tuple[int, ...], stride: tuple[int, ...], spatial: tuple[int, ...]
+) -> tuple[tuple[slice, ...], ...]:
+    """For every kernel offset in row-major order, the index of the full output its input positions land on.
+
+    Built once per geometry (an operation meets the same one on every run).
+    """
+    lead = (slice(None), slice(None))
+    return tuple(
+        lead
+        + tuple(
+            slice(o * d, o * d + (length - 1) * s + 1, s)
+            for o, d, s, length in zip(off, dilation, stride, spatial, strict=True)
+        )
+        for off in np.ndindex(*kernel)
+    )
+
+
 def conv_transpose(
     x: np.ndarray,
     w: np.ndarray,
@@ -137,15 +157,11 @@ def conv_transpose(
     cols = np.matmul(wt, xa).reshape(n, m, ksize, *spatial)  # (n, group, mg * K, P) in channel-major order
 
     y_full = np.zeros((n, m, *full), dtype=acc)
-    lead = (slice(None), slice(None))
-    for i, off in enumerate(np.ndindex(*kernel)):
-        window = tuple(
-            slice(o * d, o * d + (length - 1) * s + 1, s)
-            for o, d, s, length in zip(off, dilation, stride, spatial, strict=True)
-        )
-        y_full[lead + window] += cols[:, :, i]
+    for i, window in enumerate(_scatter_indexes(kernel, dilation, stride, spatial)):
+        y_full[window] += cols[:, :, i]
 
     y = np.zeros((n, m, *out), dtype=acc)
+    lead = (slice(None), slice(None))
     src: list[slice] = []
     dst: list[slice] = []
     for f, bgn, o in zip(full, begin, out, strict=True):

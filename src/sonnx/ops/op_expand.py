@@ -17,9 +17,9 @@ from .base import Kernel
 
 def expand(x: np.ndarray, shape: np.ndarray, **_attrs: Any) -> np.ndarray:
     """Versions 8 and 13."""
-    if shape.ndim != 1 or not np.issubdtype(shape.dtype, np.integer):
+    if shape.ndim != 1 or shape.dtype.kind not in "iu":  # NumPy's integer types (np.integer) and no other
         raise ValueError(f"Expand: shape must be a 1-D integer tensor, got {shape.dtype} {shape.shape}")
-    dims = tuple(int(d) for d in shape)
+    dims = tuple(shape.tolist())
     if any(d < 0 for d in dims):
         raise ValueError(f"Expand: negative dimension in {list(dims)}")
     try:

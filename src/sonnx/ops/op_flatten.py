@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -10,9 +11,9 @@ from .base import Kernel
 
 
 def _flatten(x: np.ndarray, axis: int) -> np.ndarray:
-    rows = int(np.prod(x.shape[:axis], dtype=np.int64))
-    cols = int(np.prod(x.shape[axis:], dtype=np.int64))
-    return x.reshape(rows, cols)
+    # math.prod of Python ints: the same numbers as NumPy's int64 product for any shape NumPy can hold, without
+    # two array round trips
+    return x.reshape(math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
 
 
 def flatten_nonnegative(x: np.ndarray, axis: int = 1, **_attrs: Any) -> np.ndarray:

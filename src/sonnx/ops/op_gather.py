@@ -24,12 +24,18 @@ def gather(data: np.ndarray, indices: np.ndarray, axis: int = 0, **_attrs: Any) 
     """
     if not -data.ndim <= axis < data.ndim:
         raise ValueError(f"Gather: axis {axis} outside rank {data.ndim}")
-    if not np.issubdtype(indices.dtype, np.integer):
+    if indices.dtype.kind not in "iu":  # NumPy's integer types (np.integer) and no other
         raise ValueError(f"Gather: indices must be integers, got {indices.dtype}")
     ax = axis + data.ndim if axis < 0 else axis
     n = data.shape[ax]
     idx = indices.astype(np.int64, copy=False)
-    if idx.size and (int(idx.min()) < -n or int(idx.max()) >= n):
+    if idx.ndim == 0:  # one index (a shape's entry, say): compared as a Python int, no reductions
+        low = high = int(idx)
+    elif idx.size:
+        low, high = int(idx.min()), int(idx.max())
+    else:
+        low, high = 0, -1
+    if low < -n or high >= n:
         raise ValueError(f"Gather: an index lies outside [{-n}, {n - 1}]")
     # np.take counts an index in [-n, -1] from the back, as Gather does (the range is checked above)
     return np.take(data, idx, axis=ax)

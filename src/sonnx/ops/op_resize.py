@@ -41,6 +41,7 @@ nearest sampling is a pure gather and works for every element type.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -147,6 +148,39 @@ def interpolation_taps(
     return np.clip(idx, 0, plan.n_in - 1).astype(np.int64), w
 
 
+@functools.lru_cache(maxsize=256)
+def _axis_taps(
+    plan: AxisPlan,
+    coordinate_mode: str,
+    mode: str,
+    nearest_mode: str,
+    cubic_a: float,
+    exclude_outside: bool,
+    antialias: bool,
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray | None]:
+    """One axis's outputs that fall outside the input (``tf_crop_and_resize``; None when none do), tap indices
+    (``(n_out, K)``) and weights (None for ``nearest``: one tap each).
+
+    They depend on the axis's plan and the attributes only, so they are computed once for an operation that meets
+    the same ones on every run; the arrays are read-only.
+    """
+    src = source_coordinates(coordinate_mode, plan)
+    off: np.ndarray | None = None
+    if coordinate_mode == "tf_crop_and_resize":
+        off = (src < 0) | (src > plan.n_in - 1)
+        if not off.any():
+            off = None
+    w: np.ndarray | None = None
+    if mode == "nearest":
+        idx = np.clip(nearest_index(src, nearest_mode, plan.scale), 0, plan.n_in - 1)[:, None]
+    else:
+        idx, w = interpolation_taps(src, plan, mode, cubic_a, exclude_outside, antialias)
+    for array in (off, idx, w):
+        if array is not None:
+            array.flags.writeable = False
+    return off, idx, w
+
+
 def resize_nd(
     x: np.ndarray,
     plans: Sequence[AxisPlan],
@@ -176,20 +210,13 @@ def resize_nd(
     for axis, plan in enumerate(plans):
         if plan.is_identity(coordinate_mode):
             continue
-        src = source_coordinates(coordinate_mode, plan)
-        if coordinate_mode == "tf_crop_and_resize":
-            off = (src < 0) | (src > plan.n_in - 1)
-            if off.any():
-                shape = [1] * x.ndim
-                shape[axis] = plan.n_out
-                off_b = off.reshape(shape)
-                outside = off_b if outside is None else (outside | off_b)
-        if nearest:
-            idx = np.clip(nearest_index(src, nearest_mode, plan.scale), 0, plan.n_in - 1)
-            y = apply_axis(y, axis, idx[:, None], None)
-        else:
-            idx2, w = interpolation_taps(src, plan, mode, cubic_a, exclude_outside, antialias)
-            y = apply_axis(y, axis, idx2, w)
+        off, idx, w = _axis_taps(plan, coordinate_mode, mode, nearest_mode, cubic_a, exclude_outside, antialias)
+        if off is not None:
+            shape = [1] * x.ndim
+            shape[axis] = plan.n_out
+            off_b = off.reshape(shape)
+            outside = off_b if outside is None else (outside | off_b)
+        y = apply_axis(y, axis, idx, w)
     if outside is not None:
         fill = np.asarray(extrapolation_value, dtype=np.float64)
         fill_value = fill.astype(y.dtype) if y.dtype.kind in "fc" else cast_back(fill, y.dtype)
