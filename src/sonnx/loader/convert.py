@@ -12,7 +12,11 @@ stack.
 The node loop is the hot path of loading a large model: one list
 comprehension, positional construction of the ``Operation`` tuple through
 ``tuple.__new__``, and attribute conversion only for nodes that have
-attributes. Names are not interned.
+attributes. Tensor and node names are not interned (almost every one is
+distinct, and a table of them costs more time than it saves memory); the
+operator and domain strings are shared through :attr:`GraphConverter.words`,
+so that a million ``Add`` nodes hold one string, whose hash is computed once
+for every rule that looks operators up by (domain, operator).
 """
 
 from __future__ import annotations
@@ -88,6 +92,8 @@ class GraphConverter:
         self.call_names = {name for _, name in self.calls}
         self.overloads: dict[int, dict[int, str]] = {}
         self.types = TypeCache()
+        self.words: dict[str, str] = {}
+        """One string object per distinct operator and domain spelling of the file."""
         self._frame_overloads: dict[int, dict[int, str]] = {}
         self.gate = IrGate(ir_version, model_path)
 
@@ -249,6 +255,7 @@ class GraphConverter:
     ) -> None:
         convert = self.attributes.convert
         self.gate.nodes(nodes, where)
+        shared = self.words.setdefault
 
         def attrs(n: Any) -> tuple[Attribute, ...]:
             label = f"{where} node {n.name!r}" if n.name else f"{where} unnamed {n.op_type} node"
@@ -258,8 +265,8 @@ class GraphConverter:
             _new_tuple(
                 Operation,
                 (
-                    n.op_type,
-                    d if (d := n.domain) != "ai.onnx" else "",
+                    shared(o := n.op_type, o),
+                    shared(d, d) if (d := n.domain) != "ai.onnx" else "",
                     n.name,
                     tuple(n.input[:]),
                     tuple(n.output[:]),
