@@ -106,3 +106,19 @@ def test_brief_and_offenders() -> None:
     o.add(150, ({"k": i} for i in range(150)))
     o.add(3, ({"k": i} for i in range(3)))
     assert o.count == 153 and len(o.listed) == W.LIMIT
+
+
+names_st = st.sampled_from(["", "a", "b", "c", "d", "x"])
+ops_st = st.lists(st.tuples(st.lists(names_st, max_size=3), st.lists(names_st, min_size=1, max_size=3)), max_size=8)
+
+
+@given(ops_st, st.lists(names_st, max_size=6))
+def test_property_output_producers_are_the_operations_assigning_an_output(
+    ops: list[tuple[list[str], list[str]]], outputs: list[str]
+) -> None:
+    """Single and multiple assignment, omitted outputs, outputs nothing assigns, graph outputs named twice."""
+    g = make_graph("g", ["x"], outputs, [op("Relu", ins, outs) for ins, outs in ops])
+    ix = X.index(CheckContext(model(g)), g)
+    wanted = {nm for nm in outputs if nm}
+    expected = [j for j, (_, outs) in enumerate(ops) if wanted & set(outs)]
+    assert ix.output_producers().tolist() == expected
