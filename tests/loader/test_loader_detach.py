@@ -1,9 +1,11 @@
-"""Weights cut out of the file's bytes (sonnx.loader.detach): the same model, errors and values as a plain parse.
+"""Weights and nodes cut out of the file's bytes (sonnx.loader.detach): the same model, errors and values as a plain
+parse.
 
 The cut is an optimisation of memory; these tests hold it to
 changing nothing else: the parsed message equals the file's minus the cut
-payloads, every loaded model is the one a plain parse gives, and a mutated
-file gives the same model or the same one-line error either way.
+payloads and node fields, the node runs hold the file's nodes in order, every
+loaded model is the one a plain parse gives (with one run or a run per node),
+and a mutated file gives the same model or the same one-line error either way.
 """
 
 from __future__ import annotations
