@@ -70,6 +70,24 @@ def test_empty_names_and_multiple_outputs_kept(save: Save) -> None:
     assert model.graph.operations == (Operation("Split", "", "", ("x", ""), ("a", "", "b"), ()),)
 
 
+def test_operator_and_domain_strings_are_shared(save: Save) -> None:
+    """Every node of one operator holds the same string object (a large model holds one, not one per node)."""
+    nodes = [
+        helper.make_node("Add", ["x", "x"], ["a"]),
+        helper.make_node("Custom", ["a"], ["b"], domain="com.example"),
+        helper.make_node("Add", ["a", "b"], ["c"]),
+        helper.make_node("Custom", ["c"], ["y"], domain="com.example"),
+    ]
+    model = load_model(save(make_model(nodes, [fvi("x")], [fvi("y")], opsets=[("", 17), ("com.example", 1)])))
+    ops = model.graph.operations
+    assert [(o.operator, o.domain) for o in ops] == [
+        ("Add", ""), ("Custom", "com.example"), ("Add", ""), ("Custom", "com.example"),
+    ]
+    assert ops[0].operator is ops[2].operator
+    assert ops[1].operator is ops[3].operator
+    assert ops[1].domain is ops[3].domain
+
+
 def test_types_of_every_kind(save: Save) -> None:
     seq = helper.make_tensor_sequence_value_info("seq", TensorProto.INT64, [3])
     opt = helper.make_value_info("opt", helper.make_optional_type_proto(helper.make_tensor_type_proto(1, None)))

@@ -1,9 +1,11 @@
-"""Weights cut out of the file's bytes (sonnx.loader.detach): the same model, errors and values as a plain parse.
+"""Weights and nodes cut out of the file's bytes (sonnx.loader.detach): the same model, errors and values as a plain
+parse.
 
 The cut is an optimisation of memory; these tests hold it to
 changing nothing else: the parsed message equals the file's minus the cut
-payloads, every loaded model is the one a plain parse gives, and a mutated
-file gives the same model or the same one-line error either way.
+payloads and node fields, the node runs hold the file's nodes in order, every
+loaded model is the one a plain parse gives (with one run or a run per node),
+and a mutated file gives the same model or the same one-line error either way.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 from sonnx.base.errors import SonnxError
 from sonnx.loader import load_model
 from sonnx.loader.detach import detach_weights
+from sonnx.loader.writer import model_bytes
 
 
 def _model() -> onnx.ModelProto:
@@ -48,7 +51,7 @@ def _model() -> onnx.ModelProto:
     return m
 
 
-def test_the_cut_message_is_the_file_minus_the_raw_data_payloads() -> None:
+def test_the_cut_message_is_the_file_minus_the_raw_data_payloads_and_the_nodes() -> None:
     m = _model()
     data = m.SerializeToString()
     cut = detach_weights(data)
@@ -57,9 +60,39 @@ def test_the_cut_message_is_the_file_minus_the_raw_data_payloads() -> None:
     kept = [t.raw_data if t.HasField("raw_data") else None for t in want.graph.initializer]
     for t in want.graph.initializer:
         t.ClearField("raw_data")
+    nodes = list(want.graph.node)
+    want.graph.ClearField("node")
     assert onnx.ModelProto.FromString(cut.stripped) == want
     assert [data[r.offset:r.offset + r.length] if r is not None else None for r in cut.raw] == kept
     assert cut.raw[2] is None  # the typed-field tensor keeps its own fields
+    runs = [onnx.GraphProto.FromString(data[r.offset:r.offset + r.length]).node for r in cut.nodes]
+    assert len(runs) == 1 and list(runs[0]) == nodes
+
+
+def _graph_of(nodes: list[bytes], other: bytes) -> bytes:
+    """A model whose graph holds ``nodes`` (serialized, one field each, in order) with ``other`` after the second."""
+    fields = [b"\x0a" + bytes([len(n)]) + n for n in nodes]
+    body = b"".join(fields[:2]) + other + b"".join(fields[2:])
+    assert len(body) < 128
+    return b"\x08\x0a\x3a" + bytes([len(body)]) + body + b"\x42\x02\x10\x15"
+
+
+def test_node_runs_close_at_other_fields_and_at_the_run_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The nodes read run after run are the nodes of the whole file, in order, whatever the runs' bounds."""
+    from sonnx.loader import detach
+
+    nodes = [helper.make_node("Relu", [f"t{k}"], [f"t{k + 1}"]).SerializeToString() for k in range(4)]
+    data = _graph_of(nodes, b"\x12\x01g")  # the graph's name between the second node and the third
+    whole = [n.SerializeToString() for n in onnx.ModelProto.FromString(data).graph.node]
+    for size, count in ((1 << 20, 2), (1, 4)):
+        monkeypatch.setattr(detach, "NODE_RUN", size)
+        cut = detach.detach_weights(data)
+        assert cut is not None and len(cut.nodes) == count
+        got = [n.SerializeToString() for r in cut.nodes
+               for n in onnx.GraphProto.FromString(data[r.offset:r.offset + r.length]).node]
+        assert got == whole
+        stripped = onnx.ModelProto.FromString(cut.stripped)
+        assert len(stripped.graph.node) == 0 and stripped.graph.name == "g" and stripped.ir_version == 10
 
 
 def _outcome(path: str, cut: bool) -> Any:
@@ -84,11 +117,75 @@ def test_loading_with_and_without_the_cut_gives_the_same_model(save: Callable[..
     assert _outcome(path, True) == _outcome(path, False)
 
 
+def _calls_and_bodies() -> onnx.ModelProto:
+    """Calls of overloaded local functions (their overloads are read by index), and a nested graph."""
+    f1 = helper.make_function("local", "f", ["a"], ["b"], [helper.make_node("Neg", ["a"], ["b"])],
+                              [helper.make_opsetid("", 17)], overload="neg")
+    f2 = helper.make_function("local", "f", ["a"], ["b"], [helper.make_node("Abs", ["a"], ["b"])],
+                              [helper.make_opsetid("", 17)], overload="abs")
+    then = helper.make_graph([helper.make_node("Relu", ["t"], ["r"])], "then", [], [fvi("r")])
+    other = helper.make_graph([helper.make_node("Neg", ["t"], ["e"])], "else", [], [fvi("e")])
+    nodes = [
+        helper.make_node("f", ["x"], ["t"], domain="local"),
+        helper.make_node("Greater", ["x", "x"], ["c"]),
+        helper.make_node("If", ["c"], ["u"], then_branch=then, else_branch=other),
+        helper.make_node("f", ["u"], ["y"], domain="local"),
+    ]
+    nodes[0].overload, nodes[3].overload = "abs", "neg"
+    g = helper.make_graph(nodes, "g", [fvi("x")], [fvi("y")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("local", 1)],
+                          functions=[f1, f2])
+    m.ir_version = 10
+    return m
+
+
+def fvi(name: str) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, [2])
+
+
+@pytest.mark.parametrize("run", [1 << 20, 1], ids=["one-run", "a-run-per-node"])
+def test_nodes_read_run_by_run_give_the_model_of_a_whole_parse(
+    save: Callable[..., str], monkeypatch: pytest.MonkeyPatch, run: int
+) -> None:
+    from sonnx.loader import detach
+
+    monkeypatch.setattr(detach, "NODE_RUN", run)
+    path = save(_calls_and_bodies())
+    assert len(detach_weights(Path(path).read_bytes()).nodes) == (1 if run > 1 else 4)  # type: ignore[union-attr]
+    cut, plain = load_model(path, weights_from_file=True), load_model(path)
+    assert [o.operator for o in cut.graph.operations] == ["Abs", "Greater", "If", "Neg"]
+    assert model_bytes(cut) == model_bytes(plain)  # nested graphs and functions included
+
+
+@pytest.mark.parametrize("run", [1 << 20, 1], ids=["one-run", "a-run-per-node"])
+def test_a_refused_field_of_a_later_node_comes_before_an_earlier_node_that_fails(
+    save: Callable[..., str], monkeypatch: pytest.MonkeyPatch, run: int
+) -> None:
+    """IR 9 has no ``overload``: the gate reads every node before any is converted, in one run or in many."""
+    from sonnx.loader import detach
+
+    monkeypatch.setattr(detach, "NODE_RUN", run)
+    bad = helper.make_node("Custom", ["x"], ["t"], domain="my")
+    a = bad.attribute.add()
+    a.name, a.i, a.f = "k", 4, 1.0  # no type and two values: the conversion of this node fails
+    late = helper.make_node("Relu", ["t"], ["y"])
+    late.overload = "o"
+    g = helper.make_graph([bad, late], "g", [fvi("x")], [fvi("y")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("my", 1)])
+    m.ir_version = 9
+    path = save(m)
+    assert _outcome(path, True) == _outcome(path, False)
+    assert "overload" in _outcome(path, True)[2]
+
+
+@pytest.mark.parametrize("run", [1 << 20, 1], ids=["one-run", "a-run-per-node"])
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_a_mutated_file_loads_or_fails_the_same_with_the_cut(
-    tmp_path_factory: pytest.TempPathFactory, data: st.DataObject
+    tmp_path_factory: pytest.TempPathFactory, run: int, data: st.DataObject
 ) -> None:
+    from sonnx.loader import detach
+
     blob = bytearray(_model().SerializeToString())
     for _ in range(data.draw(st.integers(1, 4))):
         how = data.draw(st.sampled_from(["flip", "cut", "insert"]))
@@ -103,7 +200,9 @@ def test_a_mutated_file_loads_or_fails_the_same_with_the_cut(
             blob = bytearray(b"\x08")
     path = tmp_path_factory.mktemp("m") / "m.onnx"
     path.write_bytes(bytes(blob))
-    assert _outcome(str(path), True) == _outcome(str(path), False)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(detach, "NODE_RUN", run)
+        assert _outcome(str(path), True) == _outcome(str(path), False)
 
 
 @pytest.mark.parametrize(

@@ -113,3 +113,30 @@ def test_brief_and_offenders() -> None:
     o.add(150, ({"k": i} for i in range(150)))
     o.add(3, ({"k": i} for i in range(3)))
     assert o.count == 153 and len(o.listed) == W.LIMIT
+
+
+names_st = st.sampled_from(["", "a", "b", "c", "d", "x"])
+ops_st = st.lists(st.tuples(st.lists(names_st, max_size=3), st.lists(names_st, min_size=1, max_size=3)), max_size=8)
+
+
+@given(ops_st, st.lists(names_st, max_size=6))
+def test_property_output_producers_are_the_operations_assigning_an_output(
+    ops: list[tuple[list[str], list[str]]], outputs: list[str]
+) -> None:
+    """Single and multiple assignment, omitted outputs, outputs nothing assigns, graph outputs named twice."""
+    g = make_graph("g", ["x"], outputs, [op("Relu", ins, outs) for ins, outs in ops])
+    ix = X.index(CheckContext(model(g)), g)
+    wanted = {nm for nm in outputs if nm}
+    expected = [j for j, (_, outs) in enumerate(ops) if wanted & set(outs)]
+    assert ix.output_producers().tolist() == expected
+
+
+@given(ops_st, st.lists(names_st, max_size=6), st.lists(names_st, max_size=2))
+def test_property_undefined_is_what_defined_rejects(
+    ops: list[tuple[list[str], list[str]]], outputs: list[str], inputs: list[str]
+) -> None:
+    """Both fixpoints (single assignment, and names assigned twice), graph inputs, names nothing assigns."""
+    g = make_graph("g", inputs, outputs, [op("Relu", ins, outs) for ins, outs in ops])
+    d = S.definedness(CheckContext(model(g)), 0)
+    names = list(dict.fromkeys([*outputs, "x", "a", "zz", ""]))
+    assert d.undefined(names) == [nm for nm in names if not d.defined(nm)]

@@ -12,18 +12,22 @@ stack.
 The node loop is the hot path of loading a large model: one list
 comprehension, positional construction of the ``Operation`` tuple through
 ``tuple.__new__``, and attribute conversion only for nodes that have
-attributes. Names are not interned.
+attributes. Tensor and node names are not interned (almost every one is
+distinct, and a table of them costs more time than it saves memory); the
+operator and domain strings are shared through :attr:`GraphConverter.words`,
+so that a million ``Add`` nodes hold one string, whose hash is computed once
+for every rule that looks operators up by (domain, operator).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from google.protobuf.message import DecodeError
 
-from ..base.errors import ModelFormatError
+from ..base.errors import ModelFormatError, SonnxError
 from ..model.graph import Attribute, Graph, InitialValue, Operation, Tensor, TensorType
 from .attributes import AttributeConverter, PendingChild, fill_shell, graph_shell
 from .detach import Span
@@ -88,19 +92,26 @@ class GraphConverter:
         self.call_names = {name for _, name in self.calls}
         self.overloads: dict[int, dict[int, str]] = {}
         self.types = TypeCache()
+        self.words: dict[str, str] = {}
+        """One string object per distinct operator and domain spelling of the file."""
         self._frame_overloads: dict[int, dict[int, str]] = {}
         self.gate = IrGate(ir_version, model_path)
 
     # -- public entry points -------------------------------------------------
 
-    def convert_graph(self, msg: Any, raw: Sequence[Span | None] = ()) -> Graph:
+    def convert_graph(
+        self, msg: Any, raw: Sequence[Span | None] = (), node_runs: Iterable[Any] | None = None
+    ) -> Graph:
         """The :class:`Graph` of a shallow ``GraphProto`` and of everything nested in it.
 
         ``raw[k]``, when given, is where the ``raw_data`` the loader cut out of
         the ``k``-th initializer of ``msg`` lies in the file (see :mod:`.detach`).
+        ``node_runs``, when given, yields the graph's nodes run after run (the
+        loader cut them out of ``msg``): each run is converted before the next
+        is asked for, so that only one run's parsed messages are alive at once.
         """
         children: list[PendingChild] = []
-        frame = self._start_graph(msg, False, children, raw)
+        frame = self._start_graph(msg, False, children, raw, node_runs)
         return self._drive(frame, children)
 
     def convert_function(self, fp: Any) -> tuple[Graph, tuple[Attribute, ...]]:
@@ -120,7 +131,7 @@ class GraphConverter:
         self._declare(fp.value_info, "value_info", frame, types)
         frame.tensors = {nm: Tensor(nm, ty, None) for nm, ty in types.items()}
         defaults = self.attributes.convert(fp.attribute_proto, children, False, where + " defaults")
-        self._convert_nodes(fp.node, True, children, frame, where)
+        self._convert_nodes((fp.node,), True, children, frame, where)
         body = self._drive(frame, children)
         return body, defaults
 
@@ -200,7 +211,12 @@ class GraphConverter:
         return names
 
     def _start_graph(
-        self, msg: Any, in_function: bool, children: list[PendingChild], raw: Sequence[Span | None] = ()
+        self,
+        msg: Any,
+        in_function: bool,
+        children: list[PendingChild],
+        raw: Sequence[Span | None] = (),
+        node_runs: Iterable[Any] | None = None,
     ) -> _Frame:
         """Convert one graph level; push the bytes of its nested graphs onto ``children``."""
         frame = _Frame()
@@ -241,25 +257,47 @@ class GraphConverter:
             if nm not in tensors:
                 tensors[nm] = Tensor(nm, _derived_type(iv), iv)
         frame.tensors = tensors
-        self._convert_nodes(msg.node, in_function, children, frame, f"graph {msg.name!r}")
+        runs = (msg.node,) if node_runs is None else node_runs
+        self._convert_nodes(runs, in_function, children, frame, f"graph {msg.name!r}")
         return frame
 
     def _convert_nodes(
+        self, runs: Iterable[Any], in_function: bool, children: list[PendingChild], frame: _Frame, where: str
+    ) -> None:
+        """Convert the nodes of ``runs`` (repeated ``NodeProto`` fields, in order) into ``frame.ops``.
+
+        Every node is looked at by the IR gate before any is converted: when
+        a run fails to convert, the later runs still go through the gate,
+        whose refusal is then the error (as it is for a graph read whole).
+        """
+        frame.ops = []
+        pending = iter(runs)
+        for nodes in pending:
+            self.gate.nodes(nodes, where)
+            try:
+                self._convert_run(nodes, in_function, children, frame, where)
+            except SonnxError:
+                for later in pending:
+                    self.gate.nodes(later, where)
+                raise
+
+    def _convert_run(
         self, nodes: Any, in_function: bool, children: list[PendingChild], frame: _Frame, where: str
     ) -> None:
         convert = self.attributes.convert
-        self.gate.nodes(nodes, where)
+        shared = self.words.setdefault
+        base = len(frame.ops)
 
         def attrs(n: Any) -> tuple[Attribute, ...]:
             label = f"{where} node {n.name!r}" if n.name else f"{where} unnamed {n.op_type} node"
             return convert(n.attribute, children, in_function, label)
 
-        frame.ops = ops = [
+        ops = [
             _new_tuple(
                 Operation,
                 (
-                    n.op_type,
-                    d if (d := n.domain) != "ai.onnx" else "",
+                    shared(o := n.op_type, o),
+                    shared(d, d) if (d := n.domain) != "ai.onnx" else "",
                     n.name,
                     tuple(n.input[:]),
                     tuple(n.output[:]),
@@ -268,15 +306,16 @@ class GraphConverter:
             )
             for n in nodes
         ]
+        frame.ops.extend(ops)
         if self.calls:
             # Read the overload of the operations that may call a local function only.
             calls, names = self.calls, self.call_names
-            table: dict[int, str] = {}
+            table = self._frame_overloads.get(id(frame), {})
             for i in [i for i, op in enumerate(ops) if op[0] in names]:
                 op = ops[i]
                 if (op[1], op[0]) in calls:
                     overload = nodes[i].overload
                     if overload:
-                        table[i] = overload
+                        table[base + i] = overload
             if table:
                 self._frame_overloads[id(frame)] = table

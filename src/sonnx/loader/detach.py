@@ -11,6 +11,16 @@ recording where each one lies in the file. The loader parses the small copy
 and reads each weight from the file when its value is read, into an array of
 its own, so that the decoded arrays are the only copy.
 
+The same pass over the graph's fields finds where its ``node`` fields
+(``GraphProto.node`` = 1) lie, as runs of whole fields of about
+:data:`NODE_RUN` bytes, and cuts them out of the copy as well: the loader
+parses one run at a time (a run of ``node`` fields is itself a graph message
+that holds those nodes) and converts it before it parses the next, so that
+the parsed messages of a million nodes never sit in memory beside the
+records converted from them. Protobuf appends the elements of a repeated
+field in the order they come, so the runs read in order give the nodes in
+the order a parse of the whole file gives them.
+
 It only ever declines: on anything it does not expect (a malformed field, a
 group, the graph field given twice, a tensor that also names external data or
 gives ``raw_data`` twice) it returns None and the loader parses the file as
@@ -27,7 +37,9 @@ import numpy as np
 from ..base.errors import ModelFormatError
 
 _VARINT, _I64, _LEN, _I32 = 0, 1, 2, 5
-_MODEL_GRAPH, _GRAPH_INITIALIZER = 7, 5
+_MODEL_GRAPH, _GRAPH_INITIALIZER, _GRAPH_NODE = 7, 5, 1
+NODE_RUN = 1 << 20
+"""Bytes of ``node`` fields from which a run is closed: each run's parsed messages take a few megabytes."""
 _TENSOR_RAW_DATA, _TENSOR_EXTERNAL_DATA, _TENSOR_DATA_LOCATION = 9, 13, 14
 
 
@@ -87,15 +99,17 @@ def read_span(file: ModelFile, span: Span, name: str) -> np.ndarray:
 
 
 class Detached(NamedTuple):
-    """The file with the main graph's ``raw_data`` payloads cut out, and those payloads in order.
+    """The file with the main graph's ``raw_data`` payloads and ``node`` fields cut out, and where they lie.
 
     ``raw[k]`` is the (offset, length) in the file of the ``raw_data`` of the
     ``k``-th initializer of the main graph; None where that initializer kept
-    its own fields (it had no single plain ``raw_data``).
+    its own fields (it had no single plain ``raw_data``). ``nodes`` are the
+    runs of the main graph's ``node`` fields (keys included), in file order.
     """
 
     stripped: bytes
     raw: tuple[Span | None, ...]
+    nodes: tuple[Span, ...] = ()
 
 
 def _varint(data: bytes | memoryview, pos: int, end: int) -> tuple[int, int]:
@@ -169,14 +183,17 @@ def _tensor(data: memoryview, field: Field) -> tuple[bytes, Span | None]:
     return _length_field(data, field, body), Span(raw.payload, raw.end - raw.payload)
 
 
-def _initializers(data: bytes, start: int, end: int) -> list[Field]:
-    """The ``initializer`` fields of the graph message ``data[start:end]``; every other field is skipped.
+def _initializers(data: bytes, start: int, end: int) -> tuple[list[Field], list[Span]]:
+    """The ``initializer`` fields of the graph message ``data[start:end]``, and the runs of its ``node`` fields.
 
     One pass over the fields, without building anything for the fields it
     skips: a graph of a million operations has a million ``node`` fields, and
-    this loop is the cost of cutting for such a model.
+    this loop is the cost of cutting for such a model. A run is closed at a
+    field that is no ``node`` and once it holds :data:`NODE_RUN` bytes.
     """
     out: list[Field] = []
+    runs: list[Span] = []
+    run = run_end = start
     pos = start
     while pos < end:
         at = pos
@@ -196,7 +213,13 @@ def _initializers(data: bytes, start: int, end: int) -> list[Field]:
                 n, pos = _varint(data, pos - 1, end)
             payload = pos
             pos += n
-            if key >> 3 == _GRAPH_INITIALIZER:
+            if key >> 3 == _GRAPH_NODE:
+                if at != run_end or at - run >= NODE_RUN:
+                    if run_end > run:
+                        runs.append(Span(run, run_end - run))
+                    run = at
+                run_end = pos
+            elif key >> 3 == _GRAPH_INITIALIZER:
                 out.append(Field(_GRAPH_INITIALIZER, at, payload, pos))
         elif wire == _VARINT:
             pos = _varint(data, pos, end)[1]
@@ -206,11 +229,14 @@ def _initializers(data: bytes, start: int, end: int) -> list[Field]:
             raise _Malformed
         if pos > end:
             raise _Malformed
-    return out
+    if run_end > run:
+        runs.append(Span(run, run_end - run))
+    return out, runs
 
 
 def detach_weights(data: bytes) -> Detached | None:
-    """Cut the main graph's embedded ``raw_data`` out of ``data``; None to parse ``data`` as it is."""
+    """Cut the main graph's embedded ``raw_data`` and its ``node`` fields out of ``data``; None to parse ``data``
+    as it is."""
     view = memoryview(data)
     try:
         top = _fields(view, 0, len(view))
@@ -218,19 +244,23 @@ def detach_weights(data: bytes) -> Detached | None:
         if len(graphs) != 1 or _varint(view, graphs[0].start, graphs[0].payload)[0] & 7 != _LEN:
             return None
         graph = graphs[0]
-        fields = _initializers(data, graph.payload, graph.end)
+        fields, runs = _initializers(data, graph.payload, graph.end)
         cuts = [_tensor(view, f) for f in fields]
     except _Malformed:
         return None
-    if not any(payload is not None for _, payload in cuts):
+    if not runs and not any(payload is not None for _, payload in cuts):
         return None
+    # (start, end, what replaces it), in file order: an initializer's own bytes without its payload, or nothing
+    spans = [(f.start, f.end, body) for f, (body, _) in zip(fields, cuts, strict=True)]
+    spans.extend((r.offset, r.offset + r.length, b"") for r in runs)
+    spans.sort(key=lambda span: span[0])
     parts: list[bytes] = []
     at = graph.payload
-    for f, (body, _) in zip(fields, cuts, strict=True):
-        parts.append(data[at:f.start])
+    for start, stop, body in spans:
+        parts.append(data[at:start])
         parts.append(body)
-        at = f.end
+        at = stop
     parts.append(data[at:graph.end])
     new_graph = _length_field(view, graph, b"".join(parts))
     stripped = data[:graph.start] + new_graph + data[graph.end:]
-    return Detached(stripped, tuple(payload for _, payload in cuts))
+    return Detached(stripped, tuple(payload for _, payload in cuts), tuple(runs))

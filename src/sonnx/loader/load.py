@@ -38,12 +38,13 @@ from ..base.errors import InputError, ModelFormatError, SonnxError, ToolError, U
 from ..model.graph import InlinedCall, Model
 from .attributes import normalise_domain
 from .convert import GraphConverter
-from .detach import ModelFile, Span, detach_weights, identity_of
+from .detach import ModelFile, identity_of
 from .external import ExternalData
 from .functions import check_function_opsets, collect_functions, opset_map
 from .inline import Inliner
 from .memory import ModelBytes
-from .proto import ModelProto, decode_detail, text
+from .parse import node_runs, parse_model, whole_file_error
+from .proto import decode_detail, text
 from .sandbox import Failure, contained
 from .unenforced import drop_unenforced
 from .values import ValueFactory
@@ -242,24 +243,6 @@ def _read_file(path: str, display: str) -> tuple[bytes, ModelFile]:
     return data, ModelFile(display, os.path.realpath(path), identity)
 
 
-def _parse(data: bytes, display: str, cut_weights: bool) -> tuple[Any, tuple[Span | None, ...]]:
-    """The shallow ``ModelProto`` of ``data``, and (``cut_weights``) the main graph's weights cut out of it.
-
-    The file as it is gets parsed whenever cutting declines or the cut copy
-    does not parse, so errors are protobuf's own for the file itself.
-    """
-    cut = detach_weights(data) if cut_weights else None
-    if cut is not None:
-        try:
-            return ModelProto.FromString(cut.stripped), cut.raw
-        except DecodeError:
-            pass
-    try:
-        return ModelProto.FromString(data), ()
-    except DecodeError as e:
-        raise ModelFormatError(f"{display}: not a well-formed ONNX model: {decode_detail(e)}") from None
-
-
 def _header(m: Any, display: str) -> tuple[int, dict[str, int], dict[str, str]]:
     """IR version, opset imports and metadata, checked."""
     ir = int(m.ir_version)
@@ -340,22 +323,28 @@ def _load(
         data = given
     else:
         data, file = _read_file(path, display)
-    m, raw = _parse(data, display, weights_from_file and file is not None)
+    m, raw, runs = parse_model(data, display, weights_from_file and file is not None)
     # the bytes are kept for the inference only when it may run
     kept = [data] if derive is not None and (file is not None or given is not None) else []
+    whole = data if runs else None  # the main graph's nodes are parsed from it, run by run
     del data  # cut-out weights are read from the file again, when their values are read
-    if not m.HasField("graph"):
-        raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
-    ir, opsets, meta = _header(m, display)
+    try:
+        if not m.HasField("graph"):
+            raise ModelFormatError(f"{display}: not an ONNX model: it has no graph")
+        ir, opsets, meta = _header(m, display)
 
-    calls = {(normalise_domain(fp.domain), fp.name) for fp in m.functions}
-    values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights), file)
-    converter = GraphConverter(display, ir, values, calls)
-    converter.gate.model(m)  # fields newer than the model's IR version are refused (irfields)
-    functions = collect_functions(m.functions, converter, display)
-    check_function_opsets(functions, opsets, display)
-    graph = converter.convert_graph(m.graph, raw)
-    del m  # the protobuf arena is released here; only converted values remain
+        calls = {(normalise_domain(fp.domain), fp.name) for fp in m.functions}
+        values = ValueFactory(display, ExternalData(path, display, check_contents=read_weights), file)
+        converter = GraphConverter(display, ir, values, calls)
+        converter.gate.model(m)  # fields newer than the model's IR version are refused (irfields)
+        functions = collect_functions(m.functions, converter, display)
+        check_function_opsets(functions, opsets, display)
+        graph = converter.convert_graph(m.graph, raw, None if whole is None else node_runs(whole, runs))
+    except Exception:
+        if whole is not None:
+            whole_file_error(whole, display)
+        raise
+    del m, whole  # the protobuf arena is released here; only converted values remain
     converter.gate.types(converter.types.known.values(), values.data_types)
 
     cycles: tuple[tuple[str, ...], ...] = ()

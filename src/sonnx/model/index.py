@@ -212,11 +212,20 @@ class GraphIndex:
         return [req[j][k] for j, k in zip(ops.tolist(), (occ - self.in_ptr[ops]).tolist(), strict=True)]
 
     def output_producers(self) -> np.ndarray:
-        """Operations that assign some graph output."""
-        found: list[int] = []
-        for nm in self.graph.outputs:
-            found.extend(self.producers(nm))
-        return sorted_distinct(np.array(found, np.intp))
+        """Operations that assign some graph output (each name's :meth:`producers`, sorted, without repetition).
+
+        When every name has at most one producer (``multi`` empty) the names
+        are looked up in one pass over ``prod``; a graph with hundreds of
+        thousands of outputs then costs no Python call per output.
+        """
+        outputs = self.graph.outputs
+        if not self.multi:
+            found = np.fromiter(map(self.prod.get, outputs, repeat(NO_PRODUCER)), np.intp, len(outputs))
+            return sorted_distinct(found[found >= 0])
+        listed: list[int] = []
+        for nm in outputs:
+            listed.extend(self.producers(nm))
+        return sorted_distinct(np.array(listed, np.intp))
 
     def consumed_ops(self) -> np.ndarray:
         """Boolean per operation: some tensor of its output mapping is a required input of an operation."""

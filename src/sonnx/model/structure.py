@@ -20,8 +20,8 @@ switch to a plain loop over flat arrays while it is narrow (a chain).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain, repeat
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -134,6 +134,18 @@ class Definedness:
             return True
         j = self.ix.prod.get(name)
         return j is not None and bool(self.fired[j])
+
+    def undefined(self, names: Sequence[str]) -> list[str]:
+        """The names of ``names``, in order, that :meth:`defined` rejects; looked up in one pass each, so that a
+        graph with hundreds of thousands of outputs costs no Python call per name."""
+        if self._all is not None:
+            return [nm for nm in names if nm not in self._all]
+        n = len(names)
+        initial = np.fromiter(map(self.initial.__contains__, names), np.bool_, n)
+        j = np.fromiter(map(self.ix.prod.get, names, repeat(NO_PRODUCER)), np.intp, n)
+        produced = j >= 0
+        initial[produced] |= self.fired[j[produced]]
+        return [names[k] for k in np.flatnonzero(~initial).tolist()]
 
 
 def definedness(ctx: Any, scope: int) -> Definedness:

@@ -62,7 +62,7 @@ def check(ctx: CheckContext) -> Verdict:
     found: list[tuple[int, Scope, str]] = []
     for i, sc in enumerate(scopes(ctx)):
         d = definedness(ctx, i)
-        found.extend((i, sc, nm) for nm in dict.fromkeys(sc.graph.outputs) if not d.defined(nm))
+        found.extend((i, sc, nm) for nm in d.undefined(list(dict.fromkeys(sc.graph.outputs))))
     if not found:
         return Verdict.proved(ID, SEVERITY)
     i, sc, name = found[0]
