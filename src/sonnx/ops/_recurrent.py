@@ -229,21 +229,25 @@ def run_direction(
     direction rather than one per activation call.
     """
     with np.errstate(over="ignore"):
-        return _run_direction(xw, lengths, backwards, initial, step)
+        if bool(np.all(lengths == xw.shape[0])):
+            return _run_full(xw, backwards, initial, step)
+        return run_selecting(xw, lengths, backwards, initial, step)
 
 
-def _run_direction(
+def run_selecting(
     xw: np.ndarray,
     lengths: np.ndarray,
     backwards: bool,
     initial: tuple[np.ndarray, ...],
     step: Step,
 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """The time loop for any ``lengths``: each step keeps the new states of the entries still running.
+
+    The definition :func:`_run_full` must agree with when every entry runs all
+    steps (``tests/ops/test_rewritten_small_kernels.py`` holds them to it).
+    """
     seq, batch = xw.shape[:2]
-    hidden = initial[0].shape[-1]
-    y = np.zeros((seq, batch, hidden), dtype=initial[0].dtype)
-    if bool(np.all(lengths == seq)):
-        return _run_full(xw, y, backwards, initial, step)
+    y = np.zeros((seq, batch, initial[0].shape[-1]), dtype=initial[0].dtype)
     rows = np.arange(batch)
     states = initial
     # The recurrence is inherently sequential: step s needs the state step s-1 produced.
@@ -260,7 +264,7 @@ def _run_direction(
 
 
 def _run_full(
-    xw: np.ndarray, y: np.ndarray, backwards: bool, initial: tuple[np.ndarray, ...], step: Step
+    xw: np.ndarray, backwards: bool, initial: tuple[np.ndarray, ...], step: Step
 ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """:func:`run_direction` when every batch entry runs all ``T`` steps: the same steps on the same values.
 
@@ -269,6 +273,7 @@ def _run_full(
     scatters by batch row) picks exactly the new states, the row ``xw[t]`` and ``y[t]``.
     """
     seq = xw.shape[0]
+    y = np.zeros((seq, xw.shape[1], initial[0].shape[-1]), dtype=initial[0].dtype)
     states = initial
     for s in range(seq):
         t = seq - 1 - s if backwards else s
