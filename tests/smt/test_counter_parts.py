@@ -19,8 +19,9 @@ import pytest
 from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Model, make_operation
 from sonnx.smt import SolverSettings, common, run_smt
+from sonnx.smt.common import ProofContext, drive
 from sonnx.smt.counter import closed_set, refute
-from sonnx.smt.encodings import graph_r1
+from sonnx.smt.encodings import graph_acyclic, graph_r1
 from sonnx.smt.facts import ScopeFacts, model_facts
 from tests.common.smtkit import g, model, op
 
@@ -219,3 +220,39 @@ def test_a_live_operation_claimed_dead_fails_exactly_the_parts_of_its_checks(
             answers = [o.answer for o in obs if o.name.startswith("r1.dead.part")]
             assert expected and {k for k, a in enumerate(answers) if a == "sat"} == expected, (f.path, wrong)
             assert all(a in ("sat", "unsat") for a in answers), answers
+
+
+# -- a claimed cycle in segments: a wrong step is caught in its own segment ------------------------------------------
+
+
+def acyclic(m: Model) -> tuple[Verdict, list[Any]]:
+    """GRAPH-ACYCLIC's encoding alone, in certificate mode, solved here."""
+    ctx = ProofContext(m, model_facts(m), SolverSettings(), "certificate")
+    res = drive(graph_acyclic.ENCODING.prove(ctx), ctx.settings)
+    return res.verdict, res.obligations
+
+
+@pytest.mark.rule("GRAPH-ACYCLIC")
+@pytest.mark.parametrize("size", SIZES)
+def test_a_broken_step_of_a_claimed_cycle_fails_exactly_its_segment(size: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each step's read fact in turn replaced by an unrelated one (Add's read of x): only that segment is sat."""
+    m = long_cycle()
+    f = model_facts(m)[0]
+    x_read = next(r for r in range(len(f.rd_t)) if f.rd_t[r] == f.tid["x"])
+    real = graph_acyclic.cycle
+    steps = real(f, graph_acyclic.index_of(f))
+    assert steps is not None and len(steps) == 9
+    monkeypatch.setattr(common, "PART", size)
+    span = max(1, size // 2)
+    for j in range(len(steps)):
+        wrong = [*steps[:j], (steps[j][0], x_read), *steps[j + 1 :]]
+        monkeypatch.setattr(graph_acyclic, "cycle", lambda s, ix, w=wrong: w)
+        v, obs = acyclic(m)
+        assert v.status is Status.UNKNOWN and "rejected the claimed cycle" in (v.reason or ""), (j, v)
+        parts = [o for o in obs if o.rule_id == "GRAPH-ACYCLIC" and o.name.startswith("graph_acyclic.cycle0.part")]
+        # parts are confirmed in order and the first rejected one ends the proof: it is the broken step's segment
+        assert [o.answer for o in parts] == ["unsat"] * (j // span) + ["sat"], (j, [o.name for o in parts])
+    open_path = steps[:-1]  # the chain without the step that closes it: no cycle
+    monkeypatch.setattr(graph_acyclic, "cycle", lambda s, ix: open_path)
+    v = acyclic(m)[0]
+    assert v.status is Status.UNKNOWN and "rejected the claimed cycle" in (v.reason or ""), v
