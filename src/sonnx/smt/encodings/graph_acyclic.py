@@ -20,8 +20,9 @@ Python only lists the facts.
 * violations, both modes: an untrusted search proposes a cycle as a list of
   (write fact, read fact) pairs; the obligation is the search formula over
   exactly those facts, and unsat (these facts of the model admit no ranking)
-  confirms the cycle (a long cycle in segments: ``cycle_obligations``). The decision never falls back to an unbounded search: a
-  rejected certificate or cycle is UNKNOWN (a tool defect).
+  confirms the cycle (a long cycle in segments: ``cycle_obligations``). The
+  decision never falls back to an unbounded search: a rejected certificate or
+  cycle is UNKNOWN (a tool defect).
 
 :func:`rank_body` is the edge-based rank encoding that partition
 verification (:mod:`sonnx.partition.verify`) uses on fused graphs.
