@@ -134,8 +134,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M12",
         ENCODINGS + "graph_acyclic.py",
-        '        if ans.result != "unsat":\n            return RuleResult(rejected(ID, ob, "claimed cycle"',
-        '        if False:\n            return RuleResult(rejected(ID, ob, "claimed cycle"',
+        '            if ans.result != "unsat":\n                return RuleResult(rejected(ID, ob, "claimed cycle"',
+        '            if False:\n                return RuleResult(rejected(ID, ob, "claimed cycle"',
         "any claimed cycle accepted",
     ),
     Mutant(

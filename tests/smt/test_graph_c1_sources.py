@@ -83,3 +83,25 @@ def test_large_certificates_are_checked_in_parts(monkeypatch: pytest.MonkeyPatch
         assert v.status is Status.VIOLATED, (at, v)
     twice = [*chain, op("Neg", ("t3",), ("t5",))]  # a tensor written twice: equal ids stay in one part
     assert smt(model(g(["t0"], ["t6"], twice)), "certificate")[ID].status is Status.PROVED
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 1000])
+def test_the_certificate_obligation_is_sat_exactly_when_no_id_is_in_both_lists(
+    size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``definitions.disjoint`` (ground comparisons over the sorted ids, no predicate) against set intersection."""
+    import numpy as np
+
+    from sonnx.smt import SolverSettings, common
+    from sonnx.smt.common import drive
+    from sonnx.smt.definitions import disjoint
+
+    monkeypatch.setattr(common, "PART", size)
+    rng = np.random.default_rng(size)
+    for trial in range(40):
+        held = rng.integers(0, 30, size=int(rng.integers(0, 6)))
+        refused = rng.integers(0, 30, size=int(rng.integers(0, 12)))
+        ans, obs = drive(disjoint(ID, "c1_sources", held, refused, [], "m"), SolverSettings())
+        expected = "unsat" if set(held.tolist()) & set(refused.tolist()) else "sat"
+        assert ans.result == expected, (trial, held.tolist(), refused.tolist(), [o.text for o in obs])
+        assert all("declare-fun" not in o.text for o in obs)  # ground: no uninterpreted predicate left

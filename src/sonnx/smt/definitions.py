@@ -20,7 +20,7 @@ groups the solver refutes are listed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -103,36 +103,43 @@ CHUNK = 512
 """Numbers per assertion in the certificate-mode scripts."""
 
 
-def _chunks(pred: str, nums: list[int], holds: bool) -> Iterable[str]:
-    for k in range(0, len(nums), CHUNK):
-        part = " ".join(f"({pred} {x})" for x in nums[k : k + CHUNK])
-        yield f"(assert (and {part}))" if holds else f"(assert (not (or {part})))"
-
-
-def _nondecreasing(nums: list[int]) -> list[str]:
+def _chains(nums: list[int]) -> list[str]:
     """Chains ``(<= a b c ...)`` of CHUNK steps; consecutive chains share their end number."""
     return [
         f"(assert (<= {' '.join(map(str, nums[k : k + CHUNK + 1]))}))" for k in range(0, max(0, len(nums) - 1), CHUNK)
     ]
 
 
-def disjoint(
-    rule_id: str, name: str, pred: str, held: np.ndarray, refused: np.ndarray, head: list[str], meaning: str
-) -> Asking[tuple[Answer, list[Obligation]]]:
-    """Certificate mode: a predicate ``pred`` holds for every id of ``held`` and for none of ``refused`` (sat).
+def _strict(pairs: list[tuple[int, int]]) -> list[str]:
+    """``(< a b)`` for each pair, CHUNK per assertion."""
+    out: list[str] = []
+    for k in range(0, len(pairs), CHUNK):
+        out.append(f"(assert (and {' '.join(f'(< {a} {b})' for a, b in pairs[k : k + CHUNK])} true))")
+    return out
 
-    Both can hold only if no id is in both lists. Up to :data:`.common.PART`
-    ids, one obligation. Above, the ids are sorted (untrusted) and cut, only
-    where the id changes, into parts of consecutive values; each part states
-    its own ids' predicate facts, that its ids, in that order, do not
-    decrease, and that its first id is above the previous part's last one. So
-    every id lies in exactly one part, and an id in both lists puts both facts
-    in one part, which is then unsat. What Python is trusted for: the parts
-    hold every id of the two lists once (the lists, sorted), each with its
-    list, and the previous part's last id is written as it was. Every part is
-    asked for at once; the answer is the first one, in part order, not ``sat``.
+
+def disjoint(
+    rule_id: str, name: str, held: np.ndarray, refused: np.ndarray, head: list[str], meaning: str
+) -> Asking[tuple[Answer, list[Obligation]]]:
+    """Certificate mode: no id is both in ``held`` and in ``refused`` (sat), stated over the ids in sorted order.
+
+    The ids of both lists are sorted (untrusted) and written, each where the
+    sort put it, as ground comparisons: the sequence does not decrease, and
+    it increases strictly between neighbours of different lists. An id in
+    both lists makes a run of equal ids holding both lists, so two
+    neighbours of different lists are equal and their strict step is false
+    (unsat); when no step fails, equal ids all come from one list, which is
+    disjointness. Up to :data:`.common.PART` ids, one obligation; above, the
+    sorted sequence is cut, only where the id changes, into parts, and each
+    part also states that its first id is above the previous part's last. So
+    every run of equal ids lies in one part. What Python is trusted for: the
+    sequence holds every id of the two lists once (the lists, sorted), the
+    strict steps are where the list changes, and the previous part's last id
+    is written as it was. The statement is ground: z3 evaluates it without an
+    uninterpreted predicate over the ids (which cost it a search over the
+    ids' equalities). Every part is asked for at once; the answer is the
+    first one, in part order, not ``sat``.
     """
-    declare = f"(declare-fun {pred} (Int) Bool)"
     ids = np.concatenate([held, refused]).astype(I64)
     kind = np.concatenate([np.ones(len(held), bool), np.zeros(len(refused), bool)])
     order = np.argsort(ids, kind="stable")
@@ -143,31 +150,26 @@ def disjoint(
         while 0 < cut < len(ids) and ids[cut] == ids[cut - 1]:
             cut += 1
         cuts.append(cut)
-    n = len(cuts) - 1
-    if n <= 1:  # up to PART ids, or one run of equal ids past it: one obligation, not "parts"
-        lines = [*head, declare, *_chunks(pred, held.tolist(), True), *_chunks(pred, refused.tolist(), False)]
-        ob = Obligation(rule_id, f"{name}.disjoint", "QF_UFLIA", lines, "sat", "certificate", meaning)
-        return (yield from ask_one(ob)), [ob]
+    n = max(1, len(cuts) - 1)
     obs: list[Obligation] = []
     for k in range(n):
-        a, b = cuts[k], cuts[k + 1]
-        part, held_here = ids[a:b], kind[a:b]
-        lines = [*head, ";   a part of the sorted ids: not decreasing, and above the previous part's last", declare]
-        lines += _nondecreasing(part.tolist())
+        a, b = cuts[k], cuts[min(k + 1, len(cuts) - 1)]
+        part, lists = ids[a:b], kind[a:b]
+        change = np.flatnonzero(lists[1:] != lists[:-1])
+        lines = [
+            *head,
+            ";   the ids sorted: not decreasing, strictly increasing where the list changes",
+            *_chains(part.tolist()),
+        ]
+        lines += _strict(list(zip(part[change].tolist(), part[change + 1].tolist(), strict=True)))
         if k:
             lines.append(f"(assert (< {ids[a - 1]} {part[0]}))")
-        lines += [*_chunks(pred, part[held_here].tolist(), True), *_chunks(pred, part[~held_here].tolist(), False)]
-        obs.append(
-            Obligation(
-                rule_id,
-                f"{name}.disjoint.part{k}",
-                "QF_UFLIA",
-                lines,
-                "sat",
-                "certificate",
-                f"{meaning} (part {k + 1} of {n})",
-            )
+        tag, what = (
+            (f"{name}.disjoint", meaning)
+            if n == 1
+            else (f"{name}.disjoint.part{k}", f"{meaning} (part {k + 1} of {n})")
         )
+        obs.append(Obligation(rule_id, tag, "QF_LIA", lines, "sat", "certificate", what))
     answers = yield from ask(obs)
     return next((x for x in answers if x.result != "sat"), answers[-1]), obs
 

@@ -20,8 +20,9 @@ Python only lists the facts.
 * violations, both modes: an untrusted search proposes a cycle as a list of
   (write fact, read fact) pairs; the obligation is the search formula over
   exactly those facts, and unsat (these facts of the model admit no ranking)
-  confirms the cycle. The decision never falls back to an unbounded search: a
-  rejected certificate or cycle is UNKNOWN (a tool defect).
+  confirms the cycle (a long cycle in segments: ``cycle_obligations``). The
+  decision never falls back to an unbounded search: a rejected certificate or
+  cycle is UNKNOWN (a tool defect).
 
 :func:`rank_body` is the edge-based rank encoding that partition
 verification (:mod:`sonnx.partition.verify`) uses on fused graphs.
@@ -36,6 +37,7 @@ import numpy as np
 
 from ...base.witness import LIMIT, brief, first
 from ...rules.graph_acyclic import ID
+from .. import common
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import Ranks, index_of, ranks_of
 from ..common import (
@@ -46,6 +48,7 @@ from ..common import (
     ask,
     ask_one,
     certificate_verdict,
+    conj,
     distinct,
     facts_lines,
     rejected,
@@ -109,8 +112,8 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
     )
 
 
-def _cycle_obligation(f: ScopeFacts, steps: list[Step]) -> Obligation:
-    """The facts of the claimed cycle, last step first.
+def _cycle_lines(f: ScopeFacts, steps: Sequence[Step]) -> list[str]:
+    """The raw facts of ``steps``, last step first.
 
     The order is for z3's difference-logic engine, which refutes the facts
     written against the cycle's direction in time linear in its length, and
@@ -121,15 +124,77 @@ def _cycle_obligation(f: ScopeFacts, steps: list[Step]) -> Obligation:
     for i, r in reversed(steps):
         lines.append(f"(rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]})")
         lines.append(f"(wr {f.wr_o[i]} {f.wr_k[i]} {f.wr_t[i]})")
-    return Obligation(
-        ID,
-        f"graph_acyclic.cycle{f.index}",
-        LOGIC,
-        ["; counter-certificate: the raw facts of a cycle claimed by an untrusted search", *RULE, *facts_lines(lines)],
-        "sat",
-        "certificate",
-        f"the listed read and write facts of graph {f.path} alone admit ranks (unsat: they form a cycle)",
+    return facts_lines(lines)
+
+
+COUNTER = "; counter-certificate: the raw facts of a cycle claimed by an untrusted search"
+
+
+def cycle_obligations(f: ScopeFacts, steps: list[Step]) -> list[Obligation]:
+    """The obligations whose ``unsat`` confirms the claimed cycle of graph ``f``: one, or parts and their chain.
+
+    Up to :data:`.common.PART` facts, one obligation: the cycle's facts
+    alone admit no ranks. A longer cycle is cut into segments of at most
+    ``PART // 2`` steps (a write and a read fact each); segment ``k`` runs
+    from the writer ``a_k`` of its first step to the reader ``a_(k+1)`` of
+    its last one, the writer of the next segment's first step (the last
+    segment ends at ``a_0``). Part ``k`` asserts the segment's facts and
+    ``R(a_(k+1)) <= R(a_k)``: ``unsat`` means the facts force
+    ``R(a_k) < R(a_(k+1))`` whatever ``R`` and ``T`` are. The last
+    obligation asserts those strict steps around the cycle, ``unsat`` by
+    itself. All ``unsat`` is the single obligation's ``unsat``: ranks that
+    satisfied every fact of the cycle would satisfy every part's facts, so
+    would increase strictly from each ``a_k`` to the next, around the cycle
+    back to ``a_0``. The ends are named by the untrusted search; wrong ends
+    make a part ``sat`` (rejected), never a false cycle. z3's memory is that
+    of one part.
+    """
+    span = max(1, common.PART // 2)
+    where = f"graph {f.path}"
+    if 2 * len(steps) <= common.PART:
+        return [
+            Obligation(
+                ID,
+                f"graph_acyclic.cycle{f.index}",
+                LOGIC,
+                [COUNTER, *RULE, *_cycle_lines(f, steps)],
+                "sat",
+                "certificate",
+                f"the listed read and write facts of {where} alone admit ranks (unsat: they form a cycle)",
+            )
+        ]
+    cuts = list(range(0, len(steps), span))
+    ends = [f.wr_o[steps[c][0]] for c in cuts]
+    n = len(cuts) + 1
+    obs: list[Obligation] = []
+    for k, c in enumerate(cuts):
+        a, b = ends[k], ends[(k + 1) % len(ends)]
+        obs.append(
+            Obligation(
+                ID,
+                f"graph_acyclic.cycle{f.index}.part{k}",
+                LOGIC,
+                [COUNTER, *RULE, *_cycle_lines(f, steps[c : c + span]), f"(assert (<= (R {b}) (R {a})))"],
+                "sat",
+                "certificate",
+                f"the listed facts of segment {k + 1} of a cycle of {where} admit R({b}) <= R({a})"
+                f" (unsat: they force R({a}) < R({b}); part {k + 1} of {n})",
+            )
+        )
+    chain = [f"(< (R {a}) (R {b}))" for a, b in zip(ends, [*ends[1:], ends[0]], strict=True)]
+    obs.append(
+        Obligation(
+            ID,
+            f"graph_acyclic.cycle{f.index}.part{len(cuts)}",
+            LOGIC,
+            [COUNTER, "(declare-fun R (Int) Int)", *conj(chain)],
+            "sat",
+            "certificate",
+            f"ranks increase strictly from each segment's end to the next around the cycle of {where}"
+            f" (unsat: no ranks do; part {n} of {n})",
+        )
     )
+    return obs
 
 
 def certificate_body(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> tuple[list[str], list[str]]:
@@ -177,23 +242,27 @@ def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str
 
 def _violation(facts: Sequence[ScopeFacts], mode: str, obs: list[Obligation]) -> Proof:
     """Cycles from the untrusted search, each confirmed by the solver on its own facts (all asked for at once)."""
-    found: list[tuple[ScopeFacts, list[Step], Obligation]] = []
+    found: list[tuple[ScopeFacts, list[Step], list[Obligation]]] = []
     for f in facts:
         steps = cycle(f, index_of(f))
         if steps is not None:
-            found.append((f, steps, _cycle_obligation(f, steps)))
-    answers = yield from ask([ob for _, _, ob in found], difference_logic=True)
+            found.append((f, steps, cycle_obligations(f, steps)))
+    answers = yield from ask([ob for _, _, parts in found for ob in parts], difference_logic=True)
     cyclic: list[tuple[ScopeFacts, list[Step]]] = []
-    for (f, steps, ob), ans in zip(found, answers, strict=True):
-        if ans.result == "unknown":
-            # z3's difference logic refutes a cycle but calls a consistent set of facts "incomplete" (the
-            # rank functions' arguments are outside its fragment); the general arithmetic decides that case.
-            ans = yield from ask_one(ob)
-        obs.append(ob)
-        if ans.result == "unknown":
-            return RuleResult(unknown(ID, ans.reason, mode), obs)
-        if ans.result != "unsat":
-            return RuleResult(rejected(ID, ob, "claimed cycle", mode).verdict, obs)
+    at = 0
+    for f, steps, parts in found:
+        for ob in parts:
+            ans = answers[at]
+            at += 1
+            if ans.result == "unknown":
+                # z3's difference logic refutes a cycle but calls a consistent set of facts "incomplete" (the
+                # rank functions' arguments are outside its fragment); the general arithmetic decides that case.
+                ans = yield from ask_one(ob)
+            obs.append(ob)
+            if ans.result == "unknown":
+                return RuleResult(unknown(ID, ans.reason, mode), obs)
+            if ans.result != "unsat":
+                return RuleResult(rejected(ID, ob, "claimed cycle", mode).verdict, obs)
         cyclic.append((f, steps))
     if not cyclic:
         return RuleResult(unknown(ID, "no cycle was found where the solver found no ranks (a tool defect)", mode), obs)

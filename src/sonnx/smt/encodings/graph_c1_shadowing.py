@@ -11,7 +11,8 @@ graph has no binding facts and its tensor ids are its own, so its definitions
 are left out. The solver decides it; Python only lists the facts.
 
 In search mode each fact is written with its ids; in certificate mode only
-the tensor's id, as conjunctions of 512 numbers per assertion, in parts above
+the tensor's id: the bound and locally defined ids in sorted order, as ground
+comparisons that hold exactly when no id is both, in parts above
 :data:`.common.PART` ids (see ``sonnx.smt.definitions.disjoint``). Violations,
 both modes: an untrusted grouping proposes, per shadowing name, its local
 definition, its binding fact and the outer definition, in the direct rule's
@@ -62,8 +63,8 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
     local = np.concatenate(
         [as_np([t for f in nested for t in seeds(f)]), *(as_np(f.wr_t) for f in nested), np.zeros(0, I64)]
     )
-    head = ["; bound holds for the id of every name bound to an enclosing definition, for no id a nested graph defines"]
-    return (yield from disjoint(ID, "c1_shadowing", "bound", bindings, local, head, MEANING))
+    head = ["; the ids of the names bound to an enclosing definition and of those a nested graph defines: none is both"]
+    return (yield from disjoint(ID, "c1_shadowing", bindings, local, head, MEANING))
 
 
 def conflicts(facts: Sequence[ScopeFacts]) -> list[Group]:

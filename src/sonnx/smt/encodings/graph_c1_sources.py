@@ -8,10 +8,11 @@ names a seed, so sat = PROVED; the solver decides it (the formula is ground and
 linear in the number of facts); Python only lists the facts.
 
 In search mode each fact is written with its ids; in certificate mode (large
-models) only the defined tensor's id, as conjunctions of 512 numbers per
-assertion, in parts above :data:`.common.PART` ids (see
-``sonnx.smt.definitions.disjoint``). Violations, both modes: an untrusted grouping proposes, per written
-seed, the seed fact and a write fact of it, in the direct rule's order; each
+models) only the defined tensor's id: the seeded and written ids in sorted
+order, as ground comparisons that hold exactly when no id is both, in parts
+above :data:`.common.PART` ids (see ``sonnx.smt.definitions.disjoint``).
+Violations, both modes: an untrusted grouping proposes, per written seed, the
+seed fact and a write fact of it, in the direct rule's order; each
 group is refuted on its own and the exported obligation is all groups
 together (unsat).
 """
@@ -54,8 +55,8 @@ def certificate_mode_obligations(facts: Sequence[ScopeFacts]) -> Asking[tuple[An
     """The same formula over bare tensor ids, in parts on large models (``definitions.disjoint``)."""
     seeded = as_np([t for f in facts for t in seeds(f)])
     written = np.concatenate([as_np(f.wr_t) for f in facts] or [np.zeros(0, I64)])
-    head = ["; src holds for the id of every seeded tensor (graph input or initialized) and for no written one"]
-    return (yield from disjoint(ID, "c1_sources", "src", seeded, written, head, MEANING))
+    head = ["; the ids of the seeded tensors (graph inputs, initialized) and of the written ones: no id is both"]
+    return (yield from disjoint(ID, "c1_sources", seeded, written, head, MEANING))
 
 
 def conflicts(facts: Sequence[ScopeFacts]) -> list[Group]:

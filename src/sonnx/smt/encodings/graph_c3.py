@@ -57,7 +57,7 @@ from ..common import (
     unknown,
     violated,
 )
-from ..counter import Checks, Key, refute
+from ..counter import NONE, TENSOR, Builder, Checks, key, refute, sizes
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer, Session, SolverSettings
@@ -282,36 +282,50 @@ def check_certificate(facts: Sequence[ScopeFacts], cert: Times) -> Proof:
 Blocked = dict[int, tuple[set[int], dict[int, int], list[int]]]
 """scope -> (S: undefined tensors, blocked read per never-firing local operation, claimed undefined outputs)."""
 
+GI, IV, CP, BW_FALSE, BW_READ, GO = range(6)
+COUNTER = [
+    "(gi {} {} {})",
+    "(iv {} {})",
+    "(cp {} {})",
+    "(bw (wr {} {} {}) false)",
+    "(bw (wr {} {} {}) (rd {} {} {}))",
+    "(go {} {} {})",
+]
+"""The checks of the never-defined set, one template per kind of fact (the meaning is in the obligation's head)."""
+
 
 def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> Checks:
-    units: dict[Key, str] = {}
-    terms: list[str] = []
-    needs: list[tuple[Key, ...]] = []
-
-    def check(term: str, *tensors: int) -> None:
-        terms.append(term)
-        needs.append(tuple(("t", t) for t in tensors))
-
+    """Checks per scope in fact order: seeds (inputs, initializers, captures), every write, the claimed outputs."""
+    _, n_tensors = sizes(facts)
+    members = np.zeros(n_tensors, bool)
+    build = Builder(COUNTER, 6)
+    order: list[np.ndarray] = []
     for f in facts:
         s = f.index
-        members, blocked, outs = cc[s]
-        for t in range(f.t_base, f.t_base + f.n_tensors):
-            units["t", t] = f"(S {t})" if t in members else f"(not (S {t}))"
-        for k, t in f.inputs:
-            check(f"(gi {s} {k} {t})", t)
-        for t in f.initialized:
-            check(f"(iv {s} {t})", t)
-        for t, u in f.captures:
-            check(f"(cp {t} {u})", t)
-        for o, k, t in f.writes():
-            r = blocked.get(o - f.op_base)
-            if r is None:
-                check(f"(bw (wr {o} {k} {t}) false)", t)
-            else:
-                check(f"(bw (wr {o} {k} {t}) (rd {f.rd_o[r]} {f.rd_k[r]} {f.rd_t[r]}))", t, f.rd_t[r])
-        for k, t in f.outputs:
-            if t in outs:
-                check(f"(go {s} {k} {t})", t)
+        inside, blocked, outs = cc[s]
+        members[as_np(sorted(inside))] = True
+        order.append(key(TENSOR, np.arange(f.t_base, f.t_base + f.n_tensors)))
+        gi = as_np([x for pair in f.inputs for x in pair]).reshape(-1, 2)
+        build.add(GI, [np.full(len(gi), s, I64), gi[:, 0], gi[:, 1]], [key(TENSOR, gi[:, 1])])
+        iv = as_np(f.initialized)
+        build.add(IV, [np.full(len(iv), s, I64), iv], [key(TENSOR, iv)])
+        cp = as_np([x for pair in f.captures for x in pair]).reshape(-1, 2)
+        build.add(CP, [cp[:, 0], cp[:, 1]], [key(TENSOR, cp[:, 0])])
+        wr_o, wr_t = as_np(f.wr_o), as_np(f.wr_t)
+        named = np.full(f.n, -1, I64)  # the named read fact of each operation that never fires
+        if blocked:
+            named[as_np(list(blocked))] = as_np(list(blocked.values()))
+        r = named[wr_o - f.op_base]
+        has = r >= 0
+        r = np.where(has, r, 0)
+        rd_o, rd_k, rd_t = (as_np(x)[r] if len(x) else np.zeros(len(r), I64) for x in (f.rd_o, f.rd_k, f.rd_t))
+        build.add(
+            np.where(has, BW_READ, BW_FALSE),
+            [wr_o, as_np(f.wr_k), wr_t, rd_o, rd_k, rd_t],
+            [key(TENSOR, wr_t), np.where(has, key(TENSOR, rd_t), NONE)],
+        )
+        go = as_np([x for pair in f.outputs if pair[1] in outs for x in pair]).reshape(-1, 2)
+        build.add(GO, [np.full(len(go), s, I64), go[:, 0], go[:, 1]], [key(TENSOR, go[:, 1])])
     head = [
         NOTE,
         "; counter-certificate from an untrusted propagation: S (units for every tensor) never gets a value, and",
@@ -327,7 +341,7 @@ def counter_body(facts: Sequence[ScopeFacts], cc: Blocked) -> Checks:
         "(define-fun bw ((w Bool) (r Bool)) Bool (=> w r))",
         "(define-fun go ((s Int) (k Int) (t Int)) Bool (S t))",
     ]
-    return Checks(head, units, terms, needs)
+    return build.checks(head, ("", "S"), (np.zeros(0, bool), members), np.concatenate(order))
 
 
 def check_counter(facts: Sequence[ScopeFacts], cc: Blocked) -> Proof:
