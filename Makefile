@@ -122,7 +122,7 @@ test: lint typecheck coq-test pytest docs
 # extracted from it (tools/coq_runner.py) and the differential test of the Python semantics and the
 # compiled plan against that runner, and the z3 theorem modules of proofs/ (python -m proofs).
 proofs: $(STAMP)
-	$(BIN)/python -m tools.coq_check
+	$(BIN)/python -m tools.coq_check --fresh
 	$(BIN)/python -m tools.coq_runner
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/model/test_coq_runner.py
 	$(BIN)/python -m proofs
