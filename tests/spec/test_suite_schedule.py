@@ -36,6 +36,7 @@ def test_listed_files_come_first_in_their_order_then_the_others_by_size() -> Non
         Collected("tests/a/test_other.py::t1"),
         Collected(f"{first}::t0"),
         Collected("tests/a/test_small.py::t2"),
+        Collected("tests/a/test_other.py::t2"),
     ]
     ordered = [item.nodeid for item in longest_first(items)]
     assert ordered == [
@@ -48,6 +49,7 @@ def test_listed_files_come_first_in_their_order_then_the_others_by_size() -> Non
         "tests/a/test_small.py::t1",
         "tests/a/test_small.py::t2",
         "tests/a/test_other.py::t1",
+        "tests/a/test_other.py::t2",
     ]
 
 
