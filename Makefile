@@ -93,10 +93,11 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 # The suite runs in one worker process per core (pytest-xdist), a test file to a worker, so that a
-# module's fixtures are built once; TEST_WORKERS=0 runs it in this process alone.
+# module's fixtures are built once; TEST_WORKERS=0 runs it in this process alone. The files of the longest
+# tests start first (tests/common/schedule.py), an order --no-loadscope-reorder keeps.
 TEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # The build runs nitpicky (every cross-reference must resolve) with warnings as errors, then
 # tools/site_check.py checks the built HTML: internal links and anchors, unresolved references,
@@ -122,7 +123,7 @@ test: lint typecheck coq-test pytest docs
 # extracted from it (tools/coq_runner.py) and the differential test of the Python semantics and the
 # compiled plan against that runner, and the z3 theorem modules of proofs/ (python -m proofs).
 proofs: $(STAMP)
-	$(BIN)/python -m tools.coq_check
+	$(BIN)/python -m tools.coq_check --fresh
 	$(BIN)/python -m tools.coq_runner
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/model/test_coq_runner.py
 	$(BIN)/python -m proofs

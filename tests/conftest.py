@@ -39,3 +39,10 @@ def _every_json_report_meets_its_schema() -> Iterator[None]:
 
     with watch_json_reports():
         yield
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Start the files of the longest tests first (``tests/common/schedule.py``)."""
+    from tests.common.schedule import longest_first
+
+    items[:] = longest_first(items)

@@ -27,6 +27,9 @@ cannot run (no ``coqc``, a malformed table). ``--if-available`` is what
 ``make test`` uses: without ``coqc`` it installs Debian's ``coq`` when run as
 root, and otherwise prints one loud NOT RUN line, records it for the final
 summary and exits 0, except under ``CI=true`` where the check must run.
+A passing check leaves a record of its inputs' digest in ``build/coq-verified``
+(``tools/coq_record.py``), so the same inputs are not compiled again in this
+tree; ``--fresh`` compiles every file regardless.
 """
 
 from __future__ import annotations
@@ -42,11 +45,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools import coq_record
+
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "proofs" / "coq"
 BUILD = ROOT / "build" / "coq"
 LISTING = ROOT / "docs" / "_generated" / "coq_assumptions.txt"
 STATUS = ROOT / "build" / "coq-status.txt"
+# Records of passing checks, by the digest of their inputs (check's ``verified``).
+VERIFIED = ROOT / "build" / "coq-verified"
 CLOSED = "Closed under the global context"
 NOT_RUN = "Coq check NOT RUN: coqc not found; install Debian's coq (apt-get install coq) and run make proofs"
 
@@ -249,8 +256,17 @@ def _assumed(text: str) -> list[str]:
     return names or [text.splitlines()[0] if text else "(no output)"]
 
 
-def check(project: Path, build: Path, listing: Path | None, say: bool = True) -> str:
-    """Run steps 1 to 5 of the module docstring; the summary line, or an exception naming the failure."""
+def check(
+    project: Path, build: Path, listing: Path | None, say: bool = True, verified: Path | None = None,
+    remember: bool = True,
+) -> str:
+    """Run steps 1 to 5 of the module docstring; the summary line, or an exception naming the failure.
+
+    With ``verified`` (a folder of records), step 3 is skipped when a record of an earlier check of the
+    very same inputs is there (:func:`inputs_digest`: the listed files, the table, the checker and coqc);
+    steps 1, 2 and 4 are always done, on the recorded ``Print Assumptions`` output. A passing check
+    that compiled writes its record there when ``remember`` is true.
+    """
     start = time.perf_counter()
     if shutil.which("coqc") is None:
         raise CoqCheckUnusable("coqc not found; install Debian's coq (apt-get install coq)")
@@ -259,15 +275,11 @@ def check(project: Path, build: Path, listing: Path | None, say: bool = True) ->
         scan(project / file, f"proofs/coq/{file}")
     entries = read_table(project, files)
     _progress(say, f"scanned {len(files)} files: no Admitted, admit or axiom; {len(entries)} theorems in the table")
-    shutil.rmtree(build, ignore_errors=True)
-    build.mkdir(parents=True)
-    for file in files:
-        shutil.copyfile(project / file, build / file)
-        seconds = _coqc(["-Q", ".", "SONNX", file], build, f"proofs/coq/{file}")
-        _progress(say, f"coqc {file}: {seconds:.1f} s")
-    started = time.perf_counter()
-    printed = assumptions(entries, files, build)
-    _progress(say, f"Print Assumptions of {len(entries)} theorems: {time.perf_counter() - started:.1f} s")
+    record = verified / f"{inputs_digest(project, files)}.json" if verified is not None else None
+    printed = coq_record.recall(record, [e.qualified for e in entries]) if record is not None else None
+    compiled = printed is None
+    if printed is None:
+        printed = _compile(project, files, entries, build, say)
     lines = ["Coq theorems of proofs/coq/ and their assumptions (Print Assumptions, Coq's own output)", ""]
     for entry in entries:
         text = printed[entry.qualified]
@@ -279,11 +291,46 @@ def check(project: Path, build: Path, listing: Path | None, say: bool = True) ->
                 f"proofs/coq/{entry.file}:{line}: {entry.name} rests on {', '.join(extra)}, "
                 "which theorems.txt does not allow"
             )
+    if compiled and record is not None and remember:
+        coq_record.remember(record, printed)
     if listing is not None:
         listing.parent.mkdir(parents=True, exist_ok=True)
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
     total = time.perf_counter() - start
-    return f"Coq check PASSED: {len(files)} files, {len(entries)} theorems with their assumptions listed, {total:.1f} s"
+    earlier = "" if compiled or record is None else record.stem[:12]
+    how = f", compiled by an earlier check of the same inputs ({earlier})" if earlier else ""
+    return (
+        f"Coq check PASSED: {len(files)} files, {len(entries)} theorems with their assumptions listed{how}, "
+        f"{total:.1f} s"
+    )
+
+
+def _compile(project: Path, files: Sequence[str], entries: Sequence[Entry], build: Path, say: bool) -> dict[str, str]:
+    """Step 3 and the printing of step 4: every file compiled in a fresh ``build``, then Print Assumptions."""
+    shutil.rmtree(build, ignore_errors=True)
+    build.mkdir(parents=True)
+    for file in files:
+        shutil.copyfile(project / file, build / file)
+        seconds = _coqc(["-Q", ".", "SONNX", file], build, f"proofs/coq/{file}")
+        _progress(say, f"coqc {file}: {seconds:.1f} s")
+    started = time.perf_counter()
+    printed = assumptions(entries, files, build)
+    _progress(say, f"Print Assumptions of {len(entries)} theorems: {time.perf_counter() - started:.1f} s")
+    return printed
+
+
+def inputs_digest(project: Path, files: Sequence[str]) -> str:
+    """The SHA-256 of everything a check's outcome depends on.
+
+    The coqc found on PATH and its version line (which names the Coq release and the OCaml it was
+    built with, hence its standard library), this checker's source, ``_CoqProject``, ``theorems.txt`` and
+    every listed file, each with its name and length so that no two different inputs concatenate alike.
+    """
+    coqc = shutil.which("coqc") or ""
+    version = subprocess.run([coqc, "--version"], capture_output=True, text=True, check=False).stdout
+    parts = [("coqc", f"{coqc}\n{version}".encode()), ("checker", Path(__file__).read_bytes())]
+    parts += [(name, (project / name).read_bytes()) for name in ("_CoqProject", "theorems.txt", *files)]
+    return coq_record.digest(parts)
 
 
 def _line_of(path: Path, name: str) -> int:
@@ -317,6 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--build", type=Path, default=BUILD)
     parser.add_argument("--listing", type=Path, default=LISTING)
     parser.add_argument("--if-available", action="store_true", help="make test: report NOT RUN without coqc")
+    parser.add_argument("--fresh", action="store_true", help="compile even with a record of the same inputs")
     args = parser.parse_args(argv)
     if shutil.which("coqc") is None and not _install_coq():
         if args.if_available:
@@ -326,7 +374,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"coq: {NOT_RUN}", file=sys.stderr)
         return 2
     try:
-        summary = check(args.project, args.build, args.listing)
+        summary = check(args.project, args.build, args.listing, verified=None if args.fresh else VERIFIED)
     except CoqCheckFailed as failure:
         print(f"coq: FAILED: {failure}", file=sys.stderr)
         _record("FAILED")

@@ -7,14 +7,23 @@ The marker is declared in ``pyproject.toml``, and pytest runs with
 ``--strict-markers``; ``pytest -m rule`` selects every traced test. Tests are
 named as pytest names them, ``path::test`` or ``path::Class::test``;
 ``tests/spec`` is not searched (its tests check the documents, not the rules).
+
+The traceability matrix scans every test file several times in one process
+(the rows, then the problems; the docs build and the spec tests build it more
+than once), so a file's result is kept under its name and the SHA-256 of its
+text: a file read again with the same text is not parsed again, and any edit
+gives another key.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 from pathlib import Path
 
 MARKER = "rule"
+# (name, SHA-256 of the text) -> what scan_file found in it
+_SCANNED: dict[tuple[str, str], tuple[dict[str, list[str]], list[str]]] = {}
 
 
 def _rule_ids(expr: ast.expr | None) -> tuple[list[str], list[str]]:
@@ -56,7 +65,17 @@ def _decorated(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> t
 
 def scan_file(path: Path, rel: str) -> tuple[dict[str, list[str]], list[str]]:
     """Test name -> rule IDs for the marked tests of one file; the problems found in its markers."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+    text = path.read_text(encoding="utf-8")
+    key = (rel, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    if key not in _SCANNED:
+        _SCANNED[key] = _scan_text(text, rel)
+    found, bad = _SCANNED[key]
+    return {name: list(ids) for name, ids in found.items()}, list(bad)
+
+
+def _scan_text(text: str, rel: str) -> tuple[dict[str, list[str]], list[str]]:
+    """What :func:`scan_file` returns, from the file's text."""
+    tree = ast.parse(text, filename=rel)
     module_ids, bad = _rule_ids(_pytestmark(tree.body))
     out: dict[str, list[str]] = {}
 

@@ -53,7 +53,11 @@ def _run(tmp_path: Path, project: Path) -> str:
 
 @NEEDS_COQC
 def test_the_shipped_development_passes_with_every_theorem_closed(tmp_path: Path) -> None:
-    summary = _run(tmp_path, coq_check.PROJECT)
+    # The record the Coq step of make test leaves for these very inputs is read when present (it writes none).
+    summary = check(
+        coq_check.PROJECT, tmp_path / "build", tmp_path / "listing.txt", say=False, verified=coq_check.VERIFIED,
+        remember=False,
+    )
     assert summary.startswith("Coq check PASSED")
     listing = (tmp_path / "listing.txt").read_text(encoding="utf-8")
     assert "SONNX.Acyclic.acyclic_iff_strict_rank  (Acyclic.v; supports GRAPH-ACYCLIC)" in listing

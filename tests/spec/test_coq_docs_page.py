@@ -69,7 +69,7 @@ def test_a_passing_check_prints_coqs_assumptions_for_every_theorem(
 ) -> None:
     entries = _entries()
 
-    def passed(project: Path, build: Path, listing: Path, say: bool = True) -> str:
+    def passed(project: Path, build: Path, listing: Path, say: bool = True, **records: object) -> str:
         # The checker's listing format: a header, then per theorem its name line and Coq's output indented.
         lines = ["Coq theorems of proofs/coq/ and their assumptions", ""]
         for e in entries:

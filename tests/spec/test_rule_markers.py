@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tools import rule_markers, traceability
 
 SOURCE = '''
@@ -66,3 +68,25 @@ def test_a_marker_naming_no_rule_is_a_traceability_problem(tmp_path: Path) -> No
     found, _ = rule_markers.scan_file(path, "tests/y/test_y.py")
     registered = {r.id for r in traceability.RULES}
     assert [rid for ids in found.values() for rid in ids if rid not in registered] == ["GRAPH-C9"]
+
+
+def test_a_file_read_again_unchanged_is_not_parsed_again_and_an_edit_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "test_z.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    parsed: list[str] = []
+    scan_text = rule_markers._scan_text
+    monkeypatch.setattr(rule_markers, "_scan_text", lambda text, rel: parsed.append(rel) or scan_text(text, rel))
+    first, _ = rule_markers.scan_file(path, "tests/z/test_z.py")
+    first["tests/z/test_z.py::test_module_level"].append("GRAPH-R9")  # a caller's change stays its own
+    second, bad = rule_markers.scan_file(path, "tests/z/test_z.py")
+    assert parsed == ["tests/z/test_z.py"]
+    assert second["tests/z/test_z.py::test_module_level"] == ["GRAPH-C1"] and len(bad) == 2
+    path.write_text(SOURCE.replace('pytestmark = pytest.mark.rule("GRAPH-C1")', ""), encoding="utf-8")
+    edited, _ = rule_markers.scan_file(path, "tests/z/test_z.py")
+    assert parsed == ["tests/z/test_z.py"] * 2
+    assert "tests/z/test_z.py::test_module_level" not in edited
+    assert edited["tests/z/test_z.py::test_own_and_module"] == ["GRAPH-C3"]
+    elsewhere, _ = rule_markers.scan_file(path, "tests/w/test_z.py")
+    assert set(elsewhere) == {name.replace("tests/z/", "tests/w/") for name in edited}

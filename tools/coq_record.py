@@ -1,0 +1,64 @@
+"""Records of passing Coq checks, so identical inputs are compiled once per tree.
+
+``make test`` checks the Coq development of ``proofs/coq/`` in its Coq step, and
+the docs build prints the same check's result on the proofs page. Compiling
+every file is by far the longest part of the check; its outcome is a function
+of the inputs :func:`tools.coq_check.inputs_digest` hashes (the listed files,
+the theorem table, the checker and the coqc in use). After a check that
+compiled and passed, the ``Print Assumptions`` output of every theorem is kept
+in ``build/coq-verified/<digest>.json``; a later check of the same inputs
+reads it instead of compiling again, and still does the scan for unproved
+steps, the table's checks and the assumption check on that output. A clean
+clone (as in CI) has no record, so its first check compiles every file. A
+change to any input changes the digest, so an old record is never read for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+FORMAT = 1
+
+
+def digest(parts: Iterable[tuple[str, bytes]]) -> str:
+    """SHA-256 over named byte strings, each framed by its name and length."""
+    h = hashlib.sha256(f"sonnx coq check record {FORMAT}\n".encode())
+    for name, data in parts:
+        h.update(f"{name}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+def recall(record: Path, theorems: Sequence[str]) -> dict[str, str] | None:
+    """The recorded ``Print Assumptions`` text of each theorem, or None when the record is absent or unusable.
+
+    A record is used only when it is well formed, names its own digest and holds exactly the theorems
+    asked for; anything else means compiling again, never a pass taken on trust.
+    """
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("digest") != record.stem:
+        return None
+    printed = data.get("printed")
+    if not isinstance(printed, dict) or sorted(printed) != sorted(theorems):
+        return None
+    if not all(isinstance(text, str) for text in printed.values()):
+        return None
+    return dict(printed)
+
+
+def remember(record: Path, printed: dict[str, str]) -> None:
+    """Write the record of a passing check atomically (a reader sees the whole file or none)."""
+    record.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"format": FORMAT, "digest": record.stem, "printed": printed}, indent=1, sort_keys=True)
+    handle, temporary = tempfile.mkstemp(dir=record.parent, prefix=".record-", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        out.write(text + "\n")
+    os.replace(temporary, record)
