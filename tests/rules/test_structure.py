@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from sonnx.base import witness as W
 from sonnx.model import index as X
+from sonnx.model import propagate as P
 from sonnx.model import structure as S
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
@@ -76,12 +77,12 @@ def csr(n: int, edges: list[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
 @given(edges_st, st.sampled_from([1, 2, 64]))
 def test_property_peel_and_reach_agree_with_networkx(case: tuple[int, list[tuple[int, int]]], batch: int) -> None:
     n, edges = case
-    old = X._BATCH
-    X._BATCH = batch  # exercise both the NumPy and the loop path
+    old = P._BATCH
+    P._BATCH = batch  # exercise both the NumPy and the loop path
     try:
         ptr, vals = csr(n, edges)
         indeg = np.bincount(np.array([b for _, b in edges], np.intp), minlength=n)
-        done = X.peel(n, ptr, vals, indeg)
+        done = P.peel(n, ptr, vals, indeg)
         dg: nx.MultiDiGraph[int] = nx.MultiDiGraph()
         dg.add_nodes_from(range(n))
         dg.add_edges_from(edges)
@@ -91,16 +92,16 @@ def test_property_peel_and_reach_agree_with_networkx(case: tuple[int, list[tuple
             after |= nx.descendants(dg, v)
         assert {v for v in range(n) if not done[v]} == after
         start = np.array([0, n - 1], np.intp)
-        seen = X.reach(n, ptr, vals, start)
+        seen = P.reach(n, ptr, vals, start)
         expected = {0, n - 1} | nx.descendants(dg, 0) | nx.descendants(dg, n - 1)
         assert set(np.flatnonzero(seen).tolist()) == expected
     finally:
-        X._BATCH = old
+        P._BATCH = old
 
 
 @given(st.lists(st.integers(-(2**40), 2**40), max_size=40))
 def test_property_sorted_distinct_is_numpys_unique(values: list[int]) -> None:
-    got = X.sorted_distinct(np.array(values, np.intp))
+    got = P.sorted_distinct(np.array(values, np.intp))
     expected = np.unique(np.array(values, np.intp))
     assert got.dtype == expected.dtype and got.tolist() == expected.tolist()
 

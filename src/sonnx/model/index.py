@@ -1,16 +1,15 @@
-"""The per-graph index: integer-coded operations and dependency edges, and the propagations over them.
+"""The per-graph index: integer-coded operations and dependency edges, the topology and a cycle over them.
 
 A :class:`GraphIndex` is built once per graph and check run (cached in the
-check context) and read by the structural rules; the propagations
-(topological peeling, reachability) run level by level with NumPy while the
-frontier is wide and switch to a plain loop over flat arrays while it is
-narrow (a chain). Nothing here recurses. See :mod:`sonnx.model.structure`
-for the dependency relation these edges encode.
+check context) and read by the structural rules; the propagations over its
+edges (topological peeling, reachability) are in :mod:`.propagate`. Nothing
+here recurses. See :mod:`sonnx.model.structure` for the dependency relation
+these edges encode.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from itertools import chain, repeat
 from operator import itemgetter
 from typing import Any, NamedTuple
@@ -19,10 +18,7 @@ import numpy as np
 
 from ..base.caching import cached, gc_paused
 from .graph import Graph, Operation
-
-_BATCH = 64
-"""Frontier size from which a propagation step is done with NumPy."""
-
+from .propagate import peel, sorted_distinct
 
 NO_PRODUCER = -1
 
@@ -248,108 +244,6 @@ def index(ctx: Any, graph: Graph) -> GraphIndex:
             return GraphIndex(graph, attribute_ops(ctx, graph))
 
     return cached(ctx.cache, ("structure.index", id(graph)), build)
-
-
-def _gather(ptr: np.ndarray, vals: np.ndarray, nodes: np.ndarray) -> np.ndarray:
-    """``vals[ptr[v]:ptr[v+1]]`` for every ``v`` of ``nodes``, concatenated."""
-    starts = ptr[nodes]
-    lens = ptr[nodes + 1] - starts
-    total = int(lens.sum())
-    if total == 0:
-        return np.zeros(0, np.intp)
-    ends = np.cumsum(lens)
-    return vals[np.repeat(starts - ends + lens, lens) + np.arange(total, dtype=np.intp)]
-
-
-def _levels(
-    level: np.ndarray, wide: Callable[[np.ndarray], np.ndarray], narrow: Callable[[list[int]], list[int]]
-) -> None:
-    """Drive a propagation level by level from ``level`` until a level comes out empty.
-
-    A wide level (at least ``_BATCH`` nodes) goes through ``wide``, one NumPy
-    step that returns the next level. A narrow one goes to ``narrow``, a plain
-    loop over flat arrays that follows levels for as long as they stay narrow
-    (a chain) and returns the first one that is wide or empty.
-    """
-    while level.size:
-        level = wide(level) if level.size >= _BATCH else np.array(narrow(level.tolist()), np.intp)
-
-
-def peel(n: int, ptr: np.ndarray, vals: np.ndarray, indeg: np.ndarray) -> np.ndarray:
-    """Kahn's peeling: which nodes get in-degree zero when sources are removed repeatedly.
-
-    ``ptr``/``vals`` give each node's successors, one entry per edge;
-    ``indeg`` (consumed) counts the same edges per target. The nodes left out
-    are exactly those on a cycle or reachable from one. The peeling goes level
-    by level (see :func:`_levels`).
-    """
-    done = np.zeros(n, np.bool_)
-    level = np.flatnonzero(indeg == 0)
-    done[level] = True
-
-    def wide(level: np.ndarray) -> np.ndarray:
-        u, c = np.unique(_gather(ptr, vals, level), return_counts=True)
-        indeg[u] -= c
-        level = u[indeg[u] == 0]
-        done[level] = True
-        return level
-
-    def narrow(front: list[int]) -> list[int]:
-        P, V, D, F = ptr.data, vals.data, indeg.data, done.data
-        while front and len(front) < _BATCH:
-            nxt: list[int] = []
-            for a in front:
-                for e in range(P[a], P[a + 1]):
-                    b = V[e]
-                    d = D[b] - 1
-                    D[b] = d
-                    if d == 0:
-                        F[b] = True
-                        nxt.append(b)
-            front = nxt
-        return front
-
-    _levels(level, wide, narrow)
-    return done
-
-
-def sorted_distinct(values: np.ndarray) -> np.ndarray:
-    """The distinct values of a one-dimensional integer array, ascending, as ``np.unique`` gives them; without
-    ``np.unique``'s test for a masked array, whose first use imports ``numpy.ma``, which a check has no other use
-    for."""
-    ordered = np.sort(values, kind="stable")
-    if ordered.size < 2:
-        return ordered
-    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-
-
-def reach(n: int, ptr: np.ndarray, vals: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Nodes reachable from ``start`` (included) following ``ptr``/``vals`` adjacency, level by level."""
-    seen = np.zeros(n, np.bool_)
-    level = sorted_distinct(np.asarray(start, np.intp))
-    seen[level] = True
-
-    def wide(level: np.ndarray) -> np.ndarray:
-        nxt = _gather(ptr, vals, level)
-        level = np.unique(nxt[~seen[nxt]])
-        seen[level] = True
-        return level
-
-    def narrow(front: list[int]) -> list[int]:
-        P, V, S = ptr.data, vals.data, seen.data
-        while front and len(front) < _BATCH:
-            nxt: list[int] = []
-            for a in front:
-                for e in range(P[a], P[a + 1]):
-                    b = V[e]
-                    if not S[b]:
-                        S[b] = True
-                        nxt.append(b)
-            front = nxt
-        return front
-
-    _levels(level, wide, narrow)
-    return seen
 
 
 class Topology(NamedTuple):

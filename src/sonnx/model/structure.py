@@ -34,9 +34,9 @@ from .index import (
     attribute_ops,
     index,
     operations_with_attributes,
-    reach,
     topology,
 )
+from .propagate import reach
 from .scopes import child_segments, scope_path, walk_visible
 
 
