@@ -71,6 +71,7 @@ OBJECTS: tuple[tuple[str, str], ...] = (
     ("class", "sonnx.smt.smtlib.Obligation"),
     ("class", "sonnx.smt.pool.Job"),
     ("data", "sonnx.smt.sizes.POOL_MIN_OPERATIONS"),
+    ("class", "sonnx.base.workers.WorkerPool"),
     ("function", "sonnx.smt.encodings.graph_acyclic.rank_body"),
     ("function", "sonnx.smt.encodings.graph_c1.certificate_mode_obligations"),
     ("class", "sonnx.rules.declarations.Declarations"),
