@@ -159,10 +159,15 @@ def test_how_a_worker_ended_in_words() -> None:
 
 
 def test_ctrl_c_ends_a_busy_worker_quietly(tmp_path: Path) -> None:
-    """SIGINT, as Ctrl-C sends it to the whole process group: the worker ends without a traceback on stderr."""
+    """SIGINT, as Ctrl-C sends it to the whole process group: the worker ends without a traceback on stderr.
+
+    The program first takes SIGINT back from an ignoring parent (a job started in the background of a shell
+    ignores it, and so would the fork server and its workers): a terminal's foreground command receives it.
+    """
     root = Path(__file__).resolve().parents[2]
     code = (
         "import os, signal, sys, time\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from sonnx.base.workers import WorkerPool\n"
         "from tests.batch.crashers import Nap\n"
         "if __name__ == '__main__':\n"
