@@ -30,6 +30,7 @@ MODULES: tuple[str, ...] = (
     "sonnx.execution.inputs.domain",
     "sonnx.partition.verify",
     "sonnx.rules.determinism_table",
+    "sonnx.rules.schemas",
     "sonnx.rules.graph_r2_conditions",
     "sonnx.rules.graph_arity",
     "sonnx.rules.premises",

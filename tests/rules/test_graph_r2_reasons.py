@@ -23,6 +23,7 @@ from sonnx.base.verdict import Status, Verdict
 from sonnx.model.graph import Attribute, Model, Operation, Tensor, TensorType, make_graph
 from sonnx.model.graph import make_operation as op
 from sonnx.rules import determinism_table as table
+from sonnx.rules import schemas
 from sonnx.smt.engine import run_smt
 from tests.common.rulekit import data, init, model, run, tensors, value
 
@@ -381,12 +382,12 @@ def test_disagreeing_versions_where_older_versions_have_no_entry() -> None:
 def test_the_newest_opset_of_each_domain_is_onnx_registry_and_no_schema_is_newer() -> None:
     # read from onnx's registry of versions by domain without making every schema a Python object; a schema
     # newer than its domain's newest version would let an opset through that onnx does not define
-    newest = table._newest()
+    newest = schemas._newest()
     assert newest == {domain: last for domain, (_, last) in onnx.defs.C.schema_version_map().items()}
     for s in onnx.defs.get_all_schemas_with_history():
         assert s.since_version <= newest[s.domain], s.name
     top = newest[""]
-    assert table.schema_at("", "Relu", top)[0] is not None
-    assert table.schema_at("", "Relu", top + 1) == (
+    assert schemas.schema_at("", "Relu", top)[0] is not None
+    assert schemas.schema_at("", "Relu", top + 1) == (
         None, f"ai.onnx::Relu: opset {top + 1} is newer than the schemas sonnx knows (up to {top})"
     )

@@ -24,6 +24,7 @@ import pytest
 
 from sonnx.rules import determinism_table as table
 from sonnx.rules.determinism_review import WORDING
+from sonnx.rules.schemas import schema_versions
 
 pytestmark = pytest.mark.rule("GRAPH-R2")
 
@@ -137,4 +138,4 @@ def test_every_quote_is_in_a_text_its_entry_covers(e: table.Entry) -> None:
 def test_wording_entries_leave_nothing_open() -> None:
     for e in WORDING:
         assert e.condition == table.NEVER and e.reason and e.quotes, e
-        assert table.schema_versions(e.domain, e.operator), e
+        assert schema_versions(e.domain, e.operator), e

@@ -49,7 +49,8 @@ from onnx import AttributeProto, TensorProto
 from ..base.errors import UsageError
 from ..base.files import read_option_file
 from ..base.strict_json import loads
-from .determinism_table import ALWAYS, KNOWN_DOMAINS, NEVER, Entry, normal_domain, opset_version
+from .determinism_table import ALWAYS, KNOWN_DOMAINS, NEVER, Entry
+from .schemas import normal_domain, opset_version
 
 FLAG = "--operator-declarations"
 MAX_BYTES = 1 << 20

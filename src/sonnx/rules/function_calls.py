@@ -22,8 +22,8 @@ from ..model.graph import Operation
 from ..model.index import index
 from ..model.structure import scopes
 from .base import CheckContext
-from .determinism_table import normal_domain
 from .graph_function_shadowing import shadowed
+from .schemas import normal_domain
 
 CALL_GRAPHS = (
     "the graphs the call gives as attributes would run as the standard operator's nested graphs, and no rule "

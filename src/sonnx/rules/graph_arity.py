@@ -50,8 +50,8 @@ from ..model.graph import Function, Graph, Model, Operation
 from ..model.structure import walk_scopes
 from .base import CheckContext, Listing, counted_reasons, open_or_proved
 from .declarations import Declaration, Declarations
-from .determinism_table import normal_domain, opset_version, schema_at
 from .registry import rule_by_id
+from .schemas import normal_domain, opset_version, schema_at
 
 ID = "GRAPH-ARITY"
 SEVERITY = Severity.WARNING

@@ -40,8 +40,8 @@ from ..model.structure import scopes
 from . import attribute_domains as ad
 from .base import CheckContext, Listing, counted_reasons, open_or_proved
 from .declarations import Declarations
-from .determinism_table import normal_domain, opset_version, schema_at
 from .ranks import Ranks, ranks
+from .schemas import normal_domain, opset_version, schema_at
 
 ID = "GRAPH-ATTRIBUTES"
 SEVERITY = Severity.ERROR

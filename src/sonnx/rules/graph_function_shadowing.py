@@ -38,9 +38,9 @@ from ..base.errors import FunctionShadowingError
 from ..base.verdict import Severity, Verdict
 from ..model.graph import Function, Model
 from .base import CheckContext, Listing
-from .determinism_table import normal_domain, opset_version
 from .graph_arity import qualified
 from .registry import rule_by_id
+from .schemas import normal_domain, opset_version
 
 ID = "GRAPH-FUNCTION-SHADOWING"
 SEVERITY = Severity.ERROR

@@ -42,7 +42,7 @@ from ..model.graph import InitialValue, Operation
 from ..model.index import index, operations_of, operator_kinds
 from ..model.structure import outer_definers, scopes
 from . import determinism_table as table
-from . import graph_attributes
+from . import graph_attributes, schemas
 from . import graph_r2_conditions as conditions
 from .base import CheckContext, open_or_proved
 from .function_calls import CALL_GRAPHS, ShadowedCall, gives_graphs, shadowed_calls
@@ -56,20 +56,20 @@ Outcome = tuple[str, str]
 
 def _kind_entries(ctx: CheckContext, domain: str, operator: str) -> tuple[list[table.Entry | None], str]:
     """Table entries of every schema version the operation may denote, or an empty list and why."""
-    d = table.normal_domain(domain)
+    d = schemas.normal_domain(domain)
     if d not in table.KNOWN_DOMAINS:
         decls = ctx.config.declarations
         declared = None if decls is None else decls.find(d, operator, ctx.model.opset_imports)
         if declared is not None and decls is not None:
             return [declared.entry(decls.source)], ""
         return [], f"{domain}::{operator}: domain {domain!r} is not one whose operators sonnx knows"
-    version = table.opset_version(ctx.model.opset_imports, d)
+    version = schemas.opset_version(ctx.model.opset_imports, d)
     if version is None:  # no opset import: consider every version of the operator
-        versions = table.schema_versions(d, operator)
+        versions = schemas.schema_versions(d, operator)
         if not versions:
             return [], f"{d or 'ai.onnx'}::{operator}: not an operator onnx defines"
     else:
-        schema, why = table.schema_at(d, operator, version)
+        schema, why = schemas.schema_at(d, operator, version)
         if schema is None:
             return [], why
         versions = [schema.since_version]

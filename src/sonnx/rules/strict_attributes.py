@@ -24,7 +24,7 @@ from ..base.witness import op_ref
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
 from .base import CheckContext, Listing, counted_reasons, open_or_proved
-from .determinism_table import opset_version, schema_at
+from .schemas import opset_version, schema_at
 
 ID = "STRICT-ATTRIBUTES"
 SEVERITY = Severity.ERROR

@@ -73,8 +73,8 @@ from ..base.witness import Offenders, op_ref
 from ..model.graph import Dim, Operation
 from .base import CheckContext, Listing, open_or_proved
 from .derived import derived_model
-from .determinism_table import normal_domain, opset_version, schema_at
 from .graph_arity import Signatures, WrittenScope, written_scopes
+from .schemas import normal_domain, opset_version, schema_at
 
 ID = "STRICT-BROADCAST"
 SEVERITY = Severity.ERROR

@@ -36,8 +36,8 @@ from ..base.witness import Offenders, op_ref
 from ..model.graph import Operation
 from .base import CheckContext, Listing, open_or_proved
 from .derived import derived_model
-from .determinism_table import normal_domain, opset_version, schema_at
 from .graph_arity import Signatures, written_scopes
+from .schemas import normal_domain, opset_version, schema_at
 from .strict_op_checks import BROKEN, CHECKS, OPEN, Site
 from .strict_op_table import ROWS, Row
 

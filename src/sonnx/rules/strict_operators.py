@@ -29,7 +29,7 @@ from ..base.witness import first, op_ref
 from ..model.index import operations_of, operator_kinds
 from ..model.structure import scopes
 from .base import CheckContext
-from .determinism_table import normal_domain
+from .schemas import normal_domain
 
 ID = "STRICT-OPERATORS"
 SEVERITY = Severity.ERROR

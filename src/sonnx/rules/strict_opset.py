@@ -19,7 +19,7 @@ from ..model.graph import Graph
 from ..model.index import operator_kinds
 from ..model.structure import scopes
 from .base import CheckContext
-from .determinism_table import normal_domain, opset_version
+from .schemas import normal_domain, opset_version
 
 ID = "STRICT-OPSET"
 SEVERITY = Severity.ERROR

@@ -54,6 +54,7 @@ from dataclasses import dataclass
 
 from ..model.graph import Model, Operation
 from ..rules import determinism_table as table
+from ..rules import schemas
 from ..rules.base import CheckConfig, CheckContext
 from ..rules.declarations import Declarations
 from ..rules.function_calls import CALL_GRAPHS as CALL_GRAPHS_REASON
@@ -121,7 +122,7 @@ class Codes:
         self.domain: dict[str, int] = {d: i for i, d in enumerate(table.KNOWN_DOMAINS)}
         for d in sorted({e.domain for e in self.declared} - set(self.domain)):
             self.domain[d] = len(self.domain)
-        for d in sorted({table.normal_domain(op.domain) for op in ops} - set(self.domain)):
+        for d in sorted({schemas.normal_domain(op.domain) for op in ops} - set(self.domain)):
             self.domain[d] = len(self.domain)
         self.op: dict[str, int] = {}
         for e in (*table.TABLE, *self.declared):
@@ -163,17 +164,17 @@ def table_formula(codes: Codes) -> list[str]:
 
 
 def _versions(model: Model, op: Operation, decls: Declarations | None) -> tuple[list[int], str]:
-    d = table.normal_domain(op.domain)
+    d = schemas.normal_domain(op.domain)
     if d not in table.KNOWN_DOMAINS:
         declared = None if decls is None else decls.find(d, op.operator, model.opset_imports)
         if declared is not None:  # the declaration's row covers the version the model imports
             return [int(model.opset_imports[d])], ""
         return [], f"{op.domain}::{op.operator}: domain {op.domain!r} is not one whose operators sonnx knows"
-    version = table.opset_version(model.opset_imports, d)
+    version = schemas.opset_version(model.opset_imports, d)
     if version is None:
-        vs = table.schema_versions(d, op.operator)
+        vs = schemas.schema_versions(d, op.operator)
         return vs, "" if vs else f"{d or 'ai.onnx'}::{op.operator}: not an operator onnx defines"
-    schema, why = table.schema_at(d, op.operator, version)
+    schema, why = schemas.schema_at(d, op.operator, version)
     return ([], why) if schema is None else ([schema.since_version], "")
 
 
@@ -277,7 +278,7 @@ class Lister:
         vs = self._versions.get(kind)
         if vs is None:
             vs = self._versions[kind] = _versions(self.model, op, self.decls)
-        conds = VALUE_CONDITIONS.get((table.normal_domain(op.domain), op.operator), frozenset())
+        conds = VALUE_CONDITIONS.get((schemas.normal_domain(op.domain), op.operator), frozenset())
         g = (_given(op, 0), _given(op, 1), _given(op, 2))
         if op[5]:
             a = (attr_fact(op, "is_test"), attr_fact(op, "sorted"), _reduction(op), attr_fact(op, "to"))
@@ -336,7 +337,7 @@ class Lister:
         if table.REPEATED_AXES_INPUT in conds and len(m) > AXES_INPUT and m[AXES_INPUT]:
             c = self._resolve(f, m[AXES_INPUT], "axes")
             ai, consts = axes_value_term(c, self.rank(f, m[0])), [*consts, c.what]
-        d = self.codes.domain[table.normal_domain(op.domain)]
+        d = self.codes.domain[schemas.normal_domain(op.domain)]
         p = self.codes.op[op.operator]
         (itk, itv), (sk, sv), rd, (tk, tv) = a
         rest = f"{num(itk)} {num(itv)} {num(sk)} {num(sv)} {rd} {g[0]} {g[1]} {g[2]} {num(tk)} {num(tv)} {et}"

@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..model.graph import Model, Operation
-from ..rules.determinism_table import normal_domain
 from ..rules.function_calls import call_label
 from ..rules.graph_arity import qualified
 from ..rules.graph_function_shadowing import standard_operators
+from ..rules.schemas import normal_domain
 from .certify import index_of
 from .facts import ScopeFacts
 

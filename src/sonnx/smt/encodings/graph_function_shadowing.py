@@ -26,8 +26,8 @@ from __future__ import annotations
 
 from ...model.graph import Model
 from ...rules.base import Listing
-from ...rules.determinism_table import normal_domain
 from ...rules.graph_function_shadowing import ID, entry, standard_operators
+from ...rules.schemas import normal_domain
 from ..common import Encoding, Proof, ProofContext, RuleResult, ask_one, facts_lines, listed, or_all, settled, unknown
 from ..smtlib import Obligation
 from ..solver import Session, model_values
