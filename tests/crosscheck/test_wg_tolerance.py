@@ -15,10 +15,11 @@ from onnx import TensorProto, helper, numpy_helper
 from sonnx.base.errors import UsageError
 from sonnx.checking.options import CheckOptions
 from sonnx.differential import run as run_module
+from sonnx.differential.lines import text_lines
 from sonnx.differential.metrics import Tolerance, compare_arrays
 from sonnx.differential.oracles import OracleRun
 from sonnx.differential.recorded import RecordedResultError, oracle_result
-from sonnx.differential.run import cross_check, text_lines
+from sonnx.differential.run import cross_check
 from sonnx.differential.wg_tolerance import OutputClass, output_classes, resolve
 from sonnx.execution.executor import execute
 from sonnx.loader import load_model

@@ -10,8 +10,9 @@ import argparse
 from typing import TextIO
 
 from .. import api
+from ..differential.lines import text_lines
 from ..differential.names import ORACLES
-from ..differential.run import parse_oracles, text_lines
+from ..differential.run import parse_oracles
 from ..loader.memory import STDIN
 from .common import (
     MODEL_HELP_STDIN,
