@@ -53,6 +53,7 @@ STRICT_ANALYSES = (
     "sonnx.rules.intervals_search",
     "sonnx.rules.shapes_analysis",
     "sonnx.rules.value_classes",
+    "sonnx.rules.shape_inputs",
     "sonnx.rules.strict_op_table",
 )
 """What only those rules use: the interval analysis, the shape analysis, the value classes, the working group's

@@ -20,7 +20,7 @@ from sonnx.model.graph import make_operation as op
 from sonnx.rules import run_rules, value_classes
 from sonnx.rules.base import PROFILE_SONNX, PROFILE_STRICT, CheckConfig
 from sonnx.rules.registry import rules_for
-from sonnx.rules.value_classes import shape_tables
+from sonnx.rules.shape_inputs import shape_tables
 from tests.common.builders import fvi, make_model
 from tests.common.rulekit import data, init, run, tensors
 from tests.common.rulekit import model as rk_model

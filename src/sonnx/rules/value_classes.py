@@ -19,19 +19,16 @@ declared shape.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from typing import Any, NamedTuple
 
 from ..base.errors import ToolError
 from ..model.graph import Graph, Model, Operation
 from ..model.scopes import child_segments, scope_path
 from ..model.structure import walk_scopes
+from .shape_inputs import shape_tables
 
-DATA_FILE = "shape_inputs.json"
 CONST, SHAPE, VALUE = 0, 1, 2
 CLASS_NAMES = ("constant", "shape-only", "value-dependent")
 RANDOM = frozenset({"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
@@ -42,39 +39,6 @@ EXTRA_VISITS = 100_000
 analysed again for each pass of its holders, so the bound keeps a check finite; past it the rule is UNKNOWN."""
 RANK_ONLY = frozenset({"Shape", "Size"})
 """Operators whose output shape is fixed by the input's rank alone, and whose values are its shape."""
-
-
-@dataclass(frozen=True)
-class ShapeTable:
-    """The table of ``shape_inputs.json`` for one domain."""
-
-    value_shaped: dict[str, list[tuple[int, tuple[int, ...]]]]
-    shape_only: frozenset[str]
-    nested: frozenset[str]
-
-    def positions(self, operator: str, opset: int) -> tuple[int, ...] | None:
-        """The input positions whose values fix ``operator``'s output shapes at ``opset``; None when not listed."""
-        if operator in self.shape_only or operator in self.nested:
-            return ()
-        rows = self.value_shaped.get(operator)
-        if rows is None:
-            return None
-        chosen: tuple[int, ...] | None = None
-        for since, pos in rows:
-            if since <= opset:
-                chosen = pos
-        return chosen
-
-
-@cache
-def shape_tables() -> dict[str, ShapeTable]:
-    """The packaged table, by domain (the default domain spelled ``""``)."""
-    raw = json.loads(resources.files("sonnx.data").joinpath(DATA_FILE).read_text(encoding="utf-8"))
-    out: dict[str, ShapeTable] = {}
-    for domain, t in raw["domains"].items():
-        rows = {op: sorted((int(s), tuple(int(p) for p in pos)) for s, pos in v) for op, v in t["value_shaped"].items()}
-        out[domain] = ShapeTable(rows, frozenset(t["shape_only"]), frozenset(t["nested"]))
-    return out
 
 
 @dataclass
