@@ -1,4 +1,4 @@
-"""sonnx.execution.allocator: freed memory stays in the process and the next array of that size reuses it."""
+"""sonnx.base.allocator: freed memory stays in the process and the next array of that size reuses it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sonnx.execution import allocator
+from sonnx.base import allocator
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,11 @@
-"""Keep freed memory in the process, so that the executor's next arrays reuse it instead of faulting in new pages.
+"""Keep freed memory in the process, so that the next large allocations reuse it instead of faulting in new pages.
 
-A run allocates a fresh array for almost every value and frees it after its
+Two users: the executor, whose arrays come and go, and the SMT engine on a
+small model, whose solvers each take a fresh z3 context of about 17 MB
+(:func:`sonnx.smt.engine.run_smt`); with the freed memory kept, the next
+context reuses the pages of the one before instead of zeroing new ones.
+
+An executor's run allocates a fresh array for almost every value and frees it after its
 last reader. With glibc's default settings, memory freed at the top of the
 heap beyond a threshold is given back to the system, and arrays above a
 (self-adjusting) size are mapped and unmapped one by one: the next run, or the
