@@ -25,7 +25,6 @@ glibc it does nothing and says so.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 M_TRIM_THRESHOLD = -1
@@ -44,8 +43,9 @@ def keep_freed_memory() -> bool:
     kept = False
     if sys.platform.startswith("linux"):
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            mallopt = libc.mallopt
+            # the process's own symbols, the C library's among them: no search for the library's file, which
+            # ctypes.util.find_library does by running ldconfig in a child process
+            mallopt = ctypes.CDLL(None).mallopt
         except (OSError, AttributeError):  # not glibc (musl has no mallopt)
             mallopt = None
         if mallopt is not None:
