@@ -20,8 +20,6 @@ from sonnx.smt import engine
 from sonnx.smt.solver import SolverSettings, model_values, solve
 from tests.common.smtkit import g, model
 
-pytestmark = pytest.mark.rule("GRAPH-C1")
-
 
 def _two_writers() -> Model:
     """A model where two operations write ``y`` (GRAPH-C1 violated), three operations in all."""
