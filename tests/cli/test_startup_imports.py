@@ -5,7 +5,9 @@ everything already) and lists which of the heavy modules ended up in
 ``sys.modules``. The heavy ones are the optional runtimes and services
 (onnxruntime, Dask, cryptography, jsonschema), z3, and sonnx's own parts that
 only some runs need: the kernel table, the executor, the SMT engine, the
-evidence bundle, the batch runner. The default engine on a small model runs
+evidence bundle, the batch runner; and of the standard library, what onnx and
+NumPy leave out and a check does not use (the digests, HTML, the worker
+processes' machinery). The default engine on a small model runs
 the SMT proofs, so there z3 is imported: the last case says so, so that the
 first ones are known to detect an import at all.
 
@@ -31,6 +33,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CNN = str(ROOT / "examples" / "cnn_block.onnx")
 
 THIRD_PARTY = ("z3", "onnxruntime", "dask", "distributed", "cryptography", "jsonschema", "numpy.ma")
+STANDARD = ("hashlib", "html", "multiprocessing")
+"""Of the standard library, what onnx and NumPy do not import and a small check does not use: the digests
+(OpenSSL's library), the HTML entity tables, the worker processes' machinery."""
 OWN = (
     "sonnx.ops.registry",
     "sonnx.execution.executor",
@@ -43,6 +48,9 @@ OWN = (
     "sonnx.differential.metrics",
     "sonnx.smt.pool",
     "sonnx.base.workers",
+    "sonnx.base.build_info",
+    "sonnx.execution.orders",
+    "sonnx.ops.base",
 )
 STRICT_RULES = tuple(
     sorted({r.module for r in rules_for(PROFILE_STRICT)} - {r.module for r in rules_for(PROFILE_SONNX)})
@@ -58,7 +66,7 @@ STRICT_ANALYSES = (
 )
 """What only those rules use: the interval analysis, the shape analysis, the value classes, the working group's
 restrictions."""
-HEAVY = THIRD_PARTY + OWN + STRICT_RULES + STRICT_ANALYSES
+HEAVY = THIRD_PARTY + STANDARD + OWN + STRICT_RULES + STRICT_ANALYSES
 
 
 def imported_after(code: str) -> set[str]:
@@ -103,3 +111,4 @@ def test_the_default_engine_on_a_small_model_imports_z3_and_the_smt_engine_only(
 def test_a_run_that_executes_the_model_imports_the_executor() -> None:
     got = imported_after(_check("--engine", "direct", "--orders", "2", CNN))
     assert {"sonnx.execution.executor", "sonnx.ops.registry"} <= got and not got & set(THIRD_PARTY)
+    assert {"sonnx.execution.orders", "sonnx.ops.base", "hashlib"} <= got  # EXEC-ORDERS digests each order

@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from multiprocessing import get_context
-from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
 
 from .errors import UsageError
+
+if TYPE_CHECKING:  # multiprocessing is imported by the runs that start workers: a small check starts none
+    from multiprocessing.context import BaseContext
 
 CHECK_THREADS = 1
 """BLAS threads of the executions whose values leave the process: the cross-check and the evidence bundle's record.
@@ -49,6 +51,8 @@ def process_context(preload: list[str]) -> BaseContext:
     or client's, a caller's) whose locks a forked child would inherit. Used by
     :class:`~.workers.WorkerPool`, the batch's and the SMT engine's pool.
     """
+    from multiprocessing import get_context
+
     try:
         ctx = get_context("forkserver")
     except ValueError:

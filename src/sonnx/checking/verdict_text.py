@@ -39,9 +39,10 @@ def spec_sections() -> dict[str, str]:
 def titles() -> dict[str, str]:
     """The title of every verdict a check can give: the rule table's, EXEC-ORDERS and the cross-checks'."""
     from ..differential.verdicts import TITLES as CROSSCHECK_TITLES
-    from ..execution.orders import TITLE as ORDERS_TITLE
+    from ..execution.names import ID as ORDERS_ID
+    from ..execution.names import TITLE as ORDERS_TITLE
 
-    return {**{r.id: r.title for r in RULES}, "EXEC-ORDERS": ORDERS_TITLE, **CROSSCHECK_TITLES}
+    return {**{r.id: r.title for r in RULES}, ORDERS_ID: ORDERS_TITLE, **CROSSCHECK_TITLES}
 
 
 def rule_column() -> int:

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from importlib import import_module
 from typing import Any, TextIO
 
-from ..base.build_info import build_identity, render_identity
 from ..base.errors import EXIT_UNUSABLE, SonnxError, UsageError
 from ..base.text import LIVE_LINE, printable, safe_stream
 from . import check
@@ -159,6 +158,8 @@ class IdentityAction(argparse.Action):
     def __call__(
         self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: Any = None
     ) -> None:
+        from ..base.build_info import build_identity, render_identity  # only --version reads the build's identity
+
         self.stream.write(render_identity(build_identity()))
         self.stream.flush()
         parser.exit(0)

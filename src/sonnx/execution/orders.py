@@ -49,9 +49,8 @@ from ..model.metadata import OrderError, declared_order
 from ..model.semantics import FileOrder, Scheduler, SeededRandomOrder
 from ..model.structure import firings
 from ..ops.values import same_value
+from .names import ID
 
-ID = "EXEC-ORDERS"
-TITLE = "Execution order does not change the results"
 MAX_ATTEMPTS_PER_ORDER = 20
 EXHAUSTIVE_LIMIT = 64
 """The most valid orders of the main graph that are enumerated and all run (then the verdict is PROVED)."""

@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from ..base.allocator import keep_freed_memory
 from ..base.errors import BudgetExceeded
 from ..model.graph import Graph, Model, Operation
 from ..model.semantics import FileOrder, GraphScope, Pending, Scheduler, settle
 from ..ops.base import KernelRegistry
 from ..ops.registry import REGISTRY
-from .allocator import keep_freed_memory
 from .interpretation import NumpyInterpretation, check_supported
 
 
@@ -362,7 +362,7 @@ class ModelPlan:
 
     It holds the model's graph but not the model itself, so that a cache keyed
     weakly by the model lets both go together. Making one keeps the process's
-    freed memory for its next arrays (:func:`sonnx.execution.allocator.keep_freed_memory`).
+    freed memory for its next arrays (:func:`sonnx.base.allocator.keep_freed_memory`).
     """
 
     def __init__(self, model: Model, registry: KernelRegistry = REGISTRY) -> None:

@@ -22,7 +22,6 @@ the SHA-256 of the file that was piped in.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -57,6 +56,8 @@ class ModelBytes:
     @property
     def sha256(self) -> str:
         """The SHA-256 of the bytes read (the file's SHA-256 when they are a file's contents)."""
+        import hashlib  # here: a check that digests nothing does not load OpenSSL's library at start-up
+
         return hashlib.sha256(self.data).hexdigest()
 
     @property

@@ -38,7 +38,6 @@ versions, no declaration for a domain sonnx knows); a bad entry is a
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,6 +261,8 @@ def parse(raw: bytes, path: str) -> Declarations:
             ):
                 raise _fail(path, f"operator {k + 1}", f"{e.shown} overlaps the versions of {other.shown}")
         entries.append(e)
+    import hashlib  # here: a check without declarations does not load OpenSSL's library at start-up
+
     return Declarations(path, hashlib.sha256(raw).hexdigest(), tuple(entries))
 
 

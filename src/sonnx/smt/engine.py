@@ -34,6 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.allocator import keep_freed_memory
 from ..base.caching import gc_paused
 from ..base.progress import Say, Steps, quiet
 from ..base.verdict import Severity, Verdict
@@ -44,6 +45,7 @@ from .common import Ask, Encoding, Proof, ProofContext, RuleResult, unknown
 from .facts import ScopeFacts, model_facts, total_operations
 from .pool import Job, Solving, Ticket, open_solving
 from .registry import RULE_IDS
+from .sizes import POOL_MIN_OPERATIONS
 from .smtlib import Obligation
 from .solver import Answer, SolverSettings, settings_report, solve
 
@@ -109,6 +111,14 @@ def run_smt(
     collection would rescan the whole model (at a million operations, about a
     tenth of the proofs' time: benchmarks/README.md, "Figures behind choices
     in the code").
+
+    On a model solved in this process (under :data:`.sizes.POOL_MIN_OPERATIONS`
+    operations), the process keeps the memory it frees
+    (:func:`sonnx.base.allocator.keep_freed_memory`): each obligation still
+    gets its own fresh z3 context (:func:`.solver.make_solver`), which then
+    reuses the pages of a context already freed instead of faulting in new
+    ones. No term, declaration or assertion passes from one context to the
+    next; only the allocator's free pages do.
     """
     with gc_paused():
         return _run_smt(model, settings or SolverSettings(), mode, progress or quiet, jobs, solving, declarations)
@@ -125,6 +135,8 @@ def _run_smt(
 ) -> SmtRun:
     start = time.process_time()
     facts = model_facts(model)
+    if total_operations(facts) < POOL_MIN_OPERATIONS:
+        keep_freed_memory()
     timings = {"facts": RuleTiming(encode=time.process_time() - start)}
     chosen = mode or choose_mode(facts, st)
     own = solving is None

@@ -1,6 +1,11 @@
-"""Keep freed memory in the process, so that the executor's next arrays reuse it instead of faulting in new pages.
+"""Keep freed memory in the process, so that the next large allocations reuse it instead of faulting in new pages.
 
-A run allocates a fresh array for almost every value and frees it after its
+Two users: the executor, whose arrays come and go, and the SMT engine on a
+small model, whose solvers each take a fresh z3 context of about 17 MB
+(:func:`sonnx.smt.engine.run_smt`); with the freed memory kept, the next
+context reuses the pages of the one before instead of zeroing new ones.
+
+An executor's run allocates a fresh array for almost every value and frees it after its
 last reader. With glibc's default settings, memory freed at the top of the
 heap beyond a threshold is given back to the system, and arrays above a
 (self-adjusting) size are mapped and unmapped one by one: the next run, or the
@@ -20,7 +25,6 @@ glibc it does nothing and says so.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 
 M_TRIM_THRESHOLD = -1
@@ -39,8 +43,9 @@ def keep_freed_memory() -> bool:
     kept = False
     if sys.platform.startswith("linux"):
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            mallopt = libc.mallopt
+            # the process's own symbols, the C library's among them: no search for the library's file, which
+            # ctypes.util.find_library does by running ldconfig in a child process
+            mallopt = ctypes.CDLL(None).mallopt
         except (OSError, AttributeError):  # not glibc (musl has no mallopt)
             mallopt = None
         if mallopt is not None:
