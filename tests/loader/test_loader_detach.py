@@ -250,3 +250,18 @@ def test_by_default_a_loaded_model_does_not_need_its_file(save: Callable[..., st
     Path(path).unlink()
     w = model.graph.tensors["w"].initial_value
     assert w is not None and np.array_equal(w.read(), np.arange(12, dtype=np.float32).reshape(3, 4))
+
+
+def test_a_load_that_reads_the_nodes_run_by_run_gives_the_freed_heap_back_once(
+    save: Callable[..., str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sonnx.loader import load as load_module
+
+    calls: list[str] = []
+    monkeypatch.setattr(load_module, "release_freed_heap", lambda: calls.append("trim") or True)
+    path = save(_calls_and_bodies())
+    load_model(path)  # the whole file parsed at once: nothing was cut, nothing to give back
+    assert calls == []
+    trimmed = load_model(path, weights_from_file=True)
+    assert calls == ["trim"]
+    assert model_bytes(trimmed) == model_bytes(load_model(path))

@@ -235,3 +235,32 @@ def test_a_verdict_given_in_time_stands_when_the_rules_end_after_the_time_limit(
     _while_the_rules_run(monkeypatch, slow_rules)
     got = format_verdict(checked(path))
     assert got.status is Status.PROVED, got.reason
+
+
+def test_the_shared_analyses_are_let_go_before_the_child_is_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "m.onnx"
+    onnx.save(unsorted(), str(path))
+    seen: dict[str, int] = {}
+    order: list[str] = []
+    real_check, real_arity = format_onnx.check, registry.rule_by_id("GRAPH-ARITY").code().check
+
+    def joined(ctx: CheckContext) -> Verdict:
+        seen["at the join"] = len(ctx.cache)
+        order.append("join")
+        return real_check(ctx)
+
+    def arity(ctx: CheckContext) -> Verdict:
+        v = real_arity(ctx)
+        seen["after the other rules"] = len(ctx.cache)
+        return v
+
+    monkeypatch.setattr(format_onnx, "check", joined)
+    monkeypatch.setattr(registry.rule_by_id("GRAPH-ARITY").code(), "check", arity)
+    monkeypatch.setattr(registry, "release_freed_heap", lambda: order.append("trim") or True)
+    report = checked(path)
+    assert seen["after the other rules"] > 0  # the index and the topology the structural rules shared
+    assert seen["at the join"] == 0
+    assert order == ["trim", "join"]
+    assert format_verdict(report) == at_once(path)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sonnx.base import witness as W
@@ -14,8 +15,9 @@ from sonnx.model import propagate as P
 from sonnx.model import structure as S
 from sonnx.model.graph import make_graph
 from sonnx.model.graph import make_operation as op
+from sonnx.rules import run_rules
 from sonnx.rules.base import CheckContext
-from tests.common.rulekit import model
+from tests.common.rulekit import model, seed_example
 
 
 def nested_model() -> CheckContext:
@@ -141,3 +143,42 @@ def test_property_undefined_is_what_defined_rejects(
     d = S.definedness(CheckContext(model(g)), 0)
     names = list(dict.fromkeys([*outputs, "x", "a", "zz", ""]))
     assert d.undefined(names) == [nm for nm in names if not d.defined(nm)]
+
+
+def test_the_index_arrays_are_32_bit_while_the_numbers_fit() -> None:
+    g = seed_example()
+    ix = X.index(CheckContext(model(g)), g)
+    assert ix.ids is np.int32
+    for name in ("in_op", "code", "e_occ", "e_src", "e_dst"):
+        assert getattr(ix, name).dtype == np.int32, name
+    assert all(a.dtype == np.int32 for a in ix.succ()[1:])
+    assert X.id_dtype(2**31 - 1) is np.int32
+    assert X.id_dtype(2**31) is np.intp
+
+
+@settings(max_examples=60)
+@given(ops_st, st.lists(names_st, max_size=6), st.lists(names_st, max_size=2))
+def test_property_the_graph_rules_say_the_same_with_the_wide_index(
+    ops: list[tuple[list[str], list[str]]], outputs: list[str], inputs: list[str]
+) -> None:
+    """Cycles, names assigned twice, omitted inputs and outputs: every graph rule's verdict and witness is the
+    same whether the index holds 32-bit or pointer-sized numbers."""
+    g = make_graph("g", inputs, outputs, [op("Relu", ins, outs) for ins, outs in ops])
+    narrow = run_rules(model(g), graph_only=True)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(X, "_NARROW_LIMIT", -1)
+        wide = run_rules(model(g), graph_only=True)
+        assert X.index(CheckContext(model(g)), g).ids is np.intp
+    assert wide == narrow
+
+
+def test_the_index_of_a_large_graph_gives_its_temporaries_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    trims: list[int] = []
+    monkeypatch.setattr(X, "release_freed_heap", lambda: trims.append(1) or True)
+    g = seed_example()
+    monkeypatch.setattr(X, "TRIM_FROM", len(g.operations) + 1)
+    X.index(CheckContext(model(g)), g)
+    assert trims == []
+    monkeypatch.setattr(X, "TRIM_FROM", len(g.operations))
+    X.index(CheckContext(model(g)), g)
+    assert trims == [1]

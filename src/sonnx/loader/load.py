@@ -34,6 +34,7 @@ from typing import Any, NamedTuple, TypeVar
 import onnx
 from google.protobuf.message import DecodeError
 
+from ..base.caching import release_freed_heap
 from ..base.errors import InputError, ModelFormatError, SonnxError, ToolError, UnsupportedModelError
 from ..model.graph import InlinedCall, Model
 from .attributes import normalise_domain
@@ -344,7 +345,10 @@ def _load(
         if whole is not None:
             whole_file_error(whole, display)
         raise
+    run_wise = whole is not None
     del m, whole  # the protobuf arena is released here; only converted values remain
+    if run_wise:  # the runs parsed one by one left free chunks among the records: give their pages back
+        release_freed_heap()
     converter.gate.types(converter.types.known.values(), values.data_types)
 
     cycles: tuple[tuple[str, ...], ...] = ()

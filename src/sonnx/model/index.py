@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..base.caching import cached, gc_paused
+from ..base.caching import cached, gc_paused, release_freed_heap
 from .graph import Graph, Operation
 from .propagate import peel, sorted_distinct
 
@@ -30,6 +30,21 @@ GRAPH_INPUT = -3
 
 
 INITIALIZED = -4
+
+
+_NARROW_LIMIT = 2**31 - 1
+
+
+def id_dtype(count: int) -> type[np.signedinteger[Any]]:
+    """The integer type of an array of operation or occurrence numbers below ``count``: 32 bits when they fit.
+
+    The index of a million operations holds a dozen arrays of one entry per
+    input occurrence or edge; at half the width they take half the memory,
+    and every value (an operation number, an occurrence number, or one of the
+    negative marks above) is the same. Beyond 2**31 - 1 the platform's
+    pointer-sized integer is used.
+    """
+    return np.int32 if count <= _NARROW_LIMIT else np.intp
 
 
 _IN = itemgetter(3)
@@ -102,11 +117,13 @@ class GraphIndex:
         self.req = req
         outs: list[tuple[str, ...]] = list(map(_OUT, ops))
         self.outs = outs
-        arange = np.arange(n, dtype=np.intp)
         in_len = np.fromiter(map(len, req), np.intp, n)
         out_len = np.fromiter(map(len, outs), np.intp, n)
         self.in_ptr = np.zeros(n + 1, np.intp)
         np.cumsum(in_len, out=self.in_ptr[1:])
+        self.ids = id_dtype(max(n, int(self.in_ptr[-1])))
+        """The integer type of ``in_op``, ``code`` and the edge arrays (:func:`id_dtype`)."""
+        arange = np.arange(n, dtype=self.ids)
         self.out_len = out_len
         self.in_op = np.repeat(arange, in_len)
         entries = int(out_len.sum())
@@ -147,13 +164,13 @@ class GraphIndex:
                 added.append(nm)
         try:
             total = int(self.in_ptr[-1])
-            return np.fromiter(map(prod.get, chain.from_iterable(self.req), repeat(NO_PRODUCER)), np.intp, total)
+            return np.fromiter(map(prod.get, chain.from_iterable(self.req), repeat(NO_PRODUCER)), self.ids, total)
         finally:
             for nm in added:
                 del prod[nm]
 
     def _edges(self) -> None:
-        occ = np.flatnonzero(self.code >= 0)
+        occ = np.flatnonzero(self.code >= 0).astype(self.ids, copy=False)
         src = self.code[occ]
         dst = self.in_op[occ]
         if self.multi:
@@ -168,9 +185,9 @@ class GraphIndex:
                     extra_src.extend(sorted(others))
                     extra_occ.extend([k] * len(others))
             if extra_src:
-                xo = np.array(extra_occ, np.intp)
+                xo = np.array(extra_occ, self.ids)
                 occ = np.concatenate([occ, xo])
-                src = np.concatenate([src, np.array(extra_src, np.intp)])
+                src = np.concatenate([src, np.array(extra_src, self.ids)])
                 dst = np.concatenate([dst, self.in_op[xo]])
                 order = np.argsort(dst, kind="stable")
                 occ, src, dst = occ[order], src[order], dst[order]
@@ -236,12 +253,25 @@ def _pointers(keys: np.ndarray, n: int) -> np.ndarray:
     return ptr
 
 
+TRIM_FROM = 1 << 16
+"""From this many operations, building an index gives the heap its temporaries freed back to the system."""
+
+
 def index(ctx: Any, graph: Graph) -> GraphIndex:
-    """The :class:`GraphIndex` of ``graph`` (cached; the index keeps the graph alive, so ids stay unique)."""
+    """The :class:`GraphIndex` of ``graph`` (cached; the index keeps the graph alive, so ids stay unique).
+
+    Building the index of a large graph frees tens of megabytes of
+    temporaries (the lists and integers its dictionary and arrays are made
+    from); they are given back (:func:`~sonnx.base.caching.release_freed_heap`)
+    rather than kept while FORMAT-ONNX's child works beside the rules.
+    """
 
     def build() -> GraphIndex:
         with gc_paused():
-            return GraphIndex(graph, attribute_ops(ctx, graph))
+            ix = GraphIndex(graph, attribute_ops(ctx, graph))
+        if ix.n >= TRIM_FROM:
+            release_freed_heap()
+        return ix
 
     return cached(ctx.cache, ("structure.index", id(graph)), build)
 

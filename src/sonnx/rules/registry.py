@@ -23,6 +23,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 
+from ..base.caching import release_freed_heap
 from ..base.errors import SonnxError
 from ..base.progress import Say
 from ..base.verdict import Severity, Verdict
@@ -120,6 +121,19 @@ def cancel_checks(started: Mapping[str, Started]) -> None:
         check.cancel()
 
 
+def _release_analyses(ctx: CheckContext) -> None:
+    """Let go of the analyses the rules shared (``ctx.cache``) before joining a check that runs in a child.
+
+    Every rule that reads them has run by then; the joined rule reads the
+    model and its child's answer only. Dropping them (the per-graph index of
+    a million operations is a few hundred megabytes) while the child may
+    still be working lowers what the two processes hold at once; no verdict
+    depends on it.
+    """
+    ctx.cache.clear()
+    release_freed_heap()
+
+
 def _verdict(rule: Rule, ctx: CheckContext) -> Verdict:
     """The rule's verdict on ``ctx``: a check that raises gives UNKNOWN with the reason."""
     severity = rule.severity_in(ctx.config.profile)
@@ -168,6 +182,8 @@ def run_rules(
         verdicts: dict[int, Verdict] = {}
         late = [i for i, r in enumerate(chosen) if r.starts_early]
         for i in [i for i in range(len(chosen)) if i not in late] + late:
+            if i in late and ctx.cache:
+                _release_analyses(ctx)
             if progress is not None:
                 progress(f"checking {chosen[i].id}")
             verdicts[i] = _verdict(chosen[i], ctx)
