@@ -18,7 +18,14 @@ import pytest
 
 from sonnx.ops._separable_max import order_free, separable_maxima
 from sonnx.ops._window_taps import WindowTaps
-from sonnx.ops._windows import WindowGeometry, pad_spatial, padded_for_windows, window_counts, window_geometry
+from sonnx.ops._windows import (
+    WindowGeometry,
+    pad_spatial,
+    padded_for_windows,
+    window_counts,
+    window_geometry,
+    window_view,
+)
 from sonnx.ops.op_average_pool import average_pool
 from sonnx.ops.op_conv import conv
 from sonnx.ops.op_max_pool import max_pool
@@ -316,3 +323,43 @@ def test_depthwise_conv_of_one_output_element_adds_offset_by_offset(dtype: type)
         got = conv(x, w, None, group=lead[1], kernel_shape=[40])
         assert got.shape == (*lead, 1)
         assert same_bits(got, depthwise_per_offset(x, w, None, geo))
+
+
+def conv_with_sliced_gather(x: np.ndarray, w: np.ndarray, group: int, geo: WindowGeometry) -> np.ndarray:
+    """The former im2col Conv (no bias): the padded input gathered one kernel offset at a time."""
+    xp = pad_spatial(x, geo.pad_begin, geo.pad_end, 0)
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    ksize = int(np.prod(geo.kernel))
+    buf = np.empty((n, c, ksize, *geo.out), dtype=x.dtype)
+    for i, off in enumerate(geo.offsets()):
+        buf[:, :, i] = xp[LEAD + geo.window_slices(off)]
+    cols = buf.reshape(n, group, cg * ksize, -1)
+    y = np.matmul(w.reshape(group, m // group, cg * ksize), cols)
+    return y.reshape(n, m, *geo.out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_conv_gathered_in_one_copy_bits(seed: int) -> None:
+    """The one-copy gather of every kernel offset (``window_view``) gives the former Conv's bits."""
+    rng = np.random.default_rng(5000 + seed)
+    x, attrs = random_case(rng)
+    group = 1 if seed % 2 else x.shape[1]
+    if group > 1:  # several input channels per group, so that the im2col form runs
+        x = np.repeat(x, 2, axis=1)
+    w = special_values(rng, (2 * group, x.shape[1] // group, *attrs["kernel_shape"]), np.float32)  # type: ignore[misc]
+    geo = window_geometry(x.shape[2:], w.shape[2:], **attrs)
+    with np.errstate(all="ignore"):
+        got = conv(x, w, None, group=group, **attrs)
+        want = conv_with_sliced_gather(x, w, group, geo)
+    assert same_bits_but_nan_signs(got, want)
+
+
+def test_window_view_holds_the_window_elements() -> None:
+    x = np.arange(2 * 3 * 9 * 8, dtype=np.float64).reshape(2, 3, 9, 8)
+    geo = window_geometry(x.shape[2:], [3, 2], strides=[2, 1], dilations=[1, 3], pads=[1, 0, 2, 1])
+    xp = pad_spatial(x, geo.pad_begin, geo.pad_end, 0)
+    view = window_view(xp, geo)
+    assert view.shape == (2, 3, 3, 2, *geo.out) and not view.flags.writeable
+    for off in geo.offsets():
+        np.testing.assert_array_equal(view[LEAD + off], xp[LEAD + geo.window_slices(off)])

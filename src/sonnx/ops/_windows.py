@@ -72,6 +72,24 @@ def window_indexes(geo: WindowGeometry) -> tuple[tuple[slice, ...], ...]:
     return tuple(lead + geo.window_slices(offset) for offset in geo.offsets())
 
 
+def window_view(xp: np.ndarray, geo: WindowGeometry) -> np.ndarray:
+    """The padded ``xp`` (N x C x *padded) as a read-only (N, C, *kernel, *out) view of its window elements.
+
+    Entry ``[n, c, k_1, ..., k_d, o_1, ..., o_d]`` is ``xp[n, c, o_1 * s_1 + k_1 * d_1, ...]``: for each kernel
+    offset, the elements ``xp[(:, :) + geo.window_slices(offset)]`` holds. Copying it is the gather of every
+    offset done in one NumPy call.
+    """
+    lead = xp.strides[:2]
+    spatial = xp.strides[2:]
+    return np.lib.stride_tricks.as_strided(
+        xp,
+        shape=(*xp.shape[:2], *geo.kernel, *geo.out),
+        strides=(*lead, *(t * d for t, d in zip(spatial, geo.dilations, strict=True)),
+                 *(t * s for t, s in zip(spatial, geo.strides, strict=True))),
+        writeable=False,
+    )
+
+
 def per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> tuple[int, ...]:
     """A per-axis attribute as ``rank`` integers: ``default`` on every axis when absent or empty."""
     if value is None or len(value) == 0:
@@ -221,7 +239,7 @@ def pad_spatial(x: np.ndarray, before: Sequence[int], after: Sequence[int], valu
     if not any(before) and not any(after):
         return x
     shape = x.shape[:lead] + tuple(n + b + a for n, b, a in zip(x.shape[lead:], before, after, strict=True))
-    out = np.full(shape, value, dtype=x.dtype)
+    out = np.zeros(shape, dtype=x.dtype) if type(value) is int and value == 0 else np.full(shape, value, dtype=x.dtype)
     inner = (slice(None),) * lead + tuple(slice(b, b + n) for b, n in zip(before, x.shape[lead:], strict=True))
     out[inner] = x
     return out

@@ -4,8 +4,8 @@
 where ``g = m // (M / group)`` and ``Cg = C / group``. The three schema versions
 (1, 11, 22) differ only in the element types they admit.
 
-Computation: the padded input is gathered once per kernel offset into a column
-tensor (im2col) and contracted with the weights by one batched matmul per
+Computation: the padded input is gathered, every kernel offset in one copy, into a
+column tensor (im2col) and contracted with the weights by one batched matmul per
 group. Depthwise convolution (one input channel per group) instead sums, for
 each output element, the products of its kernel offsets in row-major order
 from zero, and then adds the bias.
@@ -27,7 +27,7 @@ from ._windows import (
     convolved_axes,
     pad_spatial,
     window_geometry,
-    window_indexes,
+    window_view,
 )
 from .base import Kernel
 
@@ -67,9 +67,8 @@ def conv(
     if ksize == 1 and xp.shape[2:] == geo.out:
         cols = xp.reshape(n, c, npos)
     else:
-        buf = np.empty((n, c, ksize, *geo.out), dtype=acc)
-        for i, index in enumerate(window_indexes(geo)):
-            buf[:, :, i] = xp[index]
+        buf = np.empty((n, c, *geo.kernel, *geo.out), dtype=acc)
+        np.copyto(buf, window_view(xp, geo))
         cols = buf.reshape(n, c * ksize, npos)
     if group == 1:
         y = np.matmul(wa.reshape(m, cg * ksize), cols)
