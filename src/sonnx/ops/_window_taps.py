@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._windows import WindowGeometry
+from ._windows import WindowGeometry, strided_view
 
 
 def _plane_rows(phase: int, stride: int, before: int, size: int) -> tuple[int, int, int]:
@@ -157,14 +157,15 @@ class WindowTaps:
         for phase, index, counts, shift, steps in self._grids:
             plane = self._planes[phase]
             item = plane.itemsize
-            runs = np.lib.stride_tricks.as_strided(
-                plane[:, :, shift:],
-                shape=(*plane.shape[:2], *counts, self.length),
-                strides=(*plane.strides[:2], *(step * item for step in steps), item),
-                writeable=False,
-            )
+            strides = (*plane.strides[:2], *(step * item for step in steps), item)
+            runs = strided_view(plane, (*plane.shape[:2], *counts, self.length), strides, shift * item)
             grids.append((index, runs))
         return grids
+
+    @property
+    def planes(self) -> int:
+        """How many phase planes the offsets read (one for stride 1): the length of :meth:`tap_grids`."""
+        return len(self._grids)
 
     def crop(self, flat: np.ndarray) -> np.ndarray:
         """A (N, C, length) result as (N, C, *out), the extra grid positions dropped (a view)."""

@@ -115,9 +115,8 @@ def _depthwise(
     windows = WindowTaps(xa, geo, 0)
     length = windows.length
     ksize = math.prod(geo.kernel)
-    grids = windows.tap_grids()
-    if len(grids) == 1 and n * m * length >= 2 and ksize * n * m * length <= FUSED_LIMIT:
-        runs = grids[0][1]
+    if windows.planes == 1 and n * m * length >= 2 and ksize * n * m * length <= FUSED_LIMIT:
+        runs = windows.tap_grids()[0][1]
         y = np.empty((n, m, length), dtype=acc)
         products = np.empty((*geo.kernel, n, m, length), dtype=acc)
         factors = np.moveaxis(wa.reshape(m, *geo.kernel), 0, -1)[..., None, :, None]
