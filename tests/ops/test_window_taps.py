@@ -363,3 +363,23 @@ def test_window_view_holds_the_window_elements() -> None:
     assert view.shape == (2, 3, 3, 2, *geo.out) and not view.flags.writeable
     for off in geo.offsets():
         np.testing.assert_array_equal(view[LEAD + off], xp[LEAD + geo.window_slices(off)])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_max_pool_of_small_inputs_is_the_fold_over_runs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small inputs fold over strided views: the bits of the large inputs' forms (runs, or separable)."""
+    from sonnx.ops import op_max_pool
+
+    rng = np.random.default_rng(6000 + seed)
+    x, attrs = random_case(rng)
+    if seed % 2:  # no NaN and no -0: the separable form would run
+        x = order_free_values(rng, x.shape, np.dtype(np.float32))
+    kernel = attrs.pop("kernel_shape")
+    ceil_mode = int(seed % 3 == 0 and "auto_pad" not in attrs)
+    with np.errstate(all="ignore"):
+        small = max_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, output_count=1, **attrs)
+        monkeypatch.setattr(op_max_pool, "SMALL", -1)
+        large = max_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, output_count=1, **attrs)
+    assert isinstance(small, np.ndarray) and isinstance(large, np.ndarray)
+    assert same_bits(small, large)
+    assert small.flags.c_contiguous and not np.shares_memory(small, x)
