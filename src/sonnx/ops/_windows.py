@@ -75,8 +75,8 @@ def window_indexes(geo: WindowGeometry) -> tuple[tuple[slice, ...], ...]:
 def strided_view(base: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...], offset: int = 0) -> np.ndarray:
     """A read-only view of ``base``'s elements with the given shape and byte strides, from byte ``offset``.
 
-    For a C-contiguous ``base`` the view is made directly on its buffer (about
-    three times cheaper than ``as_strided``, which matters for small tensors);
+    For a C-contiguous ``base`` the view is made directly on its buffer (cheaper
+    than ``as_strided``, which matters for small tensors);
     other bases go through ``as_strided`` and take no offset. The caller
     guarantees that every element the view reaches lies inside ``base``.
     """

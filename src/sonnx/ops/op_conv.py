@@ -94,8 +94,8 @@ def _depthwise(
     one contiguous run per channel (``_window_taps``). Two forms compute it,
     chosen from the shapes alone:
 
-    * when every offset reads the same phase plane (stride 1, say), the output
-      has at least two elements, and all the products fit in
+    * when every offset reads the same phase plane (stride 1, say), the
+      (N, C, length) grid of runs has at least two elements, and all the products fit in
       :data:`FUSED_LIMIT`: one multiply gives every product, in a
       (K, N, C, length) buffer, and one ``np.add.reduce`` over its first axis
       from an initial zero sums them. NumPy reduces an axis that is not the

@@ -10,8 +10,8 @@ and element type alone, so that one model always runs the same products:
   ``(prod(...) * M, K) @ (K, N)`` product. Row ``r`` of the result depends
   only on row ``r`` of A and on B, so the fold computes the same sums as the
   batched form, in BLAS's order for one large product instead of one per
-  batch entry (for ``M = 1``, a matrix-vector product per entry), which is
-  several times faster. onnxruntime's MatMul folds in the same case;
+  batch entry (for ``M = 1``, a matrix-vector product per entry).
+  onnxruntime's MatMul folds in the same case;
 * every other case is NumPy's ``matmul`` as it is.
 """
 
