@@ -385,3 +385,26 @@ def test_erf_float32_recomputes_the_far_elements_near_a_midpoint() -> None:
     near = np.flatnonzero(_erf._near_float32_midpoint(y, y.astype(np.float32)))
     assert near.size > 10
     assert np.array_equal(redo, near)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, ml_dtypes.bfloat16, np.int8, np.int64])
+@pytest.mark.parametrize("size", [0, 1, 8191, 8192, 3 * 4096 + 17, 200_000])
+def test_relu_in_place_bits(dtype: type, size: int) -> None:
+    """Relu written over its input gives Relu's bits (signed zeros, NaN payloads), in that very array."""
+    from sonnx.ops.op_relu import relu, relu_in_place
+
+    rng = np.random.default_rng(size + 1)
+    x = (rng.standard_normal(size) * 50).astype(dtype)
+    if np.dtype(dtype).kind == "f" or dtype is ml_dtypes.bfloat16:
+        special = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, -np.nan], dtype=dtype)
+        x[: min(size, special.size)] = special[: min(size, special.size)]
+        if dtype is np.float32 and size > 8:
+            x.view(np.uint32)[6:9] = [0x7FC00001, 0xFFC12345, 0x7F800001]
+    for layout in (x.reshape(-1, 1) if size else x, x[::-1], x.reshape(1, -1)[:, ::2]):
+        want = relu(layout)
+        spaced = np.empty(2 * layout.size, dtype=dtype)[::2].reshape(layout.shape)  # not contiguous
+        for target in (layout.copy(), spaced):
+            target[...] = layout
+            got = relu_in_place(target)
+            assert got is target
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()

@@ -230,3 +230,47 @@ def test_cast_strings() -> None:
         _fn("Cast", 13)(text[4:], to=onnx.TensorProto.INT32)
     out = _fn("Cast", 13)(np.array([1.5, np.nan, -np.inf], np.float32), to=onnx.TensorProto.STRING)
     assert out.tolist() == ["1.5", "NaN", "-INF"]
+
+
+# -- MatMul: the summation order fixed by shapes and element type (spec reading A9) -------------
+
+
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [((197, 1, 48), (48, 40)), ((3, 5, 7, 9), (9, 4)), ((2, 0, 6), (6, 3)), ((4, 3, 0), (0, 5)), ((1, 17, 8), (8, 8))],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_mat_mul_folds_the_batch_of_a_into_rows_when_b_is_a_matrix(
+    a_shape: tuple[int, ...], b_shape: tuple[int, ...], dtype: type
+) -> None:
+    """``(..., M, K) @ (K, N)`` is the one ``(prod(...) * M, K) @ (K, N)`` product, bit for bit."""
+    rng = np.random.default_rng(len(a_shape) + a_shape[0])
+    a = (rng.standard_normal(a_shape) * 10).astype(dtype)
+    b = (rng.standard_normal(b_shape) * 10).astype(dtype)
+    got = _fn("MatMul", 13)(a, b)
+    rows = np.matmul(a.reshape(int(np.prod(a_shape[:-1])), a_shape[-1]), b)
+    want = rows.reshape(*a_shape[:-1], b_shape[1])
+    assert got.dtype == np.dtype(dtype) and got.shape == np.matmul(a, b).shape
+    assert got.tobytes() == want.tobytes()
+    if dtype is np.int64:  # exact sums: the fold and the batched product agree
+        np.testing.assert_array_equal(got, np.matmul(a, b))
+    else:
+        np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-4, atol=1e-3)
+
+
+def test_mat_mul_order_depends_on_shapes_not_on_the_layout_of_a() -> None:
+    """A transposed view and its contiguous copy give the same bits: only shapes and types choose the order."""
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((64, 1, 197)).astype(np.float32)
+    a = base.transpose(2, 1, 0)  # (197, 1, 64), not contiguous
+    b = rng.standard_normal((64, 96)).astype(np.float32)
+    got = _fn("MatMul", 13)(a, b)
+    assert got.tobytes() == _fn("MatMul", 13)(np.ascontiguousarray(a), b).tobytes()
+    assert got.tobytes() == np.matmul(np.ascontiguousarray(a).reshape(197, 64), b).reshape(197, 1, 96).tobytes()
+
+
+def test_mat_mul_refuses_a_summed_dimension_that_does_not_match() -> None:
+    with pytest.raises(ValueError, match="summed dimension"):
+        _fn("MatMul", 13)(np.ones((2, 3, 4), np.float32), np.ones((5, 6), np.float32))
+    with pytest.raises(ValueError, match="element types"):
+        _fn("MatMul", 13)(np.ones((2, 3, 4), np.float32), np.ones((4, 6), np.float64))

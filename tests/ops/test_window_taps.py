@@ -18,7 +18,14 @@ import pytest
 
 from sonnx.ops._separable_max import order_free, separable_maxima
 from sonnx.ops._window_taps import WindowTaps
-from sonnx.ops._windows import WindowGeometry, pad_spatial, padded_for_windows, window_counts, window_geometry
+from sonnx.ops._windows import (
+    WindowGeometry,
+    pad_spatial,
+    padded_for_windows,
+    window_counts,
+    window_geometry,
+    window_view,
+)
 from sonnx.ops.op_average_pool import average_pool
 from sonnx.ops.op_conv import conv
 from sonnx.ops.op_max_pool import max_pool
@@ -198,3 +205,181 @@ def test_max_pool_of_signed_zeros_is_the_fold(seed: int) -> None:
         geo = window_geometry(x.shape[2:], kernel, 1, strides=strides)
         got = max_pool(x, kernel_shape=kernel, strides=strides, ceil_mode=1, output_count=1)
         assert isinstance(got, np.ndarray) and same_bits(got, strided_maxima(x, geo))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_tap_grids_are_the_taps(seed: int) -> None:
+    """Grouped by phase plane, the runs are those of ``taps``, offset by offset, each offset in one grid only."""
+    rng = np.random.default_rng(4000 + seed)
+    x, attrs = random_case(rng)
+    kernel = attrs.pop("kernel_shape")
+    geo = window_geometry(x.shape[2:], kernel, **attrs)  # type: ignore[arg-type]
+    windows = WindowTaps(x, geo, 0)
+    taps = np.stack(list(windows.taps()), axis=2).reshape(*x.shape[:2], *geo.kernel, windows.length)
+    seen = np.zeros(geo.kernel, dtype=int)
+    for index, runs in windows.tap_grids():
+        assert not runs.flags.writeable
+        assert same_bits(np.ascontiguousarray(runs), np.ascontiguousarray(taps[LEAD + index]))
+        seen[index] += 1
+    assert (seen == 1).all()
+
+
+def special_values(rng: np.random.Generator, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    """Normal values with NaN, infinities, signed zeros and subnormals scattered in."""
+    x = rng.standard_normal(shape).astype(dtype)
+    flat = x.reshape(-1)
+    tiny = np.finfo(dtype).smallest_subnormal
+    odd = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, tiny, -tiny, tiny * 3], dtype=dtype)
+    picks = rng.choice(flat.size, size=min(flat.size, 3 * odd.size), replace=False)
+    flat[picks] = np.resize(odd, picks.size)
+    return x
+
+
+def same_bits_but_nan_signs(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same bits everywhere, except that a NaN may carry either sign.
+
+    Which operand's NaN an addition of two NaNs returns is the processor's
+    choice (x86 returns the first operand's), and a compiler may commute the
+    operands of a float addition in one of NumPy's loops and not in another, so
+    NaN signs follow the memory alignment of the buffers, even for one kernel.
+    """
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    nan = np.isnan(a)
+    return bool((nan == np.isnan(b)).all()) and a[~nan].tobytes() == b[~nan].tobytes()
+
+
+def depthwise_per_offset(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, geo: WindowGeometry) -> np.ndarray:
+    """The former depthwise kernel: over the runs of ``WindowTaps``, a multiply and an add per kernel offset."""
+    m = w.shape[0]
+    if m > x.shape[1]:
+        x = np.repeat(x, m // x.shape[1], axis=1)
+    windows = WindowTaps(x, geo, 0)
+    y = np.zeros((x.shape[0], m, windows.length), dtype=x.dtype)
+    product = np.empty_like(y)
+    weights = w.reshape(m, -1)
+    for i, tap in enumerate(windows.taps()):
+        np.multiply(weights[:, i : i + 1], tap, out=product)
+        np.add(y, product, out=y)
+    out = windows.crop(y)
+    if b is not None:
+        return out + b.reshape(m, *(1,) * len(geo.out))
+    return np.ascontiguousarray(out)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("limit", [0, 1 << 18])
+def test_depthwise_conv_bits_with_special_values(dtype: type, limit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The former per-offset form's bits (but NaN signs), with NaN, infinities, signed zeros and subnormals,
+    batches of two, channel multipliers, both forms of the kernel."""
+    from sonnx.ops import op_conv
+
+    monkeypatch.setattr(op_conv, "FUSED_LIMIT", limit)  # 0: the per-offset form everywhere
+    rng = np.random.default_rng(limit)
+    for spatial, kernel, attrs in (
+        ((13, 11), (3, 3), {"pads": [1, 1, 1, 1]}),
+        ((14, 15), (5, 5), {"strides": [2, 2], "pads": [2, 2, 2, 2]}),
+        ((9, 8), (3, 2), {"strides": [2, 1], "dilations": [1, 2], "auto_pad": "SAME_UPPER"}),
+        ((11, 12), (3, 3), {"strides": [2, 2], "dilations": [2, 2]}),  # strided, but one phase plane
+        ((17,), (3,), {}),  # runs of 15: one grid
+        ((3,), (3,), {}),  # a run of one element: a multiply and an add per offset
+    ):
+        x = special_values(rng, (2, 3, *spatial), dtype)
+        w = special_values(rng, (6, 1, *kernel), dtype)
+        b = rng.standard_normal(6).astype(dtype)
+        geo = window_geometry(x.shape[2:], w.shape[2:], **attrs)  # type: ignore[arg-type]
+        with np.errstate(all="ignore"):
+            got = conv(x, w, b, group=3, kernel_shape=list(kernel), **attrs)
+            acc = np.float32 if dtype is np.float16 else dtype
+            want = depthwise_per_offset(x.astype(acc), w.astype(acc), b.astype(acc), geo).astype(dtype)
+        assert same_bits_but_nan_signs(got, want), (spatial, kernel, attrs)
+
+
+def test_depthwise_conv_sum_of_negative_zeros_is_positive_zero() -> None:
+    """Every product -0: the sum from zero is +0 (0 + -0), never the -0 a sum starting at the first product gives."""
+    x = np.zeros((1, 3, 6, 6), dtype=np.float32)
+    w = -np.ones((3, 1, 3, 3), dtype=np.float32)
+    got = conv(x, w, None, group=3, kernel_shape=[3, 3])
+    assert got.shape == (1, 3, 4, 4)
+    assert not np.signbit(got).any()
+    x[0, 1] = -0.0
+    w[1] = 1.0
+    got = conv(x, w, None, group=3, kernel_shape=[3, 3])
+    assert not np.signbit(got).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_depthwise_conv_of_one_output_element_adds_offset_by_offset(dtype: type) -> None:
+    """An output of one element: summed one offset at a time, as the former form did.
+
+    (A reduce over the kernel axis would then be a reduce over the innermost
+    axis, which NumPy sums in blocks of eight: other roundings.)
+    """
+    rng = np.random.default_rng(5)
+    for lead in ((1, 1), (2, 3)):
+        x = (rng.standard_normal((*lead, 40)) * 10.0 ** rng.integers(-3, 4, (*lead, 40))).astype(dtype)
+        w = rng.standard_normal((lead[1], 1, 40)).astype(dtype)
+        geo = window_geometry(x.shape[2:], w.shape[2:])
+        got = conv(x, w, None, group=lead[1], kernel_shape=[40])
+        assert got.shape == (*lead, 1)
+        assert same_bits(got, depthwise_per_offset(x, w, None, geo))
+
+
+def conv_with_sliced_gather(x: np.ndarray, w: np.ndarray, group: int, geo: WindowGeometry) -> np.ndarray:
+    """The former im2col Conv (no bias): the padded input gathered one kernel offset at a time."""
+    xp = pad_spatial(x, geo.pad_begin, geo.pad_end, 0)
+    n, c = x.shape[:2]
+    m, cg = w.shape[:2]
+    ksize = int(np.prod(geo.kernel))
+    buf = np.empty((n, c, ksize, *geo.out), dtype=x.dtype)
+    for i, off in enumerate(geo.offsets()):
+        buf[:, :, i] = xp[LEAD + geo.window_slices(off)]
+    cols = buf.reshape(n, group, cg * ksize, -1)
+    y = np.matmul(w.reshape(group, m // group, cg * ksize), cols)
+    return y.reshape(n, m, *geo.out)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_conv_gathered_in_one_copy_bits(seed: int) -> None:
+    """The one-copy gather of every kernel offset (``window_view``) gives the former Conv's bits."""
+    rng = np.random.default_rng(5000 + seed)
+    x, attrs = random_case(rng)
+    group = 1 if seed % 2 else x.shape[1]
+    if group > 1:  # several input channels per group, so that the im2col form runs
+        x = np.repeat(x, 2, axis=1)
+    w = special_values(rng, (2 * group, x.shape[1] // group, *attrs["kernel_shape"]), np.float32)  # type: ignore[misc]
+    geo = window_geometry(x.shape[2:], w.shape[2:], **attrs)
+    with np.errstate(all="ignore"):
+        got = conv(x, w, None, group=group, **attrs)
+        want = conv_with_sliced_gather(x, w, group, geo)
+    assert same_bits_but_nan_signs(got, want)
+
+
+def test_window_view_holds_the_window_elements() -> None:
+    x = np.arange(2 * 3 * 9 * 8, dtype=np.float64).reshape(2, 3, 9, 8)
+    geo = window_geometry(x.shape[2:], [3, 2], strides=[2, 1], dilations=[1, 3], pads=[1, 0, 2, 1])
+    xp = pad_spatial(x, geo.pad_begin, geo.pad_end, 0)
+    view = window_view(xp, geo)
+    assert view.shape == (2, 3, 3, 2, *geo.out) and not view.flags.writeable
+    for off in geo.offsets():
+        np.testing.assert_array_equal(view[LEAD + off], xp[LEAD + geo.window_slices(off)])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_max_pool_of_small_inputs_is_the_fold_over_runs(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small inputs fold over strided views: the bits of the large inputs' forms (runs, or separable)."""
+    from sonnx.ops import op_max_pool
+
+    rng = np.random.default_rng(6000 + seed)
+    x, attrs = random_case(rng)
+    if seed % 2:  # no NaN and no -0: the separable form would run
+        x = order_free_values(rng, x.shape, np.dtype(np.float32))
+    kernel = attrs.pop("kernel_shape")
+    ceil_mode = int(seed % 3 == 0 and "auto_pad" not in attrs)
+    with np.errstate(all="ignore"):
+        small = max_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, output_count=1, **attrs)
+        monkeypatch.setattr(op_max_pool, "SMALL", -1)
+        large = max_pool(x, kernel_shape=kernel, ceil_mode=ceil_mode, output_count=1, **attrs)
+    assert isinstance(small, np.ndarray) and isinstance(large, np.ndarray)
+    assert same_bits(small, large)
+    assert small.flags.c_contiguous and not np.shares_memory(small, x)

@@ -45,6 +45,7 @@ from ..model.semantics import FileOrder, GraphScope, Pending, Scheduler, settle
 from ..ops.base import KernelRegistry
 from ..ops.registry import REGISTRY
 from .interpretation import NumpyInterpretation, check_supported
+from .reuse import InPlace, in_place_firings
 
 
 class _Deferred:
@@ -215,6 +216,12 @@ class GraphPlan:
         self.waiting: dict[str, tuple[int, ...]] = {n: tuple(js) for n, js in waiting.items()}
         self.readers = readers
         self.ready = tuple(ready)
+        # operations proved to be the only users of an array nothing else shares write over it (module reuse)
+        self.in_place: set[int] = set()
+        for i, fn in in_place_firings(ops, self.seeded, keep, readers).items():
+            if not isinstance(self.calls[i], _Deferred):
+                self.calls[i] = InPlace(self.calls[i], fn)
+                self.in_place.add(i)
         self.file_sequence, self.file_drops = self.simulate(FileOrder())
 
     def simulate(self, scheduler: Scheduler) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:

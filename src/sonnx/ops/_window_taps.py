@@ -36,7 +36,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._windows import WindowGeometry
+from ._windows import WindowGeometry, strided_view
 
 
 def _plane_rows(phase: int, stride: int, before: int, size: int) -> tuple[int, int, int]:
@@ -57,7 +57,7 @@ class _Layout:
     elements and the slices of the input they come from (None: no element).
     """
 
-    __slots__ = ("extents", "fills", "grid", "length", "shifts", "size")
+    __slots__ = ("extents", "fills", "grid", "grids", "length", "shifts", "size")
 
     def __init__(self, spatial: tuple[int, ...], geo: WindowGeometry) -> None:
         padded = [n + b + a + o for n, b, a, o in zip(spatial, geo.pad_begin, geo.pad_end, geo.overhang, strict=True)]
@@ -82,6 +82,34 @@ class _Layout:
                 source.append(slice(start, start + max(count - 1, 0) * geo.strides[j] + 1, geo.strides[j]))
             filled = all(t.stop > t.start for t in target[2:])
             self.fills[phase] = (tuple(target), tuple(source)) if filled else (None, None)
+        self.grids = [_phase_grid(phase, geo, rows) for phase in self.fills]
+
+
+_Grid = tuple[tuple[int, ...], tuple[slice, ...], tuple[int, ...], int, tuple[int, ...]]
+
+
+def _phase_grid(phase: tuple[int, ...], geo: WindowGeometry, rows: list[int]) -> _Grid:
+    """The offsets whose runs lie in the plane of ``phase``, as a grid: (phase, kernel index, counts, shift, steps).
+
+    On axis ``j`` the offsets ``k`` with ``k * dilation mod stride == phase``
+    are ``first + i * step`` with ``step = stride / gcd(dilation, stride)``;
+    ``step * dilation`` is a multiple of the stride, so their runs start
+    ``(step * dilation // stride) * rows[j]`` plane elements apart. The
+    offsets of a phase are thus the kernel positions picked by one slice per
+    axis, and their runs the positions ``shift + sum_j i_j * steps[j]``.
+    """
+    index: list[slice] = []
+    counts: list[int] = []
+    shift = 0
+    steps: list[int] = []
+    for p, k, d, s, row in zip(phase, geo.kernel, geo.dilations, geo.strides, rows, strict=True):
+        first = next(i for i in range(k) if (i * d) % s == p)
+        step = s // math.gcd(d, s)
+        counts.append(len(range(first, k, step)))
+        index.append(slice(first, k, step))
+        shift += (first * d // s) * row
+        steps.append((step * d // s) * row)
+    return phase, tuple(index), tuple(counts), shift, tuple(steps)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -102,6 +130,7 @@ class WindowTaps:
         self.geo = geo
         layout = _layout(x.shape[2:], geo)
         self.extents, self.length, self._shifts = layout.extents, layout.length, layout.shifts
+        self._grids = layout.grids
         self._planes: dict[tuple[int, ...], np.ndarray] = {}
         for phase, (target, source) in layout.fills.items():
             flat = np.full((*lead, layout.size), fill, dtype=x.dtype)
@@ -113,6 +142,30 @@ class WindowTaps:
         """For every kernel offset in row-major order, the (N, C, length) run of the elements it reads."""
         for phase, shift in self._shifts:
             yield self._planes[phase][:, :, shift : shift + self.length]
+
+    def tap_grids(self) -> list[tuple[tuple[slice, ...], np.ndarray]]:
+        """The taps grouped by phase plane: for each plane, the kernel positions it serves and their runs.
+
+        Each item is ``(index, runs)``: ``index`` picks, one slice per kernel
+        axis, the offsets whose runs lie in this plane, and ``runs`` is a
+        read-only (N, C, *counts, length) strided view of the plane whose entry
+        ``[:, :, i_1, ..., i_d]`` is the run :meth:`taps` gives for the
+        ``(i_1, ..., i_d)``-th of those offsets. Every offset is in exactly one
+        plane's grid; with a single plane, ``index`` picks the whole kernel.
+        """
+        grids = []
+        for phase, index, counts, shift, steps in self._grids:
+            plane = self._planes[phase]
+            item = plane.itemsize
+            strides = (*plane.strides[:2], *(step * item for step in steps), item)
+            runs = strided_view(plane, (*plane.shape[:2], *counts, self.length), strides, shift * item)
+            grids.append((index, runs))
+        return grids
+
+    @property
+    def planes(self) -> int:
+        """How many phase planes the offsets read (one for stride 1): the length of :meth:`tap_grids`."""
+        return len(self._grids)
 
     def crop(self, flat: np.ndarray) -> np.ndarray:
         """A (N, C, length) result as (N, C, *out), the extra grid positions dropped (a view)."""

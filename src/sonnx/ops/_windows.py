@@ -72,6 +72,37 @@ def window_indexes(geo: WindowGeometry) -> tuple[tuple[slice, ...], ...]:
     return tuple(lead + geo.window_slices(offset) for offset in geo.offsets())
 
 
+def strided_view(base: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...], offset: int = 0) -> np.ndarray:
+    """A read-only view of ``base``'s elements with the given shape and byte strides, from byte ``offset``.
+
+    For a C-contiguous ``base`` the view is made directly on its buffer (cheaper
+    than ``as_strided``, which matters for small tensors);
+    other bases go through ``as_strided`` and take no offset. The caller
+    guarantees that every element the view reaches lies inside ``base``.
+    """
+    if base.flags.c_contiguous:
+        view = np.ndarray(shape, base.dtype, buffer=base, offset=offset, strides=strides)
+        view.flags.writeable = False
+        return view
+    if offset:
+        raise ValueError("an offset needs a C-contiguous base")
+    return np.lib.stride_tricks.as_strided(base, shape=shape, strides=strides, writeable=False)
+
+
+def window_view(xp: np.ndarray, geo: WindowGeometry) -> np.ndarray:
+    """The padded ``xp`` (N x C x *padded) as a read-only (N, C, *kernel, *out) view of its window elements.
+
+    Entry ``[n, c, k_1, ..., k_d, o_1, ..., o_d]`` is ``xp[n, c, o_1 * s_1 + k_1 * d_1, ...]``: for each kernel
+    offset, the elements ``xp[(:, :) + geo.window_slices(offset)]`` holds. Copying it is the gather of every
+    offset done in one NumPy call.
+    """
+    lead = xp.strides[:2]
+    spatial = xp.strides[2:]
+    strides = (*lead, *(t * d for t, d in zip(spatial, geo.dilations, strict=True)),
+               *(t * s for t, s in zip(spatial, geo.strides, strict=True)))
+    return strided_view(xp, (*xp.shape[:2], *geo.kernel, *geo.out), strides)
+
+
 def per_axis(name: str, value: Sequence[int] | None, rank: int, default: int) -> tuple[int, ...]:
     """A per-axis attribute as ``rank`` integers: ``default`` on every axis when absent or empty."""
     if value is None or len(value) == 0:
@@ -221,7 +252,7 @@ def pad_spatial(x: np.ndarray, before: Sequence[int], after: Sequence[int], valu
     if not any(before) and not any(after):
         return x
     shape = x.shape[:lead] + tuple(n + b + a for n, b, a in zip(x.shape[lead:], before, after, strict=True))
-    out = np.full(shape, value, dtype=x.dtype)
+    out = np.zeros(shape, dtype=x.dtype) if type(value) is int and value == 0 else np.full(shape, value, dtype=x.dtype)
     inner = (slice(None),) * lead + tuple(slice(b, b + n) for b, n in zip(before, x.shape[lead:], strict=True))
     out[inner] = x
     return out

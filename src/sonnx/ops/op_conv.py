@@ -4,11 +4,11 @@
 where ``g = m // (M / group)`` and ``Cg = C / group``. The three schema versions
 (1, 11, 22) differ only in the element types they admit.
 
-Computation: the padded input is gathered once per kernel offset into a column
-tensor (im2col) and contracted with the weights by one batched matmul per
-group. Depthwise convolution (one input channel per group) is instead a
-multiply-accumulate per kernel offset over the whole tensor, summing the
-offsets in row-major order from zero and then adding the bias.
+Computation: the padded input is gathered, every kernel offset in one copy, into a
+column tensor (im2col) and contracted with the weights by one batched matmul per
+group. Depthwise convolution (one input channel per group) instead sums, for
+each output element, the products of its kernel offsets in row-major order
+from zero, and then adds the bias.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ._windows import (
     convolved_axes,
     pad_spatial,
     window_geometry,
-    window_indexes,
+    window_view,
 )
 from .base import Kernel
 
@@ -67,9 +67,8 @@ def conv(
     if ksize == 1 and xp.shape[2:] == geo.out:
         cols = xp.reshape(n, c, npos)
     else:
-        buf = np.empty((n, c, ksize, *geo.out), dtype=acc)
-        for i, index in enumerate(window_indexes(geo)):
-            buf[:, :, i] = xp[index]
+        buf = np.empty((n, c, *geo.kernel, *geo.out), dtype=acc)
+        np.copyto(buf, window_view(xp, geo))
         cols = buf.reshape(n, c * ksize, npos)
     if group == 1:
         y = np.matmul(wa.reshape(m, cg * ksize), cols)
@@ -81,27 +80,55 @@ def conv(
     return y.astype(x.dtype, copy=False)
 
 
+FUSED_LIMIT = 1 << 18
+"""Most products (elements) the depthwise kernel holds at once: above it, a multiply and an add per offset."""
+
+
 def _depthwise(
     xa: np.ndarray, wa: np.ndarray, b: np.ndarray | None, geo: WindowGeometry, mg: int, acc: np.dtype
 ) -> np.ndarray:
-    """One filter per input channel (times ``mg``): a multiply-accumulate per kernel offset.
+    """One filter per input channel (times ``mg``): per output element, ``0 + w_0 x_0 + w_1 x_1 + ...``.
 
-    A per-channel matmul would be ``C`` tiny products; here each kernel offset
-    is one broadcast multiply and one add over the whole tensor, in offset
-    order from zero, then the bias. The offsets are read as one contiguous run
-    per channel (``_window_taps``), so each call has long inner loops.
+    The sum runs over the kernel offsets in row-major order, from zero, each
+    product rounded before it is added; then the bias. The offsets are read as
+    one contiguous run per channel (``_window_taps``). Two forms compute it,
+    chosen from the shapes alone:
+
+    * when every offset reads the same phase plane (stride 1, say), the
+      (N, C, length) grid of runs has at least two elements, and all the products fit in
+      :data:`FUSED_LIMIT`: one multiply gives every product, in a
+      (K, N, C, length) buffer, and one ``np.add.reduce`` over its first axis
+      from an initial zero sums them. NumPy reduces an axis that is not the
+      innermost one (here the (N, C, length) slices, of two elements or more,
+      are innermost) slice by slice in index order (its pairwise summation
+      applies only along the innermost axis), so every element gets the same
+      additions in the same order as in the other form. Two NumPy calls
+      instead of two per offset: for small tensors, where the calls cost more
+      than the arithmetic;
+    * otherwise a multiply and an add per offset, with one product buffer the
+      size of the output, which stays in cache for large tensors.
     """
     n = xa.shape[0]
     m = wa.shape[0]
     if mg > 1:
         xa = np.repeat(xa, mg, axis=1)
     windows = WindowTaps(xa, geo, 0)
-    y = np.zeros((n, m, windows.length), dtype=acc)
-    product = np.empty_like(y)
-    weights = wa.reshape(m, -1)
-    for i, tap in enumerate(windows.taps()):
-        np.multiply(weights[:, i : i + 1], tap, out=product)
-        np.add(y, product, out=y)
+    length = windows.length
+    ksize = math.prod(geo.kernel)
+    if windows.planes == 1 and n * m * length >= 2 and ksize * n * m * length <= FUSED_LIMIT:
+        runs = windows.tap_grids()[0][1]
+        y = np.empty((n, m, length), dtype=acc)
+        products = np.empty((*geo.kernel, n, m, length), dtype=acc)
+        factors = np.moveaxis(wa.reshape(m, *geo.kernel), 0, -1)[..., None, :, None]
+        np.multiply(factors, np.moveaxis(runs, (0, 1), (-3, -2)), out=products)
+        np.add.reduce(products.reshape(ksize, n, m, length), axis=0, initial=0, out=y)
+    else:
+        y = np.zeros((n, m, length), dtype=acc)
+        product = np.empty_like(y)
+        weights = wa.reshape(m, -1)
+        for i, tap in enumerate(windows.taps()):
+            np.multiply(weights[:, i : i + 1], tap, out=product)
+            np.add(y, product, out=y)
     out = windows.crop(y)
     if b is not None:
         return out + b.astype(acc, copy=False).reshape(m, *(1,) * len(geo.out))

@@ -14,9 +14,11 @@ the first maximum in row-major window order is chosen. Padding never wins; a
 window holding padding only has no defined maximum and is refused. A NaN in a
 window makes its maximum NaN (the index is then the first NaN's).
 
-When only ``Y`` is asked for and the input holds no NaN and no ``-0``, the
-maxima are taken one spatial axis at a time (``_separable_max``): the same bits
-as the row-major fold, which runs otherwise.
+When only ``Y`` is asked for, the input has more than :data:`SMALL` elements
+and holds no NaN and no ``-0``, the maxima are taken one spatial axis at a
+time (``_separable_max``): the same bits as the row-major fold, which runs
+otherwise (over strided views of the padded input for small inputs, over the
+runs of ``_window_taps`` for large ones).
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ from ._windows import (
     window_indexes,
 )
 from .base import Kernel
+
+SMALL = 1 << 14
+"""Inputs of at most this many elements take the row-major fold over strided views even without ``Indices``:
+for them the separable form's scans and layouts cost more than they save."""
 
 
 def _lowest(dtype: np.dtype) -> object:
@@ -62,7 +68,7 @@ def _pool(
     geo = window_geometry(x.shape[2:], kernel_shape, ceil_mode, **attrs)
     if _has_padding_only_window(geo, x.shape[2:]):
         raise ValueError("a pooling window covers padding only (its maximum is undefined)")
-    if not want_indices:
+    if not want_indices and x.size > SMALL:
         y = separable_maxima(x, geo, _lowest(x.dtype))
         return (window_maxima(x, geo, _lowest(x.dtype)) if y is None else y), None, geo
     xp = padded_for_windows(x, geo, _lowest(x.dtype))
@@ -70,6 +76,8 @@ def _pool(
     best = taps[0].copy()
     for tap in taps[1:]:
         np.maximum(best, tap, out=best)
+    if not want_indices:
+        return best, None, geo
     # The winner is the first offset (row-major) holding the maximum: walk the offsets backwards so the
     # earliest match is written last. A NaN in a window propagates to the maximum; its first NaN wins.
     which = np.zeros(best.shape, dtype=np.int64)

@@ -37,12 +37,31 @@ def relu(x: np.ndarray, **_attrs: object) -> np.ndarray:
     zero = np.zeros((), dtype=x.dtype)
     if x.size < 2 * ROW or not x.flags.c_contiguous:
         return np.maximum(x, zero)
+    return _maximum_rows(x, np.empty_like(x))
+
+
+def relu_in_place(x: np.ndarray) -> np.ndarray:
+    """Relu written over ``x`` itself, which is returned: every element is ``maximum(x, 0)`` of the same two
+    numbers as in :func:`relu`, so the result is the same bit for bit.
+
+    Only for an ``x`` that nothing else reads or shares memory with: the
+    executor's plan decides when (``sonnx.execution.reuse``).
+    """
+    zero = np.zeros((), dtype=x.dtype)
+    if x.size < 2 * ROW or not x.flags.c_contiguous:
+        np.maximum(x, zero, out=x)
+        return x
+    return _maximum_rows(x, x)
+
+
+def _maximum_rows(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``maximum(x, 0)`` into ``out`` (C-contiguous, ``x`` itself allowed): whole rows against the zero row."""
     flat = x.reshape(-1)
-    out = np.empty_like(flat)
+    dest = out.reshape(-1)
     whole = flat.size - flat.size % ROW
-    np.maximum(flat[:whole].reshape(-1, ROW), _zero_row(x.dtype), out=out[:whole].reshape(-1, ROW))
-    np.maximum(flat[whole:], zero, out=out[whole:])
-    return out.reshape(x.shape)
+    np.maximum(flat[:whole].reshape(-1, ROW), _zero_row(x.dtype), out=dest[:whole].reshape(-1, ROW))
+    np.maximum(flat[whole:], np.zeros((), dtype=x.dtype), out=dest[whole:])
+    return out
 
 
 KERNELS = (Kernel("Relu", (1, 6, 13, 14), relu),)
