@@ -18,7 +18,11 @@ value. Python only lists the facts; the solver's propagation does the joins.
   per defined tensor, its time ``h`` and the fact defining it (a write of an
   operation with ``f <= h``, or a graph input, initializer or capture fact).
   Written in place in the instances: per read fact of a fired operation
-  ``h(t) < f(o)``; per defined tensor, the named fact's tensor is ``t``.
+  ``h(t) < f(o)``; per defined tensor, the named fact's tensor is ``t``
+  (and for a write ``(o k t)``, ``f(o) <= h(t)``). The comparisons are an
+  obligation of their own, written as GRAPH-ACYCLIC writes its ranks'
+  (:mod:`sonnx.smt.order`): on a model both rules accept, the two texts are
+  the same and z3 solves it once.
   Times decrease along every justification, so the defined tensors are in
   the least fixpoint; a graph output without a record is not accepted.
   sat = PROVED.
@@ -42,15 +46,17 @@ import numpy as np
 
 from ...base.witness import LIMIT, brief, first
 from ...rules.graph_c3 import ID
+from .. import order
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import CAPTURE, INIT, INPUT, WRITE, Derivation, blocked_reads, derivation, index_of
 from ..common import (
     Encoding,
+    Group,
     Proof,
     ProofContext,
     RuleResult,
     ask_one,
-    certificate_verdict,
+    certificate_groups,
     facts_lines,
     or_all,
     settled,
@@ -209,19 +215,18 @@ def _first_bad(bad: np.ndarray, ids: np.ndarray) -> None:
         raise KeyError(int(ids[np.flatnonzero(bad)[0]]))
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str], list[str]]:
+def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> list[Group]:
     """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError).
 
-    Per scope, in order: per read fact of a fired operation ``(< h(t) f(o))``;
-    per defined tensor (ascending ids) that the named fact's tensor is ``t``,
-    and for a write ``(<= f(o) h(t))``; per graph output ``(<= 0 h(t))``.
+    Two conjunctions. The order (:func:`.order.comparisons`, as GRAPH-ACYCLIC
+    writes its ranks), per scope: per read fact of a fired operation
+    ``(< h(t) f(o))``, in fact order; per tensor defined by a write ``(o k t)``
+    ``(<= f(o) h(t))``, in write-fact order. The records, per scope: per
+    defined tensor (ascending ids) that the named fact's tensor is ``t``;
+    per graph output ``(<= 0 h(t))``.
     """
     kinds, left, right = [], [], []
-
-    def add(kind: int | np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-        kinds.append(np.full(len(a), kind, I64) if isinstance(kind, int) else kind)
-        left.append(a)
-        right.append(b)
+    rec_kinds, rec_left, rec_right = [], [], []
 
     for f in facts:
         c, ix = cert[f.index], index_of(f)
@@ -230,7 +235,6 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str
         fired = np.flatnonzero(fire[ix.rd_j] != -1)
         x = ix.rd_x[fired]
         _first_bad(time[x] == -1, x + f.t_base)
-        add(LT, time[x], fire[ix.rd_j[fired]])
         defined = np.flatnonzero(time != -1)
         kind, k = how[defined], fact[defined]
         named = np.zeros(len(defined), I64)  # the tensor of the fact named for each defined tensor
@@ -243,37 +247,50 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str
             at = np.flatnonzero(kind == code)
             named[at] = tensors[k[at]]
         _first_bad((kind < INPUT) | (kind > WRITE), defined + f.t_base)
-        writes = kind == WRITE
-        writer = np.zeros(len(defined), I64)
-        writer[writes] = fire[ix.wr_j[k[writes]]]
-        _first_bad(writes & (writer == -1), defined + f.t_base)
-        # per defined tensor its equality, then (for a write) its order, interleaved as they are read
-        pair_kind = np.stack([np.full(len(defined), EQ, I64), np.where(writes, LE, -1)], axis=1).reshape(-1)
-        pair_left = np.stack([defined + f.t_base, writer], axis=1).reshape(-1)
-        pair_right = np.stack([named, time[defined]], axis=1).reshape(-1)
-        keep = pair_kind >= 0
-        add(pair_kind[keep], pair_left[keep], pair_right[keep])
+        writes = np.flatnonzero(kind == WRITE)
+        writes = writes[np.argsort(k[writes], kind="stable")]  # in the order of their write facts
+        writer = fire[ix.wr_j[k[writes]]]
+        _first_bad(writer == -1, defined[writes] + f.t_base)
+        kinds += [np.full(len(x), order.READ, I64), np.full(len(writes), order.WRITE, I64)]
+        left += [time[x], writer]
+        right += [fire[ix.rd_j[fired]], time[defined[writes]]]
         out = as_np([t for _, t in f.outputs]) - f.t_base
         _first_bad(time[out] == -1, out + f.t_base)
-        add(LE, np.zeros(len(out), I64), time[out])
-    items = distinct_mixed(TEMPLATES, *(np.concatenate(c) if c else np.zeros(0, I64) for c in (kinds, left, right)))
+        rec_kinds += [np.full(len(defined), EQ, I64), np.full(len(out), LE, I64)]
+        rec_left += [defined + f.t_base, np.zeros(len(out), I64)]
+        rec_right += [named, time[out]]
+    joined = [np.concatenate(c) for c in (kinds, left, right)]
+    records = distinct_mixed(TEMPLATES, *(np.concatenate(c) for c in (rec_kinds, rec_left, rec_right)))
     return [
-        "; certificate: untrusted firing times f(o) and, per defined tensor t, its time h(t) and the fact defining it;",
-        ";   per read fact (o k t) of a fired o: h(t) < f(o); per defined t: the named fact's tensor is t (and for a",
-        ";   write (o k t), f(o) <= h(t)); every graph output has a record. Values in place, identical instances once",
-    ], items
+        (
+            "c3.certificate.order",
+            list(order.HEAD),
+            order.comparisons(*joined),
+            "the given firing times f(o) and definition times h(t) (the numbers of the comparisons) satisfy"
+            " h(t) < f(o) for every read fact of a fired operation and f(o) <= h(t) for every write that defines t",
+        ),
+        (
+            "c3.certificate",
+            [
+                "; certificate: per tensor t defined by the untrusted propagation, the fact it names as defining t",
+                ";   (a graph input, initializer, capture or write fact, its tensor in place) is a fact of t;",
+                ";   every graph output has a record (its time h in place, at least 0); identical instances once",
+            ],
+            records,
+            "the fact named as defining each defined tensor is a fact of that tensor, and every graph output is"
+            " defined",
+        ),
+    ]
 
 
-LT, EQ, LE = 0, 1, 2
-TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]
+EQ, LE = 0, 1
+TEMPLATES = ["(= {} {})", "(<= {} {})"]
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Times) -> Proof:
-    return certificate_verdict(
+    return certificate_groups(
         ID,
-        "c3.certificate",
         lambda: certificate_body(facts, cert),
-        "the given times and defining facts justify a value for every graph output",
         "definedness certificate",
         missing="the definedness certificate is incomplete at",
     )
