@@ -1,10 +1,12 @@
-"""GRAPH-ACYCLIC's and GRAPH-C3's comparisons of ranks and times: one script when they agree, each verdict its own.
+"""Obligations two rules write alike: one script when they agree, each verdict its own.
 
-Both certificates write their comparisons along the read and write facts
-with :func:`sonnx.smt.order.comparisons`; on a model both rules accept the
-scripts are the same text and the engine has z3 solve it once, giving the
-answer to each rule. A wrong certificate of one rule changes that rule's
-text only, so it is solved apart and refused for that rule alone.
+GRAPH-ACYCLIC's and GRAPH-C3's certificates write their comparisons along the
+read and write facts with :func:`sonnx.smt.order.comparisons`; GRAPH-R1's and
+GRAPH-R1-TRANSITIVE's write the equalities of their named uses with
+:func:`sonnx.smt.encodings.graph_r1.uses_body`. On a model both rules of a
+pair accept, the scripts are the same text and the engine has z3 solve it
+once, giving the answer to each rule. A wrong certificate of one rule changes
+that rule's text only, so it is solved apart and refused for that rule alone.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ import pytest
 from sonnx.base.verdict import Status
 from sonnx.model.graph import Model, Operation
 from sonnx.smt import SolverSettings, run_smt
-from sonnx.smt.certify import derivation, index_of
+from sonnx.smt.certify import derivation, distances, index_of
 from sonnx.smt.common import drive
-from sonnx.smt.encodings import graph_acyclic, graph_c3
+from sonnx.smt.encodings import graph_acyclic, graph_c3, graph_r1, graph_r1_transitive
 from sonnx.smt.facts import model_facts
 from sonnx.smt.pool import Job, Solving, Ticket
 from tests.common.smtkit import g, model
@@ -150,3 +152,38 @@ def test_an_operation_ranked_above_its_output_is_refused() -> None:
     trank[f.tid["y"] - f.t_base] = rank[2] - 1  # y is read by nothing: no read comparison sees it
     res = drive(graph_acyclic.check_certificate(facts, {0: (rank, trank)}), ST)
     assert res.verdict.status is Status.UNKNOWN and "rank certificate" in (res.verdict.reason or "")
+
+
+USES = "r1t.certificate.uses"
+
+
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
+def test_the_named_uses_are_one_script_for_both_rules() -> None:
+    v, r, solving = run(dag())
+    assert {v[rid].status for rid in ("GRAPH-R1", "GRAPH-R1-TRANSITIVE")} == {Status.PROVED}
+    r1 = [o for o in r.obligations if o.name.startswith("r1.certificate")]
+    r1t = [o for o in r.obligations if o.name.startswith(USES)]
+    assert r1 and [o.script() for o in r1] == [o.script() for o in r1t]
+    assert len(solving.texts) == len(set(solving.texts)), "a script was sent to the solver twice"
+    assert any(o.name == "r1t.certificate" for o in r.obligations)
+
+
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
+@pytest.mark.parametrize("liar", ["GRAPH-R1", "GRAPH-R1-TRANSITIVE"])
+def test_a_wrong_use_is_refused_for_its_rule_alone(liar: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first operation's named use moved to a graph output it does not write: only the liar's equality fails."""
+    module, real = (graph_r1, graph_r1.uses) if liar == "GRAPH-R1" else (graph_r1_transitive, distances)
+
+    def lie(f: Any, ix: Any) -> Any:
+        found, rest = real(f, ix)
+        found = copy.deepcopy(found)
+        found.kind[0], found.other[0] = 1, 0  # OUTPUT, the first graph output (not the first operation's tensor)
+        if liar == "GRAPH-R1-TRANSITIVE":
+            found.dist[0] = 0
+        return found, rest
+
+    monkeypatch.setattr(module, "uses" if liar == "GRAPH-R1" else "distances", lie)
+    v, r, _ = run(dag())
+    other = "GRAPH-R1-TRANSITIVE" if liar == "GRAPH-R1" else "GRAPH-R1"
+    assert v[liar].status is Status.UNKNOWN and "certificate" in (v[liar].reason or ""), v[liar]
+    assert v[other].status is Status.PROVED
