@@ -256,7 +256,7 @@ class _Scheduler:
         """Send ``a`` to the solving, or, when the very same script was sent before, wait for that one's answer.
 
         Two rules may ask z3 about the same text (GRAPH-ACYCLIC and GRAPH-C3
-        write the comparisons of their common ranks alike, :mod:`.order`): z3's
+        write the comparisons of their common ranks alike, :mod:`.ground`): z3's
         answer is a function of the script, the settings (one for the run)
         and the difference-logic flag, so the script is solved once and each
         rule reads the answer as its own. Each still lists, and exports, its

@@ -17,7 +17,7 @@ Python only lists the facts.
   each fact's instance (each value looked up by the fact's own ids), and z3
   evaluates every instance (identical ground instances are written once,
   in the form GRAPH-C3 writes its comparisons of times,
-  :mod:`sonnx.smt.order`). sat = PROVED.
+  :mod:`sonnx.smt.ground`). sat = PROVED.
 * violations, both modes: an untrusted search proposes a cycle as a list of
   (write fact, read fact) pairs; the obligation is the search formula over
   exactly those facts, and unsat (these facts of the model admit no ranking)
@@ -38,7 +38,7 @@ import numpy as np
 
 from ...base.witness import LIMIT, brief, first
 from ...rules.graph_acyclic import ID
-from .. import common, order
+from .. import common, ground
 from ..arrays import I64, as_np
 from ..certify import Ranks, index_of, ranks_of
 from ..common import (
@@ -203,17 +203,17 @@ def certificate_body(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> tu
 
     Every read fact (o k t) gives ``(< T(t) R(o))`` and every write fact ``(<= R(o) T(t))``, scope by scope,
     reads then writes, each in fact order; each rank is looked up by the fact's own ids. Written by
-    :func:`.order.comparisons`, as GRAPH-C3 writes its comparisons of times.
+    :func:`.ground.comparisons`, as GRAPH-C3 writes its comparisons of times.
     """
     kinds, left, right = [], [], []
     for f in facts:
         rank, trank = (as_np(x) for x in certs[f.index])
         ix = index_of(f)
-        kinds += [np.full(len(ix.rd_j), order.READ, I64), np.full(len(ix.wr_j), order.WRITE, I64)]
+        kinds += [np.full(len(ix.rd_j), ground.READ, I64), np.full(len(ix.wr_j), ground.WRITE, I64)]
         left += [trank[ix.rd_x], rank[ix.wr_j]]
         right += [rank[ix.rd_j], trank[ix.wr_x]]
-    items = order.comparisons(*(np.concatenate(c) for c in (kinds, left, right)))
-    return list(order.HEAD), items
+    items = ground.comparisons(*(np.concatenate(c) for c in (kinds, left, right)))
+    return list(ground.HEAD), items
 
 
 def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str, Any]]:

@@ -21,7 +21,7 @@ value. Python only lists the facts; the solver's propagation does the joins.
   ``h(t) < f(o)``; per defined tensor, the named fact's tensor is ``t``
   (and for a write ``(o k t)``, ``f(o) <= h(t)``). The comparisons are an
   obligation of their own, written as GRAPH-ACYCLIC writes its ranks'
-  (:mod:`sonnx.smt.order`): on a model both rules accept, the two texts are
+  (:mod:`sonnx.smt.ground`): on a model both rules accept, the two texts are
   the same and z3 solves it once.
   Times decrease along every justification, so the defined tensors are in
   the least fixpoint; a graph output without a record is not accepted.
@@ -46,7 +46,7 @@ import numpy as np
 
 from ...base.witness import LIMIT, brief, first
 from ...rules.graph_c3 import ID
-from .. import order
+from .. import ground
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import CAPTURE, INIT, INPUT, WRITE, Derivation, blocked_reads, derivation, index_of
 from ..common import (
@@ -218,15 +218,19 @@ def _first_bad(bad: np.ndarray, ids: np.ndarray) -> None:
 def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> list[Group]:
     """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError).
 
-    Two conjunctions. The order (:func:`.order.comparisons`, as GRAPH-ACYCLIC
-    writes its ranks), per scope: per read fact of a fired operation
-    ``(< h(t) f(o))``, in fact order; per tensor defined by a write ``(o k t)``
-    ``(<= f(o) h(t))``, in write-fact order. The records, per scope: per
-    defined tensor (ascending ids) that the named fact's tensor is ``t``;
-    per graph output ``(<= 0 h(t))``.
+    Three conjunctions. The order (:func:`.ground.comparisons`, as
+    GRAPH-ACYCLIC writes its ranks), per scope: per read fact of a fired
+    operation ``(< h(t) f(o))``, in fact order; per tensor defined by a
+    write ``(o k t)`` ``(<= f(o) h(t))``, in write-fact order. The writes
+    (:func:`.ground.equalities`, as GRAPH-R1 writes its named uses): per
+    tensor defined by a write, that the write's tensor is ``t``. The other
+    records, per scope: per tensor defined by a graph input, initializer or
+    capture (ascending ids) that the named fact's tensor is ``t``; per graph
+    output ``(<= 0 h(t))``.
     """
     kinds, left, right = [], [], []
     rec_kinds, rec_left, rec_right = [], [], []
+    eq_left, eq_right = [], []
 
     for f in facts:
         c, ix = cert[f.index], index_of(f)
@@ -251,34 +255,43 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> list[Group]:
         writes = writes[np.argsort(k[writes], kind="stable")]  # in the order of their write facts
         writer = fire[ix.wr_j[k[writes]]]
         _first_bad(writer == -1, defined[writes] + f.t_base)
-        kinds += [np.full(len(x), order.READ, I64), np.full(len(writes), order.WRITE, I64)]
+        kinds += [np.full(len(x), ground.READ, I64), np.full(len(writes), ground.WRITE, I64)]
         left += [time[x], writer]
         right += [fire[ix.rd_j[fired]], time[defined[writes]]]
         out = as_np([t for _, t in f.outputs]) - f.t_base
         _first_bad(time[out] == -1, out + f.t_base)
-        rec_kinds += [np.full(len(defined), EQ, I64), np.full(len(out), LE, I64)]
-        rec_left += [defined + f.t_base, np.zeros(len(out), I64)]
-        rec_right += [named, time[out]]
+        seeds = np.flatnonzero(kind != WRITE)
+        eq_left.append(defined[writes] + f.t_base)
+        eq_right.append(named[writes])
+        rec_kinds += [np.full(len(seeds), EQ, I64), np.full(len(out), LE, I64)]
+        rec_left += [defined[seeds] + f.t_base, np.zeros(len(out), I64)]
+        rec_right += [named[seeds], time[out]]
     joined = [np.concatenate(c) for c in (kinds, left, right)]
     records = distinct_mixed(TEMPLATES, *(np.concatenate(c) for c in (rec_kinds, rec_left, rec_right)))
     return [
         (
             "c3.certificate.order",
-            list(order.HEAD),
-            order.comparisons(*joined),
+            list(ground.HEAD),
+            ground.comparisons(*joined),
             "the given firing times f(o) and definition times h(t) (the numbers of the comparisons) satisfy"
             " h(t) < f(o) for every read fact of a fired operation and f(o) <= h(t) for every write that defines t",
         ),
         (
+            "c3.certificate.writes",
+            list(ground.EQUALITY_HEAD),
+            ground.equalities(np.concatenate(eq_left), np.concatenate(eq_right)),
+            "the write fact named as defining each tensor a write defines is a write of that tensor",
+        ),
+        (
             "c3.certificate",
             [
-                "; certificate: per tensor t defined by the untrusted propagation, the fact it names as defining t",
-                ";   (a graph input, initializer, capture or write fact, its tensor in place) is a fact of t;",
+                "; certificate: per tensor t defined without a write by the untrusted propagation, the fact it names",
+                ";   as defining t (a graph input, initializer or capture fact, its tensor in place) is a fact of t;",
                 ";   every graph output has a record (its time h in place, at least 0); identical instances once",
             ],
             records,
-            "the fact named as defining each defined tensor is a fact of that tensor, and every graph output is"
-            " defined",
+            "the fact named as defining each tensor defined without a write is a fact of that tensor, and every"
+            " graph output is defined",
         ),
     ]
 

@@ -15,8 +15,9 @@ reads through ``U``. Python only lists the facts.
   the claim is the ground equality of the two tensor ids, and z3 evaluates
   every one; sat = PROVED. GRAPH-R1-TRANSITIVE's certificate names such a
   use for every operation too and writes its equalities alike
-  (:func:`uses_body`): when both name uses of the same tensors, the two
-  texts are the same and z3 solves it once (:mod:`sonnx.smt.engine`).
+  (:func:`uses_body`), and GRAPH-C3's the equalities of the writes that
+  define tensors (:mod:`sonnx.smt.ground`): when they name the same
+  tensors, the texts are the same and z3 solves it once (:mod:`sonnx.smt.engine`).
 * the witness list, both modes (no fallback to search): an untrusted search
   lists the dead operations; the counter-certificate gives units ``Dd`` (the
   listed operations) and ``X`` (the tensors they write) for every id, and
@@ -34,7 +35,8 @@ import numpy as np
 
 from ...rules import graph_r1 as direct
 from ...rules.graph_r1 import ID
-from ..arrays import I64, as_np, distinct_lines
+from .. import ground
+from ..arrays import I64, as_np
 from ..certify import OUTPUT, READ, Uses, index_of, uses
 from ..common import (
     Encoding,
@@ -116,22 +118,15 @@ def named_uses(f: ScopeFacts, c: Uses) -> tuple[np.ndarray, np.ndarray]:
     return as_np(f.wr_t)[wfact], used
 
 
-USES_HEAD = [
-    "; certificate: per operation, one of its write facts (o k t) and a read fact or graph-output fact named by an",
-    ";   untrusted search; the claim t = (that fact's tensor) is checked in place, identical instances once",
-]
-"""The comment lines of every obligation of named uses (GRAPH-R1's certificate, GRAPH-R1-TRANSITIVE's uses)."""
-
-
 def uses_body(facts: Sequence[ScopeFacts], cert: Mapping[int, Uses]) -> list[str]:
-    """Per operation, in order, scope by scope: its named write's tensor equals the named fact's, each distinct once."""
+    """Per operation: its named write's tensor equals the named fact's (:func:`.ground.equalities`)."""
     pairs = [named_uses(f, cert[f.index]) for f in facts]
     written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*pairs, strict=True))
-    return distinct_lines("(= {} {})", written, used)
+    return ground.equalities(written, used)
 
 
 def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> tuple[list[str], list[str]]:
-    return list(USES_HEAD), uses_body(facts, cert)
+    return list(ground.EQUALITY_HEAD), uses_body(facts, cert)
 
 
 def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> Checks:

@@ -36,6 +36,7 @@ import numpy as np
 from ...base.witness import op_ref
 from ...rules import graph_r1_transitive as direct
 from ...rules.graph_r1_transitive import ID
+from .. import ground
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import READ, Distances, distances, index_of
 from ..common import (
@@ -53,7 +54,7 @@ from ..common import (
 from ..counter import Checks, closed_set, refute
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
-from .graph_r1 import NOTE, USES_HEAD, op_facts, use_facts, uses_body
+from .graph_r1 import NOTE, op_facts, use_facts, uses_body
 
 
 def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
@@ -105,7 +106,7 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> list[Group]:
     return [
         (
             "r1t.certificate.uses",
-            list(USES_HEAD),
+            list(ground.EQUALITY_HEAD),
             uses,
             "every operation has a write fact whose tensor is that of the read or graph-output fact named on its"
             " way to a graph output",

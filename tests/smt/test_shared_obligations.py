@@ -1,11 +1,12 @@
 """Obligations two rules write alike: one script when they agree, each verdict its own.
 
 GRAPH-ACYCLIC's and GRAPH-C3's certificates write their comparisons along the
-read and write facts with :func:`sonnx.smt.order.comparisons`; GRAPH-R1's and
-GRAPH-R1-TRANSITIVE's write the equalities of their named uses with
-:func:`sonnx.smt.encodings.graph_r1.uses_body`. On a model both rules of a
-pair accept, the scripts are the same text and the engine has z3 solve it
-once, giving the answer to each rule. A wrong certificate of one rule changes
+read and write facts with :func:`sonnx.smt.ground.comparisons`; GRAPH-R1's and
+GRAPH-R1-TRANSITIVE's write the equalities of their named uses, and GRAPH-C3
+those of the writes that define tensors, with
+:func:`sonnx.smt.ground.equalities`. On a model the rules accept, the
+scripts are the same text and the engine has z3 solve it once, giving the
+answer to each rule. A wrong certificate of one rule changes
 that rule's text only, so it is solved apart and refused for that rule alone.
 """
 
@@ -157,13 +158,20 @@ def test_an_operation_ranked_above_its_output_is_refused() -> None:
 USES = "r1t.certificate.uses"
 
 
-@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE")
-def test_the_named_uses_are_one_script_for_both_rules() -> None:
+@pytest.mark.rule("GRAPH-R1", "GRAPH-R1-TRANSITIVE", "GRAPH-C3")
+@pytest.mark.parametrize("part", [None, 7])
+def test_the_named_uses_are_one_script_for_three_rules(part: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sonnx.smt import common
+
+    if part is not None:
+        monkeypatch.setattr(common, "PART", part)
     v, r, solving = run(dag())
-    assert {v[rid].status for rid in ("GRAPH-R1", "GRAPH-R1-TRANSITIVE")} == {Status.PROVED}
+    assert {v[rid].status for rid in ("GRAPH-R1", "GRAPH-R1-TRANSITIVE", "GRAPH-C3")} == {Status.PROVED}
     r1 = [o for o in r.obligations if o.name.startswith("r1.certificate")]
     r1t = [o for o in r.obligations if o.name.startswith(USES)]
-    assert r1 and [o.script() for o in r1] == [o.script() for o in r1t]
+    c3 = [o for o in r.obligations if o.name.startswith("c3.certificate.writes")]
+    assert len(r1) > (part is not None) and [o.script() for o in r1] == [o.script() for o in r1t]
+    assert [o.script() for o in r1] == [o.script() for o in c3]
     assert len(solving.texts) == len(set(solving.texts)), "a script was sent to the solver twice"
     assert any(o.name == "r1t.certificate" for o in r.obligations)
 
@@ -183,7 +191,7 @@ def test_a_wrong_use_is_refused_for_its_rule_alone(liar: str, monkeypatch: pytes
         return found, rest
 
     monkeypatch.setattr(module, "uses" if liar == "GRAPH-R1" else "distances", lie)
-    v, r, _ = run(dag())
+    v, _, _ = run(dag())
     other = "GRAPH-R1-TRANSITIVE" if liar == "GRAPH-R1" else "GRAPH-R1"
     assert v[liar].status is Status.UNKNOWN and "certificate" in (v[liar].reason or ""), v[liar]
     assert v[other].status is Status.PROVED

@@ -1,4 +1,7 @@
-"""The ground comparisons of numbers along the read and write facts, as GRAPH-ACYCLIC and GRAPH-C3 both write them.
+"""Ground instances that several rules' certificates write alike, so that z3 reads each text once.
+
+Comparisons of numbers along the read and write facts (GRAPH-ACYCLIC, GRAPH-C3)
+---------------------------------------------------------------------------------
 
 GRAPH-ACYCLIC's certificate (spec/graph.rst 4.0.2) gives each operation a
 rank ``R`` and each tensor a rank ``T``, and its obligation is, per read fact
@@ -20,13 +23,25 @@ the SMT engine has z3 solve that text once and gives the answer to both
 twice, a graph input also written), each rule's text is solved on its own.
 Nothing is taken from the other rule either way: each verdict rests on z3's
 answer to the rule's own obligations.
+
+Equalities of tensor ids (GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-C3)
+--------------------------------------------------------------------
+
+GRAPH-R1's certificate (spec/graph.rst 4.0.9) and GRAPH-R1-TRANSITIVE's
+(4.0.12) name, per operation, one of its write facts and a read or
+graph-output fact of the same tensor: the claim is the equality of the two
+facts' tensor ids. GRAPH-C3's names, per tensor a write defines, that write
+fact: the claim is that its tensor is the defined one. Each writes its
+equalities with :func:`equalities` (each distinct pair once, ascending)
+under :data:`EQUALITY_HEAD`; on a model where every operation writes one
+tensor, that tensor used, the three lists are the same.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .arrays import distinct_mixed
+from .arrays import I64, distinct_mixed, lines
 
 READ, WRITE = 0, 1
 """Kinds of comparison: a read fact's (strict) and a write fact's (not strict)."""
@@ -46,3 +61,23 @@ obligation's meaning, which the exported file's header states)."""
 def comparisons(kind: np.ndarray, left: np.ndarray, right: np.ndarray) -> list[str]:
     """The instances ``TEMPLATES[kind[i]]`` of ``(left[i], right[i])``, each distinct one once, in first order."""
     return distinct_mixed(TEMPLATES, kind, left, right)
+
+
+EQUALITY_HEAD = [
+    "; certificate: ground equalities of the tensor ids of two facts an untrusted search names (which facts: the",
+    ";   obligation's meaning); each distinct equality once, in ascending order",
+]
+"""The comment lines of every equality obligation written by :func:`equalities`."""
+
+
+def equalities(left: np.ndarray, right: np.ndarray) -> list[str]:
+    """``(= left[i] right[i])`` for each distinct pair, in ascending order of ``(left, right)``."""
+    if not len(left):
+        return []
+    lo = min(int(left.min()), int(right.min()))
+    width = int(right.max()) - lo + 1
+    if (int(left.max()) - lo + 1) * width >= 2**63:  # too wide to pack into one int64: sort the rows
+        pairs = np.unique(np.stack([left, right], axis=1), axis=0)
+        return lines("(= {} {})", pairs[:, 0], pairs[:, 1])
+    key = np.unique((left.astype(I64) - lo) * width + (right.astype(I64) - lo))
+    return lines("(= {} {})", key // width + lo, key % width + lo)
