@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sonnx.base.verdict import Status
+from sonnx.base.witness import LIMIT
 from sonnx.model.graph import Model, Operation
 from sonnx.smt import cycles
 from sonnx.smt.fact_index import index_of
@@ -145,3 +146,16 @@ def test_the_core_keeps_the_cycles_and_the_paths_between_them_only() -> None:
     names = [o.name for o in f.graph.operations]
     edges = sorted((names[i], names[j]) for i, j in zip(a.tolist(), b.tolist(), strict=True))
     assert edges == [("a0", "a1"), ("a0", "br"), ("a1", "a0"), ("b0", "b1"), ("b1", "b0"), ("br", "b1")]
+
+
+def test_a_cycle_longer_than_a_witness_list_is_counted_whole() -> None:
+    """The witness lists the first LIMIT operations of a long cycle; its length and summary count all of them."""
+    n = LIMIT + 50
+    ops = [op("Neg", (f"t{(i - 1) % n}",), (f"t{i}",), f"l{i}") for i in range(n)]
+    ops.append(op("Relu", ("t0",), ("y",), "o"))
+    v = smt(model(g(["x"], ["y"], ops)), "certificate")["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    data = v.witness.data
+    assert data["length"] == n and len(data["cycle"]) == LIMIT
+    assert [s["operation"] for s in data["cycle"][:2]] == ["Neg:l0", "Neg:l1"]
+    assert v.witness.summary.endswith(f"(and {n - 5} more))"), v.witness.summary

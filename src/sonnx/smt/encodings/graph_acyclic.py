@@ -220,14 +220,14 @@ def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str
     f, steps = cyclic[0]
     ops = f.graph.operations
     listed: list[dict[str, Any]] = []
-    for i, _ in steps:
+    for i, _ in steps[:LIMIT]:  # the witness lists the first LIMIT steps and counts them all
         j = f.wr_o[i] - f.op_base
         listed.append({"index": j, "operation": ops[j].label, "tensor": f.name(f.wr_t[i])})
     labels = [s["operation"] for s in listed]
     if len(steps) == 1:
         what = f"operation {labels[0]} reads its own output {listed[0]['tensor']!r}"
     else:
-        what = f"a cycle of {len(steps)} operations ({brief([str(x) for x in labels])})"
+        what = f"a cycle of {len(steps)} operations ({brief([str(x) for x in labels], total=len(steps))})"
     extra = f"; {len(cyclic) - 1} more graph(s) have cycles" if len(cyclic) > 1 else ""
     paths = [c[0].path for c in cyclic]
     return f"in graph {f.path}: {what}{extra}", {
