@@ -1,7 +1,7 @@
 """Ground instances that several rules' certificates write alike, so that z3 reads each text once.
 
-Comparisons of numbers along the read and write facts (GRAPH-ACYCLIC, GRAPH-C3)
----------------------------------------------------------------------------------
+**Comparisons of numbers along the read and write facts** (GRAPH-ACYCLIC,
+GRAPH-C3).
 
 GRAPH-ACYCLIC's certificate (spec/graph.rst 4.0.2) gives each operation a
 rank ``R`` and each tensor a rank ``T``, and its obligation is, per read fact
@@ -15,25 +15,23 @@ chain of dependencies ending at each operation) and so the same
 comparisons.
 
 Each rule builds its own comparisons from its own certificate with
-:func:`comparisons` (read facts in fact order, then writes in write-fact
-order, each distinct instance once) under the one head :data:`HEAD`: when
+``comparisons`` (read facts in fact order, then writes in write-fact
+order, each distinct instance once) under the one head ``HEAD``: when
 the two lists are the same, the obligations' scripts are the same text, and
 the SMT engine has z3 solve that text once and gives the answer to both
-(:meth:`.engine._Scheduler._submit`). When they differ (a tensor written
+(``_Scheduler._submit`` in ``sonnx.smt.engine``). When they differ (a tensor written
 twice, a graph input also written), each rule's text is solved on its own.
 Nothing is taken from the other rule either way: each verdict rests on z3's
 answer to the rule's own obligations.
 
-Equalities of tensor ids (GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-C3)
---------------------------------------------------------------------
-
+**Equalities of tensor ids** (GRAPH-R1, GRAPH-R1-TRANSITIVE, GRAPH-C3).
 GRAPH-R1's certificate (spec/graph.rst 4.0.9) and GRAPH-R1-TRANSITIVE's
 (4.0.12) name, per operation, one of its write facts and a read or
 graph-output fact of the same tensor: the claim is the equality of the two
 facts' tensor ids. GRAPH-C3's names, per tensor a write defines, that write
 fact: the claim is that its tensor is the defined one. Each writes its
-equalities with :func:`equalities` (each distinct pair once, ascending)
-under :data:`EQUALITY_HEAD`; on a model where every operation writes one
+equalities with ``equalities`` (each distinct pair once, ascending)
+under ``EQUALITY_HEAD``; on a model where every operation writes one
 tensor, that tensor used, the three lists are the same.
 """
 

@@ -15,9 +15,10 @@ reads through ``U``. Python only lists the facts.
   the claim is the ground equality of the two tensor ids, and z3 evaluates
   every one; sat = PROVED. GRAPH-R1-TRANSITIVE's certificate names such a
   use for every operation too and writes its equalities alike
-  (:func:`uses_body`), and GRAPH-C3's the equalities of the writes that
+  (``uses_body``), and GRAPH-C3's the equalities of the writes that
   define tensors (:mod:`sonnx.smt.ground`): when they name the same
-  tensors, the texts are the same and z3 solves it once (:mod:`sonnx.smt.engine`).
+  tensors, the texts are the same and z3 solves it once (the engine's
+  scheduler sends a script once).
 * the witness list, both modes (no fallback to search): an untrusted search
   lists the dead operations; the counter-certificate gives units ``Dd`` (the
   listed operations) and ``X`` (the tensors they write) for every id, and
