@@ -7,6 +7,7 @@ import pytest
 from sonnx.base.verdict import Status
 from sonnx.base.witness import LIMIT
 from sonnx.model.graph import make_operation
+from sonnx.smt import undefined_chain
 from sonnx.smt.encodings import graph_c3
 from sonnx.smt.facts import model_facts
 from tests.common.smtkit import MODES, disagreements, g, model, op, smt
@@ -65,9 +66,9 @@ def test_a_chain_ending_at_an_operation_with_every_input_defined_is_named_incons
     so, naming that tensor, instead of failing while it writes the witness."""
     m = model(g(["x"], ["y"], [op("Relu", ("x",), ("a",), "r"), op("Abs", ("a",), ("y",), "abs")]))
     (f,) = model_facts(m)
-    steps, end = graph_c3._chain(f, lambda t: t == f.tid["y"], f.tid["y"])
+    steps, end = undefined_chain.chain(f, lambda t: t == f.tid["y"], f.tid["y"])
     assert end == "inconsistent model"
-    listed = [graph_c3._step_record(f, x) for x in steps]
+    listed = [undefined_chain.step_record(f, x) for x in steps]
     assert listed == [{"tensor": "y", "producer": {"index": 1, "operation": "Abs:abs"}, "missing_input": None}]
     v = graph_c3._report([(f, f.tid["y"])], lambda t: t == f.tid["y"], "search", []).verdict
     assert v.witness is not None and v.witness.data["root"] == "y" and v.witness.data["ends"] == "inconsistent model"

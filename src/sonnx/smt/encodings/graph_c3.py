@@ -67,6 +67,7 @@ from ..counter import NONE, TENSOR, Builder, Checks, key, refute, sizes
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer, Session, SolverSettings
+from ..undefined_chain import chain, step_record
 
 NOTE = (
     "; raw facts: (gi s k t) t is input k of graph s; (iv s t) t has an initial value; (cp t u) nested-graph"
@@ -109,45 +110,9 @@ def _outputs(facts: Sequence[ScopeFacts]) -> list[tuple[ScopeFacts, int]]:
     return [(f, t) for f in facts for t in dict.fromkeys(t for _, t in f.outputs)]
 
 
-Step = tuple[int, int | None, int | None, bool]
-"""One step of :func:`_chain`: (tensor, local producer or None, its undefined read or None, the tensor repeats)."""
-
-
-def _chain(f: ScopeFacts, undefined: Any, name_t: int) -> tuple[list[Step], str]:
-    """Follow undefined tensors back through their first writer's first undefined read."""
-    steps: list[Step] = []
-    seen: set[int] = set()
-    cur = name_t
-    writers: dict[int, int] = {}
-    for o, _, t in f.writes():
-        writers.setdefault(t, o - f.op_base)
-    while cur not in seen:
-        seen.add(cur)
-        p = writers.get(cur)
-        if p is None:
-            steps.append((cur, None, None, False))
-            return steps, "no producer"
-        missing = next((t for _, _, t in f.reads_of(p) if undefined(t)), None)
-        steps.append((cur, p, missing, False))
-        if missing is None:
-            return steps, "inconsistent model"
-        cur = missing
-    steps.append((cur, None, None, True))
-    return steps, "cycle"
-
-
-def _step_record(f: ScopeFacts, step: Step) -> dict[str, Any]:
-    """A step of :func:`_chain` as the witness lists it (only the listed steps are worded: a chain may be long)."""
-    cur, p, missing, repeats = step
-    if p is None:
-        return {"tensor": f.name(cur), "producer": None, **({"repeats": True} if repeats else {})}
-    prod = {"index": p, "operation": f.graph.operations[p].label}
-    return {"tensor": f.name(cur), "producer": prod, "missing_input": None if missing is None else f.name(missing)}
-
-
 def _report(found: list[tuple[ScopeFacts, int]], undefined: Any, mode: str, obs: list[Obligation]) -> RuleResult:
     f0, t0 = found[0]
-    steps, end = _chain(f0, undefined, t0)
+    steps, end = chain(f0, undefined, t0)
     root = f0.name(steps[-1][0])
     name = f0.name(t0)
     shown = [f"{f.name(t)!r} (in {f.path})" for f, t in found]
@@ -160,7 +125,7 @@ def _report(found: list[tuple[ScopeFacts, int]], undefined: Any, mode: str, obs:
                 "count": len(found),
                 "undefined": [{"scope": f.path, "output": f.name(t)} for f, t in first(found)],
                 "chain_scope": f0.path,
-                "chain": [_step_record(f0, x) for x in steps[:LIMIT]],
+                "chain": [step_record(f0, x) for x in steps[:LIMIT]],
                 "chain_length": len(steps),
                 "root": root,
                 "ends": end,
