@@ -99,8 +99,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M7",
         ENCODINGS + "graph_acyclic.py",
-        'distinct_mixed(["(< {} {})", "(<= {} {})"]',
-        'distinct_mixed(["(<= {} {})", "(<= {} {})"]',
+        "kinds += [np.full(len(ix.rd_j), ground.READ, I64)",
+        "kinds += [np.full(len(ix.rd_j), ground.WRITE, I64)",
         "rank certificate's read constraint weakened to <=",
     ),
     Mutant(
@@ -148,8 +148,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M14",
         ENCODINGS + "graph_c3.py",
-        'TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]',
-        'TEMPLATES = ["(<= {} {})", "(= {} {})", "(<= {} {})"]',
+        "kinds += [np.full(len(x), ground.READ, I64)",
+        "kinds += [np.full(len(x), ground.WRITE, I64)",
         "firing-time certificate weakened to <=",
     ),
     Mutant(
@@ -162,8 +162,8 @@ MUTANTS: list[Mutant] = [
     Mutant(
         "M16",
         ENCODINGS + "graph_r1.py",
-        'distinct_lines("(= {} {})", written, used)',
-        'distinct_lines("(= {} {})", written, written)',
+        "return ground.equalities(written, used)",
+        "return ground.equalities(written, written)",
         "use certificate not checked",
     ),
     Mutant(

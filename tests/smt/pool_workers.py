@@ -14,8 +14,9 @@ from typing import NoReturn
 
 from sonnx.smt.pool import Job, Reply, solve_job
 
-VICTIM = "; certificate: ranks R(o), T(t)"
-"""The first comment line of every GRAPH-ACYCLIC rank-certificate obligation."""
+VICTIM = "; certificate: untrusted numbers of operations and tensors"
+"""The first comment line of every comparison obligation of GRAPH-ACYCLIC's rank certificate, which GRAPH-C3's
+certificate of times writes alike (on the test DAGs both are one script, solved once)."""
 
 
 def _die() -> NoReturn:

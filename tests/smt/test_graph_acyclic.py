@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
+import numpy as np
 import pytest
 
 from sonnx.base.verdict import Status
+from sonnx.base.witness import LIMIT
+from sonnx.model.graph import Model, Operation
 from sonnx.smt import cycles
+from sonnx.smt.fact_index import index_of
+from sonnx.smt.facts import model_facts
+from tests.common.cycle_reference import reference_cycle
 from tests.common.smtkit import MODES, g, model, op, smt
 
 pytestmark = pytest.mark.rule("GRAPH-ACYCLIC")
@@ -84,3 +92,70 @@ def test_the_cycle_witness_searches_from_the_first_unranked_operations(long: int
     v = smt(model(g(["x"], ["y"], ops)))["GRAPH-ACYCLIC"]
     assert v.status is Status.VIOLATED and v.witness is not None
     assert v.witness.data["length"] == (2 if long < cycles.STARTS else long)
+
+
+def _random_cyclic(seed: int) -> Model:
+    """Operations reading random tensors, some written later (cycles), some twice by one reader, with tails.
+
+    Small seeds give circles only (each operation reads the previous one's output, around one or more rings,
+    with chains hanging off and feeding in), larger ones random reads: both branches of the search.
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 90))
+    ops: list[Operation] = []
+    if seed % 2:
+        rings = sorted(set(rng.integers(1, n, size=int(rng.integers(0, 3))).tolist()) | {0, n})
+        for lo, hi in pairwise(rings):
+            for i in range(lo, hi):
+                prev = hi - 1 if i == lo else i - 1
+                ops.append(op("Neg", (f"t{prev}",), (f"t{i}",), f"c{i}"))
+        for k in range(int(rng.integers(0, 4))):  # a chain fed by a ring, feeding nothing
+            ops.append(op("Relu", (f"t{int(rng.integers(0, n))}",), (f"u{k}",), f"u{k}"))
+        if rng.random() < 0.4:  # a bridge from one ring into another: an operation of that ring reads it too
+            src, dst = (int(x) for x in rng.integers(0, n, size=2))
+            ops.append(op("Relu", (f"t{src}",), ("bridge",), "bridge"))
+            at = next(k for k, o in enumerate(ops) if o.output_mapping == (f"t{dst}",))
+            ops[at] = op("Add", (*ops[at].input_mapping, "bridge"), ops[at].output_mapping, ops[at].name)
+        rng.shuffle(ops)  # type: ignore[arg-type]
+    else:
+        for i in range(n):
+            reads = tuple(f"t{int(rng.integers(0, n))}" if rng.random() < 0.6 else "x" for _ in range(2))
+            ops.append(op("Add", reads, (f"t{i}",), f"a{i}"))
+    return model(g(["x"], [ops[-1].output_mapping[0]], ops))
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_the_witness_search_finds_what_plain_searches_over_the_unranked_part_find(seed: int) -> None:
+    """The core and the walk around circles change where the search looks, never the cycle it finds."""
+    m = _random_cyclic(seed)
+    for f in model_facts(m):
+        ix = index_of(f)
+        assert cycles.cycle(f, ix) == reference_cycle(f, ix)
+
+
+def test_the_core_keeps_the_cycles_and_the_paths_between_them_only() -> None:
+    """Two rings, a bridge from the first into the second, a tail out of the second: the tail is peeled off."""
+    ring_a = [op("Neg", ("a1",), ("a0",), "a0"), op("Add", ("x", "a0"), ("a1",), "a1")]
+    ring_b = [op("Neg", ("b1",), ("b0",), "b0"), op("Add", ("b0", "br"), ("b1",), "b1")]
+    rest = [op("Relu", ("a0",), ("br",), "br"), op("Relu", ("b0",), ("tail",), "tail"), op("Abs", ("tail",), ("y",))]
+    m = model(g(["x"], ["y"], ring_a + ring_b + rest))
+    f = model_facts(m)[0]
+    ix = index_of(f)
+    left = np.arange(f.n)  # nothing can be ranked: every operation depends on ring a
+    a, b, _, _ = cycles.core(f, ix, left)
+    names = [o.name for o in f.graph.operations]
+    edges = sorted((names[i], names[j]) for i, j in zip(a.tolist(), b.tolist(), strict=True))
+    assert edges == [("a0", "a1"), ("a0", "br"), ("a1", "a0"), ("b0", "b1"), ("b1", "b0"), ("br", "b1")]
+
+
+def test_a_cycle_longer_than_a_witness_list_is_counted_whole() -> None:
+    """The witness lists the first LIMIT operations of a long cycle; its length and summary count all of them."""
+    n = LIMIT + 50
+    ops = [op("Neg", (f"t{(i - 1) % n}",), (f"t{i}",), f"l{i}") for i in range(n)]
+    ops.append(op("Relu", ("t0",), ("y",), "o"))
+    v = smt(model(g(["x"], ["y"], ops)), "certificate")["GRAPH-ACYCLIC"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    data = v.witness.data
+    assert data["length"] == n and len(data["cycle"]) == LIMIT
+    assert [s["operation"] for s in data["cycle"][:2]] == ["Neg:l0", "Neg:l1"]
+    assert v.witness.summary.endswith(f"(and {n - 5} more))"), v.witness.summary

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from sonnx.base.verdict import Status
+from sonnx.base.witness import LIMIT
 from sonnx.model.graph import make_operation
+from sonnx.smt import undefined_chain
 from sonnx.smt.encodings import graph_c3
 from sonnx.smt.facts import model_facts
 from tests.common.smtkit import MODES, disagreements, g, model, op, smt
@@ -64,9 +66,10 @@ def test_a_chain_ending_at_an_operation_with_every_input_defined_is_named_incons
     so, naming that tensor, instead of failing while it writes the witness."""
     m = model(g(["x"], ["y"], [op("Relu", ("x",), ("a",), "r"), op("Abs", ("a",), ("y",), "abs")]))
     (f,) = model_facts(m)
-    steps, end = graph_c3._chain(f, lambda t: t == f.tid["y"], f.tid["y"])
+    steps, end = undefined_chain.chain(f, lambda t: t == f.tid["y"], f.tid["y"])
     assert end == "inconsistent model"
-    assert steps == [{"tensor": "y", "producer": {"index": 1, "operation": "Abs:abs"}, "missing_input": None}]
+    listed = [undefined_chain.step_record(f, x) for x in steps]
+    assert listed == [{"tensor": "y", "producer": {"index": 1, "operation": "Abs:abs"}, "missing_input": None}]
     v = graph_c3._report([(f, f.tid["y"])], lambda t: t == f.tid["y"], "search", []).verdict
     assert v.witness is not None and v.witness.data["root"] == "y" and v.witness.data["ends"] == "inconsistent model"
 
@@ -84,3 +87,18 @@ def test_completeness_violated_inside_a_branch(mode: str) -> None:
     # the branch's output, and the If's output y, which needs the branch
     undefined = [{"scope": "g", "output": "y"}, {"scope": "g/If:if.then_branch", "output": "h"}]
     assert v.witness.data["undefined"] == undefined
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_chain_longer_than_a_witness_list_is_counted_whole(mode: str) -> None:
+    """The witness lists the first LIMIT steps back from the output; its length and root are the whole chain's."""
+    n = LIMIT + 30
+    ops = [op("Neg", ("ghost" if i == 0 else f"t{i - 1}",), (f"t{i}",), f"n{i}") for i in range(n)]
+    v = smt(model(g(["x"], [f"t{n - 1}"], ops)), mode)["GRAPH-C3"]
+    assert v.status is Status.VIOLATED and v.witness is not None
+    data = v.witness.data
+    assert data["chain_length"] == n + 1 and len(data["chain"]) == LIMIT and data["root"] == "ghost"
+    assert data["chain"][0] == {
+        "tensor": f"t{n - 1}", "producer": {"index": n - 1, "operation": f"Neg:n{n - 1}"}, "missing_input": f"t{n - 2}"
+    }
+    assert data["ends"] == "no producer"

@@ -53,21 +53,30 @@ def ranks(f: ScopeFacts, ix: Index) -> Ranks | None:
     ranked get the next rank together, so R is the length of the longest
     chain of dependencies ending at the operation.
     """
-    n = f.n
-    indeg = indegrees(f, ix)
-    rank = np.ones(n, I64)
-    ready = np.flatnonzero(indeg == 0)
-    seen, level = 0, 1
-    while ready.size:
-        seen += ready.size
-        rank[ready] = level
-        ready = _kahn_loop(f, ix, indeg, ready) if ready.size < SMALL else _kahn_arrays(ix, indeg, ready)
-        level += 1
-    if seen != n:
+    rank, indeg = kahn(f, ix)
+    if indeg.any():
         return None
     trank = np.zeros(f.n_tensors, I64)
     np.maximum.at(trank, ix.wr_x, rank[ix.wr_j])
     return rank, trank
+
+
+def kahn(f: ScopeFacts, ix: Index) -> tuple[np.ndarray, np.ndarray]:
+    """Kahn's sort one rank at a time: the rank of each operation (from 1), and the in-degrees it leaves.
+
+    An operation left with a positive in-degree was never ranked: it is on a
+    cycle or depends on one (the set is the same in whatever order the
+    ready operations are taken).
+    """
+    indeg = indegrees(f, ix)
+    rank = np.ones(f.n, I64)
+    ready = np.flatnonzero(indeg == 0)
+    level = 1
+    while ready.size:
+        rank[ready] = level
+        ready = _kahn_loop(f, ix, indeg, ready) if ready.size < SMALL else _kahn_arrays(ix, indeg, ready)
+        level += 1
+    return rank, indeg
 
 
 SMALL = 32

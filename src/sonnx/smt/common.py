@@ -199,20 +199,12 @@ behind choices in the code").
 """
 
 
-def check_ground(
-    rule_id: str,
-    name: str,
-    logic: str,
-    head: list[str],
-    items: Sequence[str],
-    meaning: str,
-) -> Asking[tuple[Answer, list[Obligation]]]:
-    """Solve the conjunction of ``items`` (ground instances, ``head`` before them) part by part.
+def ground_obligations(
+    rule_id: str, name: str, logic: str, head: list[str], items: Sequence[str], meaning: str
+) -> list[Obligation]:
+    """The conjunction of ``items`` (ground instances, ``head`` before them) as obligations of :data:`PART` each.
 
-    Every part is asked for at once (parts are independent: they may be
-    solved in parallel) and every part is solved; the answer returned is the
-    first one, in part order, that is not ``sat`` (or the last ``sat``). Each
-    obligation is named ``name``, or ``name.part<k>`` when there are several.
+    Each obligation is named ``name``, or ``name.part<k>`` when there are several.
     """
     n = max(1, -(-len(items) // PART))
     obs: list[Obligation] = []
@@ -221,8 +213,11 @@ def check_ground(
         tag = f"{name}.part{k}" if n > 1 else name
         what = f"{meaning} (part {k + 1} of {n})" if n > 1 else meaning
         obs.append(Obligation(rule_id, tag, logic, [*head, *conj(chunk)], "sat", "certificate", what))
-    answers = yield from ask(obs)
-    return next((a for a in answers if a.result != "sat"), answers[-1]), obs
+    return obs
+
+
+Group = tuple[str, list[str], Sequence[str], str]
+"""One conjunction of ground instances of a certificate: (obligation name, head lines, instances, meaning)."""
 
 
 def certificate_verdict(
@@ -239,13 +234,28 @@ def certificate_verdict(
     ``certificate`` (UNKNOWN, never a fallback). ``missing`` words the tool
     defect when ``build`` finds no record for a key (a ``KeyError``).
     """
+    return (yield from certificate_groups(rule_id, lambda: [(name, *build(), meaning)], certificate, missing))
+
+
+def certificate_groups(
+    rule_id: str, build: Callable[[], list[Group]], certificate: str, missing: str | None = None
+) -> Proof:
+    """:func:`certificate_verdict` of a certificate written as several conjunctions (``build()``), all asked at once.
+
+    The certificate holds when every instance of every group does, so each
+    group is checked part by part as one alone would be; the first answer
+    that is not ``sat``, in group and part order, decides.
+    """
     try:
-        head, items = build()
+        groups = build()
     except KeyError as exc:
         if missing is None:
             raise
         return RuleResult(unknown(rule_id, f"{missing} {exc} (a tool defect)", "certificate"))
-    ans, obs = yield from check_ground(rule_id, name, "QF_LIA", head, items, meaning)
+    obs = [ob for name, head, items, what in groups
+           for ob in ground_obligations(rule_id, name, "QF_LIA", head, items, what)]
+    answers = yield from ask(obs)
+    ans = next((a for a in answers if a.result != "sat"), answers[-1])
     if ans.result == "sat":
         return RuleResult(proved(rule_id, "certificate"), obs)
     if ans.result == "unknown":

@@ -31,7 +31,7 @@ An exception inside an encoding becomes UNKNOWN for that rule, never a pass.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..base.allocator import keep_freed_memory
@@ -187,6 +187,8 @@ class _Scheduler:
     waiting: list[tuple[str, Proof, list[Ticket]]] = field(default_factory=list)
     solved: int = 0
     """Obligations answered so far, said with the proofs done (:meth:`_counted`)."""
+    sent: dict[tuple[str, bool], Ticket] = field(default_factory=dict)
+    """Each script sent to the solving so far (with its difference-logic flag), and its ticket (:meth:`_submit`)."""
     proofs: Steps = field(init=False)
 
     def run(self, model: Model, facts: list[ScopeFacts]) -> dict[str, RuleResult]:
@@ -225,7 +227,7 @@ class _Scheduler:
         """Resume the waiting proofs in order, each with its answers, until every one has its result."""
         while self.waiting:
             rule_id, proof, tickets = self.waiting.pop(0)
-            self._advance(rule_id, proof, [self.solving.answer(t) for t in tickets], front=True)
+            self._advance(rule_id, proof, [self._answer(t) for t in tickets], front=True)
 
     def _advance(self, rule_id: str, proof: Proof, answers: list[Answer] | None, front: bool) -> None:
         """Run ``proof`` (first step when ``answers`` is None) until it waits for a worker or ends.
@@ -263,11 +265,34 @@ class _Scheduler:
             answers = [t.answer for t in tickets if t.answer is not None]
 
     def _submit(self, rule_id: str, a: Ask) -> Ticket:
+        """Send ``a`` to the solving, or, when the very same script was sent before, wait for that one's answer.
+
+        Two rules may ask z3 about the same text (GRAPH-ACYCLIC and GRAPH-C3
+        write the comparisons of their common ranks alike, :mod:`.ground`): z3's
+        answer is a function of the script, the settings (one for the run)
+        and the difference-logic flag, so the script is solved once and each
+        rule reads the answer as its own. Each still lists, and exports, its
+        own obligation.
+        """
         job = Job(a.ob.script(), self.settings, a.difference_logic)
-        self.timings[rule_id].megabytes += len(job.text) / 1e6
         if a.local:  # solved here, now: the rule reads z3's solver from the answer
+            self.timings[rule_id].megabytes += len(job.text) / 1e6
             return Ticket(job, answer=solve(job.text, self.settings, a.difference_logic))
-        return self.solving.submit(job)
+        key = (job.text, job.difference_logic)
+        before = self.sent.get(key)
+        if before is not None:
+            return _Copy(job, before, answer=None if before.answer is None else _uncosted(before.answer))
+        self.timings[rule_id].megabytes += len(job.text) / 1e6
+        ticket = self.sent[key] = self.solving.submit(job)
+        return ticket
+
+    def _answer(self, ticket: Ticket) -> Answer:
+        """The answer of ``ticket`` (of the ticket it copies, without that one's costs), waiting for it if need be."""
+        if isinstance(ticket, _Copy):
+            if ticket.answer is None:
+                ticket.answer = _uncosted(self.solving.answer(ticket.original))
+            return ticket.answer
+        return self.solving.answer(ticket)
 
     def _counted(self, proofs: int) -> None:
         """Say ``proofs`` more proofs done, with the obligations answered so far (at most once per interval)."""
@@ -286,6 +311,19 @@ class _Scheduler:
     def _failed(self, rule_id: str, reason: str) -> None:
         self._counted(1)
         self.results[rule_id] = RuleResult(unknown(rule_id, reason, self.mode))
+
+
+class _Copy(Ticket):
+    """A script already sent by another ask: answered with the answer of the ticket ``original``."""
+
+    def __init__(self, job: Job, original: Ticket, answer: Answer | None) -> None:
+        super().__init__(job, answer=answer)
+        self.original = original
+
+
+def _uncosted(answer: Answer) -> Answer:
+    """``answer`` as a second asker receives it: the same words, the solving's costs counted once (for the first)."""
+    return replace(answer, parse_seconds=0.0, solve_seconds=0.0, worker_cpu=0.0)
 
 
 def start_order(table: tuple[Encoding, ...]) -> list[Encoding]:

@@ -15,8 +15,9 @@ Python only lists the facts.
 * certificate mode: an untrusted Kahn sort (:mod:`.certify`) proposes ``R``
   and ``T``; their values are written in place of ``R(o)`` and ``T(t)`` in
   each fact's instance (each value looked up by the fact's own ids), and z3
-  evaluates every instance (identical ground instances are written once).
-  sat = PROVED.
+  evaluates every instance (identical ground instances are written once,
+  in the form GRAPH-C3 writes its comparisons of times,
+  :mod:`sonnx.smt.ground`). sat = PROVED.
 * violations, both modes: an untrusted search proposes a cycle as a list of
   (write fact, read fact) pairs; the obligation is the search formula over
   exactly those facts, and unsat (these facts of the model admit no ranking)
@@ -37,8 +38,8 @@ import numpy as np
 
 from ...base.witness import LIMIT, brief, first
 from ...rules.graph_acyclic import ID
-from .. import common
-from ..arrays import I64, as_np, distinct_mixed
+from .. import common, ground
+from ..arrays import I64, as_np
 from ..certify import Ranks, index_of, ranks_of
 from ..common import (
     Encoding,
@@ -200,35 +201,33 @@ def cycle_obligations(f: ScopeFacts, steps: list[Step]) -> list[Obligation]:
 def certificate_body(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> tuple[list[str], list[str]]:
     """Comment lines, and each read and write fact's instance with the certificate's ranks in place (once each).
 
-    Every read fact (o k t) gives ``(< T(t) R(o))`` and every write fact ``(<= R(o) T(t))``, in fact order,
-    scope by scope; each rank is looked up by the fact's own ids.
+    Every read fact (o k t) gives ``(< T(t) R(o))`` and every write fact ``(<= R(o) T(t))``, scope by scope,
+    reads then writes, each in fact order; each rank is looked up by the fact's own ids. Written by
+    :func:`.ground.comparisons`, as GRAPH-C3 writes its comparisons of times.
     """
     kinds, left, right = [], [], []
     for f in facts:
         rank, trank = (as_np(x) for x in certs[f.index])
         ix = index_of(f)
-        kinds += [np.zeros(len(ix.rd_j), I64), np.ones(len(ix.wr_j), I64)]
+        kinds += [np.full(len(ix.rd_j), ground.READ, I64), np.full(len(ix.wr_j), ground.WRITE, I64)]
         left += [trank[ix.rd_x], rank[ix.wr_j]]
         right += [rank[ix.rd_j], trank[ix.wr_x]]
-    items = distinct_mixed(["(< {} {})", "(<= {} {})"], *(np.concatenate(c) for c in (kinds, left, right)))
-    return [
-        "; certificate: ranks R(o), T(t) from an untrusted Kahn sort, written in place in each raw fact's instance",
-        "; read (o k t): T(t) < R(o); write (o k t): R(o) <= T(t); identical ground instances written once",
-    ], items
+    items = ground.comparisons(*(np.concatenate(c) for c in (kinds, left, right)))
+    return list(ground.HEAD), items
 
 
 def _witness(cyclic: list[tuple[ScopeFacts, list[Step]]]) -> tuple[str, dict[str, Any]]:
     f, steps = cyclic[0]
     ops = f.graph.operations
     listed: list[dict[str, Any]] = []
-    for i, _ in steps:
+    for i, _ in steps[:LIMIT]:  # the witness lists the first LIMIT steps and counts them all
         j = f.wr_o[i] - f.op_base
         listed.append({"index": j, "operation": ops[j].label, "tensor": f.name(f.wr_t[i])})
     labels = [s["operation"] for s in listed]
     if len(steps) == 1:
         what = f"operation {labels[0]} reads its own output {listed[0]['tensor']!r}"
     else:
-        what = f"a cycle of {len(steps)} operations ({brief([str(x) for x in labels])})"
+        what = f"a cycle of {len(steps)} operations ({brief([str(x) for x in labels], total=len(steps))})"
     extra = f"; {len(cyclic) - 1} more graph(s) have cycles" if len(cyclic) > 1 else ""
     paths = [c[0].path for c in cyclic]
     return f"in graph {f.path}: {what}{extra}", {
@@ -294,7 +293,8 @@ def check_certificate(facts: Sequence[ScopeFacts], certs: dict[int, Ranks]) -> P
         ID,
         "graph_acyclic.certificate",
         lambda: certificate_body(facts, certs),
-        "the given ranks satisfy T(t) < R(o) for every read fact and R(o) <= T(t) for every write fact",
+        "the given ranks (R per operation, T per tensor, the numbers of the comparisons) satisfy T(t) < R(o) for"
+        " every read fact and R(o) <= T(t) for every write fact",
         "rank certificate",
     )
 

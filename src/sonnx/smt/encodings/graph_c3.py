@@ -18,7 +18,11 @@ value. Python only lists the facts; the solver's propagation does the joins.
   per defined tensor, its time ``h`` and the fact defining it (a write of an
   operation with ``f <= h``, or a graph input, initializer or capture fact).
   Written in place in the instances: per read fact of a fired operation
-  ``h(t) < f(o)``; per defined tensor, the named fact's tensor is ``t``.
+  ``h(t) < f(o)``; per defined tensor, the named fact's tensor is ``t``
+  (and for a write ``(o k t)``, ``f(o) <= h(t)``). The comparisons are an
+  obligation of their own, written as GRAPH-ACYCLIC writes its ranks'
+  (:mod:`sonnx.smt.ground`): on a model both rules accept, the two texts are
+  the same and z3 solves it once.
   Times decrease along every justification, so the defined tensors are in
   the least fixpoint; a graph output without a record is not accepted.
   sat = PROVED.
@@ -42,15 +46,17 @@ import numpy as np
 
 from ...base.witness import LIMIT, brief, first
 from ...rules.graph_c3 import ID
+from .. import ground
 from ..arrays import I64, as_np, distinct_mixed
 from ..certify import CAPTURE, INIT, INPUT, WRITE, Derivation, blocked_reads, derivation, index_of
 from ..common import (
     Encoding,
+    Group,
     Proof,
     ProofContext,
     RuleResult,
     ask_one,
-    certificate_verdict,
+    certificate_groups,
     facts_lines,
     or_all,
     settled,
@@ -61,6 +67,7 @@ from ..counter import NONE, TENSOR, Builder, Checks, key, refute, sizes
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
 from ..solver import Answer, Session, SolverSettings
+from ..undefined_chain import chain, step_record
 
 NOTE = (
     "; raw facts: (gi s k t) t is input k of graph s; (iv s t) t has an initial value; (cp t u) nested-graph"
@@ -103,36 +110,10 @@ def _outputs(facts: Sequence[ScopeFacts]) -> list[tuple[ScopeFacts, int]]:
     return [(f, t) for f in facts for t in dict.fromkeys(t for _, t in f.outputs)]
 
 
-def _chain(f: ScopeFacts, undefined: Any, name_t: int) -> tuple[list[dict[str, Any]], str]:
-    """Follow undefined tensors back through their first writer's first undefined read."""
-    ops = f.graph.operations
-    steps: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    cur = name_t
-    writers: dict[int, int] = {}
-    for o, _, t in f.writes():
-        writers.setdefault(t, o - f.op_base)
-    while cur not in seen:
-        seen.add(cur)
-        p = writers.get(cur)
-        if p is None:
-            steps.append({"tensor": f.name(cur), "producer": None})
-            return steps, "no producer"
-        missing = next((t for _, _, t in f.reads_of(p) if undefined(t)), None)
-        prod = {"index": p, "operation": ops[p].label}
-        if missing is None:
-            steps.append({"tensor": f.name(cur), "producer": prod, "missing_input": None})
-            return steps, "inconsistent model"
-        steps.append({"tensor": f.name(cur), "producer": prod, "missing_input": f.name(missing)})
-        cur = missing
-    steps.append({"tensor": f.name(cur), "producer": None, "repeats": True})
-    return steps, "cycle"
-
-
 def _report(found: list[tuple[ScopeFacts, int]], undefined: Any, mode: str, obs: list[Obligation]) -> RuleResult:
     f0, t0 = found[0]
-    steps, end = _chain(f0, undefined, t0)
-    root = steps[-1]["tensor"]
+    steps, end = chain(f0, undefined, t0)
+    root = f0.name(steps[-1][0])
     name = f0.name(t0)
     shown = [f"{f.name(t)!r} (in {f.path})" for f, t in found]
     return RuleResult(
@@ -144,7 +125,7 @@ def _report(found: list[tuple[ScopeFacts, int]], undefined: Any, mode: str, obs:
                 "count": len(found),
                 "undefined": [{"scope": f.path, "output": f.name(t)} for f, t in first(found)],
                 "chain_scope": f0.path,
-                "chain": steps[:LIMIT],
+                "chain": [step_record(f0, x) for x in steps[:LIMIT]],
                 "chain_length": len(steps),
                 "root": root,
                 "ends": end,
@@ -209,19 +190,22 @@ def _first_bad(bad: np.ndarray, ids: np.ndarray) -> None:
         raise KeyError(int(ids[np.flatnonzero(bad)[0]]))
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str], list[str]]:
+def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> list[Group]:
     """Instances with the untrusted times in place; a missing record makes the certificate unusable (KeyError).
 
-    Per scope, in order: per read fact of a fired operation ``(< h(t) f(o))``;
-    per defined tensor (ascending ids) that the named fact's tensor is ``t``,
-    and for a write ``(<= f(o) h(t))``; per graph output ``(<= 0 h(t))``.
+    Three conjunctions. The order (:func:`.ground.comparisons`, as
+    GRAPH-ACYCLIC writes its ranks), per scope: per read fact of a fired
+    operation ``(< h(t) f(o))``, in fact order; per tensor defined by a
+    write ``(o k t)`` ``(<= f(o) h(t))``, in write-fact order. The writes
+    (:func:`.ground.equalities`, as GRAPH-R1 writes its named uses): per
+    tensor defined by a write, that the write's tensor is ``t``. The other
+    records, per scope: per tensor defined by a graph input, initializer or
+    capture (ascending ids) that the named fact's tensor is ``t``; per graph
+    output ``(<= 0 h(t))``.
     """
     kinds, left, right = [], [], []
-
-    def add(kind: int | np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
-        kinds.append(np.full(len(a), kind, I64) if isinstance(kind, int) else kind)
-        left.append(a)
-        right.append(b)
+    rec_kinds, rec_left, rec_right = [], [], []
+    eq_left, eq_right = [], []
 
     for f in facts:
         c, ix = cert[f.index], index_of(f)
@@ -230,7 +214,6 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str
         fired = np.flatnonzero(fire[ix.rd_j] != -1)
         x = ix.rd_x[fired]
         _first_bad(time[x] == -1, x + f.t_base)
-        add(LT, time[x], fire[ix.rd_j[fired]])
         defined = np.flatnonzero(time != -1)
         kind, k = how[defined], fact[defined]
         named = np.zeros(len(defined), I64)  # the tensor of the fact named for each defined tensor
@@ -243,37 +226,59 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Times) -> tuple[list[str
             at = np.flatnonzero(kind == code)
             named[at] = tensors[k[at]]
         _first_bad((kind < INPUT) | (kind > WRITE), defined + f.t_base)
-        writes = kind == WRITE
-        writer = np.zeros(len(defined), I64)
-        writer[writes] = fire[ix.wr_j[k[writes]]]
-        _first_bad(writes & (writer == -1), defined + f.t_base)
-        # per defined tensor its equality, then (for a write) its order, interleaved as they are read
-        pair_kind = np.stack([np.full(len(defined), EQ, I64), np.where(writes, LE, -1)], axis=1).reshape(-1)
-        pair_left = np.stack([defined + f.t_base, writer], axis=1).reshape(-1)
-        pair_right = np.stack([named, time[defined]], axis=1).reshape(-1)
-        keep = pair_kind >= 0
-        add(pair_kind[keep], pair_left[keep], pair_right[keep])
+        writes = np.flatnonzero(kind == WRITE)
+        writes = writes[np.argsort(k[writes], kind="stable")]  # in the order of their write facts
+        writer = fire[ix.wr_j[k[writes]]]
+        _first_bad(writer == -1, defined[writes] + f.t_base)
+        kinds += [np.full(len(x), ground.READ, I64), np.full(len(writes), ground.WRITE, I64)]
+        left += [time[x], writer]
+        right += [fire[ix.rd_j[fired]], time[defined[writes]]]
         out = as_np([t for _, t in f.outputs]) - f.t_base
         _first_bad(time[out] == -1, out + f.t_base)
-        add(LE, np.zeros(len(out), I64), time[out])
-    items = distinct_mixed(TEMPLATES, *(np.concatenate(c) if c else np.zeros(0, I64) for c in (kinds, left, right)))
+        seeds = np.flatnonzero(kind != WRITE)
+        eq_left.append(defined[writes] + f.t_base)
+        eq_right.append(named[writes])
+        rec_kinds += [np.full(len(seeds), EQ, I64), np.full(len(out), LE, I64)]
+        rec_left += [defined[seeds] + f.t_base, np.zeros(len(out), I64)]
+        rec_right += [named[seeds], time[out]]
+    joined = [np.concatenate(c) for c in (kinds, left, right)]
+    records = distinct_mixed(TEMPLATES, *(np.concatenate(c) for c in (rec_kinds, rec_left, rec_right)))
     return [
-        "; certificate: untrusted firing times f(o) and, per defined tensor t, its time h(t) and the fact defining it;",
-        ";   per read fact (o k t) of a fired o: h(t) < f(o); per defined t: the named fact's tensor is t (and for a",
-        ";   write (o k t), f(o) <= h(t)); every graph output has a record. Values in place, identical instances once",
-    ], items
+        (
+            "c3.certificate.order",
+            list(ground.HEAD),
+            ground.comparisons(*joined),
+            "the given firing times f(o) and definition times h(t) (the numbers of the comparisons) satisfy"
+            " h(t) < f(o) for every read fact of a fired operation and f(o) <= h(t) for every write that defines t",
+        ),
+        (
+            "c3.certificate.writes",
+            list(ground.EQUALITY_HEAD),
+            ground.equalities(np.concatenate(eq_left), np.concatenate(eq_right)),
+            "the write fact named as defining each tensor a write defines is a write of that tensor",
+        ),
+        (
+            "c3.certificate",
+            [
+                "; certificate: per tensor t defined without a write by the untrusted propagation, the fact it names",
+                ";   as defining t (a graph input, initializer or capture fact, its tensor in place) is a fact of t;",
+                ";   every graph output has a record (its time h in place, at least 0); identical instances once",
+            ],
+            records,
+            "the fact named as defining each tensor defined without a write is a fact of that tensor, and every"
+            " graph output is defined",
+        ),
+    ]
 
 
-LT, EQ, LE = 0, 1, 2
-TEMPLATES = ["(< {} {})", "(= {} {})", "(<= {} {})"]
+EQ, LE = 0, 1
+TEMPLATES = ["(= {} {})", "(<= {} {})"]
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Times) -> Proof:
-    return certificate_verdict(
+    return certificate_groups(
         ID,
-        "c3.certificate",
         lambda: certificate_body(facts, cert),
-        "the given times and defining facts justify a value for every graph output",
         "definedness certificate",
         missing="the definedness certificate is incomplete at",
     )

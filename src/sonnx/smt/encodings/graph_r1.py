@@ -13,7 +13,12 @@ reads through ``U``. Python only lists the facts.
 * certificate mode: an untrusted search names, for every operation, one of
   its write facts and a read fact or graph-output fact of the same tensor;
   the claim is the ground equality of the two tensor ids, and z3 evaluates
-  every one; sat = PROVED.
+  every one; sat = PROVED. GRAPH-R1-TRANSITIVE's certificate names such a
+  use for every operation too and writes its equalities alike
+  (``uses_body``), and GRAPH-C3's the equalities of the writes that
+  define tensors (:mod:`sonnx.smt.ground`): when they name the same
+  tensors, the texts are the same and z3 solves it once (the engine's
+  scheduler sends a script once).
 * the witness list, both modes (no fallback to search): an untrusted search
   lists the dead operations; the counter-certificate gives units ``Dd`` (the
   listed operations) and ``X`` (the tensors they write) for every id, and
@@ -24,14 +29,15 @@ reads through ``U``. Python only lists the facts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ...rules import graph_r1 as direct
 from ...rules.graph_r1 import ID
-from ..arrays import I64, as_np, distinct_lines
+from .. import ground
+from ..arrays import I64, as_np
 from ..certify import OUTPUT, READ, Uses, index_of, uses
 from ..common import (
     Encoding,
@@ -113,13 +119,15 @@ def named_uses(f: ScopeFacts, c: Uses) -> tuple[np.ndarray, np.ndarray]:
     return as_np(f.wr_t)[wfact], used
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> tuple[list[str], list[str]]:
+def uses_body(facts: Sequence[ScopeFacts], cert: Mapping[int, Uses]) -> list[str]:
+    """Per operation: its named write's tensor equals the named fact's (:func:`.ground.equalities`)."""
     pairs = [named_uses(f, cert[f.index]) for f in facts]
     written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*pairs, strict=True))
-    return [
-        "; certificate: per operation, one of its write facts (o k t) and a read fact or graph-output fact named by an",
-        ";   untrusted search; the claim t = (that fact's tensor) is checked in place, identical instances once",
-    ], distinct_lines("(= {} {})", written, used)
+    return ground.equalities(written, used)
+
+
+def certificate_body(facts: Sequence[ScopeFacts], cert: dict[int, Uses]) -> tuple[list[str], list[str]]:
+    return list(ground.EQUALITY_HEAD), uses_body(facts, cert)
 
 
 def dead_body(facts: Sequence[ScopeFacts], dead: dict[int, list[int]]) -> Checks:

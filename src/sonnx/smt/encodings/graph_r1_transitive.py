@@ -15,7 +15,9 @@ from the outputs included). Python only lists the facts.
   same tensor or a read fact of it by an operation with a smaller distance;
   in place: the two tensor ids are equal, ``0 <= d`` and the reader's ``d``
   is smaller. Distances decrease to a graph output along every claim, so
-  every operation contributes; sat = PROVED.
+  every operation contributes; sat = PROVED. The equalities are an
+  obligation of their own, written as GRAPH-R1 writes its named uses: when
+  the two rules name uses of the same tensors, z3 solves that text once.
 * the witness list, both modes (no fallback to search): the untrusted search
   lists the non-contributing operations ``N`` and the tensors ``Z`` they
   write, as units for every id; checks: every write of an operation in ``N``
@@ -34,13 +36,25 @@ import numpy as np
 from ...base.witness import op_ref
 from ...rules import graph_r1_transitive as direct
 from ...rules.graph_r1_transitive import ID
-from ..arrays import I64, as_np, distinct_lines, distinct_mixed
+from .. import ground
+from ..arrays import I64, as_np, distinct_mixed
 from ..certify import READ, Distances, distances, index_of
-from ..common import Encoding, Proof, ProofContext, ask_one, certificate_verdict, facts_lines, listed, or_all, settled
+from ..common import (
+    Encoding,
+    Group,
+    Proof,
+    ProofContext,
+    ask_one,
+    certificate_groups,
+    facts_lines,
+    listed,
+    or_all,
+    settled,
+)
 from ..counter import Checks, closed_set, refute
 from ..facts import ScopeFacts
 from ..smtlib import Obligation
-from .graph_r1 import NOTE, named_uses, op_facts, use_facts
+from .graph_r1 import NOTE, op_facts, use_facts, uses_body
 
 
 def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
@@ -71,13 +85,13 @@ def search_obligation(facts: Sequence[ScopeFacts]) -> Obligation:
 Dist = dict[int, Distances]
 
 
-def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str], list[str]]:
-    """The equalities of each named use, then per operation ``(<= 0 d)`` and, for a read, ``(< d(reader) d)``."""
-    eqs: list[tuple[np.ndarray, np.ndarray]] = []
+def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> list[Group]:
+    """The equalities of each named use (as GRAPH-R1 writes its own: :func:`.graph_r1.uses_body`), then per
+    operation ``(<= 0 d)`` and, for a read, ``(< d(reader) d)``."""
     order: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    uses = uses_body(facts, cert)
     for f in facts:
         c = cert[f.index]
-        eqs.append(named_uses(f, c))
         kind, other, dist = (as_np(x) for x in (c.kind, c.other, c.dist))
         read = kind == READ
         # every reader has a record: named_uses has refused any record that is neither a read nor an output
@@ -88,13 +102,26 @@ def certificate_body(facts: Sequence[ScopeFacts], cert: Dist) -> tuple[list[str]
         b = np.repeat(dist, 2)
         keep = step >= 0
         order.append((step[keep], a[keep], b[keep]))
-    written, used = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*eqs, strict=True))
     step, a, b = (np.concatenate(c) if c else np.zeros(0, I64) for c in zip(*order, strict=True))
     return [
-        "; certificate: per operation o, a distance d(o), one of its write facts and the graph-output fact or the read",
-        ";   fact (by an operation of smaller distance) of the same tensor, named by an untrusted backward search;",
-        ";   checked in place: the tensor ids are equal, 0 <= d, and the reader's distance is smaller",
-    ], [*distinct_lines("(= {} {})", written, used), *distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b)]
+        (
+            "r1t.certificate.uses",
+            list(ground.EQUALITY_HEAD),
+            uses,
+            "every operation has a write fact whose tensor is that of the read or graph-output fact named on its"
+            " way to a graph output",
+        ),
+        (
+            "r1t.certificate",
+            [
+                "; certificate: per operation o, a distance d(o) and the graph-output fact or the read fact (by an",
+                ";   operation of smaller distance) of one of its written tensors, named by an untrusted backward",
+                ";   search; checked in place: 0 <= d, and the reader's distance is smaller",
+            ],
+            distinct_mixed(["(<= {} {})", "(< {} {})"], step, a, b),
+            "the given distances decrease along the named uses down to 0 at a graph output",
+        ),
+    ]
 
 
 LE, LT = 0, 1
@@ -164,11 +191,9 @@ def prove(ctx: ProofContext) -> Proof:
 
 
 def check_certificate(facts: Sequence[ScopeFacts], cert: Dist) -> Proof:
-    return certificate_verdict(
+    return certificate_groups(
         ID,
-        "r1t.certificate",
         lambda: certificate_body(facts, cert),
-        "the given distances and uses lead every operation to a graph output",
         "distance certificate",
         missing="the distance certificate has no record for",
     )
