@@ -39,7 +39,7 @@ def package_folders() -> list[Path]:
 
 def _files(folder: Path) -> Iterable[tuple[str, bytes]]:
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".pyo"):
+        if path.is_file() and path.suffix not in (".pyc", ".pyo"):
             yield f"{folder.name}/{path.relative_to(folder).as_posix()}", path.read_bytes()
 
 
