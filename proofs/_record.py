@@ -37,14 +37,22 @@ def package_folders() -> list[Path]:
     return [Path(proofs.__file__).resolve().parent, Path(sonnx.__file__).resolve().parent]
 
 
+# Written by setuptools-scm from git when the package is installed or built (a test of the suite builds a
+# wheel): it names the commit, which is no code a theorem runs, and may appear in the middle of a run.
+_GENERATED = ("sonnx/base/_version.py",)
+
+
 def _files(folder: Path) -> Iterable[tuple[str, bytes]]:
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and path.suffix not in (".pyc", ".pyo"):
-            yield f"{folder.name}/{path.relative_to(folder).as_posix()}", path.read_bytes()
+        name = f"{folder.name}/{path.relative_to(folder).as_posix()}"
+        if path.is_file() and path.suffix not in (".pyc", ".pyo") and name not in _GENERATED:
+            yield name, path.read_bytes()
 
 
 def inputs_digest(folders: Sequence[Path] | None = None) -> str:
     """The SHA-256 of every file under ``folders`` (by default :func:`package_folders`) and of the environment.
+
+    Compiled files and the generated version module are left out (see ``_GENERATED``).
 
     The environment is the Python version and the name and version of every installed distribution (z3,
     NumPy, onnx among them). Each part is framed by its name and length, so no two inputs hash alike by

@@ -110,6 +110,12 @@ def test_the_digest_ignores_compiled_caches_and_covers_the_packages_that_run(tmp
     (folders[0] / "__pycache__").mkdir()
     (folders[0] / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0")
     assert _record.inputs_digest(folders) == before
+    # the version module setuptools-scm writes (a wheel built by a test writes it mid-run)
+    (folders[1] / "base").mkdir()
+    (folders[1] / "base" / "_version.py").write_text("version = '1.0.dev1+g123'\n", encoding="utf-8")
+    assert _record.inputs_digest(folders) == before
+    (folders[1] / "base" / "_versions.py").write_text("", encoding="utf-8")
+    assert _record.inputs_digest(folders) != before
     assert [p.name for p in _record.package_folders()] == ["proofs", "sonnx"]
     assert _record.package_folders()[0] == ROOT / "proofs"
 
