@@ -117,7 +117,13 @@ docs-screenshots: docs
 coq-test: $(STAMP)
 	$(BIN)/python -m tools.coq_check --if-available
 
-test: lint typecheck coq-test pytest docs
+# lint, the type check and the Coq check read nothing the others write: they run side by side (each one's
+# output printed whole when it ends), so that on a shared machine they hold two cores' worth of time slices
+# instead of one; then the suite (which reads the Coq check's record) and the docs, one after the other.
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck coq-test
+	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory docs
 	@echo "make test: lint, typecheck, pytest and docs passed; Coq check: $$(cat build/coq-status.txt)"
 
 # The theorems: the Coq development of proofs/coq (tools/coq_check.py; coqc is required), the runner
