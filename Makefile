@@ -94,10 +94,11 @@ typecheck: $(STAMP)
 
 # The suite runs in one worker process per core (pytest-xdist), a test file to a worker, so that a
 # module's fixtures are built once; TEST_WORKERS=0 runs it in this process alone. The files of the longest
-# tests start first (tests/common/schedule.py), an order --no-loadscope-reorder keeps.
+# tests start first (tests/common/schedule.py), an order --no-loadscope-reorder keeps. The suite's run of every
+# theorem in one process is recorded in build/proofs-verified for the docs build (proofs/_record.py).
 TEST_WORKERS ?= auto
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
+	SONNX_PROOF_RECORDS=$(CURDIR)/build/proofs-verified $(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder)
 
 # The build runs nitpicky (every cross-reference must resolve) with warnings as errors, then
 # tools/site_check.py checks the built HTML: internal links and anchors, unresolved references,
@@ -116,7 +117,13 @@ docs-screenshots: docs
 coq-test: $(STAMP)
 	$(BIN)/python -m tools.coq_check --if-available
 
-test: lint typecheck coq-test pytest docs
+# lint, the type check and the Coq check read nothing the others write: they run side by side (each one's
+# output printed whole when it ends), so that on a shared machine they hold two cores' worth of time slices
+# instead of one; then the suite (which reads the Coq check's record) and the docs, one after the other.
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck coq-test
+	$(MAKE) --no-print-directory pytest
+	$(MAKE) --no-print-directory docs
 	@echo "make test: lint, typecheck, pytest and docs passed; Coq check: $$(cat build/coq-status.txt)"
 
 # The theorems: the Coq development of proofs/coq (tools/coq_check.py; coqc is required), the runner

@@ -343,9 +343,20 @@ def result_record(result: Result) -> dict[str, object]:
 
 
 def main(check: Callable[[], Result], statement: str) -> None:
-    """Run the theorem; ``--json`` prints its outcomes as JSON instead of the report (exit code alike)."""
+    """Run the theorem; ``--json`` prints its outcomes as JSON instead of the report (exit code alike).
+
+    ``--record FILE`` prints the report and also writes the JSON of ``--json`` to ``FILE``, so that one
+    run serves a reader of the report and a reader of the outcomes (the test suite does).
+    """
+    args = sys.argv[1:]
+    if args not in ([], ["--json"]) and not (len(args) == 2 and args[0] == "--record"):
+        print("usage: python -m proofs.NAME [--json | --record FILE]", file=sys.stderr)
+        sys.exit(2)
     result = check()
-    if sys.argv[1:] == ["--json"]:
+    if args == ["--json"]:
         print(json.dumps(result_record(result)))
         sys.exit(0 if result.proved else 1)
+    if args:
+        with open(args[1], "w", encoding="utf-8") as out:
+            out.write(json.dumps(result_record(result)) + "\n")
     sys.exit(report(result, statement))

@@ -36,8 +36,10 @@ count as evidence, and its review items, and exits 0 (proved) or 1 (failed):
 
 `python -m proofs` runs them all (`python -m proofs ID ...` some,
 `--json` for machine-readable lines); `tests/spec/test_proofs.py` runs them
-in the test suite and the documentation build runs them again for the
-"Proof results" page.
+in the test suite. The documentation build's "Proof results" page shows a
+run of all of them in one process on the very same code: the suite's, which
+`--record DIR` keeps under the SHA-256 of its inputs (`_record.py`), or its
+own when there is no such record.
 """
 
 _METHOD = """\

@@ -278,8 +278,9 @@ def check(
     record = verified / f"{inputs_digest(project, files)}.json" if verified is not None else None
     printed = coq_record.recall(record, [e.qualified for e in entries]) if record is not None else None
     compiled = printed is None
+    extracted: dict[str, str] = {}
     if printed is None:
-        printed = _compile(project, files, entries, build, say)
+        printed, extracted = _compile(project, files, entries, build, say)
     lines = ["Coq theorems of proofs/coq/ and their assumptions (Print Assumptions, Coq's own output)", ""]
     for entry in entries:
         text = printed[entry.qualified]
@@ -292,7 +293,7 @@ def check(
                 "which theorems.txt does not allow"
             )
     if compiled and record is not None and remember:
-        coq_record.remember(record, printed)
+        coq_record.remember(record, printed, extracted)
     if listing is not None:
         listing.parent.mkdir(parents=True, exist_ok=True)
         listing.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -305,8 +306,13 @@ def check(
     )
 
 
-def _compile(project: Path, files: Sequence[str], entries: Sequence[Entry], build: Path, say: bool) -> dict[str, str]:
-    """Step 3 and the printing of step 4: every file compiled in a fresh ``build``, then Print Assumptions."""
+def _compile(
+    project: Path, files: Sequence[str], entries: Sequence[Entry], build: Path, say: bool
+) -> tuple[dict[str, str], dict[str, str]]:
+    """Step 3 and the printing of step 4: every file compiled in a fresh ``build``, then Print Assumptions.
+
+    Also the OCaml the compile extracted (every ``.ml`` and ``.mli`` file it wrote), by file name.
+    """
     shutil.rmtree(build, ignore_errors=True)
     build.mkdir(parents=True)
     for file in files:
@@ -316,7 +322,8 @@ def _compile(project: Path, files: Sequence[str], entries: Sequence[Entry], buil
     started = time.perf_counter()
     printed = assumptions(entries, files, build)
     _progress(say, f"Print Assumptions of {len(entries)} theorems: {time.perf_counter() - started:.1f} s")
-    return printed
+    extracted = {p.name: p.read_text(encoding="utf-8") for p in sorted(build.iterdir()) if p.suffix in (".ml", ".mli")}
+    return printed, extracted
 
 
 def inputs_digest(project: Path, files: Sequence[str]) -> str:

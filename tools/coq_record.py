@@ -11,6 +11,12 @@ reads it instead of compiling again, and still does the scan for unproved
 steps, the table's checks and the assumption check on that output. A clean
 clone (as in CI) has no record, so its first check compiles every file. A
 change to any input changes the digest, so an old record is never read for it.
+
+The record also keeps the OCaml that the compile extracted (``Extract.v`` and
+``ExtractNested.v`` write it), file by file: the extraction is a function of
+the same inputs, so ``tools/coq_runner.py`` can build the extracted runner from
+a record of these inputs with ``ocamlfind`` alone instead of compiling the
+Coq files a second time.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-FORMAT = 1
+FORMAT = 2
 
 
 def digest(parts: Iterable[tuple[str, bytes]]) -> str:
@@ -54,10 +60,28 @@ def recall(record: Path, theorems: Sequence[str]) -> dict[str, str] | None:
     return dict(printed)
 
 
-def remember(record: Path, printed: dict[str, str]) -> None:
-    """Write the record of a passing check atomically (a reader sees the whole file or none)."""
+def recall_extracted(record: Path, theorems: Sequence[str], names: Sequence[str]) -> dict[str, str] | None:
+    """The recorded text of each extracted OCaml file of ``names``, or None.
+
+    Only from a record :func:`recall` accepts for ``theorems`` and that holds every one of ``names`` as
+    text: a partial extraction means compiling again.
+    """
+    if recall(record, theorems) is None:
+        return None
+    extracted = json.loads(record.read_text(encoding="utf-8")).get("extracted")
+    if not isinstance(extracted, dict) or not all(isinstance(extracted.get(name), str) for name in names):
+        return None
+    return {name: extracted[name] for name in names}
+
+
+def remember(record: Path, printed: dict[str, str], extracted: dict[str, str] | None = None) -> None:
+    """Write the record of a passing check atomically (a reader sees the whole file or none).
+
+    ``extracted`` maps each OCaml file the compile extracted to its text.
+    """
     record.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"format": FORMAT, "digest": record.stem, "printed": printed}, indent=1, sort_keys=True)
+    data = {"format": FORMAT, "digest": record.stem, "printed": printed, "extracted": extracted or {}}
+    text = json.dumps(data, indent=1, sort_keys=True)
     handle, temporary = tempfile.mkstemp(dir=record.parent, prefix=".record-", suffix=".tmp")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.write(text + "\n")

@@ -15,9 +15,18 @@ are proved of exactly the extracted ``run_fuel``). The build:
    ``nested_driver.ml``, which reads the nested blocks) using
    ``ocamlfind ocamlopt`` into the executable ``build/coq-runner/runner``.
 
+Step 1 is skipped when a folder of Coq check records is given and holds the
+record of a passing check of the very same inputs (``tools/coq_record.py``:
+the digest covers every file of ``_CoqProject``, the theorem table, the checker
+and the coqc in use): that check compiled ``Extract.v`` and ``ExtractNested.v``
+among the other files and kept the OCaml they wrote, which is then compiled as
+in step 2. The differential test does so, after the Coq step of ``make test``
+compiled the development; a tree without such a record (a clean clone before
+its Coq step) compiles as above.
+
 ``python -m tools.coq_runner`` (``make proofs``) exits 0 and prints the build
 time, 1 with one line when a step fails, 2 when ``coqc`` or ``ocamlfind`` is
-missing.
+missing; it always compiles.
 """
 
 from __future__ import annotations
@@ -29,6 +38,8 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from tools import coq_check, coq_record
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "proofs" / "coq"
@@ -65,16 +76,43 @@ def _step(command: Sequence[str], cwd: Path, what: str) -> None:
         raise RunnerBuildFailed(f"{what}: {error[:300]}")
 
 
-def build(build_dir: Path = BUILD, project: Path = PROJECT) -> Path:
-    """Extract and compile the runner in ``build_dir``; the path of the executable."""
+def recorded_extraction(verified: Path, project: Path = PROJECT) -> dict[str, str] | None:
+    """The extracted OCaml files kept by a passing Coq check of exactly ``project``'s inputs, or None.
+
+    The record is looked up under the digest :func:`tools.coq_check.inputs_digest` gives now, so an
+    edited Coq file, theorem table, checker or coqc finds none; a malformed project finds none either.
+    """
+    try:
+        _root, files = coq_check.read_project(project)
+        entries = coq_check.read_table(project, files)
+    except (coq_check.CoqCheckFailed, coq_check.CoqCheckUnusable):
+        return None
+    if not set(SOURCES + NESTED_SOURCES) <= set(files):
+        return None
+    record = verified / f"{coq_check.inputs_digest(project, files)}.json"
+    names = [f"{module}.{ext}" for module in (EXTRACTED, EXTRACTED_NESTED) for ext in ("mli", "ml")]
+    return coq_record.recall_extracted(record, [e.qualified for e in entries], names)
+
+
+def build(build_dir: Path = BUILD, project: Path = PROJECT, verified: Path | None = None) -> Path:
+    """Extract and compile the runner in ``build_dir``; the path of the executable.
+
+    With ``verified`` (a folder of Coq check records), the extraction a record of the same inputs holds
+    is used instead of compiling the Coq files (see the module docstring).
+    """
     absent = missing_tools()
     if absent:
         raise RunnerUnavailable(f"{', '.join(absent)} not found; install Debian's coq (apt-get install coq)")
     shutil.rmtree(build_dir, ignore_errors=True)
     build_dir.mkdir(parents=True)
-    for name in (*SOURCES, *NESTED_SOURCES):
-        shutil.copyfile(project / name, build_dir / name)
-        _step(["coqc", "-Q", ".", "SONNX", name], build_dir, f"coqc {name}")
+    recorded = recorded_extraction(verified, project) if verified is not None else None
+    if recorded is not None:
+        for name, text in recorded.items():
+            (build_dir / name).write_text(text, encoding="utf-8")
+    else:
+        for name in (*SOURCES, *NESTED_SOURCES):
+            shutil.copyfile(project / name, build_dir / name)
+            _step(["coqc", "-Q", ".", "SONNX", name], build_dir, f"coqc {name}")
     for module, source in ((EXTRACTED, "Extract.v"), (EXTRACTED_NESTED, "ExtractNested.v")):
         if not (build_dir / f"{module}.ml").is_file():
             raise RunnerBuildFailed(f"coqc {source} wrote no {module}.ml")

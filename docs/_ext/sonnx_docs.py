@@ -12,7 +12,8 @@ At ``config-inited`` (before the builder starts and before any source is read) t
   ``wg_traceability.json`` and ``strict_operators.json``);
 * ``wg_operator_coverage.rst``: every tagged statement of the working group's operator specifications and how
   sonnx covers it (``tools.wg_operator_coverage``);
-* ``proofs.rst``: the theorems, proved again during this build, with every
+* ``proofs.rst``: the theorems, proved again during this build or read from the
+  record of a run of the very same inputs (``proofs/_record.py``), with every
   obligation's outcome (a FAILED theorem is also a build warning, so ``-W``
   stops the build rather than publish it quietly);
 * ``conformance.rst``: the operators of :data:`sonnx.ops.REGISTRY` with their
@@ -45,6 +46,8 @@ LOG = logging.getLogger(__name__)
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 OUT = DOCS / "_generated"
+PROOF_RECORDS = ROOT / "build" / "proofs-verified"
+"""Records of runs of every theorem module, by the digest of their inputs (``proofs/_record.py``)."""
 EXPORTS = "../"
 """From a generated page to the site root, where ``html_extra_path`` puts the machine-readable exports."""
 
@@ -114,18 +117,36 @@ def write(rel: str, text: str) -> None:
 
 
 def run_proofs() -> list[dict[str, Any]]:
-    """Run every theorem module's ``check()`` and keep its printed report."""
-    from proofs import _kit
+    """Every theorem module's result and printed report: recorded for these inputs, else run now.
+
+    A run of all the theorems in one process keeps them under the digest of its inputs
+    (``proofs/_record.py``; the test suite's run in registry order, ``make pytest``, leaves one in
+    :data:`PROOF_RECORDS`); without a record of this tree's inputs the theorems are run here, in the same
+    order, and recorded.
+    """
+    from proofs import _kit, _record
     from proofs.registry import MODULES, passes_by_theorem
 
+    record = PROOF_RECORDS / f"{_record.inputs_digest()}.json"
+    kept = _record.recall(record, MODULES)
+    if kept is None:
+        kept = {}
+        for name in MODULES:
+            theorem = importlib.import_module(f"proofs.{name}")
+            res = theorem.check()
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                _kit.report(res, theorem.THEOREM)
+            kept[name] = {"result": _kit.result_record(res), "report": buf.getvalue()}
+        _record.remember(record, kept)
+    else:
+        LOG.info("theorems: the results of a run of the same inputs (%s)", record.name[:12])
     results: list[dict[str, Any]] = []
     proves = passes_by_theorem()
     for name in MODULES:
         mod = importlib.import_module(f"proofs.{name}")
-        res = mod.check()
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            _kit.report(res, mod.THEOREM)
+        res = kept[name]["result"]
+        obligations = [o for o in res["outcomes"] if o.get("obligation")]
         results.append(
             {
                 "id": mod.ID,
@@ -134,24 +155,24 @@ def run_proofs() -> list[dict[str, Any]]:
                 "supports": list(mod.SUPPORTS),
                 "pass": proves.get(name, ""),
                 "statement": mod.THEOREM.strip(),
-                "result": _short_verdict(res.proved, len(res.review_items)),
-                "review_items": list(res.review_items),
-                "proved_in_coq": [{"item": item, "coq": coq} for item, coq in res.coq_items],
-                "evidence": list(res.evidence_count),
+                "result": _short_verdict(res["proved"], len(res["review_items"])),
+                "review_items": list(res["review_items"]),
+                "proved_in_coq": list(res["proved_in_coq"]),
+                "evidence": [sum(1 for o in obligations if o.get("evidence")), len(obligations)],
                 "outcomes": [
                     {
-                        "name": o.name,
-                        "ok": o.ok,
-                        "detail": o.detail,
-                        "evidence": o.evidence,
-                        "rests_on": list(o.rests_on),
+                        "name": o["name"],
+                        "ok": o["ok"],
+                        "detail": o["detail"],
+                        "evidence": o["evidence"],
+                        "rests_on": list(o["rests_on"]),
                     }
-                    for o in res.outcomes
+                    for o in res["outcomes"]
                 ],
-                "report": buf.getvalue(),
+                "report": kept[name]["report"],
             }
         )
-        if not res.proved:
+        if not res["proved"]:
             LOG.warning("theorem %s (%s) FAILED; see the proof results page", mod.ID, mod.TITLE)
     return results
 
@@ -179,8 +200,10 @@ def need_id(theorem_id: str) -> str:
 def proofs_page(results: list[dict[str, Any]]) -> str:
     parts = [".. _proof-results:\n", title("Proof results")]
     parts.append(
-        "Every theorem of ``proofs/`` was run again while this page was built; the verdict below is the one "
-        "obtained then (z3 with a fixed seed and resource limit; ``unknown`` counts as FAILED). "
+        "Every theorem of ``proofs/`` was run in one process for this very tree: while this page was built, "
+        "or by the test suite's run of the same inputs (the SHA-256 of the ``proofs`` and ``sonnx`` packages' "
+        "files and of the installed library versions), whose record the build then reads. The verdict below "
+        "is the one obtained in that run (z3 with a fixed seed and resource limit; ``unknown`` counts as FAILED). "
         "The statement is the module's ``THEOREM`` text: it says exactly what is machine-checked, what is "
         "bounded, and which step is cited or meta-level. A result \"PROVED, resting on N review items\" "
         "depends on N steps z3 did not check (hand-written axioms or induction instances, which z3 takes as "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,23 +17,25 @@ from sonnx.model import make_graph, make_operation
 from sonnx.rewrite import PASSES
 from sonnx.rewrite.driver import PASS_NAMES
 from sonnx.rules import RULES
+from tests.common.theorem_runs import AloneRun, alone_runs, shared_folder
 from tools.traceability import theorem_modules
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(scope="module")
+def alone(tmp_path_factory: pytest.TempPathFactory) -> dict[str, AloneRun]:
+    """``python -m proofs.NAME`` of every module, run once per session (``tests/common/theorem_runs.py``)."""
+    return alone_runs(shared_folder(tmp_path_factory))
+
+
 @pytest.mark.parametrize("name", MODULES)
-def test_theorem_module_prints_proved(name: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", f"proofs.{name}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+def test_theorem_module_prints_proved(name: str, alone: dict[str, AloneRun]) -> None:
+    proc = alone[name]
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The JSON the same run wrote (what test_proofs_isolation.py compares) is the result the report shows.
+    assert lines and proc.record is not None and lines[0] == f"{proc.record['verdict']}: {proc.record['theorem']}"
     mod = importlib.import_module(f"proofs.{name}")
     # A bare PROVED only when nothing rests on a step z3 did not check and Coq does not prove;
     # otherwise the count is in the verdict.
@@ -50,6 +53,16 @@ def test_theorem_module_prints_proved(name: str) -> None:
     cited = [line for line in lines if line.startswith("  proved in Coq (")]
     assert sorted(cited) == sorted(f"  proved in Coq ({name}): {item}" for item, name in coq.items()), proc.stdout
     assert any(line.startswith("  evidence: ") for line in lines), proc.stdout
+
+
+def test_a_module_run_alone_prints_as_json_what_its_record_holds(alone: dict[str, AloneRun]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "proofs.rewrite_identity", "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line) for line in proc.stdout.splitlines()] == [alone["rewrite_identity"].record]
+    bad = subprocess.run([sys.executable, "-m", "proofs.rewrite_identity", "--jsn"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert bad.returncode == 2 and bad.stdout == "" and bad.stderr.count("\n") == 1
 
 
 def test_registry_describes_every_module_consistently() -> None:
