@@ -14,15 +14,13 @@ as they were, FAILED included, and the page shows them.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
-import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from sonnx.base.records import framed_digest, read_record, write_record
 
 FORMAT = 1
 
@@ -58,15 +56,11 @@ def inputs_digest(folders: Sequence[Path] | None = None) -> str:
     NumPy, onnx among them). Each part is framed by its name and length, so no two inputs hash alike by
     moving bytes from one part to the next.
     """
-    h = hashlib.sha256(f"sonnx theorem record {FORMAT}\n".encode())
     dists = sorted({f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()})
     parts: list[tuple[str, bytes]] = [("python", sys.version.encode()), ("distributions", "\n".join(dists).encode())]
     for folder in folders if folders is not None else package_folders():
         parts.extend(_files(folder))
-    for name, data in parts:
-        h.update(f"{name}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
+    return framed_digest(f"sonnx theorem record {FORMAT}", parts)
 
 
 def recall(record: Path, modules: Sequence[str]) -> dict[str, dict[str, Any]] | None:
@@ -75,11 +69,8 @@ def recall(record: Path, modules: Sequence[str]) -> dict[str, dict[str, Any]] | 
     Used only when well formed, naming its own digest and holding exactly ``modules``, each with a whole
     result (the keys of ``_kit.result_record``) and its report text: anything else means running again.
     """
-    try:
-        data = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("digest") != record.stem:
+    data = read_record(record, FORMAT)
+    if data is None:
         return None
     theorems = data.get("theorems")
     if not isinstance(theorems, dict) or sorted(theorems) != sorted(modules):
@@ -97,9 +88,4 @@ def recall(record: Path, modules: Sequence[str]) -> dict[str, dict[str, Any]] | 
 
 def remember(record: Path, theorems: Mapping[str, Mapping[str, Any]]) -> None:
     """Write a record atomically (a reader sees the whole file or none): module -> result and report."""
-    record.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps({"format": FORMAT, "digest": record.stem, "theorems": theorems}, indent=1, sort_keys=True)
-    handle, temporary = tempfile.mkstemp(dir=record.parent, prefix=".record-", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text + "\n")
-    os.replace(temporary, record)
+    write_record(record, FORMAT, {"theorems": theorems})

@@ -21,23 +21,18 @@ Coq files a second time.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+
+from sonnx.base.records import framed_digest, read_record, write_record
 
 FORMAT = 2
 
 
 def digest(parts: Iterable[tuple[str, bytes]]) -> str:
     """SHA-256 over named byte strings, each framed by its name and length."""
-    h = hashlib.sha256(f"sonnx coq check record {FORMAT}\n".encode())
-    for name, data in parts:
-        h.update(f"{name}\0{len(data)}\0".encode())
-        h.update(data)
-    return h.hexdigest()
+    return framed_digest(f"sonnx coq check record {FORMAT}", parts)
 
 
 def recall(record: Path, theorems: Sequence[str]) -> dict[str, str] | None:
@@ -46,11 +41,8 @@ def recall(record: Path, theorems: Sequence[str]) -> dict[str, str] | None:
     A record is used only when it is well formed, names its own digest and holds exactly the theorems
     asked for; anything else means compiling again, never a pass taken on trust.
     """
-    try:
-        data = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("digest") != record.stem:
+    data = read_record(record, FORMAT)
+    if data is None:
         return None
     printed = data.get("printed")
     if not isinstance(printed, dict) or sorted(printed) != sorted(theorems):
@@ -79,10 +71,4 @@ def remember(record: Path, printed: dict[str, str], extracted: dict[str, str] | 
 
     ``extracted`` maps each OCaml file the compile extracted to its text.
     """
-    record.parent.mkdir(parents=True, exist_ok=True)
-    data = {"format": FORMAT, "digest": record.stem, "printed": printed, "extracted": extracted or {}}
-    text = json.dumps(data, indent=1, sort_keys=True)
-    handle, temporary = tempfile.mkstemp(dir=record.parent, prefix=".record-", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.write(text + "\n")
-    os.replace(temporary, record)
+    write_record(record, FORMAT, {"printed": printed, "extracted": extracted or {}})
