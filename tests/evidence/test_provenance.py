@@ -309,14 +309,16 @@ def test_version_option_prints_the_whole_identity(entry: Any) -> None:
 
 
 def test_the_identity_is_computed_only_when_version_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
-    cli_main = importlib.import_module("sonnx.cli.main")  # the package re-exports a function of that name
+    build_info = importlib.import_module("sonnx.base.build_info")  # where the command line takes it from
 
     def refuse() -> dict[str, Any]:
         raise AssertionError("build_identity called without --version")
 
-    monkeypatch.setattr(cli_main, "build_identity", refuse)
+    monkeypatch.setattr(build_info, "build_identity", refuse)
     code, out, err = call(main, "rules")
     assert code == 0 and out, err
+    with pytest.raises(AssertionError, match="without --version"):
+        call(main, "--version")
 
 
 def test_render_names_a_missing_commit_and_missing_libraries() -> None:
