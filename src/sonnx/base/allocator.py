@@ -1,4 +1,6 @@
-"""Keep freed memory in the process, so that the next large allocations reuse it instead of faulting in new pages.
+"""glibc's allocator: keep freed memory for reuse, or give it back to the system.
+
+Keep freed memory in the process, so that the next large allocations reuse it instead of faulting in new pages.
 
 Two users: the executor, whose arrays come and go, and the SMT engine on a
 small model, whose solvers each take a fresh z3 context of about 17 MB
@@ -20,12 +22,19 @@ from the heap, and are reused from it). Arrays above 32 MiB are still
 mapped and unmapped. No value changes; the process keeps the largest heap it
 has had until it exits (see the peak-memory column of ``benchmarks/README.md``). Elsewhere than with
 glibc it does nothing and says so.
+
+:func:`release_freed_heap` does the opposite, once, where a large structure was
+just let go (the parsed runs of a big model, an index of a million names):
+glibc's ``malloc_trim`` returns the free pages between live chunks, which the
+heap otherwise keeps resident, so that the checking process holds less while
+FORMAT-ONNX's child works beside it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import sys
+from typing import Any
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_THRESHOLD = -3
@@ -41,16 +50,35 @@ def keep_freed_memory() -> bool:
     if "kept" in _state:
         return _state["kept"]
     kept = False
-    if sys.platform.startswith("linux"):
-        try:
-            # the process's own symbols, the C library's among them: no search for the library's file, which
-            # ctypes.util.find_library does by running ldconfig in a child process
-            mallopt = ctypes.CDLL(None).mallopt
-        except (OSError, AttributeError):  # not glibc (musl has no mallopt)
-            mallopt = None
-        if mallopt is not None:
-            mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-            mallopt.restype = ctypes.c_int
-            kept = bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)) and bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+    mallopt = _glibc("mallopt", [ctypes.c_int, ctypes.c_int])
+    if mallopt is not None:
+        kept = bool(mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD)) and bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
     _state["kept"] = kept
     return kept
+
+
+def release_freed_heap() -> bool:
+    """Give the heap's pages that hold no live allocation back to the system (``malloc_trim(0)``); whether it ran.
+
+    No value changes. Elsewhere than with glibc it does nothing.
+    """
+    trim = _glibc("malloc_trim", [ctypes.c_size_t])
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
+def _glibc(name: str, argtypes: list[Any]) -> Any:
+    """The C library's function ``name`` (returning a C int), or None off Linux or where the library lacks it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        # the process's own symbols, the C library's among them: no search for the library's file, which
+        # ctypes.util.find_library does by running ldconfig in a child process
+        function = getattr(ctypes.CDLL(None), name)
+    except (OSError, AttributeError):  # not glibc (musl has neither mallopt nor malloc_trim)
+        return None
+    function.argtypes = argtypes
+    function.restype = ctypes.c_int
+    return function

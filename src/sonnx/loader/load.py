@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, TypeVar
 import onnx
 from google.protobuf.message import DecodeError
 
-from ..base.caching import release_freed_heap
+from ..base.allocator import release_freed_heap
 from ..base.errors import InputError, ModelFormatError, SonnxError, ToolError, UnsupportedModelError
 from ..model.graph import InlinedCall, Model
 from .attributes import normalise_domain

@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..base.caching import cached, gc_paused, release_freed_heap
+from ..base.allocator import release_freed_heap
+from ..base.caching import cached, gc_paused
 from .graph import Graph, Operation
 from .propagate import peel, sorted_distinct
 
@@ -262,7 +263,7 @@ def index(ctx: Any, graph: Graph) -> GraphIndex:
 
     Building the index of a large graph frees tens of megabytes of
     temporaries (the lists and integers its dictionary and arrays are made
-    from); they are given back (:func:`~sonnx.base.caching.release_freed_heap`)
+    from); they are given back (:func:`~sonnx.base.allocator.release_freed_heap`)
     rather than kept while FORMAT-ONNX's child works beside the rules.
     """
 

@@ -23,7 +23,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 
-from ..base.caching import release_freed_heap
+from ..base.allocator import release_freed_heap
 from ..base.errors import SonnxError
 from ..base.progress import Say
 from ..base.verdict import Severity, Verdict

@@ -1,4 +1,4 @@
-"""``sonnx.base.caching.release_freed_heap``: glibc's ``malloc_trim`` where there is one, nothing elsewhere."""
+"""``sonnx.base.allocator.release_freed_heap``: glibc's ``malloc_trim`` where there is one, nothing elsewhere."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from sonnx.base import caching
+from sonnx.base import allocator
 
 
 def test_on_linux_the_freed_heap_is_trimmed(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -23,7 +23,7 @@ def test_on_linux_the_freed_heap_is_trimmed(monkeypatch: pytest.MonkeyPatch) -> 
             return 1
 
     monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
-    assert caching.release_freed_heap() is True
+    assert allocator.release_freed_heap() is True
     assert trims == [0]
 
 
@@ -31,7 +31,7 @@ def test_the_real_trim_runs_and_changes_no_value() -> None:
     kept = [bytes([k % 251]) * 4096 for k in range(2000)]
     freed = [bytearray(1000) for _ in range(20000)]
     del freed
-    done = caching.release_freed_heap()
+    done = allocator.release_freed_heap()
     assert done is sys.platform.startswith("linux")
     assert all(b == bytes([k % 251]) * 4096 for k, b in enumerate(kept))
 
@@ -42,7 +42,7 @@ def test_elsewhere_nothing_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sys, "platform", "darwin")
     monkeypatch.setattr(ctypes, "CDLL", refuse)
-    assert caching.release_freed_heap() is False
+    assert allocator.release_freed_heap() is False
 
 
 def test_a_c_library_without_malloc_trim_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,4 +53,4 @@ def test_a_c_library_without_malloc_trim_is_left_alone(monkeypatch: pytest.Monke
             raise AttributeError(name)
 
     monkeypatch.setattr(ctypes, "CDLL", lambda name: Musl())
-    assert caching.release_freed_heap() is False
+    assert allocator.release_freed_heap() is False
